@@ -1,0 +1,273 @@
+/*
+ * emu_pmu.h - an emulated Intel architectural PMU (SDM vol. 3B, chapter
+ * "Performance Monitoring", architectural perfmon versions 2 to 5), for
+ * testing pmustat on machines that have none.
+ *
+ * The emulator core is pure: a struct emu_pmu holds the model (CPUID of each
+ * core type, counter counts and widths, which bits are reserved) and the
+ * register file of every logical CPU, and the functions below apply the
+ * SDM's rules to it. It does no I/O except emu_pmu_init() reading the CPUID
+ * dumps. Two front ends share it:
+ *
+ *  - emu_hw.h: struct hw (src/hw.h) over an emu_pmu, for in-process tests;
+ *  - libpmuemu.so (emu_preload.c): an LD_PRELOAD library that plays
+ *    /dev/cpu/N/msr, rdpmc and CPUID for the real pmustat binary, with the
+ *    emu_pmu living in a shared state file (emu_state.h).
+ *
+ * struct emu_pmu contains no pointers, so it can be malloc'ed, mmap'ed from
+ * a file shared between processes, or copied byte for byte (snapshots).
+ *
+ * What is emulated (see emu_pmu.c for the rules, each with its SDM basis):
+ *  - IA32_PERFEVTSELx 0x186+, IA32_PMCx 0xC1+ (writes sign-extend bit 31),
+ *    IA32_A_PMCx 0x4C1+ (only with PERF_CAPABILITIES[13]; full width),
+ *    IA32_FIXED_CTRx 0x309+, IA32_FIXED_CTR_CTRL 0x38D,
+ *    IA32_PERF_GLOBAL_STATUS 0x38E (read-only), IA32_PERF_GLOBAL_CTRL 0x38F,
+ *    IA32_PERF_GLOBAL_STATUS_RESET 0x390 (write-1-to-clear),
+ *    IA32_PERF_GLOBAL_STATUS_SET 0x391 and IA32_PERF_GLOBAL_INUSE 0x392
+ *    (v4+), IA32_PERF_CAPABILITIES 0x345 (read-only; when CPUID.1:ECX.PDCM),
+ *    MSR_OFFCORE_RSP_0/1 0x1A6/0x1A7 (models that have them).
+ *  - Any other MSR, a counter beyond the model's, or a write that sets a
+ *    reserved bit raises #GP: -EIO, and the register is left unchanged.
+ *  - Counting happens only when something "retires" events through
+ *    emu_retire(); there is no clock. PMIs, freezing and PEBS are not
+ *    emulated (their control bits are accepted and stored).
+ */
+#ifndef PMUSTAT_EMU_PMU_H
+#define PMUSTAT_EMU_PMU_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include <libcpuid/libcpuid.h>
+
+#include "hw.h"
+
+/* Logical CPUs the emulated machine may have (the host's count, capped). */
+#define EMU_MAX_CPUS	256
+/* Register file size: what msr.h lets pmustat use. */
+#define EMU_MAX_GP	8
+#define EMU_MAX_FIXED	4
+/* Core types per machine: one, or two for a hybrid. */
+#define EMU_MAX_TYPES	2
+
+/* "PMUE" and the layout version of struct emu_pmu (state files). */
+#define EMU_PMU_MAGIC	0x45554d50u
+#define EMU_PMU_ABI	1u
+
+enum emu_model {
+	EMU_MODEL_SKYLAKE,	/* "skylake": i7-6700K, v4, 4 GP x 48, 3 fixed, full-width writes */
+	EMU_MODEL_ICELAKE,	/* "icelake": i7-1065G7, v5, 8 GP, 4 fixed (SLOTS), ECX bitmap 0xF */
+	EMU_MODEL_HASWELL,	/* "haswell": i7-4770, v3, 4 GP x 48, 3 fixed, no full-width writes */
+	EMU_MODEL_CORE2,	/* "core2": Penryn X9650, v2, 2 GP x 40, 3 fixed x 40 */
+	EMU_MODEL_ALDERLAKE,	/* "alderlake": i9-12900K hybrid; P-cores 8 GP / 4 fixed behind
+				 * CPUID's 6 / 3 (the ADL quirk), E-cores 6 GP / 3 fixed */
+	EMU_MODEL_NOPMU,	/* "nopmu": QEMU vCPU, hypervisor bit, no leaf 0xA, PMU MSRs #GP */
+	EMU_MODEL_COUNT
+};
+
+/* How /dev/cpu/N/msr behaves (the in-process msr_open follows it too). */
+enum emu_msr_access {
+	EMU_MSR_OK,		/* "ok": root may read and write */
+	EMU_MSR_ABSENT,		/* "absent": no msr driver, open gives ENOENT */
+	EMU_MSR_EACCES,		/* "eacces": open gives EACCES */
+	EMU_MSR_READONLY,	/* "readonly": lockdown, reads work, writes give EPERM */
+};
+
+struct emu_config {
+	enum emu_model model;
+	/* Logical CPUs; 0 means one (in-process) or the host's (pmu-emu init). */
+	unsigned ncpus;
+	/* Hybrid only: CPUs [0, pcores) are P-cores, the rest E-cores; 0 = half, rounded up. */
+	unsigned pcores;
+	/*
+	 * Override the number of counters, both in CPUID leaf 0xA and in the
+	 * register file (every core type); -1 keeps the model's.
+	 */
+	int gp;
+	int fixed;
+	/* CR4.PCE clear: rdpmc faults (and the rdpmc file says "1"). */
+	bool rdpmc_off;
+	enum emu_msr_access msr;
+	/*
+	 * The Linux NMI watchdog owns fixed counter 1 on every CPU:
+	 * FIXED_CTR_CTRL = 0xB0, every GLOBAL_CTRL bit set, FIXED_CTR1
+	 * running, nmi_watchdog file "1".
+	 */
+	bool watchdog;
+};
+
+/* What one core type is: its CPUID and the PMU behind it. */
+struct emu_core_type {
+	char name[24];			/* "skylake", "alderlake-pcore", ... */
+	struct cpu_raw_data_t cpuid;	/* what CPUID answers (overrides applied) */
+	unsigned version;		/* architectural perfmon version, 0 = no PMU */
+	unsigned gp;			/* GP counters in the register file */
+	unsigned fixed;			/* fixed counters in the register file */
+	uint32_t fixed_mask;		/* which of them exist */
+	unsigned gp_width;
+	unsigned fixed_width;
+	bool pdcm;			/* IA32_PERF_CAPABILITIES exists */
+	bool full_width_write;		/* IA32_A_PMCx exist */
+	bool offcore;			/* MSR_OFFCORE_RSP_0/1 exist */
+	uint64_t perf_capabilities;
+	/* Bits a write may set; any other bit is reserved (#GP). */
+	uint64_t evtsel_valid;
+	uint64_t fixed_ctrl_valid;
+	uint64_t global_ctrl_valid;
+	uint64_t global_status_valid;	/* bits STATUS can hold = RESET/SET writable bits */
+	uint64_t offcore_valid;
+};
+
+/* One logical CPU's PMU registers (GLOBAL_INUSE is derived, not stored). */
+struct emu_regs {
+	uint64_t evtsel[EMU_MAX_GP];
+	uint64_t pmc[EMU_MAX_GP];
+	uint64_t fixed_ctr[EMU_MAX_FIXED];
+	uint64_t fixed_ctr_ctrl;
+	uint64_t global_status;
+	uint64_t global_ctrl;
+	uint64_t offcore_rsp[2];
+};
+
+/* How often each CPU's MSRs were accessed (not part of the diffed state). */
+struct emu_stats {
+	uint64_t rdmsr;
+	uint64_t wrmsr;
+	uint64_t gp_faults;		/* accesses that raised #GP */
+	uint64_t rdpmc;
+	uint64_t retired;		/* emu_retire() calls */
+};
+
+struct emu_cpu {
+	unsigned type;			/* index into emu_pmu.types */
+	struct emu_regs regs;
+	struct emu_stats stats;
+};
+
+#define EMU_FILE_MAX 128
+
+struct emu_pmu {
+	uint32_t magic;			/* EMU_PMU_MAGIC */
+	uint32_t abi;			/* EMU_PMU_ABI */
+	uint64_t size;			/* sizeof(struct emu_pmu) */
+	/* Spin lock for processes sharing a state file; the core never takes it. */
+	int lock;
+	struct emu_config config;
+	unsigned ncpus;
+	unsigned ntypes;
+	struct emu_core_type types[EMU_MAX_TYPES];
+	/* Contents of the kernel files of enum hw_file; "" with present false = absent. */
+	bool file_present[HW_FILE_COUNT];
+	char file_text[HW_FILE_COUNT][EMU_FILE_MAX];
+	struct emu_cpu cpu[EMU_MAX_CPUS];
+};
+
+/* The model's defaults: ncpus 0, pcores 0, gp/fixed -1, rdpmc on, msr ok, no watchdog. */
+void emu_config_default(struct emu_config *cfg, enum emu_model model);
+
+const char *emu_model_name(enum emu_model model);
+/* -1 if unknown. */
+int emu_model_from_name(const char *name);
+const char *emu_msr_access_name(enum emu_msr_access access);
+int emu_msr_access_from_name(const char *name);
+
+/*
+ * Build the machine: read the model's CPUID dumps from @cpuid_dir (NULL:
+ * EMU_CPUID_DIR, the source tree's tests/data/cpuid), apply the config,
+ * put every CPU in its power-up state (GLOBAL_CTRL = the GP enable bits, the
+ * rest 0) or the watchdog preset. 0 or -errno (-EINVAL: bad config,
+ * -ENOENT/-EIO: dump missing or unreadable).
+ */
+int emu_pmu_init(struct emu_pmu *pmu, const struct emu_config *cfg, const char *cpuid_dir);
+/* calloc + emu_pmu_init; NULL with errno set. */
+struct emu_pmu *emu_pmu_new(const struct emu_config *cfg);
+void emu_pmu_free(struct emu_pmu *pmu);
+/* Whether @pmu looks like a struct emu_pmu of this build (magic, abi, size, counts). */
+bool emu_pmu_valid(const struct emu_pmu *pmu);
+
+/* NULL if @cpu does not exist. */
+const struct emu_core_type *emu_cpu_type(const struct emu_pmu *pmu, unsigned cpu);
+
+/*
+ * RDMSR / WRMSR on logical CPU @cpu. 0, -EIO where the CPU raises #GP
+ * (MSR not implemented, reserved bit set, read-only MSR written), -ENXIO
+ * when @cpu does not exist. The msr device's access modes (EACCES,
+ * read-only) are the front ends' business, not the core's.
+ */
+int emu_rdmsr(struct emu_pmu *pmu, unsigned cpu, uint32_t msr, uint64_t *val);
+int emu_wrmsr(struct emu_pmu *pmu, unsigned cpu, uint32_t msr, uint64_t val);
+
+/*
+ * RDPMC with @ecx on @cpu: ECX[30] selects the fixed counters, ECX[29:0]
+ * the index; any other ECX bit or an index beyond the model raises #GP
+ * (-EIO). -EPERM when rdpmc is not allowed (CR4.PCE clear: also #GP on
+ * real hardware, reported apart so callers can tell). The value has the
+ * counter's width.
+ */
+int emu_rdpmc(struct emu_pmu *pmu, unsigned cpu, uint32_t ecx, uint64_t *val);
+
+/* IA32_PERF_GLOBAL_INUSE as the CPU computes it (0 before v4). */
+uint64_t emu_global_inuse(const struct emu_pmu *pmu, unsigned cpu);
+
+/*
+ * Retire @n events (@code, @umask) at privilege @ring (0 kernel, 3 user)
+ * on @cpu. Every counter that counts increments, wraps at its width and
+ * sets its overflow bit in GLOBAL_STATUS when it wraps.
+ *
+ * A GP counter i counts when GLOBAL_CTRL[i], EVTSEL.EN, the ring's bit
+ * (USR for ring > 0, OS for ring 0), and event select and umask equal
+ * @code and @umask. Fixed counter i counts when GLOBAL_CTRL[32+i] and its
+ * FIXED_CTR_CTRL field enables the ring, for its architectural event:
+ * FC0 (0xC0,0x00) instructions, FC1 (0x3C,0x00) core cycles, FC2
+ * (0x3C,0x01) reference cycles, FC3 (0xA4,0x01) topdown slots.
+ *
+ * Each call is one burst of @n events in a single cycle, with no such
+ * events in the cycles around it. So for a GP counter with CMASK c > 0
+ * the condition is (n >= c), inverted by INV, and the counter adds 1 when
+ * it holds (EDGE changes nothing: every burst is one rising edge). With
+ * CMASK 0 the counter adds @n and INV and EDGE are ignored.
+ *
+ * 0, or -ENXIO when @cpu does not exist.
+ */
+int emu_retire(struct emu_pmu *pmu, unsigned cpu, uint8_t code, uint8_t umask,
+	       unsigned ring, uint64_t n);
+
+/*
+ * CPUID (@leaf, @subleaf) of @cpu as the model answers it into @regs
+ * (EAX, EBX, ECX, EDX). 0 when the model's data covers the leaf (basic
+ * 0x0-0x1F, extended 0x80000000-0x8000001F, with the subleaves libcpuid
+ * stores), -ENOENT otherwise (callers may ask the host), -ENXIO for a CPU
+ * that does not exist.
+ */
+int emu_cpuid(const struct emu_pmu *pmu, unsigned cpu, uint32_t leaf, uint32_t subleaf,
+	      uint32_t regs[4]);
+
+/* A kernel file's contents, or NULL when the file is absent. */
+const char *emu_file(const struct emu_pmu *pmu, enum hw_file file);
+/* Replace it; NULL makes it absent. Text longer than EMU_FILE_MAX-1 is cut. */
+void emu_set_file(struct emu_pmu *pmu, enum hw_file file, const char *text);
+
+/*
+ * The MSRs @cpu implements, in ascending order, into @msrs (at most @max);
+ * returns how many there are. Write-only 0x390/0x391 are left out.
+ */
+size_t emu_msr_list(const struct emu_pmu *pmu, unsigned cpu, uint32_t *msrs, size_t max);
+/* "IA32_PERFEVTSEL0", "IA32_FIXED_CTR_CTRL", ... or "MSR_0x1234" (in @buf). */
+const char *emu_msr_name(uint32_t msr, char *buf, size_t size);
+
+/*
+ * Print the registers of @cpu (-1: every CPU), readable or as JSON:
+ * {"model":..., "cpus":[{"cpu":0,"type":"skylake","msrs":{"0x186":"0x...",...}},...]}.
+ */
+void emu_pmu_dump(const struct emu_pmu *pmu, int cpu, bool json, FILE *out);
+
+/*
+ * Compare the register files (and the model) of @a and @b; print each
+ * difference as "cpu N MSR_NAME (0xADDR): 0x... -> 0x..." to @out (may be
+ * NULL). Returns the number of differences. Access statistics are ignored.
+ */
+unsigned emu_pmu_diff(const struct emu_pmu *a, const struct emu_pmu *b, FILE *out);
+
+#endif
