@@ -1,0 +1,92 @@
+/*
+ * cpu.h - what raw CPUID says about a logical CPU and its PMU.
+ *
+ * cpu_decode() is pure: libcpuid raw data in, facts out. Quirks that CPUID
+ * gets wrong (hybrid P-cores, Core 2) are applied from pmu_quirks.c and
+ * reported, never hidden.
+ */
+#ifndef PMUSTAT_CPU_H
+#define PMUSTAT_CPU_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+struct cpu_raw_data_t;
+
+enum cpu_vendor {
+	CPU_VENDOR_UNKNOWN = 0,
+	CPU_VENDOR_INTEL,
+	CPU_VENDOR_AMD,
+	CPU_VENDOR_OTHER,
+};
+
+/* CPUID.1AH:EAX[31:24]; the values are the SDM's. */
+enum cpu_core_type {
+	CPU_CORE_TYPE_NONE = 0,
+	CPU_CORE_TYPE_ATOM = 0x20,
+	CPU_CORE_TYPE_CORE = 0x40,
+};
+
+/* Why pmustat can or cannot use this CPU's PMU. */
+enum cpu_verdict {
+	CPU_VERDICT_OK = 0,
+	CPU_VERDICT_NO_DATA,		/* raw data is all zero */
+	CPU_VERDICT_NOT_INTEL,		/* AMD and others: not an Intel PMU */
+	CPU_VERDICT_NETBURST,		/* family 0xF: ESCR/CCCR PMU */
+	CPU_VERDICT_VM_NO_PMU,		/* hypervisor hides leaf 0xA */
+	CPU_VERDICT_NO_ARCH_PERFMON,	/* leaf 0xA absent or version 0 */
+	CPU_VERDICT_PERFMON_V1,		/* no IA32_PERF_GLOBAL_CTRL */
+};
+
+struct pmu_caps {
+	unsigned version;		/* CPUID.0AH:EAX[7:0] */
+	unsigned gp_counters;		/* general-purpose counters usable */
+	uint32_t gp_mask;		/* their indices */
+	unsigned gp_width;		/* bits */
+	unsigned fixed_counters;	/* fixed counters usable */
+	uint32_t fixed_mask;		/* their indices (v5: may have holes) */
+	unsigned fixed_width;
+	unsigned arch_events_len;	/* EAX[31:24]: valid bits of EBX */
+	uint32_t arch_events_unavailable; /* EBX: set = event NOT available */
+	bool anythread_deprecated;	/* EDX[15] */
+	bool pdcm;			/* CPUID.1:ECX[15]: PERF_CAPABILITIES */
+	/* CPUID's own numbers, before quirks. */
+	unsigned cpuid_gp_counters;
+	unsigned cpuid_fixed_counters;
+	/* Why the numbers above differ from CPUID, or NULL. */
+	const char *quirk;
+};
+
+struct cpu_info {
+	enum cpu_vendor vendor;
+	char vendor_id[13];		/* "GenuineIntel" */
+	char brand[49];			/* trimmed brand string, may be empty */
+	unsigned family;		/* display family (base + extended) */
+	unsigned model;			/* display model (with extended model) */
+	unsigned stepping;
+	unsigned max_basic_leaf;
+	bool hypervisor;		/* CPUID.1:ECX[31] */
+	bool hybrid;			/* CPUID.7.0:EDX[15] */
+	enum cpu_core_type core_type;	/* CPUID.1AH:EAX[31:24] */
+	uint32_t native_model_id;	/* CPUID.1AH:EAX[23:0] */
+	struct pmu_caps pmu;
+	enum cpu_verdict verdict;
+};
+
+/* Decode @raw. Never fails: problems end up in ->verdict. */
+void cpu_decode(const struct cpu_raw_data_t *raw, struct cpu_info *out);
+
+/* "core", "atom" or NULL. */
+const char *cpu_core_type_name(enum cpu_core_type type);
+const char *cpu_vendor_name(enum cpu_vendor vendor);
+
+/* One line: why pmustat can or cannot count, and what to do. */
+const char *cpu_verdict_text(enum cpu_verdict verdict);
+
+/*
+ * The mapfile key, "GenuineIntel-6-55-7" (family decimal, model and
+ * stepping upper-case hex), as Intel's mapfile.csv and Linux perf build it.
+ */
+void cpu_mapfile_key(const struct cpu_info *cpu, char *buf, unsigned size);
+
+#endif

@@ -1,0 +1,197 @@
+#include "cpu_source.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libcpuid/libcpuid.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "cpu.h"
+#include "hw.h"
+
+/* libcpuid prints warnings on stderr by default; a bad dump is our error to report. */
+static void
+quiet_warning(const char *msg)
+{
+	(void)msg;
+}
+
+static int
+check_dump_file(const char *path, char *err, size_t err_len)
+{
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	int ret = 0;
+
+	if (fd < 0) {
+		int e = errno;
+
+		if (e == ELOOP)
+			snprintf(err, err_len, "%s: is a symbolic link; give the dump file itself", path);
+		else
+			snprintf(err, err_len, "%s: cannot open CPUID dump: %s", path, strerror(e));
+		return -e;
+	}
+	if (fstat(fd, &st) < 0) {
+		ret = -errno;
+		snprintf(err, err_len, "%s: cannot stat CPUID dump: %s", path, strerror(errno));
+	} else if (!S_ISREG(st.st_mode)) {
+		ret = -EINVAL;
+		snprintf(err, err_len, "%s: not a regular file; give a libcpuid raw CPUID dump", path);
+	} else if ((unsigned long long)st.st_size > CPU_DUMP_MAX_BYTES) {
+		ret = -EFBIG;
+		snprintf(err, err_len, "%s: %lld bytes is too large for a CPUID dump (limit %u MiB)",
+			 path, (long long)st.st_size, CPU_DUMP_MAX_BYTES >> 20);
+	}
+	close(fd);
+	return ret;
+}
+
+static bool
+raw_is_empty(const struct cpu_raw_data_t *raw)
+{
+	static const uint32_t zero[4];
+
+	return memcmp(raw->basic_cpuid[0], zero, sizeof(zero)) == 0;
+}
+
+static int
+load_dump(const char *path, int cpu, struct cpu_info *out, int *used_cpu,
+	  char *err, size_t err_len)
+{
+	struct cpu_raw_data_array_t all;
+	struct cpu_raw_data_t one;
+	int ret;
+
+	ret = check_dump_file(path, err, err_len);
+	if (ret < 0)
+		return ret;
+
+	cpuid_set_warn_function(quiet_warning);
+	memset(&all, 0, sizeof(all));
+	/*
+	 * libcpuid 0.6.2 returns success even when it understood nothing, so
+	 * an empty result is the failure signal. Single-CPU native dumps have
+	 * no per-CPU blocks and come back empty from the all-CPU reader.
+	 */
+	if (cpuid_deserialize_all_raw_data(&all, path) == 0 && all.num_raw > 0) {
+		int idx = cpu < 0 ? all.num_raw - 1 : cpu;
+
+		if (idx >= all.num_raw) {
+			snprintf(err, err_len, "%s: the dump has %d CPU%s (0-%d); CPU %d is not in it",
+				 path, all.num_raw, all.num_raw == 1 ? "" : "s", all.num_raw - 1, cpu);
+			cpuid_free_raw_data_array(&all);
+			return -ENXIO;
+		}
+		one = all.raw[idx];
+		cpuid_free_raw_data_array(&all);
+		if (used_cpu)
+			*used_cpu = idx;
+	} else {
+		cpuid_free_raw_data_array(&all);
+		memset(&one, 0, sizeof(one));
+		if (cpuid_deserialize_raw_data(&one, path) != 0 || raw_is_empty(&one)) {
+			snprintf(err, err_len,
+				 "%s: libcpuid could not read any CPUID data from it; expected a raw dump as written by --save-cpu-dump or cpuid_tool --save",
+				 path);
+			return -EINVAL;
+		}
+		if (cpu > 0) {
+			snprintf(err, err_len, "%s: the dump has one CPU (0); CPU %d is not in it", path, cpu);
+			return -ENXIO;
+		}
+		if (used_cpu)
+			*used_cpu = 0;
+	}
+	if (raw_is_empty(&one)) {
+		snprintf(err, err_len, "%s: the CPU block in the dump holds no CPUID leaf 0", path);
+		return -EINVAL;
+	}
+	cpu_decode(&one, out);
+	return 0;
+}
+
+int
+cpu_default_core(void)
+{
+	cpu_set_t set;
+	int last = 0;
+
+	CPU_ZERO(&set);
+	if (sched_getaffinity(0, sizeof(set), &set) < 0)
+		return 0;
+	for (int i = 0; i < CPU_SETSIZE; i++) {
+		if (CPU_ISSET(i, &set))
+			last = i;
+	}
+	return last;
+}
+
+int
+cpu_source_load(struct hw *hw, const char *dump_path, int cpu, struct cpu_info *out,
+		int *used_cpu, char *err, size_t err_len)
+{
+	struct cpu_raw_data_t raw;
+	int ret;
+
+	if (dump_path)
+		return load_dump(dump_path, cpu, out, used_cpu, err, err_len);
+
+	if (cpu < 0)
+		cpu = cpu_default_core();
+	memset(&raw, 0, sizeof(raw));
+	ret = hw_cpuid(hw, cpu, &raw);
+	if (ret < 0) {
+		if (ret == -ENXIO || ret == -EINVAL)
+			snprintf(err, err_len, "CPU %d: no such CPU, or not in pmustat's allowed set (see taskset -p $$)", cpu);
+		else
+			snprintf(err, err_len, "CPU %d: reading CPUID failed: %s", cpu, strerror(-ret));
+		return ret;
+	}
+	if (used_cpu)
+		*used_cpu = cpu;
+	cpu_decode(&raw, out);
+	return 0;
+}
+
+int
+cpu_source_save(struct hw *hw, const int *cpus, int ncpus, const char *path,
+		char *err, size_t err_len)
+{
+	struct cpu_raw_data_array_t all;
+	struct stat st;
+	int ret = 0;
+
+	/* libcpuid opens the file with fopen(); refuse a link planted there. */
+	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+		snprintf(err, err_len, "%s: exists and is not a regular file; refusing to write the CPUID dump there", path);
+		return -EEXIST;
+	}
+
+	memset(&all, 0, sizeof(all));
+	all.with_affinity = true;
+	all.num_raw = (logical_cpu_t)ncpus;
+	all.raw = calloc((size_t)ncpus, sizeof(*all.raw));
+	if (!all.raw) {
+		snprintf(err, err_len, "out of memory");
+		return -ENOMEM;
+	}
+	for (int i = 0; i < ncpus; i++) {
+		ret = hw_cpuid(hw, cpus[i], &all.raw[i]);
+		if (ret < 0) {
+			snprintf(err, err_len, "CPU %d: reading CPUID failed: %s", cpus[i], strerror(-ret));
+			goto out;
+		}
+	}
+	if (cpuid_serialize_all_raw_data(&all, path) != 0) {
+		ret = -EIO;
+		snprintf(err, err_len, "%s: cannot write the CPUID dump: %s", path, cpuid_error());
+	}
+out:
+	free(all.raw);
+	return ret;
+}

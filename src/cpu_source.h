@@ -1,0 +1,36 @@
+/*
+ * cpu_source.h - the CPU pmustat describes: a logical CPU of this machine,
+ * read through the hardware seam, or one from a libcpuid raw dump (to ask
+ * "what would pmustat do on that machine", offline).
+ */
+#ifndef PMUSTAT_CPU_SOURCE_H
+#define PMUSTAT_CPU_SOURCE_H
+
+#include <stddef.h>
+
+struct cpu_info;
+struct hw;
+
+/* Dumps larger than this are refused before libcpuid reads them. */
+#define CPU_DUMP_MAX_BYTES (16u << 20)
+
+/*
+ * Describe logical CPU @cpu: from @dump_path when it is not NULL (then @hw
+ * is not used; @cpu < 0 picks the dump's last CPU), otherwise through @hw.
+ * Returns 0, or -errno with a message naming the file or CPU in @err.
+ * @used_cpu (may be NULL) receives the CPU index described.
+ */
+int cpu_source_load(struct hw *hw, const char *dump_path, int cpu,
+		    struct cpu_info *out, int *used_cpu, char *err, size_t err_len);
+
+/*
+ * Write the raw CPUID of every CPU in @cpus (of @ncpus) to @path in
+ * libcpuid's format, for bug reports. Refuses to follow a symlink.
+ */
+int cpu_source_save(struct hw *hw, const int *cpus, int ncpus, const char *path,
+		    char *err, size_t err_len);
+
+/* The last CPU in this process's affinity mask (pmustat's default core). */
+int cpu_default_core(void);
+
+#endif

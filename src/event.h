@@ -1,0 +1,58 @@
+/*
+ * event.h - one event, resolved: everything needed to program a counter.
+ *
+ * event_spec.c produces these from the -e strings (named events from the
+ * event table, architectural aliases, raw forms); sched.c places them on
+ * counters; evtsel.c turns them into MSR values. Nothing here touches
+ * hardware.
+ */
+#ifndef PMUSTAT_EVENT_H
+#define PMUSTAT_EVENT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define EVENT_NAME_MAX 160
+
+/* Why an event, though its name resolved, cannot be counted. */
+enum event_flag {
+	EVENT_F_PEBS_ONLY	= 1u << 0,	/* PEBS 2 / CollectPEBSRecord 3 */
+	EVENT_F_TAKEN_ALONE	= 1u << 1,	/* no other GP event beside it */
+	EVENT_F_DEPRECATED	= 1u << 2,	/* resolved through an old name */
+	EVENT_F_RAW		= 1u << 3,	/* rXXXX or cpu/.../ */
+	EVENT_F_ARCH		= 1u << 4,	/* architectural event */
+};
+
+struct event {
+	/* As resolved (canonical, e.g. "LONGEST_LAT_CACHE.MISS") and as typed. */
+	char name[EVENT_NAME_MAX];
+	char requested[EVENT_NAME_MAX];
+
+	/* IA32_PERFEVTSELx fields; EN and INT are the programmer's business. */
+	uint8_t code;
+	uint8_t umask;
+	uint8_t umask_ext;	/* v6 UMASK2, bits 47:40 */
+	uint8_t cmask;
+	bool inv;
+	bool edge;
+	bool any_thread;
+	bool usr;		/* count ring 3 (default) */
+	bool os;		/* count ring 0 (:k) */
+
+	/*
+	 * Where it may run: a fixed counter (fixed >= 0, which then also
+	 * defines the encoding), and/or the GP counters in gp_mask. An event
+	 * with a fixed counter and a non-zero gp_mask may go either way (the
+	 * architectural twin); gp_mask == 0 means fixed only.
+	 */
+	int fixed;
+	uint32_t gp_mask;
+
+	/* An extra MSR the event needs (offcore response), or 0. */
+	uint32_t extra_msr;
+	uint64_t extra_value;
+
+	unsigned flags;		/* enum event_flag */
+};
+
+#endif

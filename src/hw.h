@@ -1,0 +1,124 @@
+/*
+ * hw.h - the one seam between pmustat and the machine.
+ *
+ * Everything pmustat knows about the CPU and its PMU comes through a
+ * struct hw: CPUID (as libcpuid raw data, per logical CPU), MSR reads and
+ * writes, rdpmc, and the handful of kernel files that decide whether
+ * pmustat may program the PMU at all. hw_linux.c is the production
+ * implementation and the only file that opens /dev/cpu/N/msr or executes
+ * rdpmc; the test suite supplies an emulated PMU behind the same ops.
+ *
+ * Every operation returns 0 on success or a negative errno. None of them
+ * prints: callers turn the errno into a message that names the CPU, the
+ * MSR or file, and the fix (see hw_strerror_hint()).
+ */
+#ifndef PMUSTAT_HW_H
+#define PMUSTAT_HW_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct cpu_raw_data_t;
+
+/* The kernel files pmustat reads to explain what it may do. */
+enum hw_file {
+	HW_FILE_RDPMC,			/* /sys/bus/event_source/devices/cpu/rdpmc */
+	HW_FILE_NMI_WATCHDOG,		/* /proc/sys/kernel/nmi_watchdog */
+	HW_FILE_LOCKDOWN,		/* /sys/kernel/security/lockdown */
+	HW_FILE_MSR_ALLOW_WRITES,	/* /sys/module/msr/parameters/allow_writes */
+	HW_FILE_PERF_EVENT_PARANOID,	/* /proc/sys/kernel/perf_event_paranoid */
+	HW_FILE_COUNT
+};
+
+struct hw_ops {
+	/* CPUID of logical CPU @cpu, as libcpuid's raw data. */
+	int (*cpuid)(void *ctx, int cpu, struct cpu_raw_data_t *raw);
+	/*
+	 * Make sure the MSR device of @cpu is open, for writing when
+	 * @write. -ENOENT: no msr driver; -ENXIO: no such CPU; -EACCES or
+	 * -EPERM: not allowed. Later rdmsr/wrmsr calls reuse the open device,
+	 * so a child that drops privileges can still use it.
+	 */
+	int (*msr_open)(void *ctx, int cpu, bool write);
+	/* -EIO where the CPU would raise #GP (unknown MSR, reserved bits). */
+	int (*rdmsr)(void *ctx, int cpu, uint32_t msr, uint64_t *val);
+	int (*wrmsr)(void *ctx, int cpu, uint32_t msr, uint64_t val);
+	/*
+	 * Whether rdpmc works in user mode on @cpu (CR4.PCE). Must not kill
+	 * the caller when it does not: 0 allowed, -EPERM not allowed.
+	 */
+	int (*rdpmc_probe)(void *ctx, int cpu);
+	/*
+	 * Execute rdpmc with @ecx (bit 30 selects fixed counters). The caller
+	 * must already run on @cpu; -EINVAL otherwise. Only call it after
+	 * rdpmc_probe() said yes.
+	 */
+	int (*rdpmc)(void *ctx, int cpu, uint32_t ecx, uint64_t *val);
+	/* Read one of the kernel files into @buf, NUL-terminated. */
+	int (*read_file)(void *ctx, enum hw_file file, char *buf, size_t size);
+	/* Release the context, all it holds and the struct hw itself. */
+	void (*close)(void *ctx);
+};
+
+struct hw {
+	const struct hw_ops *ops;
+	void *ctx;
+};
+
+/* The production implementation: real CPUID, /dev/cpu/N/msr, rdpmc. */
+struct hw *hw_linux_new(void);
+void hw_free(struct hw *hw);
+
+/* Path of a kernel file, for messages. */
+const char *hw_file_path(enum hw_file file);
+
+/*
+ * A one-line remedy for an errno returned by an MSR operation, e.g.
+ * "load the msr driver: sudo modprobe msr". Never NULL.
+ */
+const char *hw_msr_hint(int err, bool write);
+
+static inline int
+hw_cpuid(struct hw *hw, int cpu, struct cpu_raw_data_t *raw)
+{
+	return hw->ops->cpuid(hw->ctx, cpu, raw);
+}
+
+static inline int
+hw_msr_open(struct hw *hw, int cpu, bool write)
+{
+	return hw->ops->msr_open(hw->ctx, cpu, write);
+}
+
+static inline int
+hw_rdmsr(struct hw *hw, int cpu, uint32_t msr, uint64_t *val)
+{
+	return hw->ops->rdmsr(hw->ctx, cpu, msr, val);
+}
+
+static inline int
+hw_wrmsr(struct hw *hw, int cpu, uint32_t msr, uint64_t val)
+{
+	return hw->ops->wrmsr(hw->ctx, cpu, msr, val);
+}
+
+static inline int
+hw_rdpmc_probe(struct hw *hw, int cpu)
+{
+	return hw->ops->rdpmc_probe(hw->ctx, cpu);
+}
+
+static inline int
+hw_rdpmc(struct hw *hw, int cpu, uint32_t ecx, uint64_t *val)
+{
+	return hw->ops->rdpmc(hw->ctx, cpu, ecx, val);
+}
+
+static inline int
+hw_read_file(struct hw *hw, enum hw_file file, char *buf, size_t size)
+{
+	return hw->ops->read_file(hw->ctx, file, buf, size);
+}
+
+#endif

@@ -1,0 +1,46 @@
+/*
+ * main.c - pmustat's entry point: pick the subcommand, nothing else.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "config.h"
+#include "exit_codes.h"
+
+static void
+usage(FILE *out)
+{
+	fprintf(out,
+		"usage: pmustat [-e EVENTS]... [-C CORE] [options] [--] COMMAND [ARGS...]\n"
+		"       pmustat info [--json] [--cpu-dump FILE] [--save-cpu-dump FILE] [-C N]\n"
+		"       pmustat list [PATTERN] [--long] [--json] [--cpu-dump FILE] [--table NAME]\n"
+		"       pmustat --version | --help\n"
+		"\n"
+		"Counts Intel PMU events for COMMAND by programming the counters of one core.\n"
+		"See pmustat(1).\n");
+}
+
+int
+main(int argc, char **argv)
+{
+	if (argc >= 2) {
+		if (strcmp(argv[1], "info") == 0)
+			return cmd_info(argc - 1, argv + 1);
+		if (strcmp(argv[1], "list") == 0)
+			return cmd_list(argc - 1, argv + 1);
+		if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+			usage(stdout);
+			return 0;
+		}
+		if (strcmp(argv[1], "--version") == 0) {
+			printf("pmustat %s\n", PMUSTAT_VERSION);
+			return 0;
+		}
+	}
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_PMUSTAT_FAILURE;
+	}
+	return cmd_stat(argc, argv);
+}

@@ -1,0 +1,69 @@
+/*
+ * msr.h - addresses and bit fields of the architectural PMU MSRs
+ * (Intel SDM vol. 3B, "Performance Monitoring", and vol. 4, "Model-Specific
+ * Registers"). Only what pmustat programs or reads is here.
+ */
+#ifndef PMUSTAT_MSR_H
+#define PMUSTAT_MSR_H
+
+#include <stdint.h>
+
+#define MSR_IA32_PMC0			0x0c1u	/* + i, legacy: writes sign-extend bit 31 */
+#define MSR_IA32_PERFEVTSEL0		0x186u	/* + i */
+#define MSR_OFFCORE_RSP_0		0x1a6u
+#define MSR_OFFCORE_RSP_1		0x1a7u
+#define MSR_IA32_FIXED_CTR0		0x309u	/* + i */
+#define MSR_IA32_PERF_CAPABILITIES	0x345u
+#define MSR_IA32_FIXED_CTR_CTRL		0x38du
+#define MSR_IA32_PERF_GLOBAL_STATUS	0x38eu
+#define MSR_IA32_PERF_GLOBAL_CTRL	0x38fu
+/* Called IA32_PERF_GLOBAL_OVF_CTRL before v4. Write-1-to-clear. */
+#define MSR_IA32_PERF_GLOBAL_STATUS_RESET 0x390u
+#define MSR_IA32_PERF_GLOBAL_STATUS_SET	0x391u	/* v4+ */
+#define MSR_IA32_PERF_GLOBAL_INUSE	0x392u	/* v4+ */
+#define MSR_IA32_A_PMC0			0x4c1u	/* + i, full width; PERF_CAPABILITIES[13] */
+
+/*
+ * pmustat never goes beyond these: PMC8+ (Lion Cove) and FC4+ (Skymont)
+ * live at addresses this project has not confirmed in the SDM yet.
+ */
+#define PMU_MAX_GP	8
+#define PMU_MAX_FIXED	4
+
+/* IA32_PERFEVTSELx fields. */
+#define EVTSEL_EVENT(v)		((uint64_t)(v) & 0xffu)
+#define EVTSEL_UMASK(v)		(((uint64_t)(v) & 0xffu) << 8)
+#define EVTSEL_USR		(1ull << 16)
+#define EVTSEL_OS		(1ull << 17)
+#define EVTSEL_EDGE		(1ull << 18)
+#define EVTSEL_PC		(1ull << 19)
+#define EVTSEL_INT		(1ull << 20)
+#define EVTSEL_ANY		(1ull << 21)
+#define EVTSEL_EN		(1ull << 22)
+#define EVTSEL_INV		(1ull << 23)
+#define EVTSEL_CMASK(v)		(((uint64_t)(v) & 0xffu) << 24)
+#define EVTSEL_EQ		(1ull << 36)	/* v6 */
+#define EVTSEL_UMASK2(v)	(((uint64_t)(v) & 0xffu) << 40)	/* v6 */
+
+/* IA32_FIXED_CTR_CTRL: 4 bits per counter at [4i+3:4i]. */
+#define FIXED_CTRL_OS		0x1u
+#define FIXED_CTRL_USR		0x2u
+#define FIXED_CTRL_ANY		0x4u
+#define FIXED_CTRL_PMI		0x8u
+#define FIXED_CTRL_FIELD(ctrl, i)	(((ctrl) >> (4 * (i))) & 0xfu)
+
+/* IA32_PERF_GLOBAL_CTRL / STATUS bit of fixed counter i. */
+#define GLOBAL_FIXED_BIT(i)	(1ull << (32 + (i)))
+
+/* IA32_PERF_CAPABILITIES[13]: full-width writes through IA32_A_PMCx. */
+#define PERF_CAP_FW_WRITE	(1ull << 13)
+
+/* rdpmc ECX[30] selects the fixed counters. */
+#define RDPMC_FIXED		0x40000000u
+
+static inline uint32_t msr_pmc(unsigned i) { return MSR_IA32_PMC0 + i; }
+static inline uint32_t msr_a_pmc(unsigned i) { return MSR_IA32_A_PMC0 + i; }
+static inline uint32_t msr_evtsel(unsigned i) { return MSR_IA32_PERFEVTSEL0 + i; }
+static inline uint32_t msr_fixed_ctr(unsigned i) { return MSR_IA32_FIXED_CTR0 + i; }
+
+#endif
