@@ -37,7 +37,7 @@ struct info {
 	const char *dump;
 	struct cpu_info cpu_info;
 	char table[128];
-	char table_note[512];
+	char table_note[640];
 	bool have_table;
 	bool live;
 	struct access_report access;
@@ -132,8 +132,8 @@ choose_table(struct info *in)
 	if (ret == 0) {
 		in->have_table = true;
 	} else if (ret == -ENOENT) {
-		snprintf(in->table_note, sizeof(in->table_note),
-			 "no event table for this model: architectural events only");
+		/* No row for this CPU, or no mapfile at all: err says which. */
+		snprintf(in->table_note, sizeof(in->table_note), "%s; architectural events only", err);
 	} else {
 		snprintf(in->table_note, sizeof(in->table_note), "%s", err);
 	}
