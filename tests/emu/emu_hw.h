@@ -10,7 +10,7 @@
  *	... code under test calls hw_rdmsr(hw, ...) ...
  *	emu_retire(pmu, 0, 0xc0, 0x00, 3, 1000);	// "run" a workload on CPU 0
  *	... assert on pmu->cpu[0].regs or through hw_rdmsr ...
- *	emu_hw_free(hw);		// or hw_free(hw), see below
+ *	hw_free(hw);			// or emu_hw_free(hw)
  *	emu_pmu_free(pmu);
  *
  * The ops follow the config like the real machine would:
@@ -24,9 +24,8 @@
  *  - rdpmc: emu_rdpmc; -EINVAL when the "current CPU" (see
  *    emu_hw_set_current_cpu) is set and differs from @cpu; -EPERM if not allowed.
  *  - read_file: emu_file() text, truncated to @size - 1; -ENOENT if absent.
- *  - close: frees the context. The struct hw itself is malloc'ed, so a
- *    hw_free() that calls ops->close(ctx) and then free(hw) works, and so
- *    does emu_hw_free().
+ *  - close: frees the context and the struct hw (one allocation, as in
+ *    hw_linux.c), so hw_free(hw) and emu_hw_free(hw) are the same.
  * The emu_pmu is borrowed, never freed by these functions.
  */
 #ifndef PMUSTAT_EMU_HW_H

@@ -1,0 +1,910 @@
+/*
+ * test_emu_pmu.c - the emulated PMU's SDM semantics, one test per rule,
+ * per model where the rule differs between models.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "emu_hw.h"
+#include "emu_pmu.h"
+#include "emu_state.h"
+#include "msr.h"
+
+#define EVTSEL_COUNT(code, umask, bits) \
+	(EVTSEL_EVENT(code) | EVTSEL_UMASK(umask) | EVTSEL_EN | (bits))
+
+static struct emu_pmu *
+new_pmu(enum emu_model model, unsigned ncpus)
+{
+	struct emu_config cfg;
+	struct emu_pmu *pmu;
+
+	emu_config_default(&cfg, model);
+	cfg.ncpus = ncpus;
+	pmu = emu_pmu_new(&cfg);
+	assert_non_null(pmu);
+	return pmu;
+}
+
+static uint64_t
+rd(struct emu_pmu *pmu, unsigned cpu, uint32_t msr)
+{
+	uint64_t val = 0xdeadbeef;
+
+	assert_int_equal(emu_rdmsr(pmu, cpu, msr, &val), 0);
+	return val;
+}
+
+static void
+wr(struct emu_pmu *pmu, unsigned cpu, uint32_t msr, uint64_t val)
+{
+	assert_int_equal(emu_wrmsr(pmu, cpu, msr, val), 0);
+}
+
+/* A write that must #GP and leave the register as it was. */
+static void
+wr_gp(struct emu_pmu *pmu, unsigned cpu, uint32_t msr, uint64_t val)
+{
+	uint64_t before = 0, after = 0;
+	int readable = emu_rdmsr(pmu, cpu, msr, &before);
+
+	assert_int_equal(emu_wrmsr(pmu, cpu, msr, val), -EIO);
+	if (readable == 0) {
+		assert_int_equal(emu_rdmsr(pmu, cpu, msr, &after), 0);
+		assert_int_equal(before, after);
+	}
+}
+
+static void
+test_models(void **state)
+{
+	static const struct {
+		enum emu_model model;
+		unsigned version, gp, gp_width, fixed, fixed_width;
+		bool fw;
+	} want[] = {
+		{ EMU_MODEL_SKYLAKE, 4, 4, 48, 3, 48, true },
+		{ EMU_MODEL_ICELAKE, 5, 8, 48, 4, 48, true },
+		{ EMU_MODEL_HASWELL, 3, 4, 48, 3, 48, false },
+		{ EMU_MODEL_CORE2, 2, 2, 40, 3, 40, false },
+		{ EMU_MODEL_ALDERLAKE, 5, 8, 48, 4, 48, true },
+		{ EMU_MODEL_NOPMU, 0, 0, 0, 0, 0, false },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		struct emu_pmu *pmu = new_pmu(want[i].model, 2);
+		const struct emu_core_type *t = emu_cpu_type(pmu, 0);
+
+		assert_true(emu_pmu_valid(pmu));
+		assert_int_equal(t->version, want[i].version);
+		assert_int_equal(t->gp, want[i].gp);
+		assert_int_equal(t->gp_width, want[i].gp_width);
+		assert_int_equal(t->fixed, want[i].fixed);
+		assert_int_equal(t->fixed_width, want[i].fixed_width);
+		assert_int_equal(t->full_width_write, want[i].fw);
+		assert_int_equal(emu_model_from_name(emu_model_name(want[i].model)), want[i].model);
+		emu_pmu_free(pmu);
+	}
+	assert_int_equal(emu_model_from_name("pentium4"), -1);
+}
+
+static void
+test_cpuid_answers(void **state)
+{
+	struct emu_pmu *pmu = new_pmu(EMU_MODEL_SKYLAKE, 2);
+	uint32_t regs[4];
+
+	(void)state;
+	assert_int_equal(emu_cpuid(pmu, 1, 0, 0, regs), 0);
+	assert_memory_equal(&regs[1], "Genu", 4);
+	assert_int_equal(emu_cpuid(pmu, 0, 0xa, 0, regs), 0);
+	assert_int_equal(regs[0], 0x07300404);
+	assert_int_equal(regs[3], 0x00000603);
+	assert_int_equal(emu_cpuid(pmu, 0, 0x40000000, 0, regs), -ENOENT);
+	assert_int_equal(emu_cpuid(pmu, 2, 0, 0, regs), -ENXIO);
+	emu_pmu_free(pmu);
+}
+
+static void
+test_hybrid_types(void **state)
+{
+	struct emu_pmu *pmu = new_pmu(EMU_MODEL_ALDERLAKE, 2);
+	const struct emu_core_type *p = emu_cpu_type(pmu, 0), *e = emu_cpu_type(pmu, 1);
+	uint32_t regs[4];
+	uint64_t val;
+
+	(void)state;
+	assert_string_equal(p->name, "alderlake-pcore");
+	assert_string_equal(e->name, "alderlake-ecore");
+	/* The ADL quirk: CPUID says 6 GP / 3 fixed on both, the P-core has 8 / 4. */
+	assert_int_equal(emu_cpuid(pmu, 0, 0xa, 0, regs), 0);
+	assert_int_equal((regs[0] >> 8) & 0xff, 6);
+	assert_int_equal(regs[3] & 0x1f, 3);
+	assert_int_equal(p->gp, 8);
+	assert_int_equal(p->fixed, 4);
+	assert_int_equal(e->gp, 6);
+	assert_int_equal(e->fixed, 3);
+	assert_int_equal(emu_cpuid(pmu, 0, 0x1a, 0, regs), 0);
+	assert_int_equal(regs[0] >> 24, 0x40);
+	assert_int_equal(emu_cpuid(pmu, 1, 0x1a, 0, regs), 0);
+	assert_int_equal(regs[0] >> 24, 0x20);
+	assert_int_equal(emu_rdmsr(pmu, 0, msr_pmc(7), &val), 0);
+	assert_int_equal(emu_rdmsr(pmu, 1, msr_pmc(7), &val), -EIO);
+	assert_int_equal(emu_rdmsr(pmu, 0, msr_fixed_ctr(3), &val), 0);
+	assert_int_equal(emu_rdmsr(pmu, 1, msr_fixed_ctr(3), &val), -EIO);
+	/* No cpu/ PMU directory on a hybrid: cpu_core/ and cpu_atom/ instead. */
+	assert_null(emu_file(pmu, HW_FILE_RDPMC));
+	emu_pmu_free(pmu);
+}
+
+static void
+test_power_up_state(void **state)
+{
+	struct emu_pmu *pmu = new_pmu(EMU_MODEL_SKYLAKE, 1);
+
+	(void)state;
+	assert_int_equal(rd(pmu, 0, MSR_IA32_PERF_GLOBAL_CTRL), 0xf);
+	assert_int_equal(rd(pmu, 0, MSR_IA32_FIXED_CTR_CTRL), 0);
+	assert_int_equal(rd(pmu, 0, MSR_IA32_PERF_GLOBAL_STATUS), 0);
+	assert_int_equal(rd(pmu, 0, MSR_IA32_PERF_GLOBAL_INUSE), 0);
+	assert_int_equal(rd(pmu, 0, MSR_IA32_PERF_CAPABILITIES) & PERF_CAP_FW_WRITE, PERF_CAP_FW_WRITE);
+	assert_string_equal(emu_file(pmu, HW_FILE_NMI_WATCHDOG), "0\n");
+	assert_string_equal(emu_file(pmu, HW_FILE_RDPMC), "2\n");
+	emu_pmu_free(pmu);
+}
+
+static void
+test_unknown_msrs_fault(void **state)
+{
+	struct emu_pmu *sky = new_pmu(EMU_MODEL_SKYLAKE, 1);
+	struct emu_pmu *icl = new_pmu(EMU_MODEL_ICELAKE, 1);
+	struct emu_pmu *hsw = new_pmu(EMU_MODEL_HASWELL, 1);
+	struct emu_pmu *c2 = new_pmu(EMU_MODEL_CORE2, 1);
+	uint64_t val;
+
+	(void)state;
+	assert_int_equal(emu_rdmsr(sky, 0, 0x10, &val), -EIO);	/* TSC: not ours */
+	assert_int_equal(emu_wrmsr(sky, 0, 0x1234, 0), -EIO);
+	/* Counters beyond the model. */
+	assert_int_equal(emu_rdmsr(sky, 0, msr_pmc(4), &val), -EIO);
+	assert_int_equal(emu_rdmsr(sky, 0, msr_evtsel(4), &val), -EIO);
+	assert_int_equal(emu_rdmsr(icl, 0, msr_pmc(7), &val), 0);
+	assert_int_equal(emu_rdmsr(icl, 0, msr_pmc(8), &val), -EIO);
+	assert_int_equal(emu_rdmsr(sky, 0, msr_fixed_ctr(3), &val), -EIO);
+	assert_int_equal(emu_rdmsr(icl, 0, msr_fixed_ctr(3), &val), 0);
+	assert_int_equal(emu_rdmsr(c2, 0, msr_pmc(2), &val), -EIO);
+	/* v4 MSRs. */
+	assert_int_equal(emu_rdmsr(hsw, 0, MSR_IA32_PERF_GLOBAL_INUSE, &val), -EIO);
+	assert_int_equal(emu_wrmsr(hsw, 0, MSR_IA32_PERF_GLOBAL_STATUS_SET, 1), -EIO);
+	/* Offcore response: Nehalem and later only. */
+	assert_int_equal(emu_rdmsr(c2, 0, MSR_OFFCORE_RSP_0, &val), -EIO);
+	assert_int_equal(emu_rdmsr(sky, 0, MSR_OFFCORE_RSP_1, &val), 0);
+	/* Read-only MSRs. */
+	wr_gp(sky, 0, MSR_IA32_PERF_CAPABILITIES, 0);
+	wr_gp(sky, 0, MSR_IA32_PERF_GLOBAL_INUSE, 0);
+	/* A CPU that does not exist. */
+	assert_int_equal(emu_rdmsr(sky, 1, msr_pmc(0), &val), -ENXIO);
+	assert_true(sky->cpu[0].stats.gp_faults >= 6);
+	emu_pmu_free(sky);
+	emu_pmu_free(icl);
+	emu_pmu_free(hsw);
+	emu_pmu_free(c2);
+}
+
+static void
+test_evtsel_reserved_bits(void **state)
+{
+	struct emu_pmu *sky = new_pmu(EMU_MODEL_SKYLAKE, 1);
+	struct emu_pmu *icl = new_pmu(EMU_MODEL_ICELAKE, 1);
+	struct emu_pmu *c2 = new_pmu(EMU_MODEL_CORE2, 1);
+	uint64_t good = EVTSEL_COUNT(0xc0, 0, EVTSEL_USR | EVTSEL_OS | EVTSEL_INT |
+				     EVTSEL_EDGE | EVTSEL_INV | EVTSEL_CMASK(3));
+
+	(void)state;
+	wr(sky, 0, msr_evtsel(0), good);
+	assert_int_equal(rd(sky, 0, msr_evtsel(0)), good);
+	wr_gp(sky, 0, msr_evtsel(0), good | (1ull << 34));
+	wr_gp(sky, 0, msr_evtsel(0), 1ull << 63);
+	/* IN_TX (bit 32) exists with TSX. */
+	wr(sky, 0, msr_evtsel(1), good | (1ull << 32));
+	/* AnyThread: v3/v4 yes, v2 no, deprecated by CPUID.0AH:EDX[15] on Ice Lake. */
+	wr(sky, 0, msr_evtsel(2), good | EVTSEL_ANY);
+	wr_gp(icl, 0, msr_evtsel(0), good | EVTSEL_ANY);
+	wr_gp(c2, 0, msr_evtsel(0), good | EVTSEL_ANY);
+	wr(c2, 0, msr_evtsel(0), good);
+	emu_pmu_free(sky);
+	emu_pmu_free(icl);
+	emu_pmu_free(c2);
+}
+
+static void
+test_fixed_ctrl_reserved_bits(void **state)
+{
+	struct emu_pmu *sky = new_pmu(EMU_MODEL_SKYLAKE, 1);
+	struct emu_pmu *icl = new_pmu(EMU_MODEL_ICELAKE, 1);
+	struct emu_pmu *c2 = new_pmu(EMU_MODEL_CORE2, 1);
+
+	(void)state;
+	wr(sky, 0, MSR_IA32_FIXED_CTR_CTRL, 0xbbb);
+	wr(sky, 0, MSR_IA32_FIXED_CTR_CTRL, 0x444);	/* AnyThread, v3+ */
+	wr_gp(sky, 0, MSR_IA32_FIXED_CTR_CTRL, 0x3000);	/* FC3: Skylake has 3 */
+	wr_gp(sky, 0, MSR_IA32_FIXED_CTR_CTRL, 1ull << 40);
+	wr(icl, 0, MSR_IA32_FIXED_CTR_CTRL, 0xbbbb);
+	wr_gp(icl, 0, MSR_IA32_FIXED_CTR_CTRL, 0x4);	/* AnyThread deprecated */
+	wr(c2, 0, MSR_IA32_FIXED_CTR_CTRL, 0xbbb);
+	wr_gp(c2, 0, MSR_IA32_FIXED_CTR_CTRL, 0x4);	/* no AnyThread in v2 */
+	assert_int_equal(rd(c2, 0, MSR_IA32_FIXED_CTR_CTRL), 0xbbb);
+	emu_pmu_free(sky);
+	emu_pmu_free(icl);
+	emu_pmu_free(c2);
+}
+
+static void
+test_global_ctrl_reserved_bits(void **state)
+{
+	struct emu_pmu *sky = new_pmu(EMU_MODEL_SKYLAKE, 1);
+	struct emu_pmu *icl = new_pmu(EMU_MODEL_ICELAKE, 1);
+	struct emu_pmu *c2 = new_pmu(EMU_MODEL_CORE2, 1);
+
+	(void)state;
+	wr(sky, 0, MSR_IA32_PERF_GLOBAL_CTRL, 0x70000000full);
+	wr_gp(sky, 0, MSR_IA32_PERF_GLOBAL_CTRL, 0x1f);
+	wr_gp(sky, 0, MSR_IA32_PERF_GLOBAL_CTRL, 1ull << 35);
+	wr_gp(sky, 0, MSR_IA32_PERF_GLOBAL_CTRL, 1ull << 48);
+	assert_int_equal(rd(sky, 0, MSR_IA32_PERF_GLOBAL_CTRL), 0x70000000full);
+	wr(icl, 0, MSR_IA32_PERF_GLOBAL_CTRL, 0xf000000ffull | (1ull << 48));
+	wr(c2, 0, MSR_IA32_PERF_GLOBAL_CTRL, 0x700000003ull);
+	wr_gp(c2, 0, MSR_IA32_PERF_GLOBAL_CTRL, 0x7);
+	emu_pmu_free(sky);
+	emu_pmu_free(icl);
+	emu_pmu_free(c2);
+}
+
+/* Overflow GP counter @i (and fixed counter @f) of CPU 0 with retires. */
+static void
+overflow(struct emu_pmu *pmu, unsigned i)
+{
+	const struct emu_core_type *t = emu_cpu_type(pmu, 0);
+	uint64_t max = (1ull << t->gp_width) - 1;
+
+	wr(pmu, 0, msr_evtsel(i), EVTSEL_COUNT(0x2e, 0x41, EVTSEL_USR));
+	if (t->full_width_write)
+		wr(pmu, 0, msr_a_pmc(i), max);
+	else
+		wr(pmu, 0, msr_pmc(i), (uint32_t)-1);	/* sign-extends to max */
+	assert_int_equal(emu_retire(pmu, 0, 0x2e, 0x41, 3, 1), 0);
+}
+
+static void
+test_global_status_read_only(void **state)
+{
+	struct emu_pmu *pmu = new_pmu(EMU_MODEL_SKYLAKE, 1);
+
+	(void)state;
+	wr_gp(pmu, 0, MSR_IA32_PERF_GLOBAL_STATUS, 0);
+	wr_gp(pmu, 0, MSR_IA32_PERF_GLOBAL_STATUS, 1);
+	assert_int_equal(rd(pmu, 0, MSR_IA32_PERF_GLOBAL_STATUS), 0);
+	overflow(pmu, 2);
+	assert_int_equal(rd(pmu, 0, MSR_IA32_PERF_GLOBAL_STATUS), 1ull << 2);
+	wr_gp(pmu, 0, MSR_IA32_PERF_GLOBAL_STATUS, 0);
+	assert_int_equal(rd(pmu, 0, MSR_IA32_PERF_GLOBAL_STATUS), 1ull << 2);
+	emu_pmu_free(pmu);
+}
+
+static void
+test_status_reset_write_1_to_clear(void **state)
+{
+	static const enum emu_model model[] = { EMU_MODEL_SKYLAKE, EMU_MODEL_CORE2 };
+
+	(void)state;
+	for (size_t m = 0; m < 2; m++) {
+		struct emu_pmu *pmu = new_pmu(model[m], 1);
+
+		overflow(pmu, 0);
+		overflow(pmu, 1);
+		assert_int_equal(rd(pmu, 0, MSR_IA32_PERF_GLOBAL_STATUS), 3);
+		/* The tutorial's "write 0 to clear" clears nothing. */
+		wr(pmu, 0, MSR_IA32_PERF_GLOBAL_STATUS_RESET, 0);
+		assert_int_equal(rd(pmu, 0, MSR_IA32_PERF_GLOBAL_STATUS), 3);
+		wr(pmu, 0, MSR_IA32_PERF_GLOBAL_STATUS_RESET, 1);
+		assert_int_equal(rd(pmu, 0, MSR_IA32_PERF_GLOBAL_STATUS), 2);
+		wr(pmu, 0, MSR_IA32_PERF_GLOBAL_STATUS_RESET, 0x700000003ull);
+		assert_int_equal(rd(pmu, 0, MSR_IA32_PERF_GLOBAL_STATUS), 0);
+		emu_pmu_free(pmu);
+	}
+}
+
+static void
+test_status_reset_reserved_bits(void **state)
+{
+	struct emu_pmu *pmu = new_pmu(EMU_MODEL_SKYLAKE, 1);
+
+	(void)state;
+	overflow(pmu, 0);
+	assert_int_equal(emu_wrmsr(pmu, 0, MSR_IA32_PERF_GLOBAL_STATUS_RESET, 1 | (1ull << 40)), -EIO);
+	assert_int_equal(rd(pmu, 0, MSR_IA32_PERF_GLOBAL_STATUS), 1);
+	assert_int_equal(emu_wrmsr(pmu, 0, MSR_IA32_PERF_GLOBAL_STATUS_RESET, 1ull << 4), -EIO);
+	/* CondChgd (63) and OvfBuf (62) may be cleared. */
+	wr(pmu, 0, MSR_IA32_PERF_GLOBAL_STATUS_RESET, 3ull << 62);
+	emu_pmu_free(pmu);
+}
+
+static void
+test_status_set(void **state)
+{
+	struct emu_pmu *pmu = new_pmu(EMU_MODEL_SKYLAKE, 1);
+
+	(void)state;
+	wr(pmu, 0, MSR_IA32_PERF_GLOBAL_STATUS_SET, GLOBAL_FIXED_BIT(1) | 8);
+	assert_int_equal(rd(pmu, 0, MSR_IA32_PERF_GLOBAL_STATUS), GLOBAL_FIXED_BIT(1) | 8);
+	assert_int_equal(emu_wrmsr(pmu, 0, MSR_IA32_PERF_GLOBAL_STATUS_SET, 1ull << 63), -EIO);
+	assert_int_equal(emu_wrmsr(pmu, 0, MSR_IA32_PERF_GLOBAL_STATUS_SET, 1ull << 4), -EIO);
+	emu_pmu_free(pmu);
+}
+
+static void
+test_legacy_pmc_write_sign_extends(void **state)
+{
+	struct emu_pmu *sky = new_pmu(EMU_MODEL_SKYLAKE, 1);
+	struct emu_pmu *c2 = new_pmu(EMU_MODEL_CORE2, 1);
+
+	(void)state;
+	wr(sky, 0, msr_pmc(0), 0x80000000u);
+	assert_int_equal(rd(sky, 0, msr_pmc(0)), 0xffff80000000ull);
+	wr(c2, 0, msr_pmc(1), 0x80000001u);
+	assert_int_equal(rd(c2, 0, msr_pmc(1)), 0xff80000001ull);
+	wr(sky, 0, msr_pmc(1), 0x7fffffffu);
+	assert_int_equal(rd(sky, 0, msr_pmc(1)), 0x7fffffffu);
+	/* EDX is ignored: only EAX reaches the counter. */
+	wr(sky, 0, msr_pmc(2), 0x1200000005ull);
+	assert_int_equal(rd(sky, 0, msr_pmc(2)), 5);
+	emu_pmu_free(sky);
+	emu_pmu_free(c2);
+}
+
+static void
+test_full_width_write(void **state)
+{
+	struct emu_pmu *sky = new_pmu(EMU_MODEL_SKYLAKE, 1);
+	struct emu_pmu *hsw = new_pmu(EMU_MODEL_HASWELL, 1);
+	uint64_t val;
+
+	(void)state;
+	wr(sky, 0, msr_a_pmc(3), 0x123456789abcull);
+	assert_int_equal(rd(sky, 0, msr_pmc(3)), 0x123456789abcull);
+	assert_int_equal(rd(sky, 0, msr_a_pmc(3)), 0x123456789abcull);
+	wr_gp(sky, 0, msr_a_pmc(3), 1ull << 48);
+	/* Without PERF_CAPABILITIES[13] the A_PMCs do not exist. */
+	assert_int_equal(rd(hsw, 0, MSR_IA32_PERF_CAPABILITIES) & PERF_CAP_FW_WRITE, 0);
+	assert_int_equal(emu_wrmsr(hsw, 0, msr_a_pmc(0), 1), -EIO);
+	assert_int_equal(emu_rdmsr(hsw, 0, msr_a_pmc(0), &val), -EIO);
+	emu_pmu_free(sky);
+	emu_pmu_free(hsw);
+}
+
+static void
+test_fixed_counter_write_width(void **state)
+{
+	struct emu_pmu *sky = new_pmu(EMU_MODEL_SKYLAKE, 1);
+	struct emu_pmu *c2 = new_pmu(EMU_MODEL_CORE2, 1);
+
+	(void)state;
+	wr(sky, 0, msr_fixed_ctr(0), 0xffffffffffffull);
+	wr_gp(sky, 0, msr_fixed_ctr(0), 1ull << 48);
+	wr(c2, 0, msr_fixed_ctr(2), 0xffffffffffull);
+	wr_gp(c2, 0, msr_fixed_ctr(2), 1ull << 40);
+	emu_pmu_free(sky);
+	emu_pmu_free(c2);
+}
+
+static void
+test_gp_counter_wraps_and_overflows(void **state)
+{
+	static const enum emu_model model[] = {
+		EMU_MODEL_SKYLAKE, EMU_MODEL_ICELAKE, EMU_MODEL_HASWELL, EMU_MODEL_CORE2,
+	};
+
+	(void)state;
+	for (size_t m = 0; m < sizeof(model) / sizeof(model[0]); m++) {
+		struct emu_pmu *pmu = new_pmu(model[m], 1);
+		const struct emu_core_type *t = emu_cpu_type(pmu, 0);
+		unsigned last = t->gp - 1;
+
+		wr(pmu, 0, msr_evtsel(last), EVTSEL_COUNT(0xc4, 0x00, EVTSEL_USR));
+		wr(pmu, 0, msr_pmc(last), (uint32_t)-3);	/* 2^width - 3 */
+		assert_int_equal(emu_retire(pmu, 0, 0xc4, 0x00, 3, 2), 0);
+		assert_int_equal(rd(pmu, 0, msr_pmc(last)), (1ull << t->gp_width) - 1);
+		assert_int_equal(rd(pmu, 0, MSR_IA32_PERF_GLOBAL_STATUS), 0);
+		assert_int_equal(emu_retire(pmu, 0, 0xc4, 0x00, 3, 5), 0);
+		assert_int_equal(rd(pmu, 0, msr_pmc(last)), 4);
+		assert_int_equal(rd(pmu, 0, MSR_IA32_PERF_GLOBAL_STATUS), 1ull << last);
+		emu_pmu_free(pmu);
+	}
+}
+
+static void
+test_fixed_counter_wraps_and_overflows(void **state)
+{
+	struct emu_pmu *pmu = new_pmu(EMU_MODEL_CORE2, 1);
+
+	(void)state;
+	wr(pmu, 0, MSR_IA32_FIXED_CTR_CTRL, 0x200);	/* FC2 user */
+	wr(pmu, 0, MSR_IA32_PERF_GLOBAL_CTRL, GLOBAL_FIXED_BIT(2));
+	wr(pmu, 0, msr_fixed_ctr(2), 0xfffffffff0ull);
+	assert_int_equal(emu_retire(pmu, 0, 0x3c, 0x01, 3, 0x20), 0);
+	assert_int_equal(rd(pmu, 0, msr_fixed_ctr(2)), 0x10);
+	assert_int_equal(rd(pmu, 0, MSR_IA32_PERF_GLOBAL_STATUS), GLOBAL_FIXED_BIT(2));
+	emu_pmu_free(pmu);
+}
+
+static void
+test_counting_needs_global_ctrl(void **state)
+{
+	struct emu_pmu *pmu = new_pmu(EMU_MODEL_SKYLAKE, 1);
+
+	(void)state;
+	wr(pmu, 0, msr_evtsel(0), EVTSEL_COUNT(0xc0, 0, EVTSEL_USR));
+	wr(pmu, 0, msr_evtsel(1), EVTSEL_COUNT(0xc0, 0, EVTSEL_USR));
+	wr(pmu, 0, MSR_IA32_FIXED_CTR_CTRL, 0x2);
+	wr(pmu, 0, MSR_IA32_PERF_GLOBAL_CTRL, 0x2);
+	emu_retire(pmu, 0, 0xc0, 0, 3, 10);
+	assert_int_equal(rd(pmu, 0, msr_pmc(0)), 0);
+	assert_int_equal(rd(pmu, 0, msr_pmc(1)), 10);
+	assert_int_equal(rd(pmu, 0, msr_fixed_ctr(0)), 0);
+	wr(pmu, 0, MSR_IA32_PERF_GLOBAL_CTRL, GLOBAL_FIXED_BIT(0));
+	emu_retire(pmu, 0, 0xc0, 0, 3, 7);
+	assert_int_equal(rd(pmu, 0, msr_fixed_ctr(0)), 7);
+	assert_int_equal(rd(pmu, 0, msr_pmc(1)), 10);
+	emu_pmu_free(pmu);
+}
+
+static void
+test_counting_needs_enable(void **state)
+{
+	struct emu_pmu *pmu = new_pmu(EMU_MODEL_SKYLAKE, 1);
+
+	(void)state;
+	/* GLOBAL_CTRL is 0xF at power-up; without EN nothing counts. */
+	wr(pmu, 0, msr_evtsel(0), EVTSEL_EVENT(0xc0) | EVTSEL_USR);
+	wr(pmu, 0, MSR_IA32_PERF_GLOBAL_CTRL, 0x70000000full);
+	emu_retire(pmu, 0, 0xc0, 0, 3, 10);
+	assert_int_equal(rd(pmu, 0, msr_pmc(0)), 0);
+	assert_int_equal(rd(pmu, 0, msr_fixed_ctr(0)), 0);	/* FIXED_CTR_CTRL 0 */
+	wr(pmu, 0, msr_evtsel(0), EVTSEL_COUNT(0xc0, 0, EVTSEL_USR));
+	emu_retire(pmu, 0, 0xc0, 0, 3, 10);
+	assert_int_equal(rd(pmu, 0, msr_pmc(0)), 10);
+	emu_pmu_free(pmu);
+}
+
+static void
+test_counting_follows_ring(void **state)
+{
+	struct emu_pmu *pmu = new_pmu(EMU_MODEL_HASWELL, 1);
+
+	(void)state;
+	wr(pmu, 0, msr_evtsel(0), EVTSEL_COUNT(0xc0, 0, EVTSEL_USR));
+	wr(pmu, 0, msr_evtsel(1), EVTSEL_COUNT(0xc0, 0, EVTSEL_OS));
+	wr(pmu, 0, msr_evtsel(2), EVTSEL_COUNT(0xc0, 0, EVTSEL_USR | EVTSEL_OS));
+	wr(pmu, 0, MSR_IA32_FIXED_CTR_CTRL, 0x2 | 0x10 | 0x300);	/* FC0 usr, FC1 os, FC2 both */
+	wr(pmu, 0, MSR_IA32_PERF_GLOBAL_CTRL, 0x70000000full);
+	emu_retire(pmu, 0, 0xc0, 0, 3, 100);
+	emu_retire(pmu, 0, 0xc0, 0, 0, 20);
+	assert_int_equal(rd(pmu, 0, msr_pmc(0)), 100);
+	assert_int_equal(rd(pmu, 0, msr_pmc(1)), 20);
+	assert_int_equal(rd(pmu, 0, msr_pmc(2)), 120);
+	assert_int_equal(rd(pmu, 0, msr_fixed_ctr(0)), 100);
+	emu_retire(pmu, 0, 0x3c, 0, 3, 5);
+	emu_retire(pmu, 0, 0x3c, 0, 0, 6);
+	assert_int_equal(rd(pmu, 0, msr_fixed_ctr(1)), 6);
+	emu_retire(pmu, 0, 0x3c, 1, 3, 5);
+	emu_retire(pmu, 0, 0x3c, 1, 0, 6);
+	assert_int_equal(rd(pmu, 0, msr_fixed_ctr(2)), 11);
+	emu_pmu_free(pmu);
+}
+
+static void
+test_counting_matches_event_and_umask(void **state)
+{
+	struct emu_pmu *pmu = new_pmu(EMU_MODEL_SKYLAKE, 1);
+
+	(void)state;
+	wr(pmu, 0, msr_evtsel(0), EVTSEL_COUNT(0x2e, 0x41, EVTSEL_USR));
+	wr(pmu, 0, msr_evtsel(1), EVTSEL_COUNT(0x2e, 0x4f, EVTSEL_USR));
+	emu_retire(pmu, 0, 0x2e, 0x41, 3, 3);
+	emu_retire(pmu, 0, 0x2e, 0x4f, 3, 4);
+	emu_retire(pmu, 0, 0x2f, 0x41, 3, 5);
+	assert_int_equal(rd(pmu, 0, msr_pmc(0)), 3);
+	assert_int_equal(rd(pmu, 0, msr_pmc(1)), 4);
+	emu_pmu_free(pmu);
+}
+
+static void
+test_counting_cmask_inv(void **state)
+{
+	struct emu_pmu *pmu = new_pmu(EMU_MODEL_SKYLAKE, 1);
+
+	(void)state;
+	wr(pmu, 0, msr_evtsel(0), EVTSEL_COUNT(0xa3, 0x04, EVTSEL_USR | EVTSEL_CMASK(4)));
+	wr(pmu, 0, msr_evtsel(1), EVTSEL_COUNT(0xa3, 0x04, EVTSEL_USR | EVTSEL_CMASK(4) | EVTSEL_INV));
+	wr(pmu, 0, msr_evtsel(2), EVTSEL_COUNT(0xa3, 0x04, EVTSEL_USR | EVTSEL_CMASK(4) | EVTSEL_EDGE));
+	wr(pmu, 0, msr_evtsel(3), EVTSEL_COUNT(0xa3, 0x04, EVTSEL_USR | EVTSEL_INV));
+	emu_retire(pmu, 0, 0xa3, 0x04, 3, 3);	/* below the threshold */
+	emu_retire(pmu, 0, 0xa3, 0x04, 3, 4);	/* at it */
+	emu_retire(pmu, 0, 0xa3, 0x04, 3, 9);	/* above it */
+	assert_int_equal(rd(pmu, 0, msr_pmc(0)), 2);
+	assert_int_equal(rd(pmu, 0, msr_pmc(1)), 1);
+	assert_int_equal(rd(pmu, 0, msr_pmc(2)), 2);
+	/* CMASK 0: INV is ignored, every event counts. */
+	assert_int_equal(rd(pmu, 0, msr_pmc(3)), 16);
+	emu_pmu_free(pmu);
+}
+
+static void
+test_fixed_counters_count_their_events(void **state)
+{
+	struct emu_pmu *pmu = new_pmu(EMU_MODEL_ICELAKE, 1);
+
+	(void)state;
+	wr(pmu, 0, MSR_IA32_FIXED_CTR_CTRL, 0x2222);
+	wr(pmu, 0, MSR_IA32_PERF_GLOBAL_CTRL, 0xf00000000ull);
+	emu_retire(pmu, 0, 0xc0, 0x00, 3, 1);
+	emu_retire(pmu, 0, 0x3c, 0x00, 3, 20);
+	emu_retire(pmu, 0, 0x3c, 0x01, 3, 300);
+	emu_retire(pmu, 0, 0xa4, 0x01, 3, 4000);
+	emu_retire(pmu, 0, 0xc4, 0x00, 3, 50000);
+	assert_int_equal(rd(pmu, 0, msr_fixed_ctr(0)), 1);
+	assert_int_equal(rd(pmu, 0, msr_fixed_ctr(1)), 20);
+	assert_int_equal(rd(pmu, 0, msr_fixed_ctr(2)), 300);
+	assert_int_equal(rd(pmu, 0, msr_fixed_ctr(3)), 4000);
+	emu_pmu_free(pmu);
+}
+
+static void
+test_global_inuse(void **state)
+{
+	struct emu_pmu *pmu = new_pmu(EMU_MODEL_SKYLAKE, 1);
+
+	(void)state;
+	/* EVTSELn[7:0] != 0, regardless of EN. */
+	wr(pmu, 0, msr_evtsel(1), EVTSEL_EVENT(0x3c));
+	assert_int_equal(rd(pmu, 0, MSR_IA32_PERF_GLOBAL_INUSE), 0x2);
+	/* A umask alone does not count as in use. */
+	wr(pmu, 0, msr_evtsel(2), EVTSEL_UMASK(1) | EVTSEL_EN);
+	assert_int_equal(rd(pmu, 0, MSR_IA32_PERF_GLOBAL_INUSE), 0x2);
+	/* FIXED_CTR_CTRL[4i+1:4i] != 0. */
+	wr(pmu, 0, MSR_IA32_FIXED_CTR_CTRL, 0x300);
+	assert_int_equal(rd(pmu, 0, MSR_IA32_PERF_GLOBAL_INUSE), 0x2 | GLOBAL_FIXED_BIT(2));
+	/* PMI in use: any EVTSEL.INT or fixed PMI bit. */
+	wr(pmu, 0, msr_evtsel(3), EVTSEL_INT);
+	assert_int_equal(rd(pmu, 0, MSR_IA32_PERF_GLOBAL_INUSE),
+			 0x2 | GLOBAL_FIXED_BIT(2) | (1ull << 63));
+	wr(pmu, 0, msr_evtsel(3), 0);
+	wr(pmu, 0, MSR_IA32_FIXED_CTR_CTRL, 0x8);
+	assert_int_equal(rd(pmu, 0, MSR_IA32_PERF_GLOBAL_INUSE), 0x2 | (1ull << 63));
+	emu_pmu_free(pmu);
+}
+
+static void
+test_watchdog_preset(void **state)
+{
+	struct emu_config cfg;
+	struct emu_pmu *pmu;
+
+	(void)state;
+	emu_config_default(&cfg, EMU_MODEL_SKYLAKE);
+	cfg.ncpus = 2;
+	cfg.watchdog = true;
+	pmu = emu_pmu_new(&cfg);
+	assert_non_null(pmu);
+	for (unsigned c = 0; c < 2; c++) {
+		assert_int_equal(rd(pmu, c, MSR_IA32_FIXED_CTR_CTRL), 0xb0);
+		assert_int_equal(rd(pmu, c, MSR_IA32_PERF_GLOBAL_CTRL), 0x70000000full);
+		assert_int_equal(rd(pmu, c, MSR_IA32_PERF_GLOBAL_INUSE),
+				 GLOBAL_FIXED_BIT(1) | (1ull << 63));
+		assert_true(rd(pmu, c, msr_fixed_ctr(1)) > (1ull << 47));
+	}
+	assert_string_equal(emu_file(pmu, HW_FILE_NMI_WATCHDOG), "1\n");
+	/* The watchdog counts cycles in both rings. */
+	uint64_t before = rd(pmu, 1, msr_fixed_ctr(1));
+	emu_retire(pmu, 1, 0x3c, 0, 0, 10);
+	assert_int_equal(rd(pmu, 1, msr_fixed_ctr(1)), before + 10);
+	emu_pmu_free(pmu);
+}
+
+static void
+test_rdpmc(void **state)
+{
+	struct emu_pmu *pmu = new_pmu(EMU_MODEL_ICELAKE, 1);
+	uint64_t val;
+
+	(void)state;
+	wr(pmu, 0, msr_a_pmc(7), 0xabcdef012345ull);
+	wr(pmu, 0, msr_fixed_ctr(3), 42);
+	assert_int_equal(emu_rdpmc(pmu, 0, 7, &val), 0);
+	assert_int_equal(val, 0xabcdef012345ull);
+	assert_int_equal(emu_rdpmc(pmu, 0, RDPMC_FIXED | 3, &val), 0);
+	assert_int_equal(val, 42);
+	assert_int_equal(emu_rdpmc(pmu, 0, 8, &val), -EIO);
+	assert_int_equal(emu_rdpmc(pmu, 0, RDPMC_FIXED | 4, &val), -EIO);
+	assert_int_equal(emu_rdpmc(pmu, 0, 0x80000000u, &val), -EIO);
+	assert_int_equal(emu_rdpmc(pmu, 0, 0x20000000u, &val), -EIO);
+	pmu->config.rdpmc_off = true;
+	assert_int_equal(emu_rdpmc(pmu, 0, 0, &val), -EPERM);
+	emu_pmu_free(pmu);
+}
+
+static void
+test_no_pmu(void **state)
+{
+	struct emu_pmu *pmu = new_pmu(EMU_MODEL_NOPMU, 1);
+	uint32_t regs[4];
+	uint64_t val;
+
+	(void)state;
+	assert_int_equal(emu_rdmsr(pmu, 0, MSR_IA32_PERF_GLOBAL_CTRL, &val), -EIO);
+	assert_int_equal(emu_rdmsr(pmu, 0, msr_pmc(0), &val), -EIO);
+	assert_int_equal(emu_wrmsr(pmu, 0, msr_evtsel(0), 0), -EIO);
+	assert_int_equal(emu_rdpmc(pmu, 0, 0, &val), -EIO);
+	assert_null(emu_file(pmu, HW_FILE_RDPMC));
+	/* The hypervisor bit, and a maximum leaf below 0xA. */
+	assert_int_equal(emu_cpuid(pmu, 0, 1, 0, regs), 0);
+	assert_true(regs[2] & (1u << 31));
+	assert_int_equal(emu_cpuid(pmu, 0, 0, 0, regs), 0);
+	assert_true(regs[0] < 0xa);
+	assert_int_equal(emu_msr_list(pmu, 0, NULL, 0), 0);
+	emu_pmu_free(pmu);
+}
+
+static void
+test_counter_overrides(void **state)
+{
+	struct emu_config cfg;
+	struct emu_pmu *pmu;
+	uint32_t regs[4];
+	uint64_t val;
+
+	(void)state;
+	emu_config_default(&cfg, EMU_MODEL_ICELAKE);
+	cfg.gp = 2;
+	cfg.fixed = 1;
+	pmu = emu_pmu_new(&cfg);
+	assert_non_null(pmu);
+	assert_int_equal(emu_cpuid(pmu, 0, 0xa, 0, regs), 0);
+	assert_int_equal((regs[0] >> 8) & 0xff, 2);
+	assert_int_equal(regs[3] & 0x1f, 1);
+	assert_int_equal(regs[2], 0x1);	/* v5 fixed-counter bitmap follows */
+	assert_int_equal(emu_rdmsr(pmu, 0, msr_pmc(1), &val), 0);
+	assert_int_equal(emu_rdmsr(pmu, 0, msr_pmc(2), &val), -EIO);
+	assert_int_equal(emu_rdmsr(pmu, 0, msr_fixed_ctr(1), &val), -EIO);
+	assert_int_equal(emu_wrmsr(pmu, 0, MSR_IA32_PERF_GLOBAL_CTRL, 0x100000003ull), 0);
+	assert_int_equal(emu_wrmsr(pmu, 0, MSR_IA32_PERF_GLOBAL_CTRL, 0x200000000ull), -EIO);
+	emu_pmu_free(pmu);
+	cfg.gp = 9;
+	assert_null(emu_pmu_new(&cfg));
+	assert_int_equal(errno, EINVAL);
+}
+
+static void
+test_offcore_response(void **state)
+{
+	struct emu_pmu *pmu = new_pmu(EMU_MODEL_SKYLAKE, 1);
+
+	(void)state;
+	wr(pmu, 0, MSR_OFFCORE_RSP_0, 0x3fbc000001ull);
+	assert_int_equal(rd(pmu, 0, MSR_OFFCORE_RSP_0), 0x3fbc000001ull);
+	wr_gp(pmu, 0, MSR_OFFCORE_RSP_1, 1ull << 60);
+	emu_pmu_free(pmu);
+}
+
+static void
+test_diff_lists_each_msr(void **state)
+{
+	struct emu_pmu *a = new_pmu(EMU_MODEL_SKYLAKE, 2);
+	struct emu_pmu *b = malloc(sizeof(*b));
+	char buf[512] = "";
+	FILE *out = fmemopen(buf, sizeof(buf), "w");
+
+	(void)state;
+	assert_non_null(b);
+	memcpy(b, a, sizeof(*a));
+	assert_int_equal(emu_pmu_diff(a, b, NULL), 0);
+	/* Statistics are not state. */
+	uint64_t val;
+	emu_rdmsr(b, 0, msr_pmc(0), &val);
+	assert_int_equal(emu_pmu_diff(a, b, NULL), 0);
+	wr(b, 1, msr_evtsel(3), EVTSEL_COUNT(0xc0, 0, EVTSEL_USR));
+	wr(b, 0, MSR_IA32_PERF_GLOBAL_CTRL, 0);
+	/* GLOBAL_INUSE follows EVTSEL3, so it differs too. */
+	assert_int_equal(emu_pmu_diff(a, b, out), 3);
+	fclose(out);
+	assert_non_null(strstr(buf, "cpu 1 IA32_PERF_GLOBAL_INUSE (0x392): 0x0 -> 0x8"));
+	assert_non_null(strstr(buf, "cpu 1 IA32_PERFEVTSEL3 (0x189): 0x0 -> 0x4100c0"));
+	assert_non_null(strstr(buf, "cpu 0 IA32_PERF_GLOBAL_CTRL (0x38f): 0xf -> 0x0"));
+	emu_pmu_free(a);
+	free(b);
+}
+
+static void
+test_state_file_round_trip(void **state)
+{
+	char path[] = "/tmp/emu-state-XXXXXX";
+	struct emu_pmu *pmu = new_pmu(EMU_MODEL_HASWELL, 2);
+	struct emu_pmu *map = NULL;
+	struct emu_pmu *copy = malloc(sizeof(*copy));
+	int fd = mkstemp(path);
+
+	(void)state;
+	assert_true(fd >= 0);
+	close(fd);
+	assert_non_null(copy);
+	assert_int_equal(emu_state_map(path, &map), -EINVAL);	/* empty file */
+	assert_int_equal(emu_state_write(path, pmu), 0);
+	assert_int_equal(emu_state_map(path, &map), 0);
+	emu_state_lock(map);
+	wr(map, 1, msr_pmc(2), 77);
+	emu_state_unlock(map);
+	emu_state_unmap(map);
+	assert_int_equal(emu_state_read(path, copy), 0);
+	assert_int_equal(rd(copy, 1, msr_pmc(2)), 77);
+	assert_int_equal(emu_pmu_diff(pmu, copy, NULL), 1);
+	unlink(path);
+	emu_pmu_free(pmu);
+	free(copy);
+}
+
+static void
+test_dump_json(void **state)
+{
+	struct emu_pmu *pmu = new_pmu(EMU_MODEL_SKYLAKE, 1);
+	char buf[4096] = "";
+	FILE *out = fmemopen(buf, sizeof(buf), "w");
+
+	(void)state;
+	wr(pmu, 0, msr_evtsel(0), 0x4100c0);
+	emu_pmu_dump(pmu, -1, true, out);
+	fclose(out);
+	assert_non_null(strstr(buf, "\"model\":\"skylake\""));
+	assert_non_null(strstr(buf, "\"0x186\":\"0x4100c0\""));
+	assert_non_null(strstr(buf, "\"nmi_watchdog\":\"0\\n\""));
+	emu_pmu_free(pmu);
+}
+
+/* The in-process struct hw. */
+static void
+test_hw_ops_follow_config(void **state)
+{
+	struct emu_config cfg;
+	struct emu_pmu *pmu;
+	struct hw *hw;
+	struct cpu_raw_data_t raw;
+	char buf[64];
+	uint64_t val;
+
+	(void)state;
+	emu_config_default(&cfg, EMU_MODEL_SKYLAKE);
+	cfg.ncpus = 2;
+	pmu = emu_pmu_new(&cfg);
+	hw = emu_hw_new(pmu);
+	assert_non_null(hw);
+	assert_ptr_equal(emu_hw_pmu(hw), pmu);
+	assert_int_equal(hw_cpuid(hw, 1, &raw), 0);
+	assert_int_equal(raw.basic_cpuid[0xa][0], 0x07300404);
+	assert_int_equal(hw_cpuid(hw, 2, &raw), -ENXIO);
+	assert_int_equal(hw_msr_open(hw, 2, false), -ENXIO);
+	assert_int_equal(hw_msr_open(hw, 1, false), 0);
+	assert_int_equal(hw_wrmsr(hw, 1, msr_evtsel(0), 1), -EBADF);
+	assert_int_equal(hw_msr_open(hw, 1, true), 0);
+	assert_int_equal(hw_wrmsr(hw, 1, msr_evtsel(0), 0x4100c0), 0);
+	assert_int_equal(hw_rdmsr(hw, 1, msr_evtsel(0), &val), 0);
+	assert_int_equal(val, 0x4100c0);
+	/* Implicit open by rdmsr/wrmsr. */
+	assert_int_equal(hw_wrmsr(hw, 0, msr_pmc(0), 5), 0);
+	assert_int_equal(hw_wrmsr(hw, 0, 0x1234, 5), -EIO);
+	assert_int_equal(hw_rdpmc_probe(hw, 0), 0);
+	emu_hw_set_current_cpu(hw, 1);
+	assert_int_equal(hw_rdpmc(hw, 0, 0, &val), -EINVAL);
+	emu_hw_set_current_cpu(hw, 0);
+	assert_int_equal(hw_rdpmc(hw, 0, 0, &val), 0);
+	assert_int_equal(val, 5);
+	assert_int_equal(hw_read_file(hw, HW_FILE_RDPMC, buf, sizeof(buf)), 0);
+	assert_string_equal(buf, "2\n");
+	assert_int_equal(hw_read_file(hw, HW_FILE_LOCKDOWN, buf, 4), 0);
+	assert_string_equal(buf, "[no");
+	emu_set_file(pmu, HW_FILE_LOCKDOWN, NULL);
+	assert_int_equal(hw_read_file(hw, HW_FILE_LOCKDOWN, buf, sizeof(buf)), -ENOENT);
+	assert_int_equal(emu_hw_calls(hw, EMU_HW_OP_WRMSR), 4);
+	hw_free(hw);
+
+	static const struct {
+		enum emu_msr_access access;
+		int open_err, write_err;
+	} modes[] = {
+		{ EMU_MSR_ABSENT, -ENOENT, -ENOENT },
+		{ EMU_MSR_EACCES, -EACCES, -EACCES },
+		{ EMU_MSR_READONLY, 0, -EPERM },
+	};
+	for (size_t i = 0; i < 3; i++) {
+		pmu->config.msr = modes[i].access;
+		hw = emu_hw_new(pmu);
+		assert_int_equal(hw_msr_open(hw, 0, true), modes[i].open_err);
+		assert_int_equal(hw_wrmsr(hw, 0, msr_pmc(0), 9), modes[i].write_err);
+		emu_hw_free(hw);
+	}
+	assert_int_equal(pmu->cpu[0].regs.pmc[0], 5);
+	pmu->config.rdpmc_off = true;
+	hw = emu_hw_new(pmu);
+	assert_int_equal(hw_rdpmc_probe(hw, 0), -EPERM);
+	emu_hw_free(hw);
+	emu_pmu_free(pmu);
+}
+
+static void
+test_hw_fault_injection(void **state)
+{
+	struct emu_pmu *pmu = new_pmu(EMU_MODEL_SKYLAKE, 1);
+	struct hw *hw = emu_hw_new(pmu);
+
+	(void)state;
+	emu_hw_inject(hw, EMU_HW_OP_WRMSR, 1, -EIO);
+	assert_int_equal(hw_wrmsr(hw, 0, msr_pmc(0), 1), 0);
+	assert_int_equal(hw_wrmsr(hw, 0, msr_pmc(1), 2), -EIO);
+	assert_int_equal(hw_wrmsr(hw, 0, msr_pmc(2), 3), 0);
+	assert_int_equal(pmu->cpu[0].regs.pmc[0], 1);
+	assert_int_equal(pmu->cpu[0].regs.pmc[1], 0);
+	assert_int_equal(pmu->cpu[0].regs.pmc[2], 3);
+	emu_hw_free(hw);
+	emu_pmu_free(pmu);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_models),
+		cmocka_unit_test(test_cpuid_answers),
+		cmocka_unit_test(test_hybrid_types),
+		cmocka_unit_test(test_power_up_state),
+		cmocka_unit_test(test_unknown_msrs_fault),
+		cmocka_unit_test(test_evtsel_reserved_bits),
+		cmocka_unit_test(test_fixed_ctrl_reserved_bits),
+		cmocka_unit_test(test_global_ctrl_reserved_bits),
+		cmocka_unit_test(test_global_status_read_only),
+		cmocka_unit_test(test_status_reset_write_1_to_clear),
+		cmocka_unit_test(test_status_reset_reserved_bits),
+		cmocka_unit_test(test_status_set),
+		cmocka_unit_test(test_legacy_pmc_write_sign_extends),
+		cmocka_unit_test(test_full_width_write),
+		cmocka_unit_test(test_fixed_counter_write_width),
+		cmocka_unit_test(test_gp_counter_wraps_and_overflows),
+		cmocka_unit_test(test_fixed_counter_wraps_and_overflows),
+		cmocka_unit_test(test_counting_needs_global_ctrl),
+		cmocka_unit_test(test_counting_needs_enable),
+		cmocka_unit_test(test_counting_follows_ring),
+		cmocka_unit_test(test_counting_matches_event_and_umask),
+		cmocka_unit_test(test_counting_cmask_inv),
+		cmocka_unit_test(test_fixed_counters_count_their_events),
+		cmocka_unit_test(test_global_inuse),
+		cmocka_unit_test(test_watchdog_preset),
+		cmocka_unit_test(test_rdpmc),
+		cmocka_unit_test(test_no_pmu),
+		cmocka_unit_test(test_counter_overrides),
+		cmocka_unit_test(test_offcore_response),
+		cmocka_unit_test(test_diff_lists_each_msr),
+		cmocka_unit_test(test_state_file_round_trip),
+		cmocka_unit_test(test_dump_json),
+		cmocka_unit_test(test_hw_ops_follow_config),
+		cmocka_unit_test(test_hw_fault_injection),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
