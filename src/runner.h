@@ -1,0 +1,92 @@
+/*
+ * runner.h - start the measured command: a corked child.
+ *
+ * runner_start() forks a child that pins itself to the measured core,
+ * drops root for SUDO_UID/SUDO_GID when asked, marks every fd but stdio
+ * close-on-exec, resolves COMMAND along PATH (no shell), reports "ready"
+ * and blocks on the cork. runner_go() uncorks it: the child calls the
+ * enable callback (which writes the MSRs through the device opened before
+ * the privilege drop) and execve()s straight after. Failures in the child
+ * come back over a close-on-exec pipe as a stage and an errno.
+ */
+#ifndef PMUSTAT_RUNNER_H
+#define PMUSTAT_RUNNER_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+enum runner_stage {
+	RUNNER_OK = 0,
+	RUNNER_READY,		/* internal: corked and waiting */
+	RUNNER_PIN,		/* sched_setaffinity to the core */
+	RUNNER_PRIVILEGES,	/* setgroups/setgid/setuid */
+	RUNNER_RESOLVE,		/* COMMAND not found / not executable */
+	RUNNER_ENABLE,		/* the enable callback failed */
+	RUNNER_EXEC,		/* execve failed */
+	RUNNER_CHILD_LOST,	/* child died before it reported */
+};
+
+struct runner_opts {
+	int cpu;		/* pin the child here; < 0: leave affinity alone */
+	bool drop_privileges;
+	uid_t uid;
+	gid_t gid;
+	/*
+	 * Called in the child once uncorked, right before execve(). It runs
+	 * after fork() and must only make async-signal-safe calls (the hw
+	 * ops of hw_linux are pwrite()s). Returns 0 or -errno.
+	 */
+	int (*enable)(void *arg);
+	void *arg;
+};
+
+struct runner {
+	pid_t pid;		/* 0 when no child */
+	int go_fd;		/* parent's end of the cork */
+	int report_fd;		/* parent's end of the report pipe */
+};
+
+struct runner_failure {
+	enum runner_stage stage;
+	int err;		/* positive errno */
+};
+
+/*
+ * Fork the corked child for @argv (argv[0] looked up in PATH unless it
+ * has a '/'). Returns 0 once the child waits for its go; -errno when the
+ * child could not be set up (then @fail says where and the child is gone:
+ * RUNNER_RESOLVE with ENOENT means "not found", 127).
+ */
+int
+runner_start(struct runner *r, char *const argv[], const struct runner_opts *opts,
+	     struct runner_failure *fail);
+
+/*
+ * Uncork and wait until the child has exec'd (0) or failed (-errno, @fail
+ * filled, child reaped with its status in *@wstatus).
+ */
+int
+runner_go(struct runner *r, struct runner_failure *fail, int *wstatus);
+
+/* Reap the child, retrying on EINTR. 0 and *@wstatus, or -errno. */
+int
+runner_wait(struct runner *r, int *wstatus);
+
+/* Kill (SIGKILL) and reap a child that must not run. */
+void
+runner_cancel(struct runner *r);
+
+/* Exit status of a reaped child the way a shell reports it: 128+N on signal N. */
+int
+runner_exit_status(int wstatus);
+
+/* Exit status for a failure before exec: 127 not found, 126 not executable, 125 else. */
+int
+runner_failure_exit_status(const struct runner_failure *fail);
+
+/* "not found", "pin to core", ... for messages. */
+const char *
+runner_stage_name(enum runner_stage stage);
+
+#endif

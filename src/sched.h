@@ -1,0 +1,51 @@
+/*
+ * sched.h - place resolved events on counters.
+ *
+ * Events that can use their fixed counter do; the others go to free
+ * general-purpose counters within their own gp_mask. When they do not all
+ * fit, the events are split into runs (the command is run once per run),
+ * each event counted exactly once, in one run. An event flagged
+ * EVENT_F_TAKEN_ALONE is the only GP event of its run; events that need the
+ * same extra MSR (offcore response) share a run only with the same value.
+ * Pure: no hardware.
+ */
+#ifndef PMUSTAT_SCHED_H
+#define PMUSTAT_SCHED_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct event;
+struct pmu_caps;
+
+#define SCHED_MAX_EVENTS 64
+
+enum sched_kind {
+	SCHED_NONE = 0,
+	SCHED_FIXED,
+	SCHED_GP,
+};
+
+struct sched_slot {
+	enum sched_kind kind;
+	unsigned index;		/* fixed counter or GP counter number */
+	unsigned run;		/* 0-based */
+};
+
+/*
+ * Place @n events. @gp_free and @fixed_free are the counters pmustat may
+ * use on this core (the PMU's, less those in use by someone else). On
+ * success fills @slots[0..n) and *@runs (>= 1 when n > 0) and returns 0.
+ * -ENOSPC when event *@bad cannot go on any free counter even alone;
+ * -E2BIG when n > SCHED_MAX_EVENTS; both with a message in @err.
+ */
+int
+sched_plan(const struct event *ev, unsigned n, const struct pmu_caps *caps,
+	   uint32_t gp_free, uint32_t fixed_free, struct sched_slot *slots,
+	   unsigned *runs, unsigned *bad, char *err, size_t errlen);
+
+/* "fixed1" or "pmc3" into @buf; "-" for SCHED_NONE. */
+void
+sched_counter_name(const struct sched_slot *slot, char *buf, size_t size);
+
+#endif
