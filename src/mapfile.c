@@ -1,0 +1,225 @@
+#include "config.h"
+#include "mapfile.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <regex.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpu.h"
+
+#define MAPFILE_HEADER "Family-model,Core Type,Native Model ID,Table,Version"
+#define MAPFILE_FIELDS 5
+
+struct mapfile_row {
+	char *fields[MAPFILE_FIELDS];	/* point into the line */
+	bool typed;
+	unsigned long core_type;
+	unsigned long native_model_id;
+};
+
+/*
+ * Intel's keys are GenuineIntel-<family>-<model>[-<stepping>]; a pattern
+ * with three dashes outside brackets has a stepping part (Linux perf's rule).
+ */
+static bool
+pattern_has_stepping(const char *pattern)
+{
+	unsigned dashes = 0;
+	bool in_bracket = false;
+
+	for (; *pattern; pattern++) {
+		if (*pattern == '[')
+			in_bracket = true;
+		else if (*pattern == ']')
+			in_bracket = false;
+		else if (*pattern == '-' && !in_bracket)
+			dashes++;
+	}
+	return dashes >= 3;
+}
+
+static bool
+parse_hex_field(const char *s, unsigned long max, unsigned long *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtoul(s, &end, 16);
+	return !errno && end != s && !*end && *out <= max;
+}
+
+/* Split @line in place; returns a message or NULL. */
+static const char *
+parse_row(char *line, struct mapfile_row *row)
+{
+	char *p = line;
+	unsigned n = 0;
+
+	for (;;) {
+		char *comma = strchr(p, ',');
+
+		if (n == MAPFILE_FIELDS)
+			return "too many fields (want " MAPFILE_HEADER ")";
+		row->fields[n++] = p;
+		if (!comma)
+			break;
+		*comma = '\0';
+		p = comma + 1;
+	}
+	if (n != MAPFILE_FIELDS)
+		return "too few fields (want " MAPFILE_HEADER ")";
+	if (!*row->fields[0])
+		return "empty Family-model";
+	if (!*row->fields[3] || strspn(row->fields[3],
+	    "abcdefghijklmnopqrstuvwxyz0123456789_") != strlen(row->fields[3]))
+		return "Table must be a name of [a-z0-9_]";
+	row->typed = *row->fields[1] || *row->fields[2];
+	if (row->typed) {
+		if (!parse_hex_field(row->fields[1], 0xff, &row->core_type))
+			return "Core Type is not a hex byte";
+		if (!parse_hex_field(row->fields[2], 0xffffff, &row->native_model_id))
+			return "Native Model ID is not 24-bit hex";
+	}
+	return NULL;
+}
+
+/* Whether the ERE @pattern matches the whole of @key. */
+static int
+key_matches(const char *pattern, const char *key, bool *match)
+{
+	char anchored[512];
+	regex_t re;
+	int rc;
+
+	if ((size_t)snprintf(anchored, sizeof(anchored), "^(%s)$", pattern) >=
+	    sizeof(anchored))
+		return -ENAMETOOLONG;
+	if (regcomp(&re, anchored, REG_EXTENDED | REG_NOSUB) != 0)
+		return -EINVAL;
+	rc = regexec(&re, key, 0, NULL, 0);
+	regfree(&re);
+	*match = rc == 0;
+	return 0;
+}
+
+int
+mapfile_choose_table(const char *events_dir, const struct cpu_info *cpu,
+		     char *table, size_t table_len, char *err, size_t err_len)
+{
+	char path[PATH_MAX];
+	char key[64], key_no_stepping[64];
+	char *line = NULL, *dash;
+	size_t cap = 0;
+	ssize_t len;
+	unsigned lineno = 0;
+	bool header_seen = false, hybrid_rows = false;
+	/* A row for this core type beats a plain row for the model. */
+	char typed_choice[128] = "", plain_choice[128] = "";
+	const char *chosen;
+	FILE *f;
+	int ret = 0;
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/mapfile.csv", events_dir) >=
+	    sizeof(path)) {
+		snprintf(err, err_len, "%s/mapfile.csv: path too long", events_dir);
+		return -ENAMETOOLONG;
+	}
+	cpu_mapfile_key(cpu, key, sizeof(key));
+	strcpy(key_no_stepping, key);
+	dash = strrchr(key_no_stepping, '-');
+	if (dash)
+		*dash = '\0';
+
+	f = fopen(path, "re");
+	if (!f) {
+		/* -ENOENT means "no row" to callers: a missing file is not that. */
+		ret = errno == ENOENT ? -EIO : -errno;
+		snprintf(err, err_len, "%s: %s (pmustat's event tables are missing: reinstall it)",
+			 path, strerror(errno));
+		return ret;
+	}
+	while ((len = getline(&line, &cap, f)) >= 0) {
+		struct mapfile_row row;
+		const char *what;
+		bool match;
+
+		lineno++;
+		while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+			line[--len] = '\0';
+		if (len == 0 || line[0] == '#')
+			continue;
+		if (!header_seen) {
+			if (strcmp(line, MAPFILE_HEADER) != 0) {
+				snprintf(err, err_len, "%s:%u: header is not \"%s\"",
+					 path, lineno, MAPFILE_HEADER);
+				ret = -EINVAL;
+				goto out;
+			}
+			header_seen = true;
+			continue;
+		}
+		what = parse_row(line, &row);
+		if (what) {
+			snprintf(err, err_len, "%s:%u: %s", path, lineno, what);
+			ret = -EINVAL;
+			goto out;
+		}
+		ret = key_matches(row.fields[0],
+				  pattern_has_stepping(row.fields[0]) ? key : key_no_stepping,
+				  &match);
+		if (ret) {
+			snprintf(err, err_len, "%s:%u: '%s' is not a valid extended regular expression",
+				 path, lineno, row.fields[0]);
+			goto out;
+		}
+		if (!match)
+			continue;
+		/* Every row is checked, so a broken line later on is still reported. */
+		if (row.typed) {
+			hybrid_rows = true;
+			if (!typed_choice[0] &&
+			    row.core_type == (unsigned long)cpu->core_type &&
+			    row.native_model_id == cpu->native_model_id)
+				snprintf(typed_choice, sizeof(typed_choice), "%s", row.fields[3]);
+		} else if (!plain_choice[0]) {
+			snprintf(plain_choice, sizeof(plain_choice), "%s", row.fields[3]);
+		}
+	}
+	if (ferror(f)) {
+		ret = -EIO;
+		snprintf(err, err_len, "%s:%u: read error", path, lineno);
+		goto out;
+	}
+	if (!header_seen) {
+		snprintf(err, err_len, "%s:%u: no header line", path, lineno);
+		ret = -EINVAL;
+		goto out;
+	}
+	chosen = typed_choice[0] ? typed_choice : plain_choice;
+	if (!chosen[0]) {
+		if (hybrid_rows)
+			snprintf(err, err_len,
+				 "%s: no row for %s with core type 0x%02x, native model ID 0x%06x (CPUID.1AH)",
+				 path, key, (unsigned)cpu->core_type,
+				 (unsigned)cpu->native_model_id);
+		else
+			snprintf(err, err_len, "%s: no event table for %s", path, key);
+		ret = -ENOENT;
+		goto out;
+	}
+	if (strlen(chosen) >= table_len) {
+		snprintf(err, err_len, "%s: table name '%s' too long", path, chosen);
+		ret = -ENAMETOOLONG;
+		goto out;
+	}
+	strcpy(table, chosen);
+	ret = 0;
+out:
+	free(line);
+	fclose(f);
+	return ret;
+}

@@ -1,0 +1,93 @@
+#!/usr/bin/env python3
+"""check_list.py PMUSTAT CPUID_DUMP_DIR: `pmustat list` end to end: options,
+filters, --json shape and exit statuses, from tables and CPUID dumps."""
+
+import json
+import os
+import subprocess
+import sys
+
+pmustat, dumps = sys.argv[1], sys.argv[2]
+failures = []
+
+
+def run(*args):
+    p = subprocess.run([pmustat, "list", *args], capture_output=True, text=True)
+    return p.returncode, p.stdout, p.stderr
+
+
+def check(cond, what):
+    if not cond:
+        failures.append(what)
+
+
+def jlist(*args):
+    rc, out, err = run(*args, "--json")
+    check(rc == 0, "%s: exit %d: %s" % (args, rc, err))
+    return json.loads(out) if rc == 0 else {"events": [], "architectural_events": []}
+
+
+# A whole table by name.
+doc = jlist("--table", "skylake")
+check(doc["version"] == 1 and doc["table"] == "skylake", "skylake header %r" % doc.get("table"))
+check(doc["source"]["file"] == "SKL/events/skylake_core.json", "skylake source")
+names = {e["name"]: e for e in doc["events"]}
+check(len(names) > 500, "skylake has %d events" % len(names))
+e = names.get("LONGEST_LAT_CACHE.MISS", {})
+check(e.get("event") == 0x2E and e.get("umask") == 0x41 and e.get("cmask") == 0 and
+      e.get("inv") is False and e.get("edge") is False and e.get("counters") == [0, 1, 2, 3] and
+      e.get("fixed_counter") is None and e.get("description"), "LONGEST_LAT_CACHE.MISS: %r" % e)
+e = names.get("INST_RETIRED.ANY", {})
+check(e.get("fixed_counter") == 0 and e.get("counters") == [], "INST_RETIRED.ANY: %r" % e)
+arch = {a["name"]: a for a in doc["architectural_events"]}
+check(arch.get("LLC_MISSES", {}).get("event") == 0x2E and arch["LLC_MISSES"]["available"] is None,
+      "architectural LLC_MISSES: %r" % arch.get("LLC_MISSES"))
+
+# Pattern: substring over names and descriptions, case-insensitive; glob.
+doc = jlist("--table", "skylake", "longest_lat")
+check(sorted(e["name"] for e in doc["events"]) ==
+      ["LONGEST_LAT_CACHE.MISS", "LONGEST_LAT_CACHE.REFERENCE"],
+      "substring filter: %r" % [e["name"] for e in doc["events"]])
+doc = jlist("--table", "skylake", "BR_*.ALL_BRANCHES")
+check(sorted(e["name"] for e in doc["events"]) ==
+      ["BR_INST_RETIRED.ALL_BRANCHES", "BR_MISP_RETIRED.ALL_BRANCHES"],
+      "glob filter: %r" % [e["name"] for e in doc["events"]])
+doc = jlist("--table", "skylake", "divide unit is busy")
+check(any(e["name"].startswith("ARITH.") for e in doc["events"]), "description filter")
+
+# Text output, --long.
+rc, out, err = run("--table", "skylake", "LONGEST_LAT_CACHE.MISS", "--long")
+check(rc == 0 and "event=0x2e,umask=0x41" in out and "counters 0-3 (HT off: 0-7)" in out,
+      "--long: %r" % out)
+rc, out, err = run("--table", "skylake", "OFFCORE_RESPONSE.DEMAND_DATA_RD.ANY_RESPONSE", "--long")
+check(rc == 0 and "needs MSR 0x1a6 = 0x10001" in out, "--long offcore: %r" % out)
+
+# From CPUID dumps: the table by model and core type, or architectural only.
+for dump, table in (("intel-skylake-client-i7-6700k.txt", "skylake"),
+                    ("intel-alderlake-hybrid-i9-12900k-ecore.txt", "alderlake_gracemont"),
+                    ("intel-cascadelake-sp-xeon-gold-5215.txt", "cascadelakex")):
+    doc = jlist("--cpu-dump", os.path.join(dumps, dump))
+    check(doc.get("table") == table, "%s: table %r, want %s" % (dump, doc.get("table"), table))
+    check(all(a["available"] is not None for a in doc["architectural_events"]),
+          "%s: availability from CPUID" % dump)
+rc, out, err = run("--cpu-dump", os.path.join(dumps, "intel-core2-penryn-x9650.txt"), "--json")
+doc = json.loads(out) if rc == 0 else {}
+check(rc == 0 and doc.get("table") is None and doc.get("events") == [] and
+      "architectural events only" in err, "core 2: %d %r %r" % (rc, doc.get("table"), err))
+
+# Failures exit 125 with a reason.
+for args, text in ((("--table", "nosuch"), "no event table 'nosuch'"),
+                   (("--table", "../events/skylake"), "not a table name"),
+                   (("--bogus",), "usage: pmustat list"),
+                   (("a", "b"), "one PATTERN at most"),
+                   (("--table", "skylake", "--cpu-dump", "x"), "give one of them"),
+                   (("--cpu-dump", "/nonexistent.txt"), "/nonexistent.txt")):
+    rc, out, err = run(*args)
+    check(rc == 125 and text in err, "%s: exit %d, %r" % (args, rc, err))
+rc, out, err = run("--help")
+check(rc == 0 and "usage: pmustat list" in out, "--help")
+
+for f in failures:
+    print("FAIL:", f)
+print("check_list: %d failures" % len(failures))
+sys.exit(1 if failures else 0)
