@@ -188,14 +188,15 @@ print_long(FILE *out, const struct event_desc *d)
 		}
 		fputc('\n', out);
 	}
-	for (i = 0; i < d->n_extra; i++)
-		fprintf(out, "        %s MSR 0x%x = 0x%llx%s\n", i ? "or" : "needs",
-			d->extra[i].msr, (unsigned long long)d->extra[i].value,
-			d->n_extra > 1 ? (i ? "" : " (with this code/umask)") : "");
-	if (d->n_extra > 1)
-		for (i = 1; i < d->n_extra; i++)
-			fprintf(out, "           (variant %u: event=0x%02x,umask=0x%02x)\n", i,
-				d->extra[i].code, d->extra[i].umask);
+	for (i = 0; i < d->n_extra; i++) {
+		if (i == 0)
+			fprintf(out, "        needs MSR 0x%x = 0x%llx\n", d->extra[i].msr,
+				(unsigned long long)d->extra[i].value);
+		else
+			fprintf(out, "        or event=0x%02x,umask=0x%02x with MSR 0x%x = 0x%llx\n",
+				d->extra[i].code, d->extra[i].umask, d->extra[i].msr,
+				(unsigned long long)d->extra[i].value);
+	}
 	if (d->flags & EVENT_DESC_PEBS_ONLY)
 		fprintf(out, "        PEBS only: pmustat cannot count it\n");
 	if (d->flags & EVENT_DESC_NO_MSR_VALUE)
@@ -220,7 +221,7 @@ static void
 print_text(const struct list_opts *o, const struct listing *l)
 {
 	size_t i, shown = 0;
-	unsigned a;
+	unsigned a, arch_shown = 0;
 
 	if (l->table) {
 		printf("Events of table %s (Intel perfmon %s, version %s):\n",
@@ -241,13 +242,14 @@ print_text(const struct list_opts *o, const struct listing *l)
 		if (!shown)
 			printf("  (no event matches '%s')\n", o->pattern);
 	}
-	printf("%sArchitectural events (aliases: cycles, instructions, ref-cycles, branches,\n"
-	       "branch-misses, cache-references, cache-misses):\n", l->table ? "\n" : "");
 	for (a = 0; a < arch_event_count(); a++) {
 		const struct arch_event *ae = arch_event_get(a);
 
 		if (!arch_matches(o->pattern, ae))
 			continue;
+		if (!arch_shown++)
+			printf("%sArchitectural events (aliases: cycles, instructions, ref-cycles, branches,\n"
+			       "branch-misses, cache-references, cache-misses):\n", l->table ? "\n" : "");
 		printf("  %-24s %s", ae->key, ae->name);
 		if (l->have_cpu && !arch_event_available(&l->cpu.pmu, ae))
 			printf(" (not available on this CPU)");

@@ -50,7 +50,8 @@ check(sorted(e["name"] for e in doc["events"]) ==
       "substring filter: %r" % [e["name"] for e in doc["events"]])
 doc = jlist("--table", "skylake", "BR_*.ALL_BRANCHES")
 check(sorted(e["name"] for e in doc["events"]) ==
-      ["BR_INST_RETIRED.ALL_BRANCHES", "BR_MISP_RETIRED.ALL_BRANCHES"],
+      ["BR_INST_RETIRED.ALL_BRANCHES", "BR_MISP_EXEC.ALL_BRANCHES",
+       "BR_MISP_RETIRED.ALL_BRANCHES"],
       "glob filter: %r" % [e["name"] for e in doc["events"]])
 doc = jlist("--table", "skylake", "divide unit is busy")
 check(any(e["name"].startswith("ARITH.") for e in doc["events"]), "description filter")
@@ -60,7 +61,7 @@ rc, out, err = run("--table", "skylake", "LONGEST_LAT_CACHE.MISS", "--long")
 check(rc == 0 and "event=0x2e,umask=0x41" in out and "counters 0-3 (HT off: 0-7)" in out,
       "--long: %r" % out)
 rc, out, err = run("--table", "skylake", "OFFCORE_RESPONSE.DEMAND_DATA_RD.ANY_RESPONSE", "--long")
-check(rc == 0 and "needs MSR 0x1a6 = 0x10001" in out, "--long offcore: %r" % out)
+check(rc == 0 and "needs MSR 0x1a6 = 0x10001" in out and "or event=0xbb,umask=0x01 with MSR 0x1a7" in out, "--long offcore: %r" % out)
 
 # From CPUID dumps: the table by model and core type, or architectural only.
 for dump, table in (("intel-skylake-client-i7-6700k.txt", "skylake"),
