@@ -155,8 +155,8 @@ fixed_ctr_set(struct pmu *p, unsigned i, uint64_t val)
 	return reg_set(p, &p->fixed_ctr[i], val & delta_width_mask(p->caps.fixed_width));
 }
 
-static const char *
-msr_label(uint32_t msr, char *buf, size_t size)
+const char *
+pmu_msr_name(uint32_t msr, char *buf, size_t size)
 {
 	if (msr >= MSR_IA32_PERFEVTSEL0 && msr < MSR_IA32_PERFEVTSEL0 + PMU_MAX_GP)
 		snprintf(buf, size, "IA32_PERFEVTSEL%u", msr - MSR_IA32_PERFEVTSEL0);
@@ -194,7 +194,7 @@ fail(const struct pmu *p, int rc, const char *what, uint32_t msr, bool write,
 	char name[40];
 
 	snprintf(err, errlen, "core %d: %s %s (0x%x) failed: %s; %s", p->cpu, what,
-		 msr_label(msr, name, sizeof(name)), msr, strerror(-rc),
+		 pmu_msr_name(msr, name, sizeof(name)), msr, strerror(-rc),
 		 rc == -EACCES && !write ? "pmustat does not access this MSR" : hw_msr_hint(rc, write));
 	return rc;
 }

@@ -172,6 +172,10 @@ pmu_arm_signal_restore(struct pmu *p);
 void
 pmu_restore_from_signal(void);
 
+/* "IA32_PERFEVTSEL0", "IA32_FIXED_CTR_CTRL", ... into @buf, for messages. */
+const char *
+pmu_msr_name(uint32_t msr, char *buf, size_t size);
+
 /* Is @msr one pmustat may access on this PMU? */
 bool
 pmu_msr_allowed(const struct pmu *p, uint32_t msr);

@@ -1,0 +1,781 @@
+/*
+ * cmd_stat.c - `pmustat [-e EVENTS]... [options] [--] COMMAND [ARGS...]`:
+ * count events on one core for a command (issue 7).
+ *
+ * Order matters and is the issue's: resolve and schedule touching nothing,
+ * lock the core, save the PMU, program it with counting off, start a corked
+ * child that enables the counters itself right before execve, wait, disable,
+ * read, restore. Every exit path after the first MSR write restores; a
+ * fatal signal restores from its handler (pmu_restore_from_signal(): seam
+ * writes of a static struct pmu, nothing else).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "config.h"
+#include "cpu.h"
+#include "cpu_source.h"
+#include "cpulock.h"
+#include "data_dir.h"
+#include "event.h"
+#include "event_spec.h"
+#include "event_table.h"
+#include "exit_codes.h"
+#include "hw.h"
+#include "mapfile.h"
+#include "output.h"
+#include "pmu.h"
+#include "runner.h"
+#include "sched.h"
+
+#define MAX_SPECS 64
+#define LOCK_WAIT_MS 2000
+
+struct stat_opts {
+	const char *specs[MAX_SPECS];
+	unsigned nspecs;
+	int core;
+	const char *sep;
+	bool json;
+	const char *output;
+	bool force;
+	bool no_rerun;
+	bool as_root;
+	bool dry_run;
+	int verbose;
+	char **command;
+};
+
+/* What a fatal signal needs: static, so the handler uses no heap. */
+static struct pmu stat_pmu;
+static volatile sig_atomic_t stat_child;
+
+static const int stat_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+
+static void
+on_signal(int sig, siginfo_t *si, void *uc)
+{
+	pid_t child = (pid_t)stat_child;
+	sigset_t set;
+
+	(void)uc;
+	if (child > 0 && (sig == SIGINT || sig == SIGQUIT)) {
+		/*
+		 * The terminal sends ^C and ^\ to the command too; only a
+		 * signal sent to pmustat alone (kill) is passed on. The
+		 * command's end then restores on the normal path.
+		 */
+		if (si && si->si_code == SI_USER && si->si_pid != child)
+			kill(child, sig);
+		return;
+	}
+	if (child > 0)
+		kill(child, sig);
+	pmu_restore_from_signal();
+	signal(sig, SIG_DFL);
+	sigemptyset(&set);
+	sigaddset(&set, sig);
+	sigprocmask(SIG_UNBLOCK, &set, NULL);
+	raise(sig);
+}
+
+static void
+signals_install(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_signal;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	for (size_t i = 0; i < sizeof(stat_signals) / sizeof(stat_signals[0]); i++)
+		sigaddset(&sa.sa_mask, stat_signals[i]);
+	for (size_t i = 0; i < sizeof(stat_signals) / sizeof(stat_signals[0]); i++)
+		sigaction(stat_signals[i], &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+}
+
+/* Hardware steps run with the fatal signals held, so a restore never interleaves. */
+static void
+signals_block(bool block)
+{
+	sigset_t set;
+
+	sigemptyset(&set);
+	for (size_t i = 0; i < sizeof(stat_signals) / sizeof(stat_signals[0]); i++)
+		sigaddset(&set, stat_signals[i]);
+	sigprocmask(block ? SIG_BLOCK : SIG_UNBLOCK, &set, NULL);
+}
+
+static void
+usage(FILE *out)
+{
+	fprintf(out,
+		"usage: pmustat [-e EVENTS]... [-C CORE] [-x SEP | --json] [-o FILE] [--force]\n"
+		"               [--no-rerun] [--as-root] [--dry-run] [-v] [--] COMMAND [ARGS...]\n"
+		"\n"
+		"  -e, --event EVENTS     events to count, comma-separated (see 'pmustat list');\n"
+		"                         default: instructions, cycles, ref-cycles (slots),\n"
+		"                         branches, branch-misses\n"
+		"  -C, --cpu CORE         count on this core (default: the last allowed CPU)\n"
+		"  -x, --field-separator SEP  CSV output\n"
+		"      --json             one JSON object\n"
+		"  -o, --output FILE      write the results to FILE instead of stderr\n"
+		"      --force            take counters another user holds (restored after)\n"
+		"      --no-rerun         refuse instead of running COMMAND once per batch\n"
+		"      --as-root          under sudo, run COMMAND as root, not SUDO_UID\n"
+		"      --dry-run          print the MSR writes, touch nothing\n"
+		"  -v, --verbose          say what pmustat does\n");
+}
+
+static int
+parse_core(const char *s, int *core)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno || end == s || *end || v < 0 || v >= CPU_SETSIZE)
+		return -EINVAL;
+	*core = (int)v;
+	return 0;
+}
+
+/* 0, or EXIT_PMUSTAT_FAILURE after a message (usage errors exit 125 too). */
+static int
+parse_opts(int argc, char **argv, struct stat_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "event", required_argument, NULL, 'e' },
+		{ "cpu", required_argument, NULL, 'C' },
+		{ "field-separator", required_argument, NULL, 'x' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "output", required_argument, NULL, 'o' },
+		{ "force", no_argument, NULL, 'f' },
+		{ "no-rerun", no_argument, NULL, 'n' },
+		{ "as-root", no_argument, NULL, 'r' },
+		{ "dry-run", no_argument, NULL, 'd' },
+		{ "verbose", no_argument, NULL, 'v' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	o->core = -1;
+	optind = 1;
+	opterr = 0;
+	/* '+': the first non-option word is COMMAND; its options are its own. */
+	while ((c = getopt_long(argc, argv, "+e:C:x:o:vh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'e':
+			if (o->nspecs >= MAX_SPECS) {
+				fprintf(stderr, "pmustat: at most %d -e options\n", MAX_SPECS);
+				return EXIT_PMUSTAT_FAILURE;
+			}
+			o->specs[o->nspecs++] = optarg;
+			break;
+		case 'C':
+			if (parse_core(optarg, &o->core)) {
+				fprintf(stderr, "pmustat: -C %s: not a CPU number\n", optarg);
+				return EXIT_PMUSTAT_FAILURE;
+			}
+			break;
+		case 'x':
+			o->sep = optarg;
+			break;
+		case 'j':
+			o->json = true;
+			break;
+		case 'o':
+			o->output = optarg;
+			break;
+		case 'f':
+			o->force = true;
+			break;
+		case 'n':
+			o->no_rerun = true;
+			break;
+		case 'r':
+			o->as_root = true;
+			break;
+		case 'd':
+			o->dry_run = true;
+			break;
+		case 'v':
+			o->verbose++;
+			break;
+		case 'h':
+			usage(stdout);
+			return -1;
+		default:
+			if (optopt)
+				fprintf(stderr, "pmustat: bad or incomplete option -%c\n", optopt);
+			else
+				fprintf(stderr, "pmustat: unknown option %s\n", argv[optind - 1]);
+			usage(stderr);
+			return EXIT_PMUSTAT_FAILURE;
+		}
+	}
+	if (o->sep && o->json) {
+		fprintf(stderr, "pmustat: -x and --json exclude each other\n");
+		return EXIT_PMUSTAT_FAILURE;
+	}
+	if (optind >= argc) {
+		fprintf(stderr, "pmustat: no command given: pmustat [options] [--] COMMAND [ARGS...]\n");
+		usage(stderr);
+		return EXIT_PMUSTAT_FAILURE;
+	}
+	o->command = argv + optind;
+	return 0;
+}
+
+/*
+ * The --dry-run seam: CPUID and kernel files from the machine, MSR reads
+ * from it when allowed (else the power-up state), writes printed and
+ * dropped.
+ */
+struct dry_hw {
+	struct hw hw;
+	struct hw *real;
+	bool can_read;
+	uint32_t gp_mask;
+	FILE *out;
+};
+
+static int
+dry_cpuid(void *ctx, int cpu, struct cpu_raw_data_t *raw)
+{
+	struct dry_hw *d = ctx;
+
+	return hw_cpuid(d->real, cpu, raw);
+}
+
+static int
+dry_msr_open(void *ctx, int cpu, bool write)
+{
+	struct dry_hw *d = ctx;
+
+	(void)write;
+	d->can_read = hw_msr_open(d->real, cpu, false) == 0;
+	return 0;
+}
+
+static int
+dry_rdmsr(void *ctx, int cpu, uint32_t msr, uint64_t *val)
+{
+	struct dry_hw *d = ctx;
+
+	if (d->can_read && hw_rdmsr(d->real, cpu, msr, val) == 0)
+		return 0;
+	/* Power-up: GLOBAL_CTRL has the GP enables, the rest is zero. */
+	*val = msr == MSR_IA32_PERF_GLOBAL_CTRL ? d->gp_mask : 0;
+	return 0;
+}
+
+static int
+dry_wrmsr(void *ctx, int cpu, uint32_t msr, uint64_t val)
+{
+	struct dry_hw *d = ctx;
+	char name[48];
+
+	fprintf(d->out, "  wrmsr -p %d 0x%x 0x%llx\t# %s\n", cpu, msr, (unsigned long long)val,
+		pmu_msr_name(msr, name, sizeof(name)));
+	return 0;
+}
+
+static int
+dry_rdpmc_probe(void *ctx, int cpu)
+{
+	(void)ctx;
+	(void)cpu;
+	return -EPERM;
+}
+
+static int
+dry_rdpmc(void *ctx, int cpu, uint32_t ecx, uint64_t *val)
+{
+	(void)ctx;
+	(void)cpu;
+	(void)ecx;
+	(void)val;
+	return -EPERM;
+}
+
+static int
+dry_read_file(void *ctx, enum hw_file file, char *buf, size_t size)
+{
+	struct dry_hw *d = ctx;
+
+	return hw_read_file(d->real, file, buf, size);
+}
+
+static void
+dry_close(void *ctx)
+{
+	(void)ctx;
+}
+
+static const struct hw_ops dry_ops = {
+	.cpuid = dry_cpuid,
+	.msr_open = dry_msr_open,
+	.rdmsr = dry_rdmsr,
+	.wrmsr = dry_wrmsr,
+	.rdpmc_probe = dry_rdpmc_probe,
+	.rdpmc = dry_rdpmc,
+	.read_file = dry_read_file,
+	.close = dry_close,
+};
+
+/* Everything one invocation holds; cleaned up by stat_finish(). */
+struct stat_run {
+	struct stat_opts o;
+	struct hw *hw;
+	struct dry_hw dry;
+	struct cpu_info cpu;
+	int core;
+	char key[64];
+	char cpu_label[128];
+	char table_name[128];
+	struct event_table *table;
+	struct event *events;
+	size_t nevents;
+	struct sched_slot slots[SCHED_MAX_EVENTS];
+	unsigned runs;
+	struct stat_row rows[SCHED_MAX_EVENTS];
+	bool pmu_opened;
+	int lock_fd;
+	FILE *out;
+	char error[1024];
+	int status;
+	bool command_ran;
+	double elapsed;
+	const char *read_method;
+};
+
+static int
+fail(struct stat_run *s, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(s->error, sizeof(s->error), fmt, ap);
+	va_end(ap);
+	s->status = EXIT_PMUSTAT_FAILURE;
+	return s->status;
+}
+
+static double
+now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static int
+detect(struct stat_run *s)
+{
+	char err[1024];
+	int rc;
+
+	s->hw = hw_linux_new();
+	if (!s->hw)
+		return fail(s, "out of memory");
+	s->core = s->o.core >= 0 ? s->o.core : cpu_default_core();
+	rc = cpu_source_load(s->hw, NULL, s->core, &s->cpu, &s->core, err, sizeof(err));
+	if (rc < 0)
+		return fail(s, "%s", err);
+	cpu_mapfile_key(&s->cpu, s->key, sizeof(s->key));
+	snprintf(s->cpu_label, sizeof(s->cpu_label), "%s", s->cpu.brand[0] ? s->cpu.brand : s->key);
+	if (s->cpu.verdict != CPU_VERDICT_OK)
+		return fail(s, "core %d (%s): %s", s->core, s->key, cpu_verdict_text(s->cpu.verdict));
+	rc = mapfile_choose_table(pmustat_events_dir(), &s->cpu, s->table_name,
+				  sizeof(s->table_name), err, sizeof(err));
+	if (rc == -ENOENT) {
+		s->table_name[0] = '\0';
+		fprintf(stderr, "pmustat: warning: %s; architectural events only\n", err);
+		return 0;
+	}
+	if (rc < 0)
+		return fail(s, "%s", err);
+	rc = event_table_load(pmustat_events_dir(), s->table_name, &s->table, err, sizeof(err));
+	if (rc < 0)
+		return fail(s, "%s", err);
+	return 0;
+}
+
+static int
+resolve_events(struct stat_run *s)
+{
+	static const char *const defaults[] = {
+		"instructions", "cycles", "ref-cycles", "slots", "branches", "branch-misses",
+	};
+	char err[1024];
+	int rc;
+
+	for (unsigned i = 0; i < s->o.nspecs; i++) {
+		rc = event_spec_append(s->o.specs[i], s->table, &s->cpu.pmu, &s->events,
+				       &s->nevents, err, sizeof(err));
+		if (rc < 0)
+			return fail(s, "%s", err);
+	}
+	if (s->o.nspecs == 0) {
+		for (size_t i = 0; i < sizeof(defaults) / sizeof(defaults[0]); i++) {
+			/* SLOTS only where fixed counter 3 exists. */
+			if (strcmp(defaults[i], "slots") == 0 && !(s->cpu.pmu.fixed_mask & 0x8))
+				continue;
+			rc = event_spec_append(defaults[i], s->table, &s->cpu.pmu, &s->events,
+					       &s->nevents, err, sizeof(err));
+			/* A default this CPU does not have is left out, not fatal. */
+			if (rc < 0 && s->o.verbose)
+				fprintf(stderr, "pmustat: default event left out: %s\n", err);
+		}
+	}
+	if (s->nevents == 0)
+		return fail(s, "no event to count");
+	if (s->nevents > SCHED_MAX_EVENTS)
+		return fail(s, "%zu events; pmustat counts at most %d per invocation",
+			    s->nevents, SCHED_MAX_EVENTS);
+	return 0;
+}
+
+static bool
+uses_offcore(const struct stat_run *s)
+{
+	for (size_t i = 0; i < s->nevents; i++)
+		if (s->events[i].extra_msr)
+			return true;
+	return false;
+}
+
+static int
+schedule(struct stat_run *s)
+{
+	char err[1024], who[2048], watchdog[32] = "";
+	unsigned bad = 0;
+	int rc;
+
+	rc = sched_plan(s->events, (unsigned)s->nevents, &s->cpu.pmu, pmu_free_gp(&stat_pmu),
+			pmu_free_fixed(&stat_pmu), s->slots, &s->runs, &bad, err, sizeof(err));
+	if (rc == -ENOSPC && (stat_pmu.busy_gp | stat_pmu.busy_fixed)) {
+		(void)hw_read_file(s->hw, HW_FILE_NMI_WATCHDOG, watchdog, sizeof(watchdog));
+		pmu_describe_busy(&stat_pmu, watchdog, who, sizeof(who));
+		return fail(s, "core %d: counters busy: %s. In use: %s. Stop that user, pick another core with -C, or take the counters with --force (pmustat restores them after)",
+			    s->core, err, who);
+	}
+	if (rc < 0)
+		return fail(s, "core %d: %s", s->core, err);
+	if (s->runs > 1 && s->o.no_rerun)
+		return fail(s, "core %d: the %zu events need %u runs of the command (%u general-purpose counters free) and --no-rerun forbids that; count fewer events",
+			    s->core, s->nevents, s->runs, (unsigned)__builtin_popcount(pmu_free_gp(&stat_pmu)));
+	for (size_t i = 0; i < s->nevents; i++) {
+		s->rows[i].ev = &s->events[i];
+		sched_counter_name(&s->slots[i], s->rows[i].counter, sizeof(s->rows[i].counter));
+		s->rows[i].run = s->slots[i].run + 1;
+		s->rows[i].status = "not counted";
+	}
+	if (s->o.verbose) {
+		fprintf(stderr, "pmustat: core %d (%s), table %s, %u run(s)\n", s->core, s->key,
+			s->table_name[0] ? s->table_name : "(architectural events only)", s->runs);
+		for (size_t i = 0; i < s->nevents; i++)
+			fprintf(stderr, "pmustat:   %-30s -> %s, run %u\n", s->events[i].name,
+				s->rows[i].counter, s->rows[i].run);
+		if (stat_pmu.busy_gp | stat_pmu.busy_fixed) {
+			(void)hw_read_file(s->hw, HW_FILE_NMI_WATCHDOG, watchdog, sizeof(watchdog));
+			pmu_describe_busy(&stat_pmu, watchdog, who, sizeof(who));
+			fprintf(stderr, "pmustat: %s counters in use: %s\n",
+				s->o.force ? "taking" : "scheduled around", who);
+		}
+	}
+	return 0;
+}
+
+/* The command runs as the sudo user unless --as-root. */
+static void
+privileges(const struct stat_run *s, struct runner_opts *ro)
+{
+	const char *u = getenv("SUDO_UID"), *g = getenv("SUDO_GID");
+	char *end;
+	unsigned long uid, gid;
+
+	if (s->o.as_root || getuid() != 0 || !u || !g)
+		return;
+	errno = 0;
+	uid = strtoul(u, &end, 10);
+	if (errno || *end || end == u)
+		return;
+	gid = strtoul(g, &end, 10);
+	if (errno || *end || end == g)
+		return;
+	ro->drop_privileges = true;
+	ro->uid = (uid_t)uid;
+	ro->gid = (gid_t)gid;
+}
+
+/* Keep pmustat itself off the measured core while the command runs. */
+static void
+pin_self(int core, bool onto)
+{
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof(set), &set) != 0)
+		return;
+	if (onto) {
+		CPU_ZERO(&set);
+		CPU_SET(core, &set);
+	} else {
+		CPU_CLR(core, &set);
+		if (CPU_COUNT(&set) == 0)
+			return;
+	}
+	(void)sched_setaffinity(0, sizeof(set), &set);
+}
+
+static int
+dry_run(struct stat_run *s)
+{
+	char err[1024];
+	int rc;
+
+	fprintf(s->out, "pmustat: dry run on core %d (%s): %zu event(s), %u run(s); the MSR writes, in order:\n",
+		s->core, s->key, s->nevents, s->runs);
+	for (unsigned run = 0; run < s->runs; run++) {
+		fprintf(s->out, "run %u: program, counting off\n", run + 1);
+		for (size_t i = 0; i < s->nevents; i++)
+			if (s->slots[i].run == run)
+				fprintf(s->out, "  # %s -> %s\n", s->events[i].name, s->rows[i].counter);
+		rc = pmu_program(&stat_pmu, s->events, s->slots, (unsigned)s->nevents, run, err, sizeof(err));
+		if (rc)
+			return fail(s, "%s", err);
+		fprintf(s->out, "run %u: enable (in the child, right before execve)\n", run + 1);
+		(void)pmu_enable(&stat_pmu);
+		pmu_mark_enabled(&stat_pmu);
+		fprintf(s->out, "run %u: disable (when the command ends), then read\n", run + 1);
+		rc = pmu_disable(&stat_pmu, err, sizeof(err));
+		if (rc)
+			return fail(s, "%s", err);
+	}
+	fprintf(s->out, "restore\n");
+	(void)pmu_restore(&stat_pmu);
+	return 0;
+}
+
+static int
+run_all(struct stat_run *s)
+{
+	struct runner_opts ro;
+	char err[1024];
+	bool use_rdpmc;
+	int rc;
+
+	memset(&ro, 0, sizeof(ro));
+	ro.cpu = s->core;
+	ro.enable = pmu_enable;
+	ro.arg = &stat_pmu;
+	privileges(s, &ro);
+	use_rdpmc = hw_rdpmc_probe(s->hw, s->core) == 0;
+	s->read_method = use_rdpmc ? "rdpmc" : "MSR reads";
+
+	for (unsigned run = 0; run < s->runs; run++) {
+		struct pmu_count counts[SCHED_MAX_EVENTS];
+		struct runner_failure rf;
+		struct runner r;
+		double t0;
+		int ws = 0;
+
+		/* Fork first: a missing command costs no MSR write. */
+		rc = runner_start(&r, s->o.command, &ro, &rf);
+		if (rc) {
+			s->status = runner_failure_exit_status(&rf);
+			snprintf(s->error, sizeof(s->error), "%s: %s (%s)", s->o.command[0],
+				 rf.stage == RUNNER_RESOLVE && rf.err == ENOENT ? "command not found" : strerror(rf.err),
+				 runner_stage_name(rf.stage));
+			return s->status;
+		}
+		rc = pmu_program(&stat_pmu, s->events, s->slots, (unsigned)s->nevents, run, err, sizeof(err));
+		if (rc) {
+			runner_cancel(&r);
+			return fail(s, "%s", err);
+		}
+		pin_self(s->core, false);
+		t0 = now();
+		signals_block(false);
+		rc = runner_go(&r, &rf, &ws);
+		if (rc == 0) {
+			stat_child = r.pid;
+			rc = runner_wait(&r, &ws);
+			stat_child = 0;
+		}
+		signals_block(true);
+		s->elapsed += now() - t0;
+		/* The child may have enabled before it failed: always disable. */
+		pmu_mark_enabled(&stat_pmu);
+		if (pmu_disable(&stat_pmu, err, sizeof(err)) != 0)
+			return fail(s, "%s", err);
+		if (rf.stage != RUNNER_OK) {
+			s->status = runner_failure_exit_status(&rf);
+			snprintf(s->error, sizeof(s->error), "%s: %s (%s)", s->o.command[0],
+				 strerror(rf.err), runner_stage_name(rf.stage));
+			return s->status;
+		}
+		if (rc)
+			return fail(s, "waiting for %s: %s", s->o.command[0], strerror(-rc));
+		s->command_ran = true;
+		if (use_rdpmc)
+			pin_self(s->core, true);
+		rc = pmu_read(&stat_pmu, s->slots, (unsigned)s->nevents, run, use_rdpmc, counts,
+			      err, sizeof(err));
+		if (rc)
+			return fail(s, "%s", err);
+		for (size_t i = 0; i < s->nevents; i++) {
+			if (s->slots[i].run != run)
+				continue;
+			s->rows[i].counted = true;
+			s->rows[i].value = counts[i].value;
+			s->rows[i].status = "counted";
+		}
+		s->status = runner_exit_status(ws);
+		if (WIFSIGNALED(ws) && run + 1 < s->runs) {
+			/* Killed (^C): the user wants out, not the next run. */
+			for (size_t i = 0; i < s->nevents; i++)
+				if (s->slots[i].run > run)
+					s->rows[i].status = "not counted: an earlier run was killed";
+			break;
+		}
+	}
+	return s->status;
+}
+
+static void
+report(struct stat_run *s)
+{
+	struct stat_report rep;
+
+	memset(&rep, 0, sizeof(rep));
+	rep.version = PMUSTAT_VERSION;
+	rep.cpu = s->cpu_label[0] ? s->cpu_label : NULL;
+	rep.core = s->core;
+	rep.event_table = s->table_name[0] ? s->table_name : NULL;
+	rep.command = s->o.command;
+	rep.exit_status = s->status;
+	rep.command_ran = s->command_ran;
+	rep.elapsed = s->elapsed;
+	rep.runs = s->runs;
+	rep.read_method = s->command_ran ? s->read_method : NULL;
+	rep.error = s->error[0] ? s->error : NULL;
+	rep.rows = s->rows;
+	rep.nrows = s->events ? (unsigned)s->nevents : 0;
+	if (s->error[0])
+		fprintf(stderr, "pmustat: %s\n", s->error);
+	if (s->o.json)
+		(void)output_json(s->out, &rep);
+	else if (s->o.sep)
+		output_csv(s->out, &rep, s->o.sep);
+	else if (s->command_ran)
+		output_human(s->out, &rep);
+	fflush(s->out);
+}
+
+int
+cmd_stat(int argc, char **argv)
+{
+	static struct stat_run s;
+	char err[1024];
+	int rc;
+
+	memset(&s, 0, sizeof(s));
+	s.lock_fd = -1;
+	s.core = -1;
+	rc = parse_opts(argc, argv, &s.o);
+	if (rc)
+		return rc < 0 ? 0 : rc;
+	s.out = stderr;
+	if (s.o.output) {
+		s.out = fopen(s.o.output, "we");
+		if (!s.out) {
+			fprintf(stderr, "pmustat: cannot write %s: %s\n", s.o.output, strerror(errno));
+			return EXIT_PMUSTAT_FAILURE;
+		}
+	}
+
+	/* 1. Resolve everything; no hardware but CPUID touched. */
+	if (detect(&s) || resolve_events(&s))
+		goto out;
+
+	/* 3. One pmustat per core (none needed to print a plan). */
+	if (!s.o.dry_run) {
+		s.lock_fd = cpulock_acquire(s.core, LOCK_WAIT_MS, err, sizeof(err));
+		if (s.lock_fd < 0) {
+			fail(&s, "%s", err);
+			goto out;
+		}
+	}
+
+	/* 4. Save the PMU (reads only) and find who else uses it. */
+	signals_install();
+	signals_block(true);
+	if (s.o.dry_run) {
+		s.dry.hw.ops = &dry_ops;
+		s.dry.hw.ctx = &s.dry;
+		s.dry.real = s.hw;
+		s.dry.gp_mask = s.cpu.pmu.gp_mask;
+		s.dry.out = s.out;
+	}
+	rc = pmu_open(&stat_pmu, s.o.dry_run ? &s.dry.hw : s.hw, s.core, &s.cpu.pmu,
+		      uses_offcore(&s), err, sizeof(err));
+	if (rc) {
+		fail(&s, "%s", err);
+		goto out;
+	}
+	s.pmu_opened = true;
+	pmu_arm_signal_restore(&stat_pmu);
+	if (s.o.force)
+		pmu_take_busy(&stat_pmu);
+
+	/* 2. Schedule around counters in use (refuse, naming them, when impossible). */
+	if (schedule(&s))
+		goto out;
+
+	if (s.o.dry_run)
+		dry_run(&s);
+	else
+		run_all(&s);
+
+out:
+	if (s.pmu_opened) {
+		rc = pmu_restore(&stat_pmu);
+		if (rc < 0 && !s.error[0])
+			fail(&s, "core %d: restoring the PMU failed (%s); the counters may still be programmed: %s",
+			     s.core, strerror(-rc), hw_msr_hint(rc, true));
+		else if (rc == 1)
+			fprintf(stderr, "pmustat: warning: core %d: a counter's old value could not be restored exactly (no full-width writes on this CPU)\n",
+				s.core);
+		pmu_arm_signal_restore(NULL);
+	}
+	if (s.o.verbose && s.pmu_opened)
+		fprintf(stderr, "pmustat: %lu MSR reads, %lu MSR writes, %lu rdpmc; enable through %s\n",
+			stat_pmu.msr_reads, stat_pmu.msr_writes, stat_pmu.rdpmc_reads,
+			stat_pmu.mode == PMU_ENABLE_GLOBAL ? "IA32_PERF_GLOBAL_CTRL" : "per-counter enables");
+	cpulock_release(s.lock_fd);
+	signals_block(false);
+	report(&s);
+	if (s.out != stderr)
+		fclose(s.out);
+	free(s.events);
+	event_table_free(s.table);
+	hw_free(s.hw);
+	return s.status;
+}
