@@ -321,7 +321,7 @@ print_json(const struct list_opts *o, const struct listing *l)
 	unsigned a;
 	int ret;
 
-	json_object_set_new(root, "version", json_integer(LIST_FORMAT_VERSION));
+	json_object_set_new(root, "format_version", json_integer(LIST_FORMAT_VERSION));
 	json_object_set_new(root, "table", l->table ? json_string(event_table_name(l->table)) : json_null());
 	json_object_set_new(root, "source", l->table ?
 			    json_pack("{s:s, s:s}", "file", event_table_source_file(l->table),

@@ -29,7 +29,7 @@ def jlist(*args):
 
 # A whole table by name.
 doc = jlist("--table", "skylake")
-check(doc["version"] == 1 and doc["table"] == "skylake", "skylake header %r" % doc.get("table"))
+check(doc["format_version"] == 1 and doc["table"] == "skylake", "skylake header %r" % doc.get("table"))
 check(doc["source"]["file"] == "SKL/events/skylake_core.json", "skylake source")
 names = {e["name"]: e for e in doc["events"]}
 check(len(names) > 500, "skylake has %d events" % len(names))
