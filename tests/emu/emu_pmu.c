@@ -146,6 +146,13 @@ emu_msr_access_from_name(const char *name)
 static int
 load_dump(const char *dir, const char *file, struct cpu_raw_data_t *raw)
 {
+#ifdef EMU_PMU_NO_DUMPS
+	/* libpmuemu.so only maps state files that pmu-emu built. */
+	(void)dir;
+	(void)file;
+	(void)raw;
+	return -ENOTSUP;
+#else
 	char path[4096];
 	FILE *f;
 
@@ -162,6 +169,7 @@ load_dump(const char *dir, const char *file, struct cpu_raw_data_t *raw)
 	if (raw->basic_cpuid[0][0] == 0 && raw->basic_cpuid[0][1] == 0)
 		return -EIO;
 	return 0;
+#endif
 }
 
 /*
@@ -435,7 +443,7 @@ read_reg(const struct emu_pmu *pmu, unsigned cpu, uint32_t msr, uint64_t *val)
 	const struct emu_regs *r = &pmu->cpu[cpu].regs;
 	unsigned i;
 
-	if (t->version == 0)
+	if (!t || t->version == 0)
 		return -EIO;
 	if (in_range(msr, MSR_IA32_PERFEVTSEL0, t->gp, &i)) {
 		*val = r->evtsel[i];
@@ -487,11 +495,12 @@ write_reg(struct emu_pmu *pmu, unsigned cpu, uint32_t msr, uint64_t val)
 {
 	const struct emu_core_type *t = emu_cpu_type(pmu, cpu);
 	struct emu_regs *r = &pmu->cpu[cpu].regs;
-	uint64_t gp_mask = width_mask(t->gp_width);
+	uint64_t gp_mask;
 	unsigned i;
 
-	if (t->version == 0)
+	if (!t || t->version == 0)
 		return -EIO;
+	gp_mask = width_mask(t->gp_width);
 	if (in_range(msr, MSR_IA32_PERFEVTSEL0, t->gp, &i)) {
 		if (val & ~t->evtsel_valid)
 			return -EIO;

@@ -154,6 +154,8 @@ struct emu_pmu {
 	uint64_t size;			/* sizeof(struct emu_pmu) */
 	/* Spin lock for processes sharing a state file; the core never takes it. */
 	int lock;
+	/* Who may open /dev/cpu/N/msr (the node is 0600): 0, or pmu-emu init's caller. */
+	uint32_t msr_owner_uid;
 	struct emu_config config;
 	unsigned ncpus;
 	unsigned ntypes;

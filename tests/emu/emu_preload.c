@@ -1,0 +1,857 @@
+/*
+ * emu_preload.c - libpmuemu.so: plays an Intel PMU for an unmodified
+ * program (pmustat) and everything it starts, when preloaded with
+ * LD_PRELOAD=libpmuemu.so PMUSTAT_EMU_STATE=/abs/path/state (made by
+ * `pmu-emu init`). Without PMUSTAT_EMU_STATE it passes everything through.
+ *
+ *  - /dev/cpu/N/msr: open/openat (and their 64/fortify variants), pread,
+ *    pwrite, read, write, close, stat behave like the Linux msr driver:
+ *    8-byte units at offset = MSR, EINVAL for other sizes, EIO where the CPU
+ *    raises #GP, ENOENT without the driver, ENXIO for a CPU that does not
+ *    exist, EACCES for anyone but the state file's owner (root, normally),
+ *    EPERM on writes under lockdown, EBADF against the fd's access mode.
+ *    Each open gets a memfd, so the fd is real (fork, CLOEXEC, close work)
+ *    and the table below maps it back to its CPU.
+ *  - The kernel files of enum hw_file (and the hybrid cpu_core/cpu_atom
+ *    rdpmc files) are served from the state as memfds: read() just works.
+ *  - rdpmc: the instruction faults (#GP -> SIGSEGV, si_code SI_KERNEL) in
+ *    user mode; the SIGSEGV handler decodes 0F 33, answers from the current
+ *    CPU's counters and skips it. With rdpmc off, or for a bad ECX, the
+ *    program sees the SIGSEGV it would see on hardware.
+ *  - CPUID: libcpuid's cpu_exec_cpuid/cpu_exec_cpuid_ext (called through
+ *    its PLT) answer the model for the CPU the caller runs on, on any host.
+ *    Where the host can make CPUID fault (Intel, ARCH_SET_CPUID), the
+ *    handler also answers the instruction itself (0F A2).
+ *  - The program's own SIGSEGV handler keeps working: sigaction() and
+ *    signal() for SIGSEGV are recorded, and faults that are not emulated are
+ *    passed to that handler (or kill the process, by default).
+ *  - pmuemu_retire() lets a workload "retire" events on its CPU.
+ *
+ * Several processes share the state: writes take the spin lock in the
+ * mapping with all signals blocked (so a signal handler that restores MSRs
+ * cannot deadlock on it); rdpmc and CPUID read without it (aligned 64-bit
+ * loads are atomic on x86-64, the model never changes). Everything the
+ * SIGSEGV handler calls is async-signal-safe.
+ *
+ * This library is built without sanitizers: see tests/emu/meson.build.
+ */
+/*
+ * Meson builds with _FILE_OFFSET_BITS=64, which renames open to open64 and
+ * so on; we define both names ourselves (on x86-64 they are the same calls).
+ */
+#undef _FILE_OFFSET_BITS
+
+#include <asm/prctl.h>
+#include <cpuid.h>
+#include <dlfcn.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/sysmacros.h>
+#include <sys/types.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include "emu_pmu.h"
+#include "emu_state.h"
+#include "pmuemu.h"
+
+#define EXPORT __attribute__((visibility("default")))
+
+/* fds we track: enough for any test; higher fds pass through. */
+#define FD_TABLE 4096
+
+struct msr_fd {
+	int cpu;		/* -1: not an emulated msr device */
+	int accmode;		/* O_RDONLY, O_WRONLY or O_RDWR */
+	dev_t dev;
+	ino_t ino;
+};
+
+static struct emu_pmu *emu;
+static bool cpuid_faulting;
+static struct msr_fd fd_table[FD_TABLE];
+static struct sigaction app_segv;	/* what the program asked for */
+static bool segv_installed;
+
+static int (*real_open)(const char *, int, ...);
+static int (*real_openat)(int, const char *, int, ...);
+static ssize_t (*real_pread)(int, void *, size_t, off_t);
+static ssize_t (*real_pwrite)(int, const void *, size_t, off_t);
+static ssize_t (*real_read)(int, void *, size_t);
+static ssize_t (*real_write)(int, const void *, size_t);
+static int (*real_close)(int);
+static FILE *(*real_fopen)(const char *, const char *);
+static int (*real_stat)(const char *, struct stat *);
+static int (*real_lstat)(const char *, struct stat *);
+static int (*real_sigaction)(int, const struct sigaction *, struct sigaction *);
+
+static void *
+next_symbol(const char *name)
+{
+	return dlsym(RTLD_NEXT, name);
+}
+
+/* Called by every interposer: another library's constructor may run first. */
+static void
+resolve(void)
+{
+	if (real_open)
+		return;
+	real_openat = next_symbol("openat");
+	real_pread = next_symbol("pread");
+	real_pwrite = next_symbol("pwrite");
+	real_read = next_symbol("read");
+	real_write = next_symbol("write");
+	real_close = next_symbol("close");
+	real_fopen = next_symbol("fopen");
+	real_stat = next_symbol("stat");
+	real_lstat = next_symbol("lstat");
+	real_sigaction = next_symbol("sigaction");
+	__atomic_store_n(&real_open, next_symbol("open"), __ATOMIC_RELEASE);
+}
+
+static void
+say(const char *msg)
+{
+	syscall(SYS_write, STDERR_FILENO, msg, strlen(msg));
+}
+
+/* ---- paths ---- */
+
+enum path_kind {
+	PATH_OTHER,
+	PATH_MSR,		/* /dev/cpu/N/msr */
+	PATH_CPU_DIR,		/* /dev/cpu/N */
+	PATH_FILE,		/* one of the kernel files */
+};
+
+static const char *const file_paths[HW_FILE_COUNT] = {
+	[HW_FILE_RDPMC] = "/sys/bus/event_source/devices/cpu/rdpmc",
+	[HW_FILE_NMI_WATCHDOG] = "/proc/sys/kernel/nmi_watchdog",
+	[HW_FILE_LOCKDOWN] = "/sys/kernel/security/lockdown",
+	[HW_FILE_MSR_ALLOW_WRITES] = "/sys/module/msr/parameters/allow_writes",
+	[HW_FILE_PERF_EVENT_PARANOID] = "/proc/sys/kernel/perf_event_paranoid",
+};
+
+/* Hybrid machines have one PMU directory per core type. */
+#define HYBRID_RDPMC_CORE "/sys/bus/event_source/devices/cpu_core/rdpmc"
+#define HYBRID_RDPMC_ATOM "/sys/bus/event_source/devices/cpu_atom/rdpmc"
+
+/*
+ * Classify @path; *num is the CPU (msr, cpu dir) or the file (-1 for a
+ * hybrid rdpmc file).
+ */
+static enum path_kind
+classify(const char *path, long *num)
+{
+	const char *p;
+	char *end;
+
+	if (!emu || !path)
+		return PATH_OTHER;
+	if (strncmp(path, "/dev/cpu/", 9) == 0) {
+		p = path + 9;
+		if (*p < '0' || *p > '9')
+			return PATH_OTHER;
+		*num = strtol(p, &end, 10);
+		if (*end == '\0' || strcmp(end, "/") == 0)
+			return PATH_CPU_DIR;
+		if (strcmp(end, "/msr") == 0)
+			return PATH_MSR;
+		return PATH_OTHER;
+	}
+	for (int f = 0; f < HW_FILE_COUNT; f++) {
+		if (strcmp(path, file_paths[f]) == 0) {
+			*num = f;
+			return PATH_FILE;
+		}
+	}
+	if (strcmp(path, HYBRID_RDPMC_CORE) == 0 || strcmp(path, HYBRID_RDPMC_ATOM) == 0) {
+		*num = -1;
+		return PATH_FILE;
+	}
+	return PATH_OTHER;
+}
+
+static bool
+cpu_exists(long cpu)
+{
+	return cpu >= 0 && cpu < (long)emu->ncpus;
+}
+
+/* The text of a kernel file, or NULL when the emulated machine has none. */
+static const char *
+file_text(long file)
+{
+	if (file >= 0)
+		return emu_file(emu, (enum hw_file)file);
+	/* cpu_core/ and cpu_atom/ exist on hybrids only. */
+	if (emu->ntypes < 2)
+		return NULL;
+	return emu->config.rdpmc_off ? "1\n" : "2\n";
+}
+
+static int
+make_memfd(const char *name, int flags)
+{
+	return (int)syscall(SYS_memfd_create, name, (flags & O_CLOEXEC) ? MFD_CLOEXEC : 0);
+}
+
+/* open() of an emulated path: an fd, or -1 with errno. */
+static int
+emu_open(enum path_kind kind, long num, int flags)
+{
+	int accmode = flags & O_ACCMODE;
+	struct stat st;
+	const char *text;
+	int fd;
+
+	switch (kind) {
+	case PATH_MSR:
+		if (emu->config.msr == EMU_MSR_ABSENT) {
+			errno = ENOENT;
+			return -1;
+		}
+		/* The device node is 0600 root; EACCES decides before the driver. */
+		if (emu->config.msr == EMU_MSR_EACCES || geteuid() != emu->msr_owner_uid) {
+			errno = EACCES;
+			return -1;
+		}
+		if (!cpu_exists(num)) {
+			errno = ENXIO;
+			return -1;
+		}
+		fd = make_memfd("pmuemu-msr", flags);
+		if (fd < 0)
+			return -1;
+		if (fd >= FD_TABLE || fstat(fd, &st) < 0) {
+			real_close(fd);
+			errno = EMFILE;
+			return -1;
+		}
+		fd_table[fd] = (struct msr_fd){ (int)num, accmode, st.st_dev, st.st_ino };
+		return fd;
+	case PATH_CPU_DIR:
+		if (!cpu_exists(num)) {
+			errno = ENOENT;
+			return -1;
+		}
+		/* Nobody reads the directory itself: any directory fd will do. */
+		return real_open("/", flags & ~(O_WRONLY | O_RDWR | O_CREAT | O_TRUNC));
+	case PATH_FILE:
+		text = file_text(num);
+		if (!text) {
+			errno = ENOENT;
+			return -1;
+		}
+		fd = make_memfd("pmuemu-file", flags);
+		if (fd < 0)
+			return -1;
+		if (syscall(SYS_write, fd, text, strlen(text)) < 0 || lseek(fd, 0, SEEK_SET) < 0) {
+			real_close(fd);
+			errno = EIO;
+			return -1;
+		}
+		return fd;
+	case PATH_OTHER:
+		break;
+	}
+	errno = EINVAL;
+	return -1;
+}
+
+/* The msr device behind @fd, or NULL. */
+static struct msr_fd *
+msr_of(int fd)
+{
+	struct msr_fd *m;
+	struct stat st;
+
+	if (!emu || fd < 0 || fd >= FD_TABLE || fd_table[fd].cpu < 0)
+		return NULL;
+	m = &fd_table[fd];
+	/* A close we did not see (e.g. inside libc) would leave a stale entry. */
+	if (fstat(fd, &st) < 0 || st.st_dev != m->dev || st.st_ino != m->ino) {
+		m->cpu = -1;
+		return NULL;
+	}
+	return m;
+}
+
+/* Block every signal around the lock (see the top of the file). */
+static void
+lock_all(sigset_t *saved)
+{
+	sigset_t all;
+
+	sigfillset(&all);
+	syscall(SYS_rt_sigprocmask, SIG_BLOCK, &all, saved, _NSIG / 8);
+	emu_state_lock(emu);
+}
+
+static void
+unlock_all(const sigset_t *saved)
+{
+	emu_state_unlock(emu);
+	syscall(SYS_rt_sigprocmask, SIG_SETMASK, saved, NULL, _NSIG / 8);
+}
+
+/* msr_read()/msr_write() of arch/x86/kernel/msr.c. */
+static ssize_t
+msr_io(struct msr_fd *m, void *buf, size_t count, off_t pos, bool write)
+{
+	uint32_t reg = (uint32_t)pos;
+	uint64_t *data = buf;
+	size_t done = 0;
+	sigset_t saved;
+	int err = 0;
+
+	if (write ? m->accmode == O_RDONLY : m->accmode == O_WRONLY) {
+		errno = EBADF;
+		return -1;
+	}
+	if (write && emu->config.msr == EMU_MSR_READONLY) {
+		errno = EPERM;
+		return -1;
+	}
+	if (count % 8) {
+		errno = EINVAL;
+		return -1;
+	}
+	lock_all(&saved);
+	for (; done < count; done += 8, data++) {
+		uint64_t val;
+
+		if (write) {
+			memcpy(&val, data, 8);
+			err = emu_wrmsr(emu, (unsigned)m->cpu, reg, val);
+		} else {
+			err = emu_rdmsr(emu, (unsigned)m->cpu, reg, &val);
+			if (!err)
+				memcpy(data, &val, 8);
+		}
+		if (err)
+			break;
+	}
+	unlock_all(&saved);
+	if (done)
+		return (ssize_t)done;
+	errno = -err;
+	return err ? -1 : 0;
+}
+
+/* ---- open and friends ---- */
+
+static int
+open_common(int dirfd, const char *path, int flags, mode_t mode, bool at)
+{
+	enum path_kind kind;
+	long num = 0;
+
+	resolve();
+	kind = (at && dirfd != AT_FDCWD && path && path[0] != '/') ?
+		PATH_OTHER : classify(path, &num);
+	if (kind != PATH_OTHER)
+		return emu_open(kind, num, flags);
+	if (at)
+		return real_openat(dirfd, path, flags, mode);
+	return real_open(path, flags, mode);
+}
+
+static mode_t
+mode_arg(int flags, va_list ap)
+{
+	return (flags & (O_CREAT | __O_TMPFILE)) ? (mode_t)va_arg(ap, int) : 0;
+}
+
+EXPORT int
+open(const char *path, int flags, ...)
+{
+	va_list ap;
+	mode_t mode;
+
+	va_start(ap, flags);
+	mode = mode_arg(flags, ap);
+	va_end(ap);
+	return open_common(AT_FDCWD, path, flags, mode, false);
+}
+
+EXPORT int
+open64(const char *path, int flags, ...)
+{
+	va_list ap;
+	mode_t mode;
+
+	va_start(ap, flags);
+	mode = mode_arg(flags, ap);
+	va_end(ap);
+	return open_common(AT_FDCWD, path, flags, mode, false);
+}
+
+EXPORT int
+openat(int dirfd, const char *path, int flags, ...)
+{
+	va_list ap;
+	mode_t mode;
+
+	va_start(ap, flags);
+	mode = mode_arg(flags, ap);
+	va_end(ap);
+	return open_common(dirfd, path, flags, mode, true);
+}
+
+EXPORT int
+openat64(int dirfd, const char *path, int flags, ...)
+{
+	va_list ap;
+	mode_t mode;
+
+	va_start(ap, flags);
+	mode = mode_arg(flags, ap);
+	va_end(ap);
+	return open_common(dirfd, path, flags, mode, true);
+}
+
+/* _FORTIFY_SOURCE versions (no mode argument). */
+int __open_2(const char *path, int flags);
+int __open64_2(const char *path, int flags);
+int __openat_2(int dirfd, const char *path, int flags);
+int __openat64_2(int dirfd, const char *path, int flags);
+
+EXPORT int
+__open_2(const char *path, int flags)
+{
+	return open_common(AT_FDCWD, path, flags, 0, false);
+}
+
+EXPORT int
+__open64_2(const char *path, int flags)
+{
+	return open_common(AT_FDCWD, path, flags, 0, false);
+}
+
+EXPORT int
+__openat_2(int dirfd, const char *path, int flags)
+{
+	return open_common(dirfd, path, flags, 0, true);
+}
+
+EXPORT int
+__openat64_2(int dirfd, const char *path, int flags)
+{
+	return open_common(dirfd, path, flags, 0, true);
+}
+
+/* fopen() opens inside libc, out of our reach: route our paths through open(). */
+static FILE *
+fopen_common(const char *path, const char *mode)
+{
+	enum path_kind kind;
+	long num = 0;
+	int flags, fd;
+	FILE *f;
+
+	resolve();
+	kind = classify(path, &num);
+	if (kind == PATH_OTHER)
+		return real_fopen(path, mode);
+	flags = strchr(mode, '+') ? O_RDWR : (mode[0] == 'r' ? O_RDONLY : O_WRONLY);
+	if (strchr(mode, 'e'))
+		flags |= O_CLOEXEC;
+	fd = emu_open(kind, num, flags);
+	if (fd < 0)
+		return NULL;
+	f = fdopen(fd, mode);
+	if (!f) {
+		int e = errno;
+
+		if (fd < FD_TABLE)
+			fd_table[fd].cpu = -1;
+		real_close(fd);
+		errno = e;
+	}
+	return f;
+}
+
+EXPORT FILE *
+fopen(const char *path, const char *mode)
+{
+	return fopen_common(path, mode);
+}
+
+EXPORT FILE *
+fopen64(const char *path, const char *mode)
+{
+	return fopen_common(path, mode);
+}
+
+EXPORT ssize_t
+pread(int fd, void *buf, size_t count, off_t pos)
+{
+	struct msr_fd *m;
+
+	resolve();
+	m = msr_of(fd);
+	if (m)
+		return msr_io(m, buf, count, pos, false);
+	return real_pread(fd, buf, count, pos);
+}
+
+EXPORT ssize_t
+pread64(int fd, void *buf, size_t count, off_t pos)
+{
+	return pread(fd, buf, count, pos);
+}
+
+EXPORT ssize_t
+pwrite(int fd, const void *buf, size_t count, off_t pos)
+{
+	struct msr_fd *m;
+
+	resolve();
+	m = msr_of(fd);
+	if (m)
+		return msr_io(m, (void *)buf, count, pos, true);
+	return real_pwrite(fd, buf, count, pos);
+}
+
+EXPORT ssize_t
+pwrite64(int fd, const void *buf, size_t count, off_t pos)
+{
+	return pwrite(fd, buf, count, pos);
+}
+
+/* read()/write() use the file position, which the msr driver never moves. */
+EXPORT ssize_t
+read(int fd, void *buf, size_t count)
+{
+	struct msr_fd *m;
+
+	resolve();
+	m = msr_of(fd);
+	if (m)
+		return msr_io(m, buf, count, lseek(fd, 0, SEEK_CUR), false);
+	return real_read(fd, buf, count);
+}
+
+EXPORT ssize_t
+write(int fd, const void *buf, size_t count)
+{
+	struct msr_fd *m;
+
+	resolve();
+	m = msr_of(fd);
+	if (m)
+		return msr_io(m, (void *)buf, count, lseek(fd, 0, SEEK_CUR), true);
+	return real_write(fd, buf, count);
+}
+
+EXPORT int
+close(int fd)
+{
+	resolve();
+	if (fd >= 0 && fd < FD_TABLE)
+		fd_table[fd].cpu = -1;
+	return real_close(fd);
+}
+
+/* stat of /dev/cpu/N[/msr] and the kernel files, as the emulated machine has them. */
+static int
+stat_common(const char *path, struct stat *st, bool link)
+{
+	enum path_kind kind;
+	long num = 0;
+
+	resolve();
+	kind = classify(path, &num);
+	switch (kind) {
+	case PATH_OTHER:
+		break;
+	case PATH_CPU_DIR:
+	case PATH_MSR:
+		if (!cpu_exists(num) || (kind == PATH_MSR && emu->config.msr == EMU_MSR_ABSENT)) {
+			errno = ENOENT;
+			return -1;
+		}
+		memset(st, 0, sizeof(*st));
+		st->st_mode = kind == PATH_MSR ? S_IFCHR | 0600 : S_IFDIR | 0755;
+		st->st_nlink = 1;
+		st->st_uid = emu->msr_owner_uid;
+		/* The msr driver's major number is 202. */
+		if (kind == PATH_MSR)
+			st->st_rdev = makedev(202, (unsigned)num);
+		return 0;
+	case PATH_FILE:
+		if (!file_text(num)) {
+			errno = ENOENT;
+			return -1;
+		}
+		memset(st, 0, sizeof(*st));
+		st->st_mode = S_IFREG | 0644;
+		st->st_nlink = 1;
+		st->st_size = 4096;
+		return 0;
+	}
+	return link ? real_lstat(path, st) : real_stat(path, st);
+}
+
+EXPORT int
+stat(const char *path, struct stat *st)
+{
+	return stat_common(path, st, false);
+}
+
+EXPORT int
+stat64(const char *path, struct stat64 *st)
+{
+	return stat_common(path, (struct stat *)st, false);
+}
+
+EXPORT int
+lstat(const char *path, struct stat *st)
+{
+	return stat_common(path, st, true);
+}
+
+EXPORT int
+lstat64(const char *path, struct stat64 *st)
+{
+	return stat_common(path, (struct stat *)st, true);
+}
+
+/* ---- CPUID ---- */
+
+static void
+host_cpuid(uint32_t regs[4])
+{
+	uint32_t a, b, c, d;
+
+	/* With faulting on, the instruction would trap into our own handler. */
+	if (cpuid_faulting)
+		syscall(SYS_arch_prctl, ARCH_SET_CPUID, 1);
+	__cpuid_count(regs[0], regs[2], a, b, c, d);
+	if (cpuid_faulting)
+		syscall(SYS_arch_prctl, ARCH_SET_CPUID, 0);
+	regs[0] = a;
+	regs[1] = b;
+	regs[2] = c;
+	regs[3] = d;
+}
+
+/* The model's answer for the CPU we run on, or the host's for other leaves. */
+static void
+answer_cpuid(uint32_t regs[4])
+{
+	int cpu = sched_getcpu();
+
+	if (emu && cpu >= 0 && emu_cpuid(emu, (unsigned)cpu, regs[0], regs[2], regs) == 0)
+		return;
+	host_cpuid(regs);
+}
+
+EXPORT void
+cpu_exec_cpuid(uint32_t eax, uint32_t *regs)
+{
+	regs[0] = eax;
+	regs[1] = regs[2] = regs[3] = 0;
+	answer_cpuid(regs);
+}
+
+EXPORT void
+cpu_exec_cpuid_ext(uint32_t *regs)
+{
+	answer_cpuid(regs);
+}
+
+/* ---- SIGSEGV: rdpmc, CPUID faulting, and the program's own handler ---- */
+
+static void
+pass_to_program(int sig, siginfo_t *si, void *uc)
+{
+	struct sigaction act = app_segv;
+	struct sigaction dfl;
+
+	if (act.sa_flags & SA_RESETHAND) {
+		app_segv.sa_handler = SIG_DFL;
+		app_segv.sa_flags &= ~SA_SIGINFO;
+	}
+	if ((act.sa_flags & SA_SIGINFO) && act.sa_sigaction) {
+		act.sa_sigaction(sig, si, uc);
+		return;
+	}
+	if (!(act.sa_flags & SA_SIGINFO) && act.sa_handler != SIG_DFL && act.sa_handler != SIG_IGN) {
+		act.sa_handler(sig);
+		return;
+	}
+	/*
+	 * Default action: die of SIGSEGV like the program would. A fault
+	 * happens again on return; a sent signal is sent again (it stays
+	 * pending until the handler returns).
+	 */
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	real_sigaction(SIGSEGV, &dfl, NULL);
+	segv_installed = false;
+	if (si->si_code != SI_KERNEL)
+		raise(sig);
+}
+
+static void
+segv_handler(int sig, siginfo_t *si, void *ucv)
+{
+	ucontext_t *uc = ucv;
+	greg_t *gregs = uc->uc_mcontext.gregs;
+	const unsigned char *ip = (const unsigned char *)gregs[REG_RIP];
+	int saved_errno = errno;
+
+	/* #GP reports SI_KERNEL; page faults (SEGV_MAPERR...) never are ours. */
+	if (emu && si->si_code == SI_KERNEL && ip && ip[0] == 0x0f) {
+		if (ip[1] == 0x33) {
+			int cpu = sched_getcpu();
+			uint64_t val;
+
+			if (cpu >= 0 && emu_rdpmc(emu, (unsigned)cpu, (uint32_t)gregs[REG_RCX], &val) == 0) {
+				gregs[REG_RAX] = (greg_t)(val & 0xffffffffu);
+				gregs[REG_RDX] = (greg_t)(val >> 32);
+				gregs[REG_RIP] += 2;
+				errno = saved_errno;
+				return;
+			}
+		} else if (ip[1] == 0xa2 && cpuid_faulting) {
+			uint32_t regs[4] = {
+				(uint32_t)gregs[REG_RAX], 0, (uint32_t)gregs[REG_RCX], 0,
+			};
+
+			answer_cpuid(regs);
+			gregs[REG_RAX] = regs[0];
+			gregs[REG_RBX] = regs[1];
+			gregs[REG_RCX] = regs[2];
+			gregs[REG_RDX] = regs[3];
+			gregs[REG_RIP] += 2;
+			errno = saved_errno;
+			return;
+		}
+	}
+	errno = saved_errno;
+	pass_to_program(sig, si, ucv);
+}
+
+static int
+install_segv(int extra_flags)
+{
+	struct sigaction act;
+
+	memset(&act, 0, sizeof(act));
+	act.sa_sigaction = segv_handler;
+	act.sa_flags = SA_SIGINFO | extra_flags;
+	sigemptyset(&act.sa_mask);
+	if (real_sigaction(SIGSEGV, &act, NULL) < 0)
+		return -1;
+	segv_installed = true;
+	return 0;
+}
+
+EXPORT int
+sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+	resolve();
+	if (sig != SIGSEGV || !segv_installed)
+		return real_sigaction(sig, act, old);
+	if (old)
+		*old = app_segv;
+	if (act) {
+		app_segv = *act;
+		/* Run where the program wants its handler to run (sigaltstack). */
+		install_segv(act->sa_flags & SA_ONSTACK);
+	}
+	return 0;
+}
+
+EXPORT sighandler_t
+signal(int sig, sighandler_t handler)
+{
+	static sighandler_t (*real_signal)(int, sighandler_t);
+	struct sigaction act, old;
+
+	resolve();
+	if (sig != SIGSEGV || !segv_installed) {
+		if (!real_signal)
+			real_signal = next_symbol("signal");
+		return real_signal(sig, handler);
+	}
+	memset(&act, 0, sizeof(act));
+	act.sa_handler = handler;
+	act.sa_flags = SA_RESTART;
+	sigemptyset(&act.sa_mask);
+	if (sigaction(sig, &act, &old) < 0)
+		return SIG_ERR;
+	return (old.sa_flags & SA_SIGINFO) ? (sighandler_t)(void (*)(void))old.sa_sigaction :
+		old.sa_handler;
+}
+
+/* ---- the workload's entry points (pmuemu.h) ---- */
+
+EXPORT int
+pmuemu_active(void)
+{
+	return emu != NULL;
+}
+
+EXPORT int
+pmuemu_retire(unsigned code, unsigned umask, unsigned ring, uint64_t n)
+{
+	sigset_t saved;
+	int cpu, err;
+
+	if (!emu)
+		return -ENODEV;
+	if (code > 0xff || umask > 0xff)
+		return -EINVAL;
+	lock_all(&saved);
+	/* Inside the lock: the CPU and the count belong together. */
+	cpu = sched_getcpu();
+	err = cpu < 0 ? -errno : emu_retire(emu, (unsigned)cpu, (uint8_t)code, (uint8_t)umask, ring, n);
+	unlock_all(&saved);
+	return err;
+}
+
+__attribute__((constructor)) static void
+pmuemu_init(void)
+{
+	const char *path = getenv(EMU_STATE_ENV);
+	const char *faulting = getenv("PMUSTAT_EMU_CPUID_FAULTING");
+	struct emu_pmu *map;
+	int err;
+
+	resolve();
+	for (int i = 0; i < FD_TABLE; i++)
+		fd_table[i].cpu = -1;
+	if (!path || !*path)
+		return;
+	err = emu_state_map(path, &map);
+	if (err) {
+		say("libpmuemu: cannot use the state file named by " EMU_STATE_ENV
+		    " (make it with pmu-emu init); the PMU is NOT emulated: ");
+		say(strerror(-err));
+		say("\n");
+		return;
+	}
+	if (real_sigaction(SIGSEGV, NULL, &app_segv) < 0 || install_segv(0) < 0) {
+		say("libpmuemu: cannot install the SIGSEGV handler; the PMU is NOT emulated\n");
+		emu_state_unmap(map);
+		return;
+	}
+	emu = map;
+	/* Intel hosts: make the CPUID instruction itself answer the model. */
+	if (!faulting || strcmp(faulting, "0") != 0)
+		cpuid_faulting = syscall(SYS_arch_prctl, ARCH_SET_CPUID, 0) == 0;
+}

@@ -1,0 +1,177 @@
+/*
+ * emu-workload - a program to count under the emulated PMU. It "retires"
+ * exactly the events it is told to on the CPU it runs on, through
+ * libpmuemu.so's pmuemu_retire(), so a test knows the exact count to expect.
+ *
+ *	emu-workload [--kernel] [--retire CODE:UMASK:N[:u|:k]]... [--rdpmc ECX]...
+ *	             [--sleep MS] [--crash] [--exit N]
+ *
+ * Retires happen in order, then rdpmc reads (each printed as
+ * "rdpmc 0xECX 0xVALUE" on stdout), then the sleep, then the crash (SIGSEGV)
+ * or the exit. It prints "cpu N" first. Without the preload library it says
+ * so and exits 2.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <getopt.h>
+#include <inttypes.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "pmuemu.h"
+
+#define MAX_STEPS 64
+
+struct step {
+	unsigned code, umask, ring;
+	uint64_t n;
+};
+
+static void
+usage(void)
+{
+	fprintf(stderr, "usage: emu-workload [--kernel] [--retire CODE:UMASK:N[:u|:k]]... "
+		"[--rdpmc ECX]... [--sleep MS] [--crash] [--exit N]\n");
+	exit(2);
+}
+
+static bool
+parse_step(const char *arg, unsigned default_ring, struct step *s)
+{
+	char *end;
+	unsigned long code, umask;
+	unsigned long long n;
+
+	errno = 0;
+	code = strtoul(arg, &end, 0);
+	if (*end != ':' || code > 0xff)
+		return false;
+	umask = strtoul(end + 1, &end, 0);
+	if (*end != ':' || umask > 0xff)
+		return false;
+	n = strtoull(end + 1, &end, 0);
+	if (errno)
+		return false;
+	s->ring = default_ring;
+	if (strcmp(end, ":k") == 0)
+		s->ring = 0;
+	else if (strcmp(end, ":u") == 0)
+		s->ring = 3;
+	else if (*end)
+		return false;
+	s->code = (unsigned)code;
+	s->umask = (unsigned)umask;
+	s->n = n;
+	return true;
+}
+
+static uint64_t
+do_rdpmc(uint32_t ecx)
+{
+	uint32_t lo, hi;
+
+	__asm__ volatile("rdpmc" : "=a"(lo), "=d"(hi) : "c"(ecx) : "memory");
+	return ((uint64_t)hi << 32) | lo;
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "retire", required_argument, NULL, 'r' },
+		{ "kernel", no_argument, NULL, 'k' },
+		{ "rdpmc", required_argument, NULL, 'p' },
+		{ "sleep", required_argument, NULL, 's' },
+		{ "crash", no_argument, NULL, 'c' },
+		{ "exit", required_argument, NULL, 'e' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *retire_args[MAX_STEPS];
+	uint32_t rdpmc_ecx[MAX_STEPS];
+	unsigned nretire = 0, nrdpmc = 0, ring = 3;
+	long sleep_ms = 0, exit_status = 0;
+	bool crash = false;
+	pmuemu_retire_fn retire;
+	pmuemu_active_fn active;
+	int opt;
+
+	while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
+		switch (opt) {
+		case 'r':
+			if (nretire == MAX_STEPS)
+				usage();
+			retire_args[nretire++] = optarg;
+			break;
+		case 'k':
+			ring = 0;
+			break;
+		case 'p':
+			if (nrdpmc == MAX_STEPS)
+				usage();
+			rdpmc_ecx[nrdpmc++] = (uint32_t)strtoul(optarg, NULL, 0);
+			break;
+		case 's':
+			sleep_ms = strtol(optarg, NULL, 0);
+			break;
+		case 'c':
+			crash = true;
+			break;
+		case 'e':
+			exit_status = strtol(optarg, NULL, 0);
+			break;
+		default:
+			usage();
+		}
+	}
+	if (optind != argc)
+		usage();
+
+	*(void **)&retire = dlsym(RTLD_DEFAULT, "pmuemu_retire");
+	*(void **)&active = dlsym(RTLD_DEFAULT, "pmuemu_active");
+	if (!retire || !active || !active()) {
+		fprintf(stderr, "emu-workload: the PMU is not emulated: run me with "
+			"LD_PRELOAD=libpmuemu.so and PMUSTAT_EMU_STATE=<state file> "
+			"(tests/e2e/run-under-emu does both)\n");
+		return 2;
+	}
+	printf("cpu %d\n", sched_getcpu());
+	for (unsigned i = 0; i < nretire; i++) {
+		struct step s;
+		int err;
+
+		if (!parse_step(retire_args[i], ring, &s)) {
+			fprintf(stderr, "emu-workload: bad --retire '%s': want CODE:UMASK:N[:u|:k]\n",
+				retire_args[i]);
+			return 2;
+		}
+		err = retire(s.code, s.umask, s.ring, s.n);
+		if (err) {
+			fprintf(stderr, "emu-workload: retiring %s on cpu %d: %s\n",
+				retire_args[i], sched_getcpu(), strerror(-err));
+			return 2;
+		}
+	}
+	for (unsigned i = 0; i < nrdpmc; i++) {
+		uint64_t val = do_rdpmc(rdpmc_ecx[i]);
+
+		printf("rdpmc 0x%" PRIx32 " 0x%" PRIx64 "\n", rdpmc_ecx[i], val);
+	}
+	fflush(stdout);
+	if (sleep_ms > 0) {
+		struct timespec ts = { sleep_ms / 1000, (sleep_ms % 1000) * 1000000 };
+
+		while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
+			;
+	}
+	if (crash) {
+		raise(SIGSEGV);
+		/* The preload forwards a sent SIGSEGV; default action ends us here. */
+		return 3;
+	}
+	return (int)exit_status;
+}
