@@ -199,6 +199,8 @@ static const struct spec_case cases[] = {
 	{ "UOPS_ISSUED.ANY:x", T_SKL, &skl_caps, 0, "unknown modifier 'x'", { { 0 } } },
 	{ "UOPS_ISSUED.ANY:", T_SKL, &skl_caps, 0, "empty modifier", { { 0 } } },
 	{ ":u", T_SKL, &skl_caps, 0, "no event name", { { 0 } } },
+	{ ":x", T_SKL, &skl_caps, 0, "no event name", { { 0 } } },
+	{ "cycles:x", T_SKL, &skl_caps, 0, "unknown modifier 'x' in 'cycles:x'", { { 0 } } },
 
 	/* Raw: perf's rUUEE. */
 	{ "r412e", T_SKL, &skl_caps, 1, NULL,
