@@ -75,8 +75,8 @@ parse_row(char *line, struct mapfile_row *row)
 	if (!*row->fields[0])
 		return "empty Family-model";
 	if (!*row->fields[3] || strspn(row->fields[3],
-	    "abcdefghijklmnopqrstuvwxyz0123456789_") != strlen(row->fields[3]))
-		return "Table must be a name of [a-z0-9_]";
+	    "abcdefghijklmnopqrstuvwxyz0123456789_-") != strlen(row->fields[3]))
+		return "Table must be a name of [a-z0-9_-]";
 	row->typed = *row->fields[1] || *row->fields[2];
 	if (row->typed) {
 		if (!parse_hex_field(row->fields[1], 0xff, &row->core_type))
