@@ -596,7 +596,13 @@ run_all(struct stat_run *s)
 		double t0;
 		int ws = 0;
 
-		/* Fork first: a missing command costs no MSR write. */
+		/*
+		 * Program, then fork: the child enables from its copy of
+		 * stat_pmu, so the enable sequence must exist before fork().
+		 */
+		rc = pmu_program(&stat_pmu, s->events, s->slots, (unsigned)s->nevents, run, err, sizeof(err));
+		if (rc)
+			return fail(s, "%s", err);
 		rc = runner_start(&r, s->o.command, &ro, &rf);
 		if (rc) {
 			s->status = runner_failure_exit_status(&rf);
@@ -604,11 +610,6 @@ run_all(struct stat_run *s)
 				 rf.stage == RUNNER_RESOLVE && rf.err == ENOENT ? "command not found" : strerror(rf.err),
 				 runner_stage_name(rf.stage));
 			return s->status;
-		}
-		rc = pmu_program(&stat_pmu, s->events, s->slots, (unsigned)s->nevents, run, err, sizeof(err));
-		if (rc) {
-			runner_cancel(&r);
-			return fail(s, "%s", err);
 		}
 		pin_self(s->core, false);
 		t0 = now();

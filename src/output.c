@@ -119,7 +119,7 @@ output_human(FILE *out, const struct stat_report *rep)
 
 	for (unsigned i = 0; i < rep->nrows; i++) {
 		const struct stat_row *row = &rep->rows[i];
-		char value[40], note[64], where[48] = "";
+		char value[40], note[EVENT_NAME_MAX + 8], where[48] = "";
 		const char *label = row_label(row);
 
 		if (row->counted)
@@ -127,11 +127,12 @@ output_human(FILE *out, const struct stat_report *rep)
 		else
 			snprintf(value, sizeof(value), "<%s>", row->status ? row->status : "not counted");
 		comment(rep, row, note, sizeof(note));
+		/* No ratio to show: say what the typed name resolved to. */
+		if (!note[0] && row->ev->name[0] && strcmp(label, row->ev->name) != 0)
+			snprintf(note, sizeof(note), "#  %s", row->ev->name);
 		if (rep->runs > 1 && row->counted)
 			snprintf(where, sizeof(where), "  (run %u, %s)", row->run, row->counter);
 		fprintf(out, "%18s      %-30s %s%s\n", value, label, note, where);
-		if (strcmp(label, row->ev->name) != 0 && row->ev->name[0])
-			fprintf(out, "%18s      %-30s\n", "", row->ev->name);
 	}
 	fprintf(out, "\n");
 	if (rep->command_ran)

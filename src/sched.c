@@ -32,6 +32,13 @@ struct run_state {
 static bool
 augment(const uint32_t *allowed, unsigned member, uint32_t *seen, int *owner)
 {
+	/* A free counter first, lowest first: plans read in event order. */
+	for (unsigned c = 0; c < PMU_MAX_GP; c++) {
+		if ((allowed[member] & (1u << c)) && owner[c] < 0) {
+			owner[c] = (int)member;
+			return true;
+		}
+	}
 	for (unsigned c = 0; c < PMU_MAX_GP; c++) {
 		if (!(allowed[member] & (1u << c)) || (*seen & (1u << c)))
 			continue;
