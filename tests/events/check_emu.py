@@ -20,7 +20,11 @@ def check(cond, what):
 
 
 def run(state, *args):
-    env = dict(os.environ, LD_PRELOAD=lib, PMUSTAT_EMU_STATE=state)
+    # A sanitized pmustat must accept a preload ahead of its ASan runtime
+    # (libpmuemu itself is never instrumented; see tests/emu/meson.build).
+    asan = os.environ.get("ASAN_OPTIONS", "")
+    env = dict(os.environ, LD_PRELOAD=lib, PMUSTAT_EMU_STATE=state,
+               ASAN_OPTIONS=(asan + ":" if asan else "") + "verify_asan_link_order=0")
     return subprocess.run([pmustat, *args], capture_output=True, text=True, env=env)
 
 
