@@ -413,6 +413,48 @@ test_mutations(void **state)
 	assert_true(bad > 100);
 }
 
+/* Every alias, on a PMU that has all 13 architectural events. */
+static void
+test_every_alias(void **state)
+{
+	static const struct { const char *alias, *key; } generic[] = {
+		{ "cycles", "CORE_CYCLES" }, { "instructions", "INSTRUCTIONS_RETIRED" },
+		{ "ref-cycles", "REF_CYCLES" }, { "branches", "BRANCH_INSTRUCTIONS" },
+		{ "branch-instructions", "BRANCH_INSTRUCTIONS" },
+		{ "branch-misses", "BRANCH_MISSES" }, { "cache-references", "LLC_REFERENCES" },
+		{ "cache-misses", "LLC_MISSES" }, { "slots", "TOPDOWN_SLOTS" },
+	};
+	struct event *evs;
+	size_t n, i;
+	char err[512];
+
+	(void)state;
+	for (i = 0; i < arch_event_count() + sizeof(generic) / sizeof(generic[0]); i++) {
+		const struct arch_event *ae;
+		const char *typed;
+
+		if (i < arch_event_count()) {
+			ae = arch_event_get((unsigned)i);
+			typed = ae->key;
+		} else {
+			typed = generic[i - arch_event_count()].alias;
+			ae = arch_event_by_key(generic[i - arch_event_count()].key);
+		}
+		assert_non_null(ae);
+		if (event_spec_parse(typed, tables[T_LNC], &lnc_caps, &evs, &n, err, sizeof(err)) != 0)
+			fail_msg("%s: %s", typed, err);
+		assert_int_equal(n, 1);
+		assert_string_equal(evs[0].name, ae->key);
+		assert_string_equal(evs[0].requested, typed);
+		assert_int_equal(evs[0].code, ae->code);
+		assert_int_equal(evs[0].umask, ae->umask);
+		assert_int_equal(evs[0].fixed, ae->fixed);
+		assert_int_equal(evs[0].gp_mask, 0xff);
+		assert_int_equal(evs[0].flags, EVENT_F_ARCH);
+		free(evs);
+	}
+}
+
 /* 10 000 commas: an error, quickly, no crash. */
 static void
 test_many_commas(void **state)
@@ -561,6 +603,7 @@ main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_cases),
+		cmocka_unit_test(test_every_alias),
 		cmocka_unit_test(test_many_commas),
 		cmocka_unit_test(test_mutations),
 		cmocka_unit_test(test_long_inputs),
