@@ -139,7 +139,9 @@ main(int argc, char **argv)
 			"(tests/e2e/run-under-emu does both)\n");
 		return 2;
 	}
+	/* Flushed now: a test may kill us (rdpmc off) and still want it. */
 	printf("cpu %d\n", sched_getcpu());
+	fflush(stdout);
 	for (unsigned i = 0; i < nretire; i++) {
 		struct step s;
 		int err;

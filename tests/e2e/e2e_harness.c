@@ -1,0 +1,264 @@
+/*
+ * e2e_harness.c - see e2e_harness.h.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "e2e_harness.h"
+#include "emu_state.h"
+
+extern char **environ;
+
+static unsigned run_serial;
+
+static char *
+slurp(const char *path)
+{
+	FILE *f = fopen(path, "re");
+	char *buf = NULL;
+	size_t len = 0, cap = 0;
+	int c;
+
+	if (!f)
+		fail_msg("cannot read %s: %s", path, strerror(errno));
+	while ((c = fgetc(f)) != EOF) {
+		if (len + 2 > cap) {
+			cap = cap ? 2 * cap : 4096;
+			buf = realloc(buf, cap);
+			assert_non_null(buf);
+		}
+		buf[len++] = (char)c;
+	}
+	fclose(f);
+	if (!buf) {
+		buf = malloc(1);
+		assert_non_null(buf);
+	}
+	buf[len] = '\0';
+	return buf;
+}
+
+static bool
+replaced(const char *entry)
+{
+	static const char *const names[] = { "LD_PRELOAD=", "ASAN_OPTIONS=", EMU_STATE_ENV "=" };
+
+	for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strncmp(entry, names[i], strlen(names[i])) == 0)
+			return true;
+	return false;
+}
+
+/* Run @argv with @envp, stdout/stderr into files of @dir. */
+static void
+run(const char *dir, const char *const argv[], char *const envp[], struct e2e_result *r)
+{
+	char out[PATH_MAX + 32], err[PATH_MAX + 32];
+	unsigned serial = run_serial++;
+	int status;
+	pid_t pid;
+
+	snprintf(out, sizeof(out), "%s/out.%u", dir, serial);
+	snprintf(err, sizeof(err), "%s/err.%u", dir, serial);
+	fflush(NULL);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int o = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		int e = open(err, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+		int in = open("/dev/null", O_RDONLY);
+
+		if (o < 0 || e < 0 || in < 0)
+			_exit(122);
+		dup2(in, STDIN_FILENO);
+		dup2(o, STDOUT_FILENO);
+		dup2(e, STDERR_FILENO);
+		execve(argv[0], (char *const *)argv, envp);
+		dprintf(STDERR_FILENO, "e2e: cannot execute %s: %s\n", argv[0], strerror(errno));
+		_exit(errno == ENOENT ? 127 : 126);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		assert_int_equal(errno, EINTR);
+	r->status = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	r->out = slurp(out);
+	r->err = slurp(err);
+	unlink(out);
+	unlink(err);
+}
+
+void
+e2e_machine_new(struct e2e_machine *m, const char *const init_args[])
+{
+	const char *tmp = getenv("TMPDIR");
+	const char *argv[64];
+	struct e2e_result r;
+	size_t n = 0;
+
+	snprintf(m->dir, sizeof(m->dir), "%s/pmustat-e2e-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+	if (!mkdtemp(m->dir))
+		fail_msg("mkdtemp %s: %s", m->dir, strerror(errno));
+	snprintf(m->state, sizeof(m->state), "%s/state", m->dir);
+	argv[n++] = E2E_PMU_EMU;
+	argv[n++] = "init";
+	for (size_t i = 0; init_args && init_args[i] && n < 60; i++)
+		argv[n++] = init_args[i];
+	argv[n++] = m->state;
+	argv[n] = NULL;
+	run(m->dir, argv, environ, &r);
+	if (r.status != 0)
+		fail_msg("pmu-emu init failed (%d): %s", r.status, r.err);
+	e2e_result_free(&r);
+}
+
+void
+e2e_machine_free(struct e2e_machine *m)
+{
+	unlink(m->state);
+	rmdir(m->dir);
+}
+
+void
+e2e_run_env(const struct e2e_machine *m, struct e2e_result *r, const char *const argv[],
+	    const char *const env_extra[])
+{
+	const char *preload = getenv("LD_PRELOAD");
+	const char *asan = getenv("ASAN_OPTIONS");
+	char *set[3];
+	char **envp;
+	size_t n = 0, count = 0;
+
+	while (environ[count])
+		count++;
+	for (size_t i = 0; env_extra && env_extra[i]; i++)
+		count++;
+	envp = calloc(count + 4, sizeof(*envp));
+	assert_non_null(envp);
+	for (size_t i = 0; environ[i]; i++)
+		if (!replaced(environ[i]))
+			envp[n++] = environ[i];
+	assert_true(asprintf(&set[0], "LD_PRELOAD=%s%s%s", E2E_LIBPMUEMU,
+			     preload && *preload ? ":" : "", preload ? preload : "") > 0);
+	assert_true(asprintf(&set[1], "%s=%s", EMU_STATE_ENV, m->state) > 0);
+	assert_true(asprintf(&set[2], "ASAN_OPTIONS=%s%sverify_asan_link_order=0",
+			     asan ? asan : "", asan && *asan ? ":" : "") > 0);
+	for (int i = 0; i < 3; i++)
+		envp[n++] = set[i];
+	for (size_t i = 0; env_extra && env_extra[i]; i++)
+		envp[n++] = (char *)env_extra[i];
+	envp[n] = NULL;
+	run(m->dir, argv, envp, r);
+	for (int i = 0; i < 3; i++)
+		free(set[i]);
+	free(envp);
+}
+
+void
+e2e_run(const struct e2e_machine *m, struct e2e_result *r, const char *const argv[])
+{
+	e2e_run_env(m, r, argv, NULL);
+}
+
+void
+e2e_result_free(struct e2e_result *r)
+{
+	free(r->out);
+	free(r->err);
+	r->out = r->err = NULL;
+}
+
+struct emu_pmu *
+e2e_state(const struct e2e_machine *m)
+{
+	struct emu_pmu *pmu = malloc(sizeof(*pmu));
+	int err;
+
+	assert_non_null(pmu);
+	err = emu_state_read(m->state, pmu);
+	if (err)
+		fail_msg("reading %s: %s", m->state, strerror(-err));
+	return pmu;
+}
+
+uint64_t
+e2e_msr(const struct e2e_machine *m, unsigned cpu, uint32_t msr)
+{
+	struct emu_pmu *pmu = e2e_state(m);
+	uint64_t val = 0;
+	int err = emu_rdmsr(pmu, cpu, msr, &val);
+
+	free(pmu);
+	if (err)
+		fail_msg("rdmsr 0x%x on emulated cpu %u: %s", msr, cpu, strerror(-err));
+	return val;
+}
+
+int
+e2e_set_msr(const struct e2e_machine *m, unsigned cpu, uint32_t msr, uint64_t val)
+{
+	struct emu_pmu *pmu;
+	int err = emu_state_map(m->state, &pmu);
+
+	if (err)
+		return err;
+	emu_state_lock(pmu);
+	err = emu_wrmsr(pmu, cpu, msr, val);
+	emu_state_unlock(pmu);
+	emu_state_unmap(pmu);
+	return err;
+}
+
+unsigned
+e2e_host_cpus(void)
+{
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof(set), &set) < 0)
+		return 1;
+	return (unsigned)CPU_COUNT(&set);
+}
+
+static void
+show(const struct e2e_result *r)
+{
+	print_error("exit status %d\n--- stdout ---\n%s--- stderr ---\n%s--------------\n",
+		    r->status, r->out ? r->out : "", r->err ? r->err : "");
+}
+
+void
+e2e_assert_status(const struct e2e_result *r, int status)
+{
+	if (r->status != status) {
+		show(r);
+		fail_msg("exit status %d, want %d", r->status, status);
+	}
+}
+
+void
+e2e_assert_out_contains(const struct e2e_result *r, const char *needle)
+{
+	if (!strstr(r->out, needle)) {
+		show(r);
+		fail_msg("stdout lacks \"%s\"", needle);
+	}
+}
+
+void
+e2e_assert_err_contains(const struct e2e_result *r, const char *needle)
+{
+	if (!strstr(r->err, needle)) {
+		show(r);
+		fail_msg("stderr lacks \"%s\"", needle);
+	}
+}

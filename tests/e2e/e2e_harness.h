@@ -1,0 +1,85 @@
+/*
+ * e2e_harness.h - run real programs (pmustat, emu-workload, emu-probe)
+ * on an emulated machine, and check what they printed, how they ended and
+ * what they left in the emulated PMU. For cmocka tests; see
+ * tests/e2e/test_info_emu.c for an example:
+ *
+ *	struct e2e_machine m;
+ *	struct e2e_result r;
+ *	struct emu_pmu *before, *after;
+ *
+ *	e2e_machine_new(&m, (const char *[]){ "--model", "skylake", "--cpus", "2", NULL });
+ *	before = e2e_state(&m);
+ *	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "info", "--json", NULL });
+ *	e2e_assert_status(&r, 0);
+ *	e2e_assert_out_contains(&r, "\"version\": 4");
+ *	after = e2e_state(&m);
+ *	assert_int_equal(emu_pmu_diff(before, after, stderr), 0);	// restored bit for bit
+ *	e2e_result_free(&r); free(before); free(after); e2e_machine_free(&m);
+ *
+ * Programs run with LD_PRELOAD=libpmuemu.so (prepended to any LD_PRELOAD
+ * already set), PMUSTAT_EMU_STATE=<the machine's state file> and
+ * ASAN_OPTIONS+=verify_asan_link_order=0, so a sanitized pmustat accepts
+ * the preload library ahead of its runtime. The shell twin of this is
+ * tests/e2e/run-under-emu.
+ */
+#ifndef PMUSTAT_E2E_HARNESS_H
+#define PMUSTAT_E2E_HARNESS_H
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "emu_pmu.h"
+
+/* Paths of the built programs (meson passes them as -D...). */
+#ifndef E2E_PMUSTAT
+#error "E2E_PMUSTAT must be defined by the build"
+#endif
+
+struct e2e_machine {
+	char dir[PATH_MAX];	/* private temporary directory */
+	char state[PATH_MAX + 16];	/* the state file in it */
+};
+
+struct e2e_result {
+	int status;		/* exit status, or 128 + signal, as a shell says */
+	char *out;		/* everything written to stdout, NUL-terminated */
+	char *err;		/* and to stderr */
+};
+
+/*
+ * Make a machine with `pmu-emu init @init_args... STATE` (NULL-terminated
+ * list, e.g. { "--model", "icelake", "--watchdog", NULL }). Fails the test
+ * on error.
+ */
+void e2e_machine_new(struct e2e_machine *m, const char *const init_args[]);
+/* Remove the state file and the directory. */
+void e2e_machine_free(struct e2e_machine *m);
+
+/*
+ * Run @argv (argv[0] a path) on the machine, wait for it, collect its
+ * output. @env_extra: NULL or "NAME=value" strings added to the
+ * environment (NULL-terminated). Fails the test if it cannot run at all.
+ */
+void e2e_run_env(const struct e2e_machine *m, struct e2e_result *r, const char *const argv[],
+		 const char *const env_extra[]);
+void e2e_run(const struct e2e_machine *m, struct e2e_result *r, const char *const argv[]);
+void e2e_result_free(struct e2e_result *r);
+
+/* A private copy of the machine's state now (free() it). */
+struct emu_pmu *e2e_state(const struct e2e_machine *m);
+/* One MSR as the emulated CPU reads it (fails the test on #GP). */
+uint64_t e2e_msr(const struct e2e_machine *m, unsigned cpu, uint32_t msr);
+/* Write one MSR through the CPU's rules, as pmu-emu set does; 0 or -errno. */
+int e2e_set_msr(const struct e2e_machine *m, unsigned cpu, uint32_t msr, uint64_t val);
+
+/* Number of CPUs of this host that we may run on (for pinning tests). */
+unsigned e2e_host_cpus(void);
+
+/* Assertions that print the program's output when they fail. */
+void e2e_assert_status(const struct e2e_result *r, int status);
+void e2e_assert_out_contains(const struct e2e_result *r, const char *needle);
+void e2e_assert_err_contains(const struct e2e_result *r, const char *needle);
+
+#endif
