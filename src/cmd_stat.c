@@ -354,6 +354,7 @@ struct stat_run {
 	struct sched_slot slots[SCHED_MAX_EVENTS];
 	unsigned runs;
 	struct stat_row rows[SCHED_MAX_EVENTS];
+	unsigned nrows;
 	bool pmu_opened;
 	int lock_fd;
 	FILE *out;
@@ -449,6 +450,13 @@ resolve_events(struct stat_run *s)
 	if (s->nevents > SCHED_MAX_EVENTS)
 		return fail(s, "%zu events; pmustat counts at most %d per invocation",
 			    s->nevents, SCHED_MAX_EVENTS);
+	/* Rows exist from here on, so every later failure can still list the events. */
+	for (size_t i = 0; i < s->nevents; i++) {
+		s->rows[i].ev = &s->events[i];
+		snprintf(s->rows[i].counter, sizeof(s->rows[i].counter), "-");
+		s->rows[i].status = "not counted";
+	}
+	s->nrows = (unsigned)s->nevents;
 	return 0;
 }
 
@@ -678,7 +686,7 @@ report(struct stat_run *s)
 	rep.read_method = s->command_ran ? s->read_method : NULL;
 	rep.error = s->error[0] ? s->error : NULL;
 	rep.rows = s->rows;
-	rep.nrows = s->events ? (unsigned)s->nevents : 0;
+	rep.nrows = s->nrows;
 	if (s->error[0])
 		fprintf(stderr, "pmustat: %s\n", s->error);
 	if (s->o.json)
