@@ -4,11 +4,11 @@
  * libpmuemu.so's pmuemu_retire(), so a test knows the exact count to expect.
  *
  *	emu-workload [--kernel] [--retire CODE:UMASK:N[:u|:k]]... [--rdpmc ECX]...
- *	             [--sleep MS] [--crash] [--exit N]
+ *	             [--sleep MS] [--crash] [--exit N] [--quiet]
  *
  * Retires happen in order, then rdpmc reads (each printed as
  * "rdpmc 0xECX 0xVALUE" on stdout), then the sleep, then the crash (SIGSEGV)
- * or the exit. It prints "cpu N" first. Without the preload library it says
+ * or the exit. It prints "cpu N" first (unless --quiet). Without the preload library it says
  * so and exits 2.
  */
 #include <dlfcn.h>
@@ -36,7 +36,7 @@ static void
 usage(void)
 {
 	fprintf(stderr, "usage: emu-workload [--kernel] [--retire CODE:UMASK:N[:u|:k]]... "
-		"[--rdpmc ECX]... [--sleep MS] [--crash] [--exit N]\n");
+		"[--rdpmc ECX]... [--sleep MS] [--crash] [--exit N] [--quiet]\n");
 	exit(2);
 }
 
@@ -89,13 +89,14 @@ main(int argc, char **argv)
 		{ "sleep", required_argument, NULL, 's' },
 		{ "crash", no_argument, NULL, 'c' },
 		{ "exit", required_argument, NULL, 'e' },
+		{ "quiet", no_argument, NULL, 'q' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *retire_args[MAX_STEPS];
 	uint32_t rdpmc_ecx[MAX_STEPS];
 	unsigned nretire = 0, nrdpmc = 0, ring = 3;
 	long sleep_ms = 0, exit_status = 0;
-	bool crash = false;
+	bool crash = false, quiet = false;
 	pmuemu_retire_fn retire;
 	pmuemu_active_fn active;
 	int opt;
@@ -124,6 +125,9 @@ main(int argc, char **argv)
 		case 'e':
 			exit_status = strtol(optarg, NULL, 0);
 			break;
+		case 'q':
+			quiet = true;
+			break;
 		default:
 			usage();
 		}
@@ -140,7 +144,8 @@ main(int argc, char **argv)
 		return 2;
 	}
 	/* Flushed now: a test may kill us (rdpmc off) and still want it. */
-	printf("cpu %d\n", sched_getcpu());
+	if (!quiet)
+		printf("cpu %d\n", sched_getcpu());
 	fflush(stdout);
 	for (unsigned i = 0; i < nretire; i++) {
 		struct step s;

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# The shell harness itself: run-under-emu RUN_UNDER_EMU PMU_EMU EMU_PROBE EMU_WORKLOAD
+set -u
+run=$1 pmu_emu=$2 probe=$3 workload=$4
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/test-run-under-emu.XXXXXX")
+trap 'rm -rf "$tmp"' EXIT
+fails=0
+
+check() {	# check NAME WANT GOT
+	if [ "$2" = "$3" ]; then
+		echo "ok - $1"
+	else
+		echo "not ok - $1: want '$2', got '$3'"
+		fails=$((fails + 1))
+	fi
+}
+
+out=$("$run" --model haswell -- "$probe" libcpuid)
+check "CPUID of the model through libcpuid" "libcpuid GenuineIntel family 6 model 3c" "${out%% leafA*}"
+
+"$run" --state "$tmp/s" --model skylake --cpus 1 --save-before "$tmp/b" --save-after "$tmp/a" \
+	-- "$probe" wrmsr 0 0x186 0x4100c0 >/dev/null
+diff_out=$("$pmu_emu" diff "$tmp/b" "$tmp/a"); status=$?
+check "diff exit status after a write" 1 "$status"
+check "diff names the MSR" "cpu 0 IA32_PERFEVTSEL0 (0x186): 0x0 -> 0x4100c0" "$(echo "$diff_out" | head -1)"
+
+# --state alone reuses the machine.
+out=$("$run" --state "$tmp/s" -- "$probe" rdmsr 0 0x186)
+check "state shared between runs" "rdmsr 0x4100c0" "$out"
+
+"$run" --state "$tmp/s" -- "$workload" --exit 7 >/dev/null
+check "exit status of the command" 7 $?
+"$run" --state "$tmp/s" -- "$workload" --crash >/dev/null 2>&1
+check "death by signal" 139 $?
+"$run" --state "$tmp/nonexistent" -- true 2>/dev/null
+check "missing state file" 2 $?
+
+[ $fails -eq 0 ]
