@@ -558,26 +558,30 @@ dry_run(struct stat_run *s)
 	char err[1024];
 	int rc;
 
-	fprintf(s->out, "pmustat: dry run on core %d (%s): %zu event(s), %u run(s); the MSR writes, in order:\n",
+	FILE *out = s->dry.out;
+
+	fprintf(out, "pmustat: dry run on core %d (%s): %zu event(s), %u run(s); the MSR writes, in order:\n",
 		s->core, s->key, s->nevents, s->runs);
 	for (unsigned run = 0; run < s->runs; run++) {
-		fprintf(s->out, "run %u: program, counting off\n", run + 1);
+		fprintf(out, "run %u: program, counting off\n", run + 1);
 		for (size_t i = 0; i < s->nevents; i++)
 			if (s->slots[i].run == run)
-				fprintf(s->out, "  # %s -> %s\n", s->events[i].name, s->rows[i].counter);
+				fprintf(out, "  # %s -> %s\n", s->events[i].name, s->rows[i].counter);
 		rc = pmu_program(&stat_pmu, s->events, s->slots, (unsigned)s->nevents, run, err, sizeof(err));
 		if (rc)
 			return fail(s, "%s", err);
-		fprintf(s->out, "run %u: enable (in the child, right before execve)\n", run + 1);
+		fprintf(out, "run %u: enable (in the child, right before execve)\n", run + 1);
 		(void)pmu_enable(&stat_pmu);
 		pmu_mark_enabled(&stat_pmu);
-		fprintf(s->out, "run %u: disable (when the command ends), then read\n", run + 1);
+		fprintf(out, "run %u: disable (when the command ends), then read\n", run + 1);
 		rc = pmu_disable(&stat_pmu, err, sizeof(err));
 		if (rc)
 			return fail(s, "%s", err);
 	}
-	fprintf(s->out, "restore\n");
+	fprintf(out, "restore\n");
 	(void)pmu_restore(&stat_pmu);
+	for (size_t i = 0; i < s->nevents; i++)
+		s->rows[i].status = "not counted: dry run";
 	return 0;
 }
 
@@ -741,7 +745,8 @@ cmd_stat(int argc, char **argv)
 		s.dry.hw.ctx = &s.dry;
 		s.dry.real = s.hw;
 		s.dry.gp_mask = s.cpu.pmu.gp_mask;
-		s.dry.out = s.out;
+		/* The plan is the product; with -x/--json it goes beside the record. */
+		s.dry.out = (s.o.json || s.o.sep) ? stderr : s.out;
 	}
 	rc = pmu_open(&stat_pmu, s.o.dry_run ? &s.dry.hw : s.hw, s.core, &s.cpu.pmu,
 		      uses_offcore(&s), err, sizeof(err));

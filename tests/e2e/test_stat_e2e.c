@@ -716,6 +716,117 @@ test_legacy_writes_haswell(void **state)
 	e2e_machine_free(&m);
 }
 
+static void
+test_hybrid_table_of_the_core(void **state)
+{
+	struct e2e_machine m;
+	struct e2e_result r;
+	char cpus[16], out[PATH_MAX + 16];
+	json_t *root;
+
+	(void)state;
+	if (core == 0)
+		skip();
+	/* CPUs [0, core) are P-cores, the last one an E-core. */
+	snprintf(cpus, sizeof(cpus), "%d", core + 1);
+	{
+		char pcores[16];
+
+		snprintf(pcores, sizeof(pcores), "%d", core);
+		e2e_machine_new(&m, (const char *[]){ "--model", "alderlake", "--cpus", cpus,
+						      "--pcores", pcores, NULL });
+	}
+	json_path(&m, out, sizeof(out));
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "--json", "-o", out,
+					  "-e", "instructions", WL, "--retire", "0xc0:0:11", NULL });
+	e2e_assert_status(&r, 0);
+	root = load_json(&m);
+	assert_string_equal(json_string_value(json_object_get(root, "event_table")), "alderlake_gracemont");
+	assert_int_equal(value_at(root, 0), 11);
+	json_decref(root);
+	e2e_result_free(&r);
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", "0", "--dry-run", "--json", "-o", out,
+					  "-e", "instructions", WL, NULL });
+	e2e_assert_status(&r, 0);
+	root = load_json(&m);
+	assert_string_equal(json_string_value(json_object_get(root, "event_table")), "alderlake_goldencove");
+	json_decref(root);
+	e2e_result_free(&r);
+	e2e_machine_free(&m);
+}
+
+static void
+test_icelake_slots_by_default(void **state)
+{
+	struct e2e_machine m;
+	struct e2e_result r;
+
+	(void)state;
+	machine(&m, "icelake", false);
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "-x", ",", WL,
+					  "--retire", "0xa4:1:12345", "--retire", "0xc0:0:11", NULL });
+	e2e_assert_status(&r, 0);
+	e2e_assert_err_contains(&r, "12345,,slots,TOPDOWN_SLOTS,fixed3,1,counted\n");
+	e2e_assert_err_contains(&r, "11,,instructions,INSTRUCTIONS_RETIRED,fixed0,1,counted\n");
+	e2e_result_free(&r);
+	e2e_machine_free(&m);
+}
+
+static void
+test_msr_reads_without_rdpmc(void **state)
+{
+	struct e2e_machine m;
+	struct e2e_result r;
+	struct emu_pmu *before;
+	char cpus[16], out[PATH_MAX + 16];
+	json_t *root;
+
+	(void)state;
+	snprintf(cpus, sizeof(cpus), "%d", core + 1);
+	e2e_machine_new(&m, (const char *[]){ "--model", "skylake", "--cpus", cpus, "--rdpmc=off", NULL });
+	json_path(&m, out, sizeof(out));
+	before = e2e_state(&m);
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "--json", "-o", out,
+					  "-e", "instructions,branches", WL, USER_WORK, NULL });
+	e2e_assert_status(&r, 0);
+	root = load_json(&m);
+	assert_string_equal(json_string_value(json_object_get(root, "read_method")), "MSR reads");
+	assert_int_equal(value_at(root, 0), 5000);
+	assert_int_equal(value_at(root, 1), 700);
+	json_decref(root);
+	assert_restored(&m, before);
+	free(before);
+	e2e_result_free(&r);
+	e2e_machine_free(&m);
+}
+
+static void
+test_second_pmustat_on_the_core_waits_then_names_the_pid(void **state)
+{
+	struct e2e_machine m;
+	struct e2e_result r;
+	struct emu_pmu *before;
+	char pid_text[32];
+	pid_t first;
+
+	(void)state;
+	machine(&m, "skylake", false);
+	before = e2e_state(&m);
+	first = spawn(&m, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "-e", "branches",
+					    WL, "--sleep", "6000", NULL });
+	assert_true(wait_msr(&m, MSR_IA32_PERFEVTSEL0, EVTSEL_EN, EVTSEL_EN));
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "-e", "instructions", WL, NULL });
+	e2e_assert_status(&r, 125);
+	snprintf(pid_text, sizeof(pid_text), "pid %d", (int)first);
+	e2e_assert_err_contains(&r, pid_text);
+	e2e_result_free(&r);
+	kill(-first, SIGINT);
+	assert_int_equal(reap(first), 128 + SIGINT);
+	assert_restored(&m, before);
+	free(before);
+	e2e_machine_free(&m);
+}
+
 int
 main(void)
 {
@@ -736,6 +847,10 @@ main(void)
 		cmocka_unit_test(test_dry_run_touches_nothing),
 		cmocka_unit_test(test_privilege_drop),
 		cmocka_unit_test(test_legacy_writes_haswell),
+		cmocka_unit_test(test_hybrid_table_of_the_core),
+		cmocka_unit_test(test_icelake_slots_by_default),
+		cmocka_unit_test(test_msr_reads_without_rdpmc),
+		cmocka_unit_test(test_second_pmustat_on_the_core_waits_then_names_the_pid),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);
