@@ -74,10 +74,10 @@ test_msr_driver_errors(void **state)
 		   "rdmsr-size", "0", "0x186", "4",		/* not 8-byte units */
 		   "rdmsr-size", "0", "0x186", "16",
 		   "rdmsr-ro-write", "0", "0x186",		/* fd opened O_RDONLY */
-		   "open", "2", "ro",				/* no CPU 2 */
-		   "stat", "/dev/cpu/0/msr", "stat", "/dev/cpu/2/msr", NULL },
+		   "open", "2", "ro",				/* no CPU 2: no node */
+		   "stat", "/dev/cpu/0/msr", "stat", "/dev/cpu/2/msr", "stat", "/dev/cpu/2", NULL },
 		   0, "rdmsr EIO\nwrmsr EIO\nwrmsr EIO\nrdmsr-size EINVAL\nrdmsr-size 16\n"
-		   "rdmsr-ro-write EBADF\nopen ENXIO\nstat chr\nstat ENOENT\n");
+		   "rdmsr-ro-write EBADF\nopen ENOENT\nstat chr\nstat ENOENT\nstat ENOENT\n");
 	assert_int_equal(e2e_msr(&m, 0, msr_evtsel(0)), 0);
 	e2e_machine_free(&m);
 }

@@ -7,8 +7,8 @@
  *  - /dev/cpu/N/msr: open/openat (and their 64/fortify variants), pread,
  *    pwrite, read, write, close, stat behave like the Linux msr driver:
  *    8-byte units at offset = MSR, EINVAL for other sizes, EIO where the CPU
- *    raises #GP, ENOENT without the driver, ENXIO for a CPU that does not
- *    exist, EACCES for anyone but the state file's owner (root, normally),
+ *    raises #GP, ENOENT without the driver or for a CPU the machine does not
+ *    have (no node, and no /dev/cpu/N either), EACCES for anyone but the state file's owner (root, normally),
  *    EPERM on writes under lockdown, EBADF against the fd's access mode.
  *    Each open gets a memfd, so the fd is real (fork, CLOEXEC, close work)
  *    and the table below maps it back to its CPU.
@@ -226,8 +226,13 @@ emu_open(enum path_kind kind, long num, int flags)
 			errno = EACCES;
 			return -1;
 		}
+		/*
+		 * The driver makes a node per online CPU, so a CPU the machine
+		 * lacks has none: ENOENT, and /dev/cpu/N is missing too (the
+		 * driver's own ENXIO needs a node whose CPU went offline).
+		 */
 		if (!cpu_exists(num)) {
-			errno = ENXIO;
+			errno = ENOENT;
 			return -1;
 		}
 		fd = make_memfd("pmuemu-msr", flags);
