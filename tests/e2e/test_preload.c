@@ -134,6 +134,13 @@ test_msr_read_only_lockdown(void **state)
 		   0, "open ok\nrdmsr 0xf\nwrmsr EPERM\nfile none [integrity] confidentiality\n");
 	assert_int_equal(e2e_msr(&m, 0, MSR_IA32_PERF_GLOBAL_CTRL), 0xf);
 	e2e_machine_free(&m);
+	/* msr.allow_writes=off refuses writes the same way. */
+	machine(&m, "skylake", NULL);
+	run_expect(&m, (const char *[]){ E2E_PMU_EMU, "file", m.state, "msr_allow_writes", "off\n",
+		   NULL }, 0, NULL);
+	run_expect(&m, (const char *[]){ PROBE, "wrmsr", "0", "0x38f", "0", "rdmsr", "0", "0x38f", NULL },
+		   0, "wrmsr EPERM\nrdmsr 0xf\n");
+	e2e_machine_free(&m);
 }
 
 static void

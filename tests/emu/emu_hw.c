@@ -110,10 +110,10 @@ emu_hw_wrmsr(void *opaque, int cpu, uint32_t msr, uint64_t val)
 		if (err)
 			return err;
 	}
-	/* The msr driver: a read-only fd gives EBADF, lockdown EPERM. */
+	/* The msr driver: a read-only fd gives EBADF, lockdown or allow_writes=off EPERM. */
 	if (ctx->open_mode[cpu] == 1)
 		return -EBADF;
-	if (ctx->pmu->config.msr == EMU_MSR_READONLY)
+	if (emu_msr_writes_blocked(ctx->pmu))
 		return -EPERM;
 	return emu_wrmsr(ctx->pmu, (unsigned)cpu, msr, val);
 }

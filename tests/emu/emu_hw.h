@@ -19,7 +19,8 @@
  *    else 0; read-only (lockdown) opens succeed. rdmsr/wrmsr open the CPU
  *    implicitly (with the same errors) if msr_open was not called.
  *  - rdmsr/wrmsr: emu_rdmsr/emu_wrmsr, so -EIO for #GP; wrmsr gives -EPERM
- *    in read-only mode, and -EBADF after msr_open(cpu, false) only.
+ *    in read-only mode or with the allow_writes file "off", and -EBADF
+ *    after msr_open(cpu, false) only.
  *  - rdpmc_probe: 0, or -EPERM when config.rdpmc_off.
  *  - rdpmc: emu_rdpmc; -EINVAL when the "current CPU" (see
  *    emu_hw_set_current_cpu) is set and differs from @cpu; -EPERM if not allowed.

@@ -736,6 +736,14 @@ emu_set_file(struct emu_pmu *pmu, enum hw_file file, const char *text)
 	snprintf(pmu->file_text[file], EMU_FILE_MAX, "%s", text ? text : "");
 }
 
+bool
+emu_msr_writes_blocked(const struct emu_pmu *pmu)
+{
+	const char *allow = emu_file(pmu, HW_FILE_MSR_ALLOW_WRITES);
+
+	return pmu->config.msr == EMU_MSR_READONLY || (allow && strncmp(allow, "off", 3) == 0);
+}
+
 size_t
 emu_msr_list(const struct emu_pmu *pmu, unsigned cpu, uint32_t *msrs, size_t max)
 {

@@ -252,6 +252,12 @@ const char *emu_file(const struct emu_pmu *pmu, enum hw_file file);
 void emu_set_file(struct emu_pmu *pmu, enum hw_file file, const char *text);
 
 /*
+ * Whether the msr driver refuses writes (EPERM): lockdown (EMU_MSR_READONLY)
+ * or msr.allow_writes=off (the allow_writes file says "off").
+ */
+bool emu_msr_writes_blocked(const struct emu_pmu *pmu);
+
+/*
  * The MSRs @cpu implements, in ascending order, into @msrs (at most @max);
  * returns how many there are. Write-only 0x390/0x391 are left out.
  */

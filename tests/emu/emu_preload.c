@@ -324,7 +324,7 @@ msr_io(struct msr_fd *m, void *buf, size_t count, off_t pos, bool write)
 		errno = EBADF;
 		return -1;
 	}
-	if (write && emu->config.msr == EMU_MSR_READONLY) {
+	if (write && emu_msr_writes_blocked(emu)) {
 		errno = EPERM;
 		return -1;
 	}
