@@ -412,10 +412,43 @@ detect(struct stat_run *s)
 	}
 	if (rc < 0)
 		return fail(s, "%s", err);
+	/* The table itself is loaded only when an event needs it (load_table()). */
+	return 0;
+}
+
+/* Load the chosen table; 0 when there is none to load. */
+static int
+load_table(struct stat_run *s)
+{
+	char err[1024];
+	int rc;
+
+	if (s->table || !s->table_name[0])
+		return 0;
 	rc = event_table_load(pmustat_events_dir(), s->table_name, &s->table, err, sizeof(err));
 	if (rc < 0)
 		return fail(s, "%s", err);
 	return 0;
+}
+
+/*
+ * Resolve one -e: architectural aliases and raw events need no table, so
+ * the table (the bulk of pmustat's start-up time) is read only for names
+ * that are not one of those.
+ */
+static int
+append_spec(struct stat_run *s, const char *spec, char *err, size_t errlen)
+{
+	int rc;
+
+	rc = event_spec_append(spec, s->table, &s->cpu.pmu, &s->events, &s->nevents, err, errlen);
+	if (rc == -EINVAL && !s->table && s->table_name[0]) {
+		if (load_table(s))
+			return -EIO;
+		rc = event_spec_append(spec, s->table, &s->cpu.pmu, &s->events, &s->nevents,
+				       err, errlen);
+	}
+	return rc;
 }
 
 static int
@@ -428,8 +461,9 @@ resolve_events(struct stat_run *s)
 	int rc;
 
 	for (unsigned i = 0; i < s->o.nspecs; i++) {
-		rc = event_spec_append(s->o.specs[i], s->table, &s->cpu.pmu, &s->events,
-				       &s->nevents, err, sizeof(err));
+		rc = append_spec(s, s->o.specs[i], err, sizeof(err));
+		if (rc == -EIO)
+			return s->status;
 		if (rc < 0)
 			return fail(s, "%s", err);
 	}
@@ -438,8 +472,9 @@ resolve_events(struct stat_run *s)
 			/* SLOTS only where fixed counter 3 exists. */
 			if (strcmp(defaults[i], "slots") == 0 && !(s->cpu.pmu.fixed_mask & 0x8))
 				continue;
-			rc = event_spec_append(defaults[i], s->table, &s->cpu.pmu, &s->events,
-					       &s->nevents, err, sizeof(err));
+			rc = append_spec(s, defaults[i], err, sizeof(err));
+			if (rc == -EIO)
+				return s->status;
 			/* A default this CPU does not have is left out, not fatal. */
 			if (rc < 0 && s->o.verbose)
 				fprintf(stderr, "pmustat: default event left out: %s\n", err);
