@@ -45,7 +45,7 @@
 #include "hw.h"
 
 /* Logical CPUs the emulated machine may have (the host's count, capped). */
-#define EMU_MAX_CPUS	1024
+#define EMU_MAX_CPUS	512
 /* Register file size: what msr.h lets pmustat use. */
 #define EMU_MAX_GP	8
 #define EMU_MAX_FIXED	4
