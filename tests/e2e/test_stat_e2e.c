@@ -827,6 +827,69 @@ test_second_pmustat_on_the_core_waits_then_names_the_pid(void **state)
 	e2e_machine_free(&m);
 }
 
+static void
+test_no_pmu_access_125_with_the_fix(void **state)
+{
+	static const struct {
+		const char *model, *msr, *says;
+	} cases[] = {
+		{ "skylake", "--msr=absent", "modprobe msr" },
+		{ "skylake", "--msr=eacces", "run pmustat as root" },
+		{ "skylake", "--msr=readonly", "lockdown" },
+		{ "nopmu", "--msr=ok", "no PMU" },
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct e2e_machine m;
+		struct e2e_result r;
+		struct emu_pmu *before;
+		char cpus[16];
+
+		snprintf(cpus, sizeof(cpus), "%d", core + 1);
+		e2e_machine_new(&m, (const char *[]){ "--model", cases[i].model, "--cpus", cpus,
+						      cases[i].msr, NULL });
+		before = e2e_state(&m);
+		e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "-e", "instructions",
+						  WL, NULL });
+		e2e_assert_status(&r, 125);
+		e2e_assert_err_contains(&r, cases[i].says);
+		assert_restored(&m, before);
+		free(before);
+		e2e_result_free(&r);
+		e2e_machine_free(&m);
+	}
+}
+
+static void
+test_core2_v2_40_bit(void **state)
+{
+	struct e2e_machine m;
+	struct e2e_result r;
+	struct emu_pmu *before;
+	char out[PATH_MAX + 16];
+	json_t *root;
+
+	(void)state;
+	machine(&m, "core2", false);
+	json_path(&m, out, sizeof(out));
+	before = e2e_state(&m);
+	/* No table for Core 2: architectural events; 40-bit counters wrap past 2^40. */
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "--json", "-o", out,
+					  "-e", "instructions,branches", WL,
+					  "--retire", "0xc0:0:1099511627786", "--retire", "0xc4:0:8", NULL });
+	e2e_assert_status(&r, 0);
+	root = load_json(&m);
+	assert_true(json_is_null(json_object_get(root, "event_table")));
+	assert_int_equal(value_at(root, 0), (1ll << 40) + 10);
+	assert_int_equal(value_at(root, 1), 8);
+	json_decref(root);
+	assert_restored(&m, before);
+	free(before);
+	e2e_result_free(&r);
+	e2e_machine_free(&m);
+}
+
 int
 main(void)
 {
@@ -851,6 +914,8 @@ main(void)
 		cmocka_unit_test(test_icelake_slots_by_default),
 		cmocka_unit_test(test_msr_reads_without_rdpmc),
 		cmocka_unit_test(test_second_pmustat_on_the_core_waits_then_names_the_pid),
+		cmocka_unit_test(test_no_pmu_access_125_with_the_fix),
+		cmocka_unit_test(test_core2_v2_40_bit),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);
