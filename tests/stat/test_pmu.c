@@ -526,6 +526,39 @@ test_allow_list(void **state)
 	fixture_free(f);
 }
 
+static void
+test_global_ctrl_ours_one_enabling_write(void **state)
+{
+	struct fixture *f = fixture_new(EMU_MODEL_SKYLAKE, false);
+	struct event ev[6];
+	struct sched_slot s[6];
+	struct pmu_count c[6];
+	unsigned runs;
+
+	(void)state;
+	/* Nobody keeps GLOBAL_CTRL bits set (the power-up GP bits cleared). */
+	assert_int_equal(emu_wrmsr(f->emu, CPU, MSR_IA32_PERF_GLOBAL_CTRL, 0), 0);
+	memcpy(f->before, f->emu, sizeof(*f->emu));
+	default_events(ev);
+	open_pmu(f);
+	plan(f, ev, 6, s, &runs);
+	one_run(f, ev, s, 6, 0, basic_workload, c, true);
+	assert_int_equal(pmu.mode, PMU_ENABLE_GLOBAL);
+	/* One write starts every counter at once: GLOBAL_CTRL with exactly our bits. */
+	assert_int_equal(pmu.n_enable, 1);
+	assert_int_equal(pmu.enable_seq[0].msr, MSR_IA32_PERF_GLOBAL_CTRL);
+	assert_int_equal(pmu.enable_seq[0].val, 0x700000000ull | 0x7);
+	assert_int_equal(c[0].value, 5000);
+	assert_int_equal(c[1].value, 2500);
+	assert_int_equal(c[2].value, 2000);
+	assert_int_equal(c[3].value, 700);
+	assert_int_equal(c[4].value, 7);
+	assert_int_equal(c[5].value, 33);
+	assert_int_equal(pmu_restore(&pmu), 0);
+	assert_int_equal(diffs(f), 0);
+	fixture_free(f);
+}
+
 int
 main(void)
 {
@@ -543,6 +576,7 @@ main(void)
 		cmocka_unit_test(test_restore_from_signal),
 		cmocka_unit_test(test_msr_budget_four_events),
 		cmocka_unit_test(test_allow_list),
+		cmocka_unit_test(test_global_ctrl_ours_one_enabling_write),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
