@@ -890,6 +890,34 @@ test_core2_v2_40_bit(void **state)
 	e2e_machine_free(&m);
 }
 
+static void
+test_sigint_to_pmustat_alone_reaches_the_command(void **state)
+{
+	struct e2e_machine m;
+	struct emu_pmu *before;
+	pid_t pid;
+
+	(void)state;
+	machine(&m, "skylake", false);
+	before = e2e_state(&m);
+	pid = spawn(&m, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "-e", "branches",
+					  WL, "--sleep", "5000", NULL });
+	assert_true(wait_msr(&m, MSR_IA32_PERFEVTSEL0, EVTSEL_EN, EVTSEL_EN));
+	/* kill -INT <pmustat>: passed on to the command, which dies of it. */
+	kill(pid, SIGINT);
+	assert_int_equal(reap(pid), 128 + SIGINT);
+	assert_restored(&m, before);
+	/* SIGHUP to pmustat: the command gets it too, pmustat restores and dies of it. */
+	pid = spawn(&m, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "-e", "branches",
+					  WL, "--sleep", "5000", NULL });
+	assert_true(wait_msr(&m, MSR_IA32_PERFEVTSEL0, EVTSEL_EN, EVTSEL_EN));
+	kill(pid, SIGHUP);
+	assert_int_equal(reap(pid), 128 + SIGHUP);
+	assert_restored(&m, before);
+	free(before);
+	e2e_machine_free(&m);
+}
+
 int
 main(void)
 {
@@ -916,6 +944,7 @@ main(void)
 		cmocka_unit_test(test_second_pmustat_on_the_core_waits_then_names_the_pid),
 		cmocka_unit_test(test_no_pmu_access_125_with_the_fix),
 		cmocka_unit_test(test_core2_v2_40_bit),
+		cmocka_unit_test(test_sigint_to_pmustat_alone_reaches_the_command),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);
