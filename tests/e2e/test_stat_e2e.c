@@ -43,7 +43,10 @@ setup(void **state)
 	(void)state;
 	if (sched_getaffinity(0, sizeof(set), &set) != 0)
 		return -1;
-	for (int c = 0; c < CPU_SETSIZE && c < EMU_MAX_CPUS; c++)
+	/* The emulated machine has at most EMU_MAX_CPUS CPUs. */
+	const int limit = EMU_MAX_CPUS < CPU_SETSIZE ? EMU_MAX_CPUS : CPU_SETSIZE;
+
+	for (int c = 0; c < limit; c++)
 		if (CPU_ISSET(c, &set))
 			core = c;
 	snprintf(core_arg, sizeof(core_arg), "%d", core);
