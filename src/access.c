@@ -78,7 +78,13 @@ access_check(struct hw *hw, const struct cpu_info *info, int cpu, struct access_
 	r->rdpmc = ACCESS_NOT_TRIED;
 	r->counters_read = ACCESS_NOT_TRIED;
 
-	read_setting(hw, HW_FILE_RDPMC, r->rdpmc_file, sizeof(r->rdpmc_file));
+	/* Hybrid parts have a PMU per core type, each with its own rdpmc file. */
+	r->rdpmc_source = HW_FILE_RDPMC;
+	if (info->hybrid && info->core_type == CPU_CORE_TYPE_CORE)
+		r->rdpmc_source = HW_FILE_RDPMC_CPU_CORE;
+	else if (info->hybrid && info->core_type == CPU_CORE_TYPE_ATOM)
+		r->rdpmc_source = HW_FILE_RDPMC_CPU_ATOM;
+	read_setting(hw, r->rdpmc_source, r->rdpmc_file, sizeof(r->rdpmc_file));
 	read_setting(hw, HW_FILE_NMI_WATCHDOG, r->nmi_watchdog, sizeof(r->nmi_watchdog));
 	read_setting(hw, HW_FILE_MSR_ALLOW_WRITES, r->allow_writes, sizeof(r->allow_writes));
 	read_lockdown(hw, r->lockdown, sizeof(r->lockdown));
@@ -173,10 +179,13 @@ access_print(const struct access_report *r, int cpu, FILE *out)
 	fprintf(out, "  MSR writes   %s (lockdown: %s, msr.allow_writes: %s)\n",
 		status_text(r->write_probe, b, sizeof(b)),
 		r->lockdown[0] ? r->lockdown : "unknown", r->allow_writes[0] ? r->allow_writes : "unknown");
-	fprintf(out, "  rdpmc        %s (%s: %s)\n",
-		r->rdpmc == ACCESS_NOT_TRIED ? "not checked" : r->rdpmc == 0 ? "allowed" :
-		"not allowed; pmustat reads counters through MSRs (echo 2 > /sys/bus/event_source/devices/cpu/rdpmc allows it)",
-		hw_file_path(HW_FILE_RDPMC), r->rdpmc_file[0] ? r->rdpmc_file : "unreadable");
+	if (r->rdpmc == 0 || r->rdpmc == ACCESS_NOT_TRIED)
+		fprintf(out, "  rdpmc        %s (%s: %s)\n", r->rdpmc ? "not checked" : "allowed",
+			hw_file_path(r->rdpmc_source), r->rdpmc_file[0] ? r->rdpmc_file : "unreadable");
+	else
+		fprintf(out, "  rdpmc        not allowed (%s: %s); pmustat reads counters through MSRs; 'echo 2 | sudo tee %s' allows rdpmc\n",
+			hw_file_path(r->rdpmc_source), r->rdpmc_file[0] ? r->rdpmc_file : "unreadable",
+			hw_file_path(r->rdpmc_source));
 	fprintf(out, "  NMI watchdog %s\n", r->nmi_watchdog[0] ? (strcmp(r->nmi_watchdog, "0") ? "on (holds fixed counter 1)" : "off") : "unknown");
 	if (r->counters_read == 0) {
 		fprintf(out, "  in use      ");
@@ -210,6 +219,7 @@ access_json(const struct access_report *r)
 	json_object_set_new(o, "msr_write_probe", json_status(r->write_probe));
 	json_object_set_new(o, "rdpmc", r->rdpmc == ACCESS_NOT_TRIED ? json_null() : json_boolean(r->rdpmc == 0));
 	json_object_set_new(o, "rdpmc_sysfs", json_setting(r->rdpmc_file));
+	json_object_set_new(o, "rdpmc_sysfs_path", json_string(hw_file_path(r->rdpmc_source)));
 	json_object_set_new(o, "nmi_watchdog", json_setting(r->nmi_watchdog));
 	json_object_set_new(o, "lockdown", json_setting(r->lockdown));
 	json_object_set_new(o, "msr_allow_writes", json_setting(r->allow_writes));

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "hw.h"
 #include "msr.h"
 
 struct cpu_info;
@@ -25,7 +26,8 @@ struct access_report {
 	int msr_write;		/* ... read-write */
 	int write_probe;	/* a no-op MSR write: 0, -errno or ACCESS_NOT_TRIED */
 	int rdpmc;		/* 0 allowed, -EPERM, or ACCESS_NOT_TRIED */
-	char rdpmc_file[32];	/* contents, "" when unreadable */
+	enum hw_file rdpmc_source;	/* which PMU's rdpmc file applies */
+	char rdpmc_file[32];	/* its contents, "" when unreadable */
 	char nmi_watchdog[32];
 	char lockdown[32];	/* the active mode, e.g. "none", "integrity" */
 	char allow_writes[32];

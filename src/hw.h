@@ -28,6 +28,9 @@ enum hw_file {
 	HW_FILE_LOCKDOWN,		/* /sys/kernel/security/lockdown */
 	HW_FILE_MSR_ALLOW_WRITES,	/* /sys/module/msr/parameters/allow_writes */
 	HW_FILE_PERF_EVENT_PARANOID,	/* /proc/sys/kernel/perf_event_paranoid */
+	/* Hybrid parts have one PMU per core type and no devices/cpu/. */
+	HW_FILE_RDPMC_CPU_CORE,		/* /sys/bus/event_source/devices/cpu_core/rdpmc */
+	HW_FILE_RDPMC_CPU_ATOM,		/* /sys/bus/event_source/devices/cpu_atom/rdpmc */
 	HW_FILE_COUNT
 };
 
@@ -70,8 +73,10 @@ struct hw {
 struct hw *hw_linux_new(void);
 void hw_free(struct hw *hw);
 
-/* Path of a kernel file, for messages. */
+/* Path of a kernel file ("?" when out of range). */
 const char *hw_file_path(enum hw_file file);
+/* A short name for it, e.g. "rdpmc_cpu_core" (NULL when out of range). */
+const char *hw_file_key(enum hw_file file);
 
 /*
  * A one-line remedy for an errno returned by an MSR operation, e.g.

@@ -32,22 +32,6 @@ struct hw_linux {
 	struct msr_fd *msr;
 };
 
-static const char *const file_paths[HW_FILE_COUNT] = {
-	[HW_FILE_RDPMC] = "/sys/bus/event_source/devices/cpu/rdpmc",
-	[HW_FILE_NMI_WATCHDOG] = "/proc/sys/kernel/nmi_watchdog",
-	[HW_FILE_LOCKDOWN] = "/sys/kernel/security/lockdown",
-	[HW_FILE_MSR_ALLOW_WRITES] = "/sys/module/msr/parameters/allow_writes",
-	[HW_FILE_PERF_EVENT_PARANOID] = "/proc/sys/kernel/perf_event_paranoid",
-};
-
-const char *
-hw_file_path(enum hw_file file)
-{
-	if ((unsigned)file >= HW_FILE_COUNT)
-		return "?";
-	return file_paths[file];
-}
-
 static int
 pin_to(int cpu, cpu_set_t *saved)
 {
@@ -211,7 +195,7 @@ linux_read_file(void *ctx, enum hw_file file, char *buf, size_t size)
 	(void)ctx;
 	if ((unsigned)file >= HW_FILE_COUNT || size == 0)
 		return -EINVAL;
-	fd = open(file_paths[file], O_RDONLY | O_CLOEXEC);
+	fd = open(hw_file_path(file), O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
 	while (len + 1 < size) {

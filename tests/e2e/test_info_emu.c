@@ -128,13 +128,17 @@ test_other_models(void **state)
 	static const struct {
 		const char *model, *cpu;
 		int version, gp, gp_width, fixed, fixed_width;
+		const char *rdpmc_path;
 	} want[] = {
-		{ "icelake", "0", 5, 8, 48, 4, 48 },
-		{ "haswell", "0", 3, 4, 48, 3, 48 },
-		{ "core2", "1", 2, 2, 40, 3, 40 },
-		/* Hybrid: CPU 0 is a P-core (8/4 behind CPUID's 6/3), CPU 1 an E-core. */
-		{ "alderlake", "0", 5, 8, 48, 4, 48 },
-		{ "alderlake", "1", 5, 6, 48, 3, 48 },
+		{ "icelake", "0", 5, 8, 48, 4, 48, "/sys/bus/event_source/devices/cpu/rdpmc" },
+		{ "haswell", "0", 3, 4, 48, 3, 48, "/sys/bus/event_source/devices/cpu/rdpmc" },
+		{ "core2", "1", 2, 2, 40, 3, 40, "/sys/bus/event_source/devices/cpu/rdpmc" },
+		/*
+		 * Hybrid: CPU 0 is a P-core (8/4 behind CPUID's 6/3), CPU 1 an
+		 * E-core; each core type is its own PMU with its own rdpmc file.
+		 */
+		{ "alderlake", "0", 5, 8, 48, 4, 48, "/sys/bus/event_source/devices/cpu_core/rdpmc" },
+		{ "alderlake", "1", 5, 6, 48, 3, 48, "/sys/bus/event_source/devices/cpu_atom/rdpmc" },
 	};
 
 	(void)state;
@@ -149,6 +153,10 @@ test_other_models(void **state)
 		assert_int_equal(get_int(root, "pmu", "gp_width"), want[i].gp_width);
 		assert_int_equal(get_int(root, "pmu", "fixed_counters"), want[i].fixed);
 		assert_int_equal(get_int(root, "pmu", "fixed_width"), want[i].fixed_width);
+		assert_string_equal(json_string_value(json_object_get(json_object_get(root, "access"),
+								      "rdpmc_sysfs_path")), want[i].rdpmc_path);
+		assert_string_equal(json_string_value(json_object_get(json_object_get(root, "access"),
+								      "rdpmc_sysfs")), "2");
 		assert_true(usable(root));
 		json_decref(root);
 		e2e_machine_free(&m);

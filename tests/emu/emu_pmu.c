@@ -296,6 +296,13 @@ set_default_files(struct emu_pmu *pmu)
 		emu_set_file(pmu, HW_FILE_RDPMC, cfg->rdpmc_off ? "1\n" : "2\n");
 	else
 		emu_set_file(pmu, HW_FILE_RDPMC, NULL);
+	if (has_pmu && models[cfg->model].hybrid) {
+		emu_set_file(pmu, HW_FILE_RDPMC_CPU_CORE, cfg->rdpmc_off ? "1\n" : "2\n");
+		emu_set_file(pmu, HW_FILE_RDPMC_CPU_ATOM, cfg->rdpmc_off ? "1\n" : "2\n");
+	} else {
+		emu_set_file(pmu, HW_FILE_RDPMC_CPU_CORE, NULL);
+		emu_set_file(pmu, HW_FILE_RDPMC_CPU_ATOM, NULL);
+	}
 	emu_set_file(pmu, HW_FILE_NMI_WATCHDOG, cfg->watchdog ? "1\n" : "0\n");
 	emu_set_file(pmu, HW_FILE_LOCKDOWN, cfg->msr == EMU_MSR_READONLY ?
 		     "none [integrity] confidentiality\n" :
@@ -831,14 +838,6 @@ json_string(FILE *out, const char *s)
 	fputc('"', out);
 }
 
-static const char *const file_keys[HW_FILE_COUNT] = {
-	[HW_FILE_RDPMC] = "rdpmc",
-	[HW_FILE_NMI_WATCHDOG] = "nmi_watchdog",
-	[HW_FILE_LOCKDOWN] = "lockdown",
-	[HW_FILE_MSR_ALLOW_WRITES] = "msr_allow_writes",
-	[HW_FILE_PERF_EVENT_PARANOID] = "perf_event_paranoid",
-};
-
 static void
 dump_json(const struct emu_pmu *pmu, int only, FILE *out)
 {
@@ -851,7 +850,7 @@ dump_json(const struct emu_pmu *pmu, int only, FILE *out)
 		emu_msr_access_name(cfg->msr), cfg->watchdog ? "true" : "false");
 	fprintf(out, "\"files\":{");
 	for (int f = 0; f < HW_FILE_COUNT; f++) {
-		fprintf(out, "%s\"%s\":", f ? "," : "", file_keys[f]);
+		fprintf(out, "%s\"%s\":", f ? "," : "", hw_file_key((enum hw_file)f));
 		if (emu_file(pmu, f))
 			json_string(out, emu_file(pmu, f));
 		else
@@ -903,7 +902,7 @@ emu_pmu_dump(const struct emu_pmu *pmu, int only, bool json, FILE *out)
 		const char *text = emu_file(pmu, f);
 		size_t len = text ? strcspn(text, "\n") : 0;
 
-		fprintf(out, "  %-20s %s%.*s%s\n", file_keys[f], text ? "\"" : "(absent)",
+		fprintf(out, "  %-20s %s%.*s%s\n", hw_file_key((enum hw_file)f), text ? "\"" : "(absent)",
 			(int)len, text ? text : "", text ? "\"" : "");
 	}
 	for (unsigned c = 0; c < pmu->ncpus; c++) {

@@ -134,21 +134,9 @@ enum path_kind {
 	PATH_FILE,		/* one of the kernel files */
 };
 
-static const char *const file_paths[HW_FILE_COUNT] = {
-	[HW_FILE_RDPMC] = "/sys/bus/event_source/devices/cpu/rdpmc",
-	[HW_FILE_NMI_WATCHDOG] = "/proc/sys/kernel/nmi_watchdog",
-	[HW_FILE_LOCKDOWN] = "/sys/kernel/security/lockdown",
-	[HW_FILE_MSR_ALLOW_WRITES] = "/sys/module/msr/parameters/allow_writes",
-	[HW_FILE_PERF_EVENT_PARANOID] = "/proc/sys/kernel/perf_event_paranoid",
-};
-
-/* Hybrid machines have one PMU directory per core type. */
-#define HYBRID_RDPMC_CORE "/sys/bus/event_source/devices/cpu_core/rdpmc"
-#define HYBRID_RDPMC_ATOM "/sys/bus/event_source/devices/cpu_atom/rdpmc"
 
 /*
- * Classify @path; *num is the CPU (msr, cpu dir) or the file (-1 for a
- * hybrid rdpmc file).
+ * Classify @path; *num is the CPU (msr, cpu dir) or the enum hw_file.
  */
 static enum path_kind
 classify(const char *path, long *num)
@@ -170,14 +158,10 @@ classify(const char *path, long *num)
 		return PATH_OTHER;
 	}
 	for (int f = 0; f < HW_FILE_COUNT; f++) {
-		if (strcmp(path, file_paths[f]) == 0) {
+		if (strcmp(path, hw_file_path((enum hw_file)f)) == 0) {
 			*num = f;
 			return PATH_FILE;
 		}
-	}
-	if (strcmp(path, HYBRID_RDPMC_CORE) == 0 || strcmp(path, HYBRID_RDPMC_ATOM) == 0) {
-		*num = -1;
-		return PATH_FILE;
 	}
 	return PATH_OTHER;
 }
@@ -192,12 +176,7 @@ cpu_exists(long cpu)
 static const char *
 file_text(long file)
 {
-	if (file >= 0)
-		return emu_file(emu, (enum hw_file)file);
-	/* cpu_core/ and cpu_atom/ exist on hybrids only. */
-	if (emu->ntypes < 2)
-		return NULL;
-	return emu->config.rdpmc_off ? "1\n" : "2\n";
+	return emu_file(emu, (enum hw_file)file);
 }
 
 static int

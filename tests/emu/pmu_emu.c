@@ -32,14 +32,6 @@
 #define EXIT_DIFF	1
 #define EXIT_USAGE	2
 
-static const char *const file_names[HW_FILE_COUNT] = {
-	[HW_FILE_RDPMC] = "rdpmc",
-	[HW_FILE_NMI_WATCHDOG] = "nmi_watchdog",
-	[HW_FILE_LOCKDOWN] = "lockdown",
-	[HW_FILE_MSR_ALLOW_WRITES] = "msr_allow_writes",
-	[HW_FILE_PERF_EVENT_PARANOID] = "perf_event_paranoid",
-};
-
 static void
 usage(void)
 {
@@ -358,11 +350,11 @@ cmd_file(int argc, char **argv)
 	if (argc != 4)
 		usage();
 	for (int f = 0; f < HW_FILE_COUNT; f++)
-		if (strcmp(argv[2], file_names[f]) == 0)
+		if (strcmp(argv[2], hw_file_key((enum hw_file)f)) == 0)
 			file = f;
 	if (file < 0) {
 		fprintf(stderr, "pmu-emu: unknown file '%s' (rdpmc, nmi_watchdog, lockdown, "
-			"msr_allow_writes, perf_event_paranoid)\n", argv[2]);
+			"msr_allow_writes, perf_event_paranoid, rdpmc_cpu_core, rdpmc_cpu_atom)\n", argv[2]);
 		return EXIT_USAGE;
 	}
 	pmu = map_state(argv[1]);
