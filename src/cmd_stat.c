@@ -568,14 +568,23 @@ privileges(const struct stat_run *s, struct runner_opts *ro)
 	ro->gid = (gid_t)gid;
 }
 
-/* Keep pmustat itself off the measured core while the command runs. */
+/*
+ * Keep pmustat itself off the measured core while the command runs (on
+ * the CPUs it was allowed at start, less that core), and on it to rdpmc.
+ */
 static void
 pin_self(int core, bool onto)
 {
+	static cpu_set_t allowed;
+	static bool have_allowed;
 	cpu_set_t set;
 
-	if (sched_getaffinity(0, sizeof(set), &set) != 0)
-		return;
+	if (!have_allowed) {
+		if (sched_getaffinity(0, sizeof(allowed), &allowed) != 0)
+			return;
+		have_allowed = true;
+	}
+	set = allowed;
 	if (onto) {
 		CPU_ZERO(&set);
 		CPU_SET(core, &set);

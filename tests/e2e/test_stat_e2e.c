@@ -688,6 +688,33 @@ test_privilege_drop(void **state)
 	e2e_assert_status(&r, 0);
 	e2e_assert_out_contains(&r, "0\n");
 	e2e_result_free(&r);
+
+	/*
+	 * Exact counts for a command running as the sudo user: it enables
+	 * nothing itself (pmustat's child did, through the MSR device opened
+	 * as root); the emulator's state must be open to it to retire events.
+	 */
+	{
+		char out[PATH_MAX + 16];
+		struct emu_pmu *before;
+		json_t *root;
+
+		assert_int_equal(chmod(m.dir, 0755), 0);
+		assert_int_equal(chmod(m.state, 0666), 0);
+		before = e2e_state(&m);
+		json_path(&m, out, sizeof(out));
+		e2e_run_env(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "--json", "-o", out,
+						      "-e", "instructions,branches", WL, USER_WORK, NULL },
+			    (const char *[]){ "SUDO_UID=65534", "SUDO_GID=65534", NULL });
+		e2e_assert_status(&r, 0);
+		root = load_json(&m);
+		assert_int_equal(value_at(root, 0), 5000);
+		assert_int_equal(value_at(root, 1), 700);
+		json_decref(root);
+		assert_restored(&m, before);
+		free(before);
+		e2e_result_free(&r);
+	}
 	e2e_machine_free(&m);
 }
 
