@@ -599,10 +599,9 @@ pin_self(int core, bool onto)
 static int
 dry_run(struct stat_run *s)
 {
+	FILE *out = s->dry.out;
 	char err[1024];
 	int rc;
-
-	FILE *out = s->dry.out;
 
 	fprintf(out, "pmustat: dry run on core %d (%s): %zu event(s), %u run(s); the MSR writes, in order:\n",
 		s->core, s->key, s->nevents, s->runs);
@@ -627,6 +626,23 @@ dry_run(struct stat_run *s)
 	for (size_t i = 0; i < s->nevents; i++)
 		s->rows[i].status = "not counted: dry run";
 	return 0;
+}
+
+/* The command never ran: 127, 126 or 125, and why. */
+static int
+child_failed(struct stat_run *s, const struct runner_failure *rf)
+{
+	const char *cmd = s->o.command[0];
+
+	s->status = runner_failure_exit_status(rf);
+	if ((rf->stage == RUNNER_RESOLVE || rf->stage == RUNNER_EXEC) && rf->err == ENOENT)
+		snprintf(s->error, sizeof(s->error), "%s: command not found", cmd);
+	else if (rf->stage == RUNNER_RESOLVE || rf->stage == RUNNER_EXEC)
+		snprintf(s->error, sizeof(s->error), "%s: cannot execute: %s", cmd, strerror(rf->err));
+	else
+		snprintf(s->error, sizeof(s->error), "%s: %s failed: %s", cmd,
+			 runner_stage_name(rf->stage), strerror(rf->err));
+	return s->status;
 }
 
 static int
@@ -660,13 +676,8 @@ run_all(struct stat_run *s)
 		if (rc)
 			return fail(s, "%s", err);
 		rc = runner_start(&r, s->o.command, &ro, &rf);
-		if (rc) {
-			s->status = runner_failure_exit_status(&rf);
-			snprintf(s->error, sizeof(s->error), "%s: %s (%s)", s->o.command[0],
-				 rf.stage == RUNNER_RESOLVE && rf.err == ENOENT ? "command not found" : strerror(rf.err),
-				 runner_stage_name(rf.stage));
-			return s->status;
-		}
+		if (rc)
+			return child_failed(s, &rf);
 		pin_self(s->core, false);
 		t0 = now();
 		signals_block(false);
@@ -677,17 +688,14 @@ run_all(struct stat_run *s)
 			stat_child = 0;
 		}
 		signals_block(true);
-		s->elapsed += now() - t0;
-		/* The child may have enabled before it failed: always disable. */
+		/* The child may have enabled before it failed: always disable, first thing. */
 		pmu_mark_enabled(&stat_pmu);
-		if (pmu_disable(&stat_pmu, err, sizeof(err)) != 0)
+		rc = pmu_disable(&stat_pmu, err, sizeof(err)) ? -EIO : rc;
+		s->elapsed += now() - t0;
+		if (rc == -EIO)
 			return fail(s, "%s", err);
-		if (rf.stage != RUNNER_OK) {
-			s->status = runner_failure_exit_status(&rf);
-			snprintf(s->error, sizeof(s->error), "%s: %s (%s)", s->o.command[0],
-				 strerror(rf.err), runner_stage_name(rf.stage));
-			return s->status;
-		}
+		if (rf.stage != RUNNER_OK)
+			return child_failed(s, &rf);
 		if (rc)
 			return fail(s, "waiting for %s: %s", s->o.command[0], strerror(-rc));
 		s->command_ran = true;
