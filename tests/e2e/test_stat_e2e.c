@@ -442,11 +442,17 @@ test_restored_after_failures(void **state)
 	e2e_result_free(&r);
 	unlink(garbage);
 
-	/* Not executable: 126. */
-	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "/etc/hostname", NULL });
+	/* No execute bit at all: 126 (even for root). */
+	fd = open(garbage, O_CREAT | O_WRONLY | O_TRUNC, 0644);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(chmod(garbage, 0644), 0);
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, garbage, NULL });
 	e2e_assert_status(&r, 126);
+	e2e_assert_err_contains(&r, "cannot execute");
 	assert_restored(&m, before);
 	e2e_result_free(&r);
+	unlink(garbage);
 	free(before);
 	e2e_machine_free(&m);
 }
