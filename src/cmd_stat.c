@@ -396,6 +396,15 @@ detect(struct stat_run *s)
 	if (!s->hw)
 		return fail(s, "out of memory");
 	s->core = s->o.core >= 0 ? s->o.core : cpu_default_core();
+	{
+		cpu_set_t allowed;
+
+		/* The command is pinned there: say so now, not after programming. */
+		if (sched_getaffinity(0, sizeof(allowed), &allowed) == 0 &&
+		    !CPU_ISSET(s->core, &allowed))
+			return fail(s, "core %d is outside the CPUs pmustat may run on (its affinity: taskset, cgroup cpuset); pick one of those with -C",
+				    s->core);
+	}
 	rc = cpu_source_load(s->hw, NULL, s->core, &s->cpu, &s->core, err, sizeof(err));
 	if (rc < 0)
 		return fail(s, "%s", err);

@@ -624,6 +624,14 @@ test_usage_errors(void **state)
 	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "--bogus-option", "true", NULL });
 	e2e_assert_status(&r, 125);
 	e2e_result_free(&r);
+	if (core > 0) {
+		/* A core outside pmustat's affinity: refused before any MSR access. */
+		e2e_run(&m, &r, (const char *[]){ "/usr/bin/taskset", "-c", "0", E2E_PMUSTAT, "-C", core_arg,
+						  "-e", "branches", WL, NULL });
+		e2e_assert_status(&r, 125);
+		e2e_assert_err_contains(&r, "outside the CPUs pmustat may run on");
+		e2e_result_free(&r);
+	}
 	/* None of it wrote an MSR. */
 	assert_int_equal(writes(&m), w);
 	e2e_machine_free(&m);
