@@ -7,6 +7,8 @@
 
 int cmd_info(int argc, char **argv);
 int cmd_list(int argc, char **argv);
+int cmd_reset(int argc, char **argv);
 int cmd_stat(int argc, char **argv);
+int cmd_state(int argc, char **argv);
 
 #endif

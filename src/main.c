@@ -15,6 +15,8 @@ usage(FILE *out)
 		"usage: pmustat [-e EVENTS]... [-C CORE] [options] [--] COMMAND [ARGS...]\n"
 		"       pmustat info [--json] [--cpu-dump FILE] [--save-cpu-dump FILE] [-C N]\n"
 		"       pmustat list [PATTERN] [--long] [--json] [--cpu-dump FILE] [--table NAME]\n"
+		"       pmustat state [-C LIST] [--json] [--raw] [--watch MS [--count N]]\n"
+		"       pmustat reset [-C LIST] [--zero [--force]] [--json]\n"
 		"       pmustat --version | --help\n"
 		"\n"
 		"Counts Intel PMU events for COMMAND by programming the counters of one core.\n"
@@ -29,6 +31,10 @@ main(int argc, char **argv)
 			return cmd_info(argc - 1, argv + 1);
 		if (strcmp(argv[1], "list") == 0)
 			return cmd_list(argc - 1, argv + 1);
+		if (strcmp(argv[1], "state") == 0)
+			return cmd_state(argc - 1, argv + 1);
+		if (strcmp(argv[1], "reset") == 0)
+			return cmd_reset(argc - 1, argv + 1);
 		if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
 			usage(stdout);
 			return 0;

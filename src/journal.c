@@ -1,0 +1,592 @@
+/*
+ * journal.c - see journal.h. The file is small text so that a person can
+ * read it in an incident; it is trusted only after its checksum, its
+ * version, its core and every register in it check out, and even then only
+ * registers stat mode itself may write are written back.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "delta.h"
+#include "evtsel.h"
+#include "hw.h"
+#include "journal.h"
+#include "msr.h"
+#include "pmu.h"
+
+static char signal_path[PATH_MAX];
+static volatile sig_atomic_t signal_armed;
+
+void
+journal_path(const char *dir, int core, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s/cpu%d.journal", dir, core);
+}
+
+static uint64_t
+fnv1a64(const char *s, size_t len)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (size_t i = 0; i < len; i++) {
+		h ^= (unsigned char)s[i];
+		h *= 0x100000001b3ull;
+	}
+	return h;
+}
+
+int
+journal_proc_start_time(pid_t pid, unsigned long long *start)
+{
+	char path[64], buf[1024], *p, *end;
+	ssize_t n;
+	int fd, rc;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return errno == ENOENT ? -ESRCH : -errno;
+	n = read(fd, buf, sizeof(buf) - 1);
+	rc = n < 0 ? -errno : 0;
+	close(fd);
+	if (rc)
+		return rc;
+	buf[n] = '\0';
+	/* The command name may hold spaces and ')': fields start after the last ')'. */
+	p = strrchr(buf, ')');
+	if (!p)
+		return -EINVAL;
+	p++;
+	/* Field 3 (state) comes first; field 22 is the 20th from there. */
+	for (int field = 3; field < 22; field++) {
+		p = strchr(p + 1, ' ');
+		if (!p)
+			return -EINVAL;
+	}
+	errno = 0;
+	*start = strtoull(p + 1, &end, 10);
+	if (errno || end == p + 1 || (*end != ' ' && *end != '\n' && *end != '\0'))
+		return -EINVAL;
+	return 0;
+}
+
+static void
+add_reg(struct journal *j, const struct pmu_reg *r)
+{
+	if (r->msr && j->nregs < JOURNAL_MAX_REGS)
+		j->regs[j->nregs++] = (struct journal_reg){ r->msr, r->saved };
+}
+
+int
+journal_from_pmu(struct journal *j, const struct pmu *p)
+{
+	int rc;
+
+	memset(j, 0, sizeof(*j));
+	j->core = p->cpu;
+	j->pid = getpid();
+	rc = journal_proc_start_time(j->pid, &j->start_time);
+	if (rc)
+		return rc;
+	j->own_gp = pmu_free_gp(p);
+	j->own_fixed = pmu_free_fixed(p);
+	j->status = p->status_saved;
+	/* Shared registers first: that is also the order of the restore. */
+	add_reg(j, &p->global_ctrl);
+	add_reg(j, &p->fixed_ctrl);
+	for (unsigned i = 0; i < PMU_MAX_GP; i++) {
+		if (j->own_gp & (1u << i)) {
+			add_reg(j, &p->evtsel[i]);
+			add_reg(j, &p->pmc[i]);
+		}
+	}
+	for (unsigned i = 0; i < PMU_MAX_FIXED; i++)
+		if (j->own_fixed & (1u << i))
+			add_reg(j, &p->fixed_ctr[i]);
+	for (unsigned i = 0; i < PMU_NUM_OFFCORE; i++)
+		add_reg(j, &p->offcore[i]);
+	return 0;
+}
+
+static int
+errf(char *err, size_t errlen, int rc, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+/*
+ * Open @dir (creating it 0700 when @create) as a directory fd, refusing a
+ * symlink, another owner, or one that group or others may write: anybody
+ * who can put a journal there could make root write PMU MSRs.
+ */
+static int
+open_dir(const char *dir, bool create, char *err, size_t errlen)
+{
+	struct stat st;
+	int fd, rc;
+
+	if (create && mkdir(dir, 0700) < 0 && errno != EEXIST)
+		return errf(err, errlen, -errno, "cannot create the journal directory %s: %s; run pmustat as root",
+			    dir, strerror(errno));
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		rc = -errno;
+		if (rc == -ENOENT)
+			return rc;
+		return errf(err, errlen, rc, "cannot open the journal directory %s: %s%s", dir, strerror(errno),
+			    errno == ELOOP || errno == ENOTDIR ? " (not a directory; remove it)" : "");
+	}
+	if (fstat(fd, &st) < 0) {
+		rc = -errno;
+		close(fd);
+		return errf(err, errlen, rc, "cannot stat %s: %s", dir, strerror(-rc));
+	}
+	if (st.st_uid != geteuid() || (st.st_mode & 022)) {
+		close(fd);
+		return errf(err, errlen, -EPERM,
+			    "the journal directory %s is not private (owner uid %u, mode %03o); pmustat trusts journals only in a directory of its own user that nobody else may write: remove it or chmod 700 it",
+			    dir, (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
+	}
+	return fd;
+}
+
+int
+journal_write(const char *dir, const struct journal *j, char *err, size_t errlen)
+{
+	char buf[JOURNAL_MAX_BYTES], name[64], tmp[96], path[PATH_MAX];
+	size_t len = 0;
+	int dfd, fd, rc = 0;
+
+	journal_path(dir, j->core, path, sizeof(path));
+	if (j->nregs > JOURNAL_MAX_REGS)
+		return errf(err, errlen, -EINVAL, "%s: %u registers, at most %d", path, j->nregs, JOURNAL_MAX_REGS);
+#define PUT(...) (len += (size_t)snprintf(buf + len, sizeof(buf) - len, __VA_ARGS__))
+	PUT("%s %d\n", JOURNAL_MAGIC, JOURNAL_VERSION);
+	PUT("core %d\n", j->core);
+	PUT("pid %ld\n", (long)j->pid);
+	PUT("start %llu\n", j->start_time);
+	PUT("own 0x%" PRIx32 " 0x%" PRIx32 "\n", j->own_gp, j->own_fixed);
+	PUT("status 0x%" PRIx64 "\n", j->status);
+	for (unsigned i = 0; i < j->nregs; i++)
+		PUT("msr 0x%" PRIx32 " 0x%" PRIx64 "\n", j->regs[i].msr, j->regs[i].value);
+	PUT("fnv1a64 0x%016" PRIx64 "\n", fnv1a64(buf, len));
+#undef PUT
+	if (len >= sizeof(buf))
+		return errf(err, errlen, -EOVERFLOW, "%s: journal too large", path);
+
+	dfd = open_dir(dir, true, err, errlen);
+	if (dfd < 0)
+		return dfd;
+	snprintf(name, sizeof(name), "cpu%d.journal", j->core);
+	snprintf(tmp, sizeof(tmp), ".cpu%d.journal.%ld.tmp", j->core, (long)getpid());
+	(void)unlinkat(dfd, tmp, 0);
+	fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		rc = errf(err, errlen, -errno, "cannot create %s/%s: %s", dir, tmp, strerror(errno));
+		goto out;
+	}
+	if (write(fd, buf, len) != (ssize_t)len || fsync(fd) < 0) {
+		rc = errf(err, errlen, errno ? -errno : -EIO, "cannot write %s/%s: %s", dir, tmp,
+			  strerror(errno ? errno : EIO));
+		close(fd);
+		(void)unlinkat(dfd, tmp, 0);
+		goto out;
+	}
+	close(fd);
+	if (renameat(dfd, tmp, dfd, name) < 0) {
+		rc = errf(err, errlen, -errno, "cannot rename %s/%s to %s: %s", dir, tmp, path, strerror(errno));
+		(void)unlinkat(dfd, tmp, 0);
+		goto out;
+	}
+	/* The rename itself must survive a crash too. */
+	if (fsync(dfd) < 0)
+		rc = errf(err, errlen, -errno, "cannot sync the directory %s: %s", dir, strerror(errno));
+out:
+	close(dfd);
+	return rc;
+}
+
+/* "KEY VALUE...\n" at *@p: the rest of the line after "KEY " into @rest. */
+static bool
+take_line(const char **p, const char *end, const char *key, char *rest, size_t size)
+{
+	size_t klen = strlen(key);
+	const char *nl = memchr(*p, '\n', (size_t)(end - *p));
+	size_t n;
+
+	if (!nl || (size_t)(nl - *p) <= klen + 1 || strncmp(*p, key, klen) != 0 || (*p)[klen] != ' ')
+		return false;
+	n = (size_t)(nl - (*p + klen + 1));
+	if (n >= size)
+		return false;
+	memcpy(rest, *p + klen + 1, n);
+	rest[n] = '\0';
+	*p = nl + 1;
+	return true;
+}
+
+/* Strict numbers: the whole string, no sign, no spaces. */
+static bool
+num(const char *s, int base, unsigned long long max, unsigned long long *out)
+{
+	char *end;
+
+	if (!s[0] || s[0] == '-' || s[0] == '+' || s[0] == ' ')
+		return false;
+	if (base == 16 && strncmp(s, "0x", 2) != 0)
+		return false;
+	errno = 0;
+	*out = strtoull(s, &end, base);
+	return !errno && end != s && *end == '\0' && *out <= max;
+}
+
+/* "A B" into two strict numbers. */
+static bool
+num2(char *s, unsigned long long max1, unsigned long long max2,
+     unsigned long long *a, unsigned long long *b)
+{
+	char *sp = strchr(s, ' ');
+
+	if (!sp)
+		return false;
+	*sp = '\0';
+	return num(s, 16, max1, a) && num(sp + 1, 16, max2, b);
+}
+
+int
+journal_read(const char *dir, int core, struct journal *j, char *err, size_t errlen)
+{
+	char buf[JOURNAL_MAX_BYTES + 1], path[PATH_MAX], line[128], name[64];
+	unsigned long long a, b;
+	const char *p, *end, *sum;
+	struct stat st;
+	ssize_t n;
+	int dfd, fd, rc;
+
+	memset(j, 0, sizeof(*j));
+	journal_path(dir, core, path, sizeof(path));
+	dfd = open_dir(dir, false, err, errlen);
+	if (dfd < 0)
+		return dfd;
+	snprintf(name, sizeof(name), "cpu%d.journal", core);
+	fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	close(dfd);
+	if (fd < 0) {
+		rc = -errno;
+		if (rc == -ENOENT)
+			return rc;
+		return errf(err, errlen, rc == -ELOOP ? -EBADMSG : rc, "cannot open the journal %s: %s",
+			    path, rc == -ELOOP ? "it is a symbolic link" : strerror(-rc));
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 022)) {
+		close(fd);
+		return errf(err, errlen, -EBADMSG,
+			    "the journal %s is not a private regular file of this user; not trusted", path);
+	}
+	n = read(fd, buf, sizeof(buf));
+	if (n < 0) {
+		rc = -errno;
+		close(fd);
+		return errf(err, errlen, rc, "cannot read the journal %s: %s", path, strerror(-rc));
+	}
+	close(fd);
+	if (n > JOURNAL_MAX_BYTES)
+		return errf(err, errlen, -EBADMSG, "the journal %s is corrupt: larger than %d bytes", path,
+			    JOURNAL_MAX_BYTES);
+	buf[n] = '\0';
+	if (memchr(buf, '\0', (size_t)n))
+		return errf(err, errlen, -EBADMSG, "the journal %s is corrupt: it contains NUL bytes", path);
+
+	/* The checksum line is the last line; it covers everything before it. */
+	end = buf + n;
+	if (n < 2 || buf[n - 1] != '\n')
+		return errf(err, errlen, -EBADMSG, "the journal %s is truncated (no final newline)", path);
+	for (sum = end - 1; sum > buf && sum[-1] != '\n'; sum--)
+		;
+	p = sum;
+	if (!take_line(&p, end, "fnv1a64", line, sizeof(line)) || strlen(line) != 18 ||
+	    !num(line, 16, UINT64_MAX, &a))
+		return errf(err, errlen, -EBADMSG, "the journal %s is corrupt or truncated: no checksum line", path);
+	if (a != fnv1a64(buf, (size_t)(sum - buf)))
+		return errf(err, errlen, -EBADMSG, "the journal %s is corrupt: checksum mismatch", path);
+
+	end = sum;
+	p = buf;
+	if (!take_line(&p, end, JOURNAL_MAGIC, line, sizeof(line)))
+		return errf(err, errlen, -EBADMSG, "%s is not a pmustat journal", path);
+	if (!num(line, 10, INT_MAX, &a) || a != JOURNAL_VERSION)
+		return errf(err, errlen, -EBADMSG, "the journal %s has version %s; this pmustat reads version %d only",
+			    path, line, JOURNAL_VERSION);
+	if (!take_line(&p, end, "core", line, sizeof(line)) || !num(line, 10, INT_MAX, &a))
+		goto bad;
+	j->core = (int)a;
+	if (j->core != core)
+		return errf(err, errlen, -EBADMSG, "the journal %s is for core %d, not %d", path, j->core, core);
+	if (!take_line(&p, end, "pid", line, sizeof(line)) || !num(line, 10, INT_MAX, &a) || a == 0)
+		goto bad;
+	j->pid = (pid_t)a;
+	if (!take_line(&p, end, "start", line, sizeof(line)) || !num(line, 10, ULLONG_MAX, &a))
+		goto bad;
+	j->start_time = a;
+	if (!take_line(&p, end, "own", line, sizeof(line)) ||
+	    !num2(line, (1u << PMU_MAX_GP) - 1, (1u << PMU_MAX_FIXED) - 1, &a, &b))
+		goto bad;
+	j->own_gp = (uint32_t)a;
+	j->own_fixed = (uint32_t)b;
+	if (!take_line(&p, end, "status", line, sizeof(line)) || !num(line, 16, UINT64_MAX, &a))
+		goto bad;
+	j->status = a;
+	while (p < end) {
+		if (j->nregs >= JOURNAL_MAX_REGS || !take_line(&p, end, "msr", line, sizeof(line)) ||
+		    !num2(line, UINT32_MAX, UINT64_MAX, &a, &b))
+			goto bad;
+		for (unsigned i = 0; i < j->nregs; i++)
+			if (j->regs[i].msr == a)
+				goto bad;
+		j->regs[j->nregs++] = (struct journal_reg){ (uint32_t)a, b };
+	}
+	return 0;
+bad:
+	{
+		unsigned lineno = 1;
+
+		for (const char *c = buf; c < p; c++)
+			lineno += *c == '\n';
+		return errf(err, errlen, -EBADMSG, "the journal %s is corrupt: bad line %u", path, lineno);
+	}
+}
+
+int
+journal_remove(const char *dir, int core)
+{
+	char path[PATH_MAX];
+
+	journal_path(dir, core, path, sizeof(path));
+	return unlink(path) < 0 ? -errno : 0;
+}
+
+enum journal_owner
+journal_owner(const struct journal *j)
+{
+	unsigned long long start;
+
+	int rc;
+
+	if (kill(j->pid, 0) < 0 && errno == ESRCH)
+		return JOURNAL_OWNER_DEAD;
+	rc = journal_proc_start_time(j->pid, &start);
+	if (rc == -ESRCH)
+		return JOURNAL_OWNER_DEAD;
+	/*
+	 * Alive but started at another time: the pid was reused, and that
+	 * process cannot be the run that wrote the journal. When /proc
+	 * cannot tell, assume the run lives: never touch a live run's core.
+	 */
+	if (rc == 0 && start != j->start_time)
+		return JOURNAL_OWNER_REUSED;
+	return JOURNAL_OWNER_LIVE;
+}
+
+/* The struct pmu slot of @msr, or NULL. */
+static struct pmu_reg *
+slot_of(struct pmu *p, uint32_t msr)
+{
+	if (msr == MSR_IA32_PERF_GLOBAL_CTRL)
+		return &p->global_ctrl;
+	if (msr == MSR_IA32_FIXED_CTR_CTRL)
+		return p->fixed_mask ? &p->fixed_ctrl : NULL;
+	for (unsigned i = 0; i < PMU_MAX_GP; i++) {
+		if (!(p->gp_mask & (1u << i)))
+			continue;
+		if (msr == msr_evtsel(i))
+			return &p->evtsel[i];
+		if (msr == msr_pmc(i))
+			return &p->pmc[i];
+	}
+	for (unsigned i = 0; i < PMU_MAX_FIXED; i++)
+		if ((p->fixed_mask & (1u << i)) && msr == msr_fixed_ctr(i))
+			return &p->fixed_ctr[i];
+	if (msr == MSR_OFFCORE_RSP_0 || msr == MSR_OFFCORE_RSP_1)
+		return &p->offcore[msr - MSR_OFFCORE_RSP_0];
+	return NULL;
+}
+
+/* Is @v a value a restore may write to @msr of counter set @j? "" if so, else why not. */
+static const char *
+check_reg(const struct pmu *p, const struct journal *j, uint32_t msr, uint64_t v)
+{
+	const struct pmu_caps *caps = &p->caps;
+
+	if (!pmu_msr_allowed(p, msr))
+		return "not an MSR pmustat writes on this core";
+	for (unsigned i = 0; i < PMU_MAX_GP; i++) {
+		if (msr == msr_evtsel(i)) {
+			/* A saved EVTSEL may be another user's (--force): PC and INT are theirs to set. */
+			uint64_t ok = evtsel_writable_mask(caps) | EVTSEL_PC | EVTSEL_INT;
+
+			if (!(j->own_gp & (1u << i)))
+				return "a counter the run did not own";
+			return (v & ~ok) ? "reserved bits set" : "";
+		}
+		if (msr == msr_pmc(i)) {
+			if (!(j->own_gp & (1u << i)))
+				return "a counter the run did not own";
+			return (v & ~delta_width_mask(caps->gp_width)) ? "wider than the counter" : "";
+		}
+	}
+	for (unsigned i = 0; i < PMU_MAX_FIXED; i++) {
+		if (msr == msr_fixed_ctr(i)) {
+			if (!(j->own_fixed & (1u << i)))
+				return "a counter the run did not own";
+			return (v & ~delta_width_mask(caps->fixed_width)) ? "wider than the counter" : "";
+		}
+	}
+	if (msr == MSR_IA32_FIXED_CTR_CTRL) {
+		for (unsigned i = 0; i < PMU_MAX_FIXED; i++) {
+			uint64_t ok = fixed_ctrl_writable_mask(caps, i) | ((uint64_t)FIXED_CTRL_PMI << (4 * i));
+
+			if ((j->own_fixed & (1u << i)) && (v & (0xfull << (4 * i)) & ~ok))
+				return "reserved bits set in a field the run owned";
+		}
+		return "";
+	}
+	if (msr == MSR_IA32_PERF_GLOBAL_CTRL || msr == MSR_OFFCORE_RSP_0 || msr == MSR_OFFCORE_RSP_1)
+		return "";
+	return "not a register a stat run saves";
+}
+
+int
+journal_apply(struct hw *hw, const struct pmu_caps *caps, const struct journal *j,
+	      char *err, size_t errlen)
+{
+	static struct pmu p;	/* ~1 KiB; static keeps the caller's stack small */
+	bool offcore = false;
+	char name[40];
+	uint64_t own_bits = 0;
+	int rc;
+
+	if (j->own_gp & ~caps->gp_mask || j->own_fixed & ~caps->fixed_mask)
+		return errf(err, errlen, -EBADMSG,
+			    "core %d: the journal names counters this PMU does not have (GP 0x%x, fixed 0x%x); not applied",
+			    j->core, j->own_gp, j->own_fixed);
+	for (unsigned i = 0; i < j->nregs; i++)
+		if (j->regs[i].msr == MSR_OFFCORE_RSP_0 || j->regs[i].msr == MSR_OFFCORE_RSP_1)
+			offcore = true;
+	rc = pmu_open(&p, hw, j->core, caps, offcore, err, errlen);
+	if (rc)
+		return rc;
+	/* Everything is checked before anything is written. */
+	for (unsigned i = 0; i < j->nregs; i++) {
+		const char *why = check_reg(&p, j, j->regs[i].msr, j->regs[i].value);
+
+		if (why[0] || !slot_of(&p, j->regs[i].msr))
+			return errf(err, errlen, -EBADMSG,
+				    "core %d: the journal's %s (0x%x) = 0x%llx is refused (%s); nothing was written",
+				    j->core, pmu_msr_name(j->regs[i].msr, name, sizeof(name)), j->regs[i].msr,
+				    (unsigned long long)j->regs[i].value, why[0] ? why : "unknown register");
+	}
+	for (unsigned i = 0; i < PMU_MAX_GP; i++)
+		if (j->own_gp & (1u << i))
+			own_bits |= 1ull << i;
+	for (unsigned i = 0; i < PMU_MAX_FIXED; i++)
+		if (j->own_fixed & (1u << i))
+			own_bits |= GLOBAL_FIXED_BIT(i);
+	for (unsigned i = 0; i < j->nregs; i++) {
+		struct pmu_reg *r = slot_of(&p, j->regs[i].msr);
+		uint64_t v = j->regs[i].value;
+
+		if (!r)
+			continue;	/* checked above */
+		/* Shared registers: the run's bits and fields only; the rest stays as it is now. */
+		if (r == &p.global_ctrl) {
+			v = (r->saved & ~own_bits) | (v & own_bits);
+		} else if (r == &p.fixed_ctrl) {
+			uint64_t now = r->saved;
+
+			for (unsigned f = 0; f < PMU_MAX_FIXED; f++)
+				if (j->own_fixed & (1u << f))
+					now = fixed_ctrl_with_field(now, f, (unsigned)FIXED_CTRL_FIELD(v, f));
+			v = now;
+		}
+		r->saved = v;
+		r->dirty = true;
+	}
+	/* Overflow bits of the run's counters go back to what they were too. */
+	p.status_saved = j->status;
+	p.armed = 1;
+	rc = pmu_restore(&p);
+	if (rc < 0)
+		return errf(err, errlen, rc, "core %d: restoring the journal's registers failed: %s; %s",
+			    j->core, strerror(-rc), hw_msr_hint(rc, true));
+	return rc;
+}
+
+int
+journal_recover(const char *dir, int core, struct hw *hw, const struct pmu_caps *caps,
+		char *msg, size_t msglen)
+{
+	struct journal j;
+	char err[1024], path[PATH_MAX];
+	enum journal_owner owner;
+	int rc, applied;
+
+	journal_path(dir, core, path, sizeof(path));
+	rc = journal_read(dir, core, &j, err, sizeof(err));
+	if (rc == -ENOENT)
+		return 0;
+	if (rc == -EBADMSG)
+		return errf(msg, msglen, rc,
+			    "%s; it was NOT applied. Inspect the core with 'pmustat state -C %d', clear pmustat's programming with 'pmustat reset --zero -C %d', then remove the file",
+			    err, core, core);
+	if (rc)
+		return errf(msg, msglen, rc, "%s", err);
+	owner = journal_owner(&j);
+	if (owner == JOURNAL_OWNER_LIVE)
+		return errf(msg, msglen, -EBUSY,
+			    "core %d: pmustat pid %ld is still counting there (journal %s); leave it be, or stop that process first",
+			    core, (long)j.pid, path);
+	applied = journal_apply(hw, caps, &j, err, sizeof(err));
+	if (applied < 0)
+		return errf(msg, msglen, applied, "%s (journal %s kept)", err, path);
+	rc = journal_remove(dir, core);
+	if (rc && rc != -ENOENT)
+		return errf(msg, msglen, rc, "core %d: restored, but cannot remove the journal %s: %s", core, path,
+			    strerror(-rc));
+	errf(msg, msglen, 1,
+	     "core %d: pmustat pid %ld %s while counting; restored the %u registers it had saved%s (journal %s, now removed)",
+	     core, (long)j.pid, owner == JOURNAL_OWNER_DEAD ? "was killed" : "is gone (its pid now belongs to another process)",
+	     j.nregs, applied == 1 ? ", a counter value not exactly (no full-width writes)" : "", path);
+	return 1;
+}
+
+void
+journal_arm_signal_remove(const char *dir, int core)
+{
+	signal_armed = 0;
+	if (!dir)
+		return;
+	journal_path(dir, core, signal_path, sizeof(signal_path));
+	signal_armed = 1;
+}
+
+void
+journal_remove_from_signal(void)
+{
+	/* unlink() is async-signal-safe; the path was built when armed. */
+	if (signal_armed)
+		(void)unlink(signal_path);
+}

@@ -1,0 +1,141 @@
+/*
+ * journal.h - the crash journal: what a stat run saved of a core's PMU,
+ * on disk before the first MSR write, so that a run killed mid-count
+ * (SIGKILL, OOM, power to the terminal) can be undone by the next
+ * pmustat on that core or by `pmustat reset`.
+ *
+ * One file per core, DIR/cpuN.journal, text, versioned and checksummed:
+ *
+ *	pmustat-journal 1
+ *	core 3
+ *	pid 12345
+ *	start 987654			(field 22 of /proc/PID/stat)
+ *	own 0xf 0x7			(GP and fixed counters the run owned)
+ *	status 0x0			(IA32_PERF_GLOBAL_STATUS when saved)
+ *	msr 0x186 0x0			(one line per saved register)
+ *	...
+ *	fnv1a64 0x0123456789abcdef	(FNV-1a 64 of every byte above)
+ *
+ * It is written to a temporary file in DIR, fsynced, renamed into place
+ * and DIR fsynced; DIR is created 0700 and must be a directory of ours
+ * that nobody else may write, since a journal's values are written to
+ * MSRs as root. The directory is a parameter so tests can use their own;
+ * the binary always uses JOURNAL_DIR.
+ */
+#ifndef PMUSTAT_JOURNAL_H
+#define PMUSTAT_JOURNAL_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+struct hw;
+struct pmu;
+struct pmu_caps;
+
+#define JOURNAL_DIR		"/run/pmustat"
+#define JOURNAL_VERSION		1
+#define JOURNAL_MAGIC		"pmustat-journal"
+/* Every register struct pmu can save: EVTSEL+PMC x8, FIXED_CTR x4, 2 shared, 2 offcore. */
+#define JOURNAL_MAX_REGS	24
+/* Larger files are corrupt by definition. */
+#define JOURNAL_MAX_BYTES	4096
+
+struct journal_reg {
+	uint32_t msr;
+	uint64_t value;
+};
+
+struct journal {
+	int core;
+	pid_t pid;
+	unsigned long long start_time;	/* clock ticks after boot */
+	uint32_t own_gp;		/* counters whose registers the run wrote */
+	uint32_t own_fixed;
+	uint64_t status;		/* GLOBAL_STATUS as found */
+	unsigned nregs;
+	struct journal_reg regs[JOURNAL_MAX_REGS];
+};
+
+/* Whether the run that wrote a journal is still there. */
+enum journal_owner {
+	JOURNAL_OWNER_LIVE,	/* pid alive with the same start time: hands off */
+	JOURNAL_OWNER_DEAD,	/* no such process: the run was killed */
+	JOURNAL_OWNER_REUSED,	/* pid alive but started at another time: the run is gone */
+};
+
+/* DIR/cpuN.journal into @buf. */
+void
+journal_path(const char *dir, int core, char *buf, size_t size);
+
+/* Field 22 of /proc/@pid/stat. 0 or -errno (-ESRCH: no such process). */
+int
+journal_proc_start_time(pid_t pid, unsigned long long *start);
+
+/*
+ * The journal of a stat run: this process, and the registers @p saved
+ * (after pmu_open() and pmu_take_busy()) of the counters it may program.
+ */
+int
+journal_from_pmu(struct journal *j, const struct pmu *p);
+
+/*
+ * Write @j durably as DIR/cpuN.journal (replacing any older one). 0, or
+ * -errno with a message naming the file in @err.
+ */
+int
+journal_write(const char *dir, const struct journal *j, char *err, size_t errlen);
+
+/*
+ * Read DIR/cpuN.journal. 0; -ENOENT: there is none; -EBADMSG: it exists
+ * but is corrupt, truncated, of another version or another core (@err
+ * says what); other -errno: it could not be read.
+ */
+int
+journal_read(const char *dir, int core, struct journal *j, char *err, size_t errlen);
+
+/* Remove DIR/cpuN.journal. 0, or -errno (-ENOENT is not an error to callers). */
+int
+journal_remove(const char *dir, int core);
+
+enum journal_owner
+journal_owner(const struct journal *j);
+
+/*
+ * Put back the registers @j saved on @j->core, through @hw, for a PMU
+ * described by @caps. Every register must be one stat mode may write
+ * (pmu_msr_allowed()) of a counter the run owned, with no reserved bit;
+ * otherwise nothing at all is written (-EBADMSG). Shared registers
+ * (GLOBAL_CTRL, FIXED_CTR_CTRL) get back only the run's bits and fields.
+ * 0, 1 when a counter could not be restored exactly (no full-width
+ * writes), or -errno, with a message in @err.
+ */
+int
+journal_apply(struct hw *hw, const struct pmu_caps *caps, const struct journal *j,
+	      char *err, size_t errlen);
+
+/*
+ * What the next pmustat on @core does first, under the core's lock: read
+ * the journal and, if its run is gone, apply and remove it. Returns
+ *   0        no journal;
+ *   1        a killed run's state was restored (@msg says so);
+ *   -EBUSY   the run is still alive (@msg names it): leave the core alone;
+ *   -EBADMSG the journal is corrupt: reported in @msg, not applied, kept;
+ *   -errno   reading or restoring failed (@msg); the journal is kept.
+ */
+int
+journal_recover(const char *dir, int core, struct hw *hw, const struct pmu_caps *caps,
+		char *msg, size_t msglen);
+
+/*
+ * For a fatal signal handler: after the PMU was restored, remove the
+ * journal armed here. Arm with a directory and core (path computed now),
+ * disarm with NULL.
+ */
+void
+journal_arm_signal_remove(const char *dir, int core);
+void
+journal_remove_from_signal(void);
+
+#endif
