@@ -511,6 +511,7 @@ pmu_program(struct pmu *p, const struct event *ev, const struct sched_slot *slot
 	}
 
 	/* The sequences the child and the parent write. */
+	p->may_count = true;
 	p->run_gp = gp;
 	p->run_fixed = fixed;
 	p->n_enable = p->n_disable = 0;
@@ -605,6 +606,8 @@ pmu_disable(struct pmu *p, char *err, size_t errlen)
 		if (rc && !first)
 			first = fail(p, rc, "writing", p->disable_seq[i].msr, true, err, errlen);
 	}
+	if (!first)
+		p->may_count = false;
 	return first;
 }
 
@@ -685,50 +688,64 @@ owned_bits(const struct pmu *p)
 	return bits;
 }
 
-/* Async-signal-safe: seam writes on data inside *p, nothing else. */
-int
-pmu_restore(struct pmu *p)
+/*
+ * Async-signal-safe: seam writes on data inside *p, nothing else. @force:
+ * write every register pmustat wrote, even those it believes hold their
+ * saved value already (from a signal, the child may have enabled without
+ * the parent knowing).
+ */
+static int
+restore(struct pmu *p, bool force)
 {
 	int first = 0, inexact = 0, rc;
 
 #define KEEP(rc) do { if ((rc) < 0 && !first) first = (rc); if ((rc) > 0) inexact = 1; } while (0)
 	if (!p->armed)
 		return 0;
+	/* Enabled behind our back (the child) or not: believe nothing then. */
+	if (p->may_count)
+		force = true;
 	/* GLOBAL_CTRL first: it stops whatever still counts. */
 	if (p->global_ctrl.dirty) {
-		p->global_ctrl.cur_known = false;
+		if (force)
+			p->global_ctrl.cur_known = false;
 		rc = reg_set(p, &p->global_ctrl, p->global_ctrl.saved);
 		KEEP(rc);
 	}
 	for (unsigned i = 0; i < PMU_MAX_GP; i++) {
 		if (p->evtsel[i].dirty) {
-			p->evtsel[i].cur_known = false;
+			if (force)
+				p->evtsel[i].cur_known = false;
 			rc = reg_set(p, &p->evtsel[i], p->evtsel[i].saved);
 			KEEP(rc);
 		}
 	}
 	if (p->fixed_ctrl.dirty) {
-		p->fixed_ctrl.cur_known = false;
+		if (force)
+			p->fixed_ctrl.cur_known = false;
 		rc = reg_set(p, &p->fixed_ctrl, p->fixed_ctrl.saved);
 		KEEP(rc);
 	}
 	for (unsigned i = 0; i < PMU_NUM_OFFCORE; i++) {
 		if (p->offcore[i].dirty) {
-			p->offcore[i].cur_known = false;
+			if (force)
+				p->offcore[i].cur_known = false;
 			rc = reg_set(p, &p->offcore[i], p->offcore[i].saved);
 			KEEP(rc);
 		}
 	}
 	for (unsigned i = 0; i < PMU_MAX_GP; i++) {
 		if (p->pmc[i].dirty) {
-			p->pmc[i].cur_known = false;
+			if (force)
+				p->pmc[i].cur_known = false;
 			rc = pmc_set(p, i, p->pmc[i].saved);
 			KEEP(rc);
 		}
 	}
 	for (unsigned i = 0; i < PMU_MAX_FIXED; i++) {
 		if (p->fixed_ctr[i].dirty) {
-			p->fixed_ctr[i].cur_known = false;
+			if (force)
+				p->fixed_ctr[i].cur_known = false;
 			rc = fixed_ctr_set(p, i, p->fixed_ctr[i].saved);
 			KEEP(rc);
 		}
@@ -754,6 +771,7 @@ pmu_restore(struct pmu *p)
 	}
 #undef KEEP
 	p->armed = 0;
+	p->may_count = false;
 	for (unsigned i = 0; i < PMU_MAX_GP; i++)
 		p->evtsel[i].dirty = p->pmc[i].dirty = false;
 	for (unsigned i = 0; i < PMU_MAX_FIXED; i++)
@@ -763,6 +781,12 @@ pmu_restore(struct pmu *p)
 	if (first)
 		return first;
 	return inexact;
+}
+
+int
+pmu_restore(struct pmu *p)
+{
+	return restore(p, false);
 }
 
 void
@@ -775,5 +799,5 @@ void
 pmu_restore_from_signal(void)
 {
 	if (signal_pmu)
-		(void)pmu_restore(signal_pmu);
+		(void)restore(signal_pmu, true);
 }

@@ -80,6 +80,8 @@ struct pmu {
 	struct pmu_write enable_seq[PMU_MAX_SEQ];
 	struct pmu_write disable_seq[PMU_MAX_SEQ];
 	unsigned n_enable, n_disable;
+	/* Programmed and not disabled since: the child may have enabled. */
+	bool may_count;
 
 	/* Accesses made, for the figures (rdpmc not included). */
 	unsigned long msr_reads, msr_writes, rdpmc_reads;
