@@ -1,0 +1,85 @@
+/*
+ * fuzz_cpu_dump.c - --cpu-dump files (cpu_source_load: libcpuid's raw dump
+ * reader, then cpu_decode and the PMU quirks), and what pmustat does next
+ * with the CPU it decoded: the mapfile key, the shipped mapfile, and the
+ * default events parsed against the decoded PMU.
+ *
+ * Input: the whole dump, written to a private file. Byte 0 also picks the
+ * CPU asked for (-1, the dump's last, or 0..2), as -C does.
+ */
+#include "fuzz_util.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cpu.h"
+#include "cpu_source.h"
+#include "event.h"
+#include "event_spec.h"
+#include "mapfile.h"
+#include "msr.h"
+
+static void
+check_cpu(const struct cpu_info *c)
+{
+	const struct pmu_caps *p = &c->pmu;
+	char key[64], table[128], err[1024];
+	struct event *evs = NULL;
+	size_t n = 0;
+	int ret;
+
+	if (!memchr(c->vendor_id, '\0', sizeof(c->vendor_id)) ||
+	    !memchr(c->brand, '\0', sizeof(c->brand)))
+		fuzz_fail("vendor or brand not terminated");
+	for (const char *s = c->brand; *s; s++)
+		if ((unsigned char)*s < 0x20 || (unsigned char)*s > 0x7e)
+			fuzz_fail("control character in the brand string");
+	if (p->gp_counters > 32 || p->fixed_counters > 32 ||
+	    (unsigned)__builtin_popcount(p->fixed_mask) != p->fixed_counters)
+		fuzz_fail("PMU counts out of range: %u GP, %u fixed (mask 0x%x)", p->gp_counters,
+			  p->fixed_counters, p->fixed_mask);
+	cpu_mapfile_key(c, key, sizeof(key));
+	if (!memchr(key, '\0', sizeof(key)))
+		fuzz_fail("mapfile key not terminated");
+	(void)cpu_verdict_text(c->verdict);
+	if (c->verdict != CPU_VERDICT_OK)
+		return;
+
+	/* What cmd_stat and cmd_list do next: pick a table, resolve events. */
+	err[0] = '\0';
+	ret = mapfile_choose_table(fuzz_events_dir(), c, table, sizeof(table), err, sizeof(err));
+	if (ret != 0 && ret != -ENOENT)
+		fuzz_fail("shipped mapfile: %d %s", ret, err);
+	ret = event_spec_parse("instructions,cycles,ref-cycles,branches,branch-misses,slots,"
+			       "LLC_MISSES,r412e,cpu/event=0x3c,umask=0x0/k", NULL, p, &evs, &n,
+			       err, sizeof(err));
+	for (size_t i = 0; ret == 0 && i < n; i++) {
+		if (evs[i].gp_mask & ~p->gp_mask)
+			fuzz_fail("event on a GP counter the CPU lacks");
+		if (evs[i].fixed >= PMU_MAX_FIXED)
+			fuzz_fail("event on fixed counter %d", evs[i].fixed);
+	}
+	free(evs);
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct cpu_info c;
+	char err[1024] = "";
+	const char *path;
+	int cpu = size ? (int)(data[0] & 3) - 1 : -1, used = -7, ret;
+
+	path = fuzz_write("dump.txt", data, size);
+	memset(&c, 0xa5, sizeof(c));
+	ret = cpu_source_load(NULL, path, cpu, &c, &used, err, sizeof(err));
+	if (ret == 0) {
+		if (used < 0 || (cpu >= 0 && used != cpu))
+			fuzz_fail("asked for CPU %d, described %d", cpu, used);
+		check_cpu(&c);
+	} else if (!err[0]) {
+		fuzz_fail("error %d without a message", ret);
+	}
+	return 0;
+}
