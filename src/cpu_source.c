@@ -20,8 +20,13 @@ quiet_warning(const char *msg)
 	(void)msg;
 }
 
+/*
+ * Open the dump once, without following a symlink, and keep it open: libcpuid
+ * then reads it through /proc/self/fd/N, so what was checked is what is read
+ * (no swapping the path for a link in between). Returns the fd or -errno.
+ */
 static int
-check_dump_file(const char *path, char *err, size_t err_len)
+open_dump_file(const char *path, char *err, size_t err_len)
 {
 	struct stat st;
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
@@ -47,7 +52,125 @@ check_dump_file(const char *path, char *err, size_t err_len)
 		snprintf(err, err_len, "%s: %lld bytes is too large for a CPUID dump (limit %u MiB)",
 			 path, (long long)st.st_size, CPU_DUMP_MAX_BYTES >> 20);
 	}
-	close(fd);
+	if (ret < 0) {
+		close(fd);
+		return ret;
+	}
+	return fd;
+}
+
+/* What libcpuid's reader does with one line, as far as memory safety goes. */
+#define DATA_LINE(fmt) (sscanf(line, fmt, &i, &r[0], &r[1], &r[2], &r[3]) >= 5)
+static const char *
+dump_line_problem(const char *line, bool *is_header, bool *aida, bool *have_cpu)
+{
+	/* libcpuid's own table sizes for the sub-leaf arrays. */
+	static const struct {
+		uint32_t leaf;
+		int max;
+	} subleaves[] = {
+		{ 0x4, MAX_INTELFN4_LEVEL }, { 0xb, MAX_INTELFN11_LEVEL },
+		{ 0x12, MAX_INTELFN12H_LEVEL }, { 0x14, MAX_INTELFN14H_LEVEL },
+		{ 0x8000001d, MAX_AMDFN8000001DH_LEVEL },
+	};
+	char word[100];
+	uint32_t addr, r[4];
+	int i, cpu, subleaf, assigned;
+
+	if (*is_header) {
+		if (sscanf(line, "version=%99s", word) >= 1)
+			return strlen(word) >= 8 ? "a version= longer than 7 characters" : NULL;
+		if (sscanf(line, "basic_cpuid[%d]=%x %x %x %x", &i, &r[0], &r[1], &r[2], &r[3]) >= 5) {
+			*is_header = false;
+			*have_cpu = true;
+		} else if (strcmp(line, "------[ Versions ]------") == 0 ||
+			   strcmp(line, "------[ Logical CPU #0 ]------") == 0 ||
+			   strcmp(line, "------[ CPUID Registers / Logical CPU #0 ]------") == 0) {
+			*is_header = false;
+			*aida = true;
+		}
+	}
+	if (!*aida) {
+		if (sscanf(line, "_________________ Logical CPU #%d _________________", &cpu) >= 1) {
+			*is_header = false;
+			*have_cpu = true;
+			return cpu < 0 || cpu >= CPU_SETSIZE ? "a logical CPU number out of range" : NULL;
+		}
+		if (DATA_LINE("basic_cpuid[%d]=%x %x %x %x") || DATA_LINE("ext_cpuid[%d]=%x %x %x %x") ||
+		    DATA_LINE("intel_fn4[%d]=%x %x %x %x") || DATA_LINE("intel_fn11[%d]=%x %x %x %x") ||
+		    DATA_LINE("intel_fn12h[%d]=%x %x %x %x") ||
+		    DATA_LINE("intel_fn14h[%d]=%x %x %x %x") ||
+		    DATA_LINE("amd_fn8000001dh[%d]=%x %x %x %x"))
+			return *have_cpu ? NULL : "CPUID data before any CPU";
+		return NULL;
+	}
+	if (sscanf(line, "------[ Logical CPU #%d ]------", &cpu) >= 1 ||
+	    sscanf(line, "------[ CPUID Registers / Logical CPU #%d ]------", &cpu) >= 1) {
+		*have_cpu = true;
+		return cpu < 0 || cpu >= CPU_SETSIZE ? "a logical CPU number out of range" : NULL;
+	}
+	subleaf = 0;
+	assigned = sscanf(line, "CPUID %x: %x-%x-%x-%x [SL %02i]", &addr, &r[0], &r[1], &r[2],
+			  &r[3], &subleaf);
+	if (assigned < 5)
+		return NULL;
+	if (!*have_cpu)
+		return "CPUID data before any CPU";
+	for (size_t k = 0; assigned >= 6 && k < sizeof(subleaves) / sizeof(subleaves[0]); k++) {
+		if (addr == subleaves[k].leaf && (subleaf < 0 || subleaf >= subleaves[k].max))
+			return "a sub-leaf out of range";
+	}
+	return NULL;
+}
+#undef DATA_LINE
+
+/*
+ * libcpuid 0.6.2 trusts dump files: a long version=, a negative CPU number,
+ * an AIDA64 sub-leaf past its table or CPUID data before the first CPU
+ * header make it write out of bounds (found by tests/fuzz). So the file is
+ * first read exactly as libcpuid reads it (fgets into 100 bytes, the same
+ * formats) and refused if any line would do that.
+ */
+static int
+check_dump_text(int fd, const char *path, char *err, size_t err_len)
+{
+	bool is_header = true, aida = false, have_cpu = false;
+	unsigned lineno = 0;
+	char line[100];
+	int ret = 0;
+	int dupfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	FILE *f = dupfd >= 0 ? fdopen(dupfd, "r") : NULL;
+
+	if (!f) {
+		ret = -errno;
+		snprintf(err, err_len, "%s: cannot read CPUID dump: %s", path, strerror(errno));
+		if (dupfd >= 0)
+			close(dupfd);
+		return ret;
+	}
+	while (fgets(line, sizeof(line), f)) {
+		const char *problem;
+
+		line[strcspn(line, "\n")] = '\0';
+		if (!line[0])
+			continue;
+		if (strcmp(line, "--------------------------------------------------------------------------------") == 0)
+			break;
+		lineno++;
+		problem = dump_line_problem(line, &is_header, &aida, &have_cpu);
+		if (problem) {
+			snprintf(err, err_len,
+				 "%s: line %u has %s; this is not a raw dump as written by --save-cpu-dump or cpuid_tool --save",
+				 path, lineno, problem);
+			ret = -EINVAL;
+			break;
+		}
+	}
+	if (!ret && ferror(f)) {
+		snprintf(err, err_len, "%s: read error", path);
+		ret = -EIO;
+	}
+	fclose(f);
 	return ret;
 }
 
@@ -59,17 +182,13 @@ raw_is_empty(const struct cpu_raw_data_t *raw)
 	return memcmp(raw->basic_cpuid[0], zero, sizeof(zero)) == 0;
 }
 
+/* @fd_path names the checked dump; messages name @path, as the user gave it. */
 static int
-load_dump(const char *path, int cpu, struct cpu_info *out, int *used_cpu,
-	  char *err, size_t err_len)
+read_dump(const char *path, const char *fd_path, int cpu, struct cpu_info *out,
+	  int *used_cpu, char *err, size_t err_len)
 {
 	struct cpu_raw_data_array_t all;
 	struct cpu_raw_data_t one;
-	int ret;
-
-	ret = check_dump_file(path, err, err_len);
-	if (ret < 0)
-		return ret;
 
 	cpuid_set_warn_function(quiet_warning);
 	memset(&all, 0, sizeof(all));
@@ -78,7 +197,7 @@ load_dump(const char *path, int cpu, struct cpu_info *out, int *used_cpu,
 	 * an empty result is the failure signal. Single-CPU native dumps have
 	 * no per-CPU blocks and come back empty from the all-CPU reader.
 	 */
-	if (cpuid_deserialize_all_raw_data(&all, path) == 0 && all.num_raw > 0) {
+	if (cpuid_deserialize_all_raw_data(&all, fd_path) == 0 && all.num_raw > 0) {
 		int idx = cpu < 0 ? all.num_raw - 1 : cpu;
 
 		if (idx >= all.num_raw) {
@@ -94,7 +213,7 @@ load_dump(const char *path, int cpu, struct cpu_info *out, int *used_cpu,
 	} else {
 		cpuid_free_raw_data_array(&all);
 		memset(&one, 0, sizeof(one));
-		if (cpuid_deserialize_raw_data(&one, path) != 0 || raw_is_empty(&one)) {
+		if (cpuid_deserialize_raw_data(&one, fd_path) != 0 || raw_is_empty(&one)) {
 			snprintf(err, err_len,
 				 "%s: libcpuid could not read any CPUID data from it; expected a raw dump as written by --save-cpu-dump or cpuid_tool --save",
 				 path);
@@ -113,6 +232,25 @@ load_dump(const char *path, int cpu, struct cpu_info *out, int *used_cpu,
 	}
 	cpu_decode(&one, out);
 	return 0;
+}
+
+static int
+load_dump(const char *path, int cpu, struct cpu_info *out, int *used_cpu,
+	  char *err, size_t err_len)
+{
+	char fd_path[32];
+	int fd = open_dump_file(path, err, err_len);
+	int ret;
+
+	if (fd < 0)
+		return fd;
+	ret = check_dump_text(fd, path, err, err_len);
+	if (ret == 0) {
+		snprintf(fd_path, sizeof(fd_path), "/proc/self/fd/%d", fd);
+		ret = read_dump(path, fd_path, cpu, out, used_cpu, err, err_len);
+	}
+	close(fd);
+	return ret;
 }
 
 int
