@@ -11,6 +11,8 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <grp.h>
+#include <pwd.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -560,6 +562,7 @@ static void
 privileges(const struct stat_run *s, struct runner_opts *ro)
 {
 	const char *u = getenv("SUDO_UID"), *g = getenv("SUDO_GID");
+	struct passwd *pw;
 	char *end;
 	unsigned long uid, gid;
 
@@ -575,6 +578,15 @@ privileges(const struct stat_run *s, struct runner_opts *ro)
 	ro->drop_privileges = true;
 	ro->uid = (uid_t)uid;
 	ro->gid = (gid_t)gid;
+	/*
+	 * The user's supplementary groups too (looked up here, not in the
+	 * child, where only async-signal-safe calls are made). Without a
+	 * passwd entry, the primary group alone.
+	 */
+	pw = getpwuid(ro->uid);
+	ro->ngroups = RUNNER_MAX_GROUPS;
+	if (!pw || getgrouplist(pw->pw_name, ro->gid, ro->groups, &ro->ngroups) < 0)
+		ro->ngroups = 0;
 }
 
 /*

@@ -184,7 +184,10 @@ child(int go_fd, int report_fd, char *const argv[], const struct runner_opts *op
 		}
 	}
 	if (opts->drop_privileges) {
-		if (setgroups(1, &opts->gid) != 0 || setgid(opts->gid) != 0 ||
+		const gid_t *groups = opts->ngroups > 0 ? opts->groups : &opts->gid;
+		size_t ngroups = opts->ngroups > 0 ? (size_t)opts->ngroups : 1;
+
+		if (setgroups(ngroups, groups) != 0 || setgid(opts->gid) != 0 ||
 		    setuid(opts->uid) != 0) {
 			child_report(report_fd, RUNNER_PRIVILEGES, errno);
 			_exit(EXIT_PMUSTAT_FAILURE);

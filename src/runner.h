@@ -27,11 +27,16 @@ enum runner_stage {
 	RUNNER_CHILD_LOST,	/* child died before it reported */
 };
 
+#define RUNNER_MAX_GROUPS 256
+
 struct runner_opts {
 	int cpu;		/* pin the child here; < 0: leave affinity alone */
 	bool drop_privileges;
 	uid_t uid;
 	gid_t gid;
+	/* The user's supplementary groups, as sudo -u would give them. */
+	gid_t groups[RUNNER_MAX_GROUPS];
+	int ngroups;		/* 0: just gid */
 	/*
 	 * Called in the child once uncorked, right before execve(). It runs
 	 * after fork() and must only make async-signal-safe calls (the hw

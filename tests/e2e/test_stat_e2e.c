@@ -5,6 +5,8 @@
  * be as they were, bit for bit (emu_pmu_diff), however it ended.
  */
 #include <errno.h>
+#include <grp.h>
+#include <pwd.h>
 #include <fcntl.h>
 #include <jansson.h>
 #include <sched.h>
@@ -702,6 +704,39 @@ test_privilege_drop(void **state)
 	e2e_assert_status(&r, 0);
 	e2e_assert_out_contains(&r, "0\n");
 	e2e_result_free(&r);
+
+	/*
+	 * The command gets the user's supplementary groups, as with sudo -u,
+	 * not just the primary one: any user listed as a member of a group
+	 * in the group database shows the difference.
+	 */
+	{
+		struct group *gr;
+		struct passwd *pw = NULL;
+		char uid_env[64], gid_env[64], want[32];
+
+		setgrent();
+		while ((gr = getgrent()) != NULL) {
+			if (gr->gr_mem[0] && (pw = getpwnam(gr->gr_mem[0])) && pw->pw_uid != 0 &&
+			    pw->pw_gid != gr->gr_gid)
+				break;
+			pw = NULL;
+		}
+		if (pw) {
+			snprintf(uid_env, sizeof(uid_env), "SUDO_UID=%u", (unsigned)pw->pw_uid);
+			snprintf(gid_env, sizeof(gid_env), "SUDO_GID=%u", (unsigned)pw->pw_gid);
+			snprintf(want, sizeof(want), " %u", (unsigned)gr->gr_gid);
+			e2e_run_env(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "-e", "branches",
+							      "sh", "-c", "echo \" $(id -G) \"", NULL },
+				    (const char *[]){ uid_env, gid_env, NULL });
+			e2e_assert_status(&r, 0);
+			e2e_assert_out_contains(&r, want);
+			e2e_result_free(&r);
+		} else {
+			print_message("no user with a supplementary group here; that part is not checked\n");
+		}
+		endgrent();
+	}
 
 	/*
 	 * Exact counts for a command running as the sudo user: it enables
