@@ -34,6 +34,7 @@
 #include "event_table.h"
 #include "exit_codes.h"
 #include "hw.h"
+#include "journal.h"
 #include "mapfile.h"
 #include "output.h"
 #include "pmu.h"
@@ -84,6 +85,7 @@ on_signal(int sig, siginfo_t *si, void *uc)
 	if (child > 0)
 		kill(child, sig);
 	pmu_restore_from_signal();
+	journal_remove_from_signal();
 	signal(sig, SIG_DFL);
 	sigemptyset(&set);
 	sigaddset(&set, sig);
@@ -780,6 +782,7 @@ cmd_stat(int argc, char **argv)
 {
 	static struct stat_run s;
 	char err[1024];
+	bool journaled = false;
 	int rc;
 
 	memset(&s, 0, sizeof(s));
@@ -805,6 +808,14 @@ cmd_stat(int argc, char **argv)
 	if (!s.o.dry_run) {
 		s.lock_fd = cpulock_acquire(s.core, LOCK_WAIT_MS, err, sizeof(err));
 		if (s.lock_fd < 0) {
+			fail(&s, "%s", err);
+			goto out;
+		}
+		/* A run killed mid-count left its journal: put back what it saved first. */
+		rc = journal_recover(JOURNAL_DIR, s.core, s.hw, &s.cpu.pmu, err, sizeof(err));
+		if (rc == 1)
+			fprintf(stderr, "pmustat: %s\n", err);
+		if (rc < 0) {
 			fail(&s, "%s", err);
 			goto out;
 		}
@@ -836,6 +847,25 @@ cmd_stat(int argc, char **argv)
 	if (schedule(&s))
 		goto out;
 
+	/* What pmu_open() saved goes to the crash journal before the first write. */
+	if (!s.o.dry_run) {
+		struct journal j;
+
+		journal_arm_signal_remove(JOURNAL_DIR, s.core);
+		rc = journal_from_pmu(&j, &stat_pmu);
+		if (rc)
+			snprintf(err, sizeof(err), "cannot read this process's start time: %s", strerror(-rc));
+		else
+			rc = journal_write(JOURNAL_DIR, &j, err, sizeof(err));
+		if (rc) {
+			journal_arm_signal_remove(NULL, 0);
+			fail(&s, "core %d: %s; pmustat keeps a journal so that a killed run can be undone, and counts only with one",
+			     s.core, err);
+			goto out;
+		}
+		journaled = true;
+	}
+
 	if (s.o.dry_run)
 		dry_run(&s);
 	else
@@ -844,6 +874,13 @@ cmd_stat(int argc, char **argv)
 out:
 	if (s.pmu_opened) {
 		rc = pmu_restore(&stat_pmu);
+		/* Failed, but nothing had changed (every write refused): no journal needed. */
+		if (journaled && (rc >= 0 || journal_matches(JOURNAL_DIR, s.core, s.hw)))
+			(void)journal_remove(JOURNAL_DIR, s.core);
+		else if (journaled)
+			fprintf(stderr, "pmustat: core %d: the journal of what was saved is kept; 'pmustat reset -C %d' retries the restore\n",
+				s.core, s.core);
+		journal_arm_signal_remove(NULL, 0);
 		if (rc < 0 && !s.error[0])
 			fail(&s, "core %d: restoring the PMU failed (%s); the counters may still be programmed: %s",
 			     s.core, strerror(-rc), hw_msr_hint(rc, true));

@@ -524,6 +524,8 @@ journal_apply(struct hw *hw, const struct pmu_caps *caps, const struct journal *
 		}
 		r->saved = v;
 		r->dirty = true;
+		/* A killed run's counters may still count: read values are stale, write them all. */
+		r->cur_known = false;
 	}
 	/* Overflow bits of the run's counters go back to what they were too. */
 	p.status_saved = j->status;
@@ -533,6 +535,38 @@ journal_apply(struct hw *hw, const struct pmu_caps *caps, const struct journal *
 		return errf(err, errlen, rc, "core %d: restoring the journal's registers failed: %s; %s",
 			    j->core, strerror(-rc), hw_msr_hint(rc, true));
 	return rc;
+}
+
+bool
+journal_matches(const char *dir, int core, struct hw *hw)
+{
+	struct journal j;
+	uint64_t own_bits = 0, v;
+	char err[1024];
+
+	if (journal_read(dir, core, &j, err, sizeof(err)) != 0)
+		return false;
+	for (unsigned i = 0; i < PMU_MAX_GP; i++)
+		if (j.own_gp & (1u << i))
+			own_bits |= 1ull << i;
+	for (unsigned i = 0; i < PMU_MAX_FIXED; i++)
+		if (j.own_fixed & (1u << i))
+			own_bits |= GLOBAL_FIXED_BIT(i);
+	for (unsigned i = 0; i < j.nregs; i++) {
+		uint64_t mask = UINT64_MAX;
+
+		if (j.regs[i].msr == MSR_IA32_PERF_GLOBAL_CTRL) {
+			mask = own_bits;
+		} else if (j.regs[i].msr == MSR_IA32_FIXED_CTR_CTRL) {
+			mask = 0;
+			for (unsigned f = 0; f < PMU_MAX_FIXED; f++)
+				if (j.own_fixed & (1u << f))
+					mask |= 0xfull << (4 * f);
+		}
+		if (hw_rdmsr(hw, core, j.regs[i].msr, &v) != 0 || ((v ^ j.regs[i].value) & mask))
+			return false;
+	}
+	return true;
 }
 
 int

@@ -116,6 +116,15 @@ journal_apply(struct hw *hw, const struct pmu_caps *caps, const struct journal *
 	      char *err, size_t errlen);
 
 /*
+ * Whether @core's PMU holds what DIR/cpuN.journal saved (the run's
+ * registers, and only the run's bits of shared ones), by MSR reads only.
+ * For a restore that reported a failure: if nothing had changed (every
+ * write refused, e.g. under lockdown) the journal is not needed.
+ */
+bool
+journal_matches(const char *dir, int core, struct hw *hw);
+
+/*
  * What the next pmustat on @core does first, under the core's lock: read
  * the journal and, if its run is gone, apply and remove it. Returns
  *   0        no journal;

@@ -607,6 +607,138 @@ test_reset_corrupt_journal(void **state)
 	e2e_machine_free(&m);
 }
 
+/* SIGKILL pmustat while the command sleeps: nothing can restore then, but the journal is there. */
+static pid_t
+killed_run(const struct e2e_machine *m)
+{
+	char path[PATH_MAX];
+	pid_t pid;
+
+	pid = spawn(m, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "-e", "branches,instructions",
+					 WL, "--sleep", "10000", NULL }, NULL);
+	assert_true(wait_msr(m, msr_evtsel(0), EVTSEL_EN, EVTSEL_EN));
+	kill(-pid, SIGKILL);
+	assert_int_equal(reap(pid), 128 + SIGKILL);
+	journal_file(path, sizeof(path));
+	assert_int_equal(access(path, F_OK), 0);
+	/* Left programmed: the complaint this journal answers. */
+	assert_true(e2e_msr(m, (unsigned)core, msr_evtsel(0)) & EVTSEL_EN);
+	return pid;
+}
+
+static void
+test_sigkill_next_run_restores(void **state)
+{
+	struct e2e_machine m;
+	struct e2e_result r;
+	struct emu_pmu *before;
+	char path[PATH_MAX], pidtext[32];
+	json_t *root, *c;
+	pid_t pid;
+
+	(void)state;
+	machine(&m, false);
+	/* Something worth restoring exactly: counter values, an overflow bit. */
+	set(&m, msr_a_pmc(0), 0x0000123456789abcull);
+	set(&m, msr_fixed_ctr(0), 0xfedcba987ull);
+	set(&m, MSR_IA32_PERF_GLOBAL_STATUS_SET, 0x1);
+	before = e2e_state(&m);
+	pid = killed_run(&m);
+	journal_file(path, sizeof(path));
+
+	/* state sees the killed run's journal and leaves everything as it is. */
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "state", "-C", core_arg, "--json", NULL });
+	e2e_assert_status(&r, 0);
+	root = parse(r.out);
+	c = json_array_get(json_object_get(root, "cores"), 0);
+	assert_true(has_owner(c, "pmustat_killed"));
+	assert_string_equal(str(json_object_get(c, "journal"), "state"), "dead");
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(c, "journal"), "pid")), pid);
+	json_decref(root);
+	e2e_result_free(&r);
+
+	/* The next run on the core restores first, says so, counts, and restores its own. */
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "-e", "branches", WL,
+					  "--retire", "0xc4:0:10", NULL });
+	e2e_assert_status(&r, 0);
+	snprintf(pidtext, sizeof(pidtext), "pid %ld was killed", (long)pid);
+	e2e_assert_err_contains(&r, pidtext);
+	e2e_assert_err_contains(&r, "restored");
+	e2e_result_free(&r);
+	assert_same(&m, before);
+	assert_int_equal(access(path, F_OK), -1);
+	free(before);
+	e2e_machine_free(&m);
+}
+
+static void
+test_sigkill_reset_restores(void **state)
+{
+	struct e2e_machine m;
+	struct e2e_result r;
+	struct emu_pmu *before;
+	char path[PATH_MAX];
+
+	(void)state;
+	machine(&m, true);
+	set(&m, msr_a_pmc(2), 77);
+	before = e2e_state(&m);
+	killed_run(&m);
+	journal_file(path, sizeof(path));
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "reset", "-C", core_arg, "--json", NULL });
+	e2e_assert_status(&r, 0);
+	e2e_assert_out_contains(&r, "\"journal\": \"restored\"");
+	e2e_assert_err_contains(&r, "was killed");
+	e2e_result_free(&r);
+	{
+		/* The watchdog's counter alone moved on (the workload's cycles); the rest is exact. */
+		struct emu_pmu *after = e2e_state(&m);
+
+		after->cpu[core].regs.fixed_ctr[1] = before->cpu[core].regs.fixed_ctr[1];
+		assert_int_equal(emu_pmu_diff(before, after, stderr), 0);
+		free(after);
+	}
+	assert_int_equal(access(path, F_OK), -1);
+	free(before);
+	e2e_machine_free(&m);
+}
+
+/* A normal run and a ^C leave no journal behind. */
+static void
+test_no_journal_left_by_normal_runs(void **state)
+{
+	struct e2e_machine m;
+	struct e2e_result r;
+	char path[PATH_MAX], cpus[16];
+	pid_t pid;
+
+	(void)state;
+	machine(&m, false);
+	journal_file(path, sizeof(path));
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "-e", "branches", WL, NULL });
+	e2e_assert_status(&r, 0);
+	assert_int_equal(access(path, F_OK), -1);
+	e2e_result_free(&r);
+	pid = spawn(&m, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "-e", "branches", WL, "--sleep", "10000", NULL },
+		    NULL);
+	assert_true(wait_msr(&m, msr_evtsel(0), EVTSEL_EN, EVTSEL_EN));
+	assert_int_equal(access(path, F_OK), 0);
+	kill(pid, SIGTERM);
+	assert_int_equal(reap(pid), 128 + SIGTERM);
+	assert_int_equal(access(path, F_OK), -1);
+	e2e_machine_free(&m);
+
+	/* Lockdown: every write refused, the restore "fails", yet nothing changed: no journal kept. */
+	snprintf(cpus, sizeof(cpus), "%u", ncpus);
+	e2e_machine_new(&m, (const char *[]){ "--model", "skylake", "--cpus", cpus, "--msr=readonly", NULL });
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "-e", "branches", WL, NULL });
+	e2e_assert_status(&r, 125);
+	e2e_assert_err_contains(&r, "lockdown");
+	assert_int_equal(access(path, F_OK), -1);
+	e2e_result_free(&r);
+	e2e_machine_free(&m);
+}
+
 /*
  * Our own mount namespace with a private /run (see the top). Returns false
  * when this process may not make one.
@@ -638,6 +770,9 @@ main(void)
 		cmocka_unit_test(test_reset_zero),
 		cmocka_unit_test(test_reset_live_and_reused_pid),
 		cmocka_unit_test(test_reset_corrupt_journal),
+		cmocka_unit_test(test_sigkill_next_run_restores),
+		cmocka_unit_test(test_sigkill_reset_restores),
+		cmocka_unit_test(test_no_journal_left_by_normal_runs),
 	};
 	cpu_set_t cpus;
 	long conf = sysconf(_SC_NPROCESSORS_CONF);
