@@ -50,7 +50,7 @@ decode_brand(const struct cpu_raw_data_t *raw, struct cpu_info *out)
 	if (raw->ext_cpuid[0][R_EAX] < 0x80000004u)
 		return;
 	for (int leaf = 2; leaf <= 4; leaf++)
-		memcpy(brand + (leaf - 2) * 16, raw->ext_cpuid[leaf], 16);
+		memcpy(brand + (size_t)(leaf - 2) * 16, raw->ext_cpuid[leaf], 16);
 	brand[48] = '\0';
 
 	while (*p == ' ')
@@ -58,8 +58,11 @@ decode_brand(const struct cpu_raw_data_t *raw, struct cpu_info *out)
 	len = strlen(p);
 	while (len > 0 && p[len - 1] == ' ')
 		len--;
-	for (size_t i = 0; i < len; i++)
-		out->brand[i] = (p[i] >= 0x20 && p[i] <= 0x7e) ? p[i] : '?';
+	for (size_t i = 0; i < len; i++) {
+		out->brand[i] = p[i];
+		if (p[i] < 0x20 || p[i] > 0x7e)
+			out->brand[i] = '?';
+	}
 	out->brand[len] = '\0';
 }
 

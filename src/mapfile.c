@@ -129,7 +129,7 @@ mapfile_choose_table(const char *events_dir, const struct cpu_info *cpu,
 		return -ENAMETOOLONG;
 	}
 	cpu_mapfile_key(cpu, key, sizeof(key));
-	strcpy(key_no_stepping, key);
+	snprintf(key_no_stepping, sizeof(key_no_stepping), "%s", key);
 	dash = strrchr(key_no_stepping, '-');
 	if (dash)
 		*dash = '\0';
@@ -216,7 +216,7 @@ mapfile_choose_table(const char *events_dir, const struct cpu_info *cpu,
 		ret = -ENAMETOOLONG;
 		goto out;
 	}
-	strcpy(table, chosen);
+	memcpy(table, chosen, strlen(chosen) + 1);
 	ret = 0;
 out:
 	free(line);
