@@ -352,6 +352,9 @@ test_corrupt_or_truncated(void **state)
 			uint64_t h = 0xcbf29ce484222325ull;
 			char *sum = strstr(text, "fnv1a64 ");
 
+			assert_non_null(sum);
+			if (!sum)
+				return;
 			for (char *c = text; c < sum; c++) {
 				h ^= (unsigned char)*c;
 				h *= 0x100000001b3ull;
