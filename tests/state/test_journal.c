@@ -199,10 +199,13 @@ test_restore_bit_exact(void **state)
 	save_and_journal(f, false, &j);
 	program_like_a_run(f);
 	assert_true(emu_pmu_diff(f->before, f->emu, NULL) > 0);
+	assert_false(journal_matches(f->jdir, CPU, f->hw));
 	assert_int_equal(journal_read(f->jdir, CPU, &back, err, sizeof(err)), 0);
 	if (journal_apply(f->hw, &f->info.pmu, &back, err, sizeof(err)) != 0)
 		fail_msg("journal_apply: %s", err);
 	assert_int_equal(emu_pmu_diff(f->before, f->emu, stderr), 0);
+	/* Restored: the PMU holds what the journal saved. */
+	assert_true(journal_matches(f->jdir, CPU, f->hw));
 	fixture_free(f);
 }
 
