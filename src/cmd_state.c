@@ -338,7 +338,9 @@ print_human(FILE *out, const struct state_core *c, double dt)
 	char list[128], owners[512], name[128], j[800];
 
 	if (c->error[0]) {
-		fprintf(out, "core %d: %s\n", c->core, c->error);
+		/* The reason goes to stderr, where pmustat's failures go; here only which core. */
+		fprintf(stderr, "pmustat state: %s\n", c->error);
+		fprintf(out, "core %d: not readable\n", c->core);
 		return;
 	}
 	fprintf(out, "core %d: %s, perfmon v%u, %u GP x %u bits, %u fixed x %u bits, events: %s\n", c->core,
@@ -678,7 +680,11 @@ cmd_state(int argc, char **argv)
 			else if (o.watch_ms && frame > 0)
 				fputc('\n', stdout);
 			for (int i = 0; i < n; i++) {
-				if (o.raw && !cores[i].error[0])
+				if (o.raw && cores[i].error[0]) {
+					fprintf(stderr, "pmustat state: %s\n", cores[i].error);
+					fprintf(stdout, "core %d: not readable\n", cores[i].core);
+				}
+				else if (o.raw)
 					print_raw(stdout, &cores[i]);
 				else
 					print_human(stdout, &cores[i], dt);
@@ -693,7 +699,9 @@ cmd_state(int argc, char **argv)
 			break;
 	}
 	if (first_error[0]) {
-		fprintf(stderr, "pmustat state: %s\n", first_error);
+		/* The human form printed each core's reason already. */
+		if (o.json)
+			fprintf(stderr, "pmustat state: %s\n", first_error);
 		status = EXIT_PMUSTAT_FAILURE;
 	}
 	goto out;
