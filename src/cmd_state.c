@@ -531,7 +531,8 @@ core_json(const struct state_core *c, bool raw, double dt)
 	if (c->journal_rc == -ENOENT) {
 		jn = json_null();
 	} else if (c->journal_rc < 0) {
-		jn = json_pack("{s:s, s:s, s:s}", "path", path, "state", "corrupt", "error", c->journal_err);
+		jn = json_pack("{s:s, s:s, s:s}", "path", path, "state",
+			       c->journal_rc == -EBADMSG ? "corrupt" : "unreadable", "error", c->journal_err);
 	} else {
 		static const char *const names[] = { "live", "dead", "reused" };
 
