@@ -84,8 +84,12 @@ on_signal(int sig, siginfo_t *si, void *uc)
 	}
 	if (child > 0)
 		kill(child, sig);
-	pmu_restore_from_signal();
-	journal_remove_from_signal();
+	/*
+	 * The journal is the only record of what to put back if a write
+	 * failed; an inexact legacy counter value (1) is as good as it gets.
+	 */
+	if (pmu_restore_from_signal() >= 0)
+		journal_remove_from_signal();
 	signal(sig, SIG_DFL);
 	sigemptyset(&set);
 	sigaddset(&set, sig);

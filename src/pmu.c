@@ -795,9 +795,8 @@ pmu_arm_signal_restore(struct pmu *p)
 	signal_pmu = p;
 }
 
-void
+int
 pmu_restore_from_signal(void)
 {
-	if (signal_pmu)
-		(void)restore(signal_pmu, true);
+	return signal_pmu ? restore(signal_pmu, true) : 0;
 }

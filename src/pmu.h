@@ -170,8 +170,8 @@ pmu_restore(struct pmu *p);
 void
 pmu_arm_signal_restore(struct pmu *p);
 
-/* pmu_restore() of the armed pmu; async-signal-safe. */
-void
+/* pmu_restore() of the armed pmu, with its result; async-signal-safe. */
+int
 pmu_restore_from_signal(void);
 
 /* "IA32_PERFEVTSEL0", "IA32_FIXED_CTR_CTRL", ... into @buf, for messages. */
