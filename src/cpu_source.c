@@ -59,7 +59,11 @@ open_dump_file(const char *path, char *err, size_t err_len)
 	return fd;
 }
 
-/* What libcpuid's reader does with one line, as far as memory safety goes. */
+/*
+ * What libcpuid's reader does with one line, as far as memory safety goes.
+ * sscanf on purpose: the point is to parse exactly as libcpuid does.
+ */
+/* NOLINTBEGIN(cert-err34-c) */
 #define DATA_LINE(fmt) (sscanf(line, fmt, &i, &r[0], &r[1], &r[2], &r[3]) >= 5)
 static const char *
 dump_line_problem(const char *line, bool *is_header, bool *aida, bool *have_cpu)
@@ -122,6 +126,7 @@ dump_line_problem(const char *line, bool *is_header, bool *aida, bool *have_cpu)
 	}
 	return NULL;
 }
+/* NOLINTEND(cert-err34-c) */
 #undef DATA_LINE
 
 /*
