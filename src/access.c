@@ -6,6 +6,7 @@
 
 #include "cpu.h"
 #include "hw.h"
+#include "pmu_state.h"
 
 static void
 read_setting(struct hw *hw, enum hw_file file, char *out, size_t size)
@@ -37,36 +38,26 @@ read_lockdown(struct hw *hw, char *out, size_t size)
 	memcpy(out, open + 1, (size_t)(close - open));
 }
 
+/* Counters in use and their likely owners: pmu_state's rule and guesses. */
 static void
 read_counters(struct hw *hw, const struct cpu_info *info, int cpu, struct access_report *r)
 {
-	const struct pmu_caps *p = &info->pmu;
-	uint64_t v;
-	int ret;
+	struct pmu_state st;
+	struct pmu_state_pmustat pm;
+	char err[256];
 
-	ret = hw_rdmsr(hw, cpu, MSR_IA32_PERF_GLOBAL_CTRL, &r->global_ctrl);
-	if (ret == 0)
-		ret = hw_rdmsr(hw, cpu, MSR_IA32_FIXED_CTR_CTRL, &r->fixed_ctrl);
-	for (unsigned i = 0; ret == 0 && i < PMU_MAX_GP; i++) {
-		if (!(p->gp_mask & (1u << i)))
-			continue;
-		ret = hw_rdmsr(hw, cpu, msr_evtsel(i), &v);
-		/* In use: enabled, or programmed with an event and left disabled. */
-		if (ret == 0 && ((v & EVTSEL_EN) || (v & 0xffff)))
-			r->gp_busy |= 1u << i;
-	}
-	for (unsigned i = 0; ret == 0 && i < PMU_MAX_FIXED; i++) {
-		if ((p->fixed_mask & (1u << i)) && FIXED_CTRL_FIELD(r->fixed_ctrl, i))
-			r->fixed_busy |= 1u << i;
-	}
-	if (ret == 0 && p->version >= 4) {
-		ret = hw_rdmsr(hw, cpu, MSR_IA32_PERF_GLOBAL_INUSE, &v);
-		if (ret == 0) {
-			r->gp_busy |= (uint32_t)v & p->gp_mask & ((1u << PMU_MAX_GP) - 1);
-			r->fixed_busy |= (uint32_t)(v >> 32) & p->fixed_mask & ((1u << PMU_MAX_FIXED) - 1);
-		}
-	}
-	r->counters_read = ret;
+	r->counters_read = pmu_state_read(hw, cpu, &info->pmu, &st, err, sizeof(err));
+	if (r->counters_read)
+		return;
+	memset(&pm, 0, sizeof(pm));
+	pm.live_pid = pmu_state_lock_holder(cpu);
+	pmu_state_guess_owners(&st, r->nmi_watchdog, &pm);
+	r->gp_busy = st.busy_gp;
+	r->fixed_busy = st.busy_fixed;
+	r->global_ctrl = st.global_ctrl;
+	r->fixed_ctrl = st.fixed_ctrl;
+	memcpy(r->owner_gp, st.owner_gp, sizeof(r->owner_gp));
+	memcpy(r->owner_fixed, st.owner_fixed, sizeof(r->owner_fixed));
 }
 
 void
@@ -150,17 +141,14 @@ print_busy(FILE *out, const struct access_report *r)
 	bool any = false;
 
 	for (unsigned i = 0; i < PMU_MAX_FIXED; i++) {
-		if (!(r->fixed_busy & (1u << i)))
-			continue;
-		fprintf(out, " fixed%u", i);
-		/* Linux's NMI watchdog counts cycles on fixed counter 1: field 0xB. */
-		if (i == 1 && FIXED_CTRL_FIELD(r->fixed_ctrl, 1) == 0xb && strcmp(r->nmi_watchdog, "1") == 0)
-			fprintf(out, " (NMI watchdog)");
-		any = true;
+		if (r->fixed_busy & (1u << i)) {
+			fprintf(out, " fixed%u (%s)", i, pmu_owner_name(r->owner_fixed[i]));
+			any = true;
+		}
 	}
 	for (unsigned i = 0; i < PMU_MAX_GP; i++) {
 		if (r->gp_busy & (1u << i)) {
-			fprintf(out, " pmc%u", i);
+			fprintf(out, " pmc%u (%s)", i, pmu_owner_name(r->owner_gp[i]));
 			any = true;
 		}
 	}
@@ -224,24 +212,29 @@ access_json(const struct access_report *r)
 	json_object_set_new(o, "lockdown", json_setting(r->lockdown));
 	json_object_set_new(o, "msr_allow_writes", json_setting(r->allow_writes));
 	if (r->counters_read == 0) {
+		json_t *owners = json_object();
 		char name[16];
 
 		for (unsigned i = 0; i < PMU_MAX_FIXED; i++) {
 			if (r->fixed_busy & (1u << i)) {
 				snprintf(name, sizeof(name), "fixed%u", i);
 				json_array_append_new(busy, json_string(name));
+				json_object_set_new(owners, name, json_string(pmu_owner_name(r->owner_fixed[i])));
 			}
 		}
 		for (unsigned i = 0; i < PMU_MAX_GP; i++) {
 			if (r->gp_busy & (1u << i)) {
 				snprintf(name, sizeof(name), "pmc%u", i);
 				json_array_append_new(busy, json_string(name));
+				json_object_set_new(owners, name, json_string(pmu_owner_name(r->owner_gp[i])));
 			}
 		}
 		json_object_set_new(o, "counters_in_use", busy);
+		json_object_set_new(o, "counter_owners", owners);
 	} else {
 		json_decref(busy);
 		json_object_set_new(o, "counters_in_use", json_null());
+		json_object_set_new(o, "counter_owners", json_null());
 	}
 	return o;
 }

@@ -13,6 +13,7 @@
 
 #include "hw.h"
 #include "msr.h"
+#include "pmu_state.h"
 
 struct cpu_info;
 struct hw;
@@ -36,6 +37,8 @@ struct access_report {
 	int counters_read;	/* 0 or -errno of the first failed read */
 	uint32_t gp_busy;
 	uint32_t fixed_busy;
+	enum pmu_owner owner_gp[PMU_MAX_GP];	/* of the busy ones */
+	enum pmu_owner owner_fixed[PMU_MAX_FIXED];
 	uint64_t global_ctrl;
 	uint64_t fixed_ctrl;
 };

@@ -242,6 +242,9 @@ test_watchdog_owns_fixed_counter_1(void **state)
 	assert_int_equal(json_array_size(in_use), 1);
 	assert_string_equal(json_string_value(json_array_get(in_use, 0)), "fixed1");
 	assert_string_equal(get_str(root, "access", "nmi_watchdog"), "1");
+	assert_string_equal(json_string_value(json_object_get(json_object_get(json_object_get(root, "access"),
+									      "counter_owners"), "fixed1")),
+			    "nmi_watchdog");
 	json_decref(root);
 	after = e2e_state(&m);
 	assert_int_equal(emu_pmu_diff(before, after, stderr), 0);
