@@ -14,8 +14,8 @@
 
 #include "cpulock.h"
 
-static void
-lock_path(int cpu, char *buf, size_t size)
+void
+cpulock_path(int cpu, char *buf, size_t size)
 {
 	snprintf(buf, size, "%s/pmustat-cpu%d.lock", CPULOCK_DIR, cpu);
 }
@@ -29,7 +29,7 @@ cpulock_acquire(int cpu, unsigned wait_ms, char *err, size_t errlen)
 	int fd, rc;
 	ssize_t n;
 
-	lock_path(cpu, path, sizeof(path));
+	cpulock_path(cpu, path, sizeof(path));
 	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (fd < 0 && errno == EACCES)
 		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);

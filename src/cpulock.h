@@ -17,6 +17,10 @@
 int
 cpulock_acquire(int cpu, unsigned wait_ms, char *err, size_t errlen);
 
+/* The lock file of core @cpu. */
+void
+cpulock_path(int cpu, char *buf, size_t size);
+
 /* Release a lock from cpulock_acquire(); -1 is ignored. */
 void
 cpulock_release(int fd);

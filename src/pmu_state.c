@@ -235,8 +235,7 @@ pmu_state_lock_holder(int cpu)
 	pid_t pid = 0;
 	FILE *f;
 
-	/* cpulock.c's file name; see the report: cpulock could export it. */
-	snprintf(path, sizeof(path), "%s/pmustat-cpu%d.lock", CPULOCK_DIR, cpu);
+	cpulock_path(cpu, path, sizeof(path));
 	if (stat(path, &st) < 0)
 		return 0;
 	f = fopen("/proc/locks", "re");
