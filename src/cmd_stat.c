@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "backend.h"
 #include "cmd.h"
 #include "config.h"
 #include "cpu.h"
@@ -37,9 +38,11 @@
 #include "journal.h"
 #include "mapfile.h"
 #include "output.h"
+#include "perf_backend.h"
 #include "pmu.h"
 #include "runner.h"
 #include "sched.h"
+#include "sw_events.h"
 
 #define MAX_SPECS 64
 #define LOCK_WAIT_MS 2000
@@ -56,6 +59,7 @@ struct stat_opts {
 	bool as_root;
 	bool dry_run;
 	int verbose;
+	enum backend backend;
 	char **command;
 };
 
@@ -130,7 +134,8 @@ usage(FILE *out)
 {
 	fprintf(out,
 		"usage: pmustat [-e EVENTS]... [-C CORE] [-x SEP | --json] [-o FILE] [--force]\n"
-		"               [--no-rerun] [--as-root] [--dry-run] [-v] [--] COMMAND [ARGS...]\n"
+		"               [--no-rerun] [--as-root] [--dry-run] [--backend msr|perf|auto] [-v]\n"
+		"               [--] COMMAND [ARGS...]\n"
 		"\n"
 		"  -e, --event EVENTS     events to count, comma-separated (see 'pmustat list');\n"
 		"                         default: instructions, cycles, ref-cycles (slots),\n"
@@ -143,6 +148,9 @@ usage(FILE *out)
 		"      --no-rerun         refuse instead of running COMMAND once per batch\n"
 		"      --as-root          under sudo, run COMMAND as root, not SUDO_UID\n"
 		"      --dry-run          print the MSR writes, touch nothing\n"
+		"      --backend B        msr, perf (perf_event_open) or auto (default: msr when\n"
+		"                         usable, else perf); software events (task-clock,\n"
+		"                         page-faults, ...) always count through perf_event\n"
 		"  -v, --verbose          say what pmustat does\n");
 }
 
@@ -175,6 +183,7 @@ parse_opts(int argc, char **argv, struct stat_opts *o)
 		{ "as-root", no_argument, NULL, 'r' },
 		{ "dry-run", no_argument, NULL, 'd' },
 		{ "verbose", no_argument, NULL, 'v' },
+		{ "backend", required_argument, NULL, 'B' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -223,6 +232,12 @@ parse_opts(int argc, char **argv, struct stat_opts *o)
 			break;
 		case 'v':
 			o->verbose++;
+			break;
+		case 'B':
+			if (backend_parse(optarg, &o->backend)) {
+				fprintf(stderr, "pmustat: --backend %s: want msr, perf or auto\n", optarg);
+				return EXIT_PMUSTAT_FAILURE;
+			}
 			break;
 		case 'h':
 			usage(stdout);
@@ -371,6 +386,16 @@ struct stat_run {
 	bool command_ran;
 	double elapsed;
 	const char *read_method;
+	/* Issue 10: the backend, and the software events beside the hardware ones. */
+	bool cpu_bad;		/* the CPU verdict forbids hardware counting */
+	enum backend backend;
+	char backend_why[1024];	/* why auto did not take the MSR path */
+	struct event sw[SCHED_MAX_EVENTS];
+	size_t nsw;		/* their rows follow the hardware rows */
+	struct perf_env penv;
+	struct perf_counter pc[SCHED_MAX_EVENTS];
+	unsigned pc_row[SCHED_MAX_EVENTS];	/* the row of each pc[] */
+	unsigned npc;
 };
 
 static int
@@ -418,8 +443,11 @@ detect(struct stat_run *s)
 		return fail(s, "%s", err);
 	cpu_mapfile_key(&s->cpu, s->key, sizeof(s->key));
 	snprintf(s->cpu_label, sizeof(s->cpu_label), "%s", s->cpu.brand[0] ? s->cpu.brand : s->key);
-	if (s->cpu.verdict != CPU_VERDICT_OK)
-		return fail(s, "core %d (%s): %s", s->core, s->key, cpu_verdict_text(s->cpu.verdict));
+	/* Hardware events are refused later (resolve_events()); software events need no PMU. */
+	if (s->cpu.verdict != CPU_VERDICT_OK) {
+		s->cpu_bad = true;
+		return 0;
+	}
 	rc = mapfile_choose_table(pmustat_events_dir(), &s->cpu, s->table_name,
 				  sizeof(s->table_name), err, sizeof(err));
 	if (rc == -ENOENT) {
@@ -468,6 +496,26 @@ append_spec(struct stat_run *s, const char *spec, char *err, size_t errlen)
 	return rc;
 }
 
+/*
+ * Software events go to s->sw: the scheduler and the PMU see hardware
+ * events only, and software rows follow the hardware ones.
+ */
+static void
+split_software(struct stat_run *s)
+{
+	size_t hw = 0;
+
+	for (size_t i = 0; i < s->nevents; i++) {
+		if (event_is_software(&s->events[i])) {
+			if (s->nsw < SCHED_MAX_EVENTS)
+				s->sw[s->nsw++] = s->events[i];
+		} else {
+			s->events[hw++] = s->events[i];
+		}
+	}
+	s->nevents = hw;
+}
+
 static int
 resolve_events(struct stat_run *s)
 {
@@ -481,9 +529,14 @@ resolve_events(struct stat_run *s)
 		rc = append_spec(s, s->o.specs[i], err, sizeof(err));
 		if (rc == -EIO)
 			return s->status;
+		if (rc < 0 && s->cpu_bad)
+			return fail(s, "core %d (%s): %s; %s (software events such as task-clock and page-faults need no PMU)",
+				    s->core, s->key, cpu_verdict_text(s->cpu.verdict), err);
 		if (rc < 0)
 			return fail(s, "%s", err);
 	}
+	if (s->o.nspecs == 0 && s->cpu_bad)
+		return fail(s, "core %d (%s): %s", s->core, s->key, cpu_verdict_text(s->cpu.verdict));
 	if (s->o.nspecs == 0) {
 		for (size_t i = 0; i < sizeof(defaults) / sizeof(defaults[0]); i++) {
 			/* SLOTS only where fixed counter 3 exists. */
@@ -502,13 +555,24 @@ resolve_events(struct stat_run *s)
 	if (s->nevents > SCHED_MAX_EVENTS)
 		return fail(s, "%zu events; pmustat counts at most %d per invocation",
 			    s->nevents, SCHED_MAX_EVENTS);
+	split_software(s);
+	if (s->nevents && s->cpu_bad)
+		return fail(s, "core %d (%s): %s", s->core, s->key, cpu_verdict_text(s->cpu.verdict));
 	/* Rows exist from here on, so every later failure can still list the events. */
 	for (size_t i = 0; i < s->nevents; i++) {
 		s->rows[i].ev = &s->events[i];
 		snprintf(s->rows[i].counter, sizeof(s->rows[i].counter), "-");
 		s->rows[i].status = "not counted";
 	}
-	s->nrows = (unsigned)s->nevents;
+	for (size_t i = 0; i < s->nsw; i++) {
+		struct stat_row *row = &s->rows[s->nevents + i];
+
+		row->ev = &s->sw[i];
+		snprintf(row->counter, sizeof(row->counter), "-");
+		row->status = "not counted";
+		row->unit = sw_event_of(&s->sw[i])->unit;
+	}
+	s->nrows = (unsigned)(s->nevents + s->nsw);
 	return 0;
 }
 
@@ -672,6 +736,208 @@ child_failed(struct stat_run *s, const struct runner_failure *rf)
 	return s->status;
 }
 
+/*
+ * Open the perf_event counters of @run on the corked child @pid: the
+ * hardware events of the run (backend perf) and, in the first run, the
+ * software events. Unsupported hardware events are warned about and left
+ * out; none open at all is a failure.
+ */
+static int
+perf_open_run(struct stat_run *s, unsigned run, bool with_hw, pid_t pid)
+{
+	char err[1024];
+	unsigned opened = 0;
+	int rc;
+
+	s->npc = 0;
+	for (size_t i = 0; with_hw && i < s->nevents; i++) {
+		if (s->slots[i].run != run)
+			continue;
+		s->pc[s->npc].ev = &s->events[i];
+		s->pc_row[s->npc++] = (unsigned)i;
+	}
+	for (size_t i = 0; run == 0 && i < s->nsw; i++) {
+		s->pc[s->npc].ev = &s->sw[i];
+		s->pc_row[s->npc++] = (unsigned)(s->nevents + i);
+	}
+	if (s->npc == 0)
+		return 0;
+	rc = perf_open_counters(perf_linux(), &s->penv, &s->cpu.pmu, s->pc, s->npc, pid, err,
+				sizeof(err));
+	if (rc)
+		return fail(s, "%s", err);
+	for (unsigned k = 0; k < s->npc; k++) {
+		struct perf_event_attr attr;
+
+		if (!s->pc[k].open_err) {
+			opened++;
+			continue;
+		}
+		(void)perf_attr(s->pc[k].ev, &s->cpu.pmu, &attr, err, sizeof(err));
+		perf_open_error(s->pc[k].open_err, s->pc[k].ev, &attr, &s->penv, err, sizeof(err));
+		if (opened == 0 && k + 1 == s->npc)
+			break;
+		fprintf(stderr, "pmustat: warning: %s\n", err);
+	}
+	if (opened == 0) {
+		perf_close_counters(perf_linux(), s->pc, s->npc);
+		return fail(s, "%s%s%s", err, s->backend_why[0] ? "; and the MSR backend: " : "",
+			    s->backend_why);
+	}
+	return 0;
+}
+
+/* Read, close and put the counts of the open perf_event counters in their rows. */
+static void
+perf_collect(struct stat_run *s)
+{
+	char err[1024];
+
+	if (s->npc == 0)
+		return;
+	if (perf_read_counters(perf_linux(), s->pc, s->npc, err, sizeof(err)))
+		fprintf(stderr, "pmustat: warning: %s\n", err);
+	perf_close_counters(perf_linux(), s->pc, s->npc);
+	for (unsigned k = 0; k < s->npc; k++) {
+		struct stat_row *row = &s->rows[s->pc_row[k]];
+
+		row->counted = perf_counter_status(&s->pc[k], &s->penv, row->status_buf,
+						   sizeof(row->status_buf));
+		row->status = row->status_buf;
+		row->value = s->pc[k].v.value;
+		row->perf_times = s->pc[k].read_ok;
+		row->enabled = s->pc[k].v.enabled;
+		row->running = s->pc[k].v.running;
+		if (!row->run)
+			row->run = 1;
+	}
+	s->npc = 0;
+}
+
+/* --dry-run under the perf backend: the perf_event_attr of every event. */
+static void
+perf_dry_run(struct stat_run *s)
+{
+	FILE *out = (s->o.json || s->o.sep) ? stderr : s->out;
+	char err[1024];
+
+	fprintf(out, "pmustat: dry run, backend perf: %zu event(s), %u run(s); perf_event_open on the command's pid, disabled, enable_on_exec, inherit:\n",
+		s->nevents + s->nsw, s->runs);
+	for (unsigned i = 0; i < s->nrows; i++) {
+		struct perf_event_attr attr;
+
+		if (perf_attr(s->rows[i].ev, &s->cpu.pmu, &attr, err, sizeof(err))) {
+			fprintf(out, "  %s: %s\n", s->rows[i].ev->requested, err);
+			continue;
+		}
+		fprintf(out, "  run %u: type %s config 0x%llx config1 0x%llx exclude_user %u exclude_kernel %u\t# %s\n",
+			s->rows[i].run ? s->rows[i].run : 1,
+			attr.type == PERF_TYPE_RAW ? "RAW" : "SOFTWARE",
+			(unsigned long long)attr.config, (unsigned long long)attr.config1,
+			(unsigned)attr.exclude_user, (unsigned)attr.exclude_kernel, s->rows[i].ev->requested);
+		s->rows[i].status = "not counted: dry run";
+	}
+}
+
+/*
+ * Backend perf: the kernel counts. The runs are the MSR backend's (as
+ * many hardware events per run as this PMU has counters, one group per
+ * run); the counters are opened on the corked child, so counting starts at
+ * its execve. No MSR, no core lock, nothing to restore.
+ */
+static int
+run_perf(struct stat_run *s)
+{
+	struct runner_opts ro;
+	char err[1024];
+	unsigned bad = 0;
+	int rc;
+
+	s->runs = 1;
+	if (s->nevents) {
+		rc = sched_plan(s->events, (unsigned)s->nevents, &s->cpu.pmu, s->cpu.pmu.gp_mask,
+				s->cpu.pmu.fixed_mask, s->slots, &s->runs, &bad, err, sizeof(err));
+		if (rc < 0)
+			return fail(s, "core %d: %s", s->core, err);
+		if (s->runs > 1 && s->o.no_rerun)
+			return fail(s, "the %zu events need %u runs of the command (%u general-purpose counters) and --no-rerun forbids that; count fewer events",
+				    s->nevents, s->runs, s->cpu.pmu.gp_counters);
+	}
+	for (size_t i = 0; i < s->nevents; i++)
+		s->rows[i].run = s->slots[i].run + 1;
+	for (size_t i = 0; i < s->nsw; i++)
+		s->rows[s->nevents + i].run = 1;
+	if (s->o.dry_run) {
+		perf_dry_run(s);
+		return 0;
+	}
+	memset(&ro, 0, sizeof(ro));
+	ro.cpu = s->core;
+	privileges(s, &ro);
+	s->read_method = "perf_event";
+	signals_install();
+	signals_block(true);
+	for (unsigned run = 0; run < s->runs; run++) {
+		struct runner_failure rf;
+		struct runner r;
+		double t0;
+		int ws = 0;
+
+		rc = runner_start(&r, s->o.command, &ro, &rf);
+		if (rc)
+			return child_failed(s, &rf);
+		if (perf_open_run(s, run, true, r.pid)) {
+			runner_cancel(&r);
+			return s->status;
+		}
+		pin_self(s->core, false);
+		t0 = now();
+		signals_block(false);
+		rc = runner_go(&r, &rf, &ws);
+		if (rc == 0) {
+			stat_child = r.pid;
+			rc = runner_wait(&r, &ws);
+			stat_child = 0;
+		}
+		signals_block(true);
+		s->elapsed += now() - t0;
+		if (rf.stage != RUNNER_OK) {
+			perf_close_counters(perf_linux(), s->pc, s->npc);
+			return child_failed(s, &rf);
+		}
+		if (rc) {
+			perf_close_counters(perf_linux(), s->pc, s->npc);
+			return fail(s, "waiting for %s: %s", s->o.command[0], strerror(-rc));
+		}
+		s->command_ran = true;
+		perf_collect(s);
+		s->status = runner_exit_status(ws);
+		if (WIFSIGNALED(ws) && run + 1 < s->runs) {
+			for (size_t i = 0; i < s->nevents; i++)
+				if (s->slots[i].run > run)
+					s->rows[i].status = "not counted: an earlier run was killed";
+			break;
+		}
+	}
+	return s->status;
+}
+
+/* --backend, and what auto finds (verbose says which and why). */
+static void
+choose_backend(struct stat_run *s)
+{
+	s->backend = backend_choose(s->o.backend, (unsigned)s->nevents, s->hw, &s->cpu, s->core,
+				    s->backend_why, sizeof(s->backend_why));
+	/* Software events only: nothing for the MSR path to do. */
+	if (s->nevents == 0)
+		s->backend = BACKEND_PERF;
+	if (s->backend == BACKEND_PERF || s->nsw)
+		perf_env_probe(perf_linux(), s->hw, &s->penv);
+	if (s->o.verbose)
+		fprintf(stderr, "pmustat: backend %s%s%s\n", backend_name(s->backend),
+			s->backend_why[0] ? ": the MSR path is closed: " : "", s->backend_why);
+}
+
 static int
 run_all(struct stat_run *s)
 {
@@ -705,6 +971,11 @@ run_all(struct stat_run *s)
 		rc = runner_start(&r, s->o.command, &ro, &rf);
 		if (rc)
 			return child_failed(s, &rf);
+		/* Software events: through perf_event, in the first run. */
+		if (perf_open_run(s, run, false, r.pid)) {
+			runner_cancel(&r);
+			return s->status;
+		}
 		pin_self(s->core, false);
 		t0 = now();
 		signals_block(false);
@@ -719,6 +990,10 @@ run_all(struct stat_run *s)
 		pmu_mark_enabled(&stat_pmu);
 		rc = pmu_disable(&stat_pmu, err, sizeof(err)) ? -EIO : rc;
 		s->elapsed += now() - t0;
+		if (rf.stage == RUNNER_OK && rc == 0)
+			perf_collect(s);
+		else
+			perf_close_counters(perf_linux(), s->pc, s->npc);
 		if (rc == -EIO)
 			return fail(s, "%s", err);
 		if (rf.stage != RUNNER_OK)
@@ -768,6 +1043,8 @@ report(struct stat_run *s)
 	rep.runs = s->runs;
 	rep.read_method = s->command_ran ? s->read_method : NULL;
 	rep.error = s->error[0] ? s->error : NULL;
+	rep.backend = s->backend != BACKEND_AUTO ? backend_name(s->backend) : NULL;
+	rep.software = s->nsw > 0;
 	rep.rows = s->rows;
 	rep.nrows = s->nrows;
 	if (s->error[0])
@@ -807,6 +1084,13 @@ cmd_stat(int argc, char **argv)
 	/* 1. Resolve everything; no hardware but CPUID touched. */
 	if (detect(&s) || resolve_events(&s))
 		goto out;
+
+	/* Issue 10: the perf backend needs no core lock, no MSR and no restore. */
+	choose_backend(&s);
+	if (s.backend == BACKEND_PERF) {
+		run_perf(&s);
+		goto out;
+	}
 
 	/* 3. One pmustat per core (none needed to print a plan). */
 	if (!s.o.dry_run) {

@@ -21,6 +21,7 @@ enum event_flag {
 	EVENT_F_DEPRECATED	= 1u << 2,	/* resolved through an old name */
 	EVENT_F_RAW		= 1u << 3,	/* rXXXX or cpu/.../ */
 	EVENT_F_ARCH		= 1u << 4,	/* architectural event */
+	EVENT_F_SOFTWARE	= 1u << 5,	/* kernel software event (sw_events.h), no EVTSEL */
 };
 
 struct event {

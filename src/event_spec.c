@@ -15,6 +15,7 @@
 #include "cpu.h"
 #include "event_table.h"
 #include "msr.h"
+#include "sw_events.h"
 
 #define GP_LIMIT_MASK	((1u << PMU_MAX_GP) - 1)
 #define MAX_SUGGESTIONS	3
@@ -373,6 +374,35 @@ resolve_raw(struct parse_ctx *ctx, const char *hex, struct event *ev, struct mod
 	return 0;
 }
 
+/*
+ * A kernel software event: counted by the kernel, in both rings unless a
+ * :u or :k says otherwise (perf's default; user-only context-switches
+ * would always read 0). No PMU field applies, so cmask, inv and edge are
+ * refused. Needs no PMU at all.
+ */
+static int
+resolve_software(struct parse_ctx *ctx, const struct sw_event *sw, struct event *ev, char *mods)
+{
+	struct modifiers m = { 0 };
+	int ret;
+
+	snprintf(ev->name, sizeof(ev->name), "%s", sw->name);
+	ev->flags |= EVENT_F_SOFTWARE;
+	ev->usr = true;
+	ev->os = true;
+	ret = parse_modifiers(ctx, ev->requested, mods, &m);
+	if (ret)
+		return ret;
+	if (m.cmask_set || m.inv || m.edge)
+		return fail(ctx, "'%s' is a software event: cmask, inv and edge apply to PMU events only",
+			    ev->requested);
+	if (m.mode_set) {
+		ev->usr = m.usr;
+		ev->os = m.os;
+	}
+	return 0;
+}
+
 /* cpu/event=0x2e,umask=0x41,cmask=1,inv,edge,any,name=x/ : @body is between the slashes. */
 static int
 resolve_pmu_term(struct parse_ctx *ctx, char *body, struct event *ev)
@@ -444,6 +474,11 @@ resolve_pmu_term(struct parse_ctx *ctx, char *body, struct event *ev)
 static bool
 same_event(const struct event *a, const struct event *b)
 {
+	/* Software events have no encoding: their name is their identity. */
+	if ((a->flags ^ b->flags) & EVENT_F_SOFTWARE)
+		return false;
+	if (a->flags & EVENT_F_SOFTWARE)
+		return strcmp(a->name, b->name) == 0 && a->usr == b->usr && a->os == b->os;
 	return a->code == b->code && a->umask == b->umask &&
 	       a->umask_ext == b->umask_ext && a->cmask == b->cmask &&
 	       a->inv == b->inv && a->edge == b->edge &&
@@ -541,9 +576,15 @@ parse_term(struct parse_ctx *ctx, const char *text, struct event *ev)
 				    text);
 		} else {
 			const struct arch_event *ae = find_alias(buf);
+			const struct sw_event *sw = sw_event_find(buf);
 			const struct event_desc *d;
 
-			if (ae) {
+			if (sw) {
+				ret = resolve_software(ctx, sw, ev, mods);
+				if (ret)
+					return ret;
+				mods = NULL;
+			} else if (ae) {
 				ret = resolve_arch(ctx, ae, ev);
 			} else if (ctx->table && (d = event_table_find(ctx->table, buf))) {
 				ret = resolve_table(ctx, d, ev);
@@ -766,6 +807,11 @@ event_spec_suggest(const char *name, const struct event_table *table,
 		d = edit_distance(name, generic_aliases[i].name, limit);
 		if (d <= limit)
 			consider(best, max, &n, generic_aliases[i].name, d);
+	}
+	for (i = 0; i < sw_event_count(); i++) {
+		d = edit_distance(name, sw_event_get(i)->name, limit);
+		if (d <= limit)
+			consider(best, max, &n, sw_event_get(i)->name, d);
 	}
 	for (i = 0; table && i < event_table_count(table); i++) {
 		const struct event_desc *desc = event_table_get(table, i);

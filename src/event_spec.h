@@ -19,6 +19,11 @@
  * umask << 8 | event, plus edge (bit 18), any (21), inv (23), cmask (31:24)
  * and, on perfmon v6, UMASK2 (47:40); USR/OS bits (16, 17) set the mode and
  * EN (22) is ignored. Counting is user-only unless :k or :uk says otherwise.
+ *
+ * perf's software events (task-clock, context-switches/cs,
+ * cpu-migrations/migrations, page-faults/faults, minor-faults,
+ * major-faults; src/sw_events.h) resolve before anything else, need no
+ * PMU, and count in both rings unless :u or :k is given.
  */
 #ifndef PMUSTAT_EVENT_SPEC_H
 #define PMUSTAT_EVENT_SPEC_H

@@ -122,7 +122,9 @@ output_human(FILE *out, const struct stat_report *rep)
 		char value[40], note[EVENT_NAME_MAX + 8], where[48] = "";
 		const char *label = row_label(row);
 
-		if (row->counted)
+		if (row->counted && row->unit && strcmp(row->unit, "ns") == 0)
+			snprintf(value, sizeof(value), "%.2f msec", (double)row->value / 1e6);
+		else if (row->counted)
 			output_thousands(row->value, value, sizeof(value));
 		else
 			snprintf(value, sizeof(value), "<%s>", row->status ? row->status : "not counted");
@@ -132,15 +134,22 @@ output_human(FILE *out, const struct stat_report *rep)
 			snprintf(note, sizeof(note), "#  %s", row->ev->name);
 		if (rep->runs > 1 && row->counted)
 			snprintf(where, sizeof(where), "  (run %u, %s)", row->run, row->counter);
-		fprintf(out, "%18s      %-30s %s%s\n", value, label, note, where);
+		/* Multiplexed or user-mode-only counts are raw: say so on the line. */
+		if (row->counted && row->status && strcmp(row->status, "counted") != 0)
+			fprintf(out, "%18s      %-30s %s%s  (%s)\n", value, label, note, where, row->status);
+		else
+			fprintf(out, "%18s      %-30s %s%s\n", value, label, note, where);
 	}
 	fprintf(out, "\n");
 	if (rep->command_ran)
 		fprintf(out, "%18.9f seconds time elapsed%s\n\n", rep->elapsed,
 			rep->runs > 1 ? " (all runs)" : "");
-	if (rep->read_method)
-		fprintf(out, " Counts read with %s. Counts are per core: anything else that ran on core %d is included.\n\n",
-			rep->read_method, rep->core);
+	if (rep->read_method && rep->backend && strcmp(rep->backend, "perf") == 0)
+		fprintf(out, " Counted through perf_event (backend perf): the command's own counts, all its threads and children, from its execve on.\n\n");
+	else if (rep->read_method)
+		fprintf(out, " Counts read with %s (backend msr). Counts are per core: anything else that ran on core %d is included.%s\n\n",
+			rep->read_method, rep->core,
+			rep->software ? " Software events: through perf_event, the command's own." : "");
 	if (rep->error)
 		fprintf(out, " pmustat failed: %s\n\n", rep->error);
 }
@@ -155,7 +164,8 @@ output_csv(FILE *out, const struct stat_report *rep, const char *sep)
 			fprintf(out, "%llu", (unsigned long long)row->value);
 		else
 			fprintf(out, "<not counted>");
-		fprintf(out, "%s%s%s%s%s%s%s", sep, "", sep, row_label(row), sep, row->ev->name, sep);
+		fprintf(out, "%s%s%s%s%s%s%s", sep, row->unit ? row->unit : "", sep, row_label(row), sep,
+			row->ev->name, sep);
 		fprintf(out, "%s%s%u%s%s\n", row->counter, sep, row->run, sep,
 			row->status ? row->status : (row->counted ? "counted" : "not counted"));
 	}
@@ -193,6 +203,9 @@ output_json(FILE *out, const struct stat_report *rep)
 		json_object_set_new(o, "run", json_integer(row->run));
 		json_object_set_new(o, "status", json_string(row->status ? row->status :
 					(row->counted ? "counted" : "not counted")));
+		json_object_set_new(o, "unit", row->unit ? json_string(row->unit) : json_null());
+		json_object_set_new(o, "time_enabled_ns", row->perf_times ? json_integer((json_int_t)row->enabled) : json_null());
+		json_object_set_new(o, "time_running_ns", row->perf_times ? json_integer((json_int_t)row->running) : json_null());
 		json_array_append_new(events, o);
 	}
 	json_object_set_new(root, "format_version", json_integer(OUTPUT_FORMAT_VERSION));
@@ -204,6 +217,7 @@ output_json(FILE *out, const struct stat_report *rep)
 	json_object_set_new(root, "exit_status", json_integer(rep->exit_status));
 	json_object_set_new(root, "runs", json_integer(rep->runs));
 	json_object_set_new(root, "elapsed_seconds", rep->command_ran ? json_real(rep->elapsed) : json_null());
+	json_object_set_new(root, "backend", rep->backend ? json_string(rep->backend) : json_null());
 	json_object_set_new(root, "read_method", rep->read_method ? json_string(rep->read_method) : json_null());
 	json_object_set_new(root, "error", rep->error ? json_string(rep->error) : json_null());
 	json_object_set_new(root, "events", events);

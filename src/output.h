@@ -24,6 +24,12 @@ struct stat_row {
 	bool counted;
 	uint64_t value;
 	const char *status;	/* "counted", or why not */
+	/* perf_event rows (issue 10); zero for MSR-counted rows. */
+	const char *unit;	/* "ns" (task-clock), or NULL for a plain count */
+	bool perf_times;	/* enabled/running below are the kernel's */
+	uint64_t enabled;	/* ns the event was enabled */
+	uint64_t running;	/* ns it was on a counter (< enabled: multiplexed) */
+	char status_buf[128];	/* storage a status may point into */
 };
 
 struct stat_report {
@@ -38,6 +44,8 @@ struct stat_report {
 	unsigned runs;
 	const char *read_method;	/* "rdpmc", "msr" or NULL */
 	const char *error;		/* pmustat's failure, or NULL */
+	const char *backend;		/* "msr", "perf", or NULL before the choice */
+	bool software;			/* some rows were counted through perf_event */
 	const struct stat_row *rows;
 	unsigned nrows;
 };
