@@ -52,20 +52,6 @@ info_usage(FILE *out)
 }
 
 static int
-parse_cpu(const char *arg, int *cpu)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(arg, &end, 10);
-	if (errno || end == arg || *end || v < 0 || v >= CPU_SETSIZE)
-		return -EINVAL;
-	*cpu = (int)v;
-	return 0;
-}
-
-static int
 parse_opts(int argc, char **argv, struct info_opts *o)
 {
 	static const struct option longopts[] = {
@@ -92,7 +78,7 @@ parse_opts(int argc, char **argv, struct info_opts *o)
 			o->save_cpu_dump = optarg;
 			break;
 		case 'C':
-			if (parse_cpu(optarg, &o->cpu) < 0) {
+			if (cpu_parse_number(optarg, &o->cpu) < 0) {
 				fprintf(stderr, "pmustat info: -C '%s': expected a CPU number (0-%d)\n",
 					optarg, CPU_SETSIZE - 1);
 				return -EINVAL;

@@ -68,9 +68,6 @@ parse_opts(int argc, char **argv, struct list_opts *o)
 	o->cpu = -1;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "lC:h", longopts, NULL)) != -1) {
-		char *end;
-		long v;
-
 		switch (c) {
 		case 'l':
 			o->long_format = true;
@@ -85,14 +82,11 @@ parse_opts(int argc, char **argv, struct list_opts *o)
 			o->table = optarg;
 			break;
 		case 'C':
-			errno = 0;
-			v = strtol(optarg, &end, 10);
-			if (errno || end == optarg || *end || v < 0 || v >= CPU_SETSIZE) {
+			if (cpu_parse_number(optarg, &o->cpu) < 0) {
 				fprintf(stderr, "pmustat list: -C '%s': expected a CPU number (0-%d)\n",
 					optarg, CPU_SETSIZE - 1);
 				return -EINVAL;
 			}
-			o->cpu = (int)v;
 			break;
 		case 'h':
 			list_usage(stdout);

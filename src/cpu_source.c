@@ -259,6 +259,20 @@ load_dump(const char *path, int cpu, struct cpu_info *out, int *used_cpu,
 }
 
 int
+cpu_parse_number(const char *arg, int *cpu)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(arg, &end, 10);
+	if (errno || end == arg || *end || v < 0 || v >= CPU_SETSIZE)
+		return -EINVAL;
+	*cpu = (int)v;
+	return 0;
+}
+
+int
 cpu_default_core(void)
 {
 	cpu_set_t set;

@@ -30,6 +30,9 @@ int cpu_source_load(struct hw *hw, const char *dump_path, int cpu,
 int cpu_source_save(struct hw *hw, const int *cpus, int ncpus, const char *path,
 		    char *err, size_t err_len);
 
+/* A -C argument: a CPU number 0..CPU_SETSIZE-1. 0, or -EINVAL. */
+int cpu_parse_number(const char *arg, int *cpu);
+
 /* The last CPU in this process's affinity mask (pmustat's default core). */
 int cpu_default_core(void);
 
