@@ -7,6 +7,12 @@
 
 /* `pmustat info`: this machine cannot count (the verdict says why). */
 #define EXIT_PMU_UNUSABLE	1
+/*
+ * The command exited 0 but a --check or a --baseline comparison failed
+ * (the command's own non-zero status wins). Not 1 (`info`'s "cannot
+ * count"), not 2 (a usage status in many tools), not 125-127.
+ */
+#define EXIT_GATE_FAILED	3
 /* pmustat itself failed: usage, bad event, no PMU access, MSR error... */
 #define EXIT_PMUSTAT_FAILURE	125
 /* The command was found but could not be executed. */

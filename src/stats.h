@@ -1,0 +1,27 @@
+/*
+ * stats.h - statistics of one event's counts over repeated runs (-r N).
+ * Pure: no hardware, no I/O.
+ */
+#ifndef PMUSTAT_STATS_H
+#define PMUSTAT_STATS_H
+
+#include <stdint.h>
+
+struct stats_summary {
+	unsigned n;			/* runs that counted the event */
+	double mean;
+	double median;			/* middle value; mean of the two middle ones when n is even */
+	uint64_t min;
+	uint64_t max;
+	double stddev;			/* sample standard deviation (n - 1); 0 when n < 2 */
+	double rel_stddev_percent;	/* 100 * stddev / mean; 0 when the mean is 0 */
+};
+
+/*
+ * Summarise @values[0..n). 0, or -EINVAL when n == 0 (then @out is zeroed).
+ * @values is not modified.
+ */
+int
+stats_compute(const uint64_t *values, unsigned n, struct stats_summary *out);
+
+#endif
