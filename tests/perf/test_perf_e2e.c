@@ -179,8 +179,12 @@ check_software_run(int uid)
 	assert_int_equal(json_integer_value(json_object_get(root, "exit_status")), 7);
 	pf = event_named(root, "page-faults");
 	assert_true(json_integer_value(json_object_get(pf, "value")) >= 25600);
-	/* And not wildly more: the counts are the command's own. */
-	assert_true(json_integer_value(json_object_get(pf, "value")) < 25600 + 5000);
+	/*
+	 * And not wildly more: the counts are the command's own (its loader
+	 * and, in a sanitized build, the sanitizer runtime add a few
+	 * thousand; pmustat's own faults would add far more).
+	 */
+	assert_true(json_integer_value(json_object_get(pf, "value")) < 2 * 25600);
 	assert_true(json_integer_value(json_object_get(event_named(root, "minor-faults"), "value")) >= 25600);
 	tc = event_named(root, "task-clock");
 	assert_string_equal(json_string_value(json_object_get(tc, "unit")), "ns");
