@@ -35,6 +35,7 @@
 #include "event_table.h"
 #include "exit_codes.h"
 #include "hw.h"
+#include "interval.h"
 #include "journal.h"
 #include "mapfile.h"
 #include "output.h"
@@ -42,9 +43,12 @@
 #include "pmu.h"
 #include "runner.h"
 #include "sched.h"
+#include "stats.h"
 #include "sw_events.h"
 
 #define MAX_SPECS 64
+#define MAX_CHECKS 32
+#define MAX_REPEAT 100000
 #define LOCK_WAIT_MS 2000
 
 struct stat_opts {
@@ -59,6 +63,16 @@ struct stat_opts {
 	bool as_root;
 	bool dry_run;
 	int verbose;
+	/* CI gates (issue 8). */
+	unsigned repeat;		/* -r N; 1 without */
+	bool keep_going;
+	struct check checks[MAX_CHECKS];
+	unsigned nchecks;
+	const char *save_baseline;
+	const char *baseline;
+	struct baseline_tolerances tolerances;
+	bool allow_cpu_mismatch;
+	unsigned interval_ms;		/* -I; 0 without */
 	enum backend backend;
 	char **command;
 };
@@ -151,7 +165,20 @@ usage(FILE *out)
 		"      --backend B        msr, perf (perf_event_open) or auto (default: msr when\n"
 		"                         usable, else perf); software events (task-clock,\n"
 		"                         page-faults, ...) always count through perf_event\n"
-		"  -v, --verbose          say what pmustat does\n");
+		"  -v, --verbose          say what pmustat does\n"
+		"\n"
+		"CI gates (exit 3 when one fails and COMMAND exited 0):\n"
+		"  -r, --repeat N         run COMMAND N times; per-event median, mean, min, max, stddev\n"
+		"      --keep-going       with -r, go on after a failing run\n"
+		"      --check EXPR       e.g. 'LONGEST_LAT_CACHE.MISS<=1.5M' or\n"
+		"                         'BR_MISP_RETIRED.ALL_BRANCHES/BR_INST_RETIRED.ALL_BRANCHES<=0.02'\n"
+		"                         (with -r: the median; mean(EV), min(EV), max(EV)); repeatable\n"
+		"      --save-baseline FILE   write the JSON result to FILE\n"
+		"      --baseline FILE    fail when an event grew beyond the tolerance against FILE\n"
+		"      --tolerance [EVENT=]PCT  allowed growth (default 0%%), for all or one event\n"
+		"      --tolerance-both   a shrink beyond the tolerance fails too\n"
+		"      --allow-cpu-mismatch  compare with a baseline of another CPU model or table\n"
+		"  -I, --interval-print MS  print the counts every MS (>= 10) milliseconds\n");
 }
 
 static int
@@ -168,6 +195,35 @@ parse_core(const char *s, int *core)
 	return 0;
 }
 
+/* A count option: 1..@max. */
+static int
+parse_count(const char *s, unsigned max, unsigned *out)
+{
+	char *end;
+	unsigned long v;
+
+	if (*s < '0' || *s > '9')
+		return -EINVAL;
+	errno = 0;
+	v = strtoul(s, &end, 10);
+	if (errno || *end || v < 1 || v > max)
+		return -EINVAL;
+	*out = (unsigned)v;
+	return 0;
+}
+
+/* Long options without a short one (issue 8's, and --as-root: -r is --repeat). */
+enum {
+	OPT_AS_ROOT = 256,
+	OPT_KEEP_GOING,
+	OPT_CHECK,
+	OPT_SAVE_BASELINE,
+	OPT_BASELINE,
+	OPT_TOLERANCE,
+	OPT_TOLERANCE_BOTH,
+	OPT_ALLOW_CPU_MISMATCH,
+};
+
 /* 0, or EXIT_PMUSTAT_FAILURE after a message (usage errors exit 125 too). */
 static int
 parse_opts(int argc, char **argv, struct stat_opts *o)
@@ -180,21 +236,33 @@ parse_opts(int argc, char **argv, struct stat_opts *o)
 		{ "output", required_argument, NULL, 'o' },
 		{ "force", no_argument, NULL, 'f' },
 		{ "no-rerun", no_argument, NULL, 'n' },
-		{ "as-root", no_argument, NULL, 'r' },
+		{ "as-root", no_argument, NULL, OPT_AS_ROOT },
 		{ "dry-run", no_argument, NULL, 'd' },
 		{ "verbose", no_argument, NULL, 'v' },
 		{ "backend", required_argument, NULL, 'B' },
 		{ "help", no_argument, NULL, 'h' },
+		{ "repeat", required_argument, NULL, 'r' },
+		{ "keep-going", no_argument, NULL, OPT_KEEP_GOING },
+		{ "check", required_argument, NULL, OPT_CHECK },
+		{ "save-baseline", required_argument, NULL, OPT_SAVE_BASELINE },
+		{ "baseline", required_argument, NULL, OPT_BASELINE },
+		{ "tolerance", required_argument, NULL, OPT_TOLERANCE },
+		{ "tolerance-both", no_argument, NULL, OPT_TOLERANCE_BOTH },
+		{ "allow-cpu-mismatch", no_argument, NULL, OPT_ALLOW_CPU_MISMATCH },
+		{ "interval-print", required_argument, NULL, 'I' },
 		{ NULL, 0, NULL, 0 },
 	};
+	struct check_error cerr;
+	char gerr[256];
 	int c;
 
 	memset(o, 0, sizeof(*o));
 	o->core = -1;
+	o->repeat = 1;
 	optind = 1;
 	opterr = 0;
 	/* '+': the first non-option word is COMMAND; its options are its own. */
-	while ((c = getopt_long(argc, argv, "+e:C:x:o:vh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "+e:C:x:o:vhr:I:", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'e':
 			if (o->nspecs >= MAX_SPECS) {
@@ -224,8 +292,54 @@ parse_opts(int argc, char **argv, struct stat_opts *o)
 		case 'n':
 			o->no_rerun = true;
 			break;
-		case 'r':
+		case OPT_AS_ROOT:
 			o->as_root = true;
+			break;
+		case 'r':
+			if (parse_count(optarg, MAX_REPEAT, &o->repeat)) {
+				fprintf(stderr, "pmustat: -r %s: want a number of runs from 1 to %d\n", optarg, MAX_REPEAT);
+				return EXIT_PMUSTAT_FAILURE;
+			}
+			break;
+		case OPT_KEEP_GOING:
+			o->keep_going = true;
+			break;
+		case OPT_CHECK:
+			if (o->nchecks >= MAX_CHECKS) {
+				fprintf(stderr, "pmustat: at most %d --check options\n", MAX_CHECKS);
+				return EXIT_PMUSTAT_FAILURE;
+			}
+			if (check_parse(optarg, &o->checks[o->nchecks], &cerr)) {
+				check_print_error(stderr, optarg, &cerr);
+				return EXIT_PMUSTAT_FAILURE;
+			}
+			o->nchecks++;
+			break;
+		case OPT_SAVE_BASELINE:
+			o->save_baseline = optarg;
+			break;
+		case OPT_BASELINE:
+			o->baseline = optarg;
+			break;
+		case OPT_TOLERANCE:
+			if (baseline_parse_tolerance(optarg, &o->tolerances, gerr, sizeof(gerr))) {
+				fprintf(stderr, "pmustat: %s\n", gerr);
+				return EXIT_PMUSTAT_FAILURE;
+			}
+			break;
+		case OPT_TOLERANCE_BOTH:
+			o->tolerances.both = true;
+			break;
+		case OPT_ALLOW_CPU_MISMATCH:
+			o->allow_cpu_mismatch = true;
+			break;
+		case 'I':
+			if (parse_count(optarg, 24 * 3600 * 1000, &o->interval_ms) ||
+			    o->interval_ms < INTERVAL_MIN_MS) {
+				fprintf(stderr, "pmustat: -I %s: want milliseconds, at least %d\n", optarg,
+					INTERVAL_MIN_MS);
+				return EXIT_PMUSTAT_FAILURE;
+			}
 			break;
 		case 'd':
 			o->dry_run = true;
@@ -253,6 +367,11 @@ parse_opts(int argc, char **argv, struct stat_opts *o)
 	}
 	if (o->sep && o->json) {
 		fprintf(stderr, "pmustat: -x and --json exclude each other\n");
+		return EXIT_PMUSTAT_FAILURE;
+	}
+	if ((o->tolerances.n || o->tolerances.default_percent > 0 || o->tolerances.both ||
+	     o->allow_cpu_mismatch) && !o->baseline) {
+		fprintf(stderr, "pmustat: --tolerance, --tolerance-both and --allow-cpu-mismatch need --baseline FILE\n");
 		return EXIT_PMUSTAT_FAILURE;
 	}
 	if (optind >= argc) {
@@ -386,6 +505,16 @@ struct stat_run {
 	bool command_ran;
 	double elapsed;
 	const char *read_method;
+	/* Issue 8: -r, -I, --check, --baseline. */
+	uint64_t *values;		/* row i's counts: values[i * repeat + k] */
+	unsigned round;			/* 1-based, while running */
+	unsigned cur_run;		/* 1-based batch, while running (-I) */
+	struct interval_sampler sampler;
+	struct check_result check_results[MAX_CHECKS];
+	struct baseline baseline;
+	struct baseline_cmp cmp[SCHED_MAX_EVENTS];
+	bool gates_evaluated;
+	bool gate_failed;
 	/* Issue 10: the backend, and the software events beside the hardware ones. */
 	bool cpu_bad;		/* the CPU verdict forbids hardware counting */
 	enum backend backend;
@@ -548,6 +677,23 @@ resolve_events(struct stat_run *s)
 			/* A default this CPU does not have is left out, not fatal. */
 			if (rc < 0 && s->o.verbose)
 				fprintf(stderr, "pmustat: default event left out: %s\n", err);
+		}
+	}
+	/* An event a --check names is counted even when -e does not list it. */
+	for (unsigned k = 0; k < s->o.nchecks; k++) {
+		for (unsigned j = 0; j < s->o.checks[k].nevents; j++) {
+			const char *name = s->o.checks[k].events[j];
+			bool have = false;
+
+			for (size_t i = 0; i < s->nevents && !have; i++)
+				have = check_event_matches(name, s->events[i].requested, s->events[i].name);
+			if (have)
+				continue;
+			rc = append_spec(s, name, err, sizeof(err));
+			if (rc == -EIO)
+				return s->status;
+			if (rc < 0)
+				return fail(s, "--check '%s': %s", s->o.checks[k].text, err);
 		}
 	}
 	if (s->nevents == 0)
@@ -938,6 +1084,22 @@ choose_backend(struct stat_run *s)
 			s->backend_why[0] ? ": the MSR path is closed: " : "", s->backend_why);
 }
 
+/* The -I callback (the sampler's thread): one record of this run's events. */
+static void
+emit_interval(void *arg, double time, const uint64_t *deltas)
+{
+	struct stat_run *s = arg;
+	struct stat_interval iv;
+
+	iv.time = time;
+	iv.round = s->round ? s->round : 1;
+	iv.run = s->cur_run;
+	iv.rows = s->rows;
+	iv.nrows = (unsigned)s->nevents;	/* hardware rows: those the sampler reads */
+	iv.deltas = deltas;
+	output_interval(s->out, &iv, s->o.sep, s->o.json);
+}
+
 static int
 run_all(struct stat_run *s)
 {
@@ -956,6 +1118,7 @@ run_all(struct stat_run *s)
 
 	for (unsigned run = 0; run < s->runs; run++) {
 		struct pmu_count counts[SCHED_MAX_EVENTS];
+		uint64_t finals[SCHED_MAX_EVENTS] = { 0 };
 		struct runner_failure rf;
 		struct runner r;
 		double t0;
@@ -977,6 +1140,17 @@ run_all(struct stat_run *s)
 			return s->status;
 		}
 		pin_self(s->core, false);
+		/* -I: a thread off the core reads the counters while the command runs. */
+		if (s->o.interval_ms) {
+			s->cur_run = run + 1;
+			rc = interval_start(&s->sampler, s->hw, s->core, &s->cpu.pmu, s->slots,
+					    (unsigned)s->nevents, run, s->o.interval_ms, emit_interval, s,
+					    err, sizeof(err));
+			if (rc) {
+				runner_cancel(&r);
+				return fail(s, "%s", err);
+			}
+		}
 		t0 = now();
 		signals_block(false);
 		rc = runner_go(&r, &rf, &ws);
@@ -985,6 +1159,7 @@ run_all(struct stat_run *s)
 			rc = runner_wait(&r, &ws);
 			stat_child = 0;
 		}
+		interval_stop(&s->sampler);
 		signals_block(true);
 		/* The child may have enabled before it failed: always disable, first thing. */
 		pmu_mark_enabled(&stat_pmu);
@@ -1013,7 +1188,10 @@ run_all(struct stat_run *s)
 			s->rows[i].counted = true;
 			s->rows[i].value = counts[i].value;
 			s->rows[i].status = "counted";
+			finals[i] = counts[i].value;
 		}
+		if (s->o.interval_ms)
+			interval_finish(&s->sampler, finals);
 		s->status = runner_exit_status(ws);
 		if (WIFSIGNALED(ws) && run + 1 < s->runs) {
 			/* Killed (^C): the user wants out, not the next run. */
@@ -1024,6 +1202,170 @@ run_all(struct stat_run *s)
 		}
 	}
 	return s->status;
+}
+
+/*
+ * -r N: the whole run sequence N times, each count kept. Stops at the
+ * first failing run of the command unless --keep-going (^C, SIGTERM stop
+ * anyway), and at any failure of pmustat itself. The first non-zero
+ * status of the command is the one reported.
+ */
+static int
+run_rounds(struct stat_run *s, int (*run_once)(struct stat_run *))
+{
+	unsigned repeat = s->o.dry_run ? 1 : s->o.repeat;
+	int first_failure = 0;
+
+	s->values = calloc((size_t)s->nrows * repeat, sizeof(*s->values));
+	if (!s->values)
+		return fail(s, "out of memory for %u runs of %u events", repeat, s->nrows);
+	for (unsigned i = 0; i < s->nrows; i++)
+		s->rows[i].values = s->values + (size_t)i * repeat;
+	for (unsigned round = 0; round < repeat; round++) {
+		s->round = round + 1;
+		for (unsigned i = 0; i < s->nrows; i++)
+			s->rows[i].counted = false;
+		(void)run_once(s);
+		for (unsigned i = 0; i < s->nrows; i++) {
+			struct stat_row *row = &s->rows[i];
+
+			if (row->counted)
+				s->values[(size_t)i * repeat + row->nvalues++] = row->value;
+		}
+		if (s->error[0] || s->o.dry_run)
+			break;
+		if (s->status && !first_failure)
+			first_failure = s->status;
+		if (s->status && (!s->o.keep_going || s->status == EXIT_SIGNAL_BASE + SIGINT ||
+				  s->status == EXIT_SIGNAL_BASE + SIGTERM)) {
+			if (round + 1 < repeat)
+				fprintf(stderr, "pmustat: run %u of %u of %s exited %d; stopping (--keep-going goes on)\n",
+					round + 1, repeat, s->o.command[0], s->status);
+			break;
+		}
+	}
+	if (!s->error[0] && repeat > 1)
+		s->status = first_failure;
+	for (unsigned i = 0; i < s->nrows; i++) {
+		struct stat_row *row = &s->rows[i];
+
+		if (row->nvalues == 0 || stats_compute(row->values, row->nvalues, &row->stats))
+			continue;
+		/* Counted in an earlier round though not in the last: still counted. */
+		if (!row->counted)
+			row->status = "counted";
+		row->counted = true;
+		row->value = (uint64_t)(row->stats.median + 0.5);
+	}
+	return s->status;
+}
+
+/* --check's view of a row: @agg of its counts. */
+static int
+lookup_event(void *ctx, const char *event, enum check_agg agg, double *value)
+{
+	struct stat_run *s = ctx;
+
+	for (unsigned i = 0; i < s->nrows; i++) {
+		const struct stat_row *row = &s->rows[i];
+
+		if (!check_event_matches(event, row->ev->requested, row->ev->name))
+			continue;
+		if (!row->counted || row->nvalues == 0)
+			return -ENOENT;
+		switch (agg) {
+		case CHECK_AGG_MEAN:
+			*value = row->stats.mean;
+			break;
+		case CHECK_AGG_MIN:
+			*value = (double)row->stats.min;
+			break;
+		case CHECK_AGG_MAX:
+			*value = (double)row->stats.max;
+			break;
+		default:
+			*value = row->stats.median;
+			break;
+		}
+		return 0;
+	}
+	return -ENOENT;
+}
+
+/* Before any hardware: read the baseline, refuse another CPU's; -I needs a second CPU. */
+static int
+gates_prepare(struct stat_run *s)
+{
+	char err[1024];
+	const struct baseline *b = &s->baseline;
+
+	if (s->o.interval_ms && interval_check_cpus(s->core, err, sizeof(err)))
+		return fail(s, "%s", err);
+	if (!s->o.baseline)
+		return 0;
+	if (baseline_load(s->o.baseline, &s->baseline, err, sizeof(err)))
+		return fail(s, "%s", err);
+	if (s->o.allow_cpu_mismatch)
+		return 0;
+	if (strcmp(b->cpu_model, s->key) != 0)
+		return fail(s, "baseline %s was recorded on %s (%s), this is %s (%s): counts of different CPU models do not compare; record a baseline on this CPU, or pass --allow-cpu-mismatch",
+			    s->o.baseline, b->cpu_model, b->cpu[0] ? b->cpu : "?", s->key, s->cpu_label);
+	if (strcmp(b->event_table, s->table_name) != 0)
+		return fail(s, "baseline %s was counted with event table '%s', this run uses '%s': the same names may not be the same events; record a baseline with this table, or pass --allow-cpu-mismatch",
+			    s->o.baseline, b->event_table[0] ? b->event_table : "(none)",
+			    s->table_name[0] ? s->table_name : "(none)");
+	return 0;
+}
+
+/* After the runs: evaluate the checks and the baseline comparison. */
+static void
+gates_evaluate(struct stat_run *s)
+{
+	struct baseline_event cur[SCHED_MAX_EVENTS];
+
+	if (!s->command_ran || s->error[0] || s->o.dry_run)
+		return;
+	s->gates_evaluated = true;
+	for (unsigned k = 0; k < s->o.nchecks; k++) {
+		check_eval(&s->o.checks[k], lookup_event, s, &s->check_results[k]);
+		if (!s->check_results[k].passed)
+			s->gate_failed = true;
+	}
+	if (s->o.baseline) {
+		memset(cur, 0, sizeof(cur));
+		for (unsigned i = 0; i < s->nrows; i++) {
+			snprintf(cur[i].name, sizeof(cur[i].name), "%s", s->rows[i].ev->name);
+			snprintf(cur[i].requested, sizeof(cur[i].requested), "%s", s->rows[i].ev->requested);
+			cur[i].counted = s->rows[i].counted && s->rows[i].nvalues > 0;
+			cur[i].value = s->rows[i].stats.median;
+		}
+		if (baseline_compare(&s->baseline, cur, s->nrows, &s->o.tolerances, s->cmp))
+			s->gate_failed = true;
+	}
+	/* The command's own failure wins; a gate only turns a 0 into EXIT_GATE_FAILED. */
+	if (s->gate_failed && s->status == 0)
+		s->status = EXIT_GATE_FAILED;
+}
+
+/* --save-baseline: the JSON record of a run that succeeded. */
+static void
+save_baseline(const struct stat_run *s, const struct stat_report *rep)
+{
+	struct stat_report copy = *rep;
+	FILE *f;
+
+	if (!s->command_ran || s->status != 0) {
+		fprintf(stderr, "pmustat: --save-baseline %s: not written: %s\n", s->o.save_baseline,
+			s->command_ran ? "the run failed (exit status not 0)" : "nothing was counted");
+		return;
+	}
+	f = fopen(s->o.save_baseline, "we");
+	copy.json_one_line = false;
+	if (!f || output_json(f, &copy) != 0 || fclose(f) != 0) {
+		fprintf(stderr, "pmustat: --save-baseline %s: cannot write: %s\n", s->o.save_baseline,
+			strerror(errno));
+		return;
+	}
 }
 
 static void
@@ -1047,6 +1389,16 @@ report(struct stat_run *s)
 	rep.software = s->nsw > 0;
 	rep.rows = s->rows;
 	rep.nrows = s->nrows;
+	rep.cpu_model = s->key[0] ? s->key : NULL;
+	rep.repeat = s->o.repeat;
+	rep.checks = s->o.checks;
+	rep.nchecks = s->o.nchecks;
+	rep.check_results = s->gates_evaluated && s->o.nchecks ? s->check_results : NULL;
+	rep.baseline_path = s->o.baseline;
+	rep.baseline = s->gates_evaluated && s->o.baseline ? s->cmp : NULL;
+	rep.tolerance_both = s->o.tolerances.both;
+	rep.gate_failed = s->gate_failed;
+	rep.json_one_line = s->o.interval_ms > 0;
 	if (s->error[0])
 		fprintf(stderr, "pmustat: %s\n", s->error);
 	if (s->o.json)
@@ -1055,7 +1407,17 @@ report(struct stat_run *s)
 		output_csv(s->out, &rep, s->o.sep);
 	else if (s->command_ran)
 		output_human(s->out, &rep);
+	/*
+	 * PASS/FAIL lines: after the table; with -x/--json they are records
+	 * of the output, and repeated on stderr only when that goes to a file.
+	 */
+	if (!s->o.json && !s->o.sep)
+		output_gate_lines(s->out, &rep);
+	else if (s->out != stderr)
+		output_gate_lines(stderr, &rep);
 	fflush(s->out);
+	if (s->o.save_baseline)
+		save_baseline(s, &rep);
 }
 
 int
@@ -1082,13 +1444,17 @@ cmd_stat(int argc, char **argv)
 	}
 
 	/* 1. Resolve everything; no hardware but CPUID touched. */
-	if (detect(&s) || resolve_events(&s))
+	if (detect(&s) || resolve_events(&s) || gates_prepare(&s))
 		goto out;
 
 	/* Issue 10: the perf backend needs no core lock, no MSR and no restore. */
 	choose_backend(&s);
 	if (s.backend == BACKEND_PERF) {
-		run_perf(&s);
+		if (s.o.interval_ms)
+			fail(&s, "-I reads the counters with MSR reads: it needs the MSR backend (%s)",
+			     s.backend_why[0] ? s.backend_why : "--backend perf");
+		else
+			run_rounds(&s, run_perf);
 		goto out;
 	}
 
@@ -1157,7 +1523,7 @@ cmd_stat(int argc, char **argv)
 	if (s.o.dry_run)
 		dry_run(&s);
 	else
-		run_all(&s);
+		run_rounds(&s, run_all);
 
 out:
 	if (s.pmu_opened) {
@@ -1183,10 +1549,12 @@ out:
 			stat_pmu.mode == PMU_ENABLE_GLOBAL ? "IA32_PERF_GLOBAL_CTRL" : "per-counter enables");
 	cpulock_release(s.lock_fd);
 	signals_block(false);
+	gates_evaluate(&s);
 	report(&s);
 	if (s.out != stderr)
 		fclose(s.out);
 	free(s.events);
+	free(s.values);
 	event_table_free(s.table);
 	hw_free(s.hw);
 	return s.status;

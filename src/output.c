@@ -3,7 +3,9 @@
  */
 #include <errno.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "event.h"
@@ -105,6 +107,19 @@ print_command(FILE *out, char *const *command)
 		fprintf(out, "%s%s", i ? " " : "", command[i]);
 }
 
+/* The second line of an event with -r: every statistic. */
+static void
+print_stats(FILE *out, const struct stat_row *row)
+{
+	const struct stats_summary *st = &row->stats;
+	char min[32], max[32];
+
+	output_thousands(st->min, min, sizeof(min));
+	output_thousands(st->max, max, sizeof(max));
+	fprintf(out, "%18s      %u runs: median %.1f  mean %.1f  min %s  max %s  stddev %.1f\n", "",
+		st->n, st->median, st->mean, min, max, st->stddev);
+}
+
 void
 output_human(FILE *out, const struct stat_report *rep)
 {
@@ -113,13 +128,18 @@ output_human(FILE *out, const struct stat_report *rep)
 	fprintf(out, "'");
 	if (rep->core >= 0)
 		fprintf(out, " on core %d", rep->core);
-	if (rep->runs > 1)
+	if (rep->repeat > 1 && rep->runs > 1)
+		fprintf(out, " (%u rounds of %u runs, each event counted in one run per round)",
+			rep->repeat, rep->runs);
+	else if (rep->repeat > 1)
+		fprintf(out, " (%u runs)", rep->repeat);
+	else if (rep->runs > 1)
 		fprintf(out, " (%u runs, each event counted in one)", rep->runs);
 	fprintf(out, ":\n\n");
 
 	for (unsigned i = 0; i < rep->nrows; i++) {
 		const struct stat_row *row = &rep->rows[i];
-		char value[40], note[EVENT_NAME_MAX + 8], where[48] = "";
+		char value[40], note[EVENT_NAME_MAX + 8], where[48] = "", spread[192] = "";
 		const char *label = row_label(row);
 
 		if (row->counted && row->unit && strcmp(row->unit, "ns") == 0)
@@ -134,16 +154,20 @@ output_human(FILE *out, const struct stat_report *rep)
 			snprintf(note, sizeof(note), "#  %s", row->ev->name);
 		if (rep->runs > 1 && row->counted)
 			snprintf(where, sizeof(where), "  (run %u, %s)", row->run, row->counter);
+		/* perf's spread, but the plain relative stddev (perf's is of the mean). */
+		if (rep->repeat > 1 && row->nvalues > 0)
+			snprintf(spread, sizeof(spread), "  ( +- %5.2f%% )", row->stats.rel_stddev_percent);
 		/* Multiplexed or user-mode-only counts are raw: say so on the line. */
 		if (row->counted && row->status && strcmp(row->status, "counted") != 0)
-			fprintf(out, "%18s      %-30s %s%s  (%s)\n", value, label, note, where, row->status);
-		else
-			fprintf(out, "%18s      %-30s %s%s\n", value, label, note, where);
+			snprintf(spread + strlen(spread), sizeof(spread) - strlen(spread), "  (%s)", row->status);
+		fprintf(out, "%18s      %-30s %s%s%s\n", value, label, note, where, spread);
+		if (rep->repeat > 1 && row->nvalues > 0)
+			print_stats(out, row);
 	}
 	fprintf(out, "\n");
 	if (rep->command_ran)
 		fprintf(out, "%18.9f seconds time elapsed%s\n\n", rep->elapsed,
-			rep->runs > 1 ? " (all runs)" : "");
+			rep->runs > 1 || rep->repeat > 1 ? " (all runs)" : "");
 	if (rep->read_method && rep->backend && strcmp(rep->backend, "perf") == 0)
 		fprintf(out, " Counted through perf_event (backend perf): the command's own counts, all its threads and children, from its execve on.\n\n");
 	else if (rep->read_method)
@@ -166,9 +190,238 @@ output_csv(FILE *out, const struct stat_report *rep, const char *sep)
 			fprintf(out, "<not counted>");
 		fprintf(out, "%s%s%s%s%s%s%s", sep, row->unit ? row->unit : "", sep, row_label(row), sep,
 			row->ev->name, sep);
-		fprintf(out, "%s%s%u%s%s\n", row->counter, sep, row->run, sep,
+		fprintf(out, "%s%s%u%s%s", row->counter, sep, row->run, sep,
 			row->status ? row->status : (row->counted ? "counted" : "not counted"));
+		if (rep->repeat > 1 && row->nvalues > 0)
+			fprintf(out, "%s%u%s%.6g%s%.6g%s%llu%s%llu%s%.6g%s%.4f", sep, row->stats.n, sep,
+				row->stats.mean, sep, row->stats.median, sep,
+				(unsigned long long)row->stats.min, sep, (unsigned long long)row->stats.max,
+				sep, row->stats.stddev, sep, row->stats.rel_stddev_percent);
+		else if (rep->repeat > 1)
+			fprintf(out, "%s0%s%s%s%s%s", sep, sep, sep, sep, sep, sep);
+		fputc('\n', out);
 	}
+	for (unsigned i = 0; rep->check_results && i < rep->nchecks; i++) {
+		const struct check_result *r = &rep->check_results[i];
+
+		fprintf(out, "check%s%s%s", sep, r->passed ? "PASS" : "FAIL", sep);
+		if (r->defined)
+			fprintf(out, "%.17g%s%.17g", r->lhs, sep, r->rhs);
+		else
+			fprintf(out, "%s", sep);
+		fprintf(out, "%s%s\n", sep, rep->checks[i].text);
+	}
+	for (unsigned i = 0; rep->baseline && i < rep->nrows; i++) {
+		const struct baseline_cmp *c = &rep->baseline[i];
+
+		if (!c->in_baseline)
+			continue;
+		fprintf(out, "baseline%s%s%s", sep, c->passed ? "PASS" : "FAIL", sep);
+		if (c->counted && isfinite(c->change_percent))
+			fprintf(out, "%.17g%s%.17g%s%.4f", c->value, sep, c->base, sep, c->change_percent);
+		else if (c->counted)	/* grew from 0: no percentage */
+			fprintf(out, "%.17g%s%.17g%s", c->value, sep, c->base, sep);
+		else
+			fprintf(out, "%s%s", sep, sep);
+		fprintf(out, "%s%.4f%s%s\n", sep, c->tolerance_percent, sep, c->event);
+	}
+}
+
+/* "1000" for a whole value, else "0.0125". */
+static void
+print_number(FILE *out, double v)
+{
+	if (v == floor(v) && fabs(v) < 1e15)
+		fprintf(out, "%.0f", v);
+	else
+		fprintf(out, "%.6g", v);
+}
+
+void
+output_gate_lines(FILE *out, const struct stat_report *rep)
+{
+	for (unsigned i = 0; rep->check_results && i < rep->nchecks; i++) {
+		const struct check_result *r = &rep->check_results[i];
+
+		fprintf(out, "%s  %s  (", r->passed ? "PASS" : "FAIL", rep->checks[i].text);
+		if (!r->defined) {
+			fprintf(out, "%s)\n", r->why);
+			continue;
+		}
+		fprintf(out, "measured ");
+		print_number(out, r->lhs);
+		if (check_rhs_has_event(&rep->checks[i])) {
+			fprintf(out, " %s ", check_op_text(rep->checks[i].op));
+			print_number(out, r->rhs);
+		}
+		fprintf(out, ")\n");
+	}
+	for (unsigned i = 0; rep->baseline && i < rep->nrows; i++) {
+		const struct baseline_cmp *c = &rep->baseline[i];
+
+		if (!c->in_baseline)
+			continue;
+		fprintf(out, "%s  baseline %s  (", c->passed ? "PASS" : "FAIL", c->event);
+		if (!c->counted) {
+			fprintf(out, "not counted %s)\n", c->base != 0 || c->value != 0 ? "now" : "now or then");
+			continue;
+		}
+		print_number(out, c->value);
+		fprintf(out, " vs ");
+		print_number(out, c->base);
+		if (isfinite(c->change_percent))
+			fprintf(out, ": %+.2f%%", c->change_percent);
+		else
+			fprintf(out, ": up from 0");
+		fprintf(out, ", tolerance %s%g%%)\n", rep->tolerance_both ? "+-" : "+", c->tolerance_percent);
+	}
+}
+
+void
+output_interval(FILE *out, const struct stat_interval *iv, const char *sep, bool json)
+{
+	if (json) {
+		fprintf(out, "{\"format_version\": %d, \"type\": \"interval\", \"time\": %.6f, \"round\": %u, \"run\": %u, \"events\": [",
+			OUTPUT_FORMAT_VERSION, iv->time, iv->round, iv->run);
+		for (unsigned i = 0, n = 0; i < iv->nrows; i++) {
+			json_t *name;
+			char *text;
+
+			if (iv->rows[i].run != iv->run)
+				continue;
+			/* Names are table text: let jansson escape them. */
+			name = json_string(row_label(&iv->rows[i]));
+			text = name ? json_dumps(name, JSON_ENCODE_ANY) : NULL;
+			fprintf(out, "%s{\"requested\": %s, \"value\": %llu}", n++ ? ", " : "",
+				text ? text : "\"\"", (unsigned long long)iv->deltas[i]);
+			free(text);
+			json_decref(name);
+		}
+		fprintf(out, "]}\n");
+		fflush(out);
+		return;
+	}
+	for (unsigned i = 0; i < iv->nrows; i++) {
+		char value[40];
+
+		if (iv->rows[i].run != iv->run)
+			continue;
+		if (sep) {
+			fprintf(out, "interval%s%.6f%s%u%s%u%s%llu%s%s\n", sep, iv->time, sep, iv->round, sep,
+				iv->run, sep, (unsigned long long)iv->deltas[i], sep, row_label(&iv->rows[i]));
+			continue;
+		}
+		output_thousands(iv->deltas[i], value, sizeof(value));
+		fprintf(out, "%14.6f %18s      %s\n", iv->time, value, row_label(&iv->rows[i]));
+	}
+	fflush(out);
+}
+
+static json_t *
+json_values(const struct stat_row *row)
+{
+	json_t *a = json_array();
+
+	for (unsigned i = 0; a && i < row->nvalues; i++)
+		json_array_append_new(a, json_integer((json_int_t)row->values[i]));
+	return a;
+}
+
+/* A double as JSON; null when not finite (JSON has no infinity). */
+static json_t *
+json_num(double v)
+{
+	if (!isfinite(v))
+		return json_null();
+	if (v == floor(v) && fabs(v) < 9e15)
+		return json_integer((json_int_t)v);
+	return json_real(v);
+}
+
+static json_t *
+json_stats(const struct stat_row *row)
+{
+	const struct stats_summary *st = &row->stats;
+	json_t *o;
+
+	if (row->nvalues == 0)
+		return json_null();
+	o = json_object();
+	if (!o)
+		return NULL;
+	json_object_set_new(o, "runs", json_integer(st->n));
+	json_object_set_new(o, "mean", json_num(st->mean));
+	json_object_set_new(o, "median", json_num(st->median));
+	json_object_set_new(o, "min", json_integer((json_int_t)st->min));
+	json_object_set_new(o, "max", json_integer((json_int_t)st->max));
+	json_object_set_new(o, "stddev", json_num(st->stddev));
+	json_object_set_new(o, "rel_stddev_percent", json_num(st->rel_stddev_percent));
+	return o;
+}
+
+static json_t *
+json_checks(const struct stat_report *rep, json_t *failed)
+{
+	json_t *a = json_array();
+
+	for (unsigned i = 0; a && rep->check_results && i < rep->nchecks; i++) {
+		const struct check_result *r = &rep->check_results[i];
+		json_t *o = json_object();
+
+		if (!o)
+			break;
+		json_object_set_new(o, "expression", json_string(rep->checks[i].text));
+		json_object_set_new(o, "passed", json_boolean(r->passed));
+		json_object_set_new(o, "value", r->defined ? json_num(r->lhs) : json_null());
+		json_object_set_new(o, "limit", r->defined ? json_num(r->rhs) : json_null());
+		json_object_set_new(o, "error", r->defined ? json_null() : json_string(r->why));
+		json_array_append_new(a, o);
+		if (!r->passed)
+			json_array_append_new(failed, json_string(rep->checks[i].text));
+	}
+	return a;
+}
+
+static json_t *
+json_baseline(const struct stat_report *rep, json_t *failed)
+{
+	json_t *o, *a;
+
+	if (!rep->baseline)
+		return json_null();
+	o = json_object();
+	a = json_array();
+	if (!o || !a) {
+		json_decref(o);
+		json_decref(a);
+		return NULL;
+	}
+	json_object_set_new(o, "file", json_string(rep->baseline_path ? rep->baseline_path : ""));
+	json_object_set_new(o, "tolerance_both", json_boolean(rep->tolerance_both));
+	for (unsigned i = 0; i < rep->nrows; i++) {
+		const struct baseline_cmp *c = &rep->baseline[i];
+		json_t *e;
+		char what[BASELINE_NAME_MAX + 16];
+
+		if (!c->in_baseline)
+			continue;
+		e = json_object();
+		if (!e)
+			break;
+		json_object_set_new(e, "requested", json_string(c->event));
+		json_object_set_new(e, "passed", json_boolean(c->passed));
+		json_object_set_new(e, "value", c->counted ? json_num(c->value) : json_null());
+		json_object_set_new(e, "baseline", c->counted ? json_num(c->base) : json_null());
+		json_object_set_new(e, "change_percent", c->counted ? json_num(c->change_percent) : json_null());
+		json_object_set_new(e, "tolerance_percent", json_num(c->tolerance_percent));
+		json_array_append_new(a, e);
+		if (!c->passed) {
+			snprintf(what, sizeof(what), "baseline %s", c->event);
+			json_array_append_new(failed, json_string(what));
+		}
+	}
+	json_object_set_new(o, "comparisons", a);
+	return o;
 }
 
 int
@@ -203,25 +456,39 @@ output_json(FILE *out, const struct stat_report *rep)
 		json_object_set_new(o, "run", json_integer(row->run));
 		json_object_set_new(o, "status", json_string(row->status ? row->status :
 					(row->counted ? "counted" : "not counted")));
+		json_object_set_new(o, "values", json_values(row));
+		json_object_set_new(o, "stats", json_stats(row));
 		json_object_set_new(o, "unit", row->unit ? json_string(row->unit) : json_null());
 		json_object_set_new(o, "time_enabled_ns", row->perf_times ? json_integer((json_int_t)row->enabled) : json_null());
 		json_object_set_new(o, "time_running_ns", row->perf_times ? json_integer((json_int_t)row->running) : json_null());
 		json_array_append_new(events, o);
 	}
 	json_object_set_new(root, "format_version", json_integer(OUTPUT_FORMAT_VERSION));
+	json_object_set_new(root, "type", json_string("stat"));
 	json_object_set_new(root, "pmustat_version", json_string(rep->version ? rep->version : ""));
 	json_object_set_new(root, "cpu", rep->cpu ? json_string(rep->cpu) : json_null());
+	json_object_set_new(root, "cpu_model", rep->cpu_model ? json_string(rep->cpu_model) : json_null());
 	json_object_set_new(root, "core", rep->core >= 0 ? json_integer(rep->core) : json_null());
 	json_object_set_new(root, "event_table", rep->event_table ? json_string(rep->event_table) : json_null());
 	json_object_set_new(root, "command", command);
 	json_object_set_new(root, "exit_status", json_integer(rep->exit_status));
 	json_object_set_new(root, "runs", json_integer(rep->runs));
+	json_object_set_new(root, "repeat", json_integer(rep->repeat ? rep->repeat : 1));
 	json_object_set_new(root, "elapsed_seconds", rep->command_ran ? json_real(rep->elapsed) : json_null());
 	json_object_set_new(root, "backend", rep->backend ? json_string(rep->backend) : json_null());
 	json_object_set_new(root, "read_method", rep->read_method ? json_string(rep->read_method) : json_null());
 	json_object_set_new(root, "error", rep->error ? json_string(rep->error) : json_null());
 	json_object_set_new(root, "events", events);
-	if (rc == 0 && json_dumpf(root, out, JSON_INDENT(2) | JSON_PRESERVE_ORDER) != 0)
+	{
+		json_t *failed = json_array();
+
+		json_object_set_new(root, "checks", json_checks(rep, failed));
+		json_object_set_new(root, "baseline", json_baseline(rep, failed));
+		json_object_set_new(root, "gate_failed", json_boolean(rep->gate_failed));
+		json_object_set_new(root, "failed", failed);
+	}
+	if (rc == 0 && json_dumpf(root, out, (rep->json_one_line ? JSON_COMPACT : JSON_INDENT(2)) |
+				   JSON_PRESERVE_ORDER) != 0)
 		rc = -EIO;
 	if (rc == 0)
 		fputc('\n', out);

@@ -13,6 +13,10 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "baseline.h"
+#include "check.h"
+#include "stats.h"
+
 struct event;
 
 #define OUTPUT_FORMAT_VERSION 1
@@ -24,6 +28,13 @@ struct stat_row {
 	bool counted;
 	uint64_t value;
 	const char *status;	/* "counted", or why not */
+	/*
+	 * Every run's count (-r N: up to N), and their statistics when
+	 * nvalues > 0; value is then the median, rounded half up.
+	 */
+	const uint64_t *values;
+	unsigned nvalues;
+	struct stats_summary stats;
 	/* perf_event rows (issue 10); zero for MSR-counted rows. */
 	const char *unit;	/* "ns" (task-clock), or NULL for a plain count */
 	bool perf_times;	/* enabled/running below are the kernel's */
@@ -48,6 +59,28 @@ struct stat_report {
 	bool software;			/* some rows were counted through perf_event */
 	const struct stat_row *rows;
 	unsigned nrows;
+	const char *cpu_model;		/* the mapfile key (GenuineIntel-6-5E) or NULL */
+	unsigned repeat;		/* -r N (1 without); rows carry stats when > 1 */
+	/* --check: the expressions and their results (NULL results: not evaluated). */
+	const struct check *checks;
+	const struct check_result *check_results;
+	unsigned nchecks;
+	/* --baseline FILE: one comparison per row (NULL: no baseline). */
+	const char *baseline_path;
+	const struct baseline_cmp *baseline;
+	bool tolerance_both;
+	bool gate_failed;		/* a check or a comparison failed */
+	bool json_one_line;		/* -I: every JSON record is one line */
+};
+
+/* One -I record: the counts of one interval of one run. */
+struct stat_interval {
+	double time;			/* seconds since the command started */
+	unsigned round;			/* 1-based, of -r */
+	unsigned run;			/* 1-based batch of events (stat_row.run) */
+	const struct stat_row *rows;	/* the events; those of other runs are skipped */
+	unsigned nrows;
+	const uint64_t *deltas;		/* per row: counted during the interval */
 };
 
 /* perf stat's table with comments (IPC, branch miss ratio) and caveats. */
@@ -56,14 +89,35 @@ output_human(FILE *out, const struct stat_report *rep);
 
 /*
  * One line per event: value SEP unit SEP event SEP name SEP counter SEP run
- * SEP status (perf's first three fields, then pmustat's).
+ * SEP status (perf's first three fields, then pmustat's); with -r, then
+ * runs SEP mean SEP median SEP min SEP max SEP stddev SEP rel_stddev%.
+ * Then one record per check ("check" SEP PASS|FAIL SEP lhs SEP rhs SEP
+ * expression) and per baseline comparison ("baseline" SEP PASS|FAIL SEP
+ * value SEP baseline value SEP change% SEP tolerance% SEP event).
  */
 void
 output_csv(FILE *out, const struct stat_report *rep, const char *sep);
 
-/* One JSON object and a newline. 0, or -ENOMEM / -EIO. */
+/*
+ * One JSON object and a newline (man/pmustat-output.schema.json); on one
+ * line when rep->json_one_line (-I: JSON Lines). 0, or -ENOMEM / -EIO.
+ */
 int
 output_json(FILE *out, const struct stat_report *rep);
+
+/*
+ * PASS/FAIL lines of the checks and the baseline comparisons, one each,
+ * for people ("PASS  INST_RETIRED.ANY <= 1M  (measured 1000)").
+ */
+void
+output_gate_lines(FILE *out, const struct stat_report *rep);
+
+/*
+ * One -I record: human lines, CSV lines ("interval" SEP time SEP round SEP
+ * run SEP value SEP event) or one compact JSON object on one line.
+ */
+void
+output_interval(FILE *out, const struct stat_interval *iv, const char *sep, bool json);
 
 /* @v with thousands separators ("1,234,567") into @buf. */
 void

@@ -4,9 +4,11 @@
  * libpmuemu.so's pmuemu_retire(), so a test knows the exact count to expect.
  *
  *	emu-workload [--kernel] [--retire CODE:UMASK:N[:u|:k]]... [--rdpmc ECX]...
- *	             [--sleep MS] [--crash] [--exit N] [--quiet]
+ *	             [--sleep MS] [--crash] [--exit N] [--quiet] [--steps N --step-ms MS]
  *
- * Retires happen in order, then rdpmc reads (each printed as
+ * Retires happen in order (with --steps N: the whole list N times, MS
+ * milliseconds apart, for -I tests that need counts arriving over time),
+ * then rdpmc reads (each printed as
  * "rdpmc 0xECX 0xVALUE" on stdout), then the sleep, then the crash (SIGSEGV)
  * or the exit. It prints "cpu N" first (unless --quiet). Without the preload library it says
  * so and exits 2.
@@ -36,7 +38,7 @@ static void
 usage(void)
 {
 	fprintf(stderr, "usage: emu-workload [--kernel] [--retire CODE:UMASK:N[:u|:k]]... "
-		"[--rdpmc ECX]... [--sleep MS] [--crash] [--exit N] [--quiet]\n");
+		"[--rdpmc ECX]... [--sleep MS] [--crash] [--exit N] [--quiet] [--steps N --step-ms MS]\n");
 	exit(2);
 }
 
@@ -79,6 +81,38 @@ do_rdpmc(uint32_t ecx)
 	return ((uint64_t)hi << 32) | lo;
 }
 
+static void
+sleep_for(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000 };
+
+	while (ms > 0 && nanosleep(&ts, &ts) < 0 && errno == EINTR)
+		;
+}
+
+/* Every --retire, in order. 0, or 2 after a message. */
+static int
+retire_all(pmuemu_retire_fn retire, const char *const *retire_args, unsigned nretire, unsigned ring)
+{
+	for (unsigned i = 0; i < nretire; i++) {
+		struct step s;
+		int err;
+
+		if (!parse_step(retire_args[i], ring, &s)) {
+			fprintf(stderr, "emu-workload: bad --retire '%s': want CODE:UMASK:N[:u|:k]\n",
+				retire_args[i]);
+			return 2;
+		}
+		err = retire(s.code, s.umask, s.ring, s.n);
+		if (err) {
+			fprintf(stderr, "emu-workload: retiring %s on cpu %d: %s\n",
+				retire_args[i], sched_getcpu(), strerror(-err));
+			return 2;
+		}
+	}
+	return 0;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -90,12 +124,14 @@ main(int argc, char **argv)
 		{ "crash", no_argument, NULL, 'c' },
 		{ "exit", required_argument, NULL, 'e' },
 		{ "quiet", no_argument, NULL, 'q' },
+		{ "steps", required_argument, NULL, 'n' },
+		{ "step-ms", required_argument, NULL, 'm' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *retire_args[MAX_STEPS];
 	uint32_t rdpmc_ecx[MAX_STEPS];
 	unsigned nretire = 0, nrdpmc = 0, ring = 3;
-	long sleep_ms = 0, exit_status = 0;
+	long sleep_ms = 0, exit_status = 0, steps = 1, step_ms = 0;
 	bool crash = false, quiet = false;
 	pmuemu_retire_fn retire;
 	pmuemu_active_fn active;
@@ -128,6 +164,16 @@ main(int argc, char **argv)
 		case 'q':
 			quiet = true;
 			break;
+		case 'n':
+			steps = strtol(optarg, NULL, 0);
+			if (steps < 1)
+				usage();
+			break;
+		case 'm':
+			step_ms = strtol(optarg, NULL, 0);
+			if (step_ms < 0)
+				usage();
+			break;
 		default:
 			usage();
 		}
@@ -147,21 +193,11 @@ main(int argc, char **argv)
 	if (!quiet)
 		printf("cpu %d\n", sched_getcpu());
 	fflush(stdout);
-	for (unsigned i = 0; i < nretire; i++) {
-		struct step s;
-		int err;
-
-		if (!parse_step(retire_args[i], ring, &s)) {
-			fprintf(stderr, "emu-workload: bad --retire '%s': want CODE:UMASK:N[:u|:k]\n",
-				retire_args[i]);
+	for (long k = 0; k < steps; k++) {
+		if (k > 0)
+			sleep_for(step_ms);
+		if (retire_all(retire, retire_args, nretire, ring))
 			return 2;
-		}
-		err = retire(s.code, s.umask, s.ring, s.n);
-		if (err) {
-			fprintf(stderr, "emu-workload: retiring %s on cpu %d: %s\n",
-				retire_args[i], sched_getcpu(), strerror(-err));
-			return 2;
-		}
 	}
 	for (unsigned i = 0; i < nrdpmc; i++) {
 		uint64_t val = do_rdpmc(rdpmc_ecx[i]);
