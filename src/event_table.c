@@ -12,6 +12,8 @@
 #include <jansson.h>
 
 #define EVENT_TABLE_FORMAT_VERSION 1
+/* Upstream's longest is 20 (alderlake_goldencove); mapfile.c allows 127. */
+#define EVENT_TABLE_NAME_MAX 127
 
 struct event_table {
 	/* Every string in the descs points into this document. */
@@ -266,6 +268,12 @@ event_table_load(const char *events_dir, const char *name,
 	*out = NULL;
 	if (!*name || strchr(name, '/') || name[0] == '.') {
 		snprintf(err, err_len, "'%s' is not a table name", name);
+		return -EINVAL;
+	}
+	/* Refused before it becomes a path (and a message cut short). */
+	if (strlen(name) > EVENT_TABLE_NAME_MAX) {
+		snprintf(err, err_len, "'%.40s...' is not a table name: too long (%zu characters, at most %d)",
+			 name, strlen(name), EVENT_TABLE_NAME_MAX);
 		return -EINVAL;
 	}
 	if ((size_t)snprintf(path, sizeof(path), "%s/%s.json", events_dir, name) >=
