@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "arch_events.h"
+#include "sw_events.h"
 #include "cmd.h"
 #include "cpu.h"
 #include "cpu_source.h"
@@ -211,10 +212,17 @@ arch_matches(const char *pattern, const struct arch_event *ae)
 	return text_matches(pattern, ae->key) || text_matches(pattern, ae->name);
 }
 
+static bool
+sw_matches(const char *pattern, const struct sw_event *sw)
+{
+	return text_matches(pattern, sw->name) || (sw->alias && text_matches(pattern, sw->alias)) ||
+	       text_matches(pattern, sw->desc);
+}
+
 static void
 print_text(const struct list_opts *o, const struct listing *l)
 {
-	size_t i, shown = 0;
+	size_t i, shown = 0, sw_shown = 0;
 	unsigned a, arch_shown = 0;
 
 	if (l->table) {
@@ -254,6 +262,18 @@ print_text(const struct list_opts *o, const struct listing *l)
 				printf("  or fixed counter %d", ae->fixed);
 			printf("  CPUID.0AH:EBX bit %u\n", ae->bit);
 		}
+	}
+	for (i = 0; i < sw_event_count(); i++) {
+		const struct sw_event *sw = sw_event_get(i);
+
+		if (!sw_matches(o->pattern, sw))
+			continue;
+		if (!sw_shown++)
+			printf("%sSoftware events (counted by the kernel through perf_event; no PMU needed):\n",
+			       l->table || arch_shown ? "\n" : "");
+		printf("  %-24s %s\n", sw->name, sw->desc);
+		if (o->long_format && sw->alias)
+			printf("        also: %s\n", sw->alias);
 	}
 }
 
@@ -311,6 +331,7 @@ static int
 print_json(const struct list_opts *o, const struct listing *l)
 {
 	json_t *root = json_object(), *events = json_array(), *arch = json_array();
+	json_t *sw_events = json_array();
 	size_t i;
 	unsigned a;
 	int ret;
@@ -341,6 +362,15 @@ print_json(const struct list_opts *o, const struct listing *l)
 				json_boolean(arch_event_available(&l->cpu.pmu, ae)) : json_null()));
 	}
 	json_object_set_new(root, "architectural_events", arch);
+	for (i = 0; i < sw_event_count(); i++) {
+		const struct sw_event *sw = sw_event_get(i);
+
+		if (sw_matches(o->pattern, sw))
+			json_array_append_new(sw_events, json_pack("{s:s, s:o, s:o, s:s}",
+				"name", sw->name, "alias", sw->alias ? json_string(sw->alias) : json_null(),
+				"unit", sw->unit ? json_string(sw->unit) : json_null(), "description", sw->desc));
+	}
+	json_object_set_new(root, "software_events", sw_events);
 	ret = json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	json_decref(root);
 	putchar('\n');

@@ -76,6 +76,17 @@ doc = json.loads(out) if rc == 0 else {}
 check(rc == 0 and doc.get("table") is None and doc.get("events") == [] and
       "architectural events only" in err, "core 2: %d %r %r" % (rc, doc.get("table"), err))
 
+# Software events are listed whatever the table, filtered like the rest.
+doc = jlist("--table", "skylake", "fault")
+check(sorted(e["name"] for e in doc["software_events"]) == ["major-faults", "minor-faults", "page-faults"],
+      "software events filtered: %r" % doc.get("software_events"))
+doc = jlist("--table", "skylake", "task-clock")
+check([(e["name"], e["unit"]) for e in doc["software_events"]] == [("task-clock", "ns")],
+      "task-clock: %r" % doc.get("software_events"))
+rc, out, err = run("--cpu-dump", os.path.join(dumps, "amd-zen4-ryzen9-7950x.txt"), "page-faults")
+check(rc == 0 and "Software events" in out and "page-faults" in out,
+      "software events on a CPU without an Intel PMU: %d %r" % (rc, out))
+
 # Failures exit 125 with a reason.
 for args, text in ((("--table", "nosuch"), "no event table 'nosuch'"),
                    (("--table", "../events/skylake"), "not a table name"),
