@@ -41,6 +41,7 @@ struct info {
 	bool have_table;
 	bool live;
 	struct access_report access;
+	char perf_paranoid[32];		/* "" when unreadable */
 	bool usable;
 	char verdict[1024];
 };
@@ -141,8 +142,14 @@ judge(struct info *in)
 			 "pmustat could count on that CPU (given MSR access on its machine)");
 		return;
 	}
-	if (access_blocker(&in->access, in->cpu, in->verdict, sizeof(in->verdict)))
+	if (access_blocker(&in->access, in->cpu, in->verdict, sizeof(in->verdict))) {
+		size_t len = strlen(in->verdict);
+
+		/* The same events may still count through the kernel. */
+		snprintf(in->verdict + len, sizeof(in->verdict) - len,
+			 " (or count through perf_event: --backend perf)");
 		return;
+	}
 	in->usable = true;
 	snprintf(in->verdict, sizeof(in->verdict), "pmustat can count on CPU %d (counters read with %s)",
 		 in->cpu, in->access.rdpmc == 0 ? "rdpmc" : "MSR reads; rdpmc is not allowed");
@@ -213,6 +220,9 @@ print_human(const struct info *in)
 			in->table_note[0] ? ": " : "", in->table_note);
 	if (in->live && in->access.checked)
 		access_print(&in->access, in->cpu, o);
+	if (in->live)
+		fprintf(o, "perf_event     kernel.perf_event_paranoid = %s; software events (task-clock, page-faults, ...) count through it on any CPU\n",
+			in->perf_paranoid[0] ? in->perf_paranoid : "unknown");
 	fprintf(o, "verdict        %s\n", in->verdict);
 }
 
@@ -283,6 +293,8 @@ print_json(const struct info *in)
 	json_object_set_new(root, "event_table_note",
 			    in->table_note[0] ? json_string(in->table_note) : json_null());
 	json_object_set_new(root, "access", in->live && in->access.checked ? access_json(&in->access) : json_null());
+	json_object_set_new(root, "perf_event_paranoid", in->live && in->perf_paranoid[0] ?
+			    json_integer(strtol(in->perf_paranoid, NULL, 10)) : json_null());
 	json_object_set_new(root, "verdict", json_string(in->verdict));
 	json_object_set_new(root, "usable", json_boolean(in->usable));
 
@@ -372,6 +384,9 @@ cmd_info(int argc, char **argv)
 		goto out;
 	}
 	choose_table(in);
+	if (in->live && hw_read_file(hw, HW_FILE_PERF_EVENT_PARANOID, in->perf_paranoid,
+				     sizeof(in->perf_paranoid)) == 0)
+		in->perf_paranoid[strcspn(in->perf_paranoid, "\n")] = '\0';
 	if (in->live && in->cpu_info.verdict == CPU_VERDICT_OK)
 		access_check(hw, &in->cpu_info, in->cpu, &in->access);
 	judge(in);

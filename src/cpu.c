@@ -209,7 +209,7 @@ cpu_verdict_text(enum cpu_verdict verdict)
 	case CPU_VERDICT_NO_DATA:
 		return "no CPUID data: the dump is empty or not in libcpuid's raw format";
 	case CPU_VERDICT_NOT_INTEL:
-		return "not an Intel CPU: pmustat programs Intel's architectural PMU only; use perf stat on this machine";
+		return "not an Intel CPU: pmustat programs Intel's architectural PMU only (software events such as task-clock and page-faults still count)";
 	case CPU_VERDICT_NETBURST:
 		return "NetBurst (Pentium 4, family 0xF) has the ESCR/CCCR PMU, not the architectural one pmustat programs";
 	case CPU_VERDICT_VM_NO_PMU:

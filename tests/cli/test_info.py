@@ -88,6 +88,7 @@ class InfoFromDumps(unittest.TestCase):
                                  (version, gp, gp_width, fixed, fixed_width))
                 self.assertEqual(j["event_table"], table)
                 self.assertIsNone(j["access"])
+                self.assertIsNone(j["perf_event_paranoid"])
                 if usable:
                     self.assertIn("INSTRUCTIONS_RETIRED", pmu["arch_events"])
 
@@ -159,6 +160,9 @@ class InfoLive(unittest.TestCase):
     def test_live_verdict(self):
         p, j = info_json()
         self.assertEqual(j["source"], "live")
+        with open("/proc/sys/kernel/perf_event_paranoid") as f:
+            self.assertEqual(j["perf_event_paranoid"], int(f.read()))
+        self.assertIn("perf_event_paranoid = ", run("info").stderr)
         if j["usable"]:
             self.skipTest("this machine has a usable PMU")
         self.assertEqual(p.returncode, 1)
