@@ -1,0 +1,418 @@
+#!/usr/bin/env python3
+"""CI gates (issue 8) end to end: the real pmustat under the emulated PMU
+(run-under-emu), counting emu-workload, which retires exact numbers of
+events. -r statistics, --check, baselines, -I sums, exit statuses, which
+stream gets what, golden outputs for the table, CSV and JSON, and every JSON
+record validated against man/pmustat-output.schema.json. After each run the
+emulated MSRs must be as they were (pmu-emu diff).
+
+    test_gates_e2e.py PMUSTAT RUN_UNDER_EMU EMU_WORKLOAD PMU_EMU SCHEMA GOLDEN_DIR
+
+PMUSTAT_UPDATE_GOLDEN=1 rewrites the golden files instead of comparing."""
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import unittest
+
+PMUSTAT, RUN_UNDER_EMU, WORKLOAD, PMU_EMU, SCHEMA, GOLDEN = map(os.path.abspath, sys.argv[1:7])
+del sys.argv[1:7]
+
+try:
+    import jsonschema
+except ImportError:  # the schema test skips; the others run
+    jsonschema = None
+
+# The core the tests count on: the last one we may run on (as tests/e2e does).
+CORE = max(os.sched_getaffinity(0))
+OTHER_CPUS = len(os.sched_getaffinity(0) - {CORE}) > 0
+
+INST = "0xc0:0x00"
+BRANCHES = "0xc4:0x00"
+MISSES = "0xc5:0x00"
+LLC_MISS = "0x2e:0x41"
+
+with open(SCHEMA) as f:
+    SCHEMA_DOC = json.load(f)
+validated = []
+
+
+def validate(record):
+    """Check one JSON record against the schema (when jsonschema is here)."""
+    if jsonschema is None:
+        return
+    jsonschema.validate(record, SCHEMA_DOC)
+    validated.append(record.get("type"))
+
+
+class Run:
+    def __init__(self, status, out, err, restored):
+        self.status, self.out, self.err, self.restored = status, out, err, restored
+
+    def json(self):
+        return json.loads(self.err)
+
+
+class GatesE2E(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory(prefix="pmustat-gates-")
+        self.dir = self.tmp.name
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def path(self, name):
+        return os.path.join(self.dir, name)
+
+    def pmustat(self, args, command, model="skylake", check_restored=True):
+        """pmustat -C CORE ARGS -- COMMAND on a fresh emulated machine."""
+        before, after = self.path("before"), self.path("after")
+        argv = [RUN_UNDER_EMU, "--model", model, "--cpus", str(CORE + 1),
+                "--save-before", before, "--save-after", after, "--",
+                PMUSTAT, "-C", str(CORE)] + args + ["--"] + command
+        p = subprocess.run(argv, cwd=self.dir, capture_output=True, text=True, timeout=60)
+        restored = None
+        if os.path.exists(after):
+            d = subprocess.run([PMU_EMU, "diff", before, after], capture_output=True, text=True)
+            restored = d.returncode == 0
+            if check_restored:
+                self.assertEqual(d.returncode, 0, "MSRs not restored:\n" + d.stdout + d.stderr)
+            os.unlink(before)
+            os.unlink(after)
+        return Run(p.returncode, p.stdout, p.stderr, restored)
+
+    def workload(self, *retires, extra=()):
+        argv = [WORKLOAD, "--quiet"]
+        for r in retires:
+            argv += ["--retire", r]
+        return argv + list(extra)
+
+    def stepping_workload(self, base, step):
+        """A command whose k-th run (k = 0, 1, ...) retires base + k * step instructions."""
+        counter = self.path("counter")
+        with open(counter, "w") as f:
+            f.write("0\n")
+        script = ('n=$(cat "$1"); echo $((n + 1)) > "$1"; '
+                  'exec "$2" --quiet --retire %s:$((%d + n * %d)) --retire %s:500' % (INST, base, step, BRANCHES))
+        return ["/bin/sh", "-c", script, "sh", counter, WORKLOAD]
+
+    # -r N
+
+    def test_repeat_statistics_exact(self):
+        r = self.pmustat(["-r", "3", "--json", "-e", "INST_RETIRED.ANY,BR_INST_RETIRED.ALL_BRANCHES"],
+                         self.stepping_workload(1000, 100))
+        self.assertEqual(r.status, 0, r.err)
+        self.assertEqual(r.out, "")
+        doc = r.json()
+        validate(doc)
+        self.assertEqual(doc["repeat"], 3)
+        inst, br = doc["events"]
+        self.assertEqual(inst["values"], [1000, 1100, 1200])
+        self.assertEqual(inst["value"], 1100)
+        st = inst["stats"]
+        self.assertEqual((st["runs"], st["median"], st["mean"], st["min"], st["max"]), (3, 1100, 1100, 1000, 1200))
+        self.assertAlmostEqual(st["stddev"], 100.0)
+        self.assertAlmostEqual(st["rel_stddev_percent"], 100.0 * 100 / 1100)
+        self.assertEqual(br["values"], [500, 500, 500])
+        self.assertEqual(br["stats"]["stddev"], 0)
+
+    def test_repeat_rounds_of_batches(self):
+        # Six GP events on four counters: two runs per round, three rounds.
+        evs = ["BR_INST_RETIRED.ALL_BRANCHES", "BR_MISP_RETIRED.ALL_BRANCHES", "LONGEST_LAT_CACHE.MISS",
+               "LONGEST_LAT_CACHE.REFERENCE", "UOPS_ISSUED.ANY", "MEM_INST_RETIRED.ALL_LOADS"]
+        r = self.pmustat(["-r", "3", "--json", "-e", ",".join(evs)],
+                         self.workload(BRANCHES + ":11", MISSES + ":3", LLC_MISS + ":7"))
+        self.assertEqual(r.status, 0, r.err)
+        doc = r.json()
+        validate(doc)
+        self.assertEqual(doc["runs"], 2)
+        vals = {e["requested"]: e["values"] for e in doc["events"]}
+        self.assertEqual(vals["BR_INST_RETIRED.ALL_BRANCHES"], [11, 11, 11])
+        self.assertEqual(vals["BR_MISP_RETIRED.ALL_BRANCHES"], [3, 3, 3])
+        self.assertEqual(vals["LONGEST_LAT_CACHE.MISS"], [7, 7, 7])
+        self.assertEqual(vals["UOPS_ISSUED.ANY"], [0, 0, 0])
+
+    def test_stop_at_first_failing_run_unless_keep_going(self):
+        cmd = self.workload(INST + ":10", extra=["--exit", "4"])
+        r = self.pmustat(["-r", "5", "--json", "-e", "INST_RETIRED.ANY"], cmd)
+        self.assertEqual(r.status, 4)
+        doc = json.loads(r.err[r.err.index("{"):])
+        validate(doc)
+        self.assertEqual(doc["events"][0]["values"], [10])
+        self.assertIn("stopping", r.err[:r.err.index("{")])
+        r = self.pmustat(["-r", "5", "--keep-going", "--json", "-e", "INST_RETIRED.ANY"], cmd)
+        self.assertEqual(r.status, 4)
+        doc = r.json()
+        self.assertEqual(doc["events"][0]["values"], [10] * 5)
+        self.assertEqual(doc["exit_status"], 4)
+
+    # --check
+
+    def test_checks_pass_fail_and_exit_status(self):
+        cmd = self.workload(INST + ":1000", BRANCHES + ":500", MISSES + ":5")
+        ok = ["INST_RETIRED.ANY<=1k", "INST_RETIRED.ANY == 1e3",
+              "BR_MISP_RETIRED.ALL_BRANCHES/BR_INST_RETIRED.ALL_BRANCHES<=0.02"]
+        args = ["-e", "INST_RETIRED.ANY"]
+        for c in ok:
+            args += ["--check", c]
+        r = self.pmustat(args, cmd)
+        self.assertEqual(r.status, 0, r.err)
+        for c in ok:
+            self.assertIn("PASS  %s  (measured " % c, r.err)
+        self.assertIn("(measured 0.01)", r.err)
+        # Events named only in checks are counted, and shown.
+        self.assertRegex(r.err, r"\n +500 +BR_INST_RETIRED.ALL_BRANCHES")
+        r = self.pmustat(args + ["--check", "INST_RETIRED.ANY < 1000"], cmd)
+        self.assertEqual(r.status, 3, r.err)
+        self.assertIn("FAIL  INST_RETIRED.ANY < 1000  (measured 1000)", r.err)
+        # The command's own failure wins over a failed gate.
+        r = self.pmustat(args + ["--check", "INST_RETIRED.ANY < 1000"],
+                         self.workload(INST + ":1000", extra=["--exit", "7"]))
+        self.assertEqual(r.status, 7, r.err)
+
+    def test_checks_in_json_say_which_failed(self):
+        r = self.pmustat(["-r", "3", "--json", "-e", "INST_RETIRED.ANY",
+                          "--check", "max(INST_RETIRED.ANY) <= 1150", "--check", "median(INST_RETIRED.ANY) <= 1100",
+                          "--check", "mean(INST_RETIRED.ANY) < 1100", "--check", "min(INST_RETIRED.ANY) >= 1000",
+                          "--check", "NOPE.EVENT_DOES_NOT_EXIST_IN_SKL <= 1"],
+                         self.stepping_workload(1000, 100), check_restored=False)
+        # An unknown event in a check is an event error: 125 before any MSR is written.
+        self.assertEqual(r.status, 125)
+        self.assertIn("--check 'NOPE.EVENT_DOES_NOT_EXIST_IN_SKL <= 1'", r.err)
+        r = self.pmustat(["-r", "3", "--json", "-e", "INST_RETIRED.ANY",
+                          "--check", "max(INST_RETIRED.ANY) <= 1150", "--check", "median(INST_RETIRED.ANY) <= 1100",
+                          "--check", "mean(INST_RETIRED.ANY) < 1100", "--check", "min(INST_RETIRED.ANY) >= 1000",
+                          "--check", "INST_RETIRED.ANY / BR_MISP_RETIRED.ALL_BRANCHES > 1"],
+                         self.stepping_workload(1000, 100))
+        self.assertEqual(r.status, 3)
+        doc = r.json()    # stderr is the JSON and nothing else
+        validate(doc)
+        self.assertTrue(doc["gate_failed"])
+        self.assertEqual(doc["exit_status"], 3)
+        self.assertEqual(doc["failed"], ["max(INST_RETIRED.ANY) <= 1150", "mean(INST_RETIRED.ANY) < 1100",
+                                         "INST_RETIRED.ANY / BR_MISP_RETIRED.ALL_BRANCHES > 1"])
+        checks = doc["checks"]
+        self.assertEqual([c["passed"] for c in checks], [False, True, False, True, False])
+        self.assertEqual([c["value"] for c in checks[:4]], [1200, 1100, 1100, 1000])
+        self.assertEqual(checks[4]["value"], None)
+        self.assertEqual(checks[4]["error"], "division by zero")
+
+    def test_bad_check_exits_125_with_a_caret_and_touches_nothing(self):
+        for expr, col in (("INST_RETIRED.ANY <= 5x", 21), ("INST_RETIRED.ANY = 5", 17),
+                          ("((((((((((((((((((((1)))))))))))))))))))) < 2", 16), ("<= 5", 0)):
+            r = self.pmustat(["--check", expr], self.workload(INST + ":1"))
+            self.assertEqual(r.status, 125, expr)
+            lines = r.err.splitlines()
+            self.assertTrue(lines[0].startswith("pmustat: --check: "), r.err)
+            self.assertEqual(lines[1], "  " + expr)
+            self.assertEqual(lines[2], "  " + " " * col + "^", r.err)
+            self.assertEqual(r.out, "")
+
+    # --save-baseline / --baseline
+
+    def save_baseline(self, name, *retires):
+        r = self.pmustat(["-r", "3", "-x", ",", "-e", "INST_RETIRED.ANY,LONGEST_LAT_CACHE.MISS",
+                          "--save-baseline", name], self.workload(*retires))
+        self.assertEqual(r.status, 0, r.err)
+        with open(self.path(name)) as f:
+            doc = json.load(f)
+        validate(doc)
+        return doc
+
+    def test_baseline_tolerances(self):
+        doc = self.save_baseline("main.json", INST + ":1000", LLC_MISS + ":100")
+        self.assertEqual(doc["cpu_model"].split("-")[:3], ["GenuineIntel", "6", "5E"])
+        self.assertEqual(doc["event_table"], "skylake")
+        evs = ["-e", "INST_RETIRED.ANY,LONGEST_LAT_CACHE.MISS", "--baseline", "main.json"]
+        # +2% at 2%: passes; +2.1% fails.
+        r = self.pmustat(evs + ["--tolerance", "2%"], self.workload(INST + ":1020", LLC_MISS + ":100"))
+        self.assertEqual(r.status, 0, r.err)
+        self.assertIn("PASS  baseline INST_RETIRED.ANY  (1020 vs 1000: +2.00%, tolerance +2%)", r.err)
+        r = self.pmustat(evs + ["--tolerance", "2%", "--json"], self.workload(INST + ":1021", LLC_MISS + ":100"))
+        self.assertEqual(r.status, 3, r.err)
+        doc = r.json()
+        validate(doc)
+        self.assertEqual(doc["failed"], ["baseline INST_RETIRED.ANY"])
+        cmp = doc["baseline"]["comparisons"]
+        self.assertEqual((cmp[0]["value"], cmp[0]["baseline"], cmp[0]["passed"]), (1021, 1000, False))
+        self.assertAlmostEqual(cmp[0]["change_percent"], 2.1)
+        # Default tolerance 0%; a shrink passes unless --tolerance-both.
+        r = self.pmustat(evs, self.workload(INST + ":900", LLC_MISS + ":100"))
+        self.assertEqual(r.status, 0, r.err)
+        r = self.pmustat(evs + ["--tolerance-both", "--tolerance", "5%"],
+                         self.workload(INST + ":900", LLC_MISS + ":100"))
+        self.assertEqual(r.status, 3, r.err)
+        self.assertIn("FAIL  baseline INST_RETIRED.ANY  (900 vs 1000: -10.00%, tolerance +-5%)", r.err)
+        # Per event: LLC may grow 30%, the rest 1%.
+        r = self.pmustat(evs + ["--tolerance", "1%", "--tolerance", "LONGEST_LAT_CACHE.MISS=30%"],
+                         self.workload(INST + ":1010", LLC_MISS + ":130"))
+        self.assertEqual(r.status, 0, r.err)
+        r = self.pmustat(evs + ["--tolerance", "1%", "--tolerance", "LONGEST_LAT_CACHE.MISS=30%", "-x", ";"],
+                         self.workload(INST + ":1010", LLC_MISS + ":131"))
+        self.assertEqual(r.status, 3, r.err)
+        self.assertIn("baseline;FAIL;131;100;31.0000;30.0000;LONGEST_LAT_CACHE.MISS\n", r.err)
+        self.assertIn("baseline;PASS;1010;1000;1.0000;1.0000;INST_RETIRED.ANY\n", r.err)
+
+    def test_baseline_of_another_cpu_is_refused(self):
+        self.save_baseline("skl.json", INST + ":1000", LLC_MISS + ":100")
+        r = self.pmustat(["-e", "INST_RETIRED.ANY", "--baseline", "skl.json"], self.workload(INST + ":1000"),
+                         model="icelake")
+        self.assertEqual(r.status, 125)
+        self.assertIn("baseline skl.json was recorded on GenuineIntel-6-5E", r.err)
+        self.assertIn("--allow-cpu-mismatch", r.err)
+        r = self.pmustat(["-e", "INST_RETIRED.ANY", "--baseline", "skl.json", "--allow-cpu-mismatch"],
+                         self.workload(INST + ":1000"), model="icelake")
+        self.assertEqual(r.status, 0, r.err)
+        self.assertIn("PASS  baseline INST_RETIRED.ANY  (1000 vs 1000: +0.00%", r.err)
+
+    def test_bad_baselines_exit_125_naming_file_and_field(self):
+        good = self.save_baseline("good.json", INST + ":1000", LLC_MISS + ":100")
+        cases = {
+            "notjson.json": ("{", "baseline notjson.json: not JSON"),
+            "version.json": (dict(good, format_version=7), "baseline version.json: format_version: 7"),
+            "value.json": (dict(good, events=[dict(good["events"][0], value="1000")]),
+                           "baseline value.json: events[0].value: not a count"),
+            "failed.json": (dict(good, exit_status=3), "baseline failed.json: exit_status: 3"),
+        }
+        for name, (content, msg) in cases.items():
+            with open(self.path(name), "w") as f:
+                f.write(content if isinstance(content, str) else json.dumps(content))
+            r = self.pmustat(["-e", "INST_RETIRED.ANY", "--baseline", name], self.workload(INST + ":1"))
+            self.assertEqual(r.status, 125, name)
+            self.assertIn(msg, r.err)
+        with open(self.path("huge.json"), "w") as f:
+            f.truncate(16 * 1024 * 1024 + 1)
+        r = self.pmustat(["-e", "INST_RETIRED.ANY", "--baseline", "huge.json"], self.workload(INST + ":1"))
+        self.assertEqual(r.status, 125)
+        self.assertIn("baseline huge.json: 16777217 bytes; a baseline is at most 16 MiB", r.err)
+        r = self.pmustat(["--tolerance", "2%"], self.workload(INST + ":1"))
+        self.assertEqual(r.status, 125)
+        self.assertIn("need --baseline", r.err)
+
+    def test_no_baseline_saved_from_a_failing_run(self):
+        r = self.pmustat(["-e", "INST_RETIRED.ANY", "--save-baseline", "b.json"],
+                         self.workload(INST + ":1", extra=["--exit", "1"]))
+        self.assertEqual(r.status, 1)
+        self.assertIn("--save-baseline b.json: not written", r.err)
+        self.assertFalse(os.path.exists(self.path("b.json")))
+
+    # Streams
+
+    def test_streams(self):
+        cmd = [WORKLOAD, "--retire", INST + ":1000"]    # prints "cpu N" on stdout
+        fail = ["--check", "INST_RETIRED.ANY < 10"]
+        # --json on stderr: stderr is exactly one JSON document; stdout is the command's.
+        r = self.pmustat(["--json", "-e", "INST_RETIRED.ANY"] + fail, cmd)
+        self.assertEqual(r.status, 3)
+        self.assertEqual(r.out, "cpu %d\n" % CORE)
+        validate(r.json())
+        self.assertNotIn("FAIL  ", r.err)
+        # --json to a file: the file is the JSON; the PASS/FAIL lines go to stderr.
+        r = self.pmustat(["--json", "-o", "out.json", "-e", "INST_RETIRED.ANY"] + fail, cmd)
+        self.assertEqual(r.status, 3)
+        self.assertEqual(r.out, "cpu %d\n" % CORE)
+        self.assertEqual(r.err, "FAIL  INST_RETIRED.ANY < 10  (measured 1000)\n")
+        with open(self.path("out.json")) as f:
+            doc = json.load(f)
+        validate(doc)
+        # CSV on stderr: every line is an event, check or baseline record.
+        r = self.pmustat(["-x", ",", "-e", "INST_RETIRED.ANY"] + fail, cmd)
+        self.assertEqual(r.status, 3)
+        self.assertEqual(r.err, "1000,,INST_RETIRED.ANY,INST_RETIRED.ANY,fixed0,1,counted\n"
+                                "check,FAIL,1000,10,INST_RETIRED.ANY < 10\n")
+
+    # -I
+
+    @unittest.skipUnless(OTHER_CPUS, "-I needs a second CPU")
+    def test_interval_deltas_sum_to_the_total(self):
+        steps = self.workload(INST + ":1000", BRANCHES + ":10", extra=["--steps", "5", "--step-ms", "60"])
+        r = self.pmustat(["-I", "20", "--json", "-o", "iv.json", "-e", "INST_RETIRED.ANY,BR_INST_RETIRED.ALL_BRANCHES"],
+                         steps)
+        self.assertEqual(r.status, 0, r.err)
+        with open(self.path("iv.json")) as f:
+            records = [json.loads(line) for line in f]
+        for rec in records:
+            validate(rec)
+        intervals, final = records[:-1], records[-1]
+        self.assertEqual(final["type"], "stat")
+        self.assertTrue(all(rec["type"] == "interval" for rec in intervals))
+        self.assertGreaterEqual(len(intervals), 5)
+        inst = [rec["events"][0]["value"] for rec in intervals]
+        br = [rec["events"][1]["value"] for rec in intervals]
+        self.assertEqual(sum(inst), 5000)
+        self.assertEqual(sum(br), 50)
+        self.assertEqual(final["events"][0]["value"], 5000)
+        # Retires are atomic: each interval saw whole steps, and not all in one.
+        self.assertTrue(all(v % 1000 == 0 for v in inst), inst)
+        self.assertGreaterEqual(sum(1 for v in inst if v), 2, inst)
+        times = [rec["time"] for rec in intervals]
+        self.assertEqual(times, sorted(times))
+        # CSV, with -r 2: per round.
+        r = self.pmustat(["-I", "25", "-r", "2", "-x", ",", "-e", "INST_RETIRED.ANY"],
+                         self.workload(INST + ":100", extra=["--steps", "3", "--step-ms", "40"]))
+        self.assertEqual(r.status, 0, r.err)
+        rows = [line.split(",") for line in r.err.splitlines() if line.startswith("interval,")]
+        for rnd in ("1", "2"):
+            self.assertEqual(sum(int(x[4]) for x in rows if x[2] == rnd), 300)
+        self.assertIn("300,,INST_RETIRED.ANY,INST_RETIRED.ANY,fixed0,1,counted,2,300,300,300,300,0,0.0000\n", r.err)
+
+    def test_interval_usage(self):
+        for bad in ("5", "0", "x", "10ms"):
+            r = self.pmustat(["-I", bad], self.workload(INST + ":1"))
+            self.assertEqual(r.status, 125, bad)
+            self.assertIn("-I %s: want milliseconds, at least 10" % bad, r.err)
+        for bad in ("0", "-1", "1x"):
+            r = self.pmustat(["-r", bad], self.workload(INST + ":1"))
+            self.assertEqual(r.status, 125, bad)
+
+    # Golden outputs
+
+    def golden(self, name, text):
+        path = os.path.join(GOLDEN, name)
+        if os.environ.get("PMUSTAT_UPDATE_GOLDEN"):
+            with open(path, "w") as f:
+                f.write(text)
+            return
+        with open(path) as f:
+            self.assertEqual(text, f.read(), "output differs from %s (PMUSTAT_UPDATE_GOLDEN=1 rewrites it)" % path)
+
+    def normalize(self, text):
+        text = text.replace(WORKLOAD, "emu-workload").replace(self.dir, "DIR")
+        text = re.sub(r"\b\d+\.\d{9} seconds time elapsed", "X.XXXXXXXXX seconds time elapsed", text)
+        text = re.sub(r'"elapsed_seconds": [0-9.e-]+', '"elapsed_seconds": 0.0', text)
+        text = re.sub(r"core %d\b" % CORE, "core N", text)
+        text = re.sub(r'"core": %d\b' % CORE, '"core": 0', text)
+        return text
+
+    def test_golden_outputs(self):
+        self.save_baseline("main.json", INST + ":1000", LLC_MISS + ":100")
+        for fmt, args in (("table", []), ("csv", ["-x", ","]), ("json", ["--json"])):
+            r = self.pmustat(["-r", "3"] + args + [
+                "-e", "INST_RETIRED.ANY,LONGEST_LAT_CACHE.MISS", "--baseline", "main.json",
+                "--tolerance", "2%", "--check", "LONGEST_LAT_CACHE.MISS <= 100",
+                "--check", "BR_MISP_RETIRED.ALL_BRANCHES/BR_INST_RETIRED.ALL_BRANCHES <= 2%"],
+                self.stepping_workload(1000, 30))
+            self.assertEqual(r.status, 3, r.err)
+            self.golden("gate-failure." + fmt, self.normalize(r.err))
+            if fmt == "json":
+                validate(r.json())
+
+
+class SchemaItself(unittest.TestCase):
+    @unittest.skipIf(jsonschema is None, "python3-jsonschema is not installed")
+    def test_schema_is_valid_and_rejects_drift(self):
+        jsonschema.Draft202012Validator.check_schema(SCHEMA_DOC)
+        with open(os.path.join(GOLDEN, "gate-failure.json")) as f:
+            doc = json.load(f)
+        jsonschema.validate(doc, SCHEMA_DOC)
+        for broken in (dict(doc, format_version=2), dict(doc, surprise=1),
+                       dict(doc, events=[dict(doc["events"][0], value=-1)]),
+                       {k: v for k, v in doc.items() if k != "failed"}):
+            with self.assertRaises(jsonschema.ValidationError):
+                jsonschema.validate(broken, SCHEMA_DOC)
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
