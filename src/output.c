@@ -107,6 +107,25 @@ print_command(FILE *out, char *const *command)
 		fprintf(out, "%s%s", i ? " " : "", command[i]);
 }
 
+/* @v rounded to one decimal, with thousands separators: "1,234,567", "1,234.5". */
+static void
+print_thousands_real(FILE *out, double v)
+{
+	char digits[40];
+	double r = floor(v * 10 + 0.5) / 10;
+	int tenth;
+
+	if (!isfinite(v) || v < 0 || v >= 1.8e19) {
+		fprintf(out, "%.1f", v);
+		return;
+	}
+	tenth = (int)((r - floor(r)) * 10 + 0.5);
+	output_thousands((uint64_t)floor(r), digits, sizeof(digits));
+	fprintf(out, "%s", digits);
+	if (tenth)
+		fprintf(out, ".%d", tenth);
+}
+
 /* The second line of an event with -r: every statistic. */
 static void
 print_stats(FILE *out, const struct stat_row *row)
@@ -116,8 +135,13 @@ print_stats(FILE *out, const struct stat_row *row)
 
 	output_thousands(st->min, min, sizeof(min));
 	output_thousands(st->max, max, sizeof(max));
-	fprintf(out, "%18s      %u runs: median %.1f  mean %.1f  min %s  max %s  stddev %.1f\n", "",
-		st->n, st->median, st->mean, min, max, st->stddev);
+	fprintf(out, "%18s      %u run%s: median ", "", st->n, st->n == 1 ? "" : "s");
+	print_thousands_real(out, st->median);
+	fprintf(out, "  mean ");
+	print_thousands_real(out, st->mean);
+	fprintf(out, "  min %s  max %s  stddev ", min, max);
+	print_thousands_real(out, st->stddev);
+	fputc('\n', out);
 }
 
 void
