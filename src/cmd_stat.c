@@ -509,6 +509,7 @@ struct stat_run {
 	uint64_t *values;		/* row i's counts: values[i * repeat + k] */
 	unsigned round;			/* 1-based, while running */
 	unsigned cur_run;		/* 1-based batch, while running (-I) */
+	bool interval_header_done;
 	struct interval_sampler sampler;
 	struct check_result check_results[MAX_CHECKS];
 	struct baseline baseline;
@@ -1097,6 +1098,8 @@ emit_interval(void *arg, double time, const uint64_t *deltas)
 	iv.rows = s->rows;
 	iv.nrows = (unsigned)s->nevents;	/* hardware rows: those the sampler reads */
 	iv.deltas = deltas;
+	iv.header = !s->interval_header_done;
+	s->interval_header_done = true;
 	output_interval(s->out, &iv, s->o.sep, s->o.json);
 }
 
@@ -1391,6 +1394,7 @@ report(struct stat_run *s)
 	rep.nrows = s->nrows;
 	rep.cpu_model = s->key[0] ? s->key : NULL;
 	rep.repeat = s->o.repeat;
+	rep.rounds = s->round;
 	rep.checks = s->o.checks;
 	rep.nchecks = s->o.nchecks;
 	rep.check_results = s->gates_evaluated && s->o.nchecks ? s->check_results : NULL;

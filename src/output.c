@@ -155,6 +155,8 @@ output_human(FILE *out, const struct stat_report *rep)
 	if (rep->repeat > 1 && rep->runs > 1)
 		fprintf(out, " (%u rounds of %u runs, each event counted in one run per round)",
 			rep->repeat, rep->runs);
+	else if (rep->repeat > 1 && rep->rounds && rep->rounds < rep->repeat)
+		fprintf(out, " (%u of %u runs: stopped at a failing run)", rep->rounds, rep->repeat);
 	else if (rep->repeat > 1)
 		fprintf(out, " (%u runs)", rep->repeat);
 	else if (rep->runs > 1)
@@ -325,6 +327,8 @@ output_interval(FILE *out, const struct stat_interval *iv, const char *sep, bool
 		fflush(out);
 		return;
 	}
+	if (!sep && iv->header)
+		fprintf(out, "#%13s %18s      %s\n", "time", "counts", "event");
 	for (unsigned i = 0; i < iv->nrows; i++) {
 		char value[40];
 

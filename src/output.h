@@ -61,6 +61,7 @@ struct stat_report {
 	unsigned nrows;
 	const char *cpu_model;		/* the mapfile key (GenuineIntel-6-5E) or NULL */
 	unsigned repeat;		/* -r N (1 without); rows carry stats when > 1 */
+	unsigned rounds;		/* of those, the rounds run (fewer: stopped at a failure) */
 	/* --check: the expressions and their results (NULL results: not evaluated). */
 	const struct check *checks;
 	const struct check_result *check_results;
@@ -81,6 +82,7 @@ struct stat_interval {
 	const struct stat_row *rows;	/* the events; those of other runs are skipped */
 	unsigned nrows;
 	const uint64_t *deltas;		/* per row: counted during the interval */
+	bool header;			/* human: print the column header first */
 };
 
 /* perf stat's table with comments (IPC, branch miss ratio) and caveats. */

@@ -142,6 +142,10 @@ class GatesE2E(unittest.TestCase):
         validate(doc)
         self.assertEqual(doc["events"][0]["values"], [10])
         self.assertIn("stopping", r.err[:r.err.index("{")])
+        r = self.pmustat(["-r", "5", "-e", "INST_RETIRED.ANY"], cmd)
+        self.assertEqual(r.status, 4)
+        self.assertIn("(1 of 5 runs: stopped at a failing run):", r.err)
+        self.assertIn("1 run: median 10  mean 10  min 10  max 10  stddev 0\n", r.err)
         r = self.pmustat(["-r", "5", "--keep-going", "--json", "-e", "INST_RETIRED.ANY"], cmd)
         self.assertEqual(r.status, 4)
         doc = r.json()
@@ -357,6 +361,15 @@ class GatesE2E(unittest.TestCase):
         for rnd in ("1", "2"):
             self.assertEqual(sum(int(x[4]) for x in rows if x[2] == rnd), 300)
         self.assertIn("300,,INST_RETIRED.ANY,INST_RETIRED.ANY,fixed0,1,counted,2,300,300,300,300,0,0.0000\n", r.err)
+        # Human: a header, then one line per event and interval, before the table.
+        r = self.pmustat(["-I", "25", "-e", "INST_RETIRED.ANY"],
+                         self.workload(INST + ":1000", extra=["--steps", "2", "--step-ms", "60"]))
+        self.assertEqual(r.status, 0, r.err)
+        lines = r.err.splitlines()
+        self.assertEqual(lines[0], "#         time             counts      event")
+        counts = [int(re.match(r" +[0-9.]+ +([0-9,]+) +INST_RETIRED.ANY$", line).group(1).replace(",", ""))
+                  for line in lines[1:lines.index("")]]
+        self.assertEqual(sum(counts), 2000)
 
     def test_interval_usage(self):
         for bad in ("5", "0", "x", "10ms"):
