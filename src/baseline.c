@@ -278,17 +278,35 @@ baseline_tolerance_for(const struct baseline_tolerances *t, const struct baselin
 	return t->default_percent;
 }
 
-static const struct baseline_event *
-find(const struct baseline *b, const struct baseline_event *e)
+/*
+ * The baseline's event for @cur[i]: the same typed name, or failing that
+ * the same resolved name when neither has a ring modifier ("instructions"
+ * then, INST_RETIRED.ANY now). An event listed twice (-e cycles,cycles)
+ * pairs its k-th occurrence with the baseline's k-th.
+ */
+static bool
+same_requested(const struct baseline_event *a, const struct baseline_event *b)
 {
-	for (unsigned i = 0; i < b->nevents; i++)
-		if (strcasecmp(b->events[i].requested, e->requested) == 0)
-			return &b->events[i];
-	/* "instructions" then, INST_RETIRED.ANY now: the same event, both user-only. */
-	for (unsigned i = 0; i < b->nevents; i++)
-		if (strcasecmp(b->events[i].name, e->name) == 0 && !strchr(b->events[i].requested, ':') &&
-		    !strchr(e->requested, ':'))
-			return &b->events[i];
+	return strcasecmp(a->requested, b->requested) == 0;
+}
+
+static bool
+same_name(const struct baseline_event *a, const struct baseline_event *b)
+{
+	return strcasecmp(a->name, b->name) == 0 && !strchr(a->requested, ':') && !strchr(b->requested, ':');
+}
+
+static const struct baseline_event *
+find(const struct baseline *b, const struct baseline_event *cur, unsigned i,
+     bool (*same)(const struct baseline_event *, const struct baseline_event *))
+{
+	unsigned k = 0;
+
+	for (unsigned j = 0; j < i; j++)
+		k += same(&cur[j], &cur[i]);
+	for (unsigned j = 0; j < b->nevents; j++)
+		if (same(&b->events[j], &cur[i]) && k-- == 0)
+			return &b->events[j];
 	return NULL;
 }
 
@@ -299,9 +317,11 @@ baseline_compare(const struct baseline *b, const struct baseline_event *cur, uns
 	unsigned failed = 0;
 
 	for (unsigned i = 0; i < n; i++) {
-		const struct baseline_event *base = find(b, &cur[i]);
+		const struct baseline_event *base = find(b, cur, i, same_requested);
 		struct baseline_cmp *c = &out[i];
 
+		if (!base)
+			base = find(b, cur, i, same_name);
 		memset(c, 0, sizeof(*c));
 		snprintf(c->event, sizeof(c->event), "%s", cur[i].requested[0] ? cur[i].requested : cur[i].name);
 		c->tolerance_percent = baseline_tolerance_for(t, &cur[i]);

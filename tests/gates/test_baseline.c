@@ -262,6 +262,35 @@ test_compare(void **state)
 	assert_true(out[0].tolerance_percent == 30);
 }
 
+/* -e cycles,cycles: the k-th occurrence now is compared with the k-th then. */
+static void
+test_compare_event_listed_twice(void **state)
+{
+	static struct baseline b;
+	struct baseline_tolerances t;
+	struct baseline_cmp out[2];
+	struct baseline_event cur[2] = {
+		{ .name = "CORE_CYCLES", .requested = "cycles", .counted = true, .value = 100 },
+		{ .name = "CORE_CYCLES", .requested = "cycles", .counted = true, .value = 300 },
+	};
+	char err[256];
+
+	(void)state;
+	write_file(HEAD "\"events\": ["
+		   "{\"name\": \"CORE_CYCLES\", \"requested\": \"cycles\", \"value\": 100},"
+		   "{\"name\": \"CORE_CYCLES\", \"requested\": \"cycles\", \"value\": 300}]}");
+	assert_int_equal(baseline_load(path, &b, err, sizeof(err)), 0);
+	memset(&t, 0, sizeof(t));
+	assert_int_equal(baseline_compare(&b, cur, 2, &t, out), 0);
+	assert_true(out[0].base == 100 && out[1].base == 300);
+	/* Against itself, always passes. */
+	assert_int_equal(baseline_compare(&b, b.events, b.nevents, &t, out), 0);
+	cur[0].value = 300;
+	cur[1].value = 100;
+	assert_int_equal(baseline_compare(&b, cur, 2, &t, out), 1);
+	assert_false(out[0].passed);
+}
+
 int
 main(void)
 {
@@ -273,6 +302,7 @@ main(void)
 		cmocka_unit_test(test_size_limit),
 		cmocka_unit_test(test_tolerances),
 		cmocka_unit_test(test_compare),
+		cmocka_unit_test(test_compare_event_listed_twice),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
