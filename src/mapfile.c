@@ -74,6 +74,14 @@ parse_row(char *line, struct mapfile_row *row)
 		return "too few fields (want " MAPFILE_HEADER ")";
 	if (!*row->fields[0])
 		return "empty Family-model";
+	/*
+	 * A key pattern needs alternation and bracket classes, never
+	 * repetition: glibc's regcomp takes gigabytes and minutes on stacked
+	 * quantifiers (found by tests/fuzz), so they are refused up front.
+	 */
+	if (strspn(row->fields[0], "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+		   "0123456789-[]()|^.") != strlen(row->fields[0]))
+		return "Family-model may use letters, digits, '-', '.', '|', '(', ')' and [classes] only";
 	if (!*row->fields[3] || strspn(row->fields[3],
 	    "abcdefghijklmnopqrstuvwxyz0123456789_-") != strlen(row->fields[3]))
 		return "Table must be a name of [a-z0-9_-]";
