@@ -173,6 +173,7 @@ parse_number(struct parser *p)
 	return n;
 }
 
+/* NOLINTBEGIN(misc-no-recursion): recursive descent, bounded by CHECK_MAX_DEPTH. */
 static int parse_expr(struct parser *p);
 
 static const struct {
@@ -311,6 +312,7 @@ parse_expr(struct parser *p)
 	p->depth--;
 	return a;
 }
+/* NOLINTEND(misc-no-recursion) */
 
 static bool
 parse_cmp(struct parser *p, enum check_op *op)
@@ -390,6 +392,7 @@ check_print_error(FILE *out, const char *text, const struct check_error *err)
 		text, (int)err->column, "");
 }
 
+/* NOLINTBEGIN(misc-no-recursion): the tree has at most CHECK_MAX_NODES nodes. */
 static int
 eval_node(const struct check *c, int i, check_lookup_fn lookup, void *ctx, double *v,
 	  struct check_result *res)
@@ -437,6 +440,7 @@ eval_node(const struct check *c, int i, check_lookup_fn lookup, void *ctx, doubl
 	}
 	return 0;
 }
+/* NOLINTEND(misc-no-recursion) */
 
 void
 check_eval(const struct check *c, check_lookup_fn lookup, void *ctx, struct check_result *res)
@@ -465,6 +469,7 @@ check_eval(const struct check *c, check_lookup_fn lookup, void *ctx, struct chec
 	}
 }
 
+/* NOLINTBEGIN(misc-no-recursion): the tree has at most CHECK_MAX_NODES nodes. */
 static bool
 has_event(const struct check *c, int i)
 {
@@ -476,6 +481,7 @@ has_event(const struct check *c, int i)
 		return false;
 	return has_event(c, n->a) || (n->kind != CHECK_NEG && has_event(c, n->b));
 }
+/* NOLINTEND(misc-no-recursion) */
 
 bool
 check_rhs_has_event(const struct check *c)

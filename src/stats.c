@@ -21,6 +21,7 @@ stats_compute(const uint64_t *values, unsigned n, struct stats_summary *out)
 {
 	uint64_t *sorted;
 	double sum = 0, sq = 0;
+	unsigned mid;
 
 	memset(out, 0, sizeof(*out));
 	if (n == 0)
@@ -34,10 +35,11 @@ stats_compute(const uint64_t *values, unsigned n, struct stats_summary *out)
 	out->min = sorted[0];
 	out->max = sorted[n - 1];
 	/* Halves first: two counts near 2^64 must not overflow. */
+	mid = n / 2;
 	if (n % 2)
-		out->median = (double)sorted[n / 2];
+		out->median = (double)sorted[mid];
 	else
-		out->median = (double)sorted[n / 2 - 1] / 2.0 + (double)sorted[n / 2] / 2.0;
+		out->median = (double)sorted[mid - 1] / 2.0 + (double)sorted[mid] / 2.0;
 	for (unsigned i = 0; i < n; i++)
 		sum += (double)sorted[i];
 	out->mean = sum / n;
