@@ -1208,6 +1208,18 @@ run_all(struct stat_run *s)
 }
 
 /*
+ * Where pmustat's own notes may go: stderr, unless -x/--json output goes
+ * there (the machine stream stays pure; what they say is in the record).
+ */
+static FILE *
+notes_stream(const struct stat_run *s)
+{
+	if ((s->o.json || s->o.sep) && s->out == stderr)
+		return NULL;
+	return stderr;
+}
+
+/*
  * -r N: the whole run sequence N times, each count kept. Stops at the
  * first failing run of the command unless --keep-going (^C, SIGTERM stop
  * anyway), and at any failure of pmustat itself. The first non-zero
@@ -1241,8 +1253,8 @@ run_rounds(struct stat_run *s, int (*run_once)(struct stat_run *))
 			first_failure = s->status;
 		if (s->status && (!s->o.keep_going || s->status == EXIT_SIGNAL_BASE + SIGINT ||
 				  s->status == EXIT_SIGNAL_BASE + SIGTERM)) {
-			if (round + 1 < repeat)
-				fprintf(stderr, "pmustat: run %u of %u of %s exited %d; stopping (--keep-going goes on)\n",
+			if (round + 1 < repeat && notes_stream(s))
+				fprintf(notes_stream(s), "pmustat: run %u of %u of %s exited %d; stopping (--keep-going goes on)\n",
 					round + 1, repeat, s->o.command[0], s->status);
 			break;
 		}
@@ -1358,8 +1370,9 @@ save_baseline(const struct stat_run *s, const struct stat_report *rep)
 	FILE *f;
 
 	if (!s->command_ran || s->status != 0) {
-		fprintf(stderr, "pmustat: --save-baseline %s: not written: %s\n", s->o.save_baseline,
-			s->command_ran ? "the run failed (exit status not 0)" : "nothing was counted");
+		if (notes_stream(s))
+			fprintf(notes_stream(s), "pmustat: --save-baseline %s: not written: %s\n", s->o.save_baseline,
+				s->command_ran ? "the run failed (exit status not 0)" : "nothing was counted");
 		return;
 	}
 	f = fopen(s->o.save_baseline, "we");
