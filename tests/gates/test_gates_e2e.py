@@ -371,6 +371,31 @@ class GatesE2E(unittest.TestCase):
                   for line in lines[1:lines.index("")]]
         self.assertEqual(sum(counts), 2000)
 
+    @unittest.skipUnless(OTHER_CPUS, "-I needs a second CPU")
+    def test_interval_per_batch(self):
+        # Six GP events on four counters: each run of the command has its own intervals.
+        evs = ["BR_INST_RETIRED.ALL_BRANCHES", "BR_MISP_RETIRED.ALL_BRANCHES", "LONGEST_LAT_CACHE.MISS",
+               "LONGEST_LAT_CACHE.REFERENCE", "UOPS_ISSUED.ANY", "MEM_INST_RETIRED.ALL_LOADS"]
+        r = self.pmustat(["-I", "20", "--json", "-o", "iv.json", "-e", ",".join(evs)],
+                         self.workload(BRANCHES + ":100", MISSES + ":10", LLC_MISS + ":1",
+                                       extra=["--steps", "3", "--step-ms", "40"]))
+        self.assertEqual(r.status, 0, r.err)
+        with open(self.path("iv.json")) as f:
+            records = [json.loads(line) for line in f]
+        for rec in records:
+            validate(rec)
+        final = records[-1]
+        self.assertEqual(final["runs"], 2)
+        sums = {}
+        for rec in records[:-1]:
+            for e in rec["events"]:
+                key = (rec["run"], e["requested"])
+                sums[key] = sums.get(key, 0) + e["value"]
+        for e in final["events"]:
+            self.assertEqual(sums[(e["run"], e["requested"])], e["value"], e["requested"])
+        self.assertEqual(sorted({run for run, _ in sums}), [1, 2])
+        self.assertEqual(sums[(1, "BR_INST_RETIRED.ALL_BRANCHES")], 300)
+
     def test_interval_usage(self):
         for bad in ("5", "0", "x", "10ms"):
             r = self.pmustat(["-I", bad], self.workload(INST + ":1"))
