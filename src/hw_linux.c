@@ -60,7 +60,8 @@ linux_cpuid(void *ctx, int cpu, struct cpu_raw_data_t *raw)
 	if (ret < 0)
 		return ret;
 	ret = cpuid_get_raw_data(raw) == 0 ? 0 : -EIO;
-	sched_setaffinity(0, sizeof(saved), &saved);
+	/* Back to where we were; if that fails we merely stay on @cpu. */
+	(void)sched_setaffinity(0, sizeof(saved), &saved);
 	return ret;
 }
 
@@ -158,7 +159,7 @@ linux_rdpmc_probe(void *ctx, int cpu)
 		int devnull = open("/dev/null", O_WRONLY);
 
 		if (devnull >= 0)
-			dup2(devnull, STDERR_FILENO);
+			(void)dup2(devnull, STDERR_FILENO);
 		CPU_ZERO(&set);
 		CPU_SET(cpu, &set);
 		if (sched_setaffinity(0, sizeof(set), &set) < 0)
