@@ -321,7 +321,8 @@ cpu_source_save(struct hw *hw, const int *cpus, int ncpus, const char *path,
 {
 	struct cpu_raw_data_array_t all;
 	struct stat st;
-	int ret = 0;
+	char fd_path[32];
+	int fd = -1, ret = 0;
 
 	/* libcpuid opens the file with fopen(); refuse a link planted there. */
 	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
@@ -344,11 +345,33 @@ cpu_source_save(struct hw *hw, const int *cpus, int ncpus, const char *path,
 			goto out;
 		}
 	}
-	if (cpuid_serialize_all_raw_data(&all, path) != 0) {
+	/*
+	 * The lstat() above gives the friendly message; this open is what
+	 * makes it true: no link followed, even one planted since, and
+	 * libcpuid writes through /proc/self/fd/N, the file checked here.
+	 */
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		ret = -errno;
+		if (ret == -ELOOP)
+			snprintf(err, err_len, "%s: exists and is not a regular file (a symbolic link); refusing to write the CPUID dump there", path);
+		else
+			snprintf(err, err_len, "%s: cannot write the CPUID dump: %s", path, strerror(-ret));
+		goto out;
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
+		ret = -EEXIST;
+		snprintf(err, err_len, "%s: exists and is not a regular file; refusing to write the CPUID dump there", path);
+		goto out;
+	}
+	snprintf(fd_path, sizeof(fd_path), "/proc/self/fd/%d", fd);
+	if (cpuid_serialize_all_raw_data(&all, fd_path) != 0) {
 		ret = -EIO;
 		snprintf(err, err_len, "%s: cannot write the CPUID dump: %s", path, cpuid_error());
 	}
 out:
+	if (fd >= 0)
+		close(fd);
 	free(all.raw);
 	return ret;
 }
