@@ -41,7 +41,14 @@ read_bounded(const char *path, char **buf, size_t *len, char *err, size_t errlen
 	int fd, rc = 0;
 
 	*buf = NULL;
-	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	/*
+	 * No symlink (pmustat may run as root: never read a file through a
+	 * link someone else planted), and no blocking on a FIFO before the
+	 * S_ISREG check below.
+	 */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW);
+	if (fd < 0 && errno == ELOOP)
+		return berr(err, errlen, -ELOOP, path, "is a symbolic link; give the file itself");
 	if (fd < 0)
 		return berr(err, errlen, -errno, path, "cannot open: %s", strerror(errno));
 	if (fstat(fd, &st) != 0) {
@@ -168,9 +175,15 @@ baseline_load(const char *path, struct baseline *b, char *err, size_t errlen)
 		return rc;
 	root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &jerr);
 	free(buf);
-	if (!root)
+	if (!root) {
+		/* jansson adds "near '<text of the file>'": the file's content is not ours to echo. */
+		char *near = strstr(jerr.text, " near ");
+
+		if (near)
+			*near = '\0';
 		return berr(err, errlen, -EINVAL, path, "not JSON: line %d, column %d: %s (save one with --save-baseline)",
 			    jerr.line, jerr.column, jerr.text);
+	}
 	rc = -EINVAL;
 	if (!json_is_object(root)) {
 		berr(err, errlen, rc, path, "not a JSON object (save one with --save-baseline)");
@@ -349,4 +362,65 @@ baseline_compare(const struct baseline *b, const struct baseline_event *cur, uns
 			failed++;
 	}
 	return failed;
+}
+
+int
+baseline_check_target(const char *path, char *err, size_t errlen)
+{
+	struct stat st;
+
+	if (lstat(path, &st) != 0)
+		return errno == ENOENT ? 0 : berr(err, errlen, -errno, path, "cannot stat: %s", strerror(errno));
+	if (S_ISLNK(st.st_mode))
+		return berr(err, errlen, -ELOOP, path, "is a symbolic link; pmustat does not write through one (remove it, or give another path)");
+	if (!S_ISREG(st.st_mode))
+		return berr(err, errlen, -EINVAL, path, "exists and is not a regular file");
+	return 0;
+}
+
+int
+baseline_write(const char *path, const char *text, size_t len, char *err, size_t errlen)
+{
+	size_t plen = strlen(path), done = 0;
+	char *tmp;
+	mode_t mask;
+	int fd, rc;
+
+	rc = baseline_check_target(path, err, errlen);
+	if (rc)
+		return rc;
+	tmp = malloc(plen + 8);
+	if (!tmp)
+		return berr(err, errlen, -ENOMEM, path, "out of memory");
+	memcpy(tmp, path, plen);
+	memcpy(tmp + plen, ".XXXXXX", 8);
+	/* A new file beside the target, renamed over it: a link planted meanwhile is replaced, never followed. */
+	fd = mkostemp(tmp, O_CLOEXEC);
+	if (fd < 0) {
+		rc = berr(err, errlen, -errno, path, "cannot create %s: %s", tmp, strerror(errno));
+		free(tmp);
+		return rc;
+	}
+	mask = umask(0);
+	umask(mask);
+	(void)fchmod(fd, 0666 & ~mask);
+	while (done < len) {
+		ssize_t w = write(fd, text + done, len - done);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0) {
+			rc = berr(err, errlen, -errno, path, "cannot write %s: %s", tmp, strerror(errno));
+			break;
+		}
+		done += (size_t)w;
+	}
+	if (close(fd) != 0 && !rc)
+		rc = berr(err, errlen, -errno, path, "cannot write %s: %s", tmp, strerror(errno));
+	if (!rc && rename(tmp, path) != 0)
+		rc = berr(err, errlen, -errno, path, "cannot rename %s to it: %s", tmp, strerror(errno));
+	if (rc)
+		unlink(tmp);
+	free(tmp);
+	return rc;
 }

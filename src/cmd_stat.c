@@ -1316,6 +1316,8 @@ gates_prepare(struct stat_run *s)
 
 	if (s->o.interval_ms && interval_check_cpus(s->core, err, sizeof(err)))
 		return fail(s, "%s", err);
+	if (s->o.save_baseline && baseline_check_target(s->o.save_baseline, err, sizeof(err)))
+		return fail(s, "--save-baseline: %s", err);
 	if (!s->o.baseline)
 		return 0;
 	if (baseline_load(s->o.baseline, &s->baseline, err, sizeof(err)))
@@ -1367,6 +1369,8 @@ static void
 save_baseline(const struct stat_run *s, const struct stat_report *rep)
 {
 	struct stat_report copy = *rep;
+	char err[1024], *text = NULL;
+	size_t len = 0;
 	FILE *f;
 
 	if (!s->command_ran || s->status != 0) {
@@ -1375,13 +1379,16 @@ save_baseline(const struct stat_run *s, const struct stat_report *rep)
 				s->command_ran ? "the run failed (exit status not 0)" : "nothing was counted");
 		return;
 	}
-	f = fopen(s->o.save_baseline, "we");
 	copy.json_one_line = false;
+	f = open_memstream(&text, &len);
 	if (!f || output_json(f, &copy) != 0 || fclose(f) != 0) {
-		fprintf(stderr, "pmustat: --save-baseline %s: cannot write: %s\n", s->o.save_baseline,
-			strerror(errno));
+		fprintf(stderr, "pmustat: --save-baseline %s: out of memory\n", s->o.save_baseline);
+		free(text);
 		return;
 	}
+	if (baseline_write(s->o.save_baseline, text, len, err, sizeof(err)))
+		fprintf(stderr, "pmustat: --save-baseline: %s\n", err);
+	free(text);
 }
 
 static void

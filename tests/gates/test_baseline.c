@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -291,6 +292,41 @@ test_compare_event_listed_twice(void **state)
 	assert_false(out[0].passed);
 }
 
+/* Hostile paths: a FIFO does not block, a link is not followed, the file's text is not echoed. */
+static void
+test_hostile_paths(void **state)
+{
+	static struct baseline b;
+	char fifo[sizeof(dir) + 16], link[sizeof(dir) + 16], err[512];
+
+	(void)state;
+	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
+	snprintf(link, sizeof(link), "%s/link", dir);
+	assert_int_equal(mkfifo(fifo, 0600), 0);
+	assert_int_equal(baseline_load(fifo, &b, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "not a regular file"));
+	unlink(fifo);
+
+	write_file("TOPSECRET:$6$hash:19000\n");
+	assert_int_equal(symlink(path, link), 0);
+	assert_int_equal(baseline_load(link, &b, err, sizeof(err)), -ELOOP);
+	assert_non_null(strstr(err, "is a symbolic link"));
+	assert_int_equal(baseline_load(path, &b, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err, "not JSON: line 1"));
+	assert_null(strstr(err, "TOPSECRET"));
+
+	/* --save-baseline: refused through a link, the target untouched; a regular file is replaced. */
+	assert_int_equal(baseline_check_target(link, err, sizeof(err)), -ELOOP);
+	assert_int_equal(baseline_write(link, "{}\n", 3, err, sizeof(err)), -ELOOP);
+	assert_non_null(strstr(err, "does not write through one"));
+	unlink(link);
+	assert_int_equal(baseline_check_target(dir, err, sizeof(err)), -EINVAL);
+	assert_int_equal(baseline_check_target(link, err, sizeof(err)), 0);
+	assert_int_equal(baseline_write(path, good, strlen(good), err, sizeof(err)), 0);
+	assert_int_equal(baseline_load(path, &b, err, sizeof(err)), 0);
+	assert_int_equal(b.nevents, 4);
+}
+
 int
 main(void)
 {
@@ -303,6 +339,7 @@ main(void)
 		cmocka_unit_test(test_tolerances),
 		cmocka_unit_test(test_compare),
 		cmocka_unit_test(test_compare_event_listed_twice),
+		cmocka_unit_test(test_hostile_paths),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
