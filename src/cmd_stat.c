@@ -143,14 +143,10 @@ signals_block(bool block)
 	sigprocmask(block ? SIG_BLOCK : SIG_UNBLOCK, &set, NULL);
 }
 
-static void
-usage(FILE *out)
+void
+stat_usage_options(FILE *out)
 {
 	fprintf(out,
-		"usage: pmustat [-e EVENTS]... [-C CORE] [-x SEP | --json] [-o FILE] [--force]\n"
-		"               [--no-rerun] [--as-root] [--dry-run] [--backend msr|perf|auto] [-v]\n"
-		"               [--] COMMAND [ARGS...]\n"
-		"\n"
 		"  -e, --event EVENTS     events to count, comma-separated (see 'pmustat list');\n"
 		"                         default: instructions, cycles, ref-cycles (slots),\n"
 		"                         branches, branch-misses\n"
@@ -179,6 +175,17 @@ usage(FILE *out)
 		"      --tolerance-both   a shrink beyond the tolerance fails too\n"
 		"      --allow-cpu-mismatch  compare with a baseline of another CPU model or table\n"
 		"  -I, --interval-print MS  print the counts every MS (>= 10) milliseconds\n");
+}
+
+static void
+usage(FILE *out)
+{
+	fprintf(out,
+		"usage: pmustat [-e EVENTS]... [-C CORE] [-x SEP | --json] [-o FILE] [--force]\n"
+		"               [--no-rerun] [--as-root] [--dry-run] [--backend msr|perf|auto] [-v]\n"
+		"               [--] COMMAND [ARGS...]\n"
+		"\n");
+	stat_usage_options(out);
 }
 
 static int

@@ -19,8 +19,20 @@ usage(FILE *out)
 		"       pmustat reset [-C LIST] [--zero [--force]] [--json]\n"
 		"       pmustat --version | --help\n"
 		"\n"
-		"Counts Intel PMU events for COMMAND by programming the counters of one core.\n"
-		"See pmustat(1).\n");
+		"Counts Intel PMU events for COMMAND by programming the counters of one core.\n");
+}
+
+static void
+help(void)
+{
+	usage(stdout);
+	printf("\nCounting options:\n");
+	stat_usage_options(stdout);
+	printf("\n"
+	       "Exit status: COMMAND's own; 128+N when it died of signal N; 126 COMMAND not\n"
+	       "executable; 127 not found; 3 a CI gate (--check, --baseline) failed; 125 pmustat\n"
+	       "itself failed (usage, events, PMU access, MSR error). info: 1 when this machine\n"
+	       "cannot count. See pmustat(1).\n");
 }
 
 int
@@ -36,7 +48,7 @@ main(int argc, char **argv)
 		if (strcmp(argv[1], "reset") == 0)
 			return cmd_reset(argc - 1, argv + 1);
 		if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
-			usage(stdout);
+			help();
 			return 0;
 		}
 		if (strcmp(argv[1], "--version") == 0) {
