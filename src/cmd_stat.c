@@ -10,6 +10,7 @@
  * writes of a static struct pmu, nothing else).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <grp.h>
 #include <pwd.h>
@@ -19,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -217,6 +219,42 @@ parse_count(const char *s, unsigned max, unsigned *out)
 		return -EINVAL;
 	*out = (unsigned)v;
 	return 0;
+}
+
+/*
+ * -o FILE, as root: never through a symbolic link somebody else planted
+ * (in /tmp, say). A link of our own, such as /dev/stdout, is followed.
+ */
+static FILE *
+open_output(const char *path, char *err, size_t errlen)
+{
+	int flags = O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY;
+	struct stat st;
+	FILE *f;
+	int fd;
+
+	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
+		if (st.st_uid != geteuid()) {
+			snprintf(err, errlen,
+				 "-o %s: is a symbolic link owned by uid %u; refusing to write through it (give the target itself)",
+				 path, (unsigned)st.st_uid);
+			return NULL;
+		}
+	} else {
+		/* Not a link when we looked: it must not become one now. */
+		flags |= O_NOFOLLOW;
+	}
+	fd = open(path, flags, 0644);
+	if (fd < 0) {
+		snprintf(err, errlen, "-o %s: cannot write: %s", path, strerror(errno));
+		return NULL;
+	}
+	f = fdopen(fd, "w");
+	if (!f) {
+		snprintf(err, errlen, "-o %s: %s", path, strerror(errno));
+		close(fd);
+	}
+	return f;
 }
 
 /* Long options without a short one (issue 8's, and --as-root: -r is --repeat). */
@@ -1467,9 +1505,9 @@ cmd_stat(int argc, char **argv)
 		return rc < 0 ? 0 : rc;
 	s.out = stderr;
 	if (s.o.output) {
-		s.out = fopen(s.o.output, "we");
+		s.out = open_output(s.o.output, err, sizeof(err));
 		if (!s.out) {
-			fprintf(stderr, "pmustat: cannot write %s: %s\n", s.o.output, strerror(errno));
+			fprintf(stderr, "pmustat: %s\n", err);
 			return EXIT_PMUSTAT_FAILURE;
 		}
 	}
