@@ -71,7 +71,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	char err[512] = "";
 	int ret;
 
-	if (size > 2 * JOURNAL_MAX_BYTES)
+	if (size > (size_t)2 * JOURNAL_MAX_BYTES)
 		return 0;
 	if (size && data[0] == '!') {
 		fuzz_write("cpu0.journal", data + 1, size - 1);
