@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -261,4 +262,58 @@ e2e_assert_err_contains(const struct e2e_result *r, const char *needle)
 		show(r);
 		fail_msg("stderr lacks \"%s\"", needle);
 	}
+}
+
+pid_t
+e2e_spawn(const struct e2e_machine *m, const char *const argv[], const char *out_path)
+{
+	pid_t pid = fork();
+
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDWR);
+		int out = out_path ? open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644) : null;
+
+		setpgid(0, 0);
+		dup2(null, 0);
+		dup2(out, 1);
+		dup2(null, 2);
+		setenv("LD_PRELOAD", E2E_LIBPMUEMU, 1);
+		setenv(EMU_STATE_ENV, m->state, 1);
+		setenv("ASAN_OPTIONS", "verify_asan_link_order=0", 1);
+		execv(argv[0], (char *const *)argv);
+		_exit(99);
+	}
+	/* Both sides, so a signal sent right after the fork finds the group. */
+	setpgid(pid, pid);
+	return pid;
+}
+
+int
+e2e_reap(pid_t pid)
+{
+	int ws;
+
+	assert_int_equal(waitpid(pid, &ws, 0), pid);
+	return WIFSIGNALED(ws) ? 128 + WTERMSIG(ws) : WEXITSTATUS(ws);
+}
+
+void
+e2e_sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
+
+	nanosleep(&ts, NULL);
+}
+
+bool
+e2e_wait_msr(const struct e2e_machine *m, unsigned cpu, uint32_t msr, uint64_t mask,
+	     uint64_t want, unsigned timeout_ms)
+{
+	for (unsigned waited = 0; waited <= timeout_ms; waited += 10) {
+		if ((e2e_msr(m, cpu, msr) & mask) == want)
+			return true;
+		e2e_sleep_ms(10);
+	}
+	return false;
 }

@@ -29,6 +29,7 @@
 #include <limits.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <sys/types.h>
 
 #include "emu_pmu.h"
 
@@ -73,6 +74,19 @@ struct emu_pmu *e2e_state(const struct e2e_machine *m);
 uint64_t e2e_msr(const struct e2e_machine *m, unsigned cpu, uint32_t msr);
 /* Write one MSR through the CPU's rules, as pmu-emu set does; 0 or -errno. */
 int e2e_set_msr(const struct e2e_machine *m, unsigned cpu, uint32_t msr, uint64_t val);
+
+/*
+ * Start @argv on the machine in its own process group without waiting (to
+ * signal it): stdin and stderr /dev/null, stdout to @out_path (NULL:
+ * /dev/null). Reap it with e2e_reap().
+ */
+pid_t e2e_spawn(const struct e2e_machine *m, const char *const argv[], const char *out_path);
+/* Wait for @pid: its exit status, or 128+N when signal N killed it. */
+int e2e_reap(pid_t pid);
+void e2e_sleep_ms(long ms);
+/* Poll until (MSR & @mask) == @want on @cpu; false after @timeout_ms. */
+bool e2e_wait_msr(const struct e2e_machine *m, unsigned cpu, uint32_t msr, uint64_t mask,
+		  uint64_t want, unsigned timeout_ms);
 
 /* Number of CPUs of this host that we may run on (for pinning tests). */
 unsigned e2e_host_cpus(void);

@@ -126,64 +126,6 @@ writes(const struct e2e_machine *m)
 	return n;
 }
 
-/* Start pmustat in its own process group without waiting (for signals). */
-static pid_t
-spawn(const struct e2e_machine *m, const char *const argv[])
-{
-	pid_t pid = fork();
-
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		char preload[PATH_MAX + 16], st[PATH_MAX + 32];
-		int null = open("/dev/null", O_RDWR);
-
-		setpgid(0, 0);
-		if (null >= 0) {
-			dup2(null, 0);
-			dup2(null, 1);
-			dup2(null, 2);
-		}
-		snprintf(preload, sizeof(preload), "%s", E2E_LIBPMUEMU);
-		snprintf(st, sizeof(st), "%s", m->state);
-		setenv("LD_PRELOAD", preload, 1);
-		setenv(EMU_STATE_ENV, st, 1);
-		setenv("ASAN_OPTIONS", "verify_asan_link_order=0", 1);
-		execv(argv[0], (char *const *)argv);
-		_exit(99);
-	}
-	setpgid(pid, pid);
-	return pid;
-}
-
-static int
-reap(pid_t pid)
-{
-	int ws;
-
-	assert_int_equal(waitpid(pid, &ws, 0), pid);
-	return WIFSIGNALED(ws) ? 128 + WTERMSIG(ws) : WEXITSTATUS(ws);
-}
-
-static void
-sleep_ms(long ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-
-	nanosleep(&ts, NULL);
-}
-
-/* Wait until @msr on the core reads @want (the command runs, counters on). */
-static bool
-wait_msr(const struct e2e_machine *m, uint32_t msr, uint64_t mask, uint64_t want)
-{
-	for (int i = 0; i < 300; i++) {
-		if ((e2e_msr(m, (unsigned)core, msr) & mask) == want)
-			return true;
-		sleep_ms(10);
-	}
-	return false;
-}
-
 #define USER_WORK \
 	"--retire", "0xc0:0:5000", "--retire", "0x3c:0:2500", "--retire", "0x3c:1:2000", \
 	"--retire", "0xc4:0:700", "--retire", "0xc5:0:7", "--retire", "0x2e:0x41:33", \
@@ -258,12 +200,12 @@ test_llc_misses_evtsel_user_only(void **state)
 	(void)state;
 	machine(&m, "skylake", false);
 	before = e2e_state(&m);
-	pid = spawn(&m, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "-e", "LLC_MISSES",
-					  WL, "--sleep", "3000", NULL });
+	pid = e2e_spawn(&m, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "-e", "LLC_MISSES",
+					  WL, "--sleep", "3000", NULL }, NULL);
 	/* While the command runs, PERFEVTSEL0 is 0x41412E: EN, USR, umask 0x41, event 0x2E. */
-	assert_true(wait_msr(&m, MSR_IA32_PERFEVTSEL0, ~0ull, 0x41412e));
+	assert_true(e2e_wait_msr(&m, (unsigned)core, MSR_IA32_PERFEVTSEL0, ~0ull, 0x41412e, 3000));
 	kill(pid, SIGTERM);
-	assert_int_equal(reap(pid), 128 + SIGTERM);
+	assert_int_equal(e2e_reap(pid), 128 + SIGTERM);
 	/* A SIGTERM to pmustat itself: it restored before dying. */
 	assert_restored(&m, before);
 	free(before);
@@ -469,13 +411,13 @@ test_restored_after_ctrl_c(void **state)
 	(void)state;
 	machine(&m, "skylake", true);
 	before = e2e_state(&m);
-	pid = spawn(&m, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "-e", "branches",
-					  WL, "--sleep", "5000", NULL });
-	assert_true(wait_msr(&m, MSR_IA32_PERFEVTSEL0, EVTSEL_EN, EVTSEL_EN));
+	pid = e2e_spawn(&m, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "-e", "branches",
+					  WL, "--sleep", "5000", NULL }, NULL);
+	assert_true(e2e_wait_msr(&m, (unsigned)core, MSR_IA32_PERFEVTSEL0, EVTSEL_EN, EVTSEL_EN, 3000));
 	/* ^C: the terminal signals the whole foreground group. */
 	kill(-pid, SIGINT);
 	/* The command died of SIGINT; pmustat reports 128 + 2 after restoring. */
-	assert_int_equal(reap(pid), 128 + SIGINT);
+	assert_int_equal(e2e_reap(pid), 128 + SIGINT);
 	{
 		struct emu_pmu *after = e2e_state(&m);
 
@@ -891,16 +833,16 @@ test_second_pmustat_on_the_core_waits_then_names_the_pid(void **state)
 	(void)state;
 	machine(&m, "skylake", false);
 	before = e2e_state(&m);
-	first = spawn(&m, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "-e", "branches",
-					    WL, "--sleep", "6000", NULL });
-	assert_true(wait_msr(&m, MSR_IA32_PERFEVTSEL0, EVTSEL_EN, EVTSEL_EN));
+	first = e2e_spawn(&m, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "-e", "branches",
+					    WL, "--sleep", "6000", NULL }, NULL);
+	assert_true(e2e_wait_msr(&m, (unsigned)core, MSR_IA32_PERFEVTSEL0, EVTSEL_EN, EVTSEL_EN, 3000));
 	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "-e", "instructions", WL, NULL });
 	e2e_assert_status(&r, 125);
 	snprintf(pid_text, sizeof(pid_text), "pid %d", (int)first);
 	e2e_assert_err_contains(&r, pid_text);
 	e2e_result_free(&r);
 	kill(-first, SIGINT);
-	assert_int_equal(reap(first), 128 + SIGINT);
+	assert_int_equal(e2e_reap(first), 128 + SIGINT);
 	assert_restored(&m, before);
 	free(before);
 	e2e_machine_free(&m);
@@ -979,19 +921,19 @@ test_sigint_to_pmustat_alone_reaches_the_command(void **state)
 	(void)state;
 	machine(&m, "skylake", false);
 	before = e2e_state(&m);
-	pid = spawn(&m, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "-e", "branches",
-					  WL, "--sleep", "5000", NULL });
-	assert_true(wait_msr(&m, MSR_IA32_PERFEVTSEL0, EVTSEL_EN, EVTSEL_EN));
+	pid = e2e_spawn(&m, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "-e", "branches",
+					  WL, "--sleep", "5000", NULL }, NULL);
+	assert_true(e2e_wait_msr(&m, (unsigned)core, MSR_IA32_PERFEVTSEL0, EVTSEL_EN, EVTSEL_EN, 3000));
 	/* kill -INT <pmustat>: passed on to the command, which dies of it. */
 	kill(pid, SIGINT);
-	assert_int_equal(reap(pid), 128 + SIGINT);
+	assert_int_equal(e2e_reap(pid), 128 + SIGINT);
 	assert_restored(&m, before);
 	/* SIGHUP to pmustat: the command gets it too, pmustat restores and dies of it. */
-	pid = spawn(&m, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "-e", "branches",
-					  WL, "--sleep", "5000", NULL });
-	assert_true(wait_msr(&m, MSR_IA32_PERFEVTSEL0, EVTSEL_EN, EVTSEL_EN));
+	pid = e2e_spawn(&m, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "-e", "branches",
+					  WL, "--sleep", "5000", NULL }, NULL);
+	assert_true(e2e_wait_msr(&m, (unsigned)core, MSR_IA32_PERFEVTSEL0, EVTSEL_EN, EVTSEL_EN, 3000));
 	kill(pid, SIGHUP);
-	assert_int_equal(reap(pid), 128 + SIGHUP);
+	assert_int_equal(e2e_reap(pid), 128 + SIGHUP);
 	assert_restored(&m, before);
 	free(before);
 	e2e_machine_free(&m);

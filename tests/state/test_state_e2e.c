@@ -141,59 +141,6 @@ has_owner(json_t *core_obj, const char *owner)
 	return false;
 }
 
-/* Start @argv on @m in its own process group, stdout to @out (may be NULL). */
-static pid_t
-spawn(const struct e2e_machine *m, const char *const argv[], const char *out)
-{
-	pid_t pid = fork();
-
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		int null = open("/dev/null", O_RDWR);
-		int o = out ? open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644) : null;
-
-		setpgid(0, 0);
-		dup2(null, 0);
-		dup2(o, 1);
-		dup2(null, 2);
-		setenv("LD_PRELOAD", E2E_LIBPMUEMU, 1);
-		setenv(EMU_STATE_ENV, m->state, 1);
-		setenv("ASAN_OPTIONS", "verify_asan_link_order=0", 1);
-		execv(argv[0], (char *const *)argv);
-		_exit(99);
-	}
-	setpgid(pid, pid);
-	return pid;
-}
-
-static int
-reap(pid_t pid)
-{
-	int ws;
-
-	assert_int_equal(waitpid(pid, &ws, 0), pid);
-	return WIFSIGNALED(ws) ? 128 + WTERMSIG(ws) : WEXITSTATUS(ws);
-}
-
-static void
-sleep_ms(long ms)
-{
-	struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
-
-	nanosleep(&ts, NULL);
-}
-
-static bool
-wait_msr(const struct e2e_machine *m, uint32_t msr, uint64_t mask, uint64_t want)
-{
-	for (int i = 0; i < 500; i++) {
-		if ((e2e_msr(m, (unsigned)core, msr) & mask) == want)
-			return true;
-		sleep_ms(10);
-	}
-	return false;
-}
-
 static void
 journal_file(char *buf, size_t size)
 {
@@ -387,10 +334,10 @@ test_state_watch_ctrl_c(void **state)
 	(void)state;
 	machine(&m, false);
 	snprintf(out, sizeof(out), "%s/watch.out", m.dir);
-	pid = spawn(&m, (const char *[]){ E2E_PMUSTAT, "state", "-C", core_arg, "--watch", "100", NULL }, out);
-	sleep_ms(400);
+	pid = e2e_spawn(&m, (const char *[]){ E2E_PMUSTAT, "state", "-C", core_arg, "--watch", "100", NULL }, out);
+	e2e_sleep_ms(400);
 	kill(-pid, SIGINT);
-	assert_int_equal(reap(pid), 0);
+	assert_int_equal(e2e_reap(pid), 0);
 	fd = open(out, O_RDONLY);
 	assert_true(fd >= 0);
 	n = read(fd, buf, sizeof(buf) - 1);
@@ -413,9 +360,9 @@ test_state_names_a_pmustat_run(void **state)
 
 	(void)state;
 	machine(&m, false);
-	pid = spawn(&m, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "-e", "branches", WL, "--sleep", "5000", NULL },
+	pid = e2e_spawn(&m, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "-e", "branches", WL, "--sleep", "5000", NULL },
 		    NULL);
-	assert_true(wait_msr(&m, msr_evtsel(0), EVTSEL_EN, EVTSEL_EN));
+	assert_true(e2e_wait_msr(&m, (unsigned)core, msr_evtsel(0), EVTSEL_EN, EVTSEL_EN, 5000));
 	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "state", "-C", core_arg, "--json", NULL });
 	e2e_assert_status(&r, 0);
 	root = parse(r.out);
@@ -428,7 +375,7 @@ test_state_names_a_pmustat_run(void **state)
 	json_decref(root);
 	e2e_result_free(&r);
 	kill(-pid, SIGINT);
-	reap(pid);
+	e2e_reap(pid);
 	e2e_machine_free(&m);
 }
 
@@ -621,11 +568,11 @@ killed_run(const struct e2e_machine *m)
 	char path[PATH_MAX];
 	pid_t pid;
 
-	pid = spawn(m, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "-e", "branches,instructions",
+	pid = e2e_spawn(m, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "-e", "branches,instructions",
 					 WL, "--sleep", "10000", NULL }, NULL);
-	assert_true(wait_msr(m, msr_evtsel(0), EVTSEL_EN, EVTSEL_EN));
+	assert_true(e2e_wait_msr(m, (unsigned)core, msr_evtsel(0), EVTSEL_EN, EVTSEL_EN, 5000));
 	kill(-pid, SIGKILL);
-	assert_int_equal(reap(pid), 128 + SIGKILL);
+	assert_int_equal(e2e_reap(pid), 128 + SIGKILL);
 	journal_file(path, sizeof(path));
 	assert_int_equal(access(path, F_OK), 0);
 	/* Left programmed: the complaint this journal answers. */
@@ -729,12 +676,12 @@ test_no_journal_left_by_normal_runs(void **state)
 	e2e_assert_status(&r, 0);
 	assert_int_equal(access(path, F_OK), -1);
 	e2e_result_free(&r);
-	pid = spawn(&m, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "-e", "branches", WL, "--sleep", "10000", NULL },
+	pid = e2e_spawn(&m, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "-e", "branches", WL, "--sleep", "10000", NULL },
 		    NULL);
-	assert_true(wait_msr(&m, msr_evtsel(0), EVTSEL_EN, EVTSEL_EN));
+	assert_true(e2e_wait_msr(&m, (unsigned)core, msr_evtsel(0), EVTSEL_EN, EVTSEL_EN, 5000));
 	assert_int_equal(access(path, F_OK), 0);
 	kill(pid, SIGTERM);
-	assert_int_equal(reap(pid), 128 + SIGTERM);
+	assert_int_equal(e2e_reap(pid), 128 + SIGTERM);
 	assert_int_equal(access(path, F_OK), -1);
 	e2e_machine_free(&m);
 
