@@ -16,6 +16,7 @@
 #include <string.h>
 #include <sys/sysinfo.h>
 
+#include "cli.h"
 #include "cmd.h"
 #include "config.h"
 #include "cpu.h"
@@ -50,6 +51,8 @@ usage(FILE *out)
 		"      --json       one JSON object\n");
 }
 
+#define RESET_OPTSTRING "C:h"
+
 static int
 parse_opts(int argc, char **argv, struct reset_opts *o)
 {
@@ -66,7 +69,7 @@ parse_opts(int argc, char **argv, struct reset_opts *o)
 	memset(o, 0, sizeof(*o));
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "C:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, RESET_OPTSTRING, longopts, NULL)) != -1) {
 		switch (c) {
 		case 'C':
 			o->cpus = optarg;
@@ -84,10 +87,7 @@ parse_opts(int argc, char **argv, struct reset_opts *o)
 			usage(stdout);
 			return -1;
 		default:
-			if (optopt)
-				fprintf(stderr, "pmustat reset: bad or incomplete option -%c\n", optopt);
-			else
-				fprintf(stderr, "pmustat reset: unknown option %s\n", argv[optind - 1]);
+			cli_option_error("pmustat reset", argv, RESET_OPTSTRING);
 			usage(stderr);
 			return EXIT_PMUSTAT_FAILURE;
 		}

@@ -26,6 +26,7 @@
 #include <unistd.h>
 
 #include "backend.h"
+#include "cli.h"
 #include "cmd.h"
 #include "config.h"
 #include "cpu.h"
@@ -270,6 +271,8 @@ enum {
 };
 
 /* 0, or EXIT_PMUSTAT_FAILURE after a message (usage errors exit 125 too). */
+#define STAT_OPTSTRING "+e:C:x:o:vhr:I:"
+
 static int
 parse_opts(int argc, char **argv, struct stat_opts *o)
 {
@@ -307,7 +310,7 @@ parse_opts(int argc, char **argv, struct stat_opts *o)
 	optind = 1;
 	opterr = 0;
 	/* '+': the first non-option word is COMMAND; its options are its own. */
-	while ((c = getopt_long(argc, argv, "+e:C:x:o:vhr:I:", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, STAT_OPTSTRING, longopts, NULL)) != -1) {
 		switch (c) {
 		case 'e':
 			if (o->nspecs >= MAX_SPECS) {
@@ -402,10 +405,7 @@ parse_opts(int argc, char **argv, struct stat_opts *o)
 			usage(stdout);
 			return -1;
 		default:
-			if (optopt)
-				fprintf(stderr, "pmustat: bad or incomplete option -%c\n", optopt);
-			else
-				fprintf(stderr, "pmustat: unknown option %s\n", argv[optind - 1]);
+			cli_option_error("pmustat", argv, STAT_OPTSTRING);
 			usage(stderr);
 			return EXIT_PMUSTAT_FAILURE;
 		}

@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cli.h"
 #include "cmd.h"
 #include "config.h"
 #include "cpu.h"
@@ -102,6 +103,8 @@ parse_long(const char *s, long min, long *out)
 	return 0;
 }
 
+#define STATE_OPTSTRING "C:h"
+
 static int
 parse_opts(int argc, char **argv, struct state_opts *o)
 {
@@ -119,7 +122,7 @@ parse_opts(int argc, char **argv, struct state_opts *o)
 	memset(o, 0, sizeof(*o));
 	optind = 1;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "C:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, STATE_OPTSTRING, longopts, NULL)) != -1) {
 		switch (c) {
 		case 'C':
 			o->cpus = optarg;
@@ -147,10 +150,7 @@ parse_opts(int argc, char **argv, struct state_opts *o)
 			usage(stdout);
 			return -1;
 		default:
-			if (optopt)
-				fprintf(stderr, "pmustat state: bad or incomplete option -%c\n", optopt);
-			else
-				fprintf(stderr, "pmustat state: unknown option %s\n", argv[optind - 1]);
+			cli_option_error("pmustat state", argv, STATE_OPTSTRING);
 			usage(stderr);
 			return EXIT_PMUSTAT_FAILURE;
 		}

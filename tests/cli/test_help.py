@@ -48,6 +48,23 @@ class HelpAndManPage(unittest.TestCase):
         self.assertIn("3 a CI gate", self.help)
         self.assertRegex(self.man, r"\.It 3\b")
 
+    def test_option_errors_name_the_option_as_typed(self):
+        cases = [
+            (["state", "--watch"], "pmustat state: option needs a value: --watch"),
+            (["state", "--bogus"], "pmustat state: unknown option --bogus"),
+            (["state", "-Z"], "pmustat state: unknown option -Z"),
+            (["reset", "-C"], "pmustat reset: option needs a value: -C"),
+            (["--backend"], "pmustat: option needs a value: --backend"),
+            (["-e"], "pmustat: option needs a value: -e"),
+            (["-Z", "true"], "pmustat: unknown option -Z"),
+        ]
+        for args, message in cases:
+            with self.subTest(args=args):
+                rc, out, err = help_text(*args)
+                self.assertEqual(rc, 125)
+                self.assertEqual(out, "")
+                self.assertEqual(err.splitlines()[0], message)
+
     def test_version(self):
         rc, out, _ = help_text("--version")
         self.assertEqual(rc, 0)
