@@ -664,6 +664,11 @@ event_spec_append(const char *spec, const struct event_table *table,
 		memcpy(text, s, len);
 		text[len] = '\0';
 
+		if (n >= EVENT_SPEC_MAX_EVENTS) {
+			ret = fail(&ctx, "too many events: at most %d can be given with -e",
+				   EVENT_SPEC_MAX_EVENTS);
+			goto fail;
+		}
 		if (n == cap) {
 			size_t ncap = cap ? cap * 2 : 8;
 			struct event *grown = realloc(evs, ncap * sizeof(*evs));

@@ -54,9 +54,16 @@ int event_spec_parse(const char *spec, const struct event_table *table,
 		     char *err, size_t err_len);
 
 /*
+ * More events than any PMU counts in one run (the scheduler's limit is
+ * lower): absurd lists are refused here, before the duplicate check makes
+ * them quadratic (100 000 events took 10 s).
+ */
+#define EVENT_SPEC_MAX_EVENTS 256
+
+/*
  * Append the events of @spec to *@events (of *@count, grown with realloc),
  * for callers with several -e options; duplicates across calls are refused
- * too. Same errors as event_spec_parse(); on error *@events is unchanged
+ * too, and so is a total above EVENT_SPEC_MAX_EVENTS. Same errors as event_spec_parse(); on error *@events is unchanged
  * in content (it may have been reallocated).
  */
 int event_spec_append(const char *spec, const struct event_table *table,
