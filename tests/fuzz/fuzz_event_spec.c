@@ -82,6 +82,12 @@ check_events(const struct event *evs, size_t n, const struct pmu_caps *pmu)
 		if (!memchr(ev->name, '\0', sizeof(ev->name)) ||
 		    !memchr(ev->requested, '\0', sizeof(ev->requested)) || !ev->name[0])
 			fuzz_fail("event %zu: name not terminated or empty", i);
+		/* Kernel software events (task-clock, ...) use no PMU counter. */
+		if (ev->flags & EVENT_F_SOFTWARE) {
+			if (ev->gp_mask || ev->fixed >= 0 || ev->extra_msr)
+				fuzz_fail("software event '%s' on a PMU counter", ev->requested);
+			continue;
+		}
 		if (ev->gp_mask & ~(pmu->gp_mask & ((1u << PMU_MAX_GP) - 1)))
 			fuzz_fail("event '%s': GP mask 0x%x beyond the PMU's 0x%x",
 				  ev->requested, ev->gp_mask, pmu->gp_mask);
