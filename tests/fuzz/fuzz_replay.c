@@ -144,9 +144,10 @@ main(int argc, char **argv)
 			failed = 1;
 		} else if (S_ISDIR(st.st_mode)) {
 			failed |= replay_dir(argv[i], &count) < 0;
+		} else if (replay_file(argv[i]) < 0) {
+			failed = 1;
 		} else {
-			failed |= replay_file(argv[i]) < 0;
-			count += !failed;
+			count++;
 		}
 	}
 	fprintf(stderr, "fuzz-replay: %u inputs replayed%s\n", count, failed ? ", with errors" : "");
