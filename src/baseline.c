@@ -19,6 +19,10 @@
 
 static int
 berr(char *err, size_t errlen, int rc, const char *path, const char *fmt, ...)
+	__attribute__((format(printf, 5, 6)));
+
+static int
+berr(char *err, size_t errlen, int rc, const char *path, const char *fmt, ...)
 {
 	va_list ap;
 	size_t n;

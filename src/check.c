@@ -22,6 +22,9 @@ struct parser {
 };
 
 static int
+perr(struct parser *p, size_t column, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+static int
 perr(struct parser *p, size_t column, const char *fmt, ...)
 {
 	va_list ap;

@@ -384,10 +384,11 @@ cmd_info(int argc, char **argv)
 		goto out;
 	}
 	choose_table(in);
-	if (in->live && hw_read_file(hw, HW_FILE_PERF_EVENT_PARANOID, in->perf_paranoid,
-				     sizeof(in->perf_paranoid)) == 0)
+	/* hw exists exactly when in->live. */
+	if (hw && hw_read_file(hw, HW_FILE_PERF_EVENT_PARANOID, in->perf_paranoid,
+			       sizeof(in->perf_paranoid)) == 0)
 		in->perf_paranoid[strcspn(in->perf_paranoid, "\n")] = '\0';
-	if (in->live && in->cpu_info.verdict == CPU_VERDICT_OK)
+	if (hw && in->cpu_info.verdict == CPU_VERDICT_OK)
 		access_check(hw, &in->cpu_info, in->cpu, &in->access);
 	judge(in);
 

@@ -574,6 +574,9 @@ struct stat_run {
 };
 
 static int
+fail(struct stat_run *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static int
 fail(struct stat_run *s, const char *fmt, ...)
 {
 	va_list ap;

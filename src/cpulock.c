@@ -23,7 +23,7 @@ cpulock_path(int cpu, char *buf, size_t size)
 int
 cpulock_acquire(int cpu, unsigned wait_ms, char *err, size_t errlen)
 {
-	const struct timespec step = { 0, 20 * 1000 * 1000 };
+	const struct timespec step = { 0, 20L * 1000 * 1000 };
 	char path[128], pid[32];
 	unsigned waited = 0;
 	int fd, rc;
@@ -81,6 +81,7 @@ cpulock_release(int fd)
 	if (ftruncate(fd, 0) != 0) {
 		/* Read-only lock file: nothing to clear. */
 	}
-	flock(fd, LOCK_UN);
+	/* close() releases it anyway; the explicit unlock only comes first. */
+	(void)flock(fd, LOCK_UN);
 	close(fd);
 }

@@ -51,12 +51,22 @@ journal_proc_start_time(pid_t pid, unsigned long long *start)
 	ssize_t n;
 	int fd, rc;
 
+	*start = 0;
 	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return errno == ENOENT ? -ESRCH : -errno;
+	/* Never 0 on failure, whatever errno says: the caller trusts *start on 0. */
+	if (fd < 0) {
+		int e = errno;
+
+		return e == ENOENT ? -ESRCH : (e > 0 ? -e : -EIO);
+	}
 	n = read(fd, buf, sizeof(buf) - 1);
-	rc = n < 0 ? -errno : 0;
+	rc = 0;
+	if (n < 0) {
+		int e = errno;
+
+		rc = e > 0 ? -e : -EIO;
+	}
 	close(fd);
 	if (rc)
 		return rc;
@@ -116,6 +126,9 @@ journal_from_pmu(struct journal *j, const struct pmu *p)
 		add_reg(j, &p->offcore[i]);
 	return 0;
 }
+
+static int
+errf(char *err, size_t errlen, int rc, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
 static int
 errf(char *err, size_t errlen, int rc, const char *fmt, ...)

@@ -69,7 +69,7 @@ enum journal_owner {
 void
 journal_path(const char *dir, int core, char *buf, size_t size);
 
-/* Field 22 of /proc/@pid/stat. 0 or -errno (-ESRCH: no such process). */
+/* Field 22 of /proc/@pid/stat. 0 or -errno (-ESRCH: no such process); *@start is 0 on failure. */
 int
 journal_proc_start_time(pid_t pid, unsigned long long *start);
 

@@ -243,16 +243,29 @@ pmu_state_lock_holder(int cpu)
 		return 0;
 	/* "1: FLOCK  ADVISORY  WRITE 1234 08:01:5678 0 EOF" */
 	while (fgets(line, sizeof(line), f)) {
-		char type[16], kind[16], mode[16], dev[32];
+		char *tok[6], *save = NULL, *end;
+		unsigned long maj, min;
 		unsigned long long ino;
-		unsigned maj, min;
 		long p;
+		int n = 0;
 
-		if (sscanf(line, "%*d: %15s %15s %15s %ld %31s", type, kind, mode, &p, dev) != 5)
+		for (char *t = strtok_r(line, " \t\n", &save); t && n < 6; t = strtok_r(NULL, " \t\n", &save))
+			tok[n++] = t;
+		/* Waiters' lines ("1: -> FLOCK ...") have another shape and are skipped. */
+		if (n < 6 || strcmp(tok[1], "FLOCK") != 0 || strcmp(tok[3], "WRITE") != 0)
 			continue;
-		if (strcmp(type, "FLOCK") != 0 || strcmp(mode, "WRITE") != 0)
+		errno = 0;
+		p = strtol(tok[4], &end, 10);
+		if (errno || *end || p <= 0)
 			continue;
-		if (sscanf(dev, "%x:%x:%llu", &maj, &min, &ino) != 3)
+		maj = strtoul(tok[5], &end, 16);
+		if (*end != ':')
+			continue;
+		min = strtoul(end + 1, &end, 16);
+		if (*end != ':')
+			continue;
+		ino = strtoull(end + 1, &end, 10);
+		if (errno || *end)
 			continue;
 		if (ino == (unsigned long long)st.st_ino && maj == major(st.st_dev) && min == minor(st.st_dev)) {
 			pid = (pid_t)p;

@@ -106,9 +106,11 @@ resolve(const char *name, char *out, size_t size)
 	if (name[0] == '\0')
 		return ENOENT;
 	if (strchr(name, '/')) {
-		if (strlen(name) >= size)
+		size_t len = strlen(name);
+
+		if (len >= size)
 			return ENAMETOOLONG;
-		strcpy(out, name);
+		memcpy(out, name, len + 1);
 		return check_executable(out);
 	}
 	if (!path)

@@ -29,8 +29,12 @@ struct run_state {
 	unsigned nextra;
 };
 
+/*
+ * Kuhn's augmenting path. The recursion is bounded: each level marks a
+ * counter in @seen first, so it is at most PMU_MAX_GP (8) deep.
+ */
 static bool
-augment(const uint32_t *allowed, unsigned member, uint32_t *seen, int *owner)
+augment(const uint32_t *allowed, unsigned member, uint32_t *seen, int *owner) /* NOLINT(misc-no-recursion) */
 {
 	/* A free counter first, lowest first: plans read in event order. */
 	for (unsigned c = 0; c < PMU_MAX_GP; c++) {
@@ -169,7 +173,7 @@ sched_plan(const struct event *ev, unsigned n, const struct pmu_caps *caps,
 
 	if (n > SCHED_MAX_EVENTS) {
 		snprintf(err, errlen, "%u events requested; pmustat counts at most %u at once",
-			 n, SCHED_MAX_EVENTS);
+			 n, (unsigned)SCHED_MAX_EVENTS);
 		return -E2BIG;
 	}
 	gp_free &= caps->gp_mask;

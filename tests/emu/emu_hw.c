@@ -89,7 +89,10 @@ emu_hw_rdmsr(void *opaque, int cpu, uint32_t msr, uint64_t *val)
 
 	if (err)
 		return err;
-	if (cpu < 0 || (unsigned)cpu >= EMU_MAX_CPUS || !ctx->open_mode[cpu]) {
+	/* As hw_linux: a CPU the machine lacks has no /dev/cpu/N at all. */
+	if (cpu < 0 || (unsigned)cpu >= EMU_MAX_CPUS)
+		return -ENXIO;
+	if (!ctx->open_mode[cpu]) {
 		err = open_cpu(ctx, cpu, false);
 		if (err)
 			return err;
@@ -105,7 +108,9 @@ emu_hw_wrmsr(void *opaque, int cpu, uint32_t msr, uint64_t val)
 
 	if (err)
 		return err;
-	if (cpu < 0 || (unsigned)cpu >= EMU_MAX_CPUS || !ctx->open_mode[cpu]) {
+	if (cpu < 0 || (unsigned)cpu >= EMU_MAX_CPUS)
+		return -ENXIO;
+	if (!ctx->open_mode[cpu]) {
 		err = open_cpu(ctx, cpu, true);
 		if (err)
 			return err;

@@ -69,7 +69,7 @@ check_tree(const struct check *c)
 		case CHECK_DIV:
 			if (n->b < 0 || (unsigned)n->b >= c->nnodes)
 				fuzz_fail("node %u: operand b %d", i, n->b);
-			/* fall through */
+			__attribute__((fallthrough));
 		case CHECK_NEG:
 			if (n->a < 0 || (unsigned)n->a >= c->nnodes)
 				fuzz_fail("node %u: operand a %d", i, n->a);
