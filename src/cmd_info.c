@@ -22,6 +22,7 @@
 #include "exit_codes.h"
 #include "hw.h"
 #include "mapfile.h"
+#include "perf_backend.h"
 
 #define INFO_FORMAT_VERSION 1
 
@@ -41,7 +42,7 @@ struct info {
 	bool have_table;
 	bool live;
 	struct access_report access;
-	char perf_paranoid[32];		/* "" when unreadable */
+	struct perf_env perf;		/* live only */
 	bool usable;
 	char verdict[1024];
 };
@@ -220,9 +221,11 @@ print_human(const struct info *in)
 			in->table_note[0] ? ": " : "", in->table_note);
 	if (in->live && in->access.checked)
 		access_print(&in->access, in->cpu, o);
-	if (in->live)
-		fprintf(o, "perf_event     kernel.perf_event_paranoid = %s; software events (task-clock, page-faults, ...) count through it on any CPU\n",
-			in->perf_paranoid[0] ? in->perf_paranoid : "unknown");
+	if (in->live && in->perf.paranoid != PERF_PARANOID_UNKNOWN)
+		fprintf(o, "perf_event     kernel.perf_event_paranoid = %d; software events (task-clock, page-faults, ...) count through it on any CPU\n",
+			in->perf.paranoid);
+	else if (in->live)
+		fprintf(o, "perf_event     kernel.perf_event_paranoid = unknown; software events (task-clock, page-faults, ...) count through it on any CPU\n");
 	fprintf(o, "verdict        %s\n", in->verdict);
 }
 
@@ -293,8 +296,9 @@ print_json(const struct info *in)
 	json_object_set_new(root, "event_table_note",
 			    in->table_note[0] ? json_string(in->table_note) : json_null());
 	json_object_set_new(root, "access", in->live && in->access.checked ? access_json(&in->access) : json_null());
-	json_object_set_new(root, "perf_event_paranoid", in->live && in->perf_paranoid[0] ?
-			    json_integer(strtol(in->perf_paranoid, NULL, 10)) : json_null());
+	json_object_set_new(root, "perf_event_paranoid",
+			    in->live && in->perf.paranoid != PERF_PARANOID_UNKNOWN ?
+			    json_integer(in->perf.paranoid) : json_null());
 	json_object_set_new(root, "verdict", json_string(in->verdict));
 	json_object_set_new(root, "usable", json_boolean(in->usable));
 
@@ -385,9 +389,8 @@ cmd_info(int argc, char **argv)
 	}
 	choose_table(in);
 	/* hw exists exactly when in->live. */
-	if (hw && hw_read_file(hw, HW_FILE_PERF_EVENT_PARANOID, in->perf_paranoid,
-			       sizeof(in->perf_paranoid)) == 0)
-		in->perf_paranoid[strcspn(in->perf_paranoid, "\n")] = '\0';
+	if (hw)
+		perf_env_probe(perf_linux(), hw, &in->perf);
 	if (hw && in->cpu_info.verdict == CPU_VERDICT_OK)
 		access_check(hw, &in->cpu_info, in->cpu, &in->access);
 	judge(in);

@@ -191,20 +191,6 @@ usage(FILE *out)
 	stat_usage_options(out);
 }
 
-static int
-parse_core(const char *s, int *core)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno || end == s || *end || v < 0 || v >= CPU_SETSIZE)
-		return -EINVAL;
-	*core = (int)v;
-	return 0;
-}
-
 /* A count option: 1..@max. */
 static int
 parse_count(const char *s, unsigned max, unsigned *out)
@@ -320,7 +306,7 @@ parse_opts(int argc, char **argv, struct stat_opts *o)
 			o->specs[o->nspecs++] = optarg;
 			break;
 		case 'C':
-			if (parse_core(optarg, &o->core)) {
+			if (cpu_parse_number(optarg, &o->core)) {
 				fprintf(stderr, "pmustat: -C %s: not a CPU number\n", optarg);
 				return EXIT_PMUSTAT_FAILURE;
 			}
