@@ -1026,6 +1026,21 @@ perf_dry_run(struct stat_run *s)
  * run); the counters are opened on the corked child, so counting starts at
  * its execve. No MSR, no core lock, nothing to restore.
  */
+/*
+ * A run killed by a signal (^C) ends the series: the user wants out, not
+ * the next run. The events of the runs left say why they have no count.
+ */
+static bool
+stop_after_killed_run(struct stat_run *s, unsigned run, int ws)
+{
+	if (!WIFSIGNALED(ws) || run + 1 >= s->runs)
+		return false;
+	for (size_t i = 0; i < s->nevents; i++)
+		if (s->slots[i].run > run)
+			s->rows[i].status = "not counted: an earlier run was killed";
+	return true;
+}
+
 static int
 run_perf(struct stat_run *s)
 {
@@ -1093,12 +1108,8 @@ run_perf(struct stat_run *s)
 		s->command_ran = true;
 		perf_collect(s);
 		s->status = runner_exit_status(ws);
-		if (WIFSIGNALED(ws) && run + 1 < s->runs) {
-			for (size_t i = 0; i < s->nevents; i++)
-				if (s->slots[i].run > run)
-					s->rows[i].status = "not counted: an earlier run was killed";
+		if (stop_after_killed_run(s, run, ws))
 			break;
-		}
 	}
 	return s->status;
 }
@@ -1230,13 +1241,8 @@ run_all(struct stat_run *s)
 		if (s->o.interval_ms)
 			interval_finish(&s->sampler, finals);
 		s->status = runner_exit_status(ws);
-		if (WIFSIGNALED(ws) && run + 1 < s->runs) {
-			/* Killed (^C): the user wants out, not the next run. */
-			for (size_t i = 0; i < s->nevents; i++)
-				if (s->slots[i].run > run)
-					s->rows[i].status = "not counted: an earlier run was killed";
+		if (stop_after_killed_run(s, run, ws))
 			break;
-		}
 	}
 	return s->status;
 }

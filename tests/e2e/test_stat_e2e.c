@@ -302,6 +302,31 @@ test_six_gp_events_two_runs(void **state)
 	assert_restored(&m, before);
 	e2e_result_free(&r);
 
+	/*
+	 * A command killed in the first run ends the series: its status is
+	 * 128+N, the second run's events say why they have no count, and the
+	 * PMU is restored all the same.
+	 */
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "--json", "-o", out,
+					  "-e", "r0111,r0112,r0113,r0114,r0115,r0116", WL,
+					  "--retire", "0x11:1:1001", "--crash", NULL });
+	e2e_assert_status(&r, 128 + SIGSEGV);
+	root = load_json(&m);
+	for (size_t i = 0; i < 6; i++) {
+		json_t *e = event_at(root, i);
+
+		if (json_integer_value(json_object_get(e, "run")) == 2) {
+			assert_true(json_is_null(json_object_get(e, "value")));
+			assert_string_equal(json_string_value(json_object_get(e, "status")),
+					    "not counted: an earlier run was killed");
+		} else {
+			assert_string_equal(json_string_value(json_object_get(e, "status")), "counted");
+		}
+	}
+	json_decref(root);
+	assert_restored(&m, before);
+	e2e_result_free(&r);
+
 	/* --no-rerun refuses instead, touching nothing. */
 	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "--no-rerun",
 					  "-e", "r0111,r0112,r0113,r0114,r0115,r0116", WL, NULL });
