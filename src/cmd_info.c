@@ -21,6 +21,7 @@
 #include "data_dir.h"
 #include "exit_codes.h"
 #include "hw.h"
+#include "json_text.h"
 #include "mapfile.h"
 #include "perf_backend.h"
 
@@ -251,10 +252,11 @@ print_json(const struct info *in)
 	char key[64];
 
 	cpu_mapfile_key(c, key, sizeof(key));
-	cpu = json_pack("{s:s, s:s, s:s, s:i, s:i, s:i, s:s, s:b, s:b}",
+	/* vendor_id and brand are CPUID bytes (a dump's, perhaps): any bytes at all. */
+	cpu = json_pack("{s:s, s:o, s:o, s:i, s:i, s:i, s:s, s:b, s:b}",
 			"vendor", cpu_vendor_name(c->vendor),
-			"vendor_id", c->vendor_id,
-			"brand", c->brand,
+			"vendor_id", json_text(c->vendor_id),
+			"brand", json_text(c->brand),
 			"family", (int)c->family,
 			"model", (int)c->model,
 			"stepping", (int)c->stepping,
@@ -291,7 +293,7 @@ print_json(const struct info *in)
 			 "source", in->live ? "live" : "dump",
 			 "cpu", cpu,
 			 "pmu", pmu);
-	json_object_set_new(root, "cpu_dump", in->live ? json_null() : json_string(in->dump));
+	json_object_set_new(root, "cpu_dump", in->live ? json_null() : json_text(in->dump));
 	json_object_set_new(root, "event_table", in->have_table ? json_string(in->table) : json_null());
 	json_object_set_new(root, "event_table_note",
 			    in->table_note[0] ? json_string(in->table_note) : json_null());
@@ -313,8 +315,8 @@ fail(const struct info_opts *o, const char *msg)
 {
 	fprintf(stderr, "pmustat info: %s\n", msg);
 	if (o->json) {
-		json_t *root = json_pack("{s:i, s:s, s:s, s:b}", "format_version", INFO_FORMAT_VERSION,
-					 "error", msg, "verdict", msg, "usable", 0);
+		json_t *root = json_pack("{s:i, s:o, s:o, s:b}", "format_version", INFO_FORMAT_VERSION,
+					 "error", json_text(msg), "verdict", json_text(msg), "usable", 0);
 
 		json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 		fputc('\n', stdout);

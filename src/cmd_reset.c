@@ -25,6 +25,7 @@
 #include "exit_codes.h"
 #include "hw.h"
 #include "journal.h"
+#include "json_text.h"
 #include "pmu.h"
 #include "pmu_state.h"
 
@@ -288,13 +289,13 @@ out:
 				json_array_append_new(z, json_string(tok));
 			json_array_append_new(a, json_pack("{s:i, s:s, s:o, s:o, s:b}", "core", res[i].core,
 							   "journal", res[i].journal, "zeroed", z,
-							   "message", res[i].message[0] ? json_string(res[i].message) : json_null(),
+							   "message", res[i].message[0] ? json_text(res[i].message) : json_null(),
 							   "ok", !res[i].failed));
 		}
 		json_object_set_new(root, "format_version", json_integer(RESET_FORMAT_VERSION));
 		json_object_set_new(root, "pmustat_version", json_string(PMUSTAT_VERSION));
 		json_object_set_new(root, "cores", a);
-		json_object_set_new(root, "error", err[0] ? json_string(err) : json_null());
+		json_object_set_new(root, "error", err[0] ? json_text(err) : json_null());
 		json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 		fputc('\n', stdout);
 		json_decref(root);

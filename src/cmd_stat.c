@@ -400,6 +400,11 @@ parse_opts(int argc, char **argv, struct stat_opts *o)
 		fprintf(stderr, "pmustat: -x and --json exclude each other\n");
 		return EXIT_PMUSTAT_FAILURE;
 	}
+	if (o->sep && !output_csv_separator_ok(o->sep)) {
+		fprintf(stderr, "pmustat: -x '%s': a separator must be non-empty and hold no double quote and no line break (fields that contain it are quoted with \")\n",
+			o->sep);
+		return EXIT_PMUSTAT_FAILURE;
+	}
 	if ((o->tolerances.n || o->tolerances.default_percent > 0 || o->tolerances.both ||
 	     o->allow_cpu_mismatch) && !o->baseline) {
 		fprintf(stderr, "pmustat: --tolerance, --tolerance-both and --allow-cpu-mismatch need --baseline FILE\n");

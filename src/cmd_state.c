@@ -29,6 +29,7 @@
 #include "exit_codes.h"
 #include "hw.h"
 #include "journal.h"
+#include "json_text.h"
 #include "mapfile.h"
 #include "pmu_state.h"
 
@@ -458,7 +459,7 @@ core_json(const struct state_core *c, bool raw, double dt)
 
 	json_object_set_new(o, "core", json_integer(c->core));
 	if (c->error[0]) {
-		json_object_set_new(o, "error", json_string(c->error));
+		json_object_set_new(o, "error", json_text(c->error));
 		return o;
 	}
 	json_object_set_new(o, "cpu", json_string(c->key));
@@ -523,7 +524,7 @@ core_json(const struct state_core *c, bool raw, double dt)
 	json_object_set_new(o, "owners", owners);
 	json_object_set_new(o, "pmustat_pid", c->pm.live_pid ? json_integer(c->pm.live_pid) : json_null());
 	json_object_set_new(o, "pmustat_command",
-			    c->pm.live_pid ? json_string(c->pm.live_command) : json_null());
+			    c->pm.live_pid ? json_text(c->pm.live_command) : json_null());
 	json_object_set_new(o, "nmi_watchdog", c->watchdog[0] ? json_string(c->watchdog) : json_null());
 	json_object_set_new(o, "counters", counters);
 
@@ -531,8 +532,8 @@ core_json(const struct state_core *c, bool raw, double dt)
 	if (c->journal_rc == -ENOENT) {
 		jn = json_null();
 	} else if (c->journal_rc < 0) {
-		jn = json_pack("{s:s, s:s, s:s}", "path", path, "state",
-			       c->journal_rc == -EBADMSG ? "corrupt" : "unreadable", "error", c->journal_err);
+		jn = json_pack("{s:s, s:s, s:o}", "path", path, "state",
+			       c->journal_rc == -EBADMSG ? "corrupt" : "unreadable", "error", json_text(c->journal_err));
 	} else {
 		static const char *const names[] = { "live", "dead", "reused" };
 
@@ -576,7 +577,7 @@ print_json(const struct state_core *cores, int n, bool raw, bool watch, double d
 	for (int i = 0; i < n; i++)
 		json_array_append_new(a, core_json(&cores[i], raw, dt));
 	json_object_set_new(root, "cores", a);
-	json_object_set_new(root, "error", error ? json_string(error) : json_null());
+	json_object_set_new(root, "error", error ? json_text(error) : json_null());
 	json_dumpf(root, stdout, watch ? JSON_COMPACT | JSON_PRESERVE_ORDER : JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	fputc('\n', stdout);
 	json_decref(root);

@@ -4,11 +4,13 @@
 #include <errno.h>
 #include <jansson.h>
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "event.h"
+#include "json_text.h"
 #include "output.h"
 
 void
@@ -204,6 +206,51 @@ output_human(FILE *out, const struct stat_report *rep)
 		fprintf(out, " pmustat failed: %s\n\n", rep->error);
 }
 
+bool
+output_csv_separator_ok(const char *sep)
+{
+	return sep[0] && !strpbrk(sep, "\"\r\n");
+}
+
+/*
+ * One CSV field, after a separator unless it is the first (RFC 4180): in
+ * double quotes, with each quote doubled, when it holds the separator, a
+ * quote or a line break; as it is otherwise.
+ */
+static void
+csv_field(FILE *out, const char *sep, bool first, const char *text)
+{
+	if (!first)
+		fputs(sep, out);
+	if (!strstr(text, sep) && !strpbrk(text, "\"\r\n")) {
+		fputs(text, out);
+		return;
+	}
+	fputc('"', out);
+	for (const char *c = text; *c; c++) {
+		if (*c == '"')
+			fputc('"', out);
+		fputc(*c, out);
+	}
+	fputc('"', out);
+}
+
+/* A number as a CSV field (the separator may be '.' or a digit: quoted then too). */
+static void
+csv_number(FILE *out, const char *sep, bool first, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static void
+csv_number(FILE *out, const char *sep, bool first, const char *fmt, ...)
+{
+	char buf[64];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	csv_field(out, sep, first, buf);
+}
+
 void
 output_csv(FILE *out, const struct stat_report *rep, const char *sep)
 {
@@ -211,45 +258,67 @@ output_csv(FILE *out, const struct stat_report *rep, const char *sep)
 		const struct stat_row *row = &rep->rows[i];
 
 		if (row->counted)
-			fprintf(out, "%llu", (unsigned long long)row->value);
+			csv_number(out, sep, true, "%llu", (unsigned long long)row->value);
 		else
-			fprintf(out, "<not counted>");
-		fprintf(out, "%s%s%s%s%s%s%s", sep, row->unit ? row->unit : "", sep, row_label(row), sep,
-			row->ev->name, sep);
-		fprintf(out, "%s%s%u%s%s", row->counter, sep, row->run, sep,
-			row->status ? row->status : (row->counted ? "counted" : "not counted"));
-		if (rep->repeat > 1 && row->nvalues > 0)
-			fprintf(out, "%s%u%s%.6g%s%.6g%s%llu%s%llu%s%.6g%s%.4f", sep, row->stats.n, sep,
-				row->stats.mean, sep, row->stats.median, sep,
-				(unsigned long long)row->stats.min, sep, (unsigned long long)row->stats.max,
-				sep, row->stats.stddev, sep, row->stats.rel_stddev_percent);
-		else if (rep->repeat > 1)
-			fprintf(out, "%s0%s%s%s%s%s", sep, sep, sep, sep, sep, sep);
+			csv_field(out, sep, true, "<not counted>");
+		csv_field(out, sep, false, row->unit ? row->unit : "");
+		csv_field(out, sep, false, row_label(row));
+		csv_field(out, sep, false, row->ev->name);
+		csv_field(out, sep, false, row->counter);
+		csv_number(out, sep, false, "%u", row->run);
+		csv_field(out, sep, false, row->status ? row->status : (row->counted ? "counted" : "not counted"));
+		if (rep->repeat > 1 && row->nvalues > 0) {
+			csv_number(out, sep, false, "%u", row->stats.n);
+			csv_number(out, sep, false, "%.6g", row->stats.mean);
+			csv_number(out, sep, false, "%.6g", row->stats.median);
+			csv_number(out, sep, false, "%llu", (unsigned long long)row->stats.min);
+			csv_number(out, sep, false, "%llu", (unsigned long long)row->stats.max);
+			csv_number(out, sep, false, "%.6g", row->stats.stddev);
+			csv_number(out, sep, false, "%.4f", row->stats.rel_stddev_percent);
+		} else if (rep->repeat > 1) {
+			csv_field(out, sep, false, "0");
+			for (int k = 0; k < 6; k++)
+				csv_field(out, sep, false, "");
+		}
 		fputc('\n', out);
 	}
 	for (unsigned i = 0; rep->check_results && i < rep->nchecks; i++) {
 		const struct check_result *r = &rep->check_results[i];
 
-		fprintf(out, "check%s%s%s", sep, r->passed ? "PASS" : "FAIL", sep);
-		if (r->defined)
-			fprintf(out, "%.17g%s%.17g", r->lhs, sep, r->rhs);
-		else
-			fprintf(out, "%s", sep);
-		fprintf(out, "%s%s\n", sep, rep->checks[i].text);
+		csv_field(out, sep, true, "check");
+		csv_field(out, sep, false, r->passed ? "PASS" : "FAIL");
+		if (r->defined) {
+			csv_number(out, sep, false, "%.17g", r->lhs);
+			csv_number(out, sep, false, "%.17g", r->rhs);
+		} else {
+			csv_field(out, sep, false, "");
+			csv_field(out, sep, false, "");
+		}
+		csv_field(out, sep, false, rep->checks[i].text);
+		fputc('\n', out);
 	}
 	for (unsigned i = 0; rep->baseline && i < rep->nrows; i++) {
 		const struct baseline_cmp *c = &rep->baseline[i];
 
 		if (!c->in_baseline)
 			continue;
-		fprintf(out, "baseline%s%s%s", sep, c->passed ? "PASS" : "FAIL", sep);
+		csv_field(out, sep, true, "baseline");
+		csv_field(out, sep, false, c->passed ? "PASS" : "FAIL");
+		if (c->counted) {
+			csv_number(out, sep, false, "%.17g", c->value);
+			csv_number(out, sep, false, "%.17g", c->base);
+		} else {
+			csv_field(out, sep, false, "");
+			csv_field(out, sep, false, "");
+		}
+		/* Grown from 0: no percentage. */
 		if (c->counted && isfinite(c->change_percent))
-			fprintf(out, "%.17g%s%.17g%s%.4f", c->value, sep, c->base, sep, c->change_percent);
-		else if (c->counted)	/* grew from 0: no percentage */
-			fprintf(out, "%.17g%s%.17g%s", c->value, sep, c->base, sep);
+			csv_number(out, sep, false, "%.4f", c->change_percent);
 		else
-			fprintf(out, "%s%s", sep, sep);
-		fprintf(out, "%s%.4f%s%s\n", sep, c->tolerance_percent, sep, c->event);
+			csv_field(out, sep, false, "");
+		csv_number(out, sep, false, "%.4f", c->tolerance_percent);
+		csv_field(out, sep, false, c->event);
+		fputc('\n', out);
 	}
 }
 
@@ -316,7 +385,7 @@ output_interval(FILE *out, const struct stat_interval *iv, const char *sep, bool
 			if (iv->rows[i].run != iv->run)
 				continue;
 			/* Names are table text: let jansson escape them. */
-			name = json_string(row_label(&iv->rows[i]));
+			name = json_text(row_label(&iv->rows[i]));
 			text = name ? json_dumps(name, JSON_ENCODE_ANY) : NULL;
 			fprintf(out, "%s{\"requested\": %s, \"value\": %llu}", n++ ? ", " : "",
 				text ? text : "\"\"", (unsigned long long)iv->deltas[i]);
@@ -335,8 +404,13 @@ output_interval(FILE *out, const struct stat_interval *iv, const char *sep, bool
 		if (iv->rows[i].run != iv->run)
 			continue;
 		if (sep) {
-			fprintf(out, "interval%s%.6f%s%u%s%u%s%llu%s%s\n", sep, iv->time, sep, iv->round, sep,
-				iv->run, sep, (unsigned long long)iv->deltas[i], sep, row_label(&iv->rows[i]));
+			csv_field(out, sep, true, "interval");
+			csv_number(out, sep, false, "%.6f", iv->time);
+			csv_number(out, sep, false, "%u", iv->round);
+			csv_number(out, sep, false, "%u", iv->run);
+			csv_number(out, sep, false, "%llu", (unsigned long long)iv->deltas[i]);
+			csv_field(out, sep, false, row_label(&iv->rows[i]));
+			fputc('\n', out);
 			continue;
 		}
 		output_thousands(iv->deltas[i], value, sizeof(value));
@@ -398,14 +472,14 @@ json_checks(const struct stat_report *rep, json_t *failed)
 
 		if (!o)
 			break;
-		json_object_set_new(o, "expression", json_string(rep->checks[i].text));
+		json_object_set_new(o, "expression", json_text(rep->checks[i].text));
 		json_object_set_new(o, "passed", json_boolean(r->passed));
 		json_object_set_new(o, "value", r->defined ? json_num(r->lhs) : json_null());
 		json_object_set_new(o, "limit", r->defined ? json_num(r->rhs) : json_null());
-		json_object_set_new(o, "error", r->defined ? json_null() : json_string(r->why));
+		json_object_set_new(o, "error", r->defined ? json_null() : json_text(r->why));
 		json_array_append_new(a, o);
 		if (!r->passed)
-			json_array_append_new(failed, json_string(rep->checks[i].text));
+			json_array_append_new(failed, json_text(rep->checks[i].text));
 	}
 	return a;
 }
@@ -424,7 +498,7 @@ json_baseline(const struct stat_report *rep, json_t *failed)
 		json_decref(a);
 		return NULL;
 	}
-	json_object_set_new(o, "file", json_string(rep->baseline_path ? rep->baseline_path : ""));
+	json_object_set_new(o, "file", json_text(rep->baseline_path ? rep->baseline_path : ""));
 	json_object_set_new(o, "tolerance_both", json_boolean(rep->tolerance_both));
 	for (unsigned i = 0; i < rep->nrows; i++) {
 		const struct baseline_cmp *c = &rep->baseline[i];
@@ -436,7 +510,7 @@ json_baseline(const struct stat_report *rep, json_t *failed)
 		e = json_object();
 		if (!e)
 			break;
-		json_object_set_new(e, "requested", json_string(c->event));
+		json_object_set_new(e, "requested", json_text(c->event));
 		json_object_set_new(e, "passed", json_boolean(c->passed));
 		json_object_set_new(e, "value", c->counted ? json_num(c->value) : json_null());
 		json_object_set_new(e, "baseline", c->counted ? json_num(c->base) : json_null());
@@ -445,7 +519,7 @@ json_baseline(const struct stat_report *rep, json_t *failed)
 		json_array_append_new(a, e);
 		if (!c->passed) {
 			snprintf(what, sizeof(what), "baseline %s", c->event);
-			json_array_append_new(failed, json_string(what));
+			json_array_append_new(failed, json_text(what));
 		}
 	}
 	json_object_set_new(o, "comparisons", a);
@@ -468,7 +542,7 @@ output_json(FILE *out, const struct stat_report *rep)
 		return -ENOMEM;
 	}
 	for (unsigned i = 0; rep->command && rep->command[i]; i++)
-		json_array_append_new(command, json_string(rep->command[i]));
+		json_array_append_new(command, json_text(rep->command[i]));
 	for (unsigned i = 0; i < rep->nrows; i++) {
 		const struct stat_row *row = &rep->rows[i];
 		json_t *o = json_object();
@@ -477,12 +551,12 @@ output_json(FILE *out, const struct stat_report *rep)
 			rc = -ENOMEM;
 			break;
 		}
-		json_object_set_new(o, "name", json_string(row->ev->name));
-		json_object_set_new(o, "requested", json_string(row->ev->requested));
+		json_object_set_new(o, "name", json_text(row->ev->name));
+		json_object_set_new(o, "requested", json_text(row->ev->requested));
 		json_object_set_new(o, "value", row->counted ? json_integer((json_int_t)row->value) : json_null());
 		json_object_set_new(o, "counter", json_string(row->counter));
 		json_object_set_new(o, "run", json_integer(row->run));
-		json_object_set_new(o, "status", json_string(row->status ? row->status :
+		json_object_set_new(o, "status", json_text(row->status ? row->status :
 					(row->counted ? "counted" : "not counted")));
 		json_object_set_new(o, "values", json_values(row));
 		json_object_set_new(o, "stats", json_stats(row));
@@ -494,7 +568,7 @@ output_json(FILE *out, const struct stat_report *rep)
 	json_object_set_new(root, "format_version", json_integer(OUTPUT_FORMAT_VERSION));
 	json_object_set_new(root, "type", json_string("stat"));
 	json_object_set_new(root, "pmustat_version", json_string(rep->version ? rep->version : ""));
-	json_object_set_new(root, "cpu", rep->cpu ? json_string(rep->cpu) : json_null());
+	json_object_set_new(root, "cpu", rep->cpu ? json_text(rep->cpu) : json_null());
 	json_object_set_new(root, "cpu_model", rep->cpu_model ? json_string(rep->cpu_model) : json_null());
 	json_object_set_new(root, "core", rep->core >= 0 ? json_integer(rep->core) : json_null());
 	json_object_set_new(root, "event_table", rep->event_table ? json_string(rep->event_table) : json_null());
@@ -505,7 +579,7 @@ output_json(FILE *out, const struct stat_report *rep)
 	json_object_set_new(root, "elapsed_seconds", rep->command_ran ? json_real(rep->elapsed) : json_null());
 	json_object_set_new(root, "backend", rep->backend ? json_string(rep->backend) : json_null());
 	json_object_set_new(root, "read_method", rep->read_method ? json_string(rep->read_method) : json_null());
-	json_object_set_new(root, "error", rep->error ? json_string(rep->error) : json_null());
+	json_object_set_new(root, "error", rep->error ? json_text(rep->error) : json_null());
 	json_object_set_new(root, "events", events);
 	{
 		json_t *failed = json_array();

@@ -90,7 +90,8 @@ void
 output_human(FILE *out, const struct stat_report *rep);
 
 /*
- * One line per event: value SEP unit SEP event SEP name SEP counter SEP run
+ * One line per event (fields quoted as RFC 4180 says when they hold SEP, a
+ * quote or a line break): value SEP unit SEP event SEP name SEP counter SEP run
  * SEP status (perf's first three fields, then pmustat's); with -r, then
  * runs SEP mean SEP median SEP min SEP max SEP stddev SEP rel_stddev%.
  * Then one record per check ("check" SEP PASS|FAIL SEP lhs SEP rhs SEP
@@ -99,6 +100,15 @@ output_human(FILE *out, const struct stat_report *rep);
  */
 void
 output_csv(FILE *out, const struct stat_report *rep, const char *sep);
+
+/*
+ * Whether @sep can separate CSV fields: non-empty, with no double quote
+ * and no line break (RFC 4180 quoting needs those). A field holding the
+ * separator, a quote or a line break is written in double quotes, its
+ * quotes doubled.
+ */
+bool
+output_csv_separator_ok(const char *sep);
 
 /*
  * One JSON object and a newline (man/pmustat-output.schema.json); on one

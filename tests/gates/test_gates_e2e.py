@@ -438,6 +438,103 @@ class GatesE2E(unittest.TestCase):
                 validate(r.json())
 
 
+class HostileNames(unittest.TestCase):
+    """The output contract holds whatever the names are: every CSV line has
+    its fields (RFC 4180 quoting), every JSON record validates (text that is
+    not UTF-8 shows U+FFFD)."""
+
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory(prefix="pmustat-names-")
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def run_bytes(self, args, command=(WORKLOAD, "--quiet", "--retire", LLC_MISS + ":7")):
+        """pmustat -C CORE ARGS -- COMMAND: (status, stdout bytes, stderr bytes); MSRs restored."""
+        before, after = (os.path.join(self.tmp.name, n) for n in ("before", "after"))
+        argv = [RUN_UNDER_EMU, "--model", "skylake", "--cpus", str(CORE + 1),
+                "--save-before", before, "--save-after", after, "--",
+                PMUSTAT, "-C", str(CORE)] + list(args) + ["--"] + list(command)
+        p = subprocess.run(argv, cwd=self.tmp.name, capture_output=True, timeout=60)
+        d = subprocess.run([PMU_EMU, "diff", before, after], capture_output=True, text=True)
+        self.assertEqual(d.returncode, 0, "MSRs not restored:\n" + d.stdout)
+        return p.returncode, p.stdout, p.stderr
+
+    def test_csv_fields_with_every_event_spelling(self):
+        import csv
+        import io
+        spellings = ["LLC_MISSES", "LONGEST_LAT_CACHE.MISS", "longest_lat_cache.miss:u", "cache-misses",
+                     "r412e", "cpu/event=0x2e,umask=0x41/", "cpu/event=0x2e,umask=0x41/u",
+                     "cpu/event=0x2e,umask=0x41,name=a;b.c::d/", 'cpu/event=0x2e,umask=0x41,name=say "hi"/',
+                     "LLC_MISSES:cmask=1"]
+        for sep in (",", ";", "::", "."):
+            for spelling in spellings:
+                for repeat in (["-r", "2"], []):
+                    with self.subTest(sep=sep, spelling=spelling, repeat=repeat):
+                        status, out, err = self.run_bytes(["-x", sep, "-e", spelling] + repeat)
+                        self.assertEqual(status, 0, err)
+                        text = err.decode()
+                        # csv wants a one-character delimiter: map a longer one first, outside quotes only.
+                        rows = list(csv.reader(io.StringIO(self.split(text, sep)), delimiter="\x1f"))
+                        self.assertEqual(len(rows), 1, text)
+                        self.assertEqual(len(rows[0]), 14 if repeat else 7, text)
+                        self.assertEqual(rows[0][2], spelling, text)
+                        self.assertEqual(rows[0][6], "counted", text)
+                        if "cmask" not in spelling:
+                            self.assertEqual(rows[0][0], "7", text)
+
+    @staticmethod
+    def split(text, sep):
+        """@text with each @sep outside double quotes replaced by US (0x1f)."""
+        out, quoted, i = [], False, 0
+        while i < len(text):
+            if text[i] == '"':
+                quoted = not quoted
+            if not quoted and text.startswith(sep, i):
+                out.append("\x1f")
+                i += len(sep)
+                continue
+            out.append(text[i])
+            i += 1
+        return "".join(out)
+
+    def test_json_records_validate_with_invalid_utf8(self):
+        bad = b"cpu/event=0x2e,umask=0x41,name=ab\xffcd/"
+        status, out, err = self.run_bytes(["--json", "-e", bad],
+                                          ("/bin/sh", "-c", 'exec "$1" --quiet --retire ' + LLC_MISS + ":7",
+                                           b"arg-\xfe\xc3(", WORKLOAD))
+        self.assertEqual(status, 0, err)
+        doc = json.loads(err)
+        validate(doc)
+        ev = doc["events"][0]
+        self.assertEqual(ev["name"], "ab\ufffdcd")
+        self.assertEqual(ev["requested"], "cpu/event=0x2e,umask=0x41,name=ab\ufffdcd/")
+        self.assertEqual(ev["value"], 7)
+        self.assertEqual(doc["command"][3], "arg-\ufffd\ufffd(")
+        # A refusal quoting the bad bytes: still one record, with its error.
+        out_json = os.path.join(self.tmp.name, "out.json")
+        status, out, err = self.run_bytes(["--json", "-o", out_json, "-e", b"NO_SUCH_\xff"])
+        self.assertEqual(status, 125)
+        self.assertIn(b"NO_SUCH_\xff", err)
+        with open(out_json, "rb") as f:
+            doc = json.loads(f.read())
+        validate(doc)
+        self.assertIn("NO_SUCH_\ufffd", doc["error"])
+        # -I: every line a record.
+        if OTHER_CPUS:
+            status, out, err = self.run_bytes(["--json", "-I", "10", "-e", bad],
+                                              (WORKLOAD, "--quiet", "--retire", LLC_MISS + ":7",
+                                               "--sleep", "50"))
+            self.assertEqual(status, 0, err)
+            lines = err.decode().splitlines()
+            self.assertGreater(len(lines), 1)
+            for line in lines:
+                rec = json.loads(line)
+                validate(rec)
+                if rec["type"] == "interval":
+                    self.assertEqual(rec["events"][0]["requested"], "cpu/event=0x2e,umask=0x41,name=ab\ufffdcd/")
+
+
 class SchemaItself(unittest.TestCase):
     @unittest.skipIf(jsonschema is None, "python3-jsonschema is not installed")
     def test_schema_is_valid_and_rejects_drift(self):

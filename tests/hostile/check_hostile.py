@@ -245,6 +245,10 @@ case("-o a directory", C0 + ["-o", lambda fx: fx["dir"], "-e", "cycles", "true"]
 case("-o in a missing directory", C0 + ["-o", lambda fx: fx["tmp"] + "/no/such/file", "-e",
                                          "cycles", "true"], says=["cannot write"])
 
+case("-x empty separator", C0 + ["-x", "", "-e", "cycles", "true"], says=["separator"])
+case("-x quote separator", C0 + ["-x", '"', "-e", "cycles", "true"], says=["separator"])
+case("-x newline separator", C0 + ["-x", "\n", "-e", "cycles", "true"], says=["separator"])
+
 # --- stat mode: --check, --tolerance, --baseline, --save-baseline (issue 8) ------
 case("--check incomplete", C0 + ["--check", "cycles <", "true"], says=["--check", "column"])
 case("--check 5000 parentheses", C0 + ["--check", "(" * 5000, "true"], says=["longer than"])
