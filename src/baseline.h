@@ -41,21 +41,6 @@ struct baseline {
 int
 baseline_load(const char *path, struct baseline *b, char *err, size_t errlen);
 
-/*
- * --save-baseline's target: 0 when @path may be written (absent or a
- * regular file); -ELOOP for a symbolic link, -EINVAL for anything else,
- * with a message naming it.
- */
-int
-baseline_check_target(const char *path, char *err, size_t errlen);
-
-/*
- * Write @text to @path through a new file in the same directory renamed
- * over it (never through a symbolic link). 0, or -errno with a message.
- */
-int
-baseline_write(const char *path, const char *text, size_t len, char *err, size_t errlen);
-
 struct baseline_tolerance {
 	char event[BASELINE_NAME_MAX];	/* "" for the default */
 	double percent;

@@ -21,8 +21,10 @@
 #include "data_dir.h"
 #include "exit_codes.h"
 #include "hw.h"
+#include "invoker.h"
 #include "json_text.h"
 #include "mapfile.h"
+#include "outfile.h"
 #include "perf_backend.h"
 
 #define INFO_FORMAT_VERSION 1
@@ -331,7 +333,9 @@ save_dump(struct hw *hw, const struct info_opts *o)
 	cpu_set_t set;
 	int cpus[CPU_SETSIZE];
 	int n = 0;
-	char err[512];
+	char err[PATH_MAX + 512];
+	struct invoker inv;
+	struct outfile out;
 
 	if (o->cpu >= 0) {
 		cpus[n++] = o->cpu;
@@ -344,7 +348,15 @@ save_dump(struct hw *hw, const struct info_opts *o)
 				cpus[n++] = i;
 		}
 	}
-	if (cpu_source_save(hw, cpus, n, o->save_cpu_dump, err, sizeof(err)) < 0)
+	/* As the invoking user, like every file pmustat writes for them (outfile.h). */
+	if (invoker_get(&inv, err, sizeof(err)) || outfile_open(&out, "--save-cpu-dump", o->save_cpu_dump, &inv, err,
+								sizeof(err)))
+		return fail(o, err);
+	if (cpu_source_save(hw, cpus, n, out.f, o->save_cpu_dump, err, sizeof(err)) < 0) {
+		outfile_abort(&out);
+		return fail(o, err);
+	}
+	if (outfile_commit(&out, err, sizeof(err)))
 		return fail(o, err);
 	fprintf(stderr, "pmustat info: saved the raw CPUID of %d CPU%s to %s\n", n, n == 1 ? "" : "s",
 		o->save_cpu_dump);

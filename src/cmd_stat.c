@@ -39,8 +39,11 @@
 #include "exit_codes.h"
 #include "hw.h"
 #include "interval.h"
+#include "invoker.h"
 #include "journal.h"
+#include "json_text.h"
 #include "mapfile.h"
+#include "outfile.h"
 #include "output.h"
 #include "perf_backend.h"
 #include "pmu.h"
@@ -111,6 +114,8 @@ on_signal(int sig, siginfo_t *si, void *uc)
 	 */
 	if (pmu_restore_from_signal() >= 0)
 		journal_remove_from_signal();
+	/* Output files are left as they were. */
+	outfile_remove_from_signal();
 	signal(sig, SIG_DFL);
 	sigemptyset(&set);
 	sigaddset(&set, sig);
@@ -206,42 +211,6 @@ parse_count(const char *s, unsigned max, unsigned *out)
 		return -EINVAL;
 	*out = (unsigned)v;
 	return 0;
-}
-
-/*
- * -o FILE, as root: never through a symbolic link somebody else planted
- * (in /tmp, say). A link of our own, such as /dev/stdout, is followed.
- */
-static FILE *
-open_output(const char *path, char *err, size_t errlen)
-{
-	int flags = O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOCTTY;
-	struct stat st;
-	FILE *f;
-	int fd;
-
-	if (lstat(path, &st) == 0 && S_ISLNK(st.st_mode)) {
-		if (st.st_uid != geteuid()) {
-			snprintf(err, errlen,
-				 "-o %s: is a symbolic link owned by uid %u; refusing to write through it (give the target itself)",
-				 path, (unsigned)st.st_uid);
-			return NULL;
-		}
-	} else {
-		/* Not a link when we looked: it must not become one now. */
-		flags |= O_NOFOLLOW;
-	}
-	fd = open(path, flags, 0644);
-	if (fd < 0) {
-		snprintf(err, errlen, "-o %s: cannot write: %s", path, strerror(errno));
-		return NULL;
-	}
-	f = fdopen(fd, "w");
-	if (!f) {
-		snprintf(err, errlen, "-o %s: %s", path, strerror(errno));
-		close(fd);
-	}
-	return f;
 }
 
 /* Long options without a short one (issue 8's, and --as-root: -r is --repeat). */
@@ -536,6 +505,12 @@ struct stat_run {
 	bool pmu_opened;
 	int lock_fd;
 	FILE *out;
+	/* Who pmustat works for; the results file and --save-baseline's, opened as them. */
+	struct invoker inv;
+	struct outfile out_file;
+	struct outfile baseline_file;
+	bool baseline_open;
+	char **command_env;	/* the command's environment when it runs as inv */
 	char error[1024];
 	int status;
 	bool command_ran;
@@ -813,36 +788,28 @@ schedule(struct stat_run *s)
 	return 0;
 }
 
-/* The command runs as the sudo user unless --as-root. */
-static void
-privileges(const struct stat_run *s, struct runner_opts *ro)
+/*
+ * The command runs as the invoking user (SUDO_UID) unless --as-root, with
+ * that user's groups and HOME, USER, LOGNAME and SHELL, as sudo -u would.
+ */
+static int
+privileges(struct stat_run *s, struct runner_opts *ro)
 {
-	const char *u = getenv("SUDO_UID"), *g = getenv("SUDO_GID");
-	struct passwd *pw;
-	char *end;
-	unsigned long uid, gid;
+	const struct invoker *inv = &s->inv;
 
-	if (s->o.as_root || getuid() != 0 || !u || !g)
-		return;
-	errno = 0;
-	uid = strtoul(u, &end, 10);
-	if (errno || *end || end == u)
-		return;
-	gid = strtoul(g, &end, 10);
-	if (errno || *end || end == g)
-		return;
+	if (s->o.as_root || !invoker_is_other(inv))
+		return 0;
 	ro->drop_privileges = true;
-	ro->uid = (uid_t)uid;
-	ro->gid = (gid_t)gid;
-	/*
-	 * The user's supplementary groups too (looked up here, not in the
-	 * child, where only async-signal-safe calls are made). Without a
-	 * passwd entry, the primary group alone.
-	 */
-	pw = getpwuid(ro->uid);
-	ro->ngroups = RUNNER_MAX_GROUPS;
-	if (!pw || getgrouplist(pw->pw_name, ro->gid, ro->groups, &ro->ngroups) < 0)
-		ro->ngroups = 0;
+	ro->uid = inv->uid;
+	ro->gid = inv->gid;
+	ro->ngroups = inv->ngroups < RUNNER_MAX_GROUPS ? inv->ngroups : RUNNER_MAX_GROUPS;
+	memcpy(ro->groups, inv->groups, (size_t)ro->ngroups * sizeof(ro->groups[0]));
+	if (!s->command_env)
+		s->command_env = invoker_environ(inv, environ);
+	if (!s->command_env)
+		return fail(s, "out of memory for the command's environment");
+	ro->envp = s->command_env;
+	return 0;
 }
 
 /*
@@ -1074,7 +1041,8 @@ run_perf(struct stat_run *s)
 	}
 	memset(&ro, 0, sizeof(ro));
 	ro.cpu = s->core;
-	privileges(s, &ro);
+	if (privileges(s, &ro))
+		return s->status;
 	s->read_method = "perf_event";
 	signals_install();
 	signals_block(true);
@@ -1165,7 +1133,8 @@ run_all(struct stat_run *s)
 	ro.cpu = s->core;
 	ro.enable = pmu_enable;
 	ro.arg = &stat_pmu;
-	privileges(s, &ro);
+	if (privileges(s, &ro))
+		return s->status;
 	use_rdpmc = hw_rdpmc_probe(s->hw, s->core) == 0;
 	s->read_method = use_rdpmc ? "rdpmc" : "MSR reads";
 
@@ -1358,14 +1327,27 @@ gates_prepare(struct stat_run *s)
 {
 	char err[1024];
 	const struct baseline *b = &s->baseline;
+	struct invoker_fs fs;
+	int rc;
 
 	if (s->o.interval_ms && interval_check_cpus(s->core, err, sizeof(err)))
 		return fail(s, "%s", err);
-	if (s->o.save_baseline && baseline_check_target(s->o.save_baseline, err, sizeof(err)))
-		return fail(s, "--save-baseline: %s", err);
+	/* Opened now (as the invoking user), written only when the run succeeds. */
+	if (s->o.save_baseline) {
+		if (outfile_open(&s->baseline_file, "--save-baseline", s->o.save_baseline, &s->inv, err,
+				 sizeof(err)))
+			return fail(s, "%s", err);
+		s->baseline_open = true;
+	}
 	if (!s->o.baseline)
 		return 0;
-	if (baseline_load(s->o.baseline, &s->baseline, err, sizeof(err)))
+	/* Read with the invoking user's rights: root's files are not theirs to compare with. */
+	rc = invoker_fs_enter(&s->inv, &fs, err, sizeof(err));
+	if (rc == 0) {
+		rc = baseline_load(s->o.baseline, &s->baseline, err, sizeof(err));
+		invoker_fs_leave(&fs);
+	}
+	if (rc)
 		return fail(s, "%s", err);
 	if (s->o.allow_cpu_mismatch)
 		return 0;
@@ -1409,31 +1391,38 @@ gates_evaluate(struct stat_run *s)
 		s->status = EXIT_GATE_FAILED;
 }
 
-/* --save-baseline: the JSON record of a run that succeeded. */
+/*
+ * --save-baseline: the JSON record of a run that succeeded; the file is
+ * left as it was otherwise. A failed write is pmustat's failure (125).
+ */
 static void
-save_baseline(const struct stat_run *s, const struct stat_report *rep)
+save_baseline(struct stat_run *s, const struct stat_report *rep)
 {
 	struct stat_report copy = *rep;
-	char err[1024], *text = NULL;
-	size_t len = 0;
-	FILE *f;
+	char err[1024];
 
+	if (!s->baseline_open)
+		return;
+	s->baseline_open = false;
 	if (!s->command_ran || s->status != 0) {
 		if (notes_stream(s))
 			fprintf(notes_stream(s), "pmustat: --save-baseline %s: not written: %s\n", s->o.save_baseline,
 				s->command_ran ? "the run failed (exit status not 0)" : "nothing was counted");
+		outfile_abort(&s->baseline_file);
 		return;
 	}
 	copy.json_one_line = false;
-	f = open_memstream(&text, &len);
-	if (!f || output_json(f, &copy) != 0 || fclose(f) != 0) {
-		fprintf(stderr, "pmustat: --save-baseline %s: out of memory\n", s->o.save_baseline);
-		free(text);
+	if (output_json(s->baseline_file.f, &copy) != 0 && !ferror(s->baseline_file.f)) {
+		outfile_abort(&s->baseline_file);
+		fprintf(stderr, "pmustat: --save-baseline %s: out of memory; the file was left as it was\n",
+			s->o.save_baseline);
+		s->status = EXIT_PMUSTAT_FAILURE;
 		return;
 	}
-	if (baseline_write(s->o.save_baseline, text, len, err, sizeof(err)))
-		fprintf(stderr, "pmustat: --save-baseline: %s\n", err);
-	free(text);
+	if (outfile_commit(&s->baseline_file, err, sizeof(err))) {
+		fprintf(stderr, "pmustat: %s\n", err);
+		s->status = EXIT_PMUSTAT_FAILURE;
+	}
 }
 
 static void
@@ -1484,9 +1473,28 @@ report(struct stat_run *s)
 		output_gate_lines(s->out, &rep);
 	else if (s->out != stderr)
 		output_gate_lines(stderr, &rep);
-	fflush(s->out);
 	if (s->o.save_baseline)
 		save_baseline(s, &rep);
+	/* JSON text is UTF-8: say that some was repaired (where it does not spoil the record's stream). */
+	if (s->o.json && json_text_repaired() && notes_stream(s))
+		fprintf(notes_stream(s), "pmustat: note: text that is not valid UTF-8 (an event name, an argument) is written with U+FFFD in place of each bad byte in the JSON\n");
+}
+
+/*
+ * The results are written, or pmustat failed: a write that did not reach
+ * the file (a full disk, /dev/full, a closed stderr) is exit 125, naming
+ * the file, which is then left as it was.
+ */
+static void
+finish_output(struct stat_run *s)
+{
+	char err[PATH_MAX + 256];
+
+	if (outfile_commit(&s->out_file, err, sizeof(err)) != 0) {
+		fprintf(stderr, "pmustat: %s\n", err);
+		s->status = EXIT_PMUSTAT_FAILURE;
+	}
+	s->out = NULL;
 }
 
 int
@@ -1503,14 +1511,20 @@ cmd_stat(int argc, char **argv)
 	rc = parse_opts(argc, argv, &s.o);
 	if (rc)
 		return rc < 0 ? 0 : rc;
-	s.out = stderr;
+	/* Who the command runs as and the files are written for: never a guess. */
+	if (invoker_get(&s.inv, err, sizeof(err))) {
+		fprintf(stderr, "pmustat: %s\n", err);
+		return EXIT_PMUSTAT_FAILURE;
+	}
 	if (s.o.output) {
-		s.out = open_output(s.o.output, err, sizeof(err));
-		if (!s.out) {
+		if (outfile_open(&s.out_file, "-o", s.o.output, &s.inv, err, sizeof(err))) {
 			fprintf(stderr, "pmustat: %s\n", err);
 			return EXIT_PMUSTAT_FAILURE;
 		}
+	} else {
+		outfile_wrap(&s.out_file, stderr, "standard error");
 	}
+	s.out = s.out_file.f;
 
 	/* 1. Resolve everything; no hardware but CPUID touched. */
 	if (detect(&s) || resolve_events(&s) || gates_prepare(&s))
@@ -1620,8 +1634,10 @@ out:
 	signals_block(false);
 	gates_evaluate(&s);
 	report(&s);
-	if (s.out != stderr)
-		fclose(s.out);
+	finish_output(&s);
+	if (s.baseline_open)
+		outfile_abort(&s.baseline_file);
+	free(s.command_env);
 	free(s.events);
 	free(s.values);
 	event_table_free(s.table);

@@ -7,11 +7,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "cpu.h"
 #include "hw.h"
+#include "invoker.h"
 
 /* libcpuid prints warnings on stderr by default; a bad dump is our error to report. */
 static void
@@ -243,10 +245,19 @@ static int
 load_dump(const char *path, int cpu, struct cpu_info *out, int *used_cpu,
 	  char *err, size_t err_len)
 {
+	struct invoker inv;
+	struct invoker_fs fs;
 	char fd_path[32];
-	int fd = open_dump_file(path, err, err_len);
-	int ret;
+	int fd, ret;
 
+	/* Opened with the rights of the user who named it: root's files are not theirs to read. */
+	ret = invoker_get(&inv, err, err_len);
+	if (ret == 0)
+		ret = invoker_fs_enter(&inv, &fs, err, err_len);
+	if (ret)
+		return ret;
+	fd = open_dump_file(path, err, err_len);
+	invoker_fs_leave(&fs);
 	if (fd < 0)
 		return fd;
 	ret = check_dump_text(fd, path, err, err_len);
@@ -316,19 +327,13 @@ cpu_source_load(struct hw *hw, const char *dump_path, int cpu, struct cpu_info *
 }
 
 int
-cpu_source_save(struct hw *hw, const int *cpus, int ncpus, const char *path,
+cpu_source_save(struct hw *hw, const int *cpus, int ncpus, FILE *out, const char *path,
 		char *err, size_t err_len)
 {
 	struct cpu_raw_data_array_t all;
-	struct stat st;
-	char fd_path[32];
+	char fd_path[32], buf[4096];
 	int fd = -1, ret = 0;
-
-	/* libcpuid opens the file with fopen(); refuse a link planted there. */
-	if (lstat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
-		snprintf(err, err_len, "%s: exists and is not a regular file; refusing to write the CPUID dump there", path);
-		return -EEXIST;
-	}
+	ssize_t n;
 
 	memset(&all, 0, sizeof(all));
 	all.with_affinity = true;
@@ -346,28 +351,29 @@ cpu_source_save(struct hw *hw, const int *cpus, int ncpus, const char *path,
 		}
 	}
 	/*
-	 * The lstat() above gives the friendly message; this open is what
-	 * makes it true: no link followed, even one planted since, and
-	 * libcpuid writes through /proc/self/fd/N, the file checked here.
+	 * libcpuid writes to a path it opens itself (and truncates): a file of
+	 * our own in memory, copied to @out, which may be a descriptor that
+	 * must not be reopened.
 	 */
-	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0644);
+	fd = memfd_create("pmustat-cpuid", MFD_CLOEXEC);
 	if (fd < 0) {
 		ret = -errno;
-		if (ret == -ELOOP)
-			snprintf(err, err_len, "%s: exists and is not a regular file (a symbolic link); refusing to write the CPUID dump there", path);
-		else
-			snprintf(err, err_len, "%s: cannot write the CPUID dump: %s", path, strerror(-ret));
-		goto out;
-	}
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode)) {
-		ret = -EEXIST;
-		snprintf(err, err_len, "%s: exists and is not a regular file; refusing to write the CPUID dump there", path);
+		snprintf(err, err_len, "%s: cannot write the CPUID dump: %s", path, strerror(-ret));
 		goto out;
 	}
 	snprintf(fd_path, sizeof(fd_path), "/proc/self/fd/%d", fd);
 	if (cpuid_serialize_all_raw_data(&all, fd_path) != 0) {
 		ret = -EIO;
 		snprintf(err, err_len, "%s: cannot write the CPUID dump: %s", path, cpuid_error());
+		goto out;
+	}
+	/* libcpuid wrote through a file of its own: ours is still at offset 0. */
+	while ((n = read(fd, buf, sizeof(buf))) > 0) {
+		if (fwrite(buf, 1, (size_t)n, out) != (size_t)n) {
+			ret = -EIO;
+			snprintf(err, err_len, "%s: cannot write the CPUID dump: %s", path, strerror(errno));
+			goto out;
+		}
 	}
 out:
 	if (fd >= 0)

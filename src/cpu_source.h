@@ -7,6 +7,7 @@
 #define PMUSTAT_CPU_SOURCE_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 struct cpu_info;
 struct hw;
@@ -24,10 +25,11 @@ int cpu_source_load(struct hw *hw, const char *dump_path, int cpu,
 		    struct cpu_info *out, int *used_cpu, char *err, size_t err_len);
 
 /*
- * Write the raw CPUID of every CPU in @cpus (of @ncpus) to @path in
- * libcpuid's format, for bug reports. Refuses to follow a symlink.
+ * Write the raw CPUID of every CPU in @cpus (of @ncpus) to @out in
+ * libcpuid's format, for bug reports; @path names it in messages. The
+ * caller opens and puts the file in place (outfile.h).
  */
-int cpu_source_save(struct hw *hw, const int *cpus, int ncpus, const char *path,
+int cpu_source_save(struct hw *hw, const int *cpus, int ncpus, FILE *out, const char *path,
 		    char *err, size_t err_len);
 
 /* A -C argument: a CPU number 0..CPU_SETSIZE-1. 0, or -EINVAL. */

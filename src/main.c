@@ -7,6 +7,7 @@
 #include "cmd.h"
 #include "config.h"
 #include "exit_codes.h"
+#include "invoker.h"
 
 static void
 usage(FILE *out)
@@ -38,6 +39,13 @@ help(void)
 int
 main(int argc, char **argv)
 {
+	char err[512];
+
+	/* Installed set-user-ID root, pmustat would be a root shell for anyone. */
+	if (invoker_refuse_setid(argv[0], err, sizeof(err))) {
+		fprintf(stderr, "pmustat: %s\n", err);
+		return EXIT_PMUSTAT_FAILURE;
+	}
 	if (argc >= 2) {
 		if (strcmp(argv[1], "info") == 0)
 			return cmd_info(argc - 1, argv + 1);

@@ -229,7 +229,7 @@ child(int go_fd, int report_fd, char *const argv[], const struct runner_opts *op
 		}
 	}
 	/* Counting from here: nothing between this and the syscall. */
-	execve(path, argv, environ);
+	execve(path, argv, opts->envp ? opts->envp : environ);
 	e = errno;
 	child_report(report_fd, RUNNER_EXEC, e);
 	_exit(e == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_EXEC);

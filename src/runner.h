@@ -37,6 +37,8 @@ struct runner_opts {
 	/* The user's supplementary groups, as sudo -u would give them. */
 	gid_t groups[RUNNER_MAX_GROUPS];
 	int ngroups;		/* 0: just gid */
+	/* The command's environment; NULL: pmustat's own. */
+	char *const *envp;
 	/*
 	 * Called in the child once uncorked, right before execve(). It runs
 	 * after fork() and must only make async-signal-safe calls (the hw

@@ -9,7 +9,10 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/ioctl.h>
+#include <sys/ptrace.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -265,28 +268,53 @@ e2e_assert_err_contains(const struct e2e_result *r, const char *needle)
 }
 
 pid_t
-e2e_spawn(const struct e2e_machine *m, const char *const argv[], const char *out_path)
+e2e_spawn_with(const struct e2e_machine *m, const char *const argv[], const struct e2e_spawn_opts *o)
 {
-	pid_t pid = fork();
+	pid_t pid;
 
+	fflush(NULL);
+	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
 		int null = open("/dev/null", O_RDWR);
-		int out = out_path ? open(out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644) : null;
+		int out = o->out_path ? open(o->out_path, O_WRONLY | O_CREAT | O_TRUNC, 0644) : null;
 
-		setpgid(0, 0);
-		dup2(null, 0);
-		dup2(out, 1);
-		dup2(null, 2);
+		if (o->tty_fd >= 0) {
+			/* A session of its own, with the terminal as its controlling one. */
+			setsid();
+			(void)ioctl(o->tty_fd, TIOCSCTTY, 0);
+			dup2(o->tty_fd, 0);
+			dup2(o->tty_fd, 1);
+			dup2(o->tty_fd, 2);
+		} else {
+			setpgid(0, 0);
+			dup2(null, 0);
+			dup2(out, 1);
+			dup2(null, 2);
+		}
 		setenv("LD_PRELOAD", E2E_LIBPMUEMU, 1);
 		setenv(EMU_STATE_ENV, m->state, 1);
 		setenv("ASAN_OPTIONS", "verify_asan_link_order=0", 1);
+		if (o->traced) {
+			if (ptrace(PTRACE_TRACEME, 0, NULL, NULL) != 0)
+				_exit(98);
+			raise(SIGSTOP);
+		}
 		execv(argv[0], (char *const *)argv);
 		_exit(99);
 	}
 	/* Both sides, so a signal sent right after the fork finds the group. */
-	setpgid(pid, pid);
+	if (o->tty_fd < 0)
+		setpgid(pid, pid);
 	return pid;
+}
+
+pid_t
+e2e_spawn(const struct e2e_machine *m, const char *const argv[], const char *out_path)
+{
+	const struct e2e_spawn_opts o = { .out_path = out_path, .tty_fd = -1 };
+
+	return e2e_spawn_with(m, argv, &o);
 }
 
 int

@@ -81,6 +81,13 @@ int e2e_set_msr(const struct e2e_machine *m, unsigned cpu, uint32_t msr, uint64_
  * /dev/null). Reap it with e2e_reap().
  */
 pid_t e2e_spawn(const struct e2e_machine *m, const char *const argv[], const char *out_path);
+/* e2e_spawn() with more say over how the program starts. */
+struct e2e_spawn_opts {
+	const char *out_path;	/* stdout (NULL: /dev/null); stdin and stderr /dev/null */
+	int tty_fd;		/* >= 0: a terminal (a pty's slave) for stdin, stdout and stderr, in a session of its own */
+	bool traced;		/* PTRACE_TRACEME, then stopped (SIGSTOP) before execve: the caller ptraces it */
+};
+pid_t e2e_spawn_with(const struct e2e_machine *m, const char *const argv[], const struct e2e_spawn_opts *o);
 /* Wait for @pid: its exit status, or 128+N when signal N killed it. */
 int e2e_reap(pid_t pid);
 void e2e_sleep_ms(long ms);

@@ -711,19 +711,33 @@ test_privilege_drop(void **state)
 	 * as root); the emulator's state must be open to it to retire events.
 	 */
 	{
-		char out[PATH_MAX + 16];
+		char out[PATH_MAX + 48];
 		struct emu_pmu *before;
 		json_t *root;
 
+		json_error_t jerr;
+		char dir[PATH_MAX + 16];
+		struct stat st;
+
 		assert_int_equal(chmod(m.dir, 0755), 0);
 		assert_int_equal(chmod(m.state, 0666), 0);
+		/* -o is written with the user's rights: in a directory of theirs. */
+		snprintf(dir, sizeof(dir), "%s/nobody", m.dir);
+		assert_int_equal(mkdir(dir, 0755), 0);
+		assert_int_equal(chown(dir, 65534, 65534), 0);
+		snprintf(out, sizeof(out), "%s/out.json", dir);
 		before = e2e_state(&m);
-		json_path(&m, out, sizeof(out));
 		e2e_run_env(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "--json", "-o", out,
 						      "-e", "instructions,branches", WL, USER_WORK, NULL },
 			    (const char *[]){ "SUDO_UID=65534", "SUDO_GID=65534", NULL });
 		e2e_assert_status(&r, 0);
-		root = load_json(&m);
+		assert_int_equal(stat(out, &st), 0);
+		assert_int_equal(st.st_uid, 65534);
+		root = json_load_file(out, 0, &jerr);
+		if (!root)
+			fail_msg("%s: %s", out, jerr.text);
+		unlink(out);
+		rmdir(dir);
 		assert_int_equal(value_at(root, 0), 5000);
 		assert_int_equal(value_at(root, 1), 700);
 		json_decref(root);

@@ -315,14 +315,9 @@ test_hostile_paths(void **state)
 	assert_non_null(strstr(err, "not JSON: line 1"));
 	assert_null(strstr(err, "TOPSECRET"));
 
-	/* --save-baseline: refused through a link, the target untouched; a regular file is replaced. */
-	assert_int_equal(baseline_check_target(link, err, sizeof(err)), -ELOOP);
-	assert_int_equal(baseline_write(link, "{}\n", 3, err, sizeof(err)), -ELOOP);
-	assert_non_null(strstr(err, "does not write through one"));
 	unlink(link);
-	assert_int_equal(baseline_check_target(dir, err, sizeof(err)), -EINVAL);
-	assert_int_equal(baseline_check_target(link, err, sizeof(err)), 0);
-	assert_int_equal(baseline_write(path, good, strlen(good), err, sizeof(err)), 0);
+	/* (--save-baseline is written as every output file is: tests/cli/test_output_path.py.) */
+	write_file(good);
 	assert_int_equal(baseline_load(path, &b, err, sizeof(err)), 0);
 	assert_int_equal(b.nevents, 4);
 }

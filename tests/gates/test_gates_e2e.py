@@ -516,6 +516,7 @@ class HostileNames(unittest.TestCase):
         status, out, err = self.run_bytes(["--json", "-o", out_json, "-e", b"NO_SUCH_\xff"])
         self.assertEqual(status, 125)
         self.assertIn(b"NO_SUCH_\xff", err)
+        self.assertIn(b"U+FFFD", err)   # and says what it did to the record
         with open(out_json, "rb") as f:
             doc = json.loads(f.read())
         validate(doc)
