@@ -108,6 +108,8 @@ on_signal(int sig, siginfo_t *si, void *uc)
 	}
 	if (child > 0)
 		kill(child, sig);
+	/* No -I sample may read a counter once the restore has begun. */
+	interval_halt_from_signal();
 	/*
 	 * The journal is the only record of what to put back if a write
 	 * failed; an inexact legacy counter value (1) is as good as it gets.
@@ -149,6 +151,58 @@ signals_block(bool block)
 	for (size_t i = 0; i < sizeof(stat_signals) / sizeof(stat_signals[0]); i++)
 		sigaddset(&set, stat_signals[i]);
 	sigprocmask(block ? SIG_BLOCK : SIG_UNBLOCK, &set, NULL);
+}
+
+/* Is one of the fatal signals waiting (held)? */
+static bool
+signal_pending(void)
+{
+	sigset_t set;
+
+	if (sigpending(&set) != 0)
+		return false;
+	for (size_t i = 0; i < sizeof(stat_signals) / sizeof(stat_signals[0]); i++)
+		if (sigismember(&set, stat_signals[i]) == 1)
+			return true;
+	return false;
+}
+
+/*
+ * Uncork the child and wait for the command. The fatal signals stay held
+ * from before the go until the child has exec'd (or failed and been
+ * reaped), and are held again before its pid is forgotten, so the handler
+ * knows the child whenever it may still enable counters or run: it can
+ * never restore the PMU and leave behind a child that enables them
+ * afterwards. The command's end is awaited without reaping it, so the pid
+ * the handler may signal stays the command's until then. A signal already
+ * waiting before the go ends pmustat with the command never started.
+ * Called with the signals held; returns with them held.
+ */
+static int
+go_and_wait(struct runner *r, struct runner_failure *rf, int *ws)
+{
+	int rc;
+
+	if (signal_pending()) {
+		runner_cancel(r);
+		/* The handler restores and ends pmustat with the signal. */
+		signals_block(false);
+		signals_block(true);
+		rf->stage = RUNNER_CHILD_LOST;
+		rf->err = EINTR;
+		return -EINTR;
+	}
+	rc = runner_go(r, rf, ws);
+	if (rc)
+		return rc;
+	stat_child = r->pid;
+	signals_block(false);
+	do
+		rc = runner_await(r);
+	while (rc == -EINTR);
+	signals_block(true);
+	stat_child = 0;
+	return rc ? rc : runner_wait(r, ws);
 }
 
 void
@@ -1061,14 +1115,7 @@ run_perf(struct stat_run *s)
 		}
 		pin_self(s->core, false);
 		t0 = now();
-		signals_block(false);
-		rc = runner_go(&r, &rf, &ws);
-		if (rc == 0) {
-			stat_child = r.pid;
-			rc = runner_wait(&r, &ws);
-			stat_child = 0;
-		}
-		signals_block(true);
+		rc = go_and_wait(&r, &rf, &ws);
 		s->elapsed += now() - t0;
 		if (rf.stage != RUNNER_OK) {
 			perf_close_counters(perf_linux(), s->pc, s->npc);
@@ -1174,15 +1221,8 @@ run_all(struct stat_run *s)
 			}
 		}
 		t0 = now();
-		signals_block(false);
-		rc = runner_go(&r, &rf, &ws);
-		if (rc == 0) {
-			stat_child = r.pid;
-			rc = runner_wait(&r, &ws);
-			stat_child = 0;
-		}
+		rc = go_and_wait(&r, &rf, &ws);
 		interval_stop(&s->sampler);
-		signals_block(true);
 		/* The child may have enabled before it failed: always disable, first thing. */
 		pmu_mark_enabled(&stat_pmu);
 		rc = pmu_disable(&stat_pmu, err, sizeof(err)) ? -EIO : rc;

@@ -15,6 +15,9 @@
 #include "interval.h"
 #include "msr.h"
 
+/* The sampler a fatal signal must stop, while one runs. */
+static struct interval_sampler *_Atomic signal_sampler;
+
 static double
 mono_now(void)
 {
@@ -53,6 +56,16 @@ sample(struct interval_sampler *s)
 	uint64_t deltas[SCHED_MAX_EVENTS];
 
 	memset(deltas, 0, sizeof(deltas));
+	/*
+	 * Announce the reads, then look for a halt (the handler does the
+	 * converse): either the handler sees the reads and waits for them, or
+	 * this sees the halt and reads nothing. Sequentially consistent atomics.
+	 */
+	atomic_store(&s->in_read, 1);
+	if (atomic_load(&s->halt)) {
+		atomic_store(&s->in_read, 0);
+		return;
+	}
 	for (unsigned i = 0; i < s->n; i++) {
 		uint64_t raw;
 		int rc;
@@ -71,6 +84,10 @@ sample(struct interval_sampler *s)
 		s->last[i] = raw & s->mask[i];
 		s->reported[i] += deltas[i];
 	}
+	atomic_store(&s->in_read, 0);
+	/* Halted meanwhile: pmustat is going down; print nothing more. */
+	if (atomic_load(&s->halt))
+		return;
 	s->emit(s->arg, mono_now() - s->t0, deltas);
 }
 
@@ -82,7 +99,7 @@ sampler_main(void *arg)
 
 	clock_gettime(CLOCK_MONOTONIC, &next);
 	pthread_mutex_lock(&s->lock);
-	while (!s->stop) {
+	while (!s->stop && !atomic_load(&s->halt)) {
 		/* Deadlines from the start, so the period does not drift. */
 		next.tv_nsec += (long)s->period_ms * 1000000L;
 		while (next.tv_nsec >= 1000000000L) {
@@ -113,6 +130,8 @@ interval_start(struct interval_sampler *s, struct hw *hw, int cpu, const struct 
 	int rc;
 
 	memset(s, 0, sizeof(*s));
+	atomic_init(&s->halt, 0);
+	atomic_init(&s->in_read, 0);
 	s->hw = hw;
 	s->cpu = cpu;
 	s->period_ms = period_ms < INTERVAL_MIN_MS ? INTERVAL_MIN_MS : period_ms;
@@ -154,6 +173,7 @@ interval_start(struct interval_sampler *s, struct hw *hw, int cpu, const struct 
 		return -rc;
 	}
 	s->running = true;
+	atomic_store(&signal_sampler, s);
 	return 0;
 }
 
@@ -162,6 +182,7 @@ interval_stop(struct interval_sampler *s)
 {
 	if (!s->running)
 		return;
+	atomic_store(&signal_sampler, NULL);
 	pthread_mutex_lock(&s->lock);
 	s->stop = true;
 	pthread_cond_signal(&s->cond);
@@ -170,6 +191,20 @@ interval_stop(struct interval_sampler *s)
 	pthread_cond_destroy(&s->cond);
 	pthread_mutex_destroy(&s->lock);
 	s->running = false;
+}
+
+void
+interval_halt_from_signal(void)
+{
+	struct interval_sampler *s = atomic_load(&signal_sampler);
+	const struct timespec step = { 0, 1000 * 1000 };
+
+	if (!s)
+		return;
+	atomic_store(&s->halt, 1);
+	/* A sample's reads take microseconds; a second is far beyond any. */
+	for (int i = 0; i < 1000 && atomic_load(&s->in_read); i++)
+		nanosleep(&step, NULL);
 }
 
 void

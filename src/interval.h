@@ -12,6 +12,7 @@
 #define PMUSTAT_INTERVAL_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -41,6 +42,13 @@ struct interval_sampler {
 	int read_error;				/* first -errno of a read, or 0 */
 
 	double t0;
+	/*
+	 * A fatal signal's handler stops sampling before it restores the PMU
+	 * (interval_halt_from_signal()): @halt says stop, @in_read says a
+	 * sample is reading counters now.
+	 */
+	atomic_int halt;
+	atomic_int in_read;
 	pthread_t thread;
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
@@ -69,6 +77,15 @@ interval_start(struct interval_sampler *s, struct hw *hw, int cpu, const struct 
 /* Stop and join the thread (no more samples after it returns). */
 void
 interval_stop(struct interval_sampler *s);
+
+/*
+ * For a fatal signal's handler, before it restores the PMU: stop the
+ * running sampler's reads. Returns once no sample reads a counter and none
+ * will again (a sample whose reads were done is not emitted either).
+ * Async-signal-safe; a no-op when no sampler runs.
+ */
+void
+interval_halt_from_signal(void);
 
 /*
  * Emit the last interval: @final[i] (the run's counts) less what the

@@ -357,6 +357,19 @@ runner_wait(struct runner *r, int *wstatus)
 	return 0;
 }
 
+int
+runner_await(struct runner *r)
+{
+	siginfo_t si;
+
+	if (r->pid <= 0)
+		return -ECHILD;
+	memset(&si, 0, sizeof(si));
+	if (waitid(P_PID, (id_t)r->pid, &si, WEXITED | WNOWAIT) != 0)
+		return -errno;
+	return 0;
+}
+
 void
 runner_cancel(struct runner *r)
 {

@@ -80,6 +80,14 @@ runner_go(struct runner *r, struct runner_failure *fail, int *wstatus);
 int
 runner_wait(struct runner *r, int *wstatus);
 
+/*
+ * Wait until the child has ended without reaping it: its pid stays its own
+ * (a zombie) until runner_wait(), so a signal sent to it meanwhile can
+ * reach no other process. 0, or -errno (-EINTR when a signal came first).
+ */
+int
+runner_await(struct runner *r);
+
 /* Kill (SIGKILL) and reap a child that must not run. */
 void
 runner_cancel(struct runner *r);
