@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "cpu.h"
+#include "cpulock.h"
 #include "hw.h"
 #include "pmu_state.h"
 
@@ -50,7 +51,7 @@ read_counters(struct hw *hw, const struct cpu_info *info, int cpu, struct access
 	if (r->counters_read)
 		return;
 	memset(&pm, 0, sizeof(pm));
-	pm.live_pid = pmu_state_lock_holder(cpu);
+	pm.live_pid = cpulock_holder(cpu);
 	pmu_state_guess_owners(&st, r->nmi_watchdog, &pm);
 	r->gp_busy = st.busy_gp;
 	r->fixed_busy = st.busy_fixed;

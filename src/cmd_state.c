@@ -22,6 +22,7 @@
 #include "cmd.h"
 #include "config.h"
 #include "cpu.h"
+#include "cpulock.h"
 #include "cpu_source.h"
 #include "data_dir.h"
 #include "delta.h"
@@ -216,7 +217,7 @@ core_read(struct hw *hw, struct state_core *c)
 	c->watchdog[strcspn(c->watchdog, "\n")] = '\0';
 
 	memset(&c->pm, 0, sizeof(c->pm));
-	c->pm.live_pid = pmu_state_lock_holder(c->core);
+	c->pm.live_pid = cpulock_holder(c->core);
 	c->journal_rc = journal_read(JOURNAL_DIR, c->core, &c->journal, c->journal_err, sizeof(c->journal_err));
 	if (c->journal_rc == 0) {
 		c->journal_owner = journal_owner(&c->journal);

@@ -8,11 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <unistd.h>
 
 #include "arch_events.h"
-#include "cpulock.h"
 #include "event_table.h"
 #include "hw.h"
 #include "pmu.h"
@@ -225,55 +223,6 @@ pmu_state_fixed_event_name(const struct event_table *table, unsigned i)
 			return d->name;
 	}
 	return i < PMU_MAX_FIXED ? arch[i] : "raw";
-}
-
-pid_t
-pmu_state_lock_holder(int cpu)
-{
-	char path[128], line[256];
-	struct stat st;
-	pid_t pid = 0;
-	FILE *f;
-
-	cpulock_path(cpu, path, sizeof(path));
-	if (stat(path, &st) < 0)
-		return 0;
-	f = fopen("/proc/locks", "re");
-	if (!f)
-		return 0;
-	/* "1: FLOCK  ADVISORY  WRITE 1234 08:01:5678 0 EOF" */
-	while (fgets(line, sizeof(line), f)) {
-		char *tok[6], *save = NULL, *end;
-		unsigned long maj, min;
-		unsigned long long ino;
-		long p;
-		int n = 0;
-
-		for (char *t = strtok_r(line, " \t\n", &save); t && n < 6; t = strtok_r(NULL, " \t\n", &save))
-			tok[n++] = t;
-		/* Waiters' lines ("1: -> FLOCK ...") have another shape and are skipped. */
-		if (n < 6 || strcmp(tok[1], "FLOCK") != 0 || strcmp(tok[3], "WRITE") != 0)
-			continue;
-		errno = 0;
-		p = strtol(tok[4], &end, 10);
-		if (errno || *end || p <= 0)
-			continue;
-		maj = strtoul(tok[5], &end, 16);
-		if (*end != ':')
-			continue;
-		min = strtoul(end + 1, &end, 16);
-		if (*end != ':')
-			continue;
-		ino = strtoull(end + 1, &end, 10);
-		if (errno || *end)
-			continue;
-		if (ino == (unsigned long long)st.st_ino && maj == major(st.st_dev) && min == minor(st.st_dev)) {
-			pid = (pid_t)p;
-			break;
-		}
-	}
-	fclose(f);
-	return pid;
 }
 
 void

@@ -110,13 +110,6 @@ pmu_state_event_name(const struct event_table *table, uint64_t evtsel, char *buf
 const char *
 pmu_state_fixed_event_name(const struct event_table *table, unsigned i);
 
-/*
- * The pid holding pmustat's lock on @cpu (read from /proc/locks: nothing
- * is locked or opened for writing), or 0 when nobody holds it.
- */
-pid_t
-pmu_state_lock_holder(int cpu);
-
 /* /proc/@pid/cmdline, arguments joined by spaces, into @buf ("" if unreadable). */
 void
 pmu_state_proc_command(pid_t pid, char *buf, size_t size);

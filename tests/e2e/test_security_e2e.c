@@ -366,6 +366,149 @@ test_interval_sampler_stops_before_the_restore(void **state)
 
 /* ---- the per-core lock under another user's hands ---- */
 
+/* A child holding core's lock: taken as root, then (if @as) kept as uid @as. Returns its pid. */
+static pid_t
+lock_holder(uid_t as, int *release)
+{
+	int ready[2], hold[2];
+	pid_t pid;
+	char c;
+
+	assert_int_equal(pipe(ready), 0);
+	assert_int_equal(pipe(hold), 0);
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		char err[512];
+		int fd;
+
+		close(ready[0]);
+		close(hold[1]);
+		fd = cpulock_acquire(core, 0, err, sizeof(err));
+
+		if (fd < 0 || (as && (setgroups(0, NULL) != 0 || setgid(as) != 0 || setuid(as) != 0)))
+			_exit(1);
+		c = 'y';
+		if (write(ready[1], &c, 1) != 1 || read(hold[0], &c, 1) < 0)
+			_exit(2);
+		_exit(0);
+	}
+	close(ready[1]);
+	close(hold[0]);
+	assert_int_equal(read(ready[0], &c, 1), 1);
+	close(ready[0]);
+	*release = hold[1];
+	return pid;
+}
+
+static void
+release_holder(pid_t pid, int release)
+{
+	close(release);
+	assert_int_equal(e2e_reap(pid), 0);
+}
+
+static void
+test_lock_cannot_be_jammed_or_faked(void **state)
+{
+	struct e2e_machine m;
+	struct e2e_result r;
+	char path[128], text[64];
+	struct stat st;
+	int release, fd;
+	pid_t pid;
+
+	(void)state;
+	NEEDS_PRIVATE_RUN();
+	NEEDS_ROOT();
+	machine(&m);
+	cpulock_path(core, path, sizeof(path));
+	/* A first run makes the lock file. */
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "-e", "branches", WL, NULL });
+	e2e_assert_status(&r, 0);
+	e2e_result_free(&r);
+	assert_int_equal(lstat(path, &st), 0);
+	assert_true(S_ISREG(st.st_mode) && st.st_uid == 0 && (st.st_mode & 077) == 0);
+
+	/* Another user cannot open it to flock it, nor make one (the directories are root's). */
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		char other[160];
+
+		if (setgroups(0, NULL) != 0 || setgid(NOBODY) != 0 || setuid(NOBODY) != 0)
+			_exit(3);
+		fd = open(path, O_RDONLY);
+		if (fd >= 0 && flock(fd, LOCK_EX | LOCK_NB) == 0) {
+			/* Held: now see whether pmustat can be jammed by it. */
+			pause();
+		}
+		snprintf(other, sizeof(other), "%s/cpu%d.planted", CPULOCK_DIR, core);
+		if (open(other, O_WRONLY | O_CREAT, 0644) >= 0 || mkdir(CPULOCK_DIR "/x", 0777) == 0)
+			_exit(4);
+		_exit(fd >= 0 ? 5 : 0);
+	}
+	e2e_sleep_ms(100);
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "-e", "branches", WL, NULL });
+	kill(pid, SIGKILL);
+	e2e_assert_status(&r, 0);
+	e2e_result_free(&r);
+	assert_int_equal(e2e_reap(pid), 0);
+
+	/* Text planted in the lock file says nothing: the kernel names the holder. */
+	pid = lock_holder(0, &release);
+	fd = open(path, O_WRONLY | O_TRUNC);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "1\n", 2), 2);
+	close(fd);
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "-e", "branches", WL, NULL });
+	e2e_assert_status(&r, 125);
+	snprintf(text, sizeof(text), "pid %ld", (long)pid);
+	e2e_assert_err_contains(&r, text);
+	assert_null(strstr(r.err, "pid 1:"));
+	assert_null(strstr(r.err, "pid 1,"));
+	e2e_result_free(&r);
+	release_holder(pid, release);
+
+	/* A holder that does not run as root is named as such: not a pmustat run. */
+	pid = lock_holder(NOBODY, &release);
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "-e", "branches", WL, NULL });
+	e2e_assert_status(&r, 125);
+	snprintf(text, sizeof(text), "pid %ld", (long)pid);
+	e2e_assert_err_contains(&r, text);
+	e2e_assert_err_contains(&r, "uid 65534, not root");
+	e2e_result_free(&r);
+	release_holder(pid, release);
+
+	/* A symbolic link in its place is refused, and blamed on itself, not on privileges. */
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(symlink("/etc/hostname", path), 0);
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "-e", "branches", WL, NULL });
+	e2e_assert_status(&r, 125);
+	e2e_assert_err_contains(&r, "symbolic link; remove it");
+	assert_null(strstr(r.err, "run pmustat as root"));
+	e2e_result_free(&r);
+	assert_int_equal(unlink(path), 0);
+
+	/* A lock file of another owner, or a directory others may write: refused, naming them. */
+	fd = open(path, O_WRONLY | O_CREAT, 0600);
+	assert_true(fd >= 0);
+	close(fd);
+	assert_int_equal(chown(path, NOBODY, NOBODY), 0);
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "-e", "branches", WL, NULL });
+	e2e_assert_status(&r, 125);
+	e2e_assert_err_contains(&r, "not a private regular file");
+	e2e_result_free(&r);
+	assert_int_equal(unlink(path), 0);
+	assert_int_equal(chmod(CPULOCK_DIR, 0777), 0);
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "-e", "branches", WL, NULL });
+	e2e_assert_status(&r, 125);
+	e2e_assert_err_contains(&r, "the directory " CPULOCK_DIR " is not private");
+	e2e_result_free(&r);
+	assert_int_equal(chmod(CPULOCK_DIR, 0755), 0);
+	e2e_machine_free(&m);
+}
+
 /* ---- privileges ---- */
 
 /* Installed set-user-ID root and run by nobody: refused before anything, never a root command. */
@@ -544,6 +687,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_signal_while_the_command_starts),
 		cmocka_unit_test(test_interval_sampler_stops_before_the_restore),
+		cmocka_unit_test(test_lock_cannot_be_jammed_or_faked),
 		cmocka_unit_test(test_setuid_install_is_refused),
 		cmocka_unit_test(test_sudo_user_environment),
 		cmocka_unit_test(test_full_file_system),

@@ -1,7 +1,8 @@
 /*
  * test_cpulock.c - the per-core lock. Uses a CPU number no machine has
- * (the lock file is the real one under /run/lock, so a live pmustat is
- * never disturbed) and a second process to hold it.
+ * (the lock file is the real one under /run/pmustat/lock, so a live
+ * pmustat is never disturbed) and a second process to hold it. Needs root,
+ * as pmustat does: only root may create the lock.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -23,7 +24,7 @@ remove_lock_file(void)
 {
 	char path[128];
 
-	snprintf(path, sizeof(path), "%s/pmustat-cpu%d.lock", CPULOCK_DIR, FAKE_CPU);
+	cpulock_path(FAKE_CPU, path, sizeof(path));
 	unlink(path);
 }
 
@@ -36,7 +37,7 @@ test_second_holder_is_named(void **state)
 	char c;
 
 	(void)state;
-	if (access(CPULOCK_DIR, W_OK) != 0)
+	if (geteuid() != 0)
 		skip();
 	assert_int_equal(pipe(pipefd), 0);
 	assert_int_equal(pipe(hold), 0);
@@ -60,7 +61,7 @@ test_second_holder_is_named(void **state)
 	assert_int_equal(read(pipefd[0], &c, 1), 1);
 	assert_int_equal(c, 'y');
 
-	/* Held elsewhere: waits (here 100 ms), then names the holder's pid. */
+	/* Held elsewhere: waits (here 100 ms), then names the holder's pid (the kernel's word, not the file's). */
 	rc = cpulock_acquire(FAKE_CPU, 100, err, sizeof(err));
 	assert_int_equal(rc, -EBUSY);
 	snprintf(pid_text, sizeof(pid_text), "pid %d", (int)holder);
