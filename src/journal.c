@@ -44,14 +44,16 @@ fnv1a64(const char *s, size_t len)
 	return h;
 }
 
-int
-journal_proc_start_time(pid_t pid, unsigned long long *start)
+/* Fields 3 (state) and 22 (start time) of /proc/@pid/stat. */
+static int
+proc_stat(pid_t pid, char *state, unsigned long long *start)
 {
 	char path[64], buf[1024], *p, *end;
 	ssize_t n;
 	int fd, rc;
 
 	*start = 0;
+	*state = '?';
 	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
 	fd = open(path, O_RDONLY | O_CLOEXEC);
 	/* Never 0 on failure, whatever errno says: the caller trusts *start on 0. */
@@ -76,6 +78,8 @@ journal_proc_start_time(pid_t pid, unsigned long long *start)
 	if (!p)
 		return -EINVAL;
 	p++;
+	if (p[0] == ' ' && p[1])
+		*state = p[1];
 	/* Field 3 (state) comes first; field 22 is the 20th from there. */
 	for (int field = 3; field < 22; field++) {
 		p = strchr(p + 1, ' ');
@@ -87,6 +91,14 @@ journal_proc_start_time(pid_t pid, unsigned long long *start)
 	if (errno || end == p + 1 || (*end != ' ' && *end != '\n' && *end != '\0'))
 		return -EINVAL;
 	return 0;
+}
+
+int
+journal_proc_start_time(pid_t pid, unsigned long long *start)
+{
+	char state;
+
+	return proc_stat(pid, &state, start);
 }
 
 static void
@@ -396,13 +408,19 @@ enum journal_owner
 journal_owner(const struct journal *j)
 {
 	unsigned long long start;
-
+	char state;
 	int rc;
 
 	if (kill(j->pid, 0) < 0 && errno == ESRCH)
 		return JOURNAL_OWNER_DEAD;
-	rc = journal_proc_start_time(j->pid, &start);
+	rc = proc_stat(j->pid, &state, &start);
 	if (rc == -ESRCH)
+		return JOURNAL_OWNER_DEAD;
+	/*
+	 * A zombie (killed, not reaped yet by its parent) counts no more and
+	 * holds no lock: the run is gone.
+	 */
+	if (rc == 0 && start == j->start_time && (state == 'Z' || state == 'X' || state == 'x'))
 		return JOURNAL_OWNER_DEAD;
 	/*
 	 * Alive but started at another time: the pid was reused, and that

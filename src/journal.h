@@ -61,7 +61,7 @@ struct journal {
 /* Whether the run that wrote a journal is still there. */
 enum journal_owner {
 	JOURNAL_OWNER_LIVE,	/* pid alive with the same start time: hands off */
-	JOURNAL_OWNER_DEAD,	/* no such process: the run was killed */
+	JOURNAL_OWNER_DEAD,	/* no such process, or a zombie: the run was killed */
 	JOURNAL_OWNER_REUSED,	/* pid alive but started at another time: the run is gone */
 };
 
@@ -126,7 +126,8 @@ journal_matches(const char *dir, int core, struct hw *hw);
 
 /*
  * What the next pmustat on @core does first, under the core's lock: read
- * the journal and, if its run is gone, apply and remove it. Returns
+ * the journal and, if its run is gone (the lock is ours, so it does not
+ * count; a zombie is gone too), apply and remove it. Returns
  *   0        no journal;
  *   1        a killed run's state was restored (@msg says so);
  *   -EBUSY   the run is still alive (@msg names it): leave the core alone;

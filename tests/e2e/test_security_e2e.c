@@ -362,6 +362,54 @@ test_interval_sampler_stops_before_the_restore(void **state)
 
 /* ---- recovery: only what the run wrote, and a zombie is no live run ---- */
 
+/* SIGKILL a run counting LLC_MISSES on pmc0 (the whole group: the command too). */
+static pid_t
+killed_run(const struct e2e_machine *m, bool reap)
+{
+	pid_t pid = e2e_spawn(m, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "-e", "LLC_MISSES", WL,
+					       "--sleep", "10000", NULL }, NULL);
+
+	assert_true(e2e_wait_msr(m, (unsigned)core, msr_evtsel(0), EVTSEL_EN, EVTSEL_EN, 5000));
+	kill(-pid, SIGKILL);
+	if (reap)
+		assert_int_equal(e2e_reap(pid), 128 + SIGKILL);
+	return pid;
+}
+
+/*
+ * A SIGKILLed pmustat its parent has not reaped yet is a zombie: it counts
+ * nothing and holds no lock. The next run and reset treat its journal as a
+ * dead run's.
+ */
+static void
+test_zombie_run_is_gone(void **state)
+{
+	struct e2e_machine m;
+	struct e2e_result r;
+	struct emu_pmu *before;
+	char path[PATH_MAX];
+	pid_t pid;
+
+	(void)state;
+	NEEDS_PRIVATE_RUN();
+	machine(&m);
+	before = e2e_state(&m);
+	pid = killed_run(&m, false);
+	for (int t = 0; t < 1000 && proc_state(pid) != 'Z'; t++)
+		e2e_sleep_ms(5);
+	assert_int_equal(proc_state(pid), 'Z');
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "reset", "-C", core_arg, NULL });
+	e2e_assert_status(&r, 0);
+	e2e_assert_err_contains(&r, "was killed");
+	e2e_result_free(&r);
+	assert_same(&m, before);
+	journal_file(path, sizeof(path));
+	assert_int_equal(access(path, F_OK), -1);
+	assert_int_equal(e2e_reap(pid), 128 + SIGKILL);
+	free(before);
+	e2e_machine_free(&m);
+}
+
 /* ---- a corrupt journal: the advice given works as written ---- */
 
 /* ---- the per-core lock under another user's hands ---- */
@@ -687,6 +735,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_signal_while_the_command_starts),
 		cmocka_unit_test(test_interval_sampler_stops_before_the_restore),
+		cmocka_unit_test(test_zombie_run_is_gone),
 		cmocka_unit_test(test_lock_cannot_be_jammed_or_faked),
 		cmocka_unit_test(test_setuid_install_is_refused),
 		cmocka_unit_test(test_sudo_user_environment),

@@ -508,6 +508,49 @@ test_legacy_counter_writes(void **state)
 	fixture_free(f);
 }
 
+/* A run killed and not reaped yet (a zombie) is dead: it counts nothing and holds no lock. */
+static void
+test_owner_zombie_is_dead(void **state)
+{
+	struct journal j;
+	char path[64], buf[512];
+	int go[2], tries = 0, ws;
+	pid_t child;
+	char state_char = 0;
+
+	(void)state;
+	memset(&j, 0, sizeof(j));
+	assert_int_equal(pipe(go), 0);
+	child = fork();
+	assert_true(child >= 0);
+	if (child == 0) {
+		char c;
+
+		close(go[1]);
+		(void)read(go[0], &c, 1);
+		_exit(0);
+	}
+	close(go[0]);
+	j.pid = child;
+	assert_int_equal(journal_proc_start_time(child, &j.start_time), 0);
+	assert_int_equal(journal_owner(&j), JOURNAL_OWNER_LIVE);
+	close(go[1]);
+	/* Exited, not reaped: wait for the kernel to make it a zombie. */
+	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)child);
+	while (state_char != 'Z' && tries++ < 500) {
+		FILE *fp = fopen(path, "r");
+
+		assert_non_null(fp);
+		if (fgets(buf, sizeof(buf), fp) && strrchr(buf, ')'))
+			state_char = strrchr(buf, ')')[2];
+		fclose(fp);
+		usleep(2000);
+	}
+	assert_int_equal(state_char, 'Z');
+	assert_int_equal(journal_owner(&j), JOURNAL_OWNER_DEAD);
+	assert_int_equal(waitpid(child, &ws, 0), child);
+}
+
 int
 main(void)
 {
@@ -522,6 +565,7 @@ main(void)
 		cmocka_unit_test(test_recover),
 		cmocka_unit_test(test_forced_counters_restored),
 		cmocka_unit_test(test_legacy_counter_writes),
+		cmocka_unit_test(test_owner_zombie_is_dead),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
