@@ -1629,10 +1629,9 @@ cmd_stat(int argc, char **argv)
 		struct journal j;
 
 		journal_arm_signal_remove(JOURNAL_DIR, s.core);
-		rc = journal_from_pmu(&j, &stat_pmu);
-		if (rc)
-			snprintf(err, sizeof(err), "cannot read this process's start time: %s", strerror(-rc));
-		else
+		rc = journal_from_pmu(&j, &stat_pmu, s.events, s.slots, (unsigned)s.nevents, s.runs, err,
+				      sizeof(err));
+		if (rc == 0)
 			rc = journal_write(JOURNAL_DIR, &j, err, sizeof(err));
 		if (rc) {
 			journal_arm_signal_remove(NULL, 0);

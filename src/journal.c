@@ -22,6 +22,8 @@
 #include "journal.h"
 #include "msr.h"
 #include "pmu.h"
+#include "run_dir.h"
+#include "sched.h"
 
 static char signal_path[PATH_MAX];
 static volatile sig_atomic_t signal_armed;
@@ -108,23 +110,75 @@ add_reg(struct journal *j, const struct pmu_reg *r)
 		j->regs[j->nregs++] = (struct journal_reg){ r->msr, r->saved };
 }
 
-int
-journal_from_pmu(struct journal *j, const struct pmu *p)
+/* Record a value the run writes to @msr (once). */
+static int
+add_wrote(struct journal *j, uint32_t msr, uint64_t v)
 {
+	for (unsigned i = 0; i < j->nwrote; i++)
+		if (j->wrote[i].msr == msr && j->wrote[i].value == v)
+			return 0;
+	if (j->nwrote >= JOURNAL_MAX_WROTE)
+		return -E2BIG;
+	j->wrote[j->nwrote++] = (struct journal_reg){ msr, v };
+	return 0;
+}
+
+int
+journal_from_pmu(struct journal *j, const struct pmu *p, const struct event *ev,
+		 const struct sched_slot *slots, unsigned n, unsigned runs, char *err, size_t errlen)
+{
+	uint32_t offcore = 0;
 	int rc;
 
 	memset(j, 0, sizeof(*j));
 	j->core = p->cpu;
 	j->pid = getpid();
 	rc = journal_proc_start_time(j->pid, &j->start_time);
-	if (rc)
+	if (rc) {
+		snprintf(err, errlen, "cannot read this process's start time: %s", strerror(-rc));
 		return rc;
-	j->own_gp = pmu_free_gp(p);
-	j->own_fixed = pmu_free_fixed(p);
+	}
+	/* Exactly what the runs program: the same computation pmu_program() makes. */
+	for (unsigned run = 0; run < runs; run++) {
+		struct pmu_run_plan pl;
+
+		rc = pmu_plan_run(p, ev, slots, n, run, &pl, err, errlen);
+		if (rc)
+			return rc;
+		j->own_gp |= pl.gp;
+		j->own_fixed |= pl.fixed;
+		for (unsigned i = 0; i < PMU_MAX_GP; i++) {
+			if (!(pl.gp & (1u << i)))
+				continue;
+			rc = add_wrote(j, msr_evtsel(i), pl.evtsel[i]);
+			/* Per-counter mode: programmed without EN, enabled with it. */
+			if (!rc && pl.mode == PMU_ENABLE_PER_COUNTER)
+				rc = add_wrote(j, msr_evtsel(i), pl.evtsel[i] | EVTSEL_EN);
+			if (rc)
+				goto too_many;
+		}
+		for (unsigned i = 0; i < PMU_MAX_FIXED; i++) {
+			if (!(pl.fixed & (1u << i)))
+				continue;
+			j->fields[i] |= (uint16_t)(1u << pl.field[i]);
+			if (pl.mode == PMU_ENABLE_PER_COUNTER)
+				j->fields[i] |= 1u;
+		}
+		for (unsigned o = 0; o < PMU_NUM_OFFCORE; o++) {
+			if (!(pl.offcore_used & (1u << o)))
+				continue;
+			offcore |= 1u << o;
+			if (add_wrote(j, MSR_OFFCORE_RSP_0 + o, pl.offcore[o]))
+				goto too_many;
+		}
+	}
+	j->taken_gp = j->own_gp & p->taken_gp;
+	j->taken_fixed = j->own_fixed & p->taken_fixed;
 	j->status = p->status_saved;
 	/* Shared registers first: that is also the order of the restore. */
 	add_reg(j, &p->global_ctrl);
-	add_reg(j, &p->fixed_ctrl);
+	if (j->own_fixed)
+		add_reg(j, &p->fixed_ctrl);
 	for (unsigned i = 0; i < PMU_MAX_GP; i++) {
 		if (j->own_gp & (1u << i)) {
 			add_reg(j, &p->evtsel[i]);
@@ -134,9 +188,14 @@ journal_from_pmu(struct journal *j, const struct pmu *p)
 	for (unsigned i = 0; i < PMU_MAX_FIXED; i++)
 		if (j->own_fixed & (1u << i))
 			add_reg(j, &p->fixed_ctr[i]);
-	for (unsigned i = 0; i < PMU_NUM_OFFCORE; i++)
-		add_reg(j, &p->offcore[i]);
+	for (unsigned o = 0; o < PMU_NUM_OFFCORE; o++)
+		if (offcore & (1u << o))
+			add_reg(j, &p->offcore[o]);
 	return 0;
+too_many:
+	snprintf(err, errlen, "the plan writes more than %d distinct values to EVTSELs and offcore MSRs; count fewer events",
+		 JOURNAL_MAX_WROTE);
+	return -E2BIG;
 }
 
 static int
@@ -154,39 +213,13 @@ errf(char *err, size_t errlen, int rc, const char *fmt, ...)
 }
 
 /*
- * Open @dir (creating it 0700 when @create) as a directory fd, refusing a
- * symlink, another owner, or one that group or others may write: anybody
- * who can put a journal there could make root write PMU MSRs.
+ * Open @dir (creating it 0700 when @create): anybody who can put a journal
+ * there could make root write PMU MSRs (run_dir.h).
  */
 static int
 open_dir(const char *dir, bool create, char *err, size_t errlen)
 {
-	struct stat st;
-	int fd, rc;
-
-	if (create && mkdir(dir, 0700) < 0 && errno != EEXIST)
-		return errf(err, errlen, -errno, "cannot create the journal directory %s: %s; run pmustat as root",
-			    dir, strerror(errno));
-	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0) {
-		rc = -errno;
-		if (rc == -ENOENT)
-			return rc;
-		return errf(err, errlen, rc, "cannot open the journal directory %s: %s%s", dir, strerror(errno),
-			    errno == ELOOP || errno == ENOTDIR ? " (not a directory; remove it)" : "");
-	}
-	if (fstat(fd, &st) < 0) {
-		rc = -errno;
-		close(fd);
-		return errf(err, errlen, rc, "cannot stat %s: %s", dir, strerror(-rc));
-	}
-	if (st.st_uid != geteuid() || (st.st_mode & 022)) {
-		close(fd);
-		return errf(err, errlen, -EPERM,
-			    "the journal directory %s is not private (owner uid %u, mode %03o); pmustat trusts journals only in a directory of its own user that nobody else may write: remove it or chmod 700 it",
-			    dir, (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
-	}
-	return fd;
+	return run_dir_open(AT_FDCWD, dir, 0700, create, dir, err, errlen);
 }
 
 int
@@ -197,17 +230,24 @@ journal_write(const char *dir, const struct journal *j, char *err, size_t errlen
 	int dfd, fd, rc = 0;
 
 	journal_path(dir, j->core, path, sizeof(path));
-	if (j->nregs > JOURNAL_MAX_REGS)
-		return errf(err, errlen, -EINVAL, "%s: %u registers, at most %d", path, j->nregs, JOURNAL_MAX_REGS);
-#define PUT(...) (len += (size_t)snprintf(buf + len, sizeof(buf) - len, __VA_ARGS__))
+	if (j->nregs > JOURNAL_MAX_REGS || j->nwrote > JOURNAL_MAX_WROTE)
+		return errf(err, errlen, -EINVAL, "%s: %u registers and %u values, at most %d and %d", path,
+			    j->nregs, j->nwrote, JOURNAL_MAX_REGS, JOURNAL_MAX_WROTE);
+#define PUT(...) (len += len < sizeof(buf) ? (size_t)snprintf(buf + len, sizeof(buf) - len, __VA_ARGS__) : 0)
 	PUT("%s %d\n", JOURNAL_MAGIC, JOURNAL_VERSION);
 	PUT("core %d\n", j->core);
 	PUT("pid %ld\n", (long)j->pid);
 	PUT("start %llu\n", j->start_time);
 	PUT("own 0x%" PRIx32 " 0x%" PRIx32 "\n", j->own_gp, j->own_fixed);
+	PUT("taken 0x%" PRIx32 " 0x%" PRIx32 "\n", j->taken_gp, j->taken_fixed);
 	PUT("status 0x%" PRIx64 "\n", j->status);
 	for (unsigned i = 0; i < j->nregs; i++)
 		PUT("msr 0x%" PRIx32 " 0x%" PRIx64 "\n", j->regs[i].msr, j->regs[i].value);
+	for (unsigned i = 0; i < j->nwrote; i++)
+		PUT("wrote 0x%" PRIx32 " 0x%" PRIx64 "\n", j->wrote[i].msr, j->wrote[i].value);
+	for (unsigned i = 0; i < PMU_MAX_FIXED; i++)
+		if (j->fields[i])
+			PUT("field %u 0x%x\n", i, (unsigned)j->fields[i]);
 	PUT("fnv1a64 0x%016" PRIx64 "\n", fnv1a64(buf, len));
 #undef PUT
 	if (len >= sizeof(buf))
@@ -292,6 +332,42 @@ num2(char *s, unsigned long long max1, unsigned long long max2,
 	return num(s, 16, max1, a) && num(sp + 1, 16, max2, b);
 }
 
+static bool
+has_reg(const struct journal *j, uint32_t msr)
+{
+	for (unsigned i = 0; i < j->nregs; i++)
+		if (j->regs[i].msr == msr)
+			return true;
+	return false;
+}
+
+/* A "wrote" line names an EVTSEL of a counter the run programs, or a saved offcore MSR. */
+static bool
+wrote_ok(const struct journal *j, uint32_t msr)
+{
+	for (unsigned i = 0; i < PMU_MAX_GP; i++)
+		if (msr == msr_evtsel(i))
+			return j->own_gp & (1u << i);
+	return (msr == MSR_OFFCORE_RSP_0 || msr == MSR_OFFCORE_RSP_1) && has_reg(j, msr);
+}
+
+/* Every counter named has its registers saved: what recovery compares and restores. */
+static bool
+regs_complete(const struct journal *j)
+{
+	if (!has_reg(j, MSR_IA32_PERF_GLOBAL_CTRL))
+		return false;
+	if (j->own_fixed && !has_reg(j, MSR_IA32_FIXED_CTR_CTRL))
+		return false;
+	for (unsigned i = 0; i < PMU_MAX_GP; i++)
+		if ((j->own_gp & (1u << i)) && (!has_reg(j, msr_evtsel(i)) || !has_reg(j, msr_pmc(i))))
+			return false;
+	for (unsigned i = 0; i < PMU_MAX_FIXED; i++)
+		if ((j->own_fixed & (1u << i)) && !has_reg(j, msr_fixed_ctr(i)))
+			return false;
+	return true;
+}
+
 int
 journal_read(const char *dir, int core, struct journal *j, char *err, size_t errlen)
 {
@@ -372,10 +448,17 @@ journal_read(const char *dir, int core, struct journal *j, char *err, size_t err
 		goto bad;
 	j->own_gp = (uint32_t)a;
 	j->own_fixed = (uint32_t)b;
+	if (!take_line(&p, end, "taken", line, sizeof(line)) ||
+	    !num2(line, j->own_gp, j->own_fixed, &a, &b) || (a & ~(unsigned long long)j->own_gp) ||
+	    (b & ~(unsigned long long)j->own_fixed))
+		goto bad;
+	j->taken_gp = (uint32_t)a;
+	j->taken_fixed = (uint32_t)b;
 	if (!take_line(&p, end, "status", line, sizeof(line)) || !num(line, 16, UINT64_MAX, &a))
 		goto bad;
 	j->status = a;
-	while (p < end) {
+	/* The saved registers, then the values written, then the fixed fields: in that order. */
+	while (p < end && strncmp(p, "msr ", 4) == 0) {
 		if (j->nregs >= JOURNAL_MAX_REGS || !take_line(&p, end, "msr", line, sizeof(line)) ||
 		    !num2(line, UINT32_MAX, UINT64_MAX, &a, &b))
 			goto bad;
@@ -384,6 +467,32 @@ journal_read(const char *dir, int core, struct journal *j, char *err, size_t err
 				goto bad;
 		j->regs[j->nregs++] = (struct journal_reg){ (uint32_t)a, b };
 	}
+	while (p < end && strncmp(p, "wrote ", 6) == 0) {
+		if (j->nwrote >= JOURNAL_MAX_WROTE || !take_line(&p, end, "wrote", line, sizeof(line)) ||
+		    !num2(line, UINT32_MAX, UINT64_MAX, &a, &b) || !wrote_ok(j, (uint32_t)a))
+			goto bad;
+		for (unsigned i = 0; i < j->nwrote; i++)
+			if (j->wrote[i].msr == a && j->wrote[i].value == b)
+				goto bad;
+		j->wrote[j->nwrote++] = (struct journal_reg){ (uint32_t)a, b };
+	}
+	while (p < end) {
+		char *sp;
+
+		if (!take_line(&p, end, "field", line, sizeof(line)))
+			goto bad;
+		sp = strchr(line, ' ');
+		if (!sp)
+			goto bad;
+		*sp = '\0';
+		if (!num(line, 10, PMU_MAX_FIXED - 1, &a) || !num(sp + 1, 16, 0xffff, &b) || b == 0 ||
+		    !(j->own_fixed & (1u << a)) || j->fields[a])
+			goto bad;
+		j->fields[a] = (uint16_t)b;
+	}
+	if (!regs_complete(j))
+		return errf(err, errlen, -EBADMSG,
+			    "the journal %s is corrupt: a counter it names lacks a saved register", path);
 	return 0;
 bad:
 	{
@@ -500,16 +609,74 @@ check_reg(const struct pmu *p, const struct journal *j, uint32_t msr, uint64_t v
 	return "not a register a stat run saves";
 }
 
+/* The journal's saved value of @msr (0 when absent: regs_complete() made sure it is not). */
+static uint64_t
+saved_of(const struct journal *j, uint32_t msr)
+{
+	for (unsigned i = 0; i < j->nregs; i++)
+		if (j->regs[i].msr == msr)
+			return j->regs[i].value;
+	return 0;
+}
+
+static bool
+wrote_value(const struct journal *j, uint32_t msr, uint64_t v)
+{
+	for (unsigned i = 0; i < j->nwrote; i++)
+		if (j->wrote[i].msr == msr && j->wrote[i].value == v)
+			return true;
+	return false;
+}
+
+/*
+ * Which counters of @j still hold what the run wrote, now that @p has read
+ * the core: the EVTSEL (fixed field) is a value the run wrote, or still
+ * the one it saved when that was nobody's (a counter the run had not
+ * reached yet, or had put back already). Anything else is someone else's
+ * programming since the run died.
+ */
+static void
+still_ours(const struct pmu *p, const struct journal *j, struct journal_result *res)
+{
+	uint64_t fc_saved = saved_of(j, MSR_IA32_FIXED_CTR_CTRL);
+
+	for (unsigned i = 0; i < PMU_MAX_GP; i++) {
+		uint64_t now = p->evtsel[i].saved;
+
+		if (!(j->own_gp & (1u << i)))
+			continue;
+		if (wrote_value(j, msr_evtsel(i), now) ||
+		    (now == saved_of(j, msr_evtsel(i)) && !(j->taken_gp & (1u << i)))) {
+			res->restored_gp |= 1u << i;
+		} else {
+			res->left_gp |= 1u << i;
+			res->left_evtsel[i] = now;
+		}
+	}
+	for (unsigned i = 0; i < PMU_MAX_FIXED; i++) {
+		unsigned now = (unsigned)FIXED_CTRL_FIELD(p->fixed_ctrl.saved, i);
+
+		if (!(j->own_fixed & (1u << i)))
+			continue;
+		if ((j->fields[i] & (1u << now)) ||
+		    (now == FIXED_CTRL_FIELD(fc_saved, i) && !(j->taken_fixed & (1u << i))))
+			res->restored_fixed |= 1u << i;
+		else
+			res->left_fixed |= 1u << i;
+	}
+}
+
 int
 journal_apply(struct hw *hw, const struct pmu_caps *caps, const struct journal *j,
-	      char *err, size_t errlen)
+	      struct journal_result *res, char *err, size_t errlen)
 {
 	static struct pmu p;	/* ~1 KiB; static keeps the caller's stack small */
 	bool offcore = false;
 	char name[40];
-	uint64_t own_bits = 0;
+	uint64_t bits = 0;
 	int rc;
 
+	memset(res, 0, sizeof(*res));
 	if (j->own_gp & ~caps->gp_mask || j->own_fixed & ~caps->fixed_mask)
 		return errf(err, errlen, -EBADMSG,
 			    "core %d: the journal names counters this PMU does not have (GP 0x%x, fixed 0x%x); not applied",
@@ -530,35 +697,63 @@ journal_apply(struct hw *hw, const struct pmu_caps *caps, const struct journal *
 				    j->core, pmu_msr_name(j->regs[i].msr, name, sizeof(name)), j->regs[i].msr,
 				    (unsigned long long)j->regs[i].value, why[0] ? why : "unknown register");
 	}
+	for (unsigned i = 0; i < j->nwrote; i++) {
+		const char *why = check_reg(&p, j, j->wrote[i].msr, j->wrote[i].value);
+
+		/* pmustat never sets INT or PC itself. */
+		if (!why[0] && j->wrote[i].msr != MSR_OFFCORE_RSP_0 && j->wrote[i].msr != MSR_OFFCORE_RSP_1 &&
+		    (j->wrote[i].value & (EVTSEL_PC | EVTSEL_INT)))
+			why = "an interrupt or pin-control bit, which pmustat never sets";
+		if (why[0])
+			return errf(err, errlen, -EBADMSG,
+				    "core %d: the journal says the run wrote %s (0x%x) = 0x%llx, which is refused (%s); nothing was written",
+				    j->core, pmu_msr_name(j->wrote[i].msr, name, sizeof(name)), j->wrote[i].msr,
+				    (unsigned long long)j->wrote[i].value, why);
+	}
+	still_ours(&p, j, res);
 	for (unsigned i = 0; i < PMU_MAX_GP; i++)
-		if (j->own_gp & (1u << i))
-			own_bits |= 1ull << i;
+		if (res->restored_gp & (1u << i))
+			bits |= 1ull << i;
 	for (unsigned i = 0; i < PMU_MAX_FIXED; i++)
-		if (j->own_fixed & (1u << i))
-			own_bits |= GLOBAL_FIXED_BIT(i);
+		if (res->restored_fixed & (1u << i))
+			bits |= GLOBAL_FIXED_BIT(i);
 	for (unsigned i = 0; i < j->nregs; i++) {
-		struct pmu_reg *r = slot_of(&p, j->regs[i].msr);
+		uint32_t msr = j->regs[i].msr;
+		struct pmu_reg *r = slot_of(&p, msr);
 		uint64_t v = j->regs[i].value;
+		bool put_back = true;
 
 		if (!r)
 			continue;	/* checked above */
-		/* Shared registers: the run's bits and fields only; the rest stays as it is now. */
+		/* Shared registers: the bits and fields of the counters put back; the rest stays as it is now. */
 		if (r == &p.global_ctrl) {
-			v = (r->saved & ~own_bits) | (v & own_bits);
+			v = (r->saved & ~bits) | (v & bits);
 		} else if (r == &p.fixed_ctrl) {
 			uint64_t now = r->saved;
 
 			for (unsigned f = 0; f < PMU_MAX_FIXED; f++)
-				if (j->own_fixed & (1u << f))
+				if (res->restored_fixed & (1u << f))
 					now = fixed_ctrl_with_field(now, f, (unsigned)FIXED_CTRL_FIELD(v, f));
 			v = now;
+		} else if (msr == MSR_OFFCORE_RSP_0 || msr == MSR_OFFCORE_RSP_1) {
+			/* Shared by every counter: put back only while it holds what the run wrote. */
+			put_back = wrote_value(j, msr, r->saved);
+		} else {
+			for (unsigned c = 0; c < PMU_MAX_GP; c++)
+				if (msr == msr_evtsel(c) || msr == msr_pmc(c))
+					put_back = res->restored_gp & (1u << c);
+			for (unsigned c = 0; c < PMU_MAX_FIXED; c++)
+				if (msr == msr_fixed_ctr(c))
+					put_back = res->restored_fixed & (1u << c);
 		}
+		if (!put_back)
+			continue;
 		r->saved = v;
 		r->dirty = true;
 		/* A killed run's counters may still count: read values are stale, write them all. */
 		r->cur_known = false;
 	}
-	/* Overflow bits of the run's counters go back to what they were too. */
+	/* Overflow bits of the counters put back go back to what they were too. */
 	p.status_saved = j->status;
 	p.armed = 1;
 	rc = pmu_restore(&p);
@@ -605,8 +800,10 @@ journal_recover(const char *dir, int core, struct hw *hw, const struct pmu_caps 
 		char *msg, size_t msglen)
 {
 	struct journal j;
+	struct journal_result res;
 	char err[1024], path[PATH_MAX];
 	enum journal_owner owner;
+	size_t used;
 	int rc, applied;
 
 	journal_path(dir, core, path, sizeof(path));
@@ -624,17 +821,27 @@ journal_recover(const char *dir, int core, struct hw *hw, const struct pmu_caps 
 		return errf(msg, msglen, -EBUSY,
 			    "core %d: pmustat pid %ld is still counting there (journal %s); leave it be, or stop that process first",
 			    core, (long)j.pid, path);
-	applied = journal_apply(hw, caps, &j, err, sizeof(err));
+	applied = journal_apply(hw, caps, &j, &res, err, sizeof(err));
 	if (applied < 0)
 		return errf(msg, msglen, applied, "%s (journal %s kept)", err, path);
 	rc = journal_remove(dir, core);
 	if (rc && rc != -ENOENT)
 		return errf(msg, msglen, rc, "core %d: restored, but cannot remove the journal %s: %s", core, path,
 			    strerror(-rc));
-	errf(msg, msglen, 1,
-	     "core %d: pmustat pid %ld %s while counting; restored the %u registers it had saved%s (journal %s, now removed)",
-	     core, (long)j.pid, owner == JOURNAL_OWNER_DEAD ? "was killed" : "is gone (its pid now belongs to another process)",
-	     j.nregs, applied == 1 ? ", a counter value not exactly (no full-width writes)" : "", path);
+	used = (size_t)snprintf(msg, msglen,
+				"core %d: pmustat pid %ld %s while counting; restored what it had programmed%s (journal %s, now removed)",
+				core, (long)j.pid,
+				owner == JOURNAL_OWNER_DEAD ? "was killed" : "is gone (its pid now belongs to another process)",
+				applied == 1 ? ", a counter value not exactly (no full-width writes)" : "", path);
+	for (unsigned i = 0; i < PMU_MAX_GP && used < msglen; i++)
+		if (res.left_gp & (1u << i))
+			used += (size_t)snprintf(msg + used, msglen - used,
+						 "; left pmc%u alone: someone else programmed it since (IA32_PERFEVTSEL%u = 0x%llx)",
+						 i, i, (unsigned long long)res.left_evtsel[i]);
+	for (unsigned i = 0; i < PMU_MAX_FIXED && used < msglen; i++)
+		if (res.left_fixed & (1u << i))
+			used += (size_t)snprintf(msg + used, msglen - used,
+						 "; left fixed%u alone: someone else programmed it since", i);
 	return 1;
 }
 

@@ -376,17 +376,13 @@ offcore_reg(struct pmu *p, uint32_t msr)
 }
 
 int
-pmu_program(struct pmu *p, const struct event *ev, const struct sched_slot *slots,
-	    unsigned n, unsigned run, char *err, size_t errlen)
+pmu_plan_run(const struct pmu *p, const struct event *ev, const struct sched_slot *slots,
+	     unsigned n, unsigned run, struct pmu_run_plan *pl, char *err, size_t errlen)
 {
-	uint64_t evtsel_val[PMU_MAX_GP] = { 0 };
-	unsigned field[PMU_MAX_FIXED] = { 0 };
-	uint32_t gp = 0, fixed = 0, own_gp, own_fixed;
-	uint64_t bits, fc, gc, clear;
+	uint32_t own_gp = pmu_free_gp(p), own_fixed = pmu_free_fixed(p);
 	int rc;
 
-	own_gp = pmu_free_gp(p);
-	own_fixed = pmu_free_fixed(p);
+	memset(pl, 0, sizeof(*pl));
 	for (unsigned k = 0; k < n; k++) {
 		const struct sched_slot *s = &slots[k];
 
@@ -397,40 +393,66 @@ pmu_program(struct pmu *p, const struct event *ev, const struct sched_slot *slot
 				snprintf(err, errlen, "core %d: fixed counter %u is not free", p->cpu, s->index);
 				return -EBUSY;
 			}
-			rc = evtsel_fixed_field(&ev[k], &p->caps, &field[s->index], err, errlen);
+			rc = evtsel_fixed_field(&ev[k], &p->caps, &pl->field[s->index], err, errlen);
 			if (rc)
 				return rc;
-			fixed |= 1u << s->index;
+			pl->fixed |= 1u << s->index;
 		} else {
 			if (s->index >= PMU_MAX_GP || !(own_gp & (1u << s->index))) {
 				snprintf(err, errlen, "core %d: general-purpose counter %u is not free", p->cpu, s->index);
 				return -EBUSY;
 			}
-			rc = evtsel_encode(&ev[k], &p->caps, false, &evtsel_val[s->index], err, errlen);
+			rc = evtsel_encode(&ev[k], &p->caps, false, &pl->evtsel[s->index], err, errlen);
 			if (rc)
 				return rc;
-			gp |= 1u << s->index;
+			pl->gp |= 1u << s->index;
 		}
-		if (ev[k].extra_msr && !offcore_reg(p, ev[k].extra_msr)) {
-			snprintf(err, errlen, "core %d: event %s needs MSR 0x%x, which pmustat did not save",
-				 p->cpu, ev[k].name, ev[k].extra_msr);
-			return -EINVAL;
+		if (ev[k].extra_msr) {
+			unsigned o = ev[k].extra_msr - MSR_OFFCORE_RSP_0;
+
+			if (ev[k].extra_msr < MSR_OFFCORE_RSP_0 || o >= PMU_NUM_OFFCORE || !p->offcore[o].msr) {
+				snprintf(err, errlen, "core %d: event %s needs MSR 0x%x, which pmustat did not save",
+					 p->cpu, ev[k].name, ev[k].extra_msr);
+				return -EINVAL;
+			}
+			pl->offcore[o] = ev[k].extra_value;
+			pl->offcore_used |= 1u << o;
 		}
 	}
-
-	bits = our_bits(gp, fixed);
-	gc = p->global_ctrl.saved;
 	/*
 	 * GLOBAL_CTRL is ours to toggle when none of our counters' bits is
 	 * set; otherwise somebody (perf) keeps them set and the counters are
 	 * started one by one through EN and the fixed fields.
 	 */
-	p->mode = (gc & bits) == 0 ? PMU_ENABLE_GLOBAL : PMU_ENABLE_PER_COUNTER;
-	if (p->mode == PMU_ENABLE_GLOBAL) {
+	pl->mode = (p->global_ctrl.saved & our_bits(pl->gp, pl->fixed)) == 0 ? PMU_ENABLE_GLOBAL
+									       : PMU_ENABLE_PER_COUNTER;
+	if (pl->mode == PMU_ENABLE_GLOBAL) {
 		for (unsigned i = 0; i < PMU_MAX_GP; i++)
-			if (gp & (1u << i))
-				evtsel_val[i] |= EVTSEL_EN;
+			if (pl->gp & (1u << i))
+				pl->evtsel[i] |= EVTSEL_EN;
 	}
+	return 0;
+}
+
+int
+pmu_program(struct pmu *p, const struct event *ev, const struct sched_slot *slots,
+	    unsigned n, unsigned run, char *err, size_t errlen)
+{
+	struct pmu_run_plan pl;
+	uint64_t *evtsel_val = pl.evtsel;
+	unsigned *field = pl.field;
+	uint32_t gp, fixed, own_gp = pmu_free_gp(p), own_fixed = pmu_free_fixed(p);
+	uint64_t bits, fc, gc, clear;
+	int rc;
+
+	rc = pmu_plan_run(p, ev, slots, n, run, &pl, err, errlen);
+	if (rc)
+		return rc;
+	gp = pl.gp;
+	fixed = pl.fixed;
+	bits = our_bits(gp, fixed);
+	gc = p->global_ctrl.saved;
+	p->mode = pl.mode;
 
 	/* Counting stays off: GLOBAL_CTRL as found (our bits clear in GLOBAL mode). */
 	if (p->mode == PMU_ENABLE_GLOBAL) {

@@ -121,6 +121,27 @@ void
 pmu_describe_busy(const struct pmu *p, const char *nmi_watchdog, char *buf, size_t size);
 
 /*
+ * What pmu_program() writes for run @run, computed without writing: the
+ * counters it uses, each EVTSEL as programmed (EN included in GLOBAL mode,
+ * where GLOBAL_CTRL starts them; in PER_COUNTER mode pmu_enable() writes
+ * it again with EN), each fixed counter's counting field, the offcore
+ * response values, and the enable mode. For the crash journal, which must
+ * say exactly what a run programs.
+ */
+struct pmu_run_plan {
+	uint32_t gp, fixed;
+	enum pmu_enable_mode mode;
+	uint64_t evtsel[PMU_MAX_GP];
+	unsigned field[PMU_MAX_FIXED];
+	uint64_t offcore[PMU_NUM_OFFCORE];
+	uint32_t offcore_used;
+};
+
+int
+pmu_plan_run(const struct pmu *p, const struct event *ev, const struct sched_slot *slots,
+	     unsigned n, unsigned run, struct pmu_run_plan *pl, char *err, size_t errlen);
+
+/*
  * Program run @run of the plan with counting off: EVTSELs and our
  * FIXED_CTR_CTRL fields, extra MSRs, counters zeroed, our overflow bits
  * cleared. Counters of earlier runs not used by this one go back to their

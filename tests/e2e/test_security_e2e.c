@@ -64,6 +64,18 @@ machine(struct e2e_machine *m)
 }
 
 static void
+set(const struct e2e_machine *m, uint32_t msr, uint64_t v)
+{
+	assert_int_equal(e2e_set_msr(m, (unsigned)core, msr, v), 0);
+}
+
+static uint64_t
+get(const struct e2e_machine *m, uint32_t msr)
+{
+	return e2e_msr(m, (unsigned)core, msr);
+}
+
+static void
 assert_same(const struct e2e_machine *m, const struct emu_pmu *before)
 {
 	struct emu_pmu *after = e2e_state(m);
@@ -370,10 +382,84 @@ killed_run(const struct e2e_machine *m, bool reap)
 					       "--sleep", "10000", NULL }, NULL);
 
 	assert_true(e2e_wait_msr(m, (unsigned)core, msr_evtsel(0), EVTSEL_EN, EVTSEL_EN, 5000));
+	/* Programmed; give the child the moment it takes to enable and exec. */
+	e2e_sleep_ms(100);
 	kill(-pid, SIGKILL);
 	if (reap)
 		assert_int_equal(e2e_reap(pid), 128 + SIGKILL);
 	return pid;
+}
+
+/*
+ * After the crash another tool programs a counter the run never used
+ * (pmc2: EVTSEL2, PMC2, GLOBAL_CTRL bit 2). Recovery, by `reset` or by the
+ * next counting run, puts back the run's counter and leaves the other
+ * tool's exactly as it is.
+ */
+static void
+test_recovery_leaves_counters_taken_since(void **state)
+{
+	struct e2e_machine m;
+	struct e2e_result r;
+	uint64_t gc0 = 0x0;
+
+	(void)state;
+	NEEDS_PRIVATE_RUN();
+	for (int next_run = 0; next_run < 2; next_run++) {
+		machine(&m);
+		/* GLOBAL_CTRL clear: then a GLOBAL_CTRL bit is somebody's statement too. */
+		set(&m, MSR_IA32_PERF_GLOBAL_CTRL, gc0);
+		set(&m, msr_a_pmc(0), 0x1234);
+		killed_run(&m, true);
+		/* Another tool: an event the command does not retire, so its count stays put. */
+		set(&m, msr_evtsel(2), 0x4302d1);
+		set(&m, msr_a_pmc(2), 5555);
+		set(&m, MSR_IA32_PERF_GLOBAL_CTRL, get(&m, MSR_IA32_PERF_GLOBAL_CTRL) | 0x4);
+		if (next_run)
+			e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "-e", "LLC_MISSES", WL,
+							  "--retire", "0x2e:0x41:3", NULL });
+		else
+			e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "reset", "-C", core_arg, NULL });
+		e2e_assert_status(&r, 0);
+		e2e_assert_err_contains(&r, "was killed");
+		if (next_run)
+			e2e_assert_err_contains(&r, "3      LLC_MISSES");
+		e2e_result_free(&r);
+		assert_int_equal(get(&m, msr_evtsel(2)), 0x4302d1);
+		assert_int_equal(get(&m, msr_pmc(2)), 5555);
+		assert_int_equal(get(&m, MSR_IA32_PERF_GLOBAL_CTRL), 0x4);
+		assert_int_equal(get(&m, msr_evtsel(0)), 0);
+		assert_int_equal(get(&m, msr_pmc(0)), 0x1234);
+		e2e_machine_free(&m);
+	}
+}
+
+/*
+ * The same, but the other tool took the run's own counter: recovery names
+ * it and leaves it alone, registers, GLOBAL_CTRL bit and all.
+ */
+static void
+test_recovery_leaves_the_runs_counter_if_retaken(void **state)
+{
+	struct e2e_machine m;
+	struct e2e_result r;
+
+	(void)state;
+	NEEDS_PRIVATE_RUN();
+	machine(&m);
+	set(&m, MSR_IA32_PERF_GLOBAL_CTRL, 0);
+	killed_run(&m, true);
+	set(&m, msr_evtsel(0), 0x5302d1);
+	set(&m, msr_a_pmc(0), 777);
+	set(&m, MSR_IA32_PERF_GLOBAL_CTRL, 0x1);
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "reset", "-C", core_arg, NULL });
+	e2e_assert_status(&r, 0);
+	e2e_assert_err_contains(&r, "left pmc0 alone");
+	e2e_result_free(&r);
+	assert_int_equal(get(&m, msr_evtsel(0)), 0x5302d1);
+	assert_int_equal(get(&m, msr_pmc(0)), 777);
+	assert_int_equal(get(&m, MSR_IA32_PERF_GLOBAL_CTRL), 0x1);
+	e2e_machine_free(&m);
 }
 
 /*
@@ -735,6 +821,8 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_signal_while_the_command_starts),
 		cmocka_unit_test(test_interval_sampler_stops_before_the_restore),
+		cmocka_unit_test(test_recovery_leaves_counters_taken_since),
+		cmocka_unit_test(test_recovery_leaves_the_runs_counter_if_retaken),
 		cmocka_unit_test(test_zombie_run_is_gone),
 		cmocka_unit_test(test_lock_cannot_be_jammed_or_faked),
 		cmocka_unit_test(test_setuid_install_is_refused),

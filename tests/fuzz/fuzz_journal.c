@@ -9,7 +9,8 @@
  * a private 0700 directory and read for core 0.
  *
  * Checked: a journal that reads is for core 0, owns counters that exist,
- * holds at most JOURNAL_MAX_REGS distinct registers, and survives
+ * takes only counters it owns, holds at most JOURNAL_MAX_REGS distinct
+ * registers and JOURNAL_MAX_WROTE values, and survives
  * journal_write + journal_read unchanged; a refusal has a message.
  */
 #include "fuzz_util.h"
@@ -42,10 +43,14 @@ check_journal(const struct journal *j)
 	char err[512] = "";
 	int ret;
 
-	if (j->core != 0 || j->nregs > JOURNAL_MAX_REGS ||
-	    j->own_gp >= (1u << PMU_MAX_GP) || j->own_fixed >= (1u << PMU_MAX_FIXED) || j->pid <= 0)
-		fuzz_fail("journal accepted out of range: core %d, %u regs, own 0x%x 0x%x", j->core,
-			  j->nregs, j->own_gp, j->own_fixed);
+	if (j->core != 0 || j->nregs > JOURNAL_MAX_REGS || j->nwrote > JOURNAL_MAX_WROTE ||
+	    j->own_gp >= (1u << PMU_MAX_GP) || j->own_fixed >= (1u << PMU_MAX_FIXED) || j->pid <= 0 ||
+	    (j->taken_gp & ~j->own_gp) || (j->taken_fixed & ~j->own_fixed))
+		fuzz_fail("journal accepted out of range: core %d, %u regs, %u values, own 0x%x 0x%x, taken 0x%x 0x%x",
+			  j->core, j->nregs, j->nwrote, j->own_gp, j->own_fixed, j->taken_gp, j->taken_fixed);
+	for (unsigned i = 0; i < PMU_MAX_FIXED; i++)
+		if (j->fields[i] && !(j->own_fixed & (1u << i)))
+			fuzz_fail("fields of fixed counter %u, which the run does not program", i);
 	for (unsigned a = 0; a < j->nregs; a++)
 		for (unsigned b = a + 1; b < j->nregs; b++)
 			if (j->regs[a].msr == j->regs[b].msr)
@@ -59,8 +64,11 @@ check_journal(const struct journal *j)
 		fuzz_fail("a journal written from one read back fails: %s", err);
 	if (again.core != j->core || again.pid != j->pid || again.start_time != j->start_time ||
 	    again.own_gp != j->own_gp || again.own_fixed != j->own_fixed ||
-	    again.status != j->status || again.nregs != j->nregs ||
-	    memcmp(again.regs, j->regs, j->nregs * sizeof(j->regs[0])) != 0)
+	    again.taken_gp != j->taken_gp || again.taken_fixed != j->taken_fixed ||
+	    again.status != j->status || again.nregs != j->nregs || again.nwrote != j->nwrote ||
+	    memcmp(again.regs, j->regs, j->nregs * sizeof(j->regs[0])) != 0 ||
+	    memcmp(again.wrote, j->wrote, j->nwrote * sizeof(j->wrote[0])) != 0 ||
+	    memcmp(again.fields, j->fields, sizeof(j->fields)) != 0)
 		fuzz_fail("journal changed through write and read");
 }
 

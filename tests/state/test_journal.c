@@ -2,9 +2,10 @@
  * test_journal.c - the crash journal (src/journal.c) in a private
  * directory, applied to the in-process emulated PMU (tests/emu): the
  * format round-trips, a damaged journal is refused before any write, the
- * owner check tells a live run from a dead or reused pid, and a restore
- * puts the saved registers back bit for bit, touching only the run's bits
- * of shared registers.
+ * owner check tells a live run from a dead, zombie or reused pid, and a
+ * restore puts the saved registers back bit for bit, touching only the
+ * run's bits of shared registers, and only of the counters that still hold
+ * what the run wrote.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -30,6 +31,8 @@
 #include "journal.h"
 #include "msr.h"
 #include "pmu.h"
+#include "sched.h"
+#include "../stat/stat_test_util.h"
 
 #define CPU 1
 
@@ -109,25 +112,71 @@ rd(struct fixture *f, uint32_t msr)
 	return v;
 }
 
-/* What a stat run does first: open (save) and write the journal. */
-static void
-save_and_journal(struct fixture *f, bool force, struct journal *j)
+/*
+ * The plan program_like_a_run() carries out: branches (user and kernel) on
+ * pmc0, 0xd1/0x01 on pmc2, instructions on fixed0; with @all_fixed, on
+ * fixed1 and fixed2 too.
+ */
+static unsigned
+run_plan(struct event *ev, struct sched_slot *slots, bool all_fixed)
 {
+	unsigned n = 0;
+
+	ev[n] = test_event("branches", 0xc4, 0x00, 0xf);
+	ev[n].os = true;
+	slots[n++] = (struct sched_slot){ SCHED_GP, 0, 0 };
+	ev[n] = test_event("r1d1", 0xd1, 0x01, 0xf);
+	slots[n++] = (struct sched_slot){ SCHED_GP, 2, 0 };
+	ev[n] = test_fixed_event("instructions", 0, 0xc0, 0x00, 0xf);
+	slots[n++] = (struct sched_slot){ SCHED_FIXED, 0, 0 };
+	if (all_fixed) {
+		ev[n] = test_fixed_event("cycles", 1, 0x3c, 0x00, 0xf);
+		slots[n++] = (struct sched_slot){ SCHED_FIXED, 1, 0 };
+		ev[n] = test_fixed_event("ref-cycles", 2, 0x3c, 0x01, 0xf);
+		slots[n++] = (struct sched_slot){ SCHED_FIXED, 2, 0 };
+	}
+	return n;
+}
+
+/* What a stat run does first: open (save) and write the journal of its plan. */
+static void
+save_and_journal_plan(struct fixture *f, bool force, bool all_fixed, struct journal *j)
+{
+	struct sched_slot slots[8];
+	struct event ev[8];
 	char err[1024] = "";
+	unsigned n;
 
 	assert_int_equal(pmu_open(&pmu, f->hw, CPU, &f->info.pmu, false, err, sizeof(err)), 0);
 	if (force)
 		pmu_take_busy(&pmu);
-	assert_int_equal(journal_from_pmu(j, &pmu), 0);
+	n = run_plan(ev, slots, all_fixed);
+	if (journal_from_pmu(j, &pmu, ev, slots, n, 1, err, sizeof(err)) != 0)
+		fail_msg("journal_from_pmu: %s", err);
 	if (journal_write(f->jdir, j, err, sizeof(err)) != 0)
 		fail_msg("journal_write: %s", err);
+}
+
+static void
+save_and_journal(struct fixture *f, bool force, struct journal *j)
+{
+	save_and_journal_plan(f, force, false, j);
+}
+
+static int
+apply(struct fixture *f, const struct journal *j, char *err, size_t errlen)
+{
+	struct journal_result res;
+
+	return journal_apply(f->hw, &f->info.pmu, j, &res, err, errlen);
 }
 
 /* What a killed run leaves: its counters programmed and counting. */
 static void
 program_like_a_run(struct fixture *f)
 {
-	wr(f, MSR_IA32_PERF_GLOBAL_CTRL, 0x70000000full);
+	/* The plan's counters' bits: pmc0 and pmc2 are set at power-up, fixed0 is not. */
+	wr(f, MSR_IA32_PERF_GLOBAL_CTRL, rd(f, MSR_IA32_PERF_GLOBAL_CTRL) | 0x5 | GLOBAL_FIXED_BIT(0));
 	wr(f, msr_evtsel(0), 0x4300c4);
 	wr(f, msr_evtsel(2), 0x4101d1);
 	wr(f, MSR_IA32_FIXED_CTR_CTRL, rd(f, MSR_IA32_FIXED_CTR_CTRL) | 0x2);
@@ -156,8 +205,13 @@ test_round_trip(void **state)
 	(void)state;
 	wr(f, msr_evtsel(1), 0x5300c0);	/* somebody's: not the run's */
 	save_and_journal(f, false, &j);
-	assert_int_equal(j.own_gp, 0xd);	/* pmc1 is busy */
-	assert_int_equal(j.own_fixed, 0x7);
+	/* Exactly the plan's counters, not every free one. */
+	assert_int_equal(j.own_gp, 0x5);
+	assert_int_equal(j.own_fixed, 0x1);
+	assert_int_equal(j.taken_gp | j.taken_fixed, 0);
+	/* GLOBAL_CTRL has every GP bit at power-up: per-counter enables, with and without EN. */
+	assert_int_equal(j.nwrote, 4);
+	assert_int_equal(j.fields[0], (1u << 2) | 1u);
 	assert_int_equal(stat(f->jdir, &st), 0);
 	assert_int_equal(st.st_mode & 0777, 0700);
 	journal_path(f->jdir, CPU, path, sizeof(path));
@@ -171,9 +225,12 @@ test_round_trip(void **state)
 	assert_int_equal(back.own_gp, j.own_gp);
 	assert_int_equal(back.own_fixed, j.own_fixed);
 	assert_int_equal(back.nregs, j.nregs);
-	/* GLOBAL_CTRL, FIXED_CTR_CTRL, 3 x (EVTSEL, PMC), 3 fixed counters. */
-	assert_int_equal(j.nregs, 2 + 6 + 3);
+	/* GLOBAL_CTRL, FIXED_CTR_CTRL, 2 x (EVTSEL, PMC), 1 fixed counter. */
+	assert_int_equal(j.nregs, 2 + 4 + 1);
 	assert_memory_equal(back.regs, j.regs, j.nregs * sizeof(j.regs[0]));
+	assert_int_equal(back.nwrote, j.nwrote);
+	assert_memory_equal(back.wrote, j.wrote, j.nwrote * sizeof(j.wrote[0]));
+	assert_memory_equal(back.fields, j.fields, sizeof(j.fields));
 	for (unsigned i = 0; i < j.nregs; i++)
 		assert_int_not_equal(j.regs[i].msr, msr_evtsel(1));
 	/* Only our process wrote it: the owner is alive. */
@@ -201,7 +258,7 @@ test_restore_bit_exact(void **state)
 	assert_true(emu_pmu_diff(f->before, f->emu, NULL) > 0);
 	assert_false(journal_matches(f->jdir, CPU, f->hw));
 	assert_int_equal(journal_read(f->jdir, CPU, &back, err, sizeof(err)), 0);
-	if (journal_apply(f->hw, &f->info.pmu, &back, err, sizeof(err)) != 0)
+	if (apply(f, &back, err, sizeof(err)) != 0)
 		fail_msg("journal_apply: %s", err);
 	assert_int_equal(emu_pmu_diff(f->before, f->emu, stderr), 0);
 	/* Restored: the PMU holds what the journal saved. */
@@ -220,12 +277,12 @@ test_shared_registers_merge(void **state)
 	(void)state;
 	snapshot(f);
 	save_and_journal(f, false, &j);
-	assert_int_equal(j.own_fixed, 0x5);	/* the watchdog holds fixed1 */
+	assert_int_equal(j.own_fixed, 0x1);	/* the plan's: fixed0 */
 	program_like_a_run(f);
 	/* Meanwhile the watchdog's owner reprograms its field and turns its counter off. */
 	wr(f, MSR_IA32_FIXED_CTR_CTRL, (rd(f, MSR_IA32_FIXED_CTR_CTRL) & ~0xf0ull) | 0xa0);
 	wr(f, MSR_IA32_PERF_GLOBAL_CTRL, rd(f, MSR_IA32_PERF_GLOBAL_CTRL) & ~GLOBAL_FIXED_BIT(1));
-	assert_int_equal(journal_apply(f->hw, &f->info.pmu, &j, err, sizeof(err)), 0);
+	assert_int_equal(apply(f, &j, err, sizeof(err)), 0);
 	assert_int_equal(FIXED_CTRL_FIELD(rd(f, MSR_IA32_FIXED_CTR_CTRL), 1), 0xa);
 	assert_int_equal(FIXED_CTRL_FIELD(rd(f, MSR_IA32_FIXED_CTR_CTRL), 0), 0);
 	assert_int_equal(rd(f, MSR_IA32_PERF_GLOBAL_CTRL),
@@ -255,31 +312,31 @@ test_apply_refuses_bad_registers(void **state)
 	for (unsigned i = 0; i < bad.nregs; i++)
 		if (bad.regs[i].msr == msr_evtsel(2))
 			bad.regs[i].value = 1ull << 32;
-	assert_int_equal(journal_apply(f->hw, &f->info.pmu, &bad, err, sizeof(err)), -EBADMSG);
+	assert_int_equal(apply(f, &bad, err, sizeof(err)), -EBADMSG);
 	assert_non_null(strstr(err, "IA32_PERFEVTSEL2"));
 	assert_non_null(strstr(err, "reserved"));
 
 	/* An MSR stat mode never writes. */
 	bad = j;
 	bad.regs[bad.nregs++] = (struct journal_reg){ 0x1d9, 0 };	/* IA32_DEBUGCTL */
-	assert_int_equal(journal_apply(f->hw, &f->info.pmu, &bad, err, sizeof(err)), -EBADMSG);
+	assert_int_equal(apply(f, &bad, err, sizeof(err)), -EBADMSG);
 
 	/* A counter wider than 48 bits. */
 	bad = j;
 	for (unsigned i = 0; i < bad.nregs; i++)
 		if (bad.regs[i].msr == msr_pmc(0))
 			bad.regs[i].value = 1ull << 48;
-	assert_int_equal(journal_apply(f->hw, &f->info.pmu, &bad, err, sizeof(err)), -EBADMSG);
+	assert_int_equal(apply(f, &bad, err, sizeof(err)), -EBADMSG);
 
 	/* A counter the run did not own. */
 	bad = j;
 	bad.own_gp &= ~0x1u;
-	assert_int_equal(journal_apply(f->hw, &f->info.pmu, &bad, err, sizeof(err)), -EBADMSG);
+	assert_int_equal(apply(f, &bad, err, sizeof(err)), -EBADMSG);
 
 	/* Counters this PMU does not have. */
 	bad = j;
 	bad.own_gp |= 0x80;
-	assert_int_equal(journal_apply(f->hw, &f->info.pmu, &bad, err, sizeof(err)), -EBADMSG);
+	assert_int_equal(apply(f, &bad, err, sizeof(err)), -EBADMSG);
 
 	assert_int_equal(emu_hw_calls(f->hw, EMU_HW_OP_WRMSR), writes);
 	assert_int_equal(emu_pmu_diff(f->before, f->emu, stderr), 0);
@@ -347,7 +404,7 @@ test_corrupt_or_truncated(void **state)
 
 		assert_int_equal(journal_write(f->jdir, &v, err, sizeof(err)), 0);
 		text = read_all(path, &len);
-		p = strstr(text, "pmustat-journal 1\n");
+		p = strstr(text, "pmustat-journal 2\n");
 		assert_non_null(p);
 		p[16] = '9';
 		/* Recompute the checksum over the changed text. */
@@ -481,11 +538,12 @@ test_forced_counters_restored(void **state)
 
 	(void)state;
 	snapshot(f);
-	save_and_journal(f, true, &j);
+	save_and_journal_plan(f, true, true, &j);
 	assert_int_equal(j.own_fixed, 0x7);
+	assert_int_equal(j.taken_fixed, 0x2);
 	wr(f, MSR_IA32_FIXED_CTR_CTRL, 0x222);
 	wr(f, msr_fixed_ctr(1), 5);
-	assert_int_equal(journal_apply(f->hw, &f->info.pmu, &j, err, sizeof(err)), 0);
+	assert_int_equal(apply(f, &j, err, sizeof(err)), 0);
 	assert_int_equal(emu_pmu_diff(f->before, f->emu, stderr), 0);
 	fixture_free(f);
 }
@@ -503,8 +561,59 @@ test_legacy_counter_writes(void **state)
 	snapshot(f);
 	save_and_journal(f, false, &j);
 	program_like_a_run(f);
-	assert_int_equal(journal_apply(f->hw, &f->info.pmu, &j, err, sizeof(err)), 0);
+	assert_int_equal(apply(f, &j, err, sizeof(err)), 0);
 	assert_int_equal(emu_pmu_diff(f->before, f->emu, stderr), 0);
+	fixture_free(f);
+}
+
+/*
+ * After the run died, someone else took two of its counters (pmc2, fixed0)
+ * and a counter the run never used (pmc3): those are left exactly as they
+ * are, registers, GLOBAL_CTRL bits and overflow bits; the run's remaining
+ * counter (pmc0) is put back.
+ */
+static void
+test_counters_taken_since_are_left_alone(void **state)
+{
+	struct fixture *f = fixture_new(EMU_MODEL_SKYLAKE, false);
+	struct journal_result res;
+	struct journal j;
+	char err[1024] = "";
+	uint64_t gc;
+
+	(void)state;
+	wr(f, msr_a_pmc(0), 0x1234);
+	snapshot(f);
+	save_and_journal(f, false, &j);
+	program_like_a_run(f);
+	/* Another tool, after the crash: its own programming, INT and all. */
+	wr(f, msr_evtsel(2), 0x5300c5 | EVTSEL_INT);
+	wr(f, msr_a_pmc(2), 999);
+	wr(f, msr_evtsel(3), 0x4300c4);
+	wr(f, msr_a_pmc(3), 4242);
+	wr(f, MSR_IA32_FIXED_CTR_CTRL, (rd(f, MSR_IA32_FIXED_CTR_CTRL) & ~0xfull) | 0xb);
+	wr(f, msr_fixed_ctr(0), 31337);
+	gc = rd(f, MSR_IA32_PERF_GLOBAL_CTRL) | 0x8;
+	wr(f, MSR_IA32_PERF_GLOBAL_CTRL, gc);
+	assert_int_equal(journal_apply(f->hw, &f->info.pmu, &j, &res, err, sizeof(err)), 0);
+	assert_int_equal(res.restored_gp, 0x1);
+	assert_int_equal(res.left_gp, 0x4);
+	assert_int_equal(res.left_fixed, 0x1);
+	assert_int_equal(res.left_evtsel[2], 0x5300c5 | EVTSEL_INT);
+	/* Theirs: untouched. */
+	assert_int_equal(rd(f, msr_evtsel(2)), 0x5300c5 | EVTSEL_INT);
+	assert_int_equal(rd(f, msr_pmc(2)), 999);
+	assert_int_equal(rd(f, msr_evtsel(3)), 0x4300c4);
+	assert_int_equal(rd(f, msr_pmc(3)), 4242);
+	assert_int_equal(FIXED_CTRL_FIELD(rd(f, MSR_IA32_FIXED_CTR_CTRL), 0), 0xb);
+	assert_int_equal(rd(f, msr_fixed_ctr(0)), 31337);
+	assert_true(rd(f, MSR_IA32_PERF_GLOBAL_STATUS) & 0x4);
+	assert_int_equal(rd(f, MSR_IA32_PERF_GLOBAL_CTRL) & (0xcull | GLOBAL_FIXED_BIT(0)),
+			 gc & (0xcull | GLOBAL_FIXED_BIT(0)));
+	/* Ours: as saved. */
+	assert_int_equal(rd(f, msr_evtsel(0)), f->before->cpu[CPU].regs.evtsel[0]);
+	assert_int_equal(rd(f, msr_pmc(0)), 0x1234);
+	assert_int_equal(rd(f, MSR_IA32_PERF_GLOBAL_CTRL) & 1, f->before->cpu[CPU].regs.global_ctrl & 1);
 	fixture_free(f);
 }
 
@@ -551,6 +660,39 @@ test_owner_zombie_is_dead(void **state)
 	assert_int_equal(waitpid(child, &ws, 0), child);
 }
 
+/* The largest plan: 64 events in 16 runs of 4 counters, every value journaled, read back whole. */
+static void
+test_largest_plan(void **state)
+{
+	struct fixture *f = fixture_new(EMU_MODEL_SKYLAKE, false);
+	struct sched_slot slots[SCHED_MAX_EVENTS];
+	struct event ev[SCHED_MAX_EVENTS];
+	struct journal j, back;
+	char err[1024] = "";
+
+	(void)state;
+	assert_int_equal(pmu_open(&pmu, f->hw, CPU, &f->info.pmu, false, err, sizeof(err)), 0);
+	for (unsigned i = 0; i < SCHED_MAX_EVENTS; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "r%02x%02x", i, 0x10 + i);
+		ev[i] = test_event(name, (uint8_t)(0x10 + i), (uint8_t)i, 0xf);
+		slots[i] = (struct sched_slot){ SCHED_GP, i % 4, i / 4 };
+	}
+	if (journal_from_pmu(&j, &pmu, ev, slots, SCHED_MAX_EVENTS, SCHED_MAX_EVENTS / 4, err, sizeof(err)))
+		fail_msg("journal_from_pmu: %s", err);
+	assert_int_equal(j.own_gp, 0xf);
+	/* Per-counter enables (GLOBAL_CTRL has the GP bits at power-up): two values an event. */
+	assert_int_equal(j.nwrote, 2 * SCHED_MAX_EVENTS);
+	if (journal_write(f->jdir, &j, err, sizeof(err)))
+		fail_msg("journal_write: %s", err);
+	if (journal_read(f->jdir, CPU, &back, err, sizeof(err)))
+		fail_msg("journal_read: %s", err);
+	assert_int_equal(back.nwrote, j.nwrote);
+	assert_memory_equal(back.wrote, j.wrote, j.nwrote * sizeof(j.wrote[0]));
+	fixture_free(f);
+}
+
 int
 main(void)
 {
@@ -565,7 +707,9 @@ main(void)
 		cmocka_unit_test(test_recover),
 		cmocka_unit_test(test_forced_counters_restored),
 		cmocka_unit_test(test_legacy_counter_writes),
+		cmocka_unit_test(test_counters_taken_since_are_left_alone),
 		cmocka_unit_test(test_owner_zombie_is_dead),
+		cmocka_unit_test(test_largest_plan),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -419,7 +419,10 @@ test_reset_zero(void **state)
 	e2e_machine_free(&m);
 }
 
-/* A journal by hand: the registers of @before on the core, owned by @pid started at @start. */
+/*
+ * A journal by hand: the registers of @before on the core, owned by @pid
+ * started at @start, of a run that wrote what scribble() writes.
+ */
 static void
 hand_journal(const struct emu_pmu *before, pid_t pid, unsigned long long start)
 {
@@ -442,6 +445,10 @@ hand_journal(const struct emu_pmu *before, pid_t pid, unsigned long long start)
 	}
 	for (unsigned i = 0; i < 3; i++)
 		j.regs[j.nregs++] = (struct journal_reg){ msr_fixed_ctr(i), g->fixed_ctr[i] };
+	/* What that run wrote: scribble()'s programming. */
+	j.wrote[j.nwrote++] = (struct journal_reg){ msr_evtsel(0), 0x4300c4 };
+	for (unsigned i = 0; i < 3; i++)
+		j.fields[i] = 1u << 2;
 	if (journal_write(JOURNAL_DIR, &j, err, sizeof(err)) != 0)
 		fail_msg("journal_write: %s", err);
 }
