@@ -3,10 +3,13 @@
  * put back what a killed pmustat run left programmed (issue 9).
  *
  * For each core, under its lock: a journal whose run is gone is applied
- * and removed (journal_recover()); a corrupt journal is reported and left
- * alone; a live run's is never touched. --zero then clears pmustat-style
- * programming (counters without INT/PMI: pmustat never sets them), journal
- * or not; the NMI watchdog's and perf's counters only with --force.
+ * and removed (journal_recover()); a live run's is never touched. --zero
+ * then clears pmustat-style programming (counters without INT/PMI: pmustat
+ * never sets them), journal or not; the NMI watchdog's and perf's counters
+ * only with --force. A corrupt journal is reported and left alone, except
+ * by --zero: it clears what such a journal can no longer describe, then
+ * removes the journal, once confirmed on a terminal or with --yes (or
+ * --force, which already clears everything).
  */
 #include <errno.h>
 #include <getopt.h>
@@ -14,7 +17,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/sysinfo.h>
+#include <unistd.h>
 
 #include "cli.h"
 #include "cmd.h"
@@ -36,6 +41,7 @@ struct reset_opts {
 	const char *cpus;
 	bool zero;
 	bool force;
+	bool yes;
 	bool json;
 };
 
@@ -43,12 +49,15 @@ static void
 usage(FILE *out)
 {
 	fprintf(out,
-		"usage: pmustat reset [-C LIST] [--zero [--force]] [--json]\n"
+		"usage: pmustat reset [-C LIST] [--zero [--yes] [--force]] [--json]\n"
 		"\n"
 		"  -C, --cpu LIST   cores: N, ranges and lists (0-3,6), or all (default: all)\n"
 		"      --zero       also clear pmustat-style programming left without a journal\n"
-		"                   (counters without an interrupt bit)\n"
-		"      --force      with --zero: clear every counter, the NMI watchdog's and perf's too\n"
+		"                   (counters without an interrupt bit); a corrupt journal is\n"
+		"                   removed after that, once confirmed on a terminal\n"
+		"      --yes        with --zero: remove a corrupt journal without asking\n"
+		"      --force      with --zero: clear every counter, the NMI watchdog's and perf's\n"
+		"                   too (and remove a corrupt journal without asking)\n"
 		"      --json       one JSON object\n");
 }
 
@@ -61,6 +70,7 @@ parse_opts(int argc, char **argv, struct reset_opts *o)
 		{ "cpu", required_argument, NULL, 'C' },
 		{ "zero", no_argument, NULL, 'z' },
 		{ "force", no_argument, NULL, 'f' },
+		{ "yes", no_argument, NULL, 'y' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -81,6 +91,9 @@ parse_opts(int argc, char **argv, struct reset_opts *o)
 		case 'f':
 			o->force = true;
 			break;
+		case 'y':
+			o->yes = true;
+			break;
 		case 'j':
 			o->json = true;
 			break;
@@ -98,8 +111,8 @@ parse_opts(int argc, char **argv, struct reset_opts *o)
 		usage(stderr);
 		return EXIT_PMUSTAT_FAILURE;
 	}
-	if (o->force && !o->zero) {
-		fprintf(stderr, "pmustat reset: --force goes with --zero\n");
+	if ((o->force || o->yes) && !o->zero) {
+		fprintf(stderr, "pmustat reset: --%s goes with --zero\n", o->force ? "force" : "yes");
 		return EXIT_PMUSTAT_FAILURE;
 	}
 	return 0;
@@ -108,7 +121,7 @@ parse_opts(int argc, char **argv, struct reset_opts *o)
 /* What happened on one core, for the output. */
 struct reset_core {
 	int core;
-	const char *journal;	/* "none", "restored", "corrupt", "live", "error" */
+	const char *journal;	/* "none", "restored", "corrupt", "cleared", "live", "error" */
 	char message[1536];
 	char zeroed[256];	/* " pmc0 fixed2" */
 	bool failed;
@@ -167,6 +180,31 @@ zero_core(struct pmu *p, const struct pmu_state *st, bool force, struct reset_co
 	return 0;
 }
 
+/*
+ * --zero on a core whose journal is corrupt: clearing pmustat-style
+ * programming and removing the journal is what is left to do, once the
+ * user says so (a terminal's y), or --yes / --force did.
+ */
+static bool
+confirm_corrupt(const struct reset_opts *o, int core, const char *why)
+{
+	char answer[16];
+
+	if (o->yes || o->force)
+		return true;
+	if (!isatty(STDIN_FILENO))
+		return false;
+	fprintf(stderr,
+		"pmustat reset: %s\n"
+		"pmustat reset: clear pmustat-style programming on core %d (counters without an interrupt bit) and remove the journal? [y/N] ",
+		why, core);
+	fflush(stderr);
+	if (!fgets(answer, sizeof(answer), stdin))
+		return false;
+	answer[strcspn(answer, "\n")] = '\0';
+	return strcasecmp(answer, "y") == 0 || strcasecmp(answer, "yes") == 0;
+}
+
 static void
 reset_one(struct hw *hw, const struct reset_opts *o, int core, struct reset_core *r)
 {
@@ -175,7 +213,7 @@ reset_one(struct hw *hw, const struct reset_opts *o, int core, struct reset_core
 	struct cpu_info cpu;
 	struct journal j;
 	char err[1024];
-	bool have_journal;
+	bool have_journal, corrupt = false;
 	int lock = -1, rc;
 
 	r->core = core;
@@ -210,7 +248,17 @@ reset_one(struct hw *hw, const struct reset_opts *o, int core, struct reset_core
 		rc = journal_recover(JOURNAL_DIR, core, hw, &cpu.pmu, r->message, sizeof(r->message));
 		r->journal = rc == 1 ? "restored" : rc == 0 ? "none" : rc == -EBADMSG ? "corrupt" :
 			     rc == -EBUSY ? "live" : "error";
-		if (rc < 0) {
+		if (rc == -EBADMSG && o->zero) {
+			/* Its run is gone (we hold the lock); what it programmed it can no longer say. */
+			if (!confirm_corrupt(o, core, r->message)) {
+				snprintf(r->message + strlen(r->message), sizeof(r->message) - strlen(r->message),
+					 "; nothing was cleared: confirm on a terminal, or add --yes");
+				r->failed = true;
+				goto out;
+			}
+			corrupt = true;
+			r->message[0] = '\0';
+		} else if (rc < 0) {
 			r->failed = true;
 			goto out;
 		}
@@ -226,8 +274,25 @@ reset_one(struct hw *hw, const struct reset_opts *o, int core, struct reset_core
 			goto out;
 		}
 		rc = zero_core(&p, &st, o->force, r);
-		if (rc < 0)
+		if (rc < 0) {
 			r->failed = true;
+			goto out;
+		}
+		if (corrupt) {
+			char path[256];
+
+			journal_path(JOURNAL_DIR, core, path, sizeof(path));
+			rc = journal_remove(JOURNAL_DIR, core);
+			if (rc < 0 && rc != -ENOENT) {
+				snprintf(r->message, sizeof(r->message),
+					 "core %d: cleared, but cannot remove the corrupt journal %s: %s", core, path,
+					 strerror(-rc));
+				r->failed = true;
+				goto out;
+			}
+			r->journal = "cleared";
+			snprintf(r->message, sizeof(r->message), "core %d: removed the corrupt journal %s", core, path);
+		}
 	}
 out:
 	cpulock_release(lock);

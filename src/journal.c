@@ -812,7 +812,7 @@ journal_recover(const char *dir, int core, struct hw *hw, const struct pmu_caps 
 		return 0;
 	if (rc == -EBADMSG)
 		return errf(msg, msglen, rc,
-			    "%s; it was NOT applied. Inspect the core with 'pmustat state -C %d', clear pmustat's programming with 'pmustat reset --zero -C %d', then remove the file",
+			    "%s; it was NOT applied. Inspect the core with 'pmustat state -C %d', then clear pmustat-style programming there and remove the journal with 'pmustat reset --zero -C %d' (it asks first; --yes does not)",
 			    err, core, core);
 	if (rc)
 		return errf(msg, msglen, rc, "%s", err);

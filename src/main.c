@@ -17,7 +17,7 @@ usage(FILE *out)
 		"       pmustat info [--json] [--cpu-dump FILE] [--save-cpu-dump FILE] [-C N]\n"
 		"       pmustat list [PATTERN] [--long] [--json] [--cpu-dump FILE] [--table NAME]\n"
 		"       pmustat state [-C LIST] [--json] [--raw] [--watch MS [--count N]]\n"
-		"       pmustat reset [-C LIST] [--zero [--force]] [--json]\n"
+		"       pmustat reset [-C LIST] [--zero [--yes] [--force]] [--json]\n"
 		"       pmustat --version | --help\n"
 		"\n"
 		"Counts Intel PMU events for COMMAND by programming the counters of one core.\n");

@@ -498,6 +498,132 @@ test_zombie_run_is_gone(void **state)
 
 /* ---- a corrupt journal: the advice given works as written ---- */
 
+static void
+plant_corrupt_journal(void)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	journal_file(path, sizeof(path));
+	mkdir(JOURNAL_DIR, 0700);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "pmustat-journal 2\ncore", 22), 22);
+	close(fd);
+}
+
+/* The command a message advises, between '...'; e.g. "pmustat reset --zero -C 3". */
+static void
+advised(const char *msg, const char *starts, char *cmd, size_t size)
+{
+	const char *p = strstr(msg, starts), *end;
+
+	assert_non_null(p);
+	end = strchr(p, '\'');
+	assert_non_null(end);
+	assert_true((size_t)(end - p) < size);
+	memcpy(cmd, p, (size_t)(end - p));
+	cmd[end - p] = '\0';
+}
+
+/* Run @argv on a pseudo-terminal, answering @answer to its question. */
+static int
+run_on_tty(const struct e2e_machine *m, const char *const argv[], const char *answer, char *seen, size_t size)
+{
+	struct e2e_spawn_opts o = { .tty_fd = -1 };
+	size_t used = 0;
+	int master, slave;
+	pid_t pid;
+
+	master = posix_openpt(O_RDWR | O_NOCTTY);
+	assert_true(master >= 0);
+	assert_int_equal(grantpt(master), 0);
+	assert_int_equal(unlockpt(master), 0);
+	slave = open(ptsname(master), O_RDWR | O_NOCTTY);
+	assert_true(slave >= 0);
+	o.tty_fd = slave;
+	pid = e2e_spawn_with(m, argv, &o);
+	close(slave);
+	seen[0] = '\0';
+	for (;;) {
+		ssize_t n = read(master, seen + used, size - 1 - used);
+
+		if (n <= 0)
+			break;	/* EIO: the other side closed */
+		used += (size_t)n;
+		seen[used] = '\0';
+		if (answer && strstr(seen, "[y/N]")) {
+			assert_int_equal(write(master, answer, strlen(answer)), (ssize_t)strlen(answer));
+			answer = NULL;
+		}
+		if (used + 1 >= size)
+			break;
+	}
+	close(master);
+	return e2e_reap(pid);
+}
+
+static void
+test_corrupt_journal_advice_works(void **state)
+{
+	struct e2e_machine m;
+	struct e2e_result r;
+	char path[PATH_MAX], cmd[256], seen[8192], *save = NULL;
+	const char *argv[20];
+	size_t n = 0;
+
+	(void)state;
+	NEEDS_PRIVATE_RUN();
+	machine(&m);
+	journal_file(path, sizeof(path));
+	plant_corrupt_journal();
+	/* What a killed run whose journal got corrupted may have left: pmustat-style, no INT. */
+	set(&m, msr_evtsel(1), 0x4300c4);
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "-e", "branches", WL, NULL });
+	e2e_assert_status(&r, 125);
+	e2e_assert_err_contains(&r, "NOT applied");
+	advised(r.err, "pmustat reset --zero", cmd, sizeof(cmd));
+	e2e_result_free(&r);
+
+	/* Not on a terminal and without --yes: refused, nothing cleared, nothing removed. */
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "reset", "--zero", "-C", core_arg, NULL });
+	e2e_assert_status(&r, 125);
+	e2e_assert_err_contains(&r, "add --yes");
+	assert_int_equal(get(&m, msr_evtsel(1)), 0x4300c4);
+	assert_int_equal(access(path, F_OK), 0);
+	e2e_result_free(&r);
+
+	/* The advised command, word for word ("pmustat" is the binary), on a terminal, answered "n". */
+	for (char *w = strtok_r(cmd, " ", &save); w && n < 18; w = strtok_r(NULL, " ", &save)) {
+		if (n == 0)
+			assert_string_equal(w, "pmustat");
+		argv[n] = n == 0 ? E2E_PMUSTAT : w;
+		n++;
+	}
+	argv[n] = NULL;
+	assert_int_equal(run_on_tty(&m, argv, "n\n", seen, sizeof(seen)), 125);
+	assert_int_equal(get(&m, msr_evtsel(1)), 0x4300c4);
+	assert_int_equal(access(path, F_OK), 0);
+	/* And answered "y": cleared, the journal gone. */
+	assert_int_equal(run_on_tty(&m, argv, "y\n", seen, sizeof(seen)), 0);
+	if (!strstr(seen, "removed the corrupt journal"))
+		fail_msg("reset said: %s", seen);
+	assert_int_equal(get(&m, msr_evtsel(1)), 0);
+	assert_int_equal(access(path, F_OK), -1);
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "-e", "branches", WL, NULL });
+	e2e_assert_status(&r, 0);
+	e2e_result_free(&r);
+
+	/* --yes, for scripts: the same without a question. */
+	plant_corrupt_journal();
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "reset", "--zero", "--yes", "-C", core_arg, "--json", NULL });
+	e2e_assert_status(&r, 0);
+	e2e_assert_out_contains(&r, "\"journal\": \"cleared\"");
+	assert_int_equal(access(path, F_OK), -1);
+	e2e_result_free(&r);
+	e2e_machine_free(&m);
+}
+
 /* ---- the per-core lock under another user's hands ---- */
 
 /* A child holding core's lock: taken as root, then (if @as) kept as uid @as. Returns its pid. */
@@ -824,6 +950,7 @@ main(void)
 		cmocka_unit_test(test_recovery_leaves_counters_taken_since),
 		cmocka_unit_test(test_recovery_leaves_the_runs_counter_if_retaken),
 		cmocka_unit_test(test_zombie_run_is_gone),
+		cmocka_unit_test(test_corrupt_journal_advice_works),
 		cmocka_unit_test(test_lock_cannot_be_jammed_or_faked),
 		cmocka_unit_test(test_setuid_install_is_refused),
 		cmocka_unit_test(test_sudo_user_environment),
