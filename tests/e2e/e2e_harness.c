@@ -12,6 +12,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/mount.h>
 #include <sys/ptrace.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -221,6 +222,18 @@ e2e_set_msr(const struct e2e_machine *m, unsigned cpu, uint32_t msr, uint64_t va
 	emu_state_unlock(pmu);
 	emu_state_unmap(pmu);
 	return err;
+}
+
+bool
+e2e_private_run(void)
+{
+	if (unshare(CLONE_NEWNS) != 0)
+		return false;
+	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
+		return false;
+	if (mount("pmustat-test-run", "/run", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755") != 0)
+		return false;
+	return mkdir("/run/lock", 01777) == 0;
 }
 
 unsigned

@@ -95,6 +95,15 @@ void e2e_sleep_ms(long ms);
 bool e2e_wait_msr(const struct e2e_machine *m, unsigned cpu, uint32_t msr, uint64_t mask,
 		  uint64_t want, unsigned timeout_ms);
 
+/*
+ * Give this process (and what it runs) a mount namespace of its own with a
+ * private tmpfs on /run (and the usual 1777 /run/lock): pmustat's journals
+ * and locks then land where they do in production, under /run/pmustat,
+ * without touching the host's or meeting another test's. false when this
+ * process may not (no CAP_SYS_ADMIN): callers skip what needs it.
+ */
+bool e2e_private_run(void);
+
 /* Number of CPUs of this host that we may run on (for pinning tests). */
 unsigned e2e_host_cpus(void);
 

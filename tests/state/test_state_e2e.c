@@ -703,24 +703,6 @@ test_no_journal_left_by_normal_runs(void **state)
 	e2e_machine_free(&m);
 }
 
-/*
- * Our own mount namespace with a private /run (see the top). Returns false
- * when this process may not make one.
- */
-static bool
-private_run(void)
-{
-	if (unshare(CLONE_NEWNS) != 0)
-		return false;
-	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
-		return false;
-	if (mount("pmustat-test-run", "/run", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755") != 0)
-		return false;
-	if (mkdir("/run/lock", 01777) != 0)
-		return false;
-	return true;
-}
-
 int
 main(void)
 {
@@ -741,7 +723,7 @@ main(void)
 	cpu_set_t cpus;
 	long conf = sysconf(_SC_NPROCESSORS_CONF);
 
-	private_ok = private_run();
+	private_ok = e2e_private_run();
 	if (!private_ok)
 		fprintf(stderr, "cannot make a private /run (%s): the journal cases are skipped\n", strerror(errno));
 	if (sched_getaffinity(0, sizeof(cpus), &cpus) != 0)
