@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "cpulock.h"
+#include "pmu_state.h"
 
 void
 cpulock_path(int cpu, char *buf, size_t size)
@@ -106,34 +107,6 @@ proc_uid(pid_t pid, unsigned *uid)
 	return found;
 }
 
-/* /proc/PID/cmdline, arguments joined by spaces, printable bytes only. */
-static void
-proc_command(pid_t pid, char *buf, size_t size)
-{
-	char path[64];
-	ssize_t n;
-	int fd;
-
-	buf[0] = '\0';
-	snprintf(path, sizeof(path), "/proc/%ld/cmdline", (long)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	n = read(fd, buf, size - 1);
-	close(fd);
-	if (n <= 0) {
-		buf[0] = '\0';
-		return;
-	}
-	buf[n] = '\0';
-	while (n > 0 && buf[n - 1] == '\0')
-		n--;
-	for (ssize_t i = 0; i < n; i++)
-		if (buf[i] == '\0' || (unsigned char)buf[i] < 0x20 || buf[i] == 0x7f)
-			buf[i] = buf[i] == '\0' ? ' ' : '?';
-	buf[n] = '\0';
-}
-
 /* Why core @cpu is busy: who holds the lock that @fd is open on. */
 static void
 describe_holder(int cpu, int fd, const char *path, char *err, size_t errlen)
@@ -151,7 +124,7 @@ describe_holder(int cpu, int fd, const char *path, char *err, size_t errlen)
 			 cpu, path);
 		return;
 	}
-	proc_command(pid, cmd, sizeof(cmd));
+	pmu_state_proc_command(pid, cmd, sizeof(cmd));
 	if (proc_uid(pid, &uid) && uid != 0) {
 		snprintf(err, errlen,
 			 "core %d's lock %s is held by pid %ld (%s), which runs as uid %u, not root: that is not a pmustat run; stop it, or pick another core with -C",

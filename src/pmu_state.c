@@ -248,9 +248,16 @@ pmu_state_proc_command(pid_t pid, char *buf, size_t size)
 	buf[n] = '\0';
 	while (n > 0 && buf[n - 1] == '\0')
 		n--;
-	for (ssize_t i = 0; i < n; i++)
-		if (buf[i] == '\0' || buf[i] == '\n')
+	/*
+	 * Anybody's arguments (sudo pmustat -- COMMAND ARGS...): no control
+	 * character reaches the terminal of whoever reads them.
+	 */
+	for (ssize_t i = 0; i < n; i++) {
+		if (buf[i] == '\0')
 			buf[i] = ' ';
+		else if ((unsigned char)buf[i] < 0x20 || buf[i] == 0x7f)
+			buf[i] = '?';
+	}
 }
 
 static bool

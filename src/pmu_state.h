@@ -110,7 +110,10 @@ pmu_state_event_name(const struct event_table *table, uint64_t evtsel, char *buf
 const char *
 pmu_state_fixed_event_name(const struct event_table *table, unsigned i);
 
-/* /proc/@pid/cmdline, arguments joined by spaces, into @buf ("" if unreadable). */
+/*
+ * /proc/@pid/cmdline, arguments joined by spaces, control characters shown
+ * as '?', into @buf ("" if unreadable).
+ */
 void
 pmu_state_proc_command(pid_t pid, char *buf, size_t size);
 

@@ -769,6 +769,39 @@ test_lock_cannot_be_jammed_or_faked(void **state)
 	e2e_machine_free(&m);
 }
 
+/*
+ * A command line is anybody's text: a counting run's arguments with a
+ * terminal escape sequence reach neither the terminal of `pmustat state`
+ * nor the message of a second run waiting for the core.
+ */
+static void
+test_no_control_characters_from_a_command_line(void **state)
+{
+	struct e2e_machine m;
+	struct e2e_result r;
+	pid_t pid;
+
+	(void)state;
+	NEEDS_PRIVATE_RUN();
+	machine(&m);
+	pid = e2e_spawn(&m, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "-e", "branches", "/bin/sh", "-c",
+					  "sleep 3", "\033]0;owned\007\033[2J", NULL }, NULL);
+	assert_true(e2e_wait_msr(&m, (unsigned)core, msr_evtsel(0), EVTSEL_EN, EVTSEL_EN, 5000));
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "state", "-C", core_arg, NULL });
+	e2e_assert_status(&r, 0);
+	e2e_assert_out_contains(&r, "?]0;owned??[2J");
+	assert_null(strchr(r.out, '\033'));
+	e2e_result_free(&r);
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "-e", "branches", WL, NULL });
+	e2e_assert_status(&r, 125);
+	e2e_assert_err_contains(&r, "?]0;owned??[2J");
+	assert_null(strchr(r.err, '\033'));
+	e2e_result_free(&r);
+	kill(-pid, SIGINT);
+	e2e_reap(pid);
+	e2e_machine_free(&m);
+}
+
 /* ---- privileges ---- */
 
 /* Installed set-user-ID root and run by nobody: refused before anything, never a root command. */
@@ -927,20 +960,6 @@ test_full_file_system(void **state)
 	e2e_machine_free(&m);
 }
 
-/* Our own mount namespace with a private /run (see the top). */
-static bool
-private_run(void)
-{
-	if (unshare(CLONE_NEWNS) != 0)
-		return false;
-	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
-		return false;
-	if (mount("pmustat-test-run", "/run", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755") != 0)
-		return false;
-	/* As on a real machine: the world-writable /run/lock pmustat no longer uses. */
-	return mkdir("/run/lock", 01777) == 0;
-}
-
 int
 main(void)
 {
@@ -952,6 +971,7 @@ main(void)
 		cmocka_unit_test(test_zombie_run_is_gone),
 		cmocka_unit_test(test_corrupt_journal_advice_works),
 		cmocka_unit_test(test_lock_cannot_be_jammed_or_faked),
+		cmocka_unit_test(test_no_control_characters_from_a_command_line),
 		cmocka_unit_test(test_setuid_install_is_refused),
 		cmocka_unit_test(test_sudo_user_environment),
 		cmocka_unit_test(test_full_file_system),
@@ -959,7 +979,7 @@ main(void)
 	cpu_set_t cpus;
 	long conf = sysconf(_SC_NPROCESSORS_CONF);
 
-	private_ok = private_run();
+	private_ok = e2e_private_run();
 	if (!private_ok)
 		fprintf(stderr, "cannot make a private /run (%s): the journal and lock cases are skipped\n",
 			strerror(errno));
