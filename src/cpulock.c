@@ -94,14 +94,20 @@ proc_uid(pid_t pid, unsigned *uid)
 	f = fopen(path, "re");
 	if (!f)
 		return false;
-	while (fgets(line, sizeof(line), f)) {
-		unsigned real, eff;
+	/* "Uid:\tREAL\tEFFECTIVE\tSAVED\tFS" */
+	while (!found && fgets(line, sizeof(line), f)) {
+		char *p, *end;
+		unsigned long v;
 
-		if (sscanf(line, "Uid: %u %u", &real, &eff) == 2) {
-			*uid = eff;
-			found = true;
+		if (strncmp(line, "Uid:", 4) != 0)
+			continue;
+		errno = 0;
+		(void)strtoul(line + 4, &p, 10);
+		v = strtoul(p, &end, 10);
+		if (errno || end == p || v > 0xfffffffful)
 			break;
-		}
+		*uid = (unsigned)v;
+		found = true;
 	}
 	fclose(f);
 	return found;

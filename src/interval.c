@@ -197,7 +197,7 @@ void
 interval_halt_from_signal(void)
 {
 	struct interval_sampler *s = atomic_load(&signal_sampler);
-	const struct timespec step = { 0, 1000 * 1000 };
+	const struct timespec step = { 0, 1000L * 1000 };
 
 	if (!s)
 		return;

@@ -213,10 +213,8 @@ resolve(struct outfile *o, int *dirfd, int *fdnum, char *err, size_t errlen)
 		}
 		close(dfd);
 		dfd = nfd;
-		if (strlen(walked) + len + 2 < sizeof(walked)) {
-			strcat(walked, comp);
-			strcat(walked, "/");
-		}
+		if (strlen(walked) + len + 2 < sizeof(walked))
+			snprintf(walked + strlen(walked), sizeof(walked) - strlen(walked), "%s/", comp);
 	}
 }
 
@@ -484,9 +482,10 @@ outfile_commit(struct outfile *o, char *err, size_t errlen)
 		}
 	}
 	if (rc && o->tmp[0]) {
+		size_t used = strlen(err);
+
 		remove_tmp(o);
-		if (strlen(err) + 32 < errlen)
-			strcat(err, "; the file was left as it was");
+		snprintf(err + used, errlen - used, "; the file was left as it was");
 	}
 	o->tmp[0] = '\0';
 	close_all(o);

@@ -880,8 +880,10 @@ test_sudo_user_environment(void **state)
 	(void)state;
 	NEEDS_ROOT();
 	pw = getpwuid(NOBODY);
-	if (!pw)
+	if (!pw) {
 		skip();
+		return;
+	}
 	snprintf(want, sizeof(want), "[%s|%s|%s|%s]\n", pw->pw_dir, pw->pw_name, pw->pw_name,
 		 pw->pw_shell && pw->pw_shell[0] ? pw->pw_shell : "/bin/sh");
 	machine(&m);

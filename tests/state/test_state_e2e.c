@@ -2,8 +2,8 @@
  * test_state_e2e.c - `pmustat state`, `pmustat reset` and the crash journal
  * end to end: the real binary on the emulated PMU (libpmuemu.so).
  *
- * The binary always keeps its journals in /run/pmustat and its locks in
- * /run/lock; no environment variable moves them (a root process must not
+ * The binary always keeps its journals and its locks under /run/pmustat;
+ * no environment variable moves them (a root process must not
  * let one redirect where it writes). So this test runs in a mount namespace
  * of its own with a private tmpfs on /run: pmustat writes exactly where it
  * does in production, nothing reaches the host's /run, and a journal left
