@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -197,6 +198,16 @@ child(int go_fd, int report_fd, char *const argv[], const struct runner_opts *op
 		/* Make sure root cannot come back. */
 		if (opts->uid != 0 && setuid(0) == 0) {
 			child_report(report_fd, RUNNER_PRIVILEGES, EPERM);
+			_exit(EXIT_PMUSTAT_FAILURE);
+		}
+		/*
+		 * Until execve this process runs as the user yet holds the MSR
+		 * device root opened: the user must not ptrace it or reach that
+		 * descriptor through /proc, whatever fs.suid_dumpable says.
+		 * execve makes the command dumpable again.
+		 */
+		if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0) {
+			child_report(report_fd, RUNNER_PRIVILEGES, errno);
 			_exit(EXIT_PMUSTAT_FAILURE);
 		}
 	}

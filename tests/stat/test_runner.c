@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -31,6 +32,7 @@ struct seen {
 	int calls;
 	int cpu;
 	int uid;
+	int dumpable;
 	int result;
 };
 
@@ -44,6 +46,7 @@ enable_cb(void *arg)
 	s->calls++;
 	s->cpu = sched_getcpu();
 	s->uid = (int)getuid();
+	s->dumpable = prctl(PR_GET_DUMPABLE, 0, 0, 0, 0);
 	return s->result;
 }
 
@@ -241,6 +244,8 @@ test_privilege_drop(void **state)
 	assert_int_equal(run(check, &o, &f), 0);
 	/* The enable callback runs after the drop (the MSR fd was opened before). */
 	assert_int_equal(seen->uid, 65534);
+	/* Holding root's MSR descriptor as the user: nobody may trace it (fs.suid_dumpable aside). */
+	assert_int_equal(seen->dumpable, 0);
 }
 
 static void
