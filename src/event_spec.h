@@ -28,6 +28,7 @@
 #ifndef PMUSTAT_EVENT_SPEC_H
 #define PMUSTAT_EVENT_SPEC_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "event.h"
@@ -69,6 +70,13 @@ int event_spec_parse(const char *spec, const struct event_table *table,
 int event_spec_append(const char *spec, const struct event_table *table,
 		      const struct pmu_caps *caps, struct event **events,
 		      size_t *count, char *err, size_t err_len);
+
+/*
+ * Whether @a and @b count the same thing (same encoding, mode, counter and
+ * extra MSR value; software events by name): the duplicate rule of -e, for
+ * other lists of events (metrics) to deduplicate by.
+ */
+bool event_spec_same(const struct event *a, const struct event *b);
 
 /*
  * Up to @max names from @table and the aliases closest to @name (edit
