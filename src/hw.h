@@ -21,7 +21,7 @@
 
 struct cpu_raw_data_t;
 
-/* The kernel files pmustat reads to explain what it may do. */
+/* The kernel files pmustat reads to explain what it may do, and the machine's shape. */
 enum hw_file {
 	HW_FILE_RDPMC,			/* /sys/bus/event_source/devices/cpu/rdpmc */
 	HW_FILE_NMI_WATCHDOG,		/* /proc/sys/kernel/nmi_watchdog */
@@ -31,6 +31,11 @@ enum hw_file {
 	/* Hybrid parts have one PMU per core type and no devices/cpu/. */
 	HW_FILE_RDPMC_CPU_CORE,		/* /sys/bus/event_source/devices/cpu_core/rdpmc */
 	HW_FILE_RDPMC_CPU_ATOM,		/* /sys/bus/event_source/devices/cpu_atom/rdpmc */
+	/* The machine's shape, for the constants of metric formulas. */
+	HW_FILE_SMT_ACTIVE,		/* /sys/devices/system/cpu/smt/active */
+	HW_FILE_CPUS_ONLINE,		/* /sys/devices/system/cpu/online */
+	HW_FILE_CPU0_CORE_CPUS,		/* /sys/devices/system/cpu/cpu0/topology/core_cpus_list */
+	HW_FILE_CPU0_PACKAGE_CPUS,	/* /sys/devices/system/cpu/cpu0/topology/package_cpus_list */
 	HW_FILE_COUNT
 };
 
