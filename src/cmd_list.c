@@ -24,6 +24,7 @@
 #include "event_table.h"
 #include "exit_codes.h"
 #include "hw.h"
+#include "list_metrics.h"
 #include "mapfile.h"
 
 #define LIST_FORMAT_VERSION 1
@@ -35,6 +36,7 @@ struct list_opts {
 	const char *cpu_dump;
 	const char *table;
 	int cpu;
+	bool metrics;
 };
 
 /* What is being listed: a table, and/or the CPU it was chosen for. */
@@ -43,13 +45,15 @@ struct listing {
 	bool have_cpu;
 	struct cpu_info cpu;
 	int cpu_index;
+	char metrics[MAPFILE_NAME_MAX + 1];	/* the CPU's metric table, or "" */
+	char no_metrics[1100];			/* why there is none */
 };
 
 static void
 list_usage(FILE *out)
 {
 	fprintf(out,
-		"usage: pmustat list [PATTERN] [--long] [--json] [--cpu-dump FILE | --table NAME] [-C N]\n");
+		"usage: pmustat list [PATTERN] [--metrics] [--long] [--json] [--cpu-dump FILE | --table NAME] [-C N]\n");
 }
 
 static int
@@ -60,6 +64,7 @@ parse_opts(int argc, char **argv, struct list_opts *o)
 		{ "json", no_argument, NULL, 'j' },
 		{ "cpu-dump", required_argument, NULL, 'd' },
 		{ "table", required_argument, NULL, 't' },
+		{ "metrics", no_argument, NULL, 'm' },
 		{ "cpu", required_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -81,6 +86,9 @@ parse_opts(int argc, char **argv, struct list_opts *o)
 			break;
 		case 't':
 			o->table = optarg;
+			break;
+		case 'm':
+			o->metrics = true;
 			break;
 		case 'C':
 			if (cpu_parse_number(optarg, &o->cpu) < 0) {
@@ -113,8 +121,8 @@ parse_opts(int argc, char **argv, struct list_opts *o)
 }
 
 /* Substring, or a glob when the pattern has glob characters; both ignore case. */
-static bool
-text_matches(const char *pattern, const char *text)
+bool
+list_text_matches(const char *pattern, const char *text)
 {
 	if (!pattern)
 		return true;
@@ -126,7 +134,7 @@ text_matches(const char *pattern, const char *text)
 static bool
 desc_matches(const char *pattern, const struct event_desc *d)
 {
-	return text_matches(pattern, d->name) || text_matches(pattern, d->description);
+	return list_text_matches(pattern, d->name) || list_text_matches(pattern, d->description);
 }
 
 static void
@@ -209,14 +217,14 @@ print_long(FILE *out, const struct event_desc *d)
 static bool
 arch_matches(const char *pattern, const struct arch_event *ae)
 {
-	return text_matches(pattern, ae->key) || text_matches(pattern, ae->name);
+	return list_text_matches(pattern, ae->key) || list_text_matches(pattern, ae->name);
 }
 
 static bool
 sw_matches(const char *pattern, const struct sw_event *sw)
 {
-	return text_matches(pattern, sw->name) || (sw->alias && text_matches(pattern, sw->alias)) ||
-	       text_matches(pattern, sw->desc);
+	return list_text_matches(pattern, sw->name) || (sw->alias && list_text_matches(pattern, sw->alias)) ||
+	       list_text_matches(pattern, sw->desc);
 }
 
 static void
@@ -383,7 +391,8 @@ load_for_cpu(const struct list_opts *o, struct listing *l)
 {
 	const char *dir = pmustat_events_dir();
 	struct hw *hw = NULL;
-	char err[1024], key[64], table[128];
+	char err[1024], key[64];
+	struct mapfile_choice choice;
 	int ret;
 
 	if (!o->cpu_dump) {
@@ -404,17 +413,23 @@ load_for_cpu(const struct list_opts *o, struct listing *l)
 	if (l->cpu.verdict != CPU_VERDICT_OK)
 		fprintf(stderr, "pmustat list: warning: CPU %d (%s): %s\n", l->cpu_index, key,
 			cpu_verdict_text(l->cpu.verdict));
-	ret = mapfile_choose_table(dir, &l->cpu, table, sizeof(table), err, sizeof(err));
+	ret = mapfile_choose(dir, &l->cpu, &choice, err, sizeof(err));
 	if (ret == -ENOENT) {
-		fprintf(stderr, "pmustat list: warning: %s; listing the architectural events only (browse any table with --table NAME)\n",
-			err);
+		snprintf(l->no_metrics, sizeof(l->no_metrics), "%s: no metrics", err);
+		if (!o->metrics)
+			fprintf(stderr, "pmustat list: warning: %s; listing the architectural events only (browse any table with --table NAME)\n",
+				err);
 		return 0;
 	}
 	if (ret < 0) {
 		fprintf(stderr, "pmustat list: %s\n", err);
 		return ret;
 	}
-	ret = event_table_load(dir, table, &l->table, err, sizeof(err));
+	snprintf(l->metrics, sizeof(l->metrics), "%s", choice.metrics);
+	snprintf(l->no_metrics, sizeof(l->no_metrics),
+		 "Intel publishes no metrics for table %s (CPU %s); list another table's with --table NAME",
+		 choice.table, key);
+	ret = event_table_load(dir, choice.table, &l->table, err, sizeof(err));
 	if (ret < 0) {
 		fprintf(stderr, "pmustat list: %s\n", err);
 		return ret;
@@ -449,10 +464,20 @@ cmd_list(int argc, char **argv)
 		return EXIT_PMUSTAT_FAILURE;
 	}
 
-	if (o.json)
+	if (o.metrics) {
+		struct list_metrics_opts mo = { o.pattern, o.long_format, o.json };
+
+		ret = list_metrics(pmustat_events_dir(), o.table ? o.table : l.metrics,
+				   l.no_metrics, &mo);
+		if (ret < 0 && ret != -EIO) {
+			event_table_free(l.table);
+			return EXIT_PMUSTAT_FAILURE;
+		}
+	} else if (o.json) {
 		ret = print_json(&o, &l);
-	else
+	} else {
 		print_text(&o, &l);
+	}
 	event_table_free(l.table);
 	if (fflush(stdout) != 0 || ferror(stdout) || ret != 0) {
 		fprintf(stderr, "pmustat list: cannot write the listing to standard output\n");
