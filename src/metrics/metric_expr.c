@@ -1,5 +1,6 @@
 #include "config.h"
 #include "metric_expr.h"
+#include "metric_expr_impl.h"
 
 #include <errno.h>
 #include <math.h>
@@ -8,28 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-enum op {
-	OP_NUM, OP_EVENT, OP_CONST, OP_NA,
-	OP_NEG, OP_ADD, OP_SUB, OP_MUL, OP_DIV,
-	OP_LT, OP_LE, OP_GT, OP_GE, OP_EQ, OP_NE,
-	OP_AND, OP_OR, OP_MAX, OP_MIN, OP_IF,
-};
-
-struct node {
-	uint8_t op;
-	union {
-		double num;		/* OP_NUM */
-		uint32_t index;		/* OP_EVENT slot, OP_CONST constant */
-		uint32_t kid[3];	/* operands; OP_IF: then, condition, else */
-	} u;
-};
-
-struct metric_expr {
-	unsigned n;
-	uint32_t root;
-	struct node nodes[];
-};
 
 static const char *const const_names[METRIC_CONST_COUNT] = {
 	[METRIC_CONST_SMT_ON] = "HYPERTHREADING_ON",
@@ -366,34 +345,23 @@ parse_unary(struct parser *ps)
 	return id;
 }
 
+/* Left-associative arithmetic: level 0 is + and -, level 1 is * and /. */
 static uint32_t
-parse_product(struct parser *ps)
+parse_arith(struct parser *ps, int level)
 {
-	uint32_t id = parse_unary(ps);
+	static const struct {
+		char c;
+		enum op op;
+	} ops[2][2] = { { { '+', OP_ADD }, { '-', OP_SUB } }, { { '*', OP_MUL }, { '/', OP_DIV } } };
+	uint32_t id = level ? parse_unary(ps) : parse_arith(ps, 1);
 
 	while (!ps->failed) {
-		if (accept(ps, '*'))
-			id = add(ps, OP_MUL, id, parse_unary(ps), UINT32_MAX);
-		else if (accept(ps, '/'))
-			id = add(ps, OP_DIV, id, parse_unary(ps), UINT32_MAX);
-		else
-			break;
-	}
-	return id;
-}
+		int k = accept(ps, ops[level][0].c) ? 0 : accept(ps, ops[level][1].c) ? 1 : -1;
 
-static uint32_t
-parse_sum(struct parser *ps)
-{
-	uint32_t id = parse_product(ps);
-
-	while (!ps->failed) {
-		if (accept(ps, '+'))
-			id = add(ps, OP_ADD, id, parse_product(ps), UINT32_MAX);
-		else if (accept(ps, '-'))
-			id = add(ps, OP_SUB, id, parse_product(ps), UINT32_MAX);
-		else
+		if (k < 0)
 			break;
+		id = add(ps, ops[level][k].op, id, level ? parse_unary(ps) : parse_arith(ps, 1),
+			 UINT32_MAX);
 	}
 	return id;
 }
@@ -427,7 +395,7 @@ accept_compare(struct parser *ps)
 static uint32_t
 parse_compare(struct parser *ps)
 {
-	uint32_t id = parse_sum(ps);
+	uint32_t id = parse_arith(ps, 0);
 	int op;
 
 	if (ps->failed)
@@ -437,7 +405,7 @@ parse_compare(struct parser *ps)
 		return UINT32_MAX;
 	if (op < 0)
 		return id;
-	id = add(ps, (enum op)op, id, parse_sum(ps), UINT32_MAX);
+	id = add(ps, (enum op)op, id, parse_arith(ps, 0), UINT32_MAX);
 	if (!ps->failed && accept_compare(ps) >= 0)
 		return fail(ps, "chained comparisons are not supported"), UINT32_MAX;
 	return id;
@@ -454,23 +422,15 @@ accept_logic(struct parser *ps, char c)
 	return true;
 }
 
+/* Thresholds' logic, & before |: level 0 is |, level 1 is &. */
 static uint32_t
-parse_and(struct parser *ps)
+parse_logic(struct parser *ps, int level)
 {
-	uint32_t id = parse_compare(ps);
+	uint32_t id = level ? parse_compare(ps) : parse_logic(ps, 1);
 
-	while (!ps->failed && accept_logic(ps, '&'))
-		id = add(ps, OP_AND, id, parse_compare(ps), UINT32_MAX);
-	return id;
-}
-
-static uint32_t
-parse_logic(struct parser *ps)
-{
-	uint32_t id = parse_and(ps);
-
-	while (!ps->failed && accept_logic(ps, '|'))
-		id = add(ps, OP_OR, id, parse_and(ps), UINT32_MAX);
+	while (!ps->failed && accept_logic(ps, level ? '&' : '|'))
+		id = add(ps, level ? OP_AND : OP_OR, id,
+			 level ? parse_compare(ps) : parse_logic(ps, 1), UINT32_MAX);
 	return id;
 }
 
@@ -482,10 +442,10 @@ parse_expr(struct parser *ps)
 	if (++ps->nesting > METRIC_EXPR_MAX_DEPTH)
 		return fail(ps, "formula nested deeper than %u levels", METRIC_EXPR_MAX_DEPTH),
 		       UINT32_MAX;
-	then = parse_logic(ps);
+	then = parse_logic(ps, 0);
 	if (!ps->failed && at_word(ps, "if")) {
 		ps->p += 2;
-		cond = parse_logic(ps);
+		cond = parse_logic(ps, 0);
 		if (!ps->failed && !at_word(ps, "else")) {
 			fail(ps, "expected 'else' after 'x if condition'");
 		} else if (!ps->failed) {
@@ -547,263 +507,4 @@ unsigned
 metric_expr_size(const struct metric_expr *e)
 {
 	return e ? e->n : 0;
-}
-
-/* ---- evaluation ---- */
-
-struct eval {
-	const struct metric_expr *e;
-	const struct metric_env *env;
-	char *why;			/* set once, by the first failure */
-	bool failed;
-};
-
-static bool
-eval_fail(struct eval *ev, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static bool
-eval_fail(struct eval *ev, const char *fmt, ...)
-{
-	va_list ap;
-
-	if (!ev->failed) {
-		va_start(ap, fmt);
-		vsnprintf(ev->why, METRIC_WHY_MAX, fmt, ap);
-		va_end(ap);
-		ev->failed = true;
-	}
-	return false;
-}
-
-static bool eval_node(struct eval *ev, uint32_t id, double *out);
-
-static bool
-const_known(const struct metric_env *env, unsigned c)
-{
-	return env->consts && c < METRIC_CONST_COUNT && (env->consts->known & (1u << c));
-}
-
-/*
- * The zero leaves under a denominator, on the path evaluation takes:
- * "no A, B counted", else "C is 0", else a plain statement.
- */
-struct zeros {
-	const char *events[4], *consts[2];
-	unsigned n_events, n_consts;
-	bool more;
-};
-
-static void
-add_zero(const char **list, unsigned *n, unsigned max, const char *name, bool *more)
-{
-	for (unsigned i = 0; i < *n; i++)
-		if (strcmp(list[i], name) == 0)
-			return;
-	if (*n < max)
-		list[(*n)++] = name;
-	else
-		*more = true;
-}
-
-static void
-find_zeros(struct eval *ev, uint32_t id, struct zeros *z)
-{
-	const struct node *nd = &ev->e->nodes[id];
-	const struct metric_env *env = ev->env;
-	double v;
-
-	switch ((enum op)nd->op) {
-	case OP_EVENT:
-		if (env->events && nd->u.index < env->n_events && env->events[nd->u.index] == 0)
-			add_zero(z->events, &z->n_events, 4,
-				 env->names ? env->names[nd->u.index] : "an event", &z->more);
-		return;
-	case OP_CONST:
-		if (const_known(env, nd->u.index) && env->consts->value[nd->u.index] == 0)
-			add_zero(z->consts, &z->n_consts, 2, metric_const_name(nd->u.index), &z->more);
-		return;
-	case OP_NUM:
-	case OP_NA:
-		return;
-	case OP_IF:
-		if (eval_node(ev, nd->u.kid[1], &v)) {
-			find_zeros(ev, v != 0 ? nd->u.kid[0] : nd->u.kid[2], z);
-			return;
-		}
-		break;
-	default:
-		break;
-	}
-	for (int i = 0; i < 3; i++)
-		if (nd->u.kid[i] != UINT32_MAX)
-			find_zeros(ev, nd->u.kid[i], z);
-}
-
-static bool
-divide_by_zero(struct eval *ev, uint32_t denominator)
-{
-	struct zeros z = { { NULL }, { NULL }, 0, 0, false };
-	char list[METRIC_WHY_MAX] = "";
-	size_t used = 0;
-
-	if (ev->failed)
-		return false;
-	find_zeros(ev, denominator, &z);
-	/* find_zeros evaluated conditions, which never fail here: reset anyway. */
-	ev->failed = false;
-	for (unsigned i = 0; i < z.n_events && used < sizeof(list); i++)
-		used += (size_t)snprintf(list + used, sizeof(list) - used, "%s%s",
-					 i ? (i + 1 == z.n_events && !z.more ? " or " : ", ") : "",
-					 z.events[i]);
-	if (z.n_events)
-		return eval_fail(ev, "no %s%s counted (division by zero)", list,
-				 z.more ? ", ..." : "");
-	if (z.n_consts)
-		return eval_fail(ev, "%s is 0 (division by zero)", z.consts[0]);
-	return eval_fail(ev, "a denominator is 0 (division by zero)");
-}
-
-static bool
-eval_node(struct eval *ev, uint32_t id, double *out)
-{
-	const struct node *nd = &ev->e->nodes[id];
-	const struct metric_env *env = ev->env;
-	double a, b;
-
-	switch ((enum op)nd->op) {
-	case OP_NUM:
-		*out = nd->u.num;
-		return true;
-	case OP_EVENT:
-		if (!env->events || nd->u.index >= env->n_events)
-			return eval_fail(ev, "%s was not counted",
-					 env->names && nd->u.index < env->n_events ?
-					 env->names[nd->u.index] : "an event it needs");
-		*out = env->events[nd->u.index];
-		/* The caller marks what it did not count with NaN. */
-		if (!isfinite(*out))
-			return eval_fail(ev, "%s was not counted",
-					 env->names ? env->names[nd->u.index] : "an event it needs");
-		return true;
-	case OP_CONST:
-		if (!const_known(env, nd->u.index))
-			return eval_fail(ev, "%s is not known on this machine",
-					 metric_const_name(nd->u.index));
-		*out = env->consts->value[nd->u.index];
-		return isfinite(*out) ? true :
-		       eval_fail(ev, "%s has no finite value", metric_const_name(nd->u.index));
-	case OP_NA:
-		return eval_fail(ev, "Intel's data marks this value not available (#NA)");
-	case OP_NEG:
-		if (!eval_node(ev, nd->u.kid[0], &a))
-			return false;
-		*out = -a;
-		return true;
-	case OP_IF:
-		if (!eval_node(ev, nd->u.kid[1], &a))
-			return false;
-		return eval_node(ev, a != 0 ? nd->u.kid[0] : nd->u.kid[2], out);
-	case OP_AND:
-	case OP_OR:
-		if (!eval_node(ev, nd->u.kid[0], &a))
-			return false;
-		if ((nd->op == OP_AND) == (a == 0)) {
-			*out = nd->op == OP_OR;
-			return true;
-		}
-		if (!eval_node(ev, nd->u.kid[1], &b))
-			return false;
-		*out = b != 0;
-		return true;
-	default:
-		break;
-	}
-	/* Binary operators: both sides, as Python evaluates them. */
-	if (!eval_node(ev, nd->u.kid[0], &a) || !eval_node(ev, nd->u.kid[1], &b))
-		return false;
-	switch ((enum op)nd->op) {
-	case OP_ADD: *out = a + b; break;
-	case OP_SUB: *out = a - b; break;
-	case OP_MUL: *out = a * b; break;
-	case OP_DIV:
-		if (b == 0)
-			return divide_by_zero(ev, nd->u.kid[1]);
-		*out = a / b;
-		break;
-	case OP_LT: *out = a < b; break;
-	case OP_LE: *out = a <= b; break;
-	case OP_GT: *out = a > b; break;
-	case OP_GE: *out = a >= b; break;
-	case OP_EQ: *out = a == b; break;
-	case OP_NE: *out = a != b; break;
-	case OP_MAX: *out = a >= b ? a : b; break;
-	case OP_MIN: *out = a <= b ? a : b; break;
-	default:
-		return eval_fail(ev, "internal error: operation %u", nd->op);
-	}
-	if (!isfinite(*out))
-		return eval_fail(ev, "the value is out of range (overflow)");
-	return true;
-}
-
-void
-metric_expr_eval(const struct metric_expr *e, const struct metric_env *env,
-		 struct metric_result *out)
-{
-	struct eval ev = { .e = e, .env = env, .why = out->why };
-
-	out->why[0] = '\0';
-	out->valid = eval_node(&ev, e->root, &out->value);
-	if (!out->valid)
-		out->value = 0;
-}
-
-/* ---- what a formula reads ---- */
-
-static void
-uses_node(const struct metric_expr *e, uint32_t id, const struct metric_consts *consts,
-	  bool *events, unsigned n_events, unsigned *consts_used)
-{
-	const struct node *nd = &e->nodes[id];
-
-	switch ((enum op)nd->op) {
-	case OP_EVENT:
-		if (nd->u.index < n_events)
-			events[nd->u.index] = true;
-		return;
-	case OP_CONST:
-		*consts_used |= 1u << nd->u.index;
-		return;
-	case OP_NUM:
-	case OP_NA:
-		return;
-	case OP_IF:
-		if (consts) {
-			/* Decidable when it reads known constants only. */
-			struct metric_env env = { .consts = consts };
-			char why[METRIC_WHY_MAX];
-			struct eval ev = { .e = e, .env = &env, .why = why };
-			double c;
-
-			if (eval_node(&ev, nd->u.kid[1], &c)) {
-				uses_node(e, nd->u.kid[1], consts, events, n_events, consts_used);
-				uses_node(e, c != 0 ? nd->u.kid[0] : nd->u.kid[2], consts, events,
-					  n_events, consts_used);
-				return;
-			}
-		}
-		break;
-	default:
-		break;
-	}
-	for (int i = 0; i < 3; i++)
-		if (nd->u.kid[i] != UINT32_MAX)
-			uses_node(e, nd->u.kid[i], consts, events, n_events, consts_used);
-}
-
-void
-metric_expr_uses(const struct metric_expr *e, const struct metric_consts *consts,
-		 bool *events, unsigned n_events, unsigned *consts_used)
-{
-	uses_node(e, e->root, consts, events, n_events, consts_used);
 }

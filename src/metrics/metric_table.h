@@ -4,14 +4,16 @@
  * Metrics column of the mapfile row that gives the event table; format in
  * events/README.md), and the names -M takes.
  *
- * src/metrics/ holds everything about metrics that needs no hardware and no
- * run: this table and the -M names (metric_table.c, metric_select.c), the
- * formula language (metric_expr.c), the machine constants (metric_consts.c)
- * and what a list of metrics needs counted (metric_plan.c). It may call the
- * event table, the -e resolver and the scheduler (event_table.h,
- * event_spec.h, sched.h), the hardware seam's file and CPUID types (hw.h,
- * libcpuid raw data) and jansson; nothing here programs a counter, runs a
- * command or prints. The engine calls it; it never calls the engine.
+ * src/metrics/ holds everything about metrics that needs no run: this table
+ * and the -M names (metric_table.c, metric_select.c), the formula language
+ * (metric_expr.c parses, metric_eval.c evaluates), the machine constants
+ * (metric_consts.c) and what a list of metrics needs counted
+ * (metric_plan.c). It may call the event table, the -e resolver and the
+ * scheduler (event_table.h, event_spec.h, sched.h), the did-you-mean ranking
+ * (suggest.h), jansson, and the hardware seam for reading only (hw.h:
+ * hw_read_file and hw_cpuid, in metric_consts.c); nothing here programs a
+ * counter, runs a command or prints. The engine calls it; it never calls
+ * the engine.
  *
  * A table is loaded only when metrics are asked for, every formula and
  * threshold is parsed at load, and it is read-only afterwards.
