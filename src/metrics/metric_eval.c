@@ -11,6 +11,10 @@
 #include <stdio.h>
 #include <string.h>
 
+/*
+ * NOLINTBEGIN(misc-no-recursion): every walk below follows the tree, whose
+ * height the parser bounds by METRIC_EXPR_MAX_DEPTH.
+ */
 struct eval {
 	const struct metric_expr *e;
 	const struct metric_env *env;
@@ -128,8 +132,9 @@ eval_node(struct eval *ev, uint32_t id, double *out)
 {
 	const struct node *nd = &ev->e->nodes[id];
 	const struct metric_env *env = ev->env;
-	double a, b;
+	double a = 0, b = 0;
 
+	*out = 0;
 	switch ((enum op)nd->op) {
 	case OP_NUM:
 		*out = nd->u.num;
@@ -206,6 +211,8 @@ eval_node(struct eval *ev, uint32_t id, double *out)
 	return true;
 }
 
+/* NOLINTEND(misc-no-recursion) */
+
 void
 metric_expr_eval(const struct metric_expr *e, const struct metric_env *env,
 		 struct metric_result *out)
@@ -218,6 +225,7 @@ metric_expr_eval(const struct metric_expr *e, const struct metric_env *env,
 		out->value = 0;
 }
 
+/* NOLINTBEGIN(misc-no-recursion): bounded by the tree height, as above. */
 /* ---- what a formula reads ---- */
 
 static void
@@ -243,7 +251,7 @@ uses_node(const struct metric_expr *e, uint32_t id, const struct metric_consts *
 			struct metric_env env = { .consts = consts };
 			char why[METRIC_WHY_MAX];
 			struct eval ev = { .e = e, .env = &env, .why = why };
-			double c;
+			double c = 0;
 
 			if (eval_node(&ev, nd->u.kid[1], &c)) {
 				uses_node(e, nd->u.kid[1], consts, events, n_events, consts_used);
@@ -260,6 +268,8 @@ uses_node(const struct metric_expr *e, uint32_t id, const struct metric_consts *
 		if (nd->u.kid[i] != UINT32_MAX)
 			uses_node(e, nd->u.kid[i], consts, events, n_events, consts_used);
 }
+
+/* NOLINTEND(misc-no-recursion) */
 
 void
 metric_expr_uses(const struct metric_expr *e, const struct metric_consts *consts,

@@ -173,6 +173,7 @@ add(struct parser *ps, enum op op, uint32_t a, uint32_t b, uint32_t c)
 	return ps->n++;
 }
 
+/* NOLINTBEGIN(misc-no-recursion): recursive descent, bounded by METRIC_EXPR_MAX_DEPTH. */
 static uint32_t parse_expr(struct parser *ps);
 
 static uint32_t
@@ -458,6 +459,8 @@ parse_expr(struct parser *ps)
 	return ps->failed ? UINT32_MAX : then;
 }
 
+/* NOLINTEND(misc-no-recursion) */
+
 int
 metric_expr_parse(const char *text, metric_resolve_fn resolve, void *ctx,
 		  struct metric_expr **out, char *err, size_t err_len)
@@ -479,14 +482,14 @@ metric_expr_parse(const char *text, metric_resolve_fn resolve, void *ctx,
 	if (!ps.failed && root == UINT32_MAX)
 		fail(&ps, "empty formula");
 	if (!ps.failed) {
-		e = malloc(sizeof(*e) + ps.n * sizeof(e->nodes[0]));
+		e = malloc(sizeof(*e) + (size_t)ps.n * sizeof(e->nodes[0]));
 		if (!e) {
 			ps.failed = -ENOMEM;
 			snprintf(err, err_len, "out of memory");
 		} else {
 			e->n = ps.n;
 			e->root = root;
-			memcpy(e->nodes, ps.nodes, ps.n * sizeof(e->nodes[0]));
+			memcpy(e->nodes, ps.nodes, (size_t)ps.n * sizeof(e->nodes[0]));
 		}
 	}
 	free(ps.nodes);

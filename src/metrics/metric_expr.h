@@ -82,8 +82,8 @@ struct metric_ref {
 typedef int (*metric_resolve_fn)(void *ctx, const char *name, size_t len, struct metric_ref *out);
 
 /* Limits that keep hostile input cheap; Intel's largest formula uses a tenth. */
-#define METRIC_EXPR_MAX_LEN	(128u * 1024)
-#define METRIC_EXPR_MAX_NODES	(32u * 1024)
+#define METRIC_EXPR_MAX_LEN	131072u
+#define METRIC_EXPR_MAX_NODES	32768u
 #define METRIC_EXPR_MAX_DEPTH	400
 
 struct metric_expr;

@@ -101,14 +101,14 @@ resolve(void *ctx, const char *name, size_t len, struct metric_ref *out)
 static char *
 perf_name(const char *name)
 {
-	size_t len = strlen(name);
-	char *s = malloc(len + 5);
+	size_t len = strlen(name) + 5;
+	char *s = malloc(len);
 
 	if (!s)
 		return NULL;
-	memcpy(s, "tma_", 4);
-	for (size_t i = 0; i <= len; i++)
-		s[4 + i] = (char)tolower((unsigned char)name[i]);
+	snprintf(s, len, "tma_%s", name);
+	for (char *p = s + 4; *p; p++)
+		*p = (char)tolower((unsigned char)*p);
 	return s;
 }
 
@@ -288,8 +288,8 @@ load_threshold(struct metric_table *t, json_t *m, struct metric_info *mi, const 
 static int
 collect_groups(struct metric_table *t)
 {
-	for (size_t i = 0; i < t->count; i++) {
-		const char *g = t->metrics[i].desc.groups;
+	for (size_t i = 0; i < t->loaded; i++) {
+		const char *g = t->metrics[i].desc.groups ? t->metrics[i].desc.groups : "";
 
 		while (*g) {
 			size_t n = strcspn(g, ";"), k;
@@ -387,10 +387,8 @@ metric_table_load(const char *events_dir, const char *name, struct metric_table 
 	metrics = json_object_get(t->root, "metrics");
 	t->count = json_array_size(metrics);
 	t->metrics = calloc(t->count ? t->count : 1, sizeof(*t->metrics));
-	if (!t->metrics) {
-		ret = -ENOMEM;
+	if (!t->metrics)
 		goto nomem;
-	}
 	/* Names first: thresholds refer to later metrics. */
 	json_array_foreach(metrics, i, m) {
 		detail[0] = '\0';

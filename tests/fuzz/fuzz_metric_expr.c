@@ -24,7 +24,7 @@
 
 #include "metrics/metric_expr.h"
 
-#define SLOTS (26 * 27)
+#define SLOTS 702		/* a..z, then a_a..z_z */
 
 static const struct {
 	const char *name;
