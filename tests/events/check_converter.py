@@ -20,6 +20,12 @@ def num(s):
     return int(s, 16) if s[:2].lower() == "0x" else int(s)
 
 
+def hand_written(path):
+    """Tables written by hand for another PMU (events/README.md): not converted."""
+    with open(path, encoding="ascii") as f:
+        return "pmu" in json.load(f)
+
+
 def main():
     root = sys.argv[1]
     perfmon = os.path.normpath(os.path.join(root, "..", "shared", "perfmon"))
@@ -34,7 +40,8 @@ def main():
             subprocess.run([sys.executable, os.path.join(root, "scripts", "perfmon2events"),
                             perfmon, out], check=True)
         generated = sorted(os.listdir(os.path.join(tmp, "a")))
-        shipped = sorted(f for f in os.listdir(events) if f.endswith((".json", ".csv")))
+        shipped = sorted(f for f in os.listdir(events) if f.endswith(".csv") or
+                         (f.endswith(".json") and not hand_written(os.path.join(events, f))))
         if generated != shipped:
             problems.append("file sets differ: generated %s, shipped %s" %
                             (sorted(set(generated) - set(shipped)),
@@ -51,7 +58,7 @@ def main():
     # Independent cross-check of every event against the input.
     checked = 0
     for f in sorted(os.listdir(events)):
-        if not f.endswith(".json"):
+        if not f.endswith(".json") or hand_written(os.path.join(events, f)):
             continue
         table = json.load(open(os.path.join(events, f)))
         src = json.load(open(os.path.join(perfmon, table["source"]["file"])))
