@@ -47,8 +47,7 @@ emu_hw_cpuid(void *opaque, int cpu, struct cpu_raw_data_t *raw)
 		return err;
 	if (cpu < 0 || !(t = emu_cpu_type(ctx->pmu, (unsigned)cpu)))
 		return -ENXIO;
-	*raw = t->cpuid;
-	return 0;
+	return emu_cpuid_raw(ctx->pmu, (unsigned)cpu, raw);
 }
 
 static int

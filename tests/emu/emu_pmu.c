@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "emu_netburst.h"
 #include "emu_pmu.h"
 #include "msr.h"
 
@@ -43,6 +44,7 @@ struct type_def {
 	uint64_t perf_capabilities;	/* representative values, not measured ones */
 	bool offcore;
 	bool tsx;
+	bool netburst;			/* the ESCR/CCCR PMU (emu_netburst.c) */
 };
 
 struct model_def {
@@ -78,7 +80,21 @@ static const struct model_def models[EMU_MODEL_COUNT] = {
 	[EMU_MODEL_NOPMU] = { "nopmu", 1, {
 		{ "nopmu", "vm-qemu-virtual-cpu64-rhel6.txt", 0, 0, 0, false, false },
 	}, false },
+	[EMU_MODEL_NETBURST] = { "netburst", 1, {
+		{ "netburst", "intel-netburst-northwood-pentium4-2.66ghz.txt", 0, 0, 0, false, false, true },
+	}, false },
+	[EMU_MODEL_NETBURST_HT] = { "netburst-ht", 1, {
+		{ "netburst-ht", "intel-netburst-prescott-pentium4-640.txt", 0, 0, 0, false, false, true },
+	}, false },
 };
+
+/*
+ * IA32_MISC_ENABLE of the NetBurst models: fast strings (0), automatic
+ * thermal control (3), performance monitoring available (7); BTS and PEBS
+ * available (11, 12 clear). Representative, not read from the parts.
+ */
+#define NB_MISC_ENABLE		0x89ull
+#define NB_MISC_PERFMON		(1ull << 7)
 
 static const char *const access_names[] = {
 	[EMU_MSR_OK] = "ok",
@@ -185,6 +201,20 @@ setup_type(struct emu_core_type *t, const struct type_def *def, const struct emu
 
 	snprintf(t->name, sizeof(t->name), "%s", def->name);
 	t->pdcm = (t->cpuid.basic_cpuid[1][2] >> 15) & 1;
+	if (def->netburst) {
+		uint32_t eax = t->cpuid.basic_cpuid[1][0], ebx = t->cpuid.basic_cpuid[1][1];
+
+		/* No leaf 0xA: version 0, no architectural register, the ESCR/CCCR PMU. */
+		if (cfg->gp >= 0 || cfg->fixed >= 0 || cfg->watchdog)
+			return -EINVAL;
+		t->netburst = true;
+		t->pdcm = false;
+		t->nb_model = (eax >> 4) & 0xf;
+		/* HTT and two logical processors in a one-core package. */
+		t->nb_ht = ((t->cpuid.basic_cpuid[1][3] >> 28) & 1) && ((ebx >> 16) & 0xff) == 2;
+		t->misc_enable = cfg->nb_perfmon_off ? NB_MISC_ENABLE & ~NB_MISC_PERFMON : NB_MISC_ENABLE;
+		return 0;
+	}
 	if (max_leaf < 0xa || (leaf_a[0] & 0xff) == 0) {
 		/* No architectural PMU: every PMU MSR raises #GP. */
 		t->version = 0;
@@ -284,7 +314,7 @@ static void
 set_default_files(struct emu_pmu *pmu)
 {
 	const struct emu_config *cfg = &pmu->config;
-	bool has_pmu = pmu->types[0].version > 0;
+	bool has_pmu = pmu->types[0].version > 0 || pmu->types[0].netburst;
 
 	/*
 	 * rdpmc: "2" lets any process use rdpmc; "1" (the Linux default) only
@@ -349,7 +379,10 @@ emu_pmu_init(struct emu_pmu *pmu, const struct emu_config *cfg, const char *cpui
 		struct emu_cpu *cpu = &pmu->cpu[c];
 
 		cpu->type = model->hybrid && c >= pcores ? 1 : 0;
-		power_up(&pmu->types[cpu->type], &cpu->regs, cfg->watchdog);
+		if (pmu->types[cpu->type].netburst)
+			emu_nb_power_up(pmu, c);
+		else
+			power_up(&pmu->types[cpu->type], &cpu->regs, cfg->watchdog);
 	}
 	set_default_files(pmu);
 	return 0;
@@ -450,6 +483,8 @@ read_reg(const struct emu_pmu *pmu, unsigned cpu, uint32_t msr, uint64_t *val)
 	const struct emu_regs *r = &pmu->cpu[cpu].regs;
 	unsigned i;
 
+	if (t && t->netburst)
+		return emu_nb_rdmsr(pmu, cpu, msr, val);
 	if (!t || t->version == 0)
 		return -EIO;
 	if (in_range(msr, MSR_IA32_PERFEVTSEL0, t->gp, &i)) {
@@ -505,6 +540,8 @@ write_reg(struct emu_pmu *pmu, unsigned cpu, uint32_t msr, uint64_t val)
 	uint64_t gp_mask;
 	unsigned i;
 
+	if (t && t->netburst)
+		return emu_nb_wrmsr(pmu, cpu, msr, val);
 	if (!t || t->version == 0)
 		return -EIO;
 	gp_mask = width_mask(t->gp_width);
@@ -586,6 +623,8 @@ emu_rdpmc(struct emu_pmu *pmu, unsigned cpu, uint32_t ecx, uint64_t *val)
 	if (pmu->config.rdpmc_off)
 		return -EPERM;
 	pmu->cpu[cpu].stats.rdpmc++;
+	if (t->netburst)
+		return emu_nb_rdpmc(pmu, cpu, ecx, val);
 	r = &pmu->cpu[cpu].regs;
 	/* ECX[31] (fast read, P6 only) and an index beyond the counters: #GP. */
 	if (t->version == 0 || (ecx & 0x80000000u))
@@ -723,6 +762,22 @@ emu_cpuid(const struct emu_pmu *pmu, unsigned cpu, uint32_t leaf, uint32_t suble
 		return -ENOENT;
 	}
 	memcpy(regs, src, 4 * sizeof(uint32_t));
+	/* NetBurst: each logical CPU its own initial APIC ID (with HT, bit 0 is the thread). */
+	if (t->netburst && leaf == 1)
+		regs[1] = (regs[1] & 0x00ffffffu) | (cpu & 0xffu) << 24;
+	return 0;
+}
+
+int
+emu_cpuid_raw(const struct emu_pmu *pmu, unsigned cpu, struct cpu_raw_data_t *raw)
+{
+	const struct emu_core_type *t = emu_cpu_type(pmu, cpu);
+
+	if (!t)
+		return -ENXIO;
+	*raw = t->cpuid;
+	if (t->netburst)
+		raw->basic_cpuid[1][1] = (raw->basic_cpuid[1][1] & 0x00ffffffu) | (cpu & 0xffu) << 24;
 	return 0;
 }
 
@@ -766,6 +821,8 @@ emu_msr_list(const struct emu_pmu *pmu, unsigned cpu, uint32_t *msrs, size_t max
 
 	if (cpu >= pmu->ncpus)
 		return 0;
+	if (pmu->types[pmu->cpu[cpu].type].netburst)
+		return emu_nb_msr_list(pmu, cpu, msrs, max);
 	for (unsigned i = 0; i < EMU_MAX_GP; i++)
 		all[n++] = MSR_IA32_PMC0 + i;
 	for (unsigned i = 0; i < EMU_MAX_GP; i++)
@@ -821,6 +878,13 @@ emu_msr_name(uint32_t msr, char *buf, size_t size)
 	return buf;
 }
 
+/* NetBurst's counters share addresses with the architectural fixed counters. */
+static const char *
+msr_name(const struct emu_core_type *t, uint32_t msr, char *buf, size_t size)
+{
+	return t->netburst ? emu_nb_msr_name(msr, buf, size) : emu_msr_name(msr, buf, size);
+}
+
 static void
 json_string(FILE *out, const char *s)
 {
@@ -842,7 +906,7 @@ static void
 dump_json(const struct emu_pmu *pmu, int only, FILE *out)
 {
 	const struct emu_config *cfg = &pmu->config;
-	uint32_t msrs[64];
+	uint32_t msrs[EMU_MAX_MSRS];
 	bool first = true;
 
 	fprintf(out, "{\"model\":\"%s\",\"ncpus\":%u,\"rdpmc\":%s,\"msr\":\"%s\",\"watchdog\":%s,",
@@ -864,7 +928,7 @@ dump_json(const struct emu_pmu *pmu, int only, FILE *out)
 
 		if (only >= 0 && (unsigned)only != c)
 			continue;
-		n = emu_msr_list(pmu, c, msrs, 64);
+		n = emu_msr_list(pmu, c, msrs, EMU_MAX_MSRS);
 		fprintf(out, "%s{\"cpu\":%u,\"type\":\"%s\",\"version\":%u,\"gp\":%u,\"gp_width\":%u,"
 			"\"fixed\":%u,\"fixed_width\":%u,", first ? "" : ",", c, t->name, t->version,
 			t->gp, t->gp_width, t->fixed, t->fixed_width);
@@ -872,7 +936,7 @@ dump_json(const struct emu_pmu *pmu, int only, FILE *out)
 			",\"gp_faults\":%" PRIu64 ",\"rdpmc\":%" PRIu64 ",\"retired\":%" PRIu64 "},",
 			s->rdmsr, s->wrmsr, s->gp_faults, s->rdpmc, s->retired);
 		fprintf(out, "\"msrs\":{");
-		for (size_t i = 0; i < n && i < 64; i++) {
+		for (size_t i = 0; i < n && i < EMU_MAX_MSRS; i++) {
 			uint64_t val = 0;
 
 			read_reg(pmu, c, msrs[i], &val);
@@ -888,7 +952,7 @@ void
 emu_pmu_dump(const struct emu_pmu *pmu, int only, bool json, FILE *out)
 {
 	const struct emu_config *cfg = &pmu->config;
-	uint32_t msrs[64];
+	uint32_t msrs[EMU_MAX_MSRS];
 	char name[40];
 
 	if (json) {
@@ -912,18 +976,22 @@ emu_pmu_dump(const struct emu_pmu *pmu, int only, bool json, FILE *out)
 
 		if (only >= 0 && (unsigned)only != c)
 			continue;
-		fprintf(out, "cpu %u: %s, perfmon v%u, %u GP x %u bits, %u fixed x %u bits\n",
-			c, t->name, t->version, t->gp, t->gp_width, t->fixed, t->fixed_width);
+		if (t->netburst)
+			fprintf(out, "cpu %u: %s, NetBurst, 18 counters x 40 bits, ESCR/CCCR%s\n", c,
+				t->name, t->nb_ht ? (c & 1 ? ", HT thread 1" : ", HT thread 0") : "");
+		else
+			fprintf(out, "cpu %u: %s, perfmon v%u, %u GP x %u bits, %u fixed x %u bits\n",
+				c, t->name, t->version, t->gp, t->gp_width, t->fixed, t->fixed_width);
 		fprintf(out, "  accesses: %" PRIu64 " rdmsr, %" PRIu64 " wrmsr, %" PRIu64
 			" #GP, %" PRIu64 " rdpmc, %" PRIu64 " retire calls\n",
 			s->rdmsr, s->wrmsr, s->gp_faults, s->rdpmc, s->retired);
-		n = emu_msr_list(pmu, c, msrs, 64);
-		for (size_t i = 0; i < n && i < 64; i++) {
+		n = emu_msr_list(pmu, c, msrs, EMU_MAX_MSRS);
+		for (size_t i = 0; i < n && i < EMU_MAX_MSRS; i++) {
 			uint64_t val = 0;
 
 			read_reg(pmu, c, msrs[i], &val);
 			fprintf(out, "  %-26s 0x%03" PRIx32 "  0x%016" PRIx64 "\n",
-				emu_msr_name(msrs[i], name, sizeof(name)), msrs[i], val);
+				msr_name(t, msrs[i], name, sizeof(name)), msrs[i], val);
 		}
 	}
 }
@@ -931,7 +999,7 @@ emu_pmu_dump(const struct emu_pmu *pmu, int only, bool json, FILE *out)
 unsigned
 emu_pmu_diff(const struct emu_pmu *a, const struct emu_pmu *b, FILE *out)
 {
-	uint32_t msrs[64];
+	uint32_t msrs[EMU_MAX_MSRS];
 	char name[40];
 	unsigned diffs = 0;
 
@@ -953,8 +1021,8 @@ emu_pmu_diff(const struct emu_pmu *a, const struct emu_pmu *b, FILE *out)
 			diffs++;
 			continue;
 		}
-		n = emu_msr_list(a, c, msrs, 64);
-		for (size_t i = 0; i < n && i < 64; i++) {
+		n = emu_msr_list(a, c, msrs, EMU_MAX_MSRS);
+		for (size_t i = 0; i < n && i < EMU_MAX_MSRS; i++) {
 			uint64_t va = 0, vb = 0;
 
 			read_reg(a, c, msrs[i], &va);
@@ -964,7 +1032,8 @@ emu_pmu_diff(const struct emu_pmu *a, const struct emu_pmu *b, FILE *out)
 			diffs++;
 			if (out)
 				fprintf(out, "cpu %u %s (0x%" PRIx32 "): 0x%" PRIx64 " -> 0x%" PRIx64 "\n",
-					c, emu_msr_name(msrs[i], name, sizeof(name)), msrs[i], va, vb);
+					c, msr_name(&a->types[a->cpu[c].type], msrs[i], name, sizeof(name)),
+					msrs[i], va, vb);
 		}
 	}
 	return diffs;

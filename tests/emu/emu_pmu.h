@@ -31,6 +31,9 @@
  *  - Counting happens only when something "retires" events through
  *    emu_retire(); there is no clock. PMIs, freezing and PEBS are not
  *    emulated (their control bits are accepted and stored).
+ *  - The NetBurst models ("netburst", "netburst-ht") have the other PMU
+ *    instead: counters, CCCRs and ESCRs, clocked by emu_nb_clocks(); see
+ *    emu_netburst.h.
  */
 #ifndef PMUSTAT_EMU_PMU_H
 #define PMUSTAT_EMU_PMU_H
@@ -54,7 +57,14 @@
 
 /* "PMUE" and the layout version of struct emu_pmu (state files). */
 #define EMU_PMU_MAGIC	0x45554d50u
-#define EMU_PMU_ABI	1u
+#define EMU_PMU_ABI	2u
+
+/* NetBurst register file: 18 counters and CCCRs, ESCRs at 0x3a0-0x3e1. */
+#define EMU_NB_COUNTERS	18
+#define EMU_NB_ESCR_BASE 0x3a0u
+#define EMU_NB_ESCR_SPAN 66		/* 0x3a0-0x3e1; 45 of them are ESCRs */
+/* The most MSRs a CPU of any model implements (NetBurst: 18 + 18 + 45 + 1). */
+#define EMU_MAX_MSRS	128
 
 enum emu_model {
 	EMU_MODEL_SKYLAKE,	/* "skylake": i7-6700K, v4, 4 GP x 48, 3 fixed, full-width writes */
@@ -64,6 +74,9 @@ enum emu_model {
 	EMU_MODEL_ALDERLAKE,	/* "alderlake": i9-12900K hybrid; P-cores 8 GP / 4 fixed behind
 				 * CPUID's 6 / 3 (the ADL quirk), E-cores 6 GP / 3 fixed */
 	EMU_MODEL_NOPMU,	/* "nopmu": QEMU vCPU, hypervisor bit, no leaf 0xA, PMU MSRs #GP */
+	EMU_MODEL_NETBURST,	/* "netburst": Pentium 4 Northwood, ESCR/CCCR PMU, no HT */
+	EMU_MODEL_NETBURST_HT,	/* "netburst-ht": Pentium 4 640 (Prescott), HT: CPUs 2k and
+				 * 2k+1 are the two threads of a core and share its PMU */
 	EMU_MODEL_COUNT
 };
 
@@ -96,6 +109,8 @@ struct emu_config {
 	 * running, nmi_watchdog file "1".
 	 */
 	bool watchdog;
+	/* NetBurst: IA32_MISC_ENABLE[7] clear, "performance monitoring unavailable". */
+	bool nb_perfmon_off;
 };
 
 /* What one core type is: its CPUID and the PMU behind it. */
@@ -118,6 +133,11 @@ struct emu_core_type {
 	uint64_t global_ctrl_valid;
 	uint64_t global_status_valid;	/* bits STATUS can hold = RESET/SET writable bits */
 	uint64_t offcore_valid;
+	/* NetBurst (version 0, no leaf 0xA): the ESCR/CCCR PMU instead. */
+	bool netburst;
+	bool nb_ht;			/* two threads per core share the registers */
+	unsigned nb_model;		/* family-15 model: IQ_ESCR0/1 only up to 2 */
+	uint64_t misc_enable;		/* IA32_MISC_ENABLE, read-only here */
 };
 
 /* One logical CPU's PMU registers (GLOBAL_INUSE is derived, not stored). */
@@ -140,9 +160,24 @@ struct emu_stats {
 	uint64_t retired;		/* emu_retire() calls */
 };
 
+/*
+ * One NetBurst core's PMU. With HT the even CPU of a pair holds it for
+ * both threads; the odd CPU's copy is unused.
+ */
+struct emu_nb_regs {
+	uint64_t counter[EMU_NB_COUNTERS];	/* 40 bits */
+	uint32_t cccr[EMU_NB_COUNTERS];		/* bits 63:32 are reserved */
+	uint32_t escr[EMU_NB_ESCR_SPAN];	/* by address - 0x3a0 */
+	/* Each counter's last threshold-comparison output, for the edge filter. */
+	uint8_t edge_prev[EMU_NB_COUNTERS];
+};
+
 struct emu_cpu {
 	unsigned type;			/* index into emu_pmu.types */
-	struct emu_regs regs;
+	union {
+		struct emu_regs regs;		/* architectural models */
+		struct emu_nb_regs nb;		/* NetBurst models */
+	};
 	struct emu_stats stats;
 };
 
@@ -166,7 +201,10 @@ struct emu_pmu {
 	struct emu_cpu cpu[EMU_MAX_CPUS];
 };
 
-/* The model's defaults: ncpus 0, pcores 0, gp/fixed -1, rdpmc on, msr ok, no watchdog. */
+/*
+ * The model's defaults: ncpus 0, pcores 0, gp/fixed -1, rdpmc on, msr ok,
+ * no watchdog, NetBurst performance monitoring available.
+ */
 void emu_config_default(struct emu_config *cfg, enum emu_model model);
 
 const char *emu_model_name(enum emu_model model);
@@ -241,10 +279,13 @@ int emu_retire(struct emu_pmu *pmu, unsigned cpu, uint8_t code, uint8_t umask,
  * (EAX, EBX, ECX, EDX). 0 when the model's data covers the leaf (basic
  * 0x0-0x1F, extended 0x80000000-0x8000001F, with the subleaves libcpuid
  * stores), -ENOENT otherwise (callers may ask the host), -ENXIO for a CPU
- * that does not exist.
+ * that does not exist. On the NetBurst models leaf 1 EBX[31:24], the
+ * initial APIC ID, is the CPU's number (so with HT, bit 0 is its thread).
  */
 int emu_cpuid(const struct emu_pmu *pmu, unsigned cpu, uint32_t leaf, uint32_t subleaf,
 	      uint32_t regs[4]);
+/* All of @cpu's CPUID as libcpuid's raw data, as emu_cpuid() answers it. */
+int emu_cpuid_raw(const struct emu_pmu *pmu, unsigned cpu, struct cpu_raw_data_t *raw);
 
 /* A kernel file's contents, or NULL when the file is absent. */
 const char *emu_file(const struct emu_pmu *pmu, enum hw_file file);

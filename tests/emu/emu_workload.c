@@ -4,7 +4,14 @@
  * libpmuemu.so's pmuemu_retire(), so a test knows the exact count to expect.
  *
  *	emu-workload [--kernel] [--retire CODE:UMASK:N[:u|:k]]... [--rdpmc ECX]...
+ *	             [--nb SEL:MASK:INPUTS[:u|:k]]...
  *	             [--sleep MS] [--crash] [--exit N] [--quiet] [--steps N --step-ms MS]
+ *
+ * --nb clocks a NetBurst event (emulated NetBurst models): ESCR event select
+ * SEL, sub-event bits MASK (ESCR[24:9] bits), and the input value of each
+ * clock, INPUTS = VALUE[*COUNT](,VALUE[*COUNT])*, VALUE 0-15: "1*1000" is
+ * 1000 clocks with input 1, "5,0,7*3" five clocks with inputs 5, 0, 7, 7, 7,
+ * so threshold, complement and edge filters can be exercised exactly.
  *
  * Retires happen in order (with --steps N: the whole list N times, MS
  * milliseconds apart, for -I tests that need counts arriving over time),
@@ -34,11 +41,18 @@ struct step {
 	uint64_t n;
 };
 
+/* One --retire or --nb, in command-line order. */
+struct action {
+	const char *arg;
+	bool netburst;
+};
+
 static void
 usage(void)
 {
 	fprintf(stderr, "usage: emu-workload [--kernel] [--retire CODE:UMASK:N[:u|:k]]... "
-		"[--rdpmc ECX]... [--sleep MS] [--crash] [--exit N] [--quiet] [--steps N --step-ms MS]\n");
+		"[--nb SEL:MASK:INPUTS[:u|:k]]... [--rdpmc ECX]... [--sleep MS] [--crash] [--exit N] "
+		"[--quiet] [--steps N --step-ms MS]\n");
 	exit(2);
 }
 
@@ -90,23 +104,95 @@ sleep_for(long ms)
 		;
 }
 
-/* Every --retire, in order. 0, or 2 after a message. */
-static int
-retire_all(pmuemu_retire_fn retire, const char *const *retire_args, unsigned nretire, unsigned ring)
+/* "u", "k" or "" after the inputs of --nb: the ring, or false. */
+static bool
+parse_ring(const char *s, unsigned *ring)
 {
-	for (unsigned i = 0; i < nretire; i++) {
+	if (strcmp(s, "k") == 0)
+		*ring = 0;
+	else if (strcmp(s, "u") == 0)
+		*ring = 3;
+	else if (*s)
+		return false;
+	return true;
+}
+
+/* --nb SEL:MASK:INPUTS[:u|:k]: clock each run of inputs. 0, or 2 after a message. */
+static int
+nb_clocks(pmuemu_nb_clocks_fn clocks, const char *arg, unsigned ring)
+{
+	unsigned long sel, mask;
+	const char *p, *suffix;
+	char *end;
+
+	errno = 0;
+	sel = strtoul(arg, &end, 0);
+	if (*end != ':' || sel > 0x3f)
+		goto bad;
+	mask = strtoul(end + 1, &end, 0);
+	if (*end != ':' || mask > 0xffff || errno)
+		goto bad;
+	suffix = strchr(end + 1, ':');
+	if (suffix && !parse_ring(suffix + 1, &ring))
+		goto bad;
+	/* Pass 0 checks the whole list, pass 1 clocks it: nothing counts from a bad one. */
+	for (int pass = 0; pass < 2; pass++) {
+		for (p = strchr(strchr(arg, ':') + 1, ':') + 1;;) {
+			unsigned long value = strtoul(p, &end, 0);
+			unsigned long long count = 1;
+			int err;
+
+			if (end == p || value > 15)
+				goto bad;
+			if (*end == '*') {
+				p = end + 1;
+				count = strtoull(p, &end, 0);
+				if (end == p || errno)
+					goto bad;
+			}
+			if (*end != ',' && end != (suffix ? suffix : end + strlen(end)))
+				goto bad;
+			err = pass ? clocks((unsigned)sel, (unsigned)mask, ring, (unsigned)value, count) : 0;
+			if (err) {
+				fprintf(stderr, "emu-workload: clocking %s on cpu %d: %s\n", arg,
+					sched_getcpu(), strerror(-err));
+				return 2;
+			}
+			if (*end != ',')
+				break;
+			p = end + 1;
+		}
+	}
+	return 0;
+bad:
+	fprintf(stderr, "emu-workload: bad --nb '%s': want SEL:MASK:VALUE[*COUNT],...[:u|:k] (VALUE 0-15)\n",
+		arg);
+	return 2;
+}
+
+/* Every --retire and --nb, in order. 0, or 2 after a message. */
+static int
+retire_all(pmuemu_retire_fn retire, pmuemu_nb_clocks_fn clocks, const struct action *actions,
+	   unsigned nactions, unsigned ring)
+{
+	for (unsigned i = 0; i < nactions; i++) {
 		struct step s;
 		int err;
 
-		if (!parse_step(retire_args[i], ring, &s)) {
+		if (actions[i].netburst) {
+			if (nb_clocks(clocks, actions[i].arg, ring))
+				return 2;
+			continue;
+		}
+		if (!parse_step(actions[i].arg, ring, &s)) {
 			fprintf(stderr, "emu-workload: bad --retire '%s': want CODE:UMASK:N[:u|:k]\n",
-				retire_args[i]);
+				actions[i].arg);
 			return 2;
 		}
 		err = retire(s.code, s.umask, s.ring, s.n);
 		if (err) {
 			fprintf(stderr, "emu-workload: retiring %s on cpu %d: %s\n",
-				retire_args[i], sched_getcpu(), strerror(-err));
+				actions[i].arg, sched_getcpu(), strerror(-err));
 			return 2;
 		}
 	}
@@ -118,6 +204,7 @@ main(int argc, char **argv)
 {
 	static const struct option options[] = {
 		{ "retire", required_argument, NULL, 'r' },
+		{ "nb", required_argument, NULL, 'b' },
 		{ "kernel", no_argument, NULL, 'k' },
 		{ "rdpmc", required_argument, NULL, 'p' },
 		{ "sleep", required_argument, NULL, 's' },
@@ -128,21 +215,24 @@ main(int argc, char **argv)
 		{ "step-ms", required_argument, NULL, 'm' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *retire_args[MAX_STEPS];
+	struct action actions[MAX_STEPS];
 	uint32_t rdpmc_ecx[MAX_STEPS];
 	unsigned nretire = 0, nrdpmc = 0, ring = 3;
 	long sleep_ms = 0, exit_status = 0, steps = 1, step_ms = 0;
 	bool crash = false, quiet = false;
 	pmuemu_retire_fn retire;
+	pmuemu_nb_clocks_fn clocks;
 	pmuemu_active_fn active;
 	int opt;
 
 	while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
 		switch (opt) {
 		case 'r':
+		case 'b':
 			if (nretire == MAX_STEPS)
 				usage();
-			retire_args[nretire++] = optarg;
+			actions[nretire].arg = optarg;
+			actions[nretire++].netburst = opt == 'b';
 			break;
 		case 'k':
 			ring = 0;
@@ -183,7 +273,8 @@ main(int argc, char **argv)
 
 	*(void **)&retire = dlsym(RTLD_DEFAULT, "pmuemu_retire");
 	*(void **)&active = dlsym(RTLD_DEFAULT, "pmuemu_active");
-	if (!retire || !active || !active()) {
+	*(void **)&clocks = dlsym(RTLD_DEFAULT, "pmuemu_nb_clocks");
+	if (!retire || !clocks || !active || !active()) {
 		fprintf(stderr, "emu-workload: the PMU is not emulated: run me with "
 			"LD_PRELOAD=libpmuemu.so and PMUSTAT_EMU_STATE=<state file> "
 			"(tests/e2e/run-under-emu does both)\n");
@@ -196,7 +287,7 @@ main(int argc, char **argv)
 	for (long k = 0; k < steps; k++) {
 		if (k > 0)
 			sleep_for(step_ms);
-		if (retire_all(retire, retire_args, nretire, ring))
+		if (retire_all(retire, clocks, actions, nretire, ring))
 			return 2;
 	}
 	for (unsigned i = 0; i < nrdpmc; i++) {

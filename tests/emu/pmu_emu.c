@@ -3,7 +3,7 @@
  *
  *	pmu-emu init --model M [--cpus N] [--pcores N] [--gp N] [--fixed N]
  *	             [--rdpmc=on|off] [--msr=ok|absent|eacces|readonly]
- *	             [--watchdog] [--cpuid-dir DIR] STATEFILE
+ *	             [--watchdog] [--perfmon=on|off] [--cpuid-dir DIR] STATEFILE
  *	pmu-emu dump STATEFILE [--cpu N] [--json]
  *	pmu-emu save STATEFILE SNAPFILE
  *	pmu-emu diff SNAP1 SNAP2
@@ -15,7 +15,9 @@
  *
  * Exit status: 0 success (diff: identical), 1 diff found differences or
  * the emulated CPU raised #GP (get/set), 2 usage or I/O error.
- * Models: skylake icelake haswell core2 alderlake nopmu. --cpus defaults to
+ * Models: skylake icelake haswell core2 alderlake nopmu netburst netburst-ht
+ * (--perfmon=off: NetBurst's IA32_MISC_ENABLE says performance monitoring is
+ * unavailable). --cpus defaults to
  * this host's CPU count, --msr=ok lets the caller's uid open the devices.
  */
 #include <errno.h>
@@ -38,6 +40,7 @@ usage(void)
 	fprintf(stderr,
 		"usage: pmu-emu init --model M [--cpus N] [--pcores N] [--gp N] [--fixed N]\n"
 		"                    [--rdpmc=on|off] [--msr=ok|absent|eacces|readonly] [--watchdog]\n"
+		"                    [--perfmon=on|off]\n"
 		"                    [--cpuid-dir DIR] STATEFILE\n"
 		"       pmu-emu dump STATEFILE [--cpu N] [--json]\n"
 		"       pmu-emu save STATEFILE SNAPFILE\n"
@@ -112,6 +115,7 @@ cmd_init(int argc, char **argv)
 		{ "rdpmc", required_argument, NULL, 'r' },
 		{ "msr", required_argument, NULL, 'M' },
 		{ "watchdog", no_argument, NULL, 'w' },
+		{ "perfmon", required_argument, NULL, 'P' },
 		{ "cpuid-dir", required_argument, NULL, 'd' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -123,7 +127,7 @@ cmd_init(int argc, char **argv)
 	unsigned ncpus = host > 0 ? (unsigned)host : 1;
 	unsigned pcores = 0;
 	int gp = -1, fixed = -1;
-	bool rdpmc_off = false, watchdog = false;
+	bool rdpmc_off = false, watchdog = false, perfmon_off = false;
 
 	while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
 		switch (opt) {
@@ -159,6 +163,11 @@ cmd_init(int argc, char **argv)
 		case 'w':
 			watchdog = true;
 			break;
+		case 'P':
+			if (strcmp(optarg, "on") && strcmp(optarg, "off"))
+				usage();
+			perfmon_off = strcmp(optarg, "off") == 0;
+			break;
 		case 'd':
 			cpuid_dir = optarg;
 			break;
@@ -178,6 +187,7 @@ cmd_init(int argc, char **argv)
 	cfg.rdpmc_off = rdpmc_off;
 	cfg.msr = (enum emu_msr_access)msr;
 	cfg.watchdog = watchdog;
+	cfg.nb_perfmon_off = perfmon_off;
 	pmu = calloc(1, sizeof(*pmu));
 	if (!pmu)
 		return EXIT_USAGE;

@@ -20,7 +20,17 @@ int pmuemu_active(void);
  */
 int pmuemu_retire(unsigned code, unsigned umask, unsigned ring, uint64_t n);
 
+/*
+ * NetBurst models: @count clocks of event @sel (ESCR event select) with
+ * sub-event bits @mask and input value @value (0-15) at @ring on the
+ * caller's CPU (emu_nb_clocks() semantics). 0, -ENODEV, -EINVAL (not a
+ * NetBurst CPU, values out of range), -ENXIO.
+ */
+int pmuemu_nb_clocks(unsigned sel, unsigned mask, unsigned ring, unsigned value, uint64_t count);
+
 typedef int (*pmuemu_active_fn)(void);
 typedef int (*pmuemu_retire_fn)(unsigned code, unsigned umask, unsigned ring, uint64_t n);
+typedef int (*pmuemu_nb_clocks_fn)(unsigned sel, unsigned mask, unsigned ring, unsigned value,
+				   uint64_t count);
 
 #endif
