@@ -429,7 +429,7 @@ const struct nb_mask *
 nb_event_mask(const struct nb_event_desc *ev, const char *name)
 {
 	for (unsigned i = 0; i < ev->n_masks; i++)
-		if (strcasecmp(ev->masks[i].name, name) == 0)
+		if (ev->masks[i].name && strcasecmp(ev->masks[i].name, name) == 0)
 			return &ev->masks[i];
 	return NULL;
 }

@@ -17,52 +17,11 @@
 #include "emu_hw.h"
 #include "emu_pmu.h"
 #include "emu_state.h"
+#include "emu_test_util.h"
 #include "msr.h"
 
 #define EVTSEL_COUNT(code, umask, bits) \
 	(EVTSEL_EVENT(code) | EVTSEL_UMASK(umask) | EVTSEL_EN | (bits))
-
-static struct emu_pmu *
-new_pmu(enum emu_model model, unsigned ncpus)
-{
-	struct emu_config cfg;
-	struct emu_pmu *pmu;
-
-	emu_config_default(&cfg, model);
-	cfg.ncpus = ncpus;
-	pmu = emu_pmu_new(&cfg);
-	assert_non_null(pmu);
-	return pmu;
-}
-
-static uint64_t
-rd(struct emu_pmu *pmu, unsigned cpu, uint32_t msr)
-{
-	uint64_t val = 0xdeadbeef;
-
-	assert_int_equal(emu_rdmsr(pmu, cpu, msr, &val), 0);
-	return val;
-}
-
-static void
-wr(struct emu_pmu *pmu, unsigned cpu, uint32_t msr, uint64_t val)
-{
-	assert_int_equal(emu_wrmsr(pmu, cpu, msr, val), 0);
-}
-
-/* A write that must #GP and leave the register as it was. */
-static void
-wr_gp(struct emu_pmu *pmu, unsigned cpu, uint32_t msr, uint64_t val)
-{
-	uint64_t before = 0, after = 0;
-	int readable = emu_rdmsr(pmu, cpu, msr, &before);
-
-	assert_int_equal(emu_wrmsr(pmu, cpu, msr, val), -EIO);
-	if (readable == 0) {
-		assert_int_equal(emu_rdmsr(pmu, cpu, msr, &after), 0);
-		assert_int_equal(before, after);
-	}
-}
 
 static void
 test_models(void **state)

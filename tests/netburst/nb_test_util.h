@@ -5,6 +5,7 @@
 #ifndef PMUSTAT_NB_TEST_UTIL_H
 #define PMUSTAT_NB_TEST_UTIL_H
 
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "netburst/nb_spec.h"
@@ -31,6 +32,26 @@ nb_test_events(const struct nb_table *t, const char *spec, unsigned model, size_
 	if (nb_spec_parse(spec, t, model, &ev, n, err, sizeof(err)) != 0)
 		fail_msg("%s: %s", spec, err);
 	return ev;
+}
+
+/*
+ * main() of a test that needs the table: argv[1] is the events directory;
+ * *@table is loaded for @tests and freed after.
+ */
+static inline int
+nb_test_main(int argc, char **argv, const struct CMUnitTest *tests, size_t n,
+	     struct nb_table **table)
+{
+	int ret;
+
+	if (argc != 2) {
+		fprintf(stderr, "usage: %s EVENTS_DIR\n", argv[0]);
+		return 2;
+	}
+	*table = nb_test_table(argv[1]);
+	ret = _cmocka_run_group_tests(argv[0], tests, n, NULL, NULL);
+	nb_table_free(*table);
+	return ret;
 }
 
 #endif

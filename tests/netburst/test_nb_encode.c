@@ -216,14 +216,6 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_run_writes),
 		cmocka_unit_test(test_model_escrs),
 	};
-	int ret;
 
-	if (argc != 2) {
-		fprintf(stderr, "usage: %s EVENTS_DIR\n", argv[0]);
-		return 2;
-	}
-	table = nb_test_table(argv[1]);
-	ret = cmocka_run_group_tests(tests, NULL, NULL);
-	nb_table_free(table);
-	return ret;
+	return nb_test_main(argc, argv, tests, sizeof(tests) / sizeof(tests[0]), &table);
 }
