@@ -126,7 +126,7 @@ parse_term(const struct nb_table *t, unsigned model, char *term, struct nb_event
 	const struct nb_event_desc *d;
 	const struct nb_alias *alias;
 	struct mods m;
-	char *name = term, *colon = strchr(term, ':'), masks[160];
+	char *name = term, *colon = strchr(term, ':'), masks[EVENT_NAME_MAX], filters[48];
 	char typed[EVENT_NAME_MAX];
 	int ret;
 
@@ -174,10 +174,19 @@ parse_term(const struct nb_table *t, unsigned model, char *term, struct nb_event
 	ev->complement = m.complement;
 	ev->edge = m.edge;
 	ev->compare = m.threshold_given || m.complement || m.edge;
-	nb_mask_names(d, m.mask, masks, sizeof(masks));
-	/* Every mask of BSQ_allocation by name is too long: then the bits in hex. */
-	if ((size_t)snprintf(ev->name, sizeof(ev->name), "%s:%s", d->name, masks) >= sizeof(ev->name))
-		snprintf(ev->name, sizeof(ev->name), "%s:0x%04x", d->name, m.mask);
+	/*
+	 * The canonical name is itself a term that resolves to this event:
+	 * event, masks and filters (the ring, as for every PMU, is not part of it).
+	 */
+	nb_mask_names(d, m.mask, ':', masks, sizeof(masks));
+	if (ev->compare)
+		snprintf(filters, sizeof(filters), ":threshold=%u%s%s", m.threshold,
+			 m.complement ? ":complement" : "", m.edge ? ":edge" : "");
+	else
+		filters[0] = '\0';
+	if ((size_t)snprintf(ev->name, sizeof(ev->name), "%s:%s%s", d->name, masks, filters) >=
+	    sizeof(ev->name))
+		return fail(err, errlen, "'%s': the event's name with its masks is too long", typed);
 	snprintf(ev->requested, sizeof(ev->requested), "%s", typed);
 	return 0;
 }

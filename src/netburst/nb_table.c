@@ -441,7 +441,7 @@ nb_event_on_model(const struct nb_event_desc *ev, unsigned model)
 }
 
 const char *
-nb_mask_names(const struct nb_event_desc *ev, uint16_t mask, char *buf, size_t size)
+nb_mask_names(const struct nb_event_desc *ev, uint16_t mask, char sep, char *buf, size_t size)
 {
 	size_t len = 0;
 
@@ -454,10 +454,14 @@ nb_mask_names(const struct nb_event_desc *ev, uint16_t mask, char *buf, size_t s
 		for (unsigned i = 0; ev && i < ev->n_masks; i++)
 			if (ev->masks[i].bit == bit)
 				name = ev->masks[i].name;
+		if (len)
+			len += (size_t)snprintf(buf + len, size - len, "%c", sep);
+		if (len >= size)
+			break;
 		if (name)
-			len += (size_t)snprintf(buf + len, size - len, "%s%s", len ? "|" : "", name);
+			len += (size_t)snprintf(buf + len, size - len, "%s", name);
 		else
-			len += (size_t)snprintf(buf + len, size - len, "%sbit%u", len ? "|" : "", bit);
+			len += (size_t)snprintf(buf + len, size - len, "bit%u", bit);
 	}
 	return buf;
 }

@@ -77,7 +77,8 @@ const struct nb_alias *nb_table_alias(const struct nb_table *t, size_t i);
 const struct nb_mask *nb_event_mask(const struct nb_event_desc *ev, const char *name);
 /* Whether @ev exists on model @model. */
 bool nb_event_on_model(const struct nb_event_desc *ev, unsigned model);
-/* "NBOGUSNTAG|NBOGUSTAG" for the bits of @mask into @buf ("0x..." for unnamed bits). */
-const char *nb_mask_names(const struct nb_event_desc *ev, uint16_t mask, char *buf, size_t size);
+/* "NBOGUSNTAG:NBOGUSTAG" (@sep ':') for the bits of @mask into @buf ("bitN" for unnamed bits). */
+const char *nb_mask_names(const struct nb_event_desc *ev, uint16_t mask, char sep, char *buf,
+			  size_t size);
 
 #endif

@@ -63,7 +63,7 @@ walk(const struct nb_table *t)
 		for (unsigned m = 0; m < d->n_masks; m++)
 			if (nb_event_mask(d, d->masks[m].name) != &d->masks[m] || d->masks[m].bit > 15)
 				fuzz_fail("event %s: mask %s", d->name, d->masks[m].name);
-		nb_mask_names(d, 0xffff, buf, sizeof(buf));
+		nb_mask_names(d, 0xffff, ':', buf, sizeof(buf));
 		if (i < RESOLVE_AT_MOST)
 			resolve(t, d->name);
 	}

@@ -62,7 +62,7 @@ test_defaults(void **state)
 	/* The non-bogus masks, whatever the case of the name. */
 	e = one("INSTR_RETIRED", 2);
 	assert_int_equal(e.mask, 0x3);
-	assert_string_equal(e.name, "instr_retired:NBOGUSNTAG|NBOGUSTAG");
+	assert_string_equal(e.name, "instr_retired:NBOGUSNTAG:NBOGUSTAG");
 }
 
 static void
@@ -121,6 +121,15 @@ test_filters(void **state)
 	e = one("instr_retired:threshold=0x0f:complement:edge", 2);
 	assert_true(e.compare && e.complement && e.edge);
 	assert_int_equal(e.threshold, 15);
+	/* The canonical name says it all, and resolves to the same event. */
+	assert_string_equal(e.name, "instr_retired:NBOGUSNTAG:NBOGUSTAG:threshold=15:complement:edge");
+	{
+		struct nb_event again = one(e.name, 2);
+
+		assert_int_equal(again.mask, e.mask);
+		assert_true(again.compare && again.complement && again.edge);
+		assert_int_equal(again.threshold, 15);
+	}
 	/* Edge alone: compare with threshold 0, rising edges of "input > 0". */
 	e = one("machine_clear:edge", 2);
 	assert_true(e.compare && e.edge);

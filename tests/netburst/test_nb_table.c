@@ -152,7 +152,7 @@ test_aliases(void **state)
 	assert_non_null(a);
 	assert_string_equal(a->event->name, "instr_retired");
 	assert_int_equal(a->mask, 0x3);		/* NBOGUSNTAG | NBOGUSTAG: non-bogus only */
-	assert_string_equal(nb_mask_names(a->event, a->mask, buf, sizeof(buf)), "NBOGUSNTAG|NBOGUSTAG");
+	assert_string_equal(nb_mask_names(a->event, a->mask, '|', buf, sizeof(buf)), "NBOGUSNTAG|NBOGUSTAG");
 	a = nb_table_find_alias(t, "branch-misses");
 	assert_non_null(a);
 	assert_string_equal(a->event->name, "mispred_branch_retired");
