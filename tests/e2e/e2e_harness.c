@@ -3,6 +3,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,6 +19,7 @@
 #include <cmocka.h>
 
 #include "e2e_harness.h"
+#include "emu_action.h"
 #include "emu_state.h"
 
 extern char **environ;
@@ -218,6 +220,95 @@ e2e_set_msr(const struct e2e_machine *m, unsigned cpu, uint32_t msr, uint64_t va
 	emu_state_unlock(pmu);
 	emu_state_unmap(pmu);
 	return err;
+}
+
+int
+e2e_act(const struct e2e_machine *m, unsigned cpu, const char *action)
+{
+	struct emu_action a;
+	struct emu_pmu *pmu;
+	char why[512];
+	int err;
+
+	if (emu_action_parse(action, 3, &a, why, sizeof(why)) != 0)
+		fail_msg("e2e_act: %s", why);
+	err = emu_state_map(m->state, &pmu);
+	if (err)
+		return err;
+	emu_state_lock(pmu);
+	err = emu_act(pmu, cpu, &a);
+	emu_state_unlock(pmu);
+	emu_state_unmap(pmu);
+	return err;
+}
+
+static void
+open_ready(struct e2e_sync *s)
+{
+	/* Non-blocking, so opening needs no writer; poll() then waits for one. */
+	s->ready_fd = open(s->ready, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (s->ready_fd < 0)
+		fail_msg("open %s: %s", s->ready, strerror(errno));
+}
+
+void
+e2e_sync_new(const struct e2e_machine *m, struct e2e_sync *s, const char *name)
+{
+	if ((size_t)snprintf(s->prefix, sizeof(s->prefix), "%s/%s", m->dir, name) >=
+	    sizeof(s->prefix) ||
+	    (size_t)snprintf(s->ready, sizeof(s->ready), "%s.ready", s->prefix) >= sizeof(s->ready) ||
+	    (size_t)snprintf(s->go, sizeof(s->go), "%s.go", s->prefix) >= sizeof(s->go))
+		fail_msg("e2e_sync_new: %s/%s: name too long", m->dir, name);
+	if (mkfifo(s->ready, 0600) < 0 || mkfifo(s->go, 0600) < 0)
+		fail_msg("mkfifo %s: %s", s->prefix, strerror(errno));
+	open_ready(s);
+}
+
+bool
+e2e_sync_wait(struct e2e_sync *s, unsigned timeout_ms)
+{
+	struct pollfd p = { .fd = s->ready_fd, .events = POLLIN };
+	char c;
+	int n;
+
+	do
+		n = poll(&p, 1, (int)timeout_ms);
+	while (n < 0 && errno == EINTR);
+	if (n <= 0)
+		return false;
+	/* The byte, or nothing if the workload closed without writing (gone). */
+	return read(s->ready_fd, &c, 1) == 1;
+}
+
+void
+e2e_sync_release(struct e2e_sync *s)
+{
+	char c = 'g';
+	int fd;
+
+	/* The workload opens .go right after writing .ready: this open meets it. */
+	fd = open(s->go, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		fail_msg("open %s: %s", s->go, strerror(errno));
+	/*
+	 * A fresh reader for the next passage: the old one has seen its writer
+	 * close and poll() would report that at once. Only now, with the
+	 * workload's .ready closed (it is at .go), does the new one start
+	 * without a writer, so its poll() waits for the next.
+	 */
+	close(s->ready_fd);
+	open_ready(s);
+	if (write(fd, &c, 1) != 1)
+		fail_msg("write %s: %s", s->go, strerror(errno));
+	close(fd);
+}
+
+void
+e2e_sync_free(struct e2e_sync *s)
+{
+	close(s->ready_fd);
+	unlink(s->ready);
+	unlink(s->go);
 }
 
 unsigned

@@ -88,6 +88,50 @@ void e2e_sleep_ms(long ms);
 bool e2e_wait_msr(const struct e2e_machine *m, unsigned cpu, uint32_t msr, uint64_t mask,
 		  uint64_t want, unsigned timeout_ms);
 
+/*
+ * Do @action (emu_action.h: "nmi", "take-fixed:1", "pebs:0:0xc0:0",
+ * "wrmsr:0x38f=0", ...) on @cpu of the machine, as that party would,
+ * under the state lock: what the kernel or perf does "from outside" while
+ * the target runs. 0 or emu_act()'s -errno; a misspelt action fails the
+ * test.
+ */
+int e2e_act(const struct e2e_machine *m, unsigned cpu, const char *action);
+
+/*
+ * A point where emu-workload --sync PREFIX stops until the test says go,
+ * so the test can act while the target is between two steps, with no
+ * sleeps: the workload writes a byte to the FIFO PREFIX.ready, then waits
+ * for one on PREFIX.go.
+ *
+ *	struct e2e_sync s;
+ *
+ *	e2e_sync_new(&m, &s, "mid");
+ *	pid = e2e_spawn(&m, (const char *[]){ E2E_PMUSTAT, "-C", "1", "-e", "...", "--",
+ *		E2E_EMU_WORKLOAD, "--retire", "0xc0:0:1000", "--sync", s.prefix,
+ *		"--retire", "0xc0:0:1000", NULL }, out);
+ *	assert_true(e2e_sync_wait(&s, 10000));	// the first 1000 are retired
+ *	assert_int_equal(e2e_act(&m, 1, "nmi"), 0);
+ *	e2e_sync_release(&s);			// the second 1000 follow
+ *	e2e_reap(pid); e2e_sync_free(&s);
+ *
+ * A sync point can be passed many times (--steps, or several --sync with
+ * one prefix): wait and release once per passage.
+ */
+struct e2e_sync {
+	char prefix[PATH_MAX];		/* what to give emu-workload --sync */
+	char ready[PATH_MAX + 8];
+	char go[PATH_MAX + 8];
+	int ready_fd;
+};
+
+/* Make the FIFOs @name.ready and @name.go in the machine's directory. */
+void e2e_sync_new(const struct e2e_machine *m, struct e2e_sync *s, const char *name);
+/* Wait until the workload is at the point; false after @timeout_ms or if it went away. */
+bool e2e_sync_wait(struct e2e_sync *s, unsigned timeout_ms);
+/* Let it go on. */
+void e2e_sync_release(struct e2e_sync *s);
+void e2e_sync_free(struct e2e_sync *s);
+
 /* Number of CPUs of this host that we may run on (for pinning tests). */
 unsigned e2e_host_cpus(void);
 

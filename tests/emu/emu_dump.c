@@ -9,6 +9,12 @@
 #include "emu_internal.h"
 #include "msr.h"
 
+static unsigned
+popcount(uint32_t mask)
+{
+	return (unsigned)__builtin_popcount(mask);
+}
+
 /* Enough for every MSR one CPU can have (emu_msr_list). */
 #define MSR_LIST_MAX	64
 
@@ -147,8 +153,10 @@ dump_json(const struct emu_pmu *pmu, int only, FILE *out)
 			continue;
 		n = emu_msr_list(pmu, c, msrs, MSR_LIST_MAX);
 		fprintf(out, "%s{\"cpu\":%u,\"type\":\"%s\",\"version\":%u,\"gp\":%u,\"gp_width\":%u,"
-			"\"fixed\":%u,\"fixed_width\":%u,", first ? "" : ",", c, t->name, t->version,
-			t->gp, t->gp_width, t->fixed, t->fixed_width);
+			"\"fixed\":%u,\"fixed_width\":%u,\"gp_mask\":\"0x%" PRIx32 "\","
+			"\"fixed_mask\":\"0x%" PRIx32 "\",", first ? "" : ",", c, t->name, t->version,
+			popcount(t->gp_mask), t->gp_width, popcount(t->fixed_mask), t->fixed_width,
+			t->gp_mask, t->fixed_mask);
 		fprintf(out, "\"stats\":{\"rdmsr\":%" PRIu64 ",\"wrmsr\":%" PRIu64
 			",\"gp_faults\":%" PRIu64 ",\"rdpmc\":%" PRIu64 ",\"retired\":%" PRIu64 "},",
 			s->rdmsr, s->wrmsr, s->gp_faults, s->rdpmc, s->retired);
@@ -193,8 +201,12 @@ emu_pmu_dump(const struct emu_pmu *pmu, int only, bool json, FILE *out)
 
 		if (only >= 0 && (unsigned)only != c)
 			continue;
-		fprintf(out, "cpu %u: %s, perfmon v%u, %u GP x %u bits, %u fixed x %u bits\n",
-			c, t->name, t->version, t->gp, t->gp_width, t->fixed, t->fixed_width);
+		fprintf(out, "cpu %u: %s, perfmon v%u, %u GP x %u bits, %u fixed x %u bits",
+			c, t->name, t->version, popcount(t->gp_mask), t->gp_width,
+			popcount(t->fixed_mask), t->fixed_width);
+		if (t->fixed_mask != emu_low_bits(popcount(t->fixed_mask)))
+			fprintf(out, " (fixed 0x%" PRIx32 ")", t->fixed_mask);
+		fprintf(out, "\n");
 		fprintf(out, "  accesses: %" PRIu64 " rdmsr, %" PRIu64 " wrmsr, %" PRIu64
 			" #GP, %" PRIu64 " rdpmc, %" PRIu64 " retire calls\n",
 			s->rdmsr, s->wrmsr, s->gp_faults, s->rdpmc, s->retired);

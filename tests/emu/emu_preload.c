@@ -25,7 +25,8 @@
  *  - The program's own SIGSEGV handler keeps working: sigaction() and
  *    signal() for SIGSEGV are recorded, and faults that are not emulated are
  *    passed to that handler (or kill the process, by default).
- *  - pmuemu_retire() lets a workload "retire" events on its CPU.
+ *  - pmuemu_retire() lets a workload "retire" events on its CPU, and
+ *    pmuemu_act() do an action there (emu_action.h).
  *
  * Several processes share the state: writes take the spin lock in the
  * mapping with all signals blocked (so a signal handler that restores MSRs
@@ -804,6 +805,21 @@ pmuemu_retire(unsigned code, unsigned umask, unsigned ring, uint64_t n)
 	/* Inside the lock: the CPU and the count belong together. */
 	cpu = sched_getcpu();
 	err = cpu < 0 ? -errno : emu_retire(emu, (unsigned)cpu, (uint8_t)code, (uint8_t)umask, ring, n);
+	unlock_all(&saved);
+	return err;
+}
+
+EXPORT int
+pmuemu_act(const struct emu_action *a)
+{
+	sigset_t saved;
+	int cpu, err;
+
+	if (!emu)
+		return -ENODEV;
+	lock_all(&saved);
+	cpu = sched_getcpu();
+	err = cpu < 0 ? -errno : emu_act(emu, (unsigned)cpu, a);
 	unlock_all(&saved);
 	return err;
 }
