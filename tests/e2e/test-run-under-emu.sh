@@ -35,4 +35,13 @@ check "death by signal" 139 $?
 "$run" --state "$tmp/nonexistent" -- true 2>/dev/null
 check "missing state file" 2 $?
 
+# Presets at init, and another party acting from outside.
+"$pmu_emu" init --model skylake --cpus 1 --set 0x38d=0x2 "$tmp/p" || fails=$((fails + 1))
+check "preset register" "0x2" "$("$pmu_emu" get "$tmp/p" 0 0x38d)"
+"$pmu_emu" act "$tmp/p" 0 take-fixed:1 nmi:0x200000000
+check "act: perf takes FC1, the NMI handler rewrites GLOBAL_CTRL" "0xb2 0x200000000" \
+	"$("$pmu_emu" get "$tmp/p" 0 0x38d) $("$pmu_emu" get "$tmp/p" 0 0x38f)"
+"$pmu_emu" act "$tmp/p" 0 take-fixed:1 2>/dev/null
+check "act on a busy counter" 1 $?
+
 [ $fails -eq 0 ]

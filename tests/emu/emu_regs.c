@@ -8,25 +8,28 @@
 #include "emu_internal.h"
 #include "msr.h"
 
-/* GP counter @i of the register file exists. */
+/* @msr is counter @i of a bank at @base, @stride apart, and @mask has it. */
+static bool
+in_bank(uint32_t mask, unsigned max, uint32_t msr, uint32_t base, unsigned stride, unsigned *i)
+{
+	if (msr < base || (msr - base) % stride || (msr - base) / stride >= max)
+		return false;
+	*i = (msr - base) / stride;
+	return (mask >> *i) & 1;
+}
+
 static bool
 gp_exists(const struct emu_core_type *t, uint32_t msr, uint32_t base, unsigned stride,
 	  unsigned *i)
 {
-	if (msr < base || (msr - base) % stride || (msr - base) / stride >= EMU_MAX_GP)
-		return false;
-	*i = (msr - base) / stride;
-	return (t->gp_mask >> *i) & 1;
+	return in_bank(t->gp_mask, EMU_MAX_GP, msr, base, stride, i);
 }
 
 static bool
 fixed_exists(const struct emu_core_type *t, uint32_t msr, uint32_t base, unsigned stride,
 	     unsigned *i)
 {
-	if (msr < base || (msr - base) % stride || (msr - base) / stride >= EMU_MAX_FIXED)
-		return false;
-	*i = (msr - base) / stride;
-	return (t->fixed_mask >> *i) & 1;
+	return in_bank(t->fixed_mask, EMU_MAX_FIXED, msr, base, stride, i);
 }
 
 /*

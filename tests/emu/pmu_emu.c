@@ -242,9 +242,12 @@ cmd_init(int argc, char **argv)
 			emu_model_name(cfg.model), strerror(-err));
 		return EXIT_USAGE;
 	}
-	for (unsigned i = 0; i < nsets; i++)
-		if (preset(pmu, sets[i]))
+	for (unsigned i = 0; i < nsets; i++) {
+		if (preset(pmu, sets[i])) {
+			free(pmu);
 			return EXIT_USAGE;
+		}
+	}
 	/* The machine starts with these values; nobody has accessed it yet. */
 	for (unsigned c = 0; c < pmu->ncpus; c++)
 		memset(&pmu->cpu[c].stats, 0, sizeof(pmu->cpu[c].stats));
