@@ -3,6 +3,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,6 +19,7 @@
 #include <cmocka.h>
 
 #include "e2e_harness.h"
+#include "emu_paths.h"
 #include "emu_state.h"
 
 extern char **environ;
@@ -110,6 +112,9 @@ e2e_machine_new(struct e2e_machine *m, const char *const init_args[])
 	snprintf(m->dir, sizeof(m->dir), "%s/pmustat-e2e-XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	if (!mkdtemp(m->dir))
 		fail_msg("mkdtemp %s: %s", m->dir, strerror(errno));
+	/* A command dropped to another user may need what a test puts here. */
+	if (chmod(m->dir, 0755) != 0)
+		fail_msg("chmod %s: %s", m->dir, strerror(errno));
 	snprintf(m->state, sizeof(m->state), "%s/state", m->dir);
 	argv[n++] = E2E_PMU_EMU;
 	argv[n++] = "init";
@@ -123,11 +128,33 @@ e2e_machine_new(struct e2e_machine *m, const char *const init_args[])
 	e2e_result_free(&r);
 }
 
+static int
+remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	if (type == FTW_DP)
+		rmdir(path);
+	else
+		unlink(path);
+	return 0;
+}
+
 void
 e2e_machine_free(struct e2e_machine *m)
 {
-	unlink(m->state);
-	rmdir(m->dir);
+	/* Journals, locks and outputs the runs left too: the directory is ours (mkdtemp). */
+	if (nftw(m->dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT) != 0)
+		fail_msg("cannot remove %s: %s", m->dir, strerror(errno));
+}
+
+void
+e2e_machine_path(const struct e2e_machine *m, const char *path, char *buf, size_t size)
+{
+	char dir[PATH_MAX + 32];
+
+	if (emu_paths_dir(m->state, dir, sizeof(dir)) != 0 || emu_paths_map(dir, path, buf, size) != 1)
+		fail_msg("%s is not one of the emulated machine's own files (emu_paths.h)", path);
 }
 
 void

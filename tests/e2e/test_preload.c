@@ -2,10 +2,11 @@
  * test_preload.c - libpmuemu.so under real programs (emu-probe,
  * emu-workload, pmu-emu): the msr driver's semantics, the kernel files,
  * rdpmc from the SIGSEGV handler, CPUID through libcpuid, per-core state
- * shared between processes.
+ * shared between processes, and the machine's own /run.
  */
 #include <asm/prctl.h>
 #include <errno.h>
+#include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -373,6 +374,58 @@ test_state_tool(void **state)
 	e2e_machine_free(&m);
 }
 
+/* The whole text of @path, or fail. */
+static void
+assert_file_text(const char *path, const char *want)
+{
+	char buf[64] = "";
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		fail_msg("%s: %s", path, strerror(errno));
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = '\0';
+	fclose(f);
+	assert_string_equal(buf, want);
+}
+
+/*
+ * The machine owns its /run/pmustat tree and /run/lock/pmustat-* names:
+ * every path call lands in its directory, two machines do not see each
+ * other's files, and the host's /run is not touched.
+ */
+static void
+test_machine_owns_its_run(void **state)
+{
+	struct e2e_machine m, other;
+	char tree[64], lock[64], mine[PATH_MAX], host[PATH_MAX];
+
+	(void)state;
+	snprintf(tree, sizeof(tree), "/run/pmustat/probe-%ld", (long)getpid());
+	snprintf(lock, sizeof(lock), "/run/lock/pmustat-probe-%ld", (long)getpid());
+	machine(&m, "skylake", NULL);
+	machine(&other, "skylake", NULL);
+	run_expect(&m, (const char *[]){ PROBE, "fs", "/run/pmustat", "fs", tree, "fs", lock, NULL },
+		   0, "fs ok\nfs ok\nfs ok\n");
+	snprintf(host, sizeof(host), "%s/kept", tree);
+	e2e_machine_path(&m, host, mine, sizeof(mine));
+	assert_file_text(mine, "kept\n");
+	e2e_machine_path(&m, "/run/pmustat/kept", mine, sizeof(mine));
+	assert_file_text(mine, "kept\n");
+	assert_int_equal(access(host, F_OK), -1);
+	snprintf(host, sizeof(host), "%s/kept", lock);
+	e2e_machine_path(&m, host, mine, sizeof(mine));
+	assert_file_text(mine, "kept\n");
+	assert_int_equal(access(host, F_OK), -1);
+	assert_int_equal(access(lock, F_OK), -1);
+
+	/* Another machine has an empty /run: the same calls work there afresh. */
+	run_expect(&other, (const char *[]){ PROBE, "stat", tree, "fs", "/run/pmustat", "fs", lock, NULL },
+		   0, "stat ENOENT\nfs ok\nfs ok\n");
+	e2e_machine_free(&other);
+	e2e_machine_free(&m);
+}
+
 int
 main(void)
 {
@@ -395,6 +448,7 @@ main(void)
 		cmocka_unit_test(test_workload_needs_the_preload),
 		cmocka_unit_test(test_workload_crash),
 		cmocka_unit_test(test_state_tool),
+		cmocka_unit_test(test_machine_owns_its_run),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -13,6 +13,9 @@
  *	pmu-emu file STATEFILE NAME (TEXT | --absent)
  *	pmu-emu models
  *
+ * init also makes the machine's own directory STATEFILE.d (its /run, see
+ * emu_paths.h), emptied of what an earlier machine of that name left.
+ *
  * Exit status: 0 success (diff: identical), 1 diff found differences or
  * the emulated CPU raised #GP (get/set), 2 usage or I/O error.
  * Models: skylake icelake haswell core2 alderlake nopmu. --cpus defaults to
@@ -21,11 +24,13 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "emu_paths.h"
 #include "emu_pmu.h"
 #include "emu_state.h"
 
@@ -118,6 +123,7 @@ cmd_init(int argc, char **argv)
 	struct emu_config cfg;
 	struct emu_pmu *pmu;
 	const char *cpuid_dir = NULL;
+	char dir[PATH_MAX];
 	int model = -1, msr = EMU_MSR_OK, opt, err;
 	long host = sysconf(_SC_NPROCESSORS_CONF);
 	unsigned ncpus = host > 0 ? (unsigned)host : 1;
@@ -192,6 +198,14 @@ cmd_init(int argc, char **argv)
 	free(pmu);
 	if (err)
 		fail("cannot write", argv[optind], err);
+	/* A new machine boots with an empty /run of its own (emu_paths.h). */
+	if (emu_paths_dir(argv[optind], dir, sizeof(dir)) != 0)
+		fail("cannot name the machine directory of", argv[optind], -ENAMETOOLONG);
+	err = emu_paths_clear(dir);
+	if (!err)
+		err = emu_paths_create(dir);
+	if (err)
+		fail("cannot make the machine directory", dir, err);
 	return 0;
 }
 
