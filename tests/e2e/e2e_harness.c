@@ -116,6 +116,8 @@ e2e_machine_new(struct e2e_machine *m, const char *const init_args[])
 	if (chmod(m->dir, 0755) != 0)
 		fail_msg("chmod %s: %s", m->dir, strerror(errno));
 	snprintf(m->state, sizeof(m->state), "%s/state", m->dir);
+	snprintf(m->preload, sizeof(m->preload), "%s", E2E_LIBPMUEMU);
+	snprintf(m->workload, sizeof(m->workload), "%s", E2E_EMU_WORKLOAD);
 	argv[n++] = E2E_PMU_EMU;
 	argv[n++] = "init";
 	for (size_t i = 0; init_args && init_args[i] && n < 60; i++)
@@ -148,6 +150,40 @@ e2e_machine_free(struct e2e_machine *m)
 		fail_msg("cannot remove %s: %s", m->dir, strerror(errno));
 }
 
+/* Copy @from to @to, mode 0755. */
+static void
+copy_program(const char *from, const char *to)
+{
+	char buf[65536];
+	ssize_t n;
+	int in = open(from, O_RDONLY | O_CLOEXEC);
+	int out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0755);
+
+	if (in < 0 || out < 0)
+		fail_msg("cannot copy %s to %s: %s", from, to, strerror(errno));
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, (size_t)n) != n)
+			fail_msg("cannot write %s: %s", to, strerror(errno));
+	if (n < 0 || close(out) != 0)
+		fail_msg("cannot copy %s to %s: %s", from, to, strerror(errno));
+	close(in);
+	/* The umask may have narrowed it. */
+	if (chmod(to, 0755) != 0)
+		fail_msg("chmod %s: %s", to, strerror(errno));
+}
+
+void
+e2e_machine_share(struct e2e_machine *m)
+{
+	/* The workload maps the state read-write to retire its events. */
+	if (chmod(m->state, 0666) != 0)
+		fail_msg("chmod %s: %s", m->state, strerror(errno));
+	snprintf(m->preload, sizeof(m->preload), "%s/libpmuemu.so", m->dir);
+	copy_program(E2E_LIBPMUEMU, m->preload);
+	snprintf(m->workload, sizeof(m->workload), "%s/emu-workload", m->dir);
+	copy_program(E2E_EMU_WORKLOAD, m->workload);
+}
+
 void
 e2e_machine_path(const struct e2e_machine *m, const char *path, char *buf, size_t size)
 {
@@ -176,7 +212,7 @@ e2e_run_env(const struct e2e_machine *m, struct e2e_result *r, const char *const
 	for (size_t i = 0; environ[i]; i++)
 		if (!replaced(environ[i]))
 			envp[n++] = environ[i];
-	assert_true(asprintf(&set[0], "LD_PRELOAD=%s%s%s", E2E_LIBPMUEMU,
+	assert_true(asprintf(&set[0], "LD_PRELOAD=%s%s%s", m->preload,
 			     preload && *preload ? ":" : "", preload ? preload : "") > 0);
 	assert_true(asprintf(&set[1], "%s=%s", EMU_STATE_ENV, m->state) > 0);
 	assert_true(asprintf(&set[2], "ASAN_OPTIONS=%s%sverify_asan_link_order=0",
@@ -305,7 +341,7 @@ e2e_spawn(const struct e2e_machine *m, const char *const argv[], const char *out
 		dup2(null, 0);
 		dup2(out, 1);
 		dup2(null, 2);
-		setenv("LD_PRELOAD", E2E_LIBPMUEMU, 1);
+		setenv("LD_PRELOAD", m->preload, 1);
 		setenv(EMU_STATE_ENV, m->state, 1);
 		setenv("ASAN_OPTIONS", "verify_asan_link_order=0", 1);
 		execv(argv[0], (char *const *)argv);

@@ -48,6 +48,8 @@
 struct e2e_machine {
 	char dir[PATH_MAX];	/* the machine's temporary directory, 0755 */
 	char state[PATH_MAX + 16];	/* the state file in it */
+	char preload[PATH_MAX + 32];	/* the libpmuemu.so its programs get */
+	char workload[PATH_MAX + 32];	/* the emu-workload to run on it */
 };
 
 struct e2e_result {
@@ -64,6 +66,15 @@ struct e2e_result {
 void e2e_machine_new(struct e2e_machine *m, const char *const init_args[]);
 /* Remove the machine's directory and everything in it. */
 void e2e_machine_free(struct e2e_machine *m);
+
+/*
+ * Open machine @m to a command that runs as another user (pmustat drops
+ * to SUDO_UID): the state file becomes 0666, and libpmuemu.so and
+ * emu-workload are copied into the machine's 0755 directory and used from
+ * then on (m->preload, m->workload). The build tree may be where that user
+ * cannot go, e.g. a clone in /root (0700). Fails the test on error.
+ */
+void e2e_machine_share(struct e2e_machine *m);
 
 /*
  * Where per-machine path @path (e.g. JOURNAL_DIR "/cpu1.journal", as the

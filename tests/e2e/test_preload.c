@@ -114,8 +114,10 @@ test_msr_eacces_for_non_root(void **state)
 	struct e2e_machine m;
 
 	(void)state;
-	if (geteuid() != 0)
+	if (geteuid() != 0) {
+		print_message("skipped: only root can drop to another uid\n");
 		skip();
+	}
 	machine(&m, "skylake", NULL);
 	/* The state file stays readable: libpmuemu maps it before setuid. */
 	run_expect(&m, (const char *[]){ PROBE, "open", "0", "ro", "setuid", "65534",
@@ -209,8 +211,10 @@ test_counts_are_per_core(void **state)
 	struct e2e_machine m;
 
 	(void)state;
-	if (e2e_host_cpus() < 2)
+	if (e2e_host_cpus() < 2) {
+		print_message("skipped: needs two CPUs to run on\n");
 		skip();
+	}
 	machine(&m, "skylake", NULL);
 	for (unsigned cpu = 0; cpu < 2; cpu++) {
 		assert_int_equal(e2e_set_msr(&m, cpu, msr_evtsel(0),
@@ -278,8 +282,10 @@ test_cpuid_per_core_type(void **state)
 	struct e2e_machine m;
 
 	(void)state;
-	if (e2e_host_cpus() < 2)
+	if (e2e_host_cpus() < 2) {
+		print_message("skipped: needs two CPUs to run on\n");
 		skip();
+	}
 	machine(&m, "alderlake", NULL);
 	run_expect(&m, (const char *[]){ PROBE, "pin", "0", "libcpuid", "pin", "1", "libcpuid", NULL },
 		   0, "leaf1A 40000001\nlibcpuid GenuineIntel family 6 model 97 leafA 07300605 "
@@ -296,8 +302,11 @@ test_cpuid_instruction_faulting(void **state)
 
 	(void)state;
 	if (syscall(SYS_arch_prctl, ARCH_GET_CPUID, 0) < 0 ||
-	    syscall(SYS_arch_prctl, ARCH_SET_CPUID, 0) < 0)
-		skip();	/* AMD: no faulting; libcpuid's entry points cover it */
+	    syscall(SYS_arch_prctl, ARCH_SET_CPUID, 0) < 0) {
+		/* AMD: no faulting; libcpuid's entry points cover it. */
+		print_message("skipped: this host cannot make CPUID fault (ARCH_SET_CPUID: %s)\n", strerror(errno));
+		skip();
+	}
 	syscall(SYS_arch_prctl, ARCH_SET_CPUID, 1);
 	machine(&m, "haswell", NULL);
 	e2e_run(&m, &r, (const char *[]){ PROBE, "cpuid-insn", "0xa", "0", NULL });
