@@ -150,9 +150,8 @@ e2e_machine_free(struct e2e_machine *m)
 		fail_msg("cannot remove %s: %s", m->dir, strerror(errno));
 }
 
-/* Copy @from to @to, mode 0755. */
-static void
-copy_program(const char *from, const char *to)
+void
+e2e_copy_program(const char *from, const char *to)
 {
 	char buf[65536];
 	ssize_t n;
@@ -179,9 +178,9 @@ e2e_machine_share(struct e2e_machine *m)
 	if (chmod(m->state, 0666) != 0)
 		fail_msg("chmod %s: %s", m->state, strerror(errno));
 	snprintf(m->preload, sizeof(m->preload), "%s/libpmuemu.so", m->dir);
-	copy_program(E2E_LIBPMUEMU, m->preload);
+	e2e_copy_program(E2E_LIBPMUEMU, m->preload);
 	snprintf(m->workload, sizeof(m->workload), "%s/emu-workload", m->dir);
-	copy_program(E2E_EMU_WORKLOAD, m->workload);
+	e2e_copy_program(E2E_EMU_WORKLOAD, m->workload);
 }
 
 void

@@ -76,6 +76,9 @@ void e2e_machine_free(struct e2e_machine *m);
  */
 void e2e_machine_share(struct e2e_machine *m);
 
+/* Copy program @from to a new file @to, mode 0755 (fails the test on error). */
+void e2e_copy_program(const char *from, const char *to);
+
 /*
  * Where per-machine path @path (e.g. JOURNAL_DIR "/cpu1.journal", as the
  * binary names it) is on machine @m; fails the test for another path.

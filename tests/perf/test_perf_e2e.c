@@ -32,26 +32,6 @@ static char tmpdir[] = "/tmp/pmustat-perf-e2e.XXXXXX";
 /* Copies an unprivileged user can run whatever mode the build tree has (a clone in /root). */
 static char shared_pmustat[sizeof(tmpdir) + 16], shared_touch[sizeof(tmpdir) + 16];
 
-/* Copy @from to @to, mode 0755; 0 or -1. */
-static int
-copy_program(const char *from, const char *to)
-{
-	char buf[65536];
-	ssize_t n = 0;
-	int in = open(from, O_RDONLY | O_CLOEXEC);
-	int out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0755);
-	int rc = in >= 0 && out >= 0 ? 0 : -1;
-
-	while (rc == 0 && (n = read(in, buf, sizeof(buf))) > 0)
-		if (write(out, buf, (size_t)n) != n)
-			rc = -1;
-	if (n < 0 || (out >= 0 && close(out) != 0) || chmod(to, 0755) != 0)
-		rc = -1;
-	if (in >= 0)
-		close(in);
-	return rc;
-}
-
 static int
 setup(void **state)
 {
@@ -72,8 +52,8 @@ setup(void **state)
 	chmod(tmpdir, 0777);
 	snprintf(shared_pmustat, sizeof(shared_pmustat), "%s/pmustat", tmpdir);
 	snprintf(shared_touch, sizeof(shared_touch), "%s/perf-touch", tmpdir);
-	if (copy_program(E2E_PMUSTAT, shared_pmustat) != 0 || copy_program(PERF_TOUCH, shared_touch) != 0)
-		return -1;
+	e2e_copy_program(E2E_PMUSTAT, shared_pmustat);
+	e2e_copy_program(PERF_TOUCH, shared_touch);
 	return 0;
 }
 
