@@ -432,6 +432,15 @@ test_machine_owns_its_run(void **state)
 	run_expect(&other, (const char *[]){ PROBE, "stat", tree, "fs", "/run/pmustat", "fs", lock, NULL },
 		   0, "stat ENOENT\nfs ok\nfs ok\n");
 	e2e_machine_free(&other);
+
+	/* A machine whose state is gone cannot be emulated, yet its /run still is not the host's. */
+	assert_int_equal(unlink(m.state), 0);
+	snprintf(lock, sizeof(lock), "/run/lock/pmustat-probe-%ld-gone", (long)getpid());
+	run_expect(&m, (const char *[]){ PROBE, "fs", lock, NULL }, 0, "fs ok\n");
+	snprintf(host, sizeof(host), "%s/kept", lock);
+	e2e_machine_path(&m, host, mine, sizeof(mine));
+	assert_file_text(mine, "kept\n");
+	assert_int_equal(access(lock, F_OK), -1);
 	e2e_machine_free(&m);
 }
 

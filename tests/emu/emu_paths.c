@@ -50,7 +50,7 @@ emu_paths_map(const char *dir, const char *path, char *buf, size_t size)
 {
 	int err;
 
-	if (!dir || !dir[0] || !path || !per_machine(path))
+	if (!dir || !path || !per_machine(path))
 		return 0;
 	err = join(buf, size, dir, path);
 	return err ? err : 1;

@@ -37,7 +37,8 @@ int emu_paths_dir(const char *state, char *buf, size_t size);
 /*
  * Whether @path (absolute, as the program wrote it) is one of the
  * machine's own: 1 with its place under machine directory @dir in @buf;
- * 0 when it is not (@buf untouched); -ENAMETOOLONG.
+ * 0 when it is not (@buf untouched); -ENAMETOOLONG when it is but its
+ * place does not fit in @size bytes (always, for @size 0).
  */
 int emu_paths_map(const char *dir, const char *path, char *buf, size_t size);
 

@@ -88,7 +88,9 @@ struct msr_fd {
 };
 
 static struct emu_pmu *emu;
-static char machine_dir[PATH_MAX];	/* STATE.d; set with emu */
+static char machine_dir[PATH_MAX];	/* STATE.d */
+static bool machine_owns_run;		/* PMUSTAT_EMU_STATE is set: the machine's files move */
+static size_t machine_dir_room;		/* PATH_MAX; 0 when STATE.d has no valid name: they fail */
 static bool cpuid_faulting;
 static struct msr_fd fd_table[FD_TABLE];
 static struct sigaction app_segv;	/* what the program asked for */
@@ -196,9 +198,9 @@ moved(const char *path, char buf[PATH_MAX])
 {
 	int rc;
 
-	if (!emu || !path || path[0] != '/')
+	if (!machine_owns_run || !path || path[0] != '/')
 		return path;
-	rc = emu_paths_map(machine_dir, path, buf, PATH_MAX);
+	rc = emu_paths_map(machine_dir, path, buf, machine_dir_room);
 	if (rc < 0) {
 		errno = -rc;
 		return NULL;
@@ -1166,6 +1168,13 @@ pmuemu_init(void)
 		fd_table[i].cpu = -1;
 	if (!path || !*path)
 		return;
+	/*
+	 * The machine's files are its own even when its PMU cannot be
+	 * emulated below: a test never reaches the host's /run.
+	 */
+	machine_owns_run = true;
+	if (emu_paths_dir(path, machine_dir, sizeof(machine_dir)) == 0)
+		machine_dir_room = sizeof(machine_dir);
 	err = emu_state_map(path, &map);
 	if (err) {
 		say("libpmuemu: cannot use the state file named by " EMU_STATE_ENV
@@ -1179,13 +1188,8 @@ pmuemu_init(void)
 		emu_state_unmap(map);
 		return;
 	}
-	if (emu_paths_dir(path, machine_dir, sizeof(machine_dir)) != 0) {
-		say("libpmuemu: the state file's name is too long; the PMU is NOT emulated\n");
-		emu_state_unmap(map);
-		return;
-	}
 	/* A state made without pmu-emu init (a copy, a snapshot) gets its /run now. */
-	if (syscall(SYS_faccessat, AT_FDCWD, machine_dir, F_OK) != 0)
+	if (machine_dir_room && syscall(SYS_faccessat, AT_FDCWD, machine_dir, F_OK) != 0)
 		(void)emu_paths_create(machine_dir);
 	emu = map;
 	/* Intel hosts: make the CPUID instruction itself answer the model. */
