@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
+#include <ftw.h>
 #include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -20,6 +21,7 @@
 
 #include "e2e_harness.h"
 #include "emu_action.h"
+#include "emu_paths.h"
 #include "emu_state.h"
 
 extern char **environ;
@@ -112,7 +114,12 @@ e2e_machine_new(struct e2e_machine *m, const char *const init_args[])
 	snprintf(m->dir, sizeof(m->dir), "%s/pmustat-e2e-XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	if (!mkdtemp(m->dir))
 		fail_msg("mkdtemp %s: %s", m->dir, strerror(errno));
+	/* A command dropped to another user may need what a test puts here. */
+	if (chmod(m->dir, 0755) != 0)
+		fail_msg("chmod %s: %s", m->dir, strerror(errno));
 	snprintf(m->state, sizeof(m->state), "%s/state", m->dir);
+	snprintf(m->preload, sizeof(m->preload), "%s", E2E_LIBPMUEMU);
+	snprintf(m->workload, sizeof(m->workload), "%s", E2E_EMU_WORKLOAD);
 	argv[n++] = E2E_PMU_EMU;
 	argv[n++] = "init";
 	for (size_t i = 0; init_args && init_args[i] && n < 60; i++)
@@ -125,11 +132,66 @@ e2e_machine_new(struct e2e_machine *m, const char *const init_args[])
 	e2e_result_free(&r);
 }
 
+static int
+remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	if (type == FTW_DP)
+		rmdir(path);
+	else
+		unlink(path);
+	return 0;
+}
+
 void
 e2e_machine_free(struct e2e_machine *m)
 {
-	unlink(m->state);
-	rmdir(m->dir);
+	/* Journals, locks and outputs the runs left too: the directory is ours (mkdtemp). */
+	if (nftw(m->dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT) != 0)
+		fail_msg("cannot remove %s: %s", m->dir, strerror(errno));
+}
+
+void
+e2e_copy_program(const char *from, const char *to)
+{
+	char buf[65536];
+	ssize_t n;
+	int in = open(from, O_RDONLY | O_CLOEXEC);
+	int out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0755);
+
+	if (in < 0 || out < 0)
+		fail_msg("cannot copy %s to %s: %s", from, to, strerror(errno));
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, (size_t)n) != n)
+			fail_msg("cannot write %s: %s", to, strerror(errno));
+	if (n < 0 || close(out) != 0)
+		fail_msg("cannot copy %s to %s: %s", from, to, strerror(errno));
+	close(in);
+	/* The umask may have narrowed it. */
+	if (chmod(to, 0755) != 0)
+		fail_msg("chmod %s: %s", to, strerror(errno));
+}
+
+void
+e2e_machine_share(struct e2e_machine *m)
+{
+	/* The workload maps the state read-write to retire its events. */
+	if (chmod(m->state, 0666) != 0)
+		fail_msg("chmod %s: %s", m->state, strerror(errno));
+	snprintf(m->preload, sizeof(m->preload), "%s/libpmuemu.so", m->dir);
+	e2e_copy_program(E2E_LIBPMUEMU, m->preload);
+	snprintf(m->workload, sizeof(m->workload), "%s/emu-workload", m->dir);
+	e2e_copy_program(E2E_EMU_WORKLOAD, m->workload);
+}
+
+void
+e2e_machine_path(const struct e2e_machine *m, const char *path, char *buf, size_t size)
+{
+	char dir[PATH_MAX + 32];
+
+	if (emu_paths_dir(m->state, dir, sizeof(dir)) != 0 || emu_paths_map(dir, path, buf, size) != 1)
+		fail_msg("%s is not one of the emulated machine's own files (emu_paths.h)", path);
 }
 
 void
@@ -151,7 +213,7 @@ e2e_run_env(const struct e2e_machine *m, struct e2e_result *r, const char *const
 	for (size_t i = 0; environ[i]; i++)
 		if (!replaced(environ[i]))
 			envp[n++] = environ[i];
-	assert_true(asprintf(&set[0], "LD_PRELOAD=%s%s%s", E2E_LIBPMUEMU,
+	assert_true(asprintf(&set[0], "LD_PRELOAD=%s%s%s", m->preload,
 			     preload && *preload ? ":" : "", preload ? preload : "") > 0);
 	assert_true(asprintf(&set[1], "%s=%s", EMU_STATE_ENV, m->state) > 0);
 	assert_true(asprintf(&set[2], "ASAN_OPTIONS=%s%sverify_asan_link_order=0",
@@ -369,7 +431,7 @@ e2e_spawn(const struct e2e_machine *m, const char *const argv[], const char *out
 		dup2(null, 0);
 		dup2(out, 1);
 		dup2(null, 2);
-		setenv("LD_PRELOAD", E2E_LIBPMUEMU, 1);
+		setenv("LD_PRELOAD", m->preload, 1);
 		setenv(EMU_STATE_ENV, m->state, 1);
 		setenv("ASAN_OPTIONS", "verify_asan_link_order=0", 1);
 		execv(argv[0], (char *const *)argv);

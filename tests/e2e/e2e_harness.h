@@ -22,6 +22,13 @@
  * ASAN_OPTIONS+=verify_asan_link_order=0, so a sanitized pmustat accepts
  * the preload library ahead of its runtime. The shell twin of this is
  * tests/e2e/run-under-emu.
+ *
+ * Each machine is a directory of its own (mode 0755, so that a command run
+ * as another user can reach what is put there) with the state file and
+ * the machine's files, STATE.d (emu_paths.h): what pmustat writes under
+ * /run/pmustat and /run/lock lands there, so machines of tests running at
+ * once share nothing and the host's /run is never written.
+ * e2e_machine_path() names those files for the test.
  */
 #ifndef PMUSTAT_E2E_HARNESS_H
 #define PMUSTAT_E2E_HARNESS_H
@@ -39,8 +46,10 @@
 #endif
 
 struct e2e_machine {
-	char dir[PATH_MAX];	/* private temporary directory */
+	char dir[PATH_MAX];	/* the machine's temporary directory, 0755 */
 	char state[PATH_MAX + 16];	/* the state file in it */
+	char preload[PATH_MAX + 32];	/* the libpmuemu.so its programs get */
+	char workload[PATH_MAX + 32];	/* the emu-workload to run on it */
 };
 
 struct e2e_result {
@@ -55,8 +64,26 @@ struct e2e_result {
  * on error.
  */
 void e2e_machine_new(struct e2e_machine *m, const char *const init_args[]);
-/* Remove the state file and the directory. */
+/* Remove the machine's directory and everything in it. */
 void e2e_machine_free(struct e2e_machine *m);
+
+/*
+ * Open machine @m to a command that runs as another user (pmustat drops
+ * to SUDO_UID): the state file becomes 0666, and libpmuemu.so and
+ * emu-workload are copied into the machine's 0755 directory and used from
+ * then on (m->preload, m->workload). The build tree may be where that user
+ * cannot go, e.g. a clone in /root (0700). Fails the test on error.
+ */
+void e2e_machine_share(struct e2e_machine *m);
+
+/* Copy program @from to a new file @to, mode 0755 (fails the test on error). */
+void e2e_copy_program(const char *from, const char *to);
+
+/*
+ * Where per-machine path @path (e.g. JOURNAL_DIR "/cpu1.journal", as the
+ * binary names it) is on machine @m; fails the test for another path.
+ */
+void e2e_machine_path(const struct e2e_machine *m, const char *path, char *buf, size_t size);
 
 /*
  * Run @argv (argv[0] a path) on the machine, wait for it, collect its

@@ -19,6 +19,8 @@
  * frozen PMU, a counter someone holds). act does each ACTION of
  * emu_action.h on CPU, in order, as that party would (nmi, take-fixed:1,
  * pebs:0:0xc0:0, wrmsr:0x38f=0, ...).
+ * init also makes the machine's own directory STATEFILE.d (its /run, see
+ * emu_paths.h), emptied of what an earlier machine of that name left.
  *
  * Exit status: 0 success (diff: identical), 1 diff found differences or
  * the emulated CPU raised #GP (get/set/act, or an action found its counter
@@ -28,12 +30,14 @@
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "emu_action.h"
+#include "emu_paths.h"
 #include "emu_pmu.h"
 #include "emu_state.h"
 
@@ -168,6 +172,7 @@ cmd_init(int argc, char **argv)
 	struct emu_config cfg;
 	struct emu_pmu *pmu;
 	const char *cpuid_dir = NULL;
+	char dir[PATH_MAX];
 	int model = -1, msr = EMU_MSR_OK, opt, err;
 	long host = sysconf(_SC_NPROCESSORS_CONF);
 	unsigned ncpus = host > 0 ? (unsigned)host : 1;
@@ -256,6 +261,14 @@ cmd_init(int argc, char **argv)
 	free(pmu);
 	if (err)
 		fail("cannot write", argv[optind], err);
+	/* A new machine boots with an empty /run of its own (emu_paths.h). */
+	if (emu_paths_dir(argv[optind], dir, sizeof(dir)) != 0)
+		fail("cannot name the machine directory of", argv[optind], -ENAMETOOLONG);
+	err = emu_paths_clear(dir);
+	if (!err)
+		err = emu_paths_create(dir);
+	if (err)
+		fail("cannot make the machine directory", dir, err);
 	return 0;
 }
 
