@@ -18,6 +18,14 @@
 #define NB_MISC_ENABLE	0x1a0u
 #define NB_WIDTH_MASK	((1ull << 40) - 1)
 
+/*
+ * IA32_MISC_ENABLE of the NetBurst models: fast strings (0), automatic
+ * thermal control (3), performance monitoring available (7); BTS and PEBS
+ * available (11, 12 clear). Representative, not read from the parts.
+ */
+#define NB_MISC_ENABLE_VALUE	0x89ull
+#define NB_MISC_PERFMON		(1ull << 7)
+
 /* CCCR fields (figure "Counter Configuration Control Register (CCCR)"). */
 #define CCCR_ENABLE	(1u << 12)
 #define CCCR_SELECT(v)	(((v) >> 13) & 7u)
@@ -130,6 +138,25 @@ static unsigned
 thread_of(const struct emu_pmu *pmu, unsigned cpu)
 {
 	return emu_cpu_type(pmu, cpu)->nb_ht ? cpu & 1u : 0;
+}
+
+int
+emu_nb_setup_type(struct emu_core_type *t, const struct emu_config *cfg)
+{
+	uint32_t eax = t->cpuid.basic_cpuid[1][0], ebx = t->cpuid.basic_cpuid[1][1];
+
+	/* No leaf 0xA: version 0, no architectural register, the ESCR/CCCR PMU. */
+	if (cfg->gp >= 0 || cfg->fixed >= 0 || cfg->watchdog)
+		return -EINVAL;
+	t->version = 0;
+	t->netburst = true;
+	t->pdcm = false;
+	t->nb_model = (eax >> 4) & 0xf;
+	/* HTT and two logical processors in a one-core package. */
+	t->nb_ht = ((t->cpuid.basic_cpuid[1][3] >> 28) & 1) && ((ebx >> 16) & 0xff) == 2;
+	t->misc_enable = cfg->nb_perfmon_off ? NB_MISC_ENABLE_VALUE & ~NB_MISC_PERFMON :
+		NB_MISC_ENABLE_VALUE;
+	return 0;
 }
 
 void

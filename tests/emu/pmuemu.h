@@ -9,6 +9,8 @@
 
 #include <stdint.h>
 
+#include "emu_action.h"
+
 /* 1 when the PMU is emulated (PMUSTAT_EMU_STATE named a usable state file). */
 int pmuemu_active(void);
 
@@ -21,16 +23,15 @@ int pmuemu_active(void);
 int pmuemu_retire(unsigned code, unsigned umask, unsigned ring, uint64_t n);
 
 /*
- * NetBurst models: @count clocks of event @sel (ESCR event select) with
- * sub-event bits @mask and input value @value (0-15) at @ring on the
- * caller's CPU (emu_nb_clocks() semantics). 0, -ENODEV, -EINVAL (not a
- * NetBurst CPU, values out of range), -ENXIO.
+ * Do @a (emu_action.h: a write from outside, the kernel's PMI handler,
+ * perf taking a counter, top-down slots, offcore responses, NetBurst
+ * clocks) on the CPU the caller runs on, under the state lock. emu_act()'s
+ * results, or -ENODEV when the PMU is not emulated.
  */
-int pmuemu_nb_clocks(unsigned sel, unsigned mask, unsigned ring, unsigned value, uint64_t count);
+int pmuemu_act(const struct emu_action *a);
 
 typedef int (*pmuemu_active_fn)(void);
 typedef int (*pmuemu_retire_fn)(unsigned code, unsigned umask, unsigned ring, uint64_t n);
-typedef int (*pmuemu_nb_clocks_fn)(unsigned sel, unsigned mask, unsigned ring, unsigned value,
-				   uint64_t count);
+typedef int (*pmuemu_act_fn)(const struct emu_action *a);
 
 #endif

@@ -2,7 +2,7 @@
  * test_emu_netburst.c - the emulated NetBurst PMU's rules, one test per
  * rule (emu_netburst.h): the MSR map, reserved bits, ESCR -> counter
  * routing, the input lines with the threshold, complement and edge
- * filters, the 40-bit wrap and OVF, rdpmc, HT sharing, CPUID.
+ * filters, the 40-bit wrap and OVF, rdpmc, HT sharing, CPUID, actions.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -16,9 +16,10 @@
 #include <cmocka.h>
 
 #include "cpu.h"
+#include "emu_action.h"
 #include "emu_netburst.h"
 #include "emu_pmu.h"
-#include "emu_test_util.h"
+#include "test_emu_util.h"
 #include "netburst/nb_regs.h"
 
 #define CRU_ESCR0	0x3b8u
@@ -433,6 +434,44 @@ test_other_pmus(void **state)
 	emu_pmu_free(skl);
 }
 
+/* The action a workload or pmu-emu act spells, and what the others do here. */
+static void
+do_action(struct emu_pmu *pmu, const char *spec, int expect)
+{
+	struct emu_action a;
+	char err[512];
+
+	if (emu_action_parse(spec, 3, &a, err, sizeof(err)))
+		fail_msg("%s: %s", spec, err);
+	assert_int_equal(emu_act(pmu, 0, &a), expect);
+}
+
+static void
+test_actions(void **state)
+{
+	struct emu_pmu *nb = counting(EMU_MODEL_NETBURST, 0), *skl = new_pmu(EMU_MODEL_SKYLAKE, 1);
+	struct emu_action a;
+	char err[512];
+
+	(void)state;
+	do_action(nb, "nb:0x02:0x1:5:10", 0);
+	assert_int_equal(rd(nb, 0, IQ_COUNTER0), 50);
+	/* The ESCR has T0_USR only: kernel clocks give input 0. */
+	do_action(nb, "nb:0x02:0x1:5:10:k", 0);
+	assert_int_equal(rd(nb, 0, IQ_COUNTER0), 50);
+	do_action(nb, "take-fixed:1", -EOPNOTSUPP);
+	do_action(nb, "pebs:0:0xc0:0", -EOPNOTSUPP);
+	do_action(nb, "offcore:0x10001:1", -EOPNOTSUPP);
+	do_action(nb, "nmi", -EIO);
+	do_action(skl, "nb:0x02:0x1:5:10", -EOPNOTSUPP);
+	assert_int_equal(emu_action_parse("nb:0x02:0x1:16:1", 3, &a, err, sizeof(err)), -EINVAL);
+	assert_int_equal(emu_action_parse("nb:0x40:0x1:1:1", 3, &a, err, sizeof(err)), -EINVAL);
+	assert_int_equal(emu_action_parse("nb:0x02:0x10000:1:1", 3, &a, err, sizeof(err)), -EINVAL);
+	assert_int_equal(emu_action_parse("nb:0x02:0x1:1", 3, &a, err, sizeof(err)), -EINVAL);
+	emu_pmu_free(nb);
+	emu_pmu_free(skl);
+}
+
 static void
 test_diff(void **state)
 {
@@ -470,6 +509,7 @@ main(void)
 		cmocka_unit_test(test_ht_threads),
 		cmocka_unit_test(test_cpuid_threads),
 		cmocka_unit_test(test_other_pmus),
+		cmocka_unit_test(test_actions),
 		cmocka_unit_test(test_diff),
 	};
 
