@@ -26,6 +26,8 @@
 #include "hw.h"
 #include "list_metrics.h"
 #include "mapfile.h"
+#include "netburst/nb_list.h"
+#include "netburst/nb_table.h"
 
 #define LIST_FORMAT_VERSION 1
 
@@ -39,9 +41,10 @@ struct list_opts {
 	bool metrics;
 };
 
-/* What is being listed: a table, and/or the CPU it was chosen for. */
+/* What is being listed: a table (architectural or NetBurst), and/or the CPU it was chosen for. */
 struct listing {
 	struct event_table *table;
+	struct nb_table *nb;
 	bool have_cpu;
 	struct cpu_info cpu;
 	int cpu_index;
@@ -228,11 +231,36 @@ sw_matches(const char *pattern, const struct sw_event *sw)
 }
 
 static void
+print_software(const struct list_opts *o, bool after_something)
+{
+	size_t i, sw_shown = 0;
+
+	for (i = 0; i < sw_event_count(); i++) {
+		const struct sw_event *sw = sw_event_get(i);
+
+		if (!sw_matches(o->pattern, sw))
+			continue;
+		if (!sw_shown++)
+			printf("%sSoftware events (counted by the kernel through perf_event; no PMU needed):\n",
+			       after_something ? "\n" : "");
+		printf("  %-24s %s\n", sw->name, sw->desc);
+		if (o->long_format && sw->alias)
+			printf("        also: %s\n", sw->alias);
+	}
+}
+
+static void
 print_text(const struct list_opts *o, const struct listing *l)
 {
-	size_t i, shown = 0, sw_shown = 0;
+	size_t i, shown = 0;
 	unsigned a, arch_shown = 0;
 
+	if (l->nb) {
+		/* NetBurst has no architectural events; its aliases stand in. */
+		nb_list_text(stdout, l->nb, o->pattern, list_text_matches, o->long_format);
+		print_software(o, true);
+		return;
+	}
 	if (l->table) {
 		printf("Events of table %s (Intel perfmon %s, version %s):\n",
 		       event_table_name(l->table), event_table_source_file(l->table),
@@ -271,18 +299,7 @@ print_text(const struct list_opts *o, const struct listing *l)
 			printf("  CPUID.0AH:EBX bit %u\n", ae->bit);
 		}
 	}
-	for (i = 0; i < sw_event_count(); i++) {
-		const struct sw_event *sw = sw_event_get(i);
-
-		if (!sw_matches(o->pattern, sw))
-			continue;
-		if (!sw_shown++)
-			printf("%sSoftware events (counted by the kernel through perf_event; no PMU needed):\n",
-			       l->table || arch_shown ? "\n" : "");
-		printf("  %-24s %s\n", sw->name, sw->desc);
-		if (o->long_format && sw->alias)
-			printf("        also: %s\n", sw->alias);
-	}
+	print_software(o, l->table || arch_shown);
 }
 
 static json_t *
@@ -345,6 +362,15 @@ print_json(const struct list_opts *o, const struct listing *l)
 	int ret;
 
 	json_object_set_new(root, "format_version", json_integer(LIST_FORMAT_VERSION));
+	json_object_set_new(root, "pmu", json_string(l->nb ? "netburst" : "architectural"));
+	if (l->nb) {
+		json_decref(events);
+		json_object_set_new(root, "table", json_string(nb_table_name(l->nb)));
+		json_object_set_new(root, "source", json_pack("{s:s}", "title", nb_table_source(l->nb)));
+		json_object_set_new(root, "pattern", o->pattern ? json_string(o->pattern) : json_null());
+		nb_list_json(root, l->nb, o->pattern, list_text_matches);
+		goto software;
+	}
 	json_object_set_new(root, "table", l->table ? json_string(event_table_name(l->table)) : json_null());
 	json_object_set_new(root, "source", l->table ?
 			    json_pack("{s:s, s:s}", "file", event_table_source_file(l->table),
@@ -369,6 +395,7 @@ print_json(const struct list_opts *o, const struct listing *l)
 			"available", l->have_cpu ?
 				json_boolean(arch_event_available(&l->cpu.pmu, ae)) : json_null()));
 	}
+software:
 	json_object_set_new(root, "architectural_events", arch);
 	for (i = 0; i < sw_event_count(); i++) {
 		const struct sw_event *sw = sw_event_get(i);
@@ -382,6 +409,17 @@ print_json(const struct list_opts *o, const struct listing *l)
 	ret = json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 	json_decref(root);
 	putchar('\n');
+	return ret;
+}
+
+/* Table @name of either kind into @l. */
+static int
+load_table(const char *name, struct listing *l, char *err, size_t errlen)
+{
+	int ret = event_table_load(pmustat_events_dir(), name, &l->table, err, errlen);
+
+	if (ret == -EMEDIUMTYPE)
+		ret = nb_table_load(pmustat_events_dir(), name, &l->nb, err, errlen);
 	return ret;
 }
 
@@ -429,7 +467,7 @@ load_for_cpu(const struct list_opts *o, struct listing *l)
 	snprintf(l->no_metrics, sizeof(l->no_metrics),
 		 "Intel publishes no metrics for table %s (CPU %s); list another table's with --table NAME",
 		 choice.table, key);
-	ret = event_table_load(dir, choice.table, &l->table, err, sizeof(err));
+	ret = load_table(choice.table, l, err, sizeof(err));
 	if (ret < 0) {
 		fprintf(stderr, "pmustat list: %s\n", err);
 		return ret;
@@ -452,7 +490,7 @@ cmd_list(int argc, char **argv)
 		return ret > 0 ? 0 : EXIT_PMUSTAT_FAILURE;
 
 	if (o.table) {
-		ret = event_table_load(pmustat_events_dir(), o.table, &l.table, err, sizeof(err));
+		ret = load_table(o.table, &l, err, sizeof(err));
 		if (ret < 0) {
 			fprintf(stderr, "pmustat list: %s\n", err);
 			if (ret == -ENOENT)
@@ -471,6 +509,7 @@ cmd_list(int argc, char **argv)
 				   l.no_metrics, &mo);
 		if (ret < 0 && ret != -EIO) {
 			event_table_free(l.table);
+			nb_table_free(l.nb);
 			return EXIT_PMUSTAT_FAILURE;
 		}
 	} else if (o.json) {
@@ -479,6 +518,7 @@ cmd_list(int argc, char **argv)
 		print_text(&o, &l);
 	}
 	event_table_free(l.table);
+	nb_table_free(l.nb);
 	if (fflush(stdout) != 0 || ferror(stdout) || ret != 0) {
 		fprintf(stderr, "pmustat list: cannot write the listing to standard output\n");
 		return EXIT_PMUSTAT_FAILURE;

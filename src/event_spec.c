@@ -19,7 +19,6 @@
 #include "sw_events.h"
 
 #define GP_LIMIT_MASK	((1u << PMU_MAX_GP) - 1)
-#define MAX_SUGGESTIONS	SUGGEST_MAX
 
 /* Familiar names for the architectural events (perf's generic names). */
 static const struct {
@@ -494,20 +493,36 @@ looks_uncore(const char *name)
 	return strncasecmp(name, "UNC_", 4) == 0 || strncasecmp(name, "uncore", 6) == 0;
 }
 
+/* Every name -e knows for @table: the candidates of "did you mean". */
+static void
+consider_known_names(struct suggest *s, const struct event_table *table)
+{
+	size_t i;
+
+	for (i = 0; i < arch_event_count(); i++)
+		suggest_consider(s, arch_event_get(i)->key);
+	for (i = 0; i < N_GENERIC; i++)
+		suggest_consider(s, generic_aliases[i].name);
+	for (i = 0; i < sw_event_count(); i++)
+		suggest_consider(s, sw_event_get(i)->name);
+	for (i = 0; table && i < event_table_count(table); i++) {
+		const struct event_desc *desc = event_table_get(table, i);
+
+		if (!(desc->flags & EVENT_DESC_DEPRECATED))
+			suggest_consider(s, desc->name);
+	}
+}
+
 static int
 unknown_event(struct parse_ctx *ctx, const char *name)
 {
-	const char *best[MAX_SUGGESTIONS];
-	size_t n = event_spec_suggest(name, ctx->table, best, MAX_SUGGESTIONS), i;
-	size_t used;
+	struct suggest s;
 
-	used = (size_t)snprintf(ctx->err, ctx->err_len, "unknown event '%s' for %s",
-				name, table_label(ctx->table));
-	for (i = 0; i < n && used < ctx->err_len; i++)
-		used += (size_t)snprintf(ctx->err + used, ctx->err_len - used, "%s%s",
-					 i ? ", " : "; did you mean ", best[i]);
-	if (n && used < ctx->err_len)
-		snprintf(ctx->err + used, ctx->err_len - used, "?");
+	suggest_init(&s, name, SUGGEST_SHOWN);
+	consider_known_names(&s, ctx->table);
+	snprintf(ctx->err, ctx->err_len, "unknown event '%s' for %s", name,
+		 table_label(ctx->table));
+	suggest_append(&s, ctx->err, ctx->err_len);
 	return -EINVAL;
 }
 
@@ -731,22 +746,8 @@ event_spec_suggest(const char *name, const struct event_table *table,
 		   const char **out, size_t max)
 {
 	struct suggest s;
-	size_t i;
 
 	suggest_init(&s, name, max);
-	for (i = 0; i < arch_event_count(); i++)
-		suggest_consider(&s, arch_event_get(i)->key);
-	for (i = 0; i < N_GENERIC; i++)
-		suggest_consider(&s, generic_aliases[i].name);
-	for (i = 0; i < sw_event_count(); i++)
-		suggest_consider(&s, sw_event_get(i)->name);
-	for (i = 0; table && i < event_table_count(table); i++) {
-		const struct event_desc *desc = event_table_get(table, i);
-
-		if (!(desc->flags & EVENT_DESC_DEPRECATED))
-			suggest_consider(&s, desc->name);
-	}
-	for (i = 0; i < s.n; i++)
-		out[i] = s.best[i];
-	return s.n;
+	consider_known_names(&s, table);
+	return suggest_result(&s, out);
 }

@@ -79,8 +79,9 @@ int event_spec_append(const char *spec, const struct event_table *table,
 bool event_spec_same(const struct event *a, const struct event *b);
 
 /*
- * Up to @max names from @table and the aliases closest to @name (edit
- * distance, case-insensitive), best first. Returns how many.
+ * Up to @max (at most SUGGEST_MAX) names from @table and the aliases closest
+ * to @name, best first, by the ranking of suggest.h: the names an unknown
+ * event's error offers. Returns how many.
  */
 size_t event_spec_suggest(const char *name, const struct event_table *table,
 			  const char **out, size_t max);

@@ -7,12 +7,11 @@
 #include <string.h>
 #include <strings.h>
 
-/* Longer names are never suggested: the rows below live on the stack. */
+/* Longer names are never suggested: the row below lives on the stack. */
 #define SUGGEST_NAME_MAX 160
 
-/* Case-insensitive Levenshtein distance, giving up above @limit. */
-static size_t
-edit_distance(const char *a, const char *b, size_t limit)
+size_t
+suggest_distance(const char *a, const char *b, size_t limit)
 {
 	size_t la = strlen(a), lb = strlen(b), i, j;
 	size_t row[SUGGEST_NAME_MAX + 1];
@@ -50,49 +49,55 @@ edit_distance(const char *a, const char *b, size_t limit)
 }
 
 void
-suggest_init(struct suggest *s, const char *name, size_t max)
+suggest_init(struct suggest *s, const char *typed, size_t max)
 {
-	size_t len = strlen(name);
+	size_t len = strlen(typed);
 
 	memset(s, 0, sizeof(*s));
-	s->name = name;
+	s->typed = typed;
 	s->max = max > SUGGEST_MAX ? SUGGEST_MAX : max;
-	/* Typos, not rewrites: a third of the name, at least 2. */
 	s->limit = len / 3 > 2 ? len / 3 : 2;
 }
 
 void
-suggest_consider(struct suggest *s, const char *candidate)
+suggest_consider(struct suggest *s, const char *name)
 {
-	size_t i, pos, dist = edit_distance(s->name, candidate, s->limit);
+	size_t dist = suggest_distance(s->typed, name, s->limit), i, pos;
 
 	if (dist > s->limit)
 		return;
 	for (i = 0; i < s->n; i++)
-		if (strcasecmp(s->best[i], candidate) == 0)
+		if (strcasecmp(s->best[i].name, name) == 0)
 			return;
 	for (pos = 0; pos < s->n; pos++)
-		if (dist < s->dist[pos] ||
-		    (dist == s->dist[pos] && strcasecmp(candidate, s->best[pos]) < 0))
+		if (dist < s->best[pos].dist ||
+		    (dist == s->best[pos].dist && strcasecmp(name, s->best[pos].name) < 0))
 			break;
 	if (pos == s->max)
 		return;
 	if (s->n < s->max)
 		s->n++;
 	memmove(&s->best[pos + 1], &s->best[pos], (s->n - pos - 1) * sizeof(s->best[0]));
-	memmove(&s->dist[pos + 1], &s->dist[pos], (s->n - pos - 1) * sizeof(s->dist[0]));
-	s->best[pos] = candidate;
-	s->dist[pos] = dist;
+	s->best[pos].name = name;
+	s->best[pos].dist = dist;
+}
+
+size_t
+suggest_result(const struct suggest *s, const char **out)
+{
+	for (size_t i = 0; i < s->n; i++)
+		out[i] = s->best[i].name;
+	return s->n;
 }
 
 size_t
 suggest_append(const struct suggest *s, char *buf, size_t size)
 {
-	size_t used = strnlen(buf, size), i;
+	size_t used = strnlen(buf, size);
 
-	for (i = 0; i < s->n && used < size; i++)
+	for (size_t i = 0; i < s->n && used < size; i++)
 		used += (size_t)snprintf(buf + used, size - used, "%s%s",
-					 i ? ", " : "; did you mean ", s->best[i]);
+					 i ? ", " : "; did you mean ", s->best[i].name);
 	if (s->n && used < size)
 		snprintf(buf + used, size - used, "?");
 	return s->n;

@@ -117,7 +117,7 @@ unknown(const struct metric_table *t, const char *term, char *err, size_t err_le
 						   "TopdownL4", "TopdownL5", "TopdownL6" };
 	struct suggest s;
 
-	suggest_init(&s, term, SUGGEST_MAX);
+	suggest_init(&s, term, SUGGEST_SHOWN);
 	for (size_t i = 0; i < t->loaded; i++) {
 		suggest_consider(&s, t->metrics[i].desc.name);
 		if (t->metrics[i].perf_name)

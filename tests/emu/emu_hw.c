@@ -40,15 +40,13 @@ static int
 emu_hw_cpuid(void *opaque, int cpu, struct cpu_raw_data_t *raw)
 {
 	struct emu_hw_ctx *ctx = opaque;
-	const struct emu_core_type *t;
 	int err = enter(ctx, EMU_HW_OP_CPUID);
 
 	if (err)
 		return err;
-	if (cpu < 0 || !(t = emu_cpu_type(ctx->pmu, (unsigned)cpu)))
+	if (cpu < 0)
 		return -ENXIO;
-	*raw = t->cpuid;
-	return 0;
+	return emu_cpuid_raw(ctx->pmu, (unsigned)cpu, raw);
 }
 
 static int
