@@ -143,7 +143,7 @@ thread_of(const struct emu_pmu *pmu, unsigned cpu)
 int
 emu_nb_setup_type(struct emu_core_type *t, const struct emu_config *cfg)
 {
-	uint32_t eax = t->cpuid.basic_cpuid[1][0], ebx = t->cpuid.basic_cpuid[1][1];
+	uint32_t eax = t->cpuid.basic_cpuid[1][0];
 
 	/* No leaf 0xA: version 0, no architectural register, the ESCR/CCCR PMU. */
 	if (cfg->gp >= 0 || cfg->fixed >= 0 || cfg->watchdog)
@@ -152,8 +152,8 @@ emu_nb_setup_type(struct emu_core_type *t, const struct emu_config *cfg)
 	t->netburst = true;
 	t->pdcm = false;
 	t->nb_model = (eax >> 4) & 0xf;
-	/* HTT and two logical processors in a one-core package. */
-	t->nb_ht = ((t->cpuid.basic_cpuid[1][3] >> 28) & 1) && ((ebx >> 16) & 0xff) == 2;
+	/* HTT and two logical processors in a one-core package (setup_type()). */
+	t->nb_ht = t->threads == 2;
 	t->misc_enable = cfg->nb_perfmon_off ? NB_MISC_ENABLE_VALUE & ~NB_MISC_PERFMON :
 		NB_MISC_ENABLE_VALUE;
 	return 0;

@@ -79,9 +79,9 @@ size_t emu_nb_msr_list(const struct emu_pmu *pmu, unsigned cpu, uint32_t *msrs, 
 /* "MSR_IQ_CCCR0", "MSR_CRU_ESCR2", "IA32_MISC_ENABLE" or "MSR_0x..." into @buf. */
 const char *emu_nb_msr_name(uint32_t msr, char *buf, size_t size);
 /*
- * A NetBurst core type from its CPUID (already in @t): model, HT, the
- * IA32_MISC_ENABLE @cfg asks for. 0, or -EINVAL for options the model
- * does not have (--gp, --fixed, --watchdog).
+ * A NetBurst core type from its CPUID (already in @t, with its threads
+ * per core): model, HT, the IA32_MISC_ENABLE @cfg asks for. 0, or -EINVAL
+ * for options the model does not have (--gp, --fixed, --watchdog).
  */
 int emu_nb_setup_type(struct emu_core_type *t, const struct emu_config *cfg);
 /* Power-up state of @cpu's registers. */

@@ -391,6 +391,30 @@ setup_valid_bits(struct emu_core_type *t)
 		t->pebs_valid |= t->pebs_counters << 32;
 }
 
+/*
+ * Threads per core as the type's CPUID says, the SDM's way ("Identifying
+ * Topological Relationships in a Multi-Processor System", vol. 3A): leaf
+ * 0BH's SMT level (ECX[15:8] = 1), EBX[15:0]; before that leaf, leaf 1's
+ * logical processors per package (EBX[23:16], when EDX.HTT says it is
+ * valid) over leaf 4's cores per package (EAX[31:26] + 1).
+ */
+static unsigned
+threads_per_core(const struct cpu_raw_data_t *raw)
+{
+	uint32_t max_leaf = raw->basic_cpuid[0][0];
+	unsigned logical, cores = 1;
+
+	if (max_leaf >= 0xb && ((raw->intel_fn11[0][2] >> 8) & 0xff) == 1 &&
+	    (raw->intel_fn11[0][1] & 0xffff))
+		return raw->intel_fn11[0][1] & 0xffff;
+	if (!((raw->basic_cpuid[1][3] >> 28) & 1))
+		return 1;
+	logical = (raw->basic_cpuid[1][1] >> 16) & 0xff;
+	if (max_leaf >= 4)
+		cores = (raw->intel_fn4[0][0] >> 26) + 1;
+	return logical > cores ? logical / cores : 1;
+}
+
 static int
 setup_type(struct emu_core_type *t, const struct type_def *def, const struct emu_config *cfg)
 {
@@ -398,6 +422,7 @@ setup_type(struct emu_core_type *t, const struct type_def *def, const struct emu
 
 	snprintf(t->name, sizeof(t->name), "%s", def->name);
 	t->pdcm = (t->cpuid.basic_cpuid[1][2] >> 15) & 1;
+	t->threads = threads_per_core(&t->cpuid);
 	if (def->netburst)
 		return emu_nb_setup_type(t, cfg);
 	if (max_leaf < 0xa || (t->cpuid.basic_cpuid[0xa][0] & 0xff) == 0) {
@@ -444,6 +469,39 @@ power_up(const struct emu_core_type *t, struct emu_regs *regs, bool watchdog)
 	}
 }
 
+/* A sysfs CPU list of @first..@last, as the kernel prints it ("0\n", "0-7\n"). */
+static void
+cpu_range(char *buf, size_t size, unsigned first, unsigned last)
+{
+	if (first == last)
+		snprintf(buf, size, "%u\n", first);
+	else
+		snprintf(buf, size, "%u-%u\n", first, last);
+}
+
+/*
+ * The machine's shape in sysfs: one package of all its CPUs, every one
+ * online; a core's threads are adjacent CPU numbers (2k and 2k+1 with two
+ * threads, as the NetBurst HT model pairs them), as many as the core
+ * type's CPUID says, and on a hybrid only among the P-cores [0, pcores).
+ * smt/active is "1" when cpu0's core has more than one thread online.
+ */
+static void
+set_topology_files(struct emu_pmu *pmu)
+{
+	unsigned threads = pmu->types[pmu->cpu[0].type].threads, core = 1;
+	char text[EMU_FILE_MAX];
+
+	while (core < threads && core < pmu->ncpus && pmu->cpu[core].type == pmu->cpu[0].type)
+		core++;
+	emu_set_file(pmu, HW_FILE_SMT_ACTIVE, core > 1 ? "1\n" : "0\n");
+	cpu_range(text, sizeof(text), 0, pmu->ncpus - 1);
+	emu_set_file(pmu, HW_FILE_CPUS_ONLINE, text);
+	emu_set_file(pmu, HW_FILE_CPU0_PACKAGE_CPUS, text);
+	cpu_range(text, sizeof(text), 0, core - 1);
+	emu_set_file(pmu, HW_FILE_CPU0_CORE_CPUS, text);
+}
+
 static void
 set_default_files(struct emu_pmu *pmu)
 {
@@ -475,6 +533,7 @@ set_default_files(struct emu_pmu *pmu)
 	emu_set_file(pmu, HW_FILE_MSR_ALLOW_WRITES,
 		     cfg->msr == EMU_MSR_ABSENT ? NULL : "on\n");
 	emu_set_file(pmu, HW_FILE_PERF_EVENT_PARANOID, "2\n");
+	set_topology_files(pmu);
 }
 
 int

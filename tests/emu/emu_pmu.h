@@ -166,6 +166,7 @@ struct emu_config {
 struct emu_core_type {
 	char name[24];			/* "skylake", "alderlake-pcore", ... */
 	struct cpu_raw_data_t cpuid;	/* what CPUID answers (overrides applied) */
+	unsigned threads;		/* threads per core, as CPUID says (leaf 0BH, or leaves 1 and 4) */
 	unsigned version;		/* architectural perfmon version, 0 = no PMU */
 	unsigned gp;			/* GP register slots: highest existing counter + 1 */
 	unsigned fixed;			/* fixed register slots, likewise */
@@ -196,7 +197,7 @@ struct emu_core_type {
 	uint32_t hi_leaf[EMU_HI_LEAVES][EMU_HI_SUBLEAVES][4];
 	/* NetBurst (version 0, no leaf 0xA): the ESCR/CCCR PMU instead. */
 	bool netburst;
-	bool nb_ht;			/* two threads per core share the registers */
+	bool nb_ht;			/* two threads per core (threads == 2) share the registers */
 	unsigned nb_model;		/* family-15 model: IQ_ESCR0/1 only up to 2 */
 	uint64_t misc_enable;		/* IA32_MISC_ENABLE, read-only here */
 };
@@ -407,7 +408,13 @@ int emu_cpuid(const struct emu_pmu *pmu, unsigned cpu, uint32_t leaf, uint32_t s
 /* All of @cpu's CPUID as libcpuid's raw data, as emu_cpuid() answers it. */
 int emu_cpuid_raw(const struct emu_pmu *pmu, unsigned cpu, struct cpu_raw_data_t *raw);
 
-/* A kernel file's contents, or NULL when the file is absent. */
+/*
+ * A kernel file's contents, or NULL when the file is absent. The machine's
+ * shape (smt/active, cpu/online, cpu0's core_cpus_list and
+ * package_cpus_list) follows the model: one package of all the CPUs, a
+ * core's threads adjacent (2k, 2k+1), as many as its CPUID says, on a
+ * hybrid only among the P-cores.
+ */
 const char *emu_file(const struct emu_pmu *pmu, enum hw_file file);
 /* Replace it; NULL makes it absent. Text longer than EMU_FILE_MAX-1 is cut. */
 void emu_set_file(struct emu_pmu *pmu, enum hw_file file, const char *text);

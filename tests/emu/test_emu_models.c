@@ -2,7 +2,8 @@
  * test_emu_models.c - what differs between models, one test per rule:
  * counters beyond eight GP and four fixed (leaf 0x23, the v6 aliases),
  * the event-select bits each model accepts, top-down slots and
- * IA32_PERF_METRICS, and offcore responses through their own MSRs.
+ * IA32_PERF_METRICS, offcore responses through their own MSRs, and the
+ * machine's shape in sysfs.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -455,6 +456,48 @@ test_offcore_events_per_model(void **state)
 	emu_pmu_free(c2);
 }
 
+/*
+ * The machine's shape (smt/active, cpu/online, cpu0's core and package
+ * lists) per model, with threads per core as its CPUID says.
+ */
+static void
+test_topology_files_per_model(void **state)
+{
+	static const struct {
+		enum emu_model model;
+		unsigned ncpus, pcores;
+		const char *smt, *online, *core;
+	} cases[] = {
+		{ EMU_MODEL_SKYLAKE, 8, 0, "1\n", "0-7\n", "0-1\n" },	/* leaf 0BH: 2 threads */
+		{ EMU_MODEL_ICELAKE, 4, 0, "1\n", "0-3\n", "0-1\n" },
+		{ EMU_MODEL_HASWELL, 1, 0, "0\n", "0\n", "0\n" },	/* the sibling is not there */
+		{ EMU_MODEL_CORE2, 4, 0, "0\n", "0-3\n", "0\n" },	/* leaves 1 and 4: 4 of 4 cores */
+		{ EMU_MODEL_ALDERLAKE, 6, 2, "1\n", "0-5\n", "0-1\n" },	/* P-cores have two */
+		{ EMU_MODEL_ALDERLAKE, 6, 1, "0\n", "0-5\n", "0\n" },	/* one P-core thread */
+		{ EMU_MODEL_ARROWLAKE, 4, 0, "0\n", "0-3\n", "0\n" },	/* no HT on Lion Cove */
+		{ EMU_MODEL_NOPMU, 2, 0, "0\n", "0-1\n", "0\n" },	/* no HTT */
+		{ EMU_MODEL_NETBURST, 2, 0, "0\n", "0-1\n", "0\n" },	/* HTT, one logical */
+		{ EMU_MODEL_NETBURST_HT, 4, 0, "1\n", "0-3\n", "0-1\n" },	/* HTT, two in one core */
+	};
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct emu_config cfg;
+		struct emu_pmu *pmu;
+
+		emu_config_default(&cfg, cases[i].model);
+		cfg.ncpus = cases[i].ncpus;
+		cfg.pcores = cases[i].pcores;
+		pmu = emu_pmu_new(&cfg);
+		assert_non_null(pmu);
+		assert_string_equal(emu_file(pmu, HW_FILE_SMT_ACTIVE), cases[i].smt);
+		assert_string_equal(emu_file(pmu, HW_FILE_CPUS_ONLINE), cases[i].online);
+		assert_string_equal(emu_file(pmu, HW_FILE_CPU0_PACKAGE_CPUS), cases[i].online);
+		assert_string_equal(emu_file(pmu, HW_FILE_CPU0_CORE_CPUS), cases[i].core);
+		emu_pmu_free(pmu);
+	}
+}
+
 int
 main(void)
 {
@@ -476,6 +519,7 @@ main(void)
 		cmocka_unit_test(test_topdown_architectural_events),
 		cmocka_unit_test(test_offcore_counts_through_its_msr),
 		cmocka_unit_test(test_offcore_events_per_model),
+		cmocka_unit_test(test_topology_files_per_model),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

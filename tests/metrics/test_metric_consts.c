@@ -141,6 +141,29 @@ test_run_and_sockets(void **state)
 	assert_false(known(&c, METRIC_CONST_CHAS_PER_SOCKET));
 }
 
+/* The emulated machine's sysfs shape; NULL makes a file absent. */
+static void
+set_shape(struct emu_pmu *pmu, const char *smt, const char *online, const char *core,
+	  const char *package)
+{
+	emu_set_file(pmu, HW_FILE_SMT_ACTIVE, smt);
+	emu_set_file(pmu, HW_FILE_CPUS_ONLINE, online);
+	emu_set_file(pmu, HW_FILE_CPU0_CORE_CPUS, core);
+	emu_set_file(pmu, HW_FILE_CPU0_PACKAGE_CPUS, package);
+}
+
+/* The constants the shape determines. */
+static void
+assert_shape(const struct metric_consts *c, double smt, double threads, double cpus,
+	     double sockets, double cores)
+{
+	assert_true(c->value[METRIC_CONST_SMT_ON] == smt);
+	assert_true(c->value[METRIC_CONST_THREADS] == threads);
+	assert_true(c->value[METRIC_CONST_CPUS] == cpus);
+	assert_true(c->value[METRIC_CONST_SOCKETS] == sockets);
+	assert_true(c->value[METRIC_CONST_CORES_PER_SOCKET] == cores);
+}
+
 /* Through the seam: the emulated Skylake i7-6700K and the files it serves. */
 static void
 test_read_through_seam(void **state)
@@ -159,7 +182,18 @@ test_read_through_seam(void **state)
 	hw = emu_hw_new(pmu);
 	assert_non_null(hw);
 
+	/* The files the emulated machine serves: one core, both threads. */
+	metric_machine_init(&m);
+	assert_int_equal(metric_machine_read(hw, 0, &m), 0);
+	assert_string_equal(m.smt_active, "1\n");
+	assert_string_equal(m.cpus_online, "0-1\n");
+	assert_string_equal(m.core_cpus, "0-1\n");
+	assert_string_equal(m.package_cpus, "0-1\n");
+	metric_consts_compute(&m, &c);
+	assert_shape(&c, 1, 2, 2, 1, 1);
+
 	/* No files: CPUID alone. */
+	set_shape(pmu, NULL, NULL, NULL, NULL);
 	metric_machine_init(&m);
 	assert_int_equal(metric_machine_read(hw, 0, &m), 0);
 	assert_string_equal(m.smt_active, "");
@@ -172,19 +206,12 @@ test_read_through_seam(void **state)
 	assert_true(c.value[METRIC_CONST_SMT_ON] == 1);
 	assert_false(known(&c, METRIC_CONST_CPUS));
 
-	emu_set_file(pmu, HW_FILE_SMT_ACTIVE, "0\n");
-	emu_set_file(pmu, HW_FILE_CPUS_ONLINE, "0-3\n");
-	emu_set_file(pmu, HW_FILE_CPU0_CORE_CPUS, "0\n");
-	emu_set_file(pmu, HW_FILE_CPU0_PACKAGE_CPUS, "0-3\n");
+	set_shape(pmu, "0\n", "0-3\n", "0\n", "0-3\n");
 	metric_machine_init(&m);
 	assert_int_equal(metric_machine_read(hw, 1, &m), 0);
 	assert_string_equal(m.cpus_online, "0-3\n");
 	metric_consts_compute(&m, &c);
-	assert_true(c.value[METRIC_CONST_SMT_ON] == 0);
-	assert_true(c.value[METRIC_CONST_THREADS] == 1);
-	assert_true(c.value[METRIC_CONST_CPUS] == 4);
-	assert_true(c.value[METRIC_CONST_SOCKETS] == 1);
-	assert_true(c.value[METRIC_CONST_CORES_PER_SOCKET] == 4);
+	assert_shape(&c, 0, 1, 4, 1, 4);
 
 	/* A CPU that does not exist: CPUID fails, and says so. */
 	assert_int_equal(metric_machine_read(hw, 7, &m), -ENXIO);
