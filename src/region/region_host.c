@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -186,6 +187,28 @@ region_area_inherit(const struct region_area *a)
 
 	if (flags < 0 || fcntl(a->fd, F_SETFD, flags & ~FD_CLOEXEC) < 0)
 		return -errno;
+	return 0;
+}
+
+int
+region_area_set_perf(const struct region_area *a, pid_t owner_tid, const int *fds, unsigned nfds)
+{
+	int32_t tid = (int32_t)owner_tid;
+
+	if (a->params.mode != PMUSTAT_REGION_MODE_PERF || nfds > a->params.nevents)
+		return -EINVAL;
+	if (pwrite(a->fd, &tid, sizeof(tid), offsetof(struct pmustat_region_header, owner_tid)) !=
+	    (ssize_t)sizeof(tid))
+		return -EIO;
+	for (unsigned i = 0; i < nfds; i++) {
+		int32_t fd = fds[i];
+		off_t at = (off_t)(offsetof(struct pmustat_region_header, event) +
+				   i * sizeof(struct pmustat_region_event) +
+				   offsetof(struct pmustat_region_event, perf_fd));
+
+		if (pwrite(a->fd, &fd, sizeof(fd), at) != (ssize_t)sizeof(fd))
+			return -EIO;
+	}
 	return 0;
 }
 
@@ -464,6 +487,12 @@ region_result_parse(const void *buf, size_t size, const struct region_host_param
 		return fail(err, errsize, -EPROTO, "region area: %zu bytes, expected %llu", size,
 			    (unsigned long long)want.area_size);
 	memcpy(&h, buf, sizeof(h));
+	/* Set by region_area_set_perf() in the child, and without effect on the reading. */
+	if (want.mode == PMUSTAT_REGION_MODE_PERF) {
+		want.owner_tid = h.owner_tid;
+		for (unsigned i = 0; i < PMUSTAT_REGION_MAX_EVENTS; i++)
+			want.event[i].perf_fd = h.event[i].perf_fd;
+	}
 	/* Everything before the library's counters is pmustat's and must be as written. */
 	if (memcmp(&h, &want, offsetof(struct pmustat_region_header, attached)) != 0 ||
 	    !all_zero(h.reserved1, sizeof(h.reserved1)))

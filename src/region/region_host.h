@@ -124,6 +124,18 @@ int region_area_env(const struct region_area *a, char *buf, size_t size);
 int region_area_inherit(const struct region_area *a);
 
 /*
+ * Perf mode: the events the owner thread reads through their mmap'ed
+ * pages, opened after the area was made. Writes @owner_tid and the
+ * @nfds fds into the header; meant for the forked child before execve,
+ * which opens its own self-read events (perf_event_open(pid 0, cpu -1),
+ * not inherited, pinned, enable_on_exec, without close-on-exec) and
+ * records them here, so the parent need not know the fd numbers: the
+ * reader ignores these fields, which change nothing in how counts are
+ * read back. Async-signal-safe (pwrite only). 0 or -errno.
+ */
+int region_area_set_perf(const struct region_area *a, pid_t owner_tid, const int *fds, unsigned nfds);
+
+/*
  * Read the area back after the run and validate it against the params it
  * was made with. 0 and @r filled, or -errno with the reason in @err
  * (-EPROTO: the program overwrote the area's header or tables with things
