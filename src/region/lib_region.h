@@ -118,8 +118,11 @@ lib_lfence(void)
  * the last read of a group (SDM vol. 3B, RDPMC: LFENCE before waits for the
  * counted work to finish, LFENCE after keeps later work out of the count).
  */
+#ifndef LIB_READ_INSN
+#define LIB_READ_INSN "rdpmc"	/* the cost benchmark builds a copy with "rdtsc" */
+#endif
 #define LIB_RDPMC(ecx, lo, hi) \
-	__asm__ volatile("rdpmc" : "=a"(lo), "=d"(hi) : "c"(ecx))
+	__asm__ volatile(LIB_READ_INSN : "=a"(lo), "=d"(hi) : "c"(ecx))
 /*
  * (lo and hi are uint64_t: rdpmc writes EAX and EDX, which clears the upper
  * halves of RAX and RDX, so the compiler need not zero-extend them.)
