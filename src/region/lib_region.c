@@ -220,20 +220,24 @@ push(struct lib_thread *t, struct lib_frame *f, const char *name, struct lib_reg
 	/* else recursion: counted by the outermost pair */
 }
 
+/* The calling thread's state, made on its first call (NULL: it cannot record). */
+static inline struct lib_thread *
+self(void)
+{
+	struct lib_thread *t = lib_self;
+
+	return t ? t : lib_thread_attach();
+}
+
 /* Every begin the hot path does not take: first call of a thread, a name not cached, too deep. */
 static __attribute__((noinline)) void
 begin_slow(const char *name)
 {
-	struct lib_thread *t = lib_self;
+	struct lib_thread *t;
 	struct lib_frame *f;
 
-	if (!name)
+	if (!name || !(t = self()))
 		return;
-	if (!t) {
-		t = lib_thread_attach();
-		if (!t)
-			return;
-	}
 	f = t->top;
 	if (f == t->limit) {
 		t->excess++;
@@ -282,23 +286,19 @@ pop(struct lib_thread *t, struct lib_frame *f)
 }
 
 /*
- * @name is not the pointer the innermost frame was begun with: is it the
- * same region? Regions are their names' contents, and the begin's pointer
- * is still valid (region.h asks for names that stay).
+ * Every end the hot path does not take: first call of a thread, begins
+ * dropped for depth, nothing open, or @name not the pointer the innermost
+ * frame was begun with. Regions are their names' contents, and the
+ * begin's pointer is still valid (region.h asks for names that stay).
  */
 static __attribute__((noinline)) void
 end_slow(const char *name)
 {
-	struct lib_thread *t = lib_self;
+	struct lib_thread *t;
 	struct lib_frame *f;
 
-	if (!name)
+	if (!name || !(t = self()))
 		return;
-	if (!t) {
-		t = lib_thread_attach();
-		if (!t)
-			return;
-	}
 	if (t->excess) {
 		t->excess--;
 		return;
