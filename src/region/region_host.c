@@ -22,6 +22,9 @@ struct region_area {
 	struct region_host_params params;
 };
 
+static int fail(char *err, size_t size, int ret, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
 static int
 fail(char *err, size_t size, int ret, const char *fmt, ...)
 {

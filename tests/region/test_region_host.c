@@ -49,7 +49,7 @@ area_new(struct area *a, unsigned nevents)
 static struct pmustat_region_header *
 hdr(struct area *a)
 {
-	return (struct pmustat_region_header *)a->buf;
+	return (void *)a->buf;
 }
 
 /* What the library does on a thread's first call. */
