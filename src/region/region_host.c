@@ -68,6 +68,7 @@ region_header_init(const struct region_host_params *p, struct pmustat_region_hea
 	unsigned threads = or_default(p->thread_capacity, REGION_HOST_DEFAULT_THREADS);
 	unsigned records = or_default(p->record_capacity, REGION_HOST_DEFAULT_RECORDS);
 
+	memset(h, 0, sizeof(*h));
 	if (p->mode != PMUSTAT_REGION_MODE_RDPMC && p->mode != PMUSTAT_REGION_MODE_PERF)
 		return fail(err, errsize, -EINVAL, "region area: unknown mode %d", (int)p->mode);
 	if (p->nevents == 0 || p->nevents > PMUSTAT_REGION_MAX_EVENTS)
@@ -84,7 +85,6 @@ region_header_init(const struct region_host_params *p, struct pmustat_region_hea
 			return fail(err, errsize, -EINVAL, "region area: event %u: rdpmc ECX 0x%x width %u",
 				    i, e->rdpmc_ecx, e->width);
 	}
-	memset(h, 0, sizeof(*h));
 	h->magic = PMUSTAT_REGION_MAGIC;
 	h->version = PMUSTAT_REGION_VERSION;
 	h->header_size = sizeof(*h);

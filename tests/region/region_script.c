@@ -42,20 +42,31 @@ die(const char *what)
 	exit(2);
 }
 
-/* K names PREFIX0.. that stay valid while the program runs (region.h's rule). */
+/* Names must stay valid while the program runs (region.h's rule): kept here. */
+static void *kept[4096];
+static size_t nkept;
+
+static void *
+keep(void *p)
+{
+	if (!p)
+		die("out of memory");
+	if (nkept == sizeof(kept) / sizeof(kept[0]))
+		die("too many names");
+	kept[nkept++] = p;
+	return p;
+}
+
+/* K names PREFIX0.., kept. */
 static char **
 names(const char *prefix, long k)
 {
-	char **v = calloc((size_t)k, sizeof(*v));
+	char **v = keep(calloc((size_t)k, sizeof(*v)));
 
-	if (!v)
-		die("out of memory");
 	for (long i = 0; i < k; i++) {
 		size_t len = strlen(prefix) + 24;
 
-		v[i] = malloc(len);
-		if (!v[i])
-			die("out of memory");
+		v[i] = keep(malloc(len));
 		snprintf(v[i], len, "%s%ld", prefix, i);
 	}
 	return v;
@@ -85,10 +96,8 @@ run(int argc, char **argv)
 		} else if (strncmp(a, "e:", 2) == 0) {
 			pmustat_region_end(a + 2);
 		} else if (strncmp(a, "B:", 2) == 0 || strncmp(a, "E:", 2) == 0) {
-			char *copy = strdup(a + 2);	/* kept: names must stay valid */
+			char *copy = keep(strdup(a + 2));
 
-			if (!copy)
-				die("out of memory");
 			if (a[0] == 'B')
 				pmustat_region_begin(copy);
 			else
