@@ -15,6 +15,7 @@
 #ifndef PMUSTAT_HW_H
 #define PMUSTAT_HW_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -65,6 +66,12 @@ struct hw_ops {
 	int (*rdpmc)(void *ctx, int cpu, uint32_t ecx, uint64_t *val);
 	/* Read one of the kernel files into @buf, NUL-terminated. */
 	int (*read_file)(void *ctx, enum hw_file file, char *buf, size_t size);
+	/*
+	 * Write @text to one of the rdpmc files (HW_FILE_RDPMC*; any other
+	 * file: -EINVAL), as `echo 2 > .../rdpmc` does. NULL in a struct hw
+	 * that cannot write: hw_write_file() gives -EOPNOTSUPP.
+	 */
+	int (*write_file)(void *ctx, enum hw_file file, const char *text);
 	/* Release the context, all it holds and the struct hw itself. */
 	void (*close)(void *ctx);
 };
@@ -129,6 +136,21 @@ static inline int
 hw_read_file(struct hw *hw, enum hw_file file, char *buf, size_t size)
 {
 	return hw->ops->read_file(hw->ctx, file, buf, size);
+}
+
+static inline int
+hw_write_file(struct hw *hw, enum hw_file file, const char *text)
+{
+	if (!hw->ops->write_file)
+		return -EOPNOTSUPP;
+	return hw->ops->write_file(hw->ctx, file, text);
+}
+
+/* Whether @file is one of the rdpmc files, the only ones pmustat writes. */
+static inline bool
+hw_file_is_rdpmc(enum hw_file file)
+{
+	return file == HW_FILE_RDPMC || file == HW_FILE_RDPMC_CPU_CORE || file == HW_FILE_RDPMC_CPU_ATOM;
 }
 
 #endif
