@@ -24,6 +24,7 @@
 #include "invoker.h"
 #include "json_text.h"
 #include "mapfile.h"
+#include "netburst/nb_detect.h"
 #include "outfile.h"
 #include "perf_backend.h"
 
@@ -46,6 +47,7 @@ struct info {
 	bool live;
 	struct access_report access;
 	struct perf_env perf;		/* live only */
+	struct nb_misc nb_misc;		/* NetBurst, live only: IA32_MISC_ENABLE */
 	bool usable;
 	char verdict[1024];
 };
@@ -116,7 +118,7 @@ choose_table(struct info *in)
 	int ret;
 
 	in->have_table = false;
-	if (in->cpu_info.verdict != CPU_VERDICT_OK)
+	if (in->cpu_info.verdict != CPU_VERDICT_OK && !in->cpu_info.netburst.present)
 		return;
 	ret = mapfile_choose_table(pmustat_events_dir(), &in->cpu_info, in->table,
 				   sizeof(in->table), err, sizeof(err));
@@ -136,6 +138,12 @@ judge(struct info *in)
 	const struct cpu_info *c = &in->cpu_info;
 
 	in->usable = false;
+	if (c->netburst.present && in->live && in->nb_misc.read == 0 && !in->nb_misc.perfmon) {
+		snprintf(in->verdict, sizeof(in->verdict),
+			 "cannot count: IA32_MISC_ENABLE (0x1a0) bit 7 on CPU %d says performance monitoring is unavailable",
+			 in->cpu);
+		return;
+	}
 	if (c->verdict != CPU_VERDICT_OK) {
 		snprintf(in->verdict, sizeof(in->verdict), "cannot count: %s", cpu_verdict_text(c->verdict));
 		return;
@@ -172,6 +180,47 @@ format_mask(uint32_t mask, char *buf, size_t size)
 }
 
 static void
+print_netburst(const struct info *in, FILE *o)
+{
+	const struct netburst_caps *nb = &in->cpu_info.netburst;
+	const struct nb_misc *m = &in->nb_misc;
+
+	fprintf(o, "  NetBurst PMU: %u counters \u00d7 %u bits, ESCR/CCCR (%u CCCRs, %u ESCRs)\n",
+		nb->counters, nb->width, nb->counters, nb->escrs);
+	if (nb->ht)
+		fprintf(o, "  HT           2 logical processors share it; this is thread %u (ESCR T%u bits)\n",
+			nb->thread, nb->thread);
+	if (!in->live)
+		fprintf(o, "  MISC_ENABLE  not known from a dump (bit 7: performance monitoring available)\n");
+	else if (m->read)
+		fprintf(o, "  MISC_ENABLE  unread: /dev/cpu/%d/msr: %s; %s\n", in->cpu, strerror(-m->read),
+			hw_msr_hint(m->read, false));
+	else
+		fprintf(o, "  MISC_ENABLE  0x%llx: performance monitoring %savailable, PEBS %savailable\n",
+			(unsigned long long)m->value, m->perfmon ? "" : "NOT ", m->pebs ? "" : "un");
+}
+
+static json_t *
+json_netburst(const struct info *in)
+{
+	const struct netburst_caps *nb = &in->cpu_info.netburst;
+	const struct nb_misc *m = &in->nb_misc;
+	bool known = in->live && m->read == 0;
+	char value[24];
+
+	if (!nb->present)
+		return json_null();
+	snprintf(value, sizeof(value), "0x%llx", (unsigned long long)m->value);
+	return json_pack("{s:i, s:i, s:i, s:i, s:b, s:i, s:o, s:o, s:o}",
+			 "counters", (int)nb->counters, "width", (int)nb->width,
+			 "cccrs", (int)nb->counters, "escrs", (int)nb->escrs,
+			 "ht", nb->ht, "thread", (int)nb->thread,
+			 "misc_enable", known ? json_string(value) : json_null(),
+			 "perfmon_available", known ? json_boolean(m->perfmon) : json_null(),
+			 "pebs_available", known ? json_boolean(m->pebs) : json_null());
+}
+
+static void
 print_human(const struct info *in)
 {
 	const struct cpu_info *c = &in->cpu_info;
@@ -197,7 +246,9 @@ print_human(const struct info *in)
 			c->hybrid ? ", hybrid part" : "");
 
 	fprintf(o, "PMU\n");
-	if (p->version == 0) {
+	if (c->netburst.present) {
+		print_netburst(in, o);
+	} else if (p->version == 0) {
 		fprintf(o, "  none         (no architectural perfmon)\n");
 	} else {
 		fprintf(o, "  version      %u\n", p->version);
@@ -219,7 +270,7 @@ print_human(const struct info *in)
 		fprintf(o, "\n");
 		fprintf(o, "  full-width   %s\n", p->pdcm ? "IA32_PERF_CAPABILITIES present (checked when counting)" : "no PDCM: legacy counter writes");
 	}
-	if (c->verdict == CPU_VERDICT_OK)
+	if (c->verdict == CPU_VERDICT_OK || c->netburst.present)
 		fprintf(o, "event table    %s%s%s\n", in->have_table ? in->table : "none",
 			in->table_note[0] ? ": " : "", in->table_note);
 	if (in->live && in->access.checked)
@@ -287,6 +338,7 @@ print_json(const struct info *in)
 			"arch_events", events,
 			"pdcm", p->pdcm,
 			"quirk", p->quirk);
+	json_object_set_new(pmu, "netburst", json_netburst(in));
 
 	root = json_pack("{s:i, s:s, s:i, s:s, s:o, s:o}",
 			 "format_version", INFO_FORMAT_VERSION,
@@ -407,6 +459,8 @@ cmd_info(int argc, char **argv)
 		perf_env_probe(perf_linux(), hw, &in->perf);
 	if (hw && in->cpu_info.verdict == CPU_VERDICT_OK)
 		access_check(hw, &in->cpu_info, in->cpu, &in->access);
+	if (hw && in->cpu_info.netburst.present)
+		nb_probe(hw, in->cpu, &in->nb_misc);
 	judge(in);
 
 	if (o.json)

@@ -24,7 +24,10 @@
 #include "event_table.h"
 #include "exit_codes.h"
 #include "hw.h"
+#include "list_metrics.h"
 #include "mapfile.h"
+#include "netburst/nb_list.h"
+#include "netburst/nb_table.h"
 
 #define LIST_FORMAT_VERSION 1
 
@@ -35,21 +38,25 @@ struct list_opts {
 	const char *cpu_dump;
 	const char *table;
 	int cpu;
+	bool metrics;
 };
 
-/* What is being listed: a table, and/or the CPU it was chosen for. */
+/* What is being listed: a table (architectural or NetBurst), and/or the CPU it was chosen for. */
 struct listing {
 	struct event_table *table;
+	struct nb_table *nb;
 	bool have_cpu;
 	struct cpu_info cpu;
 	int cpu_index;
+	char metrics[MAPFILE_NAME_MAX + 1];	/* the CPU's metric table, or "" */
+	char no_metrics[1100];			/* why there is none */
 };
 
 static void
 list_usage(FILE *out)
 {
 	fprintf(out,
-		"usage: pmustat list [PATTERN] [--long] [--json] [--cpu-dump FILE | --table NAME] [-C N]\n");
+		"usage: pmustat list [PATTERN] [--metrics] [--long] [--json] [--cpu-dump FILE | --table NAME] [-C N]\n");
 }
 
 static int
@@ -60,6 +67,7 @@ parse_opts(int argc, char **argv, struct list_opts *o)
 		{ "json", no_argument, NULL, 'j' },
 		{ "cpu-dump", required_argument, NULL, 'd' },
 		{ "table", required_argument, NULL, 't' },
+		{ "metrics", no_argument, NULL, 'm' },
 		{ "cpu", required_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -81,6 +89,9 @@ parse_opts(int argc, char **argv, struct list_opts *o)
 			break;
 		case 't':
 			o->table = optarg;
+			break;
+		case 'm':
+			o->metrics = true;
 			break;
 		case 'C':
 			if (cpu_parse_number(optarg, &o->cpu) < 0) {
@@ -113,8 +124,8 @@ parse_opts(int argc, char **argv, struct list_opts *o)
 }
 
 /* Substring, or a glob when the pattern has glob characters; both ignore case. */
-static bool
-text_matches(const char *pattern, const char *text)
+bool
+list_text_matches(const char *pattern, const char *text)
 {
 	if (!pattern)
 		return true;
@@ -126,7 +137,7 @@ text_matches(const char *pattern, const char *text)
 static bool
 desc_matches(const char *pattern, const struct event_desc *d)
 {
-	return text_matches(pattern, d->name) || text_matches(pattern, d->description);
+	return list_text_matches(pattern, d->name) || list_text_matches(pattern, d->description);
 }
 
 static void
@@ -209,22 +220,47 @@ print_long(FILE *out, const struct event_desc *d)
 static bool
 arch_matches(const char *pattern, const struct arch_event *ae)
 {
-	return text_matches(pattern, ae->key) || text_matches(pattern, ae->name);
+	return list_text_matches(pattern, ae->key) || list_text_matches(pattern, ae->name);
 }
 
 static bool
 sw_matches(const char *pattern, const struct sw_event *sw)
 {
-	return text_matches(pattern, sw->name) || (sw->alias && text_matches(pattern, sw->alias)) ||
-	       text_matches(pattern, sw->desc);
+	return list_text_matches(pattern, sw->name) || (sw->alias && list_text_matches(pattern, sw->alias)) ||
+	       list_text_matches(pattern, sw->desc);
+}
+
+static void
+print_software(const struct list_opts *o, bool after_something)
+{
+	size_t i, sw_shown = 0;
+
+	for (i = 0; i < sw_event_count(); i++) {
+		const struct sw_event *sw = sw_event_get(i);
+
+		if (!sw_matches(o->pattern, sw))
+			continue;
+		if (!sw_shown++)
+			printf("%sSoftware events (counted by the kernel through perf_event; no PMU needed):\n",
+			       after_something ? "\n" : "");
+		printf("  %-24s %s\n", sw->name, sw->desc);
+		if (o->long_format && sw->alias)
+			printf("        also: %s\n", sw->alias);
+	}
 }
 
 static void
 print_text(const struct list_opts *o, const struct listing *l)
 {
-	size_t i, shown = 0, sw_shown = 0;
+	size_t i, shown = 0;
 	unsigned a, arch_shown = 0;
 
+	if (l->nb) {
+		/* NetBurst has no architectural events; its aliases stand in. */
+		nb_list_text(stdout, l->nb, o->pattern, list_text_matches, o->long_format);
+		print_software(o, true);
+		return;
+	}
 	if (l->table) {
 		printf("Events of table %s (Intel perfmon %s, version %s):\n",
 		       event_table_name(l->table), event_table_source_file(l->table),
@@ -263,18 +299,7 @@ print_text(const struct list_opts *o, const struct listing *l)
 			printf("  CPUID.0AH:EBX bit %u\n", ae->bit);
 		}
 	}
-	for (i = 0; i < sw_event_count(); i++) {
-		const struct sw_event *sw = sw_event_get(i);
-
-		if (!sw_matches(o->pattern, sw))
-			continue;
-		if (!sw_shown++)
-			printf("%sSoftware events (counted by the kernel through perf_event; no PMU needed):\n",
-			       l->table || arch_shown ? "\n" : "");
-		printf("  %-24s %s\n", sw->name, sw->desc);
-		if (o->long_format && sw->alias)
-			printf("        also: %s\n", sw->alias);
-	}
+	print_software(o, l->table || arch_shown);
 }
 
 static json_t *
@@ -337,6 +362,15 @@ print_json(const struct list_opts *o, const struct listing *l)
 	int ret;
 
 	json_object_set_new(root, "format_version", json_integer(LIST_FORMAT_VERSION));
+	json_object_set_new(root, "pmu", json_string(l->nb ? "netburst" : "architectural"));
+	if (l->nb) {
+		json_decref(events);
+		json_object_set_new(root, "table", json_string(nb_table_name(l->nb)));
+		json_object_set_new(root, "source", json_pack("{s:s}", "title", nb_table_source(l->nb)));
+		json_object_set_new(root, "pattern", o->pattern ? json_string(o->pattern) : json_null());
+		nb_list_json(root, l->nb, o->pattern, list_text_matches);
+		goto software;
+	}
 	json_object_set_new(root, "table", l->table ? json_string(event_table_name(l->table)) : json_null());
 	json_object_set_new(root, "source", l->table ?
 			    json_pack("{s:s, s:s}", "file", event_table_source_file(l->table),
@@ -361,6 +395,7 @@ print_json(const struct list_opts *o, const struct listing *l)
 			"available", l->have_cpu ?
 				json_boolean(arch_event_available(&l->cpu.pmu, ae)) : json_null()));
 	}
+software:
 	json_object_set_new(root, "architectural_events", arch);
 	for (i = 0; i < sw_event_count(); i++) {
 		const struct sw_event *sw = sw_event_get(i);
@@ -377,13 +412,25 @@ print_json(const struct list_opts *o, const struct listing *l)
 	return ret;
 }
 
+/* Table @name of either kind into @l. */
+static int
+load_table(const char *name, struct listing *l, char *err, size_t errlen)
+{
+	int ret = event_table_load(pmustat_events_dir(), name, &l->table, err, errlen);
+
+	if (ret == -EMEDIUMTYPE)
+		ret = nb_table_load(pmustat_events_dir(), name, &l->nb, err, errlen);
+	return ret;
+}
+
 /* The CPU's table, or none (architectural events only) with a warning. */
 static int
 load_for_cpu(const struct list_opts *o, struct listing *l)
 {
 	const char *dir = pmustat_events_dir();
 	struct hw *hw = NULL;
-	char err[1024], key[64], table[128];
+	char err[1024], key[64];
+	struct mapfile_choice choice;
 	int ret;
 
 	if (!o->cpu_dump) {
@@ -404,17 +451,23 @@ load_for_cpu(const struct list_opts *o, struct listing *l)
 	if (l->cpu.verdict != CPU_VERDICT_OK)
 		fprintf(stderr, "pmustat list: warning: CPU %d (%s): %s\n", l->cpu_index, key,
 			cpu_verdict_text(l->cpu.verdict));
-	ret = mapfile_choose_table(dir, &l->cpu, table, sizeof(table), err, sizeof(err));
+	ret = mapfile_choose(dir, &l->cpu, &choice, err, sizeof(err));
 	if (ret == -ENOENT) {
-		fprintf(stderr, "pmustat list: warning: %s; listing the architectural events only (browse any table with --table NAME)\n",
-			err);
+		snprintf(l->no_metrics, sizeof(l->no_metrics), "%s: no metrics", err);
+		if (!o->metrics)
+			fprintf(stderr, "pmustat list: warning: %s; listing the architectural events only (browse any table with --table NAME)\n",
+				err);
 		return 0;
 	}
 	if (ret < 0) {
 		fprintf(stderr, "pmustat list: %s\n", err);
 		return ret;
 	}
-	ret = event_table_load(dir, table, &l->table, err, sizeof(err));
+	snprintf(l->metrics, sizeof(l->metrics), "%s", choice.metrics);
+	snprintf(l->no_metrics, sizeof(l->no_metrics),
+		 "Intel publishes no metrics for table %s (CPU %s); list another table's with --table NAME",
+		 choice.table, key);
+	ret = load_table(choice.table, l, err, sizeof(err));
 	if (ret < 0) {
 		fprintf(stderr, "pmustat list: %s\n", err);
 		return ret;
@@ -437,7 +490,7 @@ cmd_list(int argc, char **argv)
 		return ret > 0 ? 0 : EXIT_PMUSTAT_FAILURE;
 
 	if (o.table) {
-		ret = event_table_load(pmustat_events_dir(), o.table, &l.table, err, sizeof(err));
+		ret = load_table(o.table, &l, err, sizeof(err));
 		if (ret < 0) {
 			fprintf(stderr, "pmustat list: %s\n", err);
 			if (ret == -ENOENT)
@@ -449,11 +502,23 @@ cmd_list(int argc, char **argv)
 		return EXIT_PMUSTAT_FAILURE;
 	}
 
-	if (o.json)
+	if (o.metrics) {
+		struct list_metrics_opts mo = { o.pattern, o.long_format, o.json };
+
+		ret = list_metrics(pmustat_events_dir(), o.table ? o.table : l.metrics,
+				   l.no_metrics, &mo);
+		if (ret < 0 && ret != -EIO) {
+			event_table_free(l.table);
+			nb_table_free(l.nb);
+			return EXIT_PMUSTAT_FAILURE;
+		}
+	} else if (o.json) {
 		ret = print_json(&o, &l);
-	else
+	} else {
 		print_text(&o, &l);
+	}
 	event_table_free(l.table);
+	nb_table_free(l.nb);
 	if (fflush(stdout) != 0 || ferror(stdout) || ret != 0) {
 		fprintf(stderr, "pmustat list: cannot write the listing to standard output\n");
 		return EXIT_PMUSTAT_FAILURE;

@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "netburst/nb_regs.h"
 #include "pmu_quirks.h"
 
 /* libcpuid's register order within a leaf. */
@@ -117,6 +118,35 @@ decode_pmu(const struct cpu_raw_data_t *raw, struct cpu_info *out)
 	pmu->cpuid_fixed_counters = pmu->fixed_counters;
 }
 
+/*
+ * Family 0xF without leaf 0xA: the NetBurst PMU. Its registers are shared
+ * by the logical processors of a core, so the ESCR bits that count are
+ * the thread's: thread = initial APIC ID (CPUID.1:EBX[31:24]) modulo the
+ * threads per core, which are the logical processors per package
+ * (EBX[23:16], when CPUID.1:EDX.HTT) over the cores per package
+ * (CPUID.4:EAX[31:26] + 1; a dual-core Pentium D has 2 logical processors
+ * and no Hyper-Threading).
+ */
+static void
+decode_netburst(const struct cpu_raw_data_t *raw, struct cpu_info *out)
+{
+	struct netburst_caps *nb = &out->netburst;
+	uint32_t ebx = raw->basic_cpuid[1][R_EBX];
+	unsigned logical = 1, cores = 1, per_core;
+
+	nb->present = true;
+	nb->counters = NB_COUNTERS;
+	nb->width = NB_COUNTER_WIDTH;
+	nb->escrs = nb_escr_count(out->model);
+	if (bits(raw->basic_cpuid[1][R_EDX], 28, 28))
+		logical = bits(ebx, 23, 16);
+	if (out->max_basic_leaf >= 4)
+		cores = bits(raw->intel_fn4[0][R_EAX], 31, 26) + 1;
+	per_core = cores && logical > cores ? logical / cores : 1;
+	nb->ht = per_core >= 2;
+	nb->thread = nb->ht ? bits(ebx, 31, 24) & 1 : 0;
+}
+
 static enum cpu_verdict
 judge(const struct cpu_info *cpu)
 {
@@ -165,6 +195,8 @@ cpu_decode(const struct cpu_raw_data_t *raw, struct cpu_info *out)
 	}
 	if (out->max_basic_leaf >= 0xa && out->vendor == CPU_VENDOR_INTEL)
 		decode_pmu(raw, out);
+	if (out->vendor == CPU_VENDOR_INTEL && out->family == 0xf && out->pmu.version == 0)
+		decode_netburst(raw, out);
 
 	out->verdict = judge(out);
 	pmu_quirks_apply(out);
@@ -211,7 +243,7 @@ cpu_verdict_text(enum cpu_verdict verdict)
 	case CPU_VERDICT_NOT_INTEL:
 		return "not an Intel CPU: pmustat programs Intel's architectural PMU only (software events such as task-clock and page-faults still count)";
 	case CPU_VERDICT_NETBURST:
-		return "NetBurst (Pentium 4, family 0xF) has the ESCR/CCCR PMU, not the architectural one pmustat programs";
+		return "NetBurst (Pentium 4, family 0xF): its ESCR/CCCR PMU is recognised, but pmustat cannot count on it yet (software events such as task-clock and page-faults still count)";
 	case CPU_VERDICT_VM_NO_PMU:
 		return "this VM exposes no PMU (CPUID leaf 0xA is empty under a hypervisor): enable the virtual PMU in the hypervisor (e.g. QEMU/KVM -cpu host,pmu=on; VMware \"virtualize CPU performance counters\")";
 	case CPU_VERDICT_NO_ARCH_PERFMON:

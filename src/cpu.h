@@ -32,7 +32,7 @@ enum cpu_verdict {
 	CPU_VERDICT_OK = 0,
 	CPU_VERDICT_NO_DATA,		/* raw data is all zero */
 	CPU_VERDICT_NOT_INTEL,		/* AMD and others: not an Intel PMU */
-	CPU_VERDICT_NETBURST,		/* family 0xF: ESCR/CCCR PMU */
+	CPU_VERDICT_NETBURST,		/* family 0xF: the ESCR/CCCR PMU (netburst caps) */
 	CPU_VERDICT_VM_NO_PMU,		/* hypervisor hides leaf 0xA */
 	CPU_VERDICT_NO_ARCH_PERFMON,	/* leaf 0xA absent or version 0 */
 	CPU_VERDICT_PERFMON_V1,		/* no IA32_PERF_GLOBAL_CTRL */
@@ -57,6 +57,20 @@ struct pmu_caps {
 	const char *quirk;
 };
 
+/*
+ * The NetBurst PMU (family 0xF without CPUID leaf 0xA; src/netburst/), as
+ * far as CPUID tells: whether IA32_MISC_ENABLE[7] says it is usable takes
+ * an MSR read (nb_probe()).
+ */
+struct netburst_caps {
+	bool present;
+	unsigned counters;		/* 18, in 9 pairs, one CCCR each */
+	unsigned width;			/* 40 */
+	unsigned escrs;			/* 45, or 43 from model 3 on */
+	bool ht;			/* two logical processors share the PMU */
+	unsigned thread;		/* this CPU's: which ESCR T0/T1 bits count */
+};
+
 struct cpu_info {
 	enum cpu_vendor vendor;
 	char vendor_id[13];		/* "GenuineIntel" */
@@ -70,6 +84,7 @@ struct cpu_info {
 	enum cpu_core_type core_type;	/* CPUID.1AH:EAX[31:24] */
 	uint32_t native_model_id;	/* CPUID.1AH:EAX[23:0] */
 	struct pmu_caps pmu;
+	struct netburst_caps netburst;
 	enum cpu_verdict verdict;
 };
 

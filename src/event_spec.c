@@ -15,10 +15,10 @@
 #include "cpu.h"
 #include "event_table.h"
 #include "msr.h"
+#include "suggest.h"
 #include "sw_events.h"
 
 #define GP_LIMIT_MASK	((1u << PMU_MAX_GP) - 1)
-#define MAX_SUGGESTIONS	3
 
 /* Familiar names for the architectural events (perf's generic names). */
 static const struct {
@@ -471,8 +471,8 @@ resolve_pmu_term(struct parse_ctx *ctx, char *body, struct event *ev)
 	return 0;
 }
 
-static bool
-same_event(const struct event *a, const struct event *b)
+bool
+event_spec_same(const struct event *a, const struct event *b)
 {
 	/* Software events have no encoding: their name is their identity. */
 	if ((a->flags ^ b->flags) & EVENT_F_SOFTWARE)
@@ -493,20 +493,36 @@ looks_uncore(const char *name)
 	return strncasecmp(name, "UNC_", 4) == 0 || strncasecmp(name, "uncore", 6) == 0;
 }
 
+/* Every name -e knows for @table: the candidates of "did you mean". */
+static void
+consider_known_names(struct suggest *s, const struct event_table *table)
+{
+	size_t i;
+
+	for (i = 0; i < arch_event_count(); i++)
+		suggest_consider(s, arch_event_get(i)->key);
+	for (i = 0; i < N_GENERIC; i++)
+		suggest_consider(s, generic_aliases[i].name);
+	for (i = 0; i < sw_event_count(); i++)
+		suggest_consider(s, sw_event_get(i)->name);
+	for (i = 0; table && i < event_table_count(table); i++) {
+		const struct event_desc *desc = event_table_get(table, i);
+
+		if (!(desc->flags & EVENT_DESC_DEPRECATED))
+			suggest_consider(s, desc->name);
+	}
+}
+
 static int
 unknown_event(struct parse_ctx *ctx, const char *name)
 {
-	const char *best[MAX_SUGGESTIONS];
-	size_t n = event_spec_suggest(name, ctx->table, best, MAX_SUGGESTIONS), i;
-	size_t used;
+	struct suggest s;
 
-	used = (size_t)snprintf(ctx->err, ctx->err_len, "unknown event '%s' for %s",
-				name, table_label(ctx->table));
-	for (i = 0; i < n && used < ctx->err_len; i++)
-		used += (size_t)snprintf(ctx->err + used, ctx->err_len - used, "%s%s",
-					 i ? ", " : "; did you mean ", best[i]);
-	if (n && used < ctx->err_len)
-		snprintf(ctx->err + used, ctx->err_len - used, "?");
+	suggest_init(&s, name, SUGGEST_SHOWN);
+	consider_known_names(&s, ctx->table);
+	snprintf(ctx->err, ctx->err_len, "unknown event '%s' for %s", name,
+		 table_label(ctx->table));
+	suggest_append(&s, ctx->err, ctx->err_len);
 	return -EINVAL;
 }
 
@@ -686,7 +702,7 @@ event_spec_append(const char *spec, const struct event_table *table,
 		if (ret)
 			goto fail;
 		for (i = 0; i < n; i++) {
-			if (same_event(&evs[i], &evs[n])) {
+			if (event_spec_same(&evs[i], &evs[n])) {
 				ret = fail(&ctx, "event '%s' is given twice (the same as '%s')",
 					   evs[n].requested, evs[i].requested);
 				goto fail;
@@ -725,109 +741,13 @@ event_spec_parse(const char *spec, const struct event_table *table,
 	return 0;
 }
 
-/* Case-insensitive Levenshtein distance, giving up above @limit. */
-static size_t
-edit_distance(const char *a, const char *b, size_t limit)
-{
-	size_t la = strlen(a), lb = strlen(b), i, j;
-	size_t row[EVENT_NAME_MAX + 1];
-
-	if (la > EVENT_NAME_MAX || lb > EVENT_NAME_MAX)
-		return SIZE_MAX;
-	if ((la > lb ? la - lb : lb - la) > limit)
-		return SIZE_MAX;
-	for (j = 0; j <= lb; j++)
-		row[j] = j;
-	for (i = 1; i <= la; i++) {
-		size_t diag = row[0], best;
-
-		row[0] = i;
-		best = row[0];
-		for (j = 1; j <= lb; j++) {
-			size_t up = row[j];
-			size_t cost = tolower((unsigned char)a[i - 1]) !=
-				      tolower((unsigned char)b[j - 1]);
-			size_t v = diag + cost;
-
-			if (up + 1 < v)
-				v = up + 1;
-			if (row[j - 1] + 1 < v)
-				v = row[j - 1] + 1;
-			row[j] = v;
-			diag = up;
-			if (v < best)
-				best = v;
-		}
-		if (best > limit)
-			return SIZE_MAX;
-	}
-	return row[lb];
-}
-
-struct candidate {
-	const char *name;
-	size_t dist;
-};
-
-static void
-consider(struct candidate *best, size_t max, size_t *n, const char *name, size_t dist)
-{
-	size_t i, pos;
-
-	for (i = 0; i < *n; i++)
-		if (strcasecmp(best[i].name, name) == 0)
-			return;
-	for (pos = 0; pos < *n; pos++)
-		if (dist < best[pos].dist ||
-		    (dist == best[pos].dist && strcasecmp(name, best[pos].name) < 0))
-			break;
-	if (pos == max)
-		return;
-	if (*n < max)
-		(*n)++;
-	memmove(&best[pos + 1], &best[pos], (*n - pos - 1) * sizeof(*best));
-	best[pos].name = name;
-	best[pos].dist = dist;
-}
-
 size_t
 event_spec_suggest(const char *name, const struct event_table *table,
 		   const char **out, size_t max)
 {
-	struct candidate best[MAX_SUGGESTIONS];
-	size_t len = strlen(name), limit, n = 0, i, d;
+	struct suggest s;
 
-	if (max > MAX_SUGGESTIONS)
-		max = MAX_SUGGESTIONS;
-	/* Typos, not rewrites: a third of the name, at least 2. */
-	limit = len / 3 > 2 ? len / 3 : 2;
-	for (i = 0; i < arch_event_count(); i++) {
-		const char *key = arch_event_get(i)->key;
-
-		d = edit_distance(name, key, limit);
-		if (d <= limit)
-			consider(best, max, &n, key, d);
-	}
-	for (i = 0; i < N_GENERIC; i++) {
-		d = edit_distance(name, generic_aliases[i].name, limit);
-		if (d <= limit)
-			consider(best, max, &n, generic_aliases[i].name, d);
-	}
-	for (i = 0; i < sw_event_count(); i++) {
-		d = edit_distance(name, sw_event_get(i)->name, limit);
-		if (d <= limit)
-			consider(best, max, &n, sw_event_get(i)->name, d);
-	}
-	for (i = 0; table && i < event_table_count(table); i++) {
-		const struct event_desc *desc = event_table_get(table, i);
-
-		if (desc->flags & EVENT_DESC_DEPRECATED)
-			continue;
-		d = edit_distance(name, desc->name, limit);
-		if (d <= limit)
-			consider(best, max, &n, desc->name, d);
-	}
-	for (i = 0; i < n; i++)
-		out[i] = best[i].name;
-	return n;
+	suggest_init(&s, name, max);
+	consider_known_names(&s, table);
+	return suggest_result(&s, out);
 }

@@ -28,6 +28,7 @@
 #ifndef PMUSTAT_EVENT_SPEC_H
 #define PMUSTAT_EVENT_SPEC_H
 
+#include <stdbool.h>
 #include <stddef.h>
 
 #include "event.h"
@@ -71,8 +72,16 @@ int event_spec_append(const char *spec, const struct event_table *table,
 		      size_t *count, char *err, size_t err_len);
 
 /*
- * Up to @max names from @table and the aliases closest to @name (edit
- * distance, case-insensitive), best first. Returns how many.
+ * Whether @a and @b count the same thing (same encoding, mode, counter and
+ * extra MSR value; software events by name): the duplicate rule of -e, for
+ * other lists of events (metrics) to deduplicate by.
+ */
+bool event_spec_same(const struct event *a, const struct event *b);
+
+/*
+ * Up to @max (at most SUGGEST_MAX) names from @table and the aliases closest
+ * to @name, best first, by the ranking of suggest.h: the names an unknown
+ * event's error offers. Returns how many.
  */
 size_t event_spec_suggest(const char *name, const struct event_table *table,
 			  const char **out, size_t max);

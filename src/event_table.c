@@ -296,6 +296,14 @@ event_table_load(const char *events_dir, const char *name,
 		}
 		goto fail;
 	}
+	/* Another PMU's table (events/netburst.json): its own loader reads it. */
+	if (json_object_get(t->root, "pmu")) {
+		snprintf(err, err_len, "%s: a table for the %s PMU, not the architectural one",
+			 path, json_string_value(json_object_get(t->root, "pmu")) ?
+			 json_string_value(json_object_get(t->root, "pmu")) : "?");
+		ret = -EMEDIUMTYPE;
+		goto fail;
+	}
 	if (json_integer_value(json_object_get(t->root, "format_version")) !=
 	    EVENT_TABLE_FORMAT_VERSION) {
 		snprintf(err, err_len,

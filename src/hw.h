@@ -15,13 +15,14 @@
 #ifndef PMUSTAT_HW_H
 #define PMUSTAT_HW_H
 
+#include <errno.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
 struct cpu_raw_data_t;
 
-/* The kernel files pmustat reads to explain what it may do. */
+/* The kernel files pmustat reads to explain what it may do, and the machine's shape. */
 enum hw_file {
 	HW_FILE_RDPMC,			/* /sys/bus/event_source/devices/cpu/rdpmc */
 	HW_FILE_NMI_WATCHDOG,		/* /proc/sys/kernel/nmi_watchdog */
@@ -31,6 +32,11 @@ enum hw_file {
 	/* Hybrid parts have one PMU per core type and no devices/cpu/. */
 	HW_FILE_RDPMC_CPU_CORE,		/* /sys/bus/event_source/devices/cpu_core/rdpmc */
 	HW_FILE_RDPMC_CPU_ATOM,		/* /sys/bus/event_source/devices/cpu_atom/rdpmc */
+	/* The machine's shape, for the constants of metric formulas. */
+	HW_FILE_SMT_ACTIVE,		/* /sys/devices/system/cpu/smt/active */
+	HW_FILE_CPUS_ONLINE,		/* /sys/devices/system/cpu/online */
+	HW_FILE_CPU0_CORE_CPUS,		/* /sys/devices/system/cpu/cpu0/topology/core_cpus_list */
+	HW_FILE_CPU0_PACKAGE_CPUS,	/* /sys/devices/system/cpu/cpu0/topology/package_cpus_list */
 	HW_FILE_COUNT
 };
 
@@ -60,6 +66,12 @@ struct hw_ops {
 	int (*rdpmc)(void *ctx, int cpu, uint32_t ecx, uint64_t *val);
 	/* Read one of the kernel files into @buf, NUL-terminated. */
 	int (*read_file)(void *ctx, enum hw_file file, char *buf, size_t size);
+	/*
+	 * Write @text to one of the rdpmc files (HW_FILE_RDPMC*; any other
+	 * file: -EINVAL), as `echo 2 > .../rdpmc` does. NULL in a struct hw
+	 * that cannot write: hw_write_file() gives -EOPNOTSUPP.
+	 */
+	int (*write_file)(void *ctx, enum hw_file file, const char *text);
 	/* Release the context, all it holds and the struct hw itself. */
 	void (*close)(void *ctx);
 };
@@ -124,6 +136,21 @@ static inline int
 hw_read_file(struct hw *hw, enum hw_file file, char *buf, size_t size)
 {
 	return hw->ops->read_file(hw->ctx, file, buf, size);
+}
+
+static inline int
+hw_write_file(struct hw *hw, enum hw_file file, const char *text)
+{
+	if (!hw->ops->write_file)
+		return -EOPNOTSUPP;
+	return hw->ops->write_file(hw->ctx, file, text);
+}
+
+/* Whether @file is one of the rdpmc files, the only ones pmustat writes. */
+static inline bool
+hw_file_is_rdpmc(enum hw_file file)
+{
+	return file == HW_FILE_RDPMC || file == HW_FILE_RDPMC_CPU_CORE || file == HW_FILE_RDPMC_CPU_ATOM;
 }
 
 #endif

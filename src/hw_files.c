@@ -15,6 +15,10 @@ static const struct {
 	[HW_FILE_PERF_EVENT_PARANOID] = { "/proc/sys/kernel/perf_event_paranoid", "perf_event_paranoid" },
 	[HW_FILE_RDPMC_CPU_CORE] = { "/sys/bus/event_source/devices/cpu_core/rdpmc", "rdpmc_cpu_core" },
 	[HW_FILE_RDPMC_CPU_ATOM] = { "/sys/bus/event_source/devices/cpu_atom/rdpmc", "rdpmc_cpu_atom" },
+	[HW_FILE_SMT_ACTIVE] = { "/sys/devices/system/cpu/smt/active", "smt_active" },
+	[HW_FILE_CPUS_ONLINE] = { "/sys/devices/system/cpu/online", "cpus_online" },
+	[HW_FILE_CPU0_CORE_CPUS] = { "/sys/devices/system/cpu/cpu0/topology/core_cpus_list", "cpu0_core_cpus" },
+	[HW_FILE_CPU0_PACKAGE_CPUS] = { "/sys/devices/system/cpu/cpu0/topology/package_cpus_list", "cpu0_package_cpus" },
 };
 
 const char *

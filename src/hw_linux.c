@@ -1,6 +1,7 @@
 /*
  * hw_linux.c - the real machine: CPUID through libcpuid on a pinned thread,
- * MSRs through the Linux msr driver, rdpmc in user mode.
+ * MSRs through the Linux msr driver, rdpmc in user mode, and the kernel
+ * files (written: only the rdpmc files).
  *
  * This is the only file that opens /dev/cpu/N/msr or executes rdpmc. It
  * uses plain open/pread/pwrite/read/close, which are async-signal-safe, so
@@ -217,6 +218,35 @@ linux_read_file(void *ctx, enum hw_file file, char *buf, size_t size)
 	return 0;
 }
 
+static int
+linux_write_file(void *ctx, enum hw_file file, const char *text)
+{
+	size_t len = strlen(text), done = 0;
+	int fd, err = 0;
+
+	(void)ctx;
+	if (!hw_file_is_rdpmc(file))
+		return -EINVAL;
+	fd = open(hw_file_path(file), O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	while (done < len) {
+		ssize_t n = write(fd, text + done, len - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			err = n < 0 ? -errno : -EIO;
+			break;
+		}
+		done += (size_t)n;
+	}
+	/* sysfs reports a rejected value (EINVAL) from write(), rarely from close(). */
+	if (close(fd) < 0 && err == 0 && errno != EINTR)
+		err = -errno;
+	return err;
+}
+
 static void
 linux_close(void *ctx)
 {
@@ -238,6 +268,7 @@ static const struct hw_ops linux_ops = {
 	.rdpmc_probe = linux_rdpmc_probe,
 	.rdpmc = linux_rdpmc,
 	.read_file = linux_read_file,
+	.write_file = linux_write_file,
 	.close = linux_close,
 };
 

@@ -11,11 +11,14 @@
 
 #include "cpu.h"
 
+/* The Metrics column is optional: older maps have five columns. */
 #define MAPFILE_HEADER "Family-model,Core Type,Native Model ID,Table,Version"
-#define MAPFILE_FIELDS 5
+#define MAPFILE_HEADER_METRICS MAPFILE_HEADER ",Metrics"
+#define MAPFILE_FIELDS 6
+#define MAPFILE_NAME_CHARS "abcdefghijklmnopqrstuvwxyz0123456789_-"
 
 struct mapfile_row {
-	char *fields[MAPFILE_FIELDS];	/* point into the line */
+	char *fields[MAPFILE_FIELDS];	/* point into the line; "" when absent */
 	bool typed;
 	unsigned long core_type;
 	unsigned long native_model_id;
@@ -52,9 +55,9 @@ parse_hex_field(const char *s, unsigned long max, unsigned long *out)
 	return !errno && end != s && !*end && *out <= max;
 }
 
-/* Split @line in place; returns a message or NULL. */
+/* Split @line of @nfields fields in place; returns a message or NULL. */
 static const char *
-parse_row(char *line, struct mapfile_row *row)
+parse_row(char *line, unsigned nfields, struct mapfile_row *row)
 {
 	char *p = line;
 	unsigned n = 0;
@@ -62,16 +65,18 @@ parse_row(char *line, struct mapfile_row *row)
 	for (;;) {
 		char *comma = strchr(p, ',');
 
-		if (n == MAPFILE_FIELDS)
-			return "too many fields (want " MAPFILE_HEADER ")";
+		if (n == nfields)
+			return "too many fields (want the header's)";
 		row->fields[n++] = p;
 		if (!comma)
 			break;
 		*comma = '\0';
 		p = comma + 1;
 	}
-	if (n != MAPFILE_FIELDS)
-		return "too few fields (want " MAPFILE_HEADER ")";
+	if (n != nfields)
+		return "too few fields (want the header's)";
+	while (n < MAPFILE_FIELDS)
+		row->fields[n++] = line + strlen(line);
 	if (!*row->fields[0])
 		return "empty Family-model";
 	/*
@@ -82,9 +87,10 @@ parse_row(char *line, struct mapfile_row *row)
 	if (strspn(row->fields[0], "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 		   "0123456789-[]()|^.") != strlen(row->fields[0]))
 		return "Family-model may use letters, digits, '-', '.', '|', '(', ')' and [classes] only";
-	if (!*row->fields[3] || strspn(row->fields[3],
-	    "abcdefghijklmnopqrstuvwxyz0123456789_-") != strlen(row->fields[3]))
+	if (!*row->fields[3] || strspn(row->fields[3], MAPFILE_NAME_CHARS) != strlen(row->fields[3]))
 		return "Table must be a name of [a-z0-9_-]";
+	if (strspn(row->fields[5], MAPFILE_NAME_CHARS) != strlen(row->fields[5]))
+		return "Metrics must be empty or a name of [a-z0-9_-]";
 	row->typed = *row->fields[1] || *row->fields[2];
 	if (row->typed) {
 		if (!parse_hex_field(row->fields[1], 0xff, &row->core_type))
@@ -114,9 +120,19 @@ key_matches(const char *pattern, const char *key, bool *match)
 	return 0;
 }
 
+/* Copies the row's names; false when one does not fit. */
+static bool
+choose_row(struct mapfile_choice *c, const struct mapfile_row *row)
+{
+	return (size_t)snprintf(c->table, sizeof(c->table), "%s", row->fields[3]) <
+		       sizeof(c->table) &&
+	       (size_t)snprintf(c->metrics, sizeof(c->metrics), "%s", row->fields[5]) <
+		       sizeof(c->metrics);
+}
+
 int
-mapfile_choose_table(const char *events_dir, const struct cpu_info *cpu,
-		     char *table, size_t table_len, char *err, size_t err_len)
+mapfile_choose(const char *events_dir, const struct cpu_info *cpu,
+	       struct mapfile_choice *out, char *err, size_t err_len)
 {
 	char path[PATH_MAX];
 	char key[64], key_no_stepping[64];
@@ -125,9 +141,11 @@ mapfile_choose_table(const char *events_dir, const struct cpu_info *cpu,
 	ssize_t len;
 	unsigned lineno = 0;
 	bool header_seen = false, hybrid_rows = false;
+	unsigned nfields = 0;
 	/* A row for this core type beats a plain row for the model. */
-	char typed_choice[128] = "", plain_choice[128] = "";
-	const char *chosen;
+	struct mapfile_choice typed_choice = { "", "" }, plain_choice = { "", "" };
+	bool typed_fits = true, plain_fits = true;
+	const struct mapfile_choice *chosen;
 	FILE *f;
 	int ret = 0;
 
@@ -161,16 +179,20 @@ mapfile_choose_table(const char *events_dir, const struct cpu_info *cpu,
 		if (len == 0 || line[0] == '#')
 			continue;
 		if (!header_seen) {
-			if (strcmp(line, MAPFILE_HEADER) != 0) {
+			if (strcmp(line, MAPFILE_HEADER_METRICS) == 0) {
+				nfields = MAPFILE_FIELDS;
+			} else if (strcmp(line, MAPFILE_HEADER) == 0) {
+				nfields = MAPFILE_FIELDS - 1;
+			} else {
 				snprintf(err, err_len, "%s:%u: header is not \"%s\"",
-					 path, lineno, MAPFILE_HEADER);
+					 path, lineno, MAPFILE_HEADER_METRICS);
 				ret = -EINVAL;
 				goto out;
 			}
 			header_seen = true;
 			continue;
 		}
-		what = parse_row(line, &row);
+		what = parse_row(line, nfields, &row);
 		if (what) {
 			snprintf(err, err_len, "%s:%u: %s", path, lineno, what);
 			ret = -EINVAL;
@@ -189,12 +211,12 @@ mapfile_choose_table(const char *events_dir, const struct cpu_info *cpu,
 		/* Every row is checked, so a broken line later on is still reported. */
 		if (row.typed) {
 			hybrid_rows = true;
-			if (!typed_choice[0] &&
+			if (!typed_choice.table[0] &&
 			    row.core_type == (unsigned long)cpu->core_type &&
 			    row.native_model_id == cpu->native_model_id)
-				snprintf(typed_choice, sizeof(typed_choice), "%s", row.fields[3]);
-		} else if (!plain_choice[0]) {
-			snprintf(plain_choice, sizeof(plain_choice), "%s", row.fields[3]);
+				typed_fits = choose_row(&typed_choice, &row);
+		} else if (!plain_choice.table[0]) {
+			plain_fits = choose_row(&plain_choice, &row);
 		}
 	}
 	if (ferror(f)) {
@@ -207,8 +229,8 @@ mapfile_choose_table(const char *events_dir, const struct cpu_info *cpu,
 		ret = -EINVAL;
 		goto out;
 	}
-	chosen = typed_choice[0] ? typed_choice : plain_choice;
-	if (!chosen[0]) {
+	chosen = typed_choice.table[0] ? &typed_choice : &plain_choice;
+	if (!chosen->table[0]) {
 		if (hybrid_rows)
 			snprintf(err, err_len,
 				 "%s: no row for %s with core type 0x%02x, native model ID 0x%06x (CPUID.1AH)",
@@ -219,15 +241,33 @@ mapfile_choose_table(const char *events_dir, const struct cpu_info *cpu,
 		ret = -ENOENT;
 		goto out;
 	}
-	if (strlen(chosen) >= table_len) {
-		snprintf(err, err_len, "%s: table name '%s' too long", path, chosen);
+	if (chosen == &typed_choice ? !typed_fits : !plain_fits) {
+		snprintf(err, err_len, "%s: table name '%s...' too long", path, chosen->table);
 		ret = -ENAMETOOLONG;
 		goto out;
 	}
-	memcpy(table, chosen, strlen(chosen) + 1);
+	*out = *chosen;
 	ret = 0;
 out:
 	free(line);
 	fclose(f);
 	return ret;
+}
+
+int
+mapfile_choose_table(const char *events_dir, const struct cpu_info *cpu,
+		     char *table, size_t table_len, char *err, size_t err_len)
+{
+	struct mapfile_choice c;
+	int ret = mapfile_choose(events_dir, cpu, &c, err, err_len);
+
+	if (ret < 0)
+		return ret;
+	if (strlen(c.table) >= table_len) {
+		snprintf(err, err_len, "%s/mapfile.csv: table name '%s' too long", events_dir,
+			 c.table);
+		return -ENAMETOOLONG;
+	}
+	memcpy(table, c.table, strlen(c.table) + 1);
+	return 0;
 }

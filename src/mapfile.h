@@ -14,6 +14,20 @@
 
 struct cpu_info;
 
+/* Longest table or metrics name a mapfile may give. */
+#define MAPFILE_NAME_MAX 127
+
+/* What the mapfile row for a CPU names. */
+struct mapfile_choice {
+	char table[MAPFILE_NAME_MAX + 1];	/* events/<table>.json */
+	/*
+	 * events/metrics/<metrics>.json: Intel's metrics for this CPU, or ""
+	 * when Intel publishes none (E-cores, old parts) or the map predates
+	 * the Metrics column.
+	 */
+	char metrics[MAPFILE_NAME_MAX + 1];
+};
+
 /*
  * Find the table for @cpu in @events_dir/mapfile.csv. Returns:
  *   0        and the table name in @table (e.g. "skylake",
@@ -26,5 +40,12 @@ struct cpu_info;
  */
 int mapfile_choose_table(const char *events_dir, const struct cpu_info *cpu,
 			 char *table, size_t table_len, char *err, size_t err_len);
+
+/*
+ * The same choice (same row, same errors), with the metrics file the row
+ * names: the one rule that maps a CPU to its data serves both.
+ */
+int mapfile_choose(const char *events_dir, const struct cpu_info *cpu,
+		   struct mapfile_choice *out, char *err, size_t err_len);
 
 #endif

@@ -16,8 +16,8 @@ DUMPS = sys.argv.pop(1)
 # file -> (cpu, usable, vendor, family, model, stepping, core_type, version,
 #          gp, gp_width, fixed, fixed_width, event_table)
 CASES = {
-    "intel-netburst-prescott-pentium4-640.txt": (None, False, "Intel", 15, 4, 3, None, 0, 0, 0, 0, 0, None),
-    "intel-netburst-northwood-pentium4-2.66ghz.txt": (None, False, "Intel", 15, 2, 9, None, 0, 0, 0, 0, 0, None),
+    "intel-netburst-prescott-pentium4-640.txt": (None, False, "Intel", 15, 4, 3, None, 0, 0, 0, 0, 0, "netburst"),
+    "intel-netburst-northwood-pentium4-2.66ghz.txt": (None, False, "Intel", 15, 2, 9, None, 0, 0, 0, 0, 0, "netburst"),
     "intel-core2-merom-x6800.txt": (None, True, "Intel", 6, 0x0F, 6, None, 2, 2, 40, 3, 40, None),
     "intel-core2-penryn-x9650.txt": (None, True, "Intel", 6, 0x17, 6, None, 2, 2, 40, 3, 40, None),
     "intel-nehalem-client-i7-920.txt": (None, True, "Intel", 6, 0x1A, 4, None, 3, 4, 48, 3, 48, "nehalemep"),
@@ -91,6 +91,29 @@ class InfoFromDumps(unittest.TestCase):
                 self.assertIsNone(j["perf_event_paranoid"])
                 if usable:
                     self.assertIn("INSTRUCTIONS_RETIRED", pmu["arch_events"])
+
+    def test_netburst_pmu_is_recognised(self):
+        # Family 15 without leaf 0xA: the ESCR/CCCR PMU, and an honest verdict.
+        for name, escrs, ht in (("intel-netburst-northwood-pentium4-2.66ghz.txt", 45, False),
+                                ("intel-netburst-prescott-pentium4-640.txt", 43, True)):
+            with self.subTest(dump=name):
+                dump = os.path.join(DUMPS, name)
+                p = run("info", "--cpu-dump", dump)
+                self.assertEqual(p.returncode, 1, p.stderr)
+                self.assertIn("NetBurst PMU: 18 counters \u00d7 40 bits, ESCR/CCCR", p.stderr)
+                self.assertIn("event table    netburst", p.stderr)
+                self.assertEqual("HT " in p.stderr, ht, p.stderr)
+                _, j = info_json("--cpu-dump", dump)
+                nb = j["pmu"]["netburst"]
+                self.assertEqual((nb["counters"], nb["width"], nb["cccrs"], nb["escrs"], nb["ht"],
+                                  nb["thread"]), (18, 40, 18, escrs, ht, 0))
+                # A dump has no MSRs: IA32_MISC_ENABLE is unknown, not guessed.
+                self.assertIsNone(nb["misc_enable"])
+                self.assertIsNone(nb["perfmon_available"])
+                self.assertIn("cannot count on it yet", j["verdict"])
+                self.assertFalse(j["usable"])
+        _, j = info_json("--cpu-dump", os.path.join(DUMPS, "intel-skylake-client-i7-6700k.txt"))
+        self.assertIsNone(j["pmu"]["netburst"])
 
     def test_arch_events_follow_ebx(self):
         # Nehalem's EBX = 0x40: branch mispredicts retired is not available.

@@ -3,6 +3,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <poll.h>
+#include <ftw.h>
 #include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -12,7 +14,6 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/mount.h>
 #include <sys/ptrace.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -22,6 +23,8 @@
 #include <cmocka.h>
 
 #include "e2e_harness.h"
+#include "emu_action.h"
+#include "emu_paths.h"
 #include "emu_state.h"
 
 extern char **environ;
@@ -114,7 +117,12 @@ e2e_machine_new(struct e2e_machine *m, const char *const init_args[])
 	snprintf(m->dir, sizeof(m->dir), "%s/pmustat-e2e-XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	if (!mkdtemp(m->dir))
 		fail_msg("mkdtemp %s: %s", m->dir, strerror(errno));
+	/* A command dropped to another user may need what a test puts here. */
+	if (chmod(m->dir, 0755) != 0)
+		fail_msg("chmod %s: %s", m->dir, strerror(errno));
 	snprintf(m->state, sizeof(m->state), "%s/state", m->dir);
+	snprintf(m->preload, sizeof(m->preload), "%s", E2E_LIBPMUEMU);
+	snprintf(m->workload, sizeof(m->workload), "%s", E2E_EMU_WORKLOAD);
 	argv[n++] = E2E_PMU_EMU;
 	argv[n++] = "init";
 	for (size_t i = 0; init_args && init_args[i] && n < 60; i++)
@@ -127,11 +135,66 @@ e2e_machine_new(struct e2e_machine *m, const char *const init_args[])
 	e2e_result_free(&r);
 }
 
+static int
+remove_entry(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	if (type == FTW_DP)
+		rmdir(path);
+	else
+		unlink(path);
+	return 0;
+}
+
 void
 e2e_machine_free(struct e2e_machine *m)
 {
-	unlink(m->state);
-	rmdir(m->dir);
+	/* Journals, locks and outputs the runs left too: the directory is ours (mkdtemp). */
+	if (nftw(m->dir, remove_entry, 16, FTW_DEPTH | FTW_PHYS | FTW_MOUNT) != 0)
+		fail_msg("cannot remove %s: %s", m->dir, strerror(errno));
+}
+
+void
+e2e_copy_program(const char *from, const char *to)
+{
+	char buf[65536];
+	ssize_t n;
+	int in = open(from, O_RDONLY | O_CLOEXEC);
+	int out = open(to, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0755);
+
+	if (in < 0 || out < 0)
+		fail_msg("cannot copy %s to %s: %s", from, to, strerror(errno));
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if (write(out, buf, (size_t)n) != n)
+			fail_msg("cannot write %s: %s", to, strerror(errno));
+	if (n < 0 || close(out) != 0)
+		fail_msg("cannot copy %s to %s: %s", from, to, strerror(errno));
+	close(in);
+	/* The umask may have narrowed it. */
+	if (chmod(to, 0755) != 0)
+		fail_msg("chmod %s: %s", to, strerror(errno));
+}
+
+void
+e2e_machine_share(struct e2e_machine *m)
+{
+	/* The workload maps the state read-write to retire its events. */
+	if (chmod(m->state, 0666) != 0)
+		fail_msg("chmod %s: %s", m->state, strerror(errno));
+	snprintf(m->preload, sizeof(m->preload), "%s/libpmuemu.so", m->dir);
+	e2e_copy_program(E2E_LIBPMUEMU, m->preload);
+	snprintf(m->workload, sizeof(m->workload), "%s/emu-workload", m->dir);
+	e2e_copy_program(E2E_EMU_WORKLOAD, m->workload);
+}
+
+void
+e2e_machine_path(const struct e2e_machine *m, const char *path, char *buf, size_t size)
+{
+	char dir[PATH_MAX + 32];
+
+	if (emu_paths_dir(m->state, dir, sizeof(dir)) != 0 || emu_paths_map(dir, path, buf, size) != 1)
+		fail_msg("%s is not one of the emulated machine's own files (emu_paths.h)", path);
 }
 
 void
@@ -153,7 +216,7 @@ e2e_run_env(const struct e2e_machine *m, struct e2e_result *r, const char *const
 	for (size_t i = 0; environ[i]; i++)
 		if (!replaced(environ[i]))
 			envp[n++] = environ[i];
-	assert_true(asprintf(&set[0], "LD_PRELOAD=%s%s%s", E2E_LIBPMUEMU,
+	assert_true(asprintf(&set[0], "LD_PRELOAD=%s%s%s", m->preload,
 			     preload && *preload ? ":" : "", preload ? preload : "") > 0);
 	assert_true(asprintf(&set[1], "%s=%s", EMU_STATE_ENV, m->state) > 0);
 	assert_true(asprintf(&set[2], "ASAN_OPTIONS=%s%sverify_asan_link_order=0",
@@ -224,16 +287,93 @@ e2e_set_msr(const struct e2e_machine *m, unsigned cpu, uint32_t msr, uint64_t va
 	return err;
 }
 
-bool
-e2e_private_run(void)
+int
+e2e_act(const struct e2e_machine *m, unsigned cpu, const char *action)
 {
-	if (unshare(CLONE_NEWNS) != 0)
+	struct emu_action a;
+	struct emu_pmu *pmu;
+	char why[512];
+	int err;
+
+	if (emu_action_parse(action, 3, &a, why, sizeof(why)) != 0)
+		fail_msg("e2e_act: %s", why);
+	err = emu_state_map(m->state, &pmu);
+	if (err)
+		return err;
+	emu_state_lock(pmu);
+	err = emu_act(pmu, cpu, &a);
+	emu_state_unlock(pmu);
+	emu_state_unmap(pmu);
+	return err;
+}
+
+static void
+open_ready(struct e2e_sync *s)
+{
+	/* Non-blocking, so opening needs no writer; poll() then waits for one. */
+	s->ready_fd = open(s->ready, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (s->ready_fd < 0)
+		fail_msg("open %s: %s", s->ready, strerror(errno));
+}
+
+void
+e2e_sync_new(const struct e2e_machine *m, struct e2e_sync *s, const char *name)
+{
+	if ((size_t)snprintf(s->prefix, sizeof(s->prefix), "%s/%s", m->dir, name) >=
+	    sizeof(s->prefix) ||
+	    (size_t)snprintf(s->ready, sizeof(s->ready), "%s.ready", s->prefix) >= sizeof(s->ready) ||
+	    (size_t)snprintf(s->go, sizeof(s->go), "%s.go", s->prefix) >= sizeof(s->go))
+		fail_msg("e2e_sync_new: %s/%s: name too long", m->dir, name);
+	if (mkfifo(s->ready, 0600) < 0 || mkfifo(s->go, 0600) < 0)
+		fail_msg("mkfifo %s: %s", s->prefix, strerror(errno));
+	open_ready(s);
+}
+
+bool
+e2e_sync_wait(struct e2e_sync *s, unsigned timeout_ms)
+{
+	struct pollfd p = { .fd = s->ready_fd, .events = POLLIN };
+	char c;
+	int n;
+
+	do
+		n = poll(&p, 1, (int)timeout_ms);
+	while (n < 0 && errno == EINTR);
+	if (n <= 0)
 		return false;
-	if (mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0)
-		return false;
-	if (mount("pmustat-test-run", "/run", "tmpfs", MS_NOSUID | MS_NODEV, "mode=0755") != 0)
-		return false;
-	return mkdir("/run/lock", 01777) == 0;
+	/* The byte, or nothing if the workload closed without writing (gone). */
+	return read(s->ready_fd, &c, 1) == 1;
+}
+
+void
+e2e_sync_release(struct e2e_sync *s)
+{
+	char c = 'g';
+	int fd;
+
+	/* The workload opens .go right after writing .ready: this open meets it. */
+	fd = open(s->go, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		fail_msg("open %s: %s", s->go, strerror(errno));
+	/*
+	 * A fresh reader for the next passage: the old one has seen its writer
+	 * close and poll() would report that at once. Only now, with the
+	 * workload's .ready closed (it is at .go), does the new one start
+	 * without a writer, so its poll() waits for the next.
+	 */
+	close(s->ready_fd);
+	open_ready(s);
+	if (write(fd, &c, 1) != 1)
+		fail_msg("write %s: %s", s->go, strerror(errno));
+	close(fd);
+}
+
+void
+e2e_sync_free(struct e2e_sync *s)
+{
+	close(s->ready_fd);
+	unlink(s->ready);
+	unlink(s->go);
 }
 
 unsigned
@@ -305,7 +445,7 @@ e2e_spawn_with(const struct e2e_machine *m, const char *const argv[], const stru
 			dup2(out, 1);
 			dup2(null, 2);
 		}
-		setenv("LD_PRELOAD", E2E_LIBPMUEMU, 1);
+		setenv("LD_PRELOAD", m->preload, 1);
 		setenv(EMU_STATE_ENV, m->state, 1);
 		setenv("ASAN_OPTIONS", "verify_asan_link_order=0", 1);
 		if (o->traced) {

@@ -22,6 +22,13 @@
  * ASAN_OPTIONS+=verify_asan_link_order=0, so a sanitized pmustat accepts
  * the preload library ahead of its runtime. The shell twin of this is
  * tests/e2e/run-under-emu.
+ *
+ * Each machine is a directory of its own (mode 0755, so that a command run
+ * as another user can reach what is put there) with the state file and
+ * the machine's files, STATE.d (emu_paths.h): what pmustat writes under
+ * /run/pmustat and /run/lock lands there, so machines of tests running at
+ * once share nothing and the host's /run is never written.
+ * e2e_machine_path() names those files for the test.
  */
 #ifndef PMUSTAT_E2E_HARNESS_H
 #define PMUSTAT_E2E_HARNESS_H
@@ -39,8 +46,10 @@
 #endif
 
 struct e2e_machine {
-	char dir[PATH_MAX];	/* private temporary directory */
+	char dir[PATH_MAX];	/* the machine's temporary directory, 0755 */
 	char state[PATH_MAX + 16];	/* the state file in it */
+	char preload[PATH_MAX + 32];	/* the libpmuemu.so its programs get */
+	char workload[PATH_MAX + 32];	/* the emu-workload to run on it */
 };
 
 struct e2e_result {
@@ -55,8 +64,26 @@ struct e2e_result {
  * on error.
  */
 void e2e_machine_new(struct e2e_machine *m, const char *const init_args[]);
-/* Remove the state file and the directory. */
+/* Remove the machine's directory and everything in it. */
 void e2e_machine_free(struct e2e_machine *m);
+
+/*
+ * Open machine @m to a command that runs as another user (pmustat drops
+ * to SUDO_UID): the state file becomes 0666, and libpmuemu.so and
+ * emu-workload are copied into the machine's 0755 directory and used from
+ * then on (m->preload, m->workload). The build tree may be where that user
+ * cannot go, e.g. a clone in /root (0700). Fails the test on error.
+ */
+void e2e_machine_share(struct e2e_machine *m);
+
+/* Copy program @from to a new file @to, mode 0755 (fails the test on error). */
+void e2e_copy_program(const char *from, const char *to);
+
+/*
+ * Where per-machine path @path (e.g. JOURNAL_DIR "/cpu1.journal", as the
+ * binary names it) is on machine @m; fails the test for another path.
+ */
+void e2e_machine_path(const struct e2e_machine *m, const char *path, char *buf, size_t size);
 
 /*
  * Run @argv (argv[0] a path) on the machine, wait for it, collect its
@@ -96,13 +123,48 @@ bool e2e_wait_msr(const struct e2e_machine *m, unsigned cpu, uint32_t msr, uint6
 		  uint64_t want, unsigned timeout_ms);
 
 /*
- * Give this process (and what it runs) a mount namespace of its own with a
- * private tmpfs on /run (and the usual 1777 /run/lock): pmustat's journals
- * and locks then land where they do in production, under /run/pmustat,
- * without touching the host's or meeting another test's. false when this
- * process may not (no CAP_SYS_ADMIN): callers skip what needs it.
+ * Do @action (emu_action.h: "nmi", "take-fixed:1", "pebs:0:0xc0:0",
+ * "wrmsr:0x38f=0", ...) on @cpu of the machine, as that party would,
+ * under the state lock: what the kernel or perf does "from outside" while
+ * the target runs. 0 or emu_act()'s -errno; a misspelt action fails the
+ * test.
  */
-bool e2e_private_run(void);
+int e2e_act(const struct e2e_machine *m, unsigned cpu, const char *action);
+
+/*
+ * A point where emu-workload --sync PREFIX stops until the test says go,
+ * so the test can act while the target is between two steps, with no
+ * sleeps: the workload writes a byte to the FIFO PREFIX.ready, then waits
+ * for one on PREFIX.go.
+ *
+ *	struct e2e_sync s;
+ *
+ *	e2e_sync_new(&m, &s, "mid");
+ *	pid = e2e_spawn(&m, (const char *[]){ E2E_PMUSTAT, "-C", "1", "-e", "...", "--",
+ *		E2E_EMU_WORKLOAD, "--retire", "0xc0:0:1000", "--sync", s.prefix,
+ *		"--retire", "0xc0:0:1000", NULL }, out);
+ *	assert_true(e2e_sync_wait(&s, 10000));	// the first 1000 are retired
+ *	assert_int_equal(e2e_act(&m, 1, "nmi"), 0);
+ *	e2e_sync_release(&s);			// the second 1000 follow
+ *	e2e_reap(pid); e2e_sync_free(&s);
+ *
+ * A sync point can be passed many times (--steps, or several --sync with
+ * one prefix): wait and release once per passage.
+ */
+struct e2e_sync {
+	char prefix[PATH_MAX];		/* what to give emu-workload --sync */
+	char ready[PATH_MAX + 8];
+	char go[PATH_MAX + 8];
+	int ready_fd;
+};
+
+/* Make the FIFOs @name.ready and @name.go in the machine's directory. */
+void e2e_sync_new(const struct e2e_machine *m, struct e2e_sync *s, const char *name);
+/* Wait until the workload is at the point; false after @timeout_ms or if it went away. */
+bool e2e_sync_wait(struct e2e_sync *s, unsigned timeout_ms);
+/* Let it go on. */
+void e2e_sync_release(struct e2e_sync *s);
+void e2e_sync_free(struct e2e_sync *s);
 
 /* Number of CPUs of this host that we may run on (for pinning tests). */
 unsigned e2e_host_cpus(void);

@@ -35,4 +35,21 @@ check "death by signal" 139 $?
 "$run" --state "$tmp/nonexistent" -- true 2>/dev/null
 check "missing state file" 2 $?
 
+# Presets at init, and another party acting from outside.
+"$pmu_emu" init --model skylake --cpus 1 --set 0x38d=0x2 "$tmp/p" || fails=$((fails + 1))
+check "preset register" "0x2" "$("$pmu_emu" get "$tmp/p" 0 0x38d)"
+"$pmu_emu" act "$tmp/p" 0 take-fixed:1 nmi:0x200000000
+check "act: perf takes FC1, the NMI handler rewrites GLOBAL_CTRL" "0xb2 0x200000000" \
+	"$("$pmu_emu" get "$tmp/p" 0 0x38d) $("$pmu_emu" get "$tmp/p" 0 0x38f)"
+"$pmu_emu" act "$tmp/p" 0 take-fixed:1 2>/dev/null
+check "act on a busy counter" 1 $?
+# The machine's /run is its own directory, s.d; shared between runs on it, emptied by init.
+"$run" --state "$tmp/s" -- "$probe" fs /run/pmustat >/dev/null
+check "the machine keeps its /run in s.d" "kept" "$(cat "$tmp/s.d/run/pmustat/kept" 2>&1)"
+out=$("$run" --state "$tmp/s" -- "$probe" file /run/pmustat/kept)
+check "a later run on the machine sees it" "file kept" "$out"
+"$pmu_emu" init --model skylake --cpus 1 "$tmp/s"
+check "pmu-emu init boots the machine with an empty /run" "" "$(find "$tmp/s.d/run" -mindepth 1 -not -path "$tmp/s.d/run/lock")"
+check "its /run/lock is sticky and open to all" "1777" "$(stat -c %a "$tmp/s.d/run/lock")"
+
 [ $fails -eq 0 ]

@@ -2,10 +2,11 @@
  * test_preload.c - libpmuemu.so under real programs (emu-probe,
  * emu-workload, pmu-emu): the msr driver's semantics, the kernel files,
  * rdpmc from the SIGSEGV handler, CPUID through libcpuid, per-core state
- * shared between processes.
+ * shared between processes, and the machine's own /run.
  */
 #include <asm/prctl.h>
 #include <errno.h>
+#include <limits.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -113,8 +114,10 @@ test_msr_eacces_for_non_root(void **state)
 	struct e2e_machine m;
 
 	(void)state;
-	if (geteuid() != 0)
+	if (geteuid() != 0) {
+		print_message("skipped: only root can drop to another uid\n");
 		skip();
+	}
 	machine(&m, "skylake", NULL);
 	/* The state file stays readable: libpmuemu maps it before setuid. */
 	run_expect(&m, (const char *[]){ PROBE, "open", "0", "ro", "setuid", "65534",
@@ -208,8 +211,10 @@ test_counts_are_per_core(void **state)
 	struct e2e_machine m;
 
 	(void)state;
-	if (e2e_host_cpus() < 2)
+	if (e2e_host_cpus() < 2) {
+		print_message("skipped: needs two CPUs to run on\n");
 		skip();
+	}
 	machine(&m, "skylake", NULL);
 	for (unsigned cpu = 0; cpu < 2; cpu++) {
 		assert_int_equal(e2e_set_msr(&m, cpu, msr_evtsel(0),
@@ -277,8 +282,10 @@ test_cpuid_per_core_type(void **state)
 	struct e2e_machine m;
 
 	(void)state;
-	if (e2e_host_cpus() < 2)
+	if (e2e_host_cpus() < 2) {
+		print_message("skipped: needs two CPUs to run on\n");
 		skip();
+	}
 	machine(&m, "alderlake", NULL);
 	run_expect(&m, (const char *[]){ PROBE, "pin", "0", "libcpuid", "pin", "1", "libcpuid", NULL },
 		   0, "leaf1A 40000001\nlibcpuid GenuineIntel family 6 model 97 leafA 07300605 "
@@ -295,8 +302,11 @@ test_cpuid_instruction_faulting(void **state)
 
 	(void)state;
 	if (syscall(SYS_arch_prctl, ARCH_GET_CPUID, 0) < 0 ||
-	    syscall(SYS_arch_prctl, ARCH_SET_CPUID, 0) < 0)
-		skip();	/* AMD: no faulting; libcpuid's entry points cover it */
+	    syscall(SYS_arch_prctl, ARCH_SET_CPUID, 0) < 0) {
+		/* AMD: no faulting; libcpuid's entry points cover it. */
+		print_message("skipped: this host cannot make CPUID fault (ARCH_SET_CPUID: %s)\n", strerror(errno));
+		skip();
+	}
 	syscall(SYS_arch_prctl, ARCH_SET_CPUID, 1);
 	machine(&m, "haswell", NULL);
 	e2e_run(&m, &r, (const char *[]){ PROBE, "cpuid-insn", "0xa", "0", NULL });
@@ -373,6 +383,67 @@ test_state_tool(void **state)
 	e2e_machine_free(&m);
 }
 
+/* The whole text of @path, or fail. */
+static void
+assert_file_text(const char *path, const char *want)
+{
+	char buf[64] = "";
+	FILE *f = fopen(path, "r");
+
+	if (!f)
+		fail_msg("%s: %s", path, strerror(errno));
+	if (!fgets(buf, sizeof(buf), f))
+		buf[0] = '\0';
+	fclose(f);
+	assert_string_equal(buf, want);
+}
+
+/*
+ * The machine owns its /run/pmustat tree and /run/lock/pmustat-* names:
+ * every path call lands in its directory, two machines do not see each
+ * other's files, and the host's /run is not touched.
+ */
+static void
+test_machine_owns_its_run(void **state)
+{
+	struct e2e_machine m, other;
+	char tree[64], lock[64], mine[PATH_MAX], host[PATH_MAX];
+
+	(void)state;
+	snprintf(tree, sizeof(tree), "/run/pmustat/probe-%ld", (long)getpid());
+	snprintf(lock, sizeof(lock), "/run/lock/pmustat-probe-%ld", (long)getpid());
+	machine(&m, "skylake", NULL);
+	machine(&other, "skylake", NULL);
+	run_expect(&m, (const char *[]){ PROBE, "fs", "/run/pmustat", "fs", tree, "fs", lock, NULL },
+		   0, "fs ok\nfs ok\nfs ok\n");
+	snprintf(host, sizeof(host), "%s/kept", tree);
+	e2e_machine_path(&m, host, mine, sizeof(mine));
+	assert_file_text(mine, "kept\n");
+	e2e_machine_path(&m, "/run/pmustat/kept", mine, sizeof(mine));
+	assert_file_text(mine, "kept\n");
+	assert_int_equal(access(host, F_OK), -1);
+	snprintf(host, sizeof(host), "%s/kept", lock);
+	e2e_machine_path(&m, host, mine, sizeof(mine));
+	assert_file_text(mine, "kept\n");
+	assert_int_equal(access(host, F_OK), -1);
+	assert_int_equal(access(lock, F_OK), -1);
+
+	/* Another machine has an empty /run: the same calls work there afresh. */
+	run_expect(&other, (const char *[]){ PROBE, "stat", tree, "fs", "/run/pmustat", "fs", lock, NULL },
+		   0, "stat ENOENT\nfs ok\nfs ok\n");
+	e2e_machine_free(&other);
+
+	/* A machine whose state is gone cannot be emulated, yet its /run still is not the host's. */
+	assert_int_equal(unlink(m.state), 0);
+	snprintf(lock, sizeof(lock), "/run/lock/pmustat-probe-%ld-gone", (long)getpid());
+	run_expect(&m, (const char *[]){ PROBE, "fs", lock, NULL }, 0, "fs ok\n");
+	snprintf(host, sizeof(host), "%s/kept", lock);
+	e2e_machine_path(&m, host, mine, sizeof(mine));
+	assert_file_text(mine, "kept\n");
+	assert_int_equal(access(lock, F_OK), -1);
+	e2e_machine_free(&m);
+}
+
 int
 main(void)
 {
@@ -395,6 +466,7 @@ main(void)
 		cmocka_unit_test(test_workload_needs_the_preload),
 		cmocka_unit_test(test_workload_crash),
 		cmocka_unit_test(test_state_tool),
+		cmocka_unit_test(test_machine_owns_its_run),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

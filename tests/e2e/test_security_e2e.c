@@ -7,9 +7,10 @@
  * set-user-ID install, the sudo user's environment, a full file system.
  *
  * Journals and locks live under /run/pmustat, which no environment variable
- * moves; as in test_state_e2e.c, the test makes a mount namespace with a
- * private /run when it may (the cases that need one skip otherwise), so that
- * nothing here meets another pmustat.
+ * moves; as in test_state_e2e.c, the emulated machine owns those paths
+ * (libpmuemu.so puts them in the machine's directory, emu_paths.h), so
+ * nothing here meets another pmustat or the host's /run, and the test
+ * plants, tampers with and checks them through e2e_machine_path().
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -43,15 +44,13 @@
 #include "msr.h"
 
 #define WL E2E_EMU_WORKLOAD
+/* argv[1] of this program when it is a lock holder (lock_holder()). */
+#define HOLD_LOCK "--hold-lock"
 #define NOBODY 65534
 
 static int core;
 static char core_arg[16];
 static unsigned ncpus;
-/* /run is our own tmpfs: journals and locks may be left, planted and tampered with. */
-static bool private_ok;
-
-#define NEEDS_PRIVATE_RUN() do { if (!private_ok) skip(); } while (0)
 #define NEEDS_ROOT() do { if (geteuid() != 0) skip(); } while (0)
 
 static void
@@ -84,10 +83,14 @@ assert_same(const struct e2e_machine *m, const struct emu_pmu *before)
 	free(after);
 }
 
+/* The core's journal on machine @m: /run/pmustat/cpuN.journal as pmustat names it. */
 static void
-journal_file(char *buf, size_t size)
+journal_file(const struct e2e_machine *m, char *buf, size_t size)
 {
-	journal_path(JOURNAL_DIR, core, buf, size);
+	char path[PATH_MAX];
+
+	journal_path(JOURNAL_DIR, core, path, sizeof(path));
+	e2e_machine_path(m, path, buf, size);
 }
 
 /* /proc/PID/stat's state letter, or 0 when the process is gone. */
@@ -214,7 +217,6 @@ test_signal_while_the_command_starts(void **state)
 	int ws, status = -1;
 
 	(void)state;
-	NEEDS_PRIVATE_RUN();
 	if (!ptrace_ok())
 		skip();
 	machine(&m);
@@ -297,7 +299,7 @@ test_signal_while_the_command_starts(void **state)
 	assert_true(wait_gone(child, 5000));
 	/* Nothing counts, nothing is left programmed, and so no journal is needed. */
 	assert_same(&m, before);
-	journal_file(journal, sizeof(journal));
+	journal_file(&m, journal, sizeof(journal));
 	assert_int_equal(access(journal, F_OK), -1);
 	free(before);
 	e2e_machine_free(&m);
@@ -319,7 +321,6 @@ test_interval_sampler_stops_before_the_restore(void **state)
 	int ws, lines = 0;
 
 	(void)state;
-	NEEDS_PRIVATE_RUN();
 	if (e2e_host_cpus() < 2 || !ptrace_ok())
 		skip();
 	machine(&m);
@@ -404,7 +405,6 @@ test_recovery_leaves_counters_taken_since(void **state)
 	uint64_t gc0 = 0x0;
 
 	(void)state;
-	NEEDS_PRIVATE_RUN();
 	for (int next_run = 0; next_run < 2; next_run++) {
 		machine(&m);
 		/* GLOBAL_CTRL clear: then a GLOBAL_CTRL bit is somebody's statement too. */
@@ -445,7 +445,6 @@ test_recovery_leaves_the_runs_counter_if_retaken(void **state)
 	struct e2e_result r;
 
 	(void)state;
-	NEEDS_PRIVATE_RUN();
 	machine(&m);
 	set(&m, MSR_IA32_PERF_GLOBAL_CTRL, 0);
 	killed_run(&m, true);
@@ -477,7 +476,6 @@ test_zombie_run_is_gone(void **state)
 	pid_t pid;
 
 	(void)state;
-	NEEDS_PRIVATE_RUN();
 	machine(&m);
 	before = e2e_state(&m);
 	pid = killed_run(&m, false);
@@ -489,7 +487,7 @@ test_zombie_run_is_gone(void **state)
 	e2e_assert_err_contains(&r, "was killed");
 	e2e_result_free(&r);
 	assert_same(&m, before);
-	journal_file(path, sizeof(path));
+	journal_file(&m, path, sizeof(path));
 	assert_int_equal(access(path, F_OK), -1);
 	assert_int_equal(e2e_reap(pid), 128 + SIGKILL);
 	free(before);
@@ -499,13 +497,14 @@ test_zombie_run_is_gone(void **state)
 /* ---- a corrupt journal: the advice given works as written ---- */
 
 static void
-plant_corrupt_journal(void)
+plant_corrupt_journal(const struct e2e_machine *m)
 {
-	char path[PATH_MAX];
+	char dir[PATH_MAX], path[PATH_MAX];
 	int fd;
 
-	journal_file(path, sizeof(path));
-	mkdir(JOURNAL_DIR, 0700);
+	e2e_machine_path(m, JOURNAL_DIR, dir, sizeof(dir));
+	journal_file(m, path, sizeof(path));
+	mkdir(dir, 0700);
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0600);
 	assert_true(fd >= 0);
 	assert_int_equal(write(fd, "pmustat-journal 2\ncore", 22), 22);
@@ -573,10 +572,9 @@ test_corrupt_journal_advice_works(void **state)
 	size_t n = 0;
 
 	(void)state;
-	NEEDS_PRIVATE_RUN();
 	machine(&m);
-	journal_file(path, sizeof(path));
-	plant_corrupt_journal();
+	journal_file(&m, path, sizeof(path));
+	plant_corrupt_journal(&m);
 	/* What a killed run whose journal got corrupted may have left: pmustat-style, no INT. */
 	set(&m, msr_evtsel(1), 0x4300c4);
 	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "-e", "branches", WL, NULL });
@@ -615,7 +613,7 @@ test_corrupt_journal_advice_works(void **state)
 	e2e_result_free(&r);
 
 	/* --yes, for scripts: the same without a question. */
-	plant_corrupt_journal();
+	plant_corrupt_journal(&m);
 	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "reset", "--zero", "--yes", "-C", core_arg, "--json", NULL });
 	e2e_assert_status(&r, 0);
 	e2e_assert_out_contains(&r, "\"journal\": \"cleared\"");
@@ -626,39 +624,59 @@ test_corrupt_journal_advice_works(void **state)
 
 /* ---- the per-core lock under another user's hands ---- */
 
-/* A child holding core's lock: taken as root, then (if @as) kept as uid @as. Returns its pid. */
+/*
+ * A process holding core's lock on machine @m: taken as root, then (if @as)
+ * kept as uid @as. It is this test program again (see main()), run on the
+ * machine so that its lock is the machine's, as pmustat's is. Returns its
+ * pid; closing *@release lets it go.
+ */
 static pid_t
-lock_holder(uid_t as, int *release)
+lock_holder(const struct e2e_machine *m, uid_t as, int *release)
 {
+	char as_arg[16], ready_arg[16], hold_arg[16];
 	int ready[2], hold[2];
 	pid_t pid;
 	char c;
 
-	assert_int_equal(pipe(ready), 0);
-	assert_int_equal(pipe(hold), 0);
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		char err[512];
-		int fd;
-
-		close(ready[0]);
-		close(hold[1]);
-		fd = cpulock_acquire(core, 0, err, sizeof(err));
-
-		if (fd < 0 || (as && (setgroups(0, NULL) != 0 || setgid(as) != 0 || setuid(as) != 0)))
-			_exit(1);
-		c = 'y';
-		if (write(ready[1], &c, 1) != 1 || read(hold[0], &c, 1) < 0)
-			_exit(2);
-		_exit(0);
-	}
+	/* The holder's ends are inherited (it is told their numbers); ours are not. */
+	assert_int_equal(pipe2(ready, O_CLOEXEC), 0);
+	assert_int_equal(pipe2(hold, O_CLOEXEC), 0);
+	assert_int_equal(fcntl(ready[1], F_SETFD, 0), 0);
+	assert_int_equal(fcntl(hold[0], F_SETFD, 0), 0);
+	snprintf(as_arg, sizeof(as_arg), "%u", (unsigned)as);
+	snprintf(ready_arg, sizeof(ready_arg), "%d", ready[1]);
+	snprintf(hold_arg, sizeof(hold_arg), "%d", hold[0]);
+	pid = e2e_spawn(m, (const char *[]){ "/proc/self/exe", HOLD_LOCK, core_arg, as_arg, ready_arg,
+					     hold_arg, NULL }, NULL);
 	close(ready[1]);
 	close(hold[0]);
-	assert_int_equal(read(ready[0], &c, 1), 1);
+	if (read(ready[0], &c, 1) != 1)
+		fail_msg("the lock holder did not take core %d's lock (exit %d)", core, e2e_reap(pid));
 	close(ready[0]);
 	*release = hold[1];
 	return pid;
+}
+
+/* The holder's side: HOLD_LOCK CORE AS READY_FD HOLD_FD. */
+static int
+hold_lock(char **argv)
+{
+	int cpu = atoi(argv[2]), ready = atoi(argv[4]), hold = atoi(argv[5]);
+	uid_t as = (uid_t)strtoul(argv[3], NULL, 10);
+	char err[512], c = 'y';
+	int fd;
+
+	fd = cpulock_acquire(cpu, 0, err, sizeof(err));
+	if (fd < 0) {
+		fprintf(stderr, "%s\n", err);
+		_exit(1);
+	}
+	if (as && (setgroups(0, NULL) != 0 || setgid(as) != 0 || setuid(as) != 0))
+		_exit(1);
+	if (write(ready, &c, 1) != 1 || read(hold, &c, 1) < 0)
+		_exit(2);
+	/* _exit: no LeakSanitizer pass in a process that is no longer root's. */
+	_exit(0);
 }
 
 static void
@@ -673,16 +691,18 @@ test_lock_cannot_be_jammed_or_faked(void **state)
 {
 	struct e2e_machine m;
 	struct e2e_result r;
-	char path[128], text[64];
+	char name[128], path[PATH_MAX], dir[PATH_MAX], text[64];
 	struct stat st;
 	int release, fd;
 	pid_t pid;
 
 	(void)state;
-	NEEDS_PRIVATE_RUN();
 	NEEDS_ROOT();
 	machine(&m);
-	cpulock_path(core, path, sizeof(path));
+	/* The machine's lock file and directory, which pmustat names CPULOCK_DIR/cpuN. */
+	cpulock_path(core, name, sizeof(name));
+	e2e_machine_path(&m, name, path, sizeof(path));
+	e2e_machine_path(&m, CPULOCK_DIR, dir, sizeof(dir));
 	/* A first run makes the lock file. */
 	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "-e", "branches", WL, NULL });
 	e2e_assert_status(&r, 0);
@@ -694,7 +714,7 @@ test_lock_cannot_be_jammed_or_faked(void **state)
 	pid = fork();
 	assert_true(pid >= 0);
 	if (pid == 0) {
-		char other[160];
+		char other[PATH_MAX + 32];
 
 		if (setgroups(0, NULL) != 0 || setgid(NOBODY) != 0 || setuid(NOBODY) != 0)
 			_exit(3);
@@ -703,8 +723,11 @@ test_lock_cannot_be_jammed_or_faked(void **state)
 			/* Held: now see whether pmustat can be jammed by it. */
 			pause();
 		}
-		snprintf(other, sizeof(other), "%s/cpu%d.planted", CPULOCK_DIR, core);
-		if (open(other, O_WRONLY | O_CREAT, 0644) >= 0 || mkdir(CPULOCK_DIR "/x", 0777) == 0)
+		snprintf(other, sizeof(other), "%s/cpu%d.planted", dir, core);
+		if (open(other, O_WRONLY | O_CREAT, 0644) >= 0)
+			_exit(4);
+		snprintf(other, sizeof(other), "%s/x", dir);
+		if (mkdir(other, 0777) == 0)
 			_exit(4);
 		_exit(fd >= 0 ? 5 : 0);
 	}
@@ -716,7 +739,7 @@ test_lock_cannot_be_jammed_or_faked(void **state)
 	assert_int_equal(e2e_reap(pid), 0);
 
 	/* Text planted in the lock file says nothing: the kernel names the holder. */
-	pid = lock_holder(0, &release);
+	pid = lock_holder(&m, 0, &release);
 	fd = open(path, O_WRONLY | O_TRUNC);
 	assert_true(fd >= 0);
 	assert_int_equal(write(fd, "1\n", 2), 2);
@@ -731,7 +754,7 @@ test_lock_cannot_be_jammed_or_faked(void **state)
 	release_holder(pid, release);
 
 	/* A holder that does not run as root is named as such: not a pmustat run. */
-	pid = lock_holder(NOBODY, &release);
+	pid = lock_holder(&m, NOBODY, &release);
 	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "-e", "branches", WL, NULL });
 	e2e_assert_status(&r, 125);
 	snprintf(text, sizeof(text), "pid %ld", (long)pid);
@@ -760,12 +783,12 @@ test_lock_cannot_be_jammed_or_faked(void **state)
 	e2e_assert_err_contains(&r, "not a private regular file");
 	e2e_result_free(&r);
 	assert_int_equal(unlink(path), 0);
-	assert_int_equal(chmod(CPULOCK_DIR, 0777), 0);
+	assert_int_equal(chmod(dir, 0777), 0);
 	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "-e", "branches", WL, NULL });
 	e2e_assert_status(&r, 125);
 	e2e_assert_err_contains(&r, "the directory " CPULOCK_DIR " is not private");
 	e2e_result_free(&r);
-	assert_int_equal(chmod(CPULOCK_DIR, 0755), 0);
+	assert_int_equal(chmod(dir, 0755), 0);
 	e2e_machine_free(&m);
 }
 
@@ -782,7 +805,6 @@ test_no_control_characters_from_a_command_line(void **state)
 	pid_t pid;
 
 	(void)state;
-	NEEDS_PRIVATE_RUN();
 	machine(&m);
 	pid = e2e_spawn(&m, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "-e", "branches", "/bin/sh", "-c",
 					  "sleep 3", "\033]0;owned\007\033[2J", NULL }, NULL);
@@ -820,7 +842,6 @@ test_setuid_install_is_refused(void **state)
 		e2e_machine_free(&m);
 		skip();
 	}
-	assert_int_equal(chmod(m.dir, 0755), 0);
 	snprintf(copy, sizeof(copy), "%s/pmustat-setid", m.dir);
 	snprintf(outp, sizeof(outp), "%s/setid.out", m.dir);
 	snprintf(errp, sizeof(errp), "%s/setid.err", m.dir);
@@ -887,6 +908,8 @@ test_sudo_user_environment(void **state)
 	snprintf(want, sizeof(want), "[%s|%s|%s|%s]\n", pw->pw_dir, pw->pw_name, pw->pw_name,
 		 pw->pw_shell && pw->pw_shell[0] ? pw->pw_shell : "/bin/sh");
 	machine(&m);
+	/* The command runs as nobody: the preload library must be where nobody can read it. */
+	e2e_machine_share(&m);
 	e2e_run_env(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "-e", "branches", "/bin/sh", "-c",
 					      "echo \"[$HOME|$USER|$LOGNAME|$SHELL]\"", NULL },
 		    (const char *[]){ "SUDO_UID=65534", "SUDO_GID=65534", "SUDO_USER=nobody", NULL });
@@ -915,7 +938,6 @@ test_full_file_system(void **state)
 	int fd;
 
 	(void)state;
-	NEEDS_PRIVATE_RUN();
 	machine(&m);
 	snprintf(dir, sizeof(dir), "%s/full", m.dir);
 	assert_int_equal(mkdir(dir, 0755), 0);
@@ -963,7 +985,7 @@ test_full_file_system(void **state)
 }
 
 int
-main(void)
+main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_signal_while_the_command_starts),
@@ -981,10 +1003,8 @@ main(void)
 	cpu_set_t cpus;
 	long conf = sysconf(_SC_NPROCESSORS_CONF);
 
-	private_ok = e2e_private_run();
-	if (!private_ok)
-		fprintf(stderr, "cannot make a private /run (%s): the journal and lock cases are skipped\n",
-			strerror(errno));
+	if (argc == 6 && strcmp(argv[1], HOLD_LOCK) == 0)
+		return hold_lock(argv);
 	if (sched_getaffinity(0, sizeof(cpus), &cpus) != 0)
 		return 1;
 	/* PMUSTAT_TEST_FILTER=test_name runs that one (cmocka's pattern). */

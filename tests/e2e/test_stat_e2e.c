@@ -245,8 +245,10 @@ test_wrong_core_counts_nothing(void **state)
 	json_t *root;
 
 	(void)state;
-	if (core == 0)
+	if (core == 0) {
+		print_message("skipped: needs a second CPU to run on\n");
 		skip();
+	}
 	machine(&m, "skylake", false);
 	json_path(&m, out, sizeof(out));
 	before = e2e_state(&m);
@@ -656,9 +658,13 @@ test_privilege_drop(void **state)
 	struct e2e_result r;
 
 	(void)state;
-	if (geteuid() != 0)
+	if (geteuid() != 0) {
+		print_message("skipped: only root can drop privileges\n");
 		skip();
+	}
 	machine(&m, "skylake", false);
+	/* Everything the dropped command needs is in the machine's directory, not the build tree. */
+	e2e_machine_share(&m);
 	e2e_run_env(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "-e", "branches",
 					      "id", "-u", NULL },
 		    (const char *[]){ "SUDO_UID=65534", "SUDO_GID=65534", NULL });
@@ -719,8 +725,6 @@ test_privilege_drop(void **state)
 		char dir[PATH_MAX + 16];
 		struct stat st;
 
-		assert_int_equal(chmod(m.dir, 0755), 0);
-		assert_int_equal(chmod(m.state, 0666), 0);
 		/* -o is written with the user's rights: in a directory of theirs. */
 		snprintf(dir, sizeof(dir), "%s/nobody", m.dir);
 		assert_int_equal(mkdir(dir, 0755), 0);
@@ -728,7 +732,7 @@ test_privilege_drop(void **state)
 		snprintf(out, sizeof(out), "%s/out.json", dir);
 		before = e2e_state(&m);
 		e2e_run_env(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "--json", "-o", out,
-						      "-e", "instructions,branches", WL, USER_WORK, NULL },
+						      "-e", "instructions,branches", m.workload, USER_WORK, NULL },
 			    (const char *[]){ "SUDO_UID=65534", "SUDO_GID=65534", NULL });
 		e2e_assert_status(&r, 0);
 		assert_int_equal(stat(out, &st), 0);
@@ -785,8 +789,10 @@ test_hybrid_table_of_the_core(void **state)
 	json_t *root;
 
 	(void)state;
-	if (core == 0)
+	if (core == 0) {
+		print_message("skipped: needs a second CPU to run on\n");
 		skip();
+	}
 	/* CPUs [0, core) are P-cores, the last one an E-core. */
 	snprintf(cpus, sizeof(cpus), "%d", core + 1);
 	{

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "emu_files.h"
 #include "emu_hw.h"
 
 /* One block: hw_free() only calls ops->close(ctx), which frees it all. */
@@ -40,15 +41,13 @@ static int
 emu_hw_cpuid(void *opaque, int cpu, struct cpu_raw_data_t *raw)
 {
 	struct emu_hw_ctx *ctx = opaque;
-	const struct emu_core_type *t;
 	int err = enter(ctx, EMU_HW_OP_CPUID);
 
 	if (err)
 		return err;
-	if (cpu < 0 || !(t = emu_cpu_type(ctx->pmu, (unsigned)cpu)))
+	if (cpu < 0)
 		return -ENXIO;
-	*raw = t->cpuid;
-	return 0;
+	return emu_cpuid_raw(ctx->pmu, (unsigned)cpu, raw);
 }
 
 static int
@@ -169,6 +168,17 @@ emu_hw_read_file(void *opaque, enum hw_file file, char *buf, size_t size)
 	return 0;
 }
 
+static int
+emu_hw_write_file(void *opaque, enum hw_file file, const char *text)
+{
+	struct emu_hw_ctx *ctx = opaque;
+	int err = enter(ctx, EMU_HW_OP_WRITE_FILE);
+
+	if (err)
+		return err;
+	return emu_write_file(ctx->pmu, file, text);
+}
+
 static void
 emu_hw_close(void *opaque)
 {
@@ -183,6 +193,7 @@ static const struct hw_ops emu_hw_ops = {
 	.rdpmc_probe = emu_hw_rdpmc_probe,
 	.rdpmc = emu_hw_rdpmc,
 	.read_file = emu_hw_read_file,
+	.write_file = emu_hw_write_file,
 	.close = emu_hw_close,
 };
 

@@ -25,6 +25,7 @@
  *  - rdpmc: emu_rdpmc; -EINVAL when the "current CPU" (see
  *    emu_hw_set_current_cpu) is set and differs from @cpu; -EPERM if not allowed.
  *  - read_file: emu_file() text, truncated to @size - 1; -ENOENT if absent.
+ *  - write_file: emu_write_file() (emu_files.h): the rdpmc files only.
  *  - close: frees the context and the struct hw (one allocation, as in
  *    hw_linux.c), so hw_free(hw) and emu_hw_free(hw) are the same.
  * The emu_pmu is borrowed, never freed by these functions.
@@ -56,6 +57,7 @@ enum emu_hw_op {
 	EMU_HW_OP_RDPMC_PROBE,
 	EMU_HW_OP_RDPMC,
 	EMU_HW_OP_READ_FILE,
+	EMU_HW_OP_WRITE_FILE,
 	EMU_HW_OP_COUNT
 };
 

@@ -1,36 +1,23 @@
 /*
- * emu_pmu.c - the emulated PMU's rules (see emu_pmu.h). Section numbers
- * refer to the Intel SDM vol. 3B, chapter 20 (18 in older editions),
- * "Performance Monitoring", and vol. 4, table 2-2 (architectural MSRs).
+ * emu_pmu.c - the emulated machines: models, their CPUID, power-up state
+ * and kernel files (see emu_pmu.h; the register rules are in emu_regs.c).
+ * Sections named are the Intel SDM vol. 3B's, chapter "Performance
+ * Monitoring" (20 in current editions, 18 in older ones), and vol. 4,
+ * table 2-2 (architectural MSRs).
  */
 #include <errno.h>
 #include <inttypes.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "emu_pmu.h"
+#include "emu_internal.h"
+#include "emu_netburst.h"
 #include "msr.h"
 
 #ifndef EMU_CPUID_DIR
 #define EMU_CPUID_DIR "tests/data/cpuid"
 #endif
-
-/* GLOBAL_STATUS bits beyond the counters' overflow bits (table 2-2). */
-#define STATUS_PERF_METRICS	(1ull << 48)	/* Ice Lake+: PERF_METRICS overflow */
-#define STATUS_TOPA_PMI		(1ull << 55)	/* v4 */
-#define STATUS_LBR_FRZ		(1ull << 58)	/* v4 */
-#define STATUS_CTR_FRZ		(1ull << 59)	/* v4 */
-#define STATUS_ASCI		(1ull << 60)	/* v4 */
-#define STATUS_OVF_UNCORE	(1ull << 61)	/* v3 */
-#define STATUS_OVF_BUF		(1ull << 62)	/* PEBS buffer */
-#define STATUS_COND_CHGD	(1ull << 63)
-/* GLOBAL_CTRL[48]: EN_PERF_METRICS, with PERF_CAPABILITIES[15]. */
-#define GLOBAL_CTRL_PERF_METRICS (1ull << 48)
-#define PERF_CAP_PERF_METRICS	(1ull << 15)
-/* IA32_PERFEVTSELx[33:32]: IN_TX / IN_TXCP on processors with TSX. */
-#define EVTSEL_TSX_BITS		(3ull << 32)
-/* GLOBAL_INUSE[63]: some counter may raise a PMI. */
-#define INUSE_PMI		(1ull << 63)
 
 /* The NMI watchdog's period: 10 s at 3 GHz, as Linux programs it (-period). */
 #define WATCHDOG_PERIOD		30000000000ull
@@ -38,11 +25,13 @@
 struct type_def {
 	const char *name;
 	const char *dump;		/* file in the CPUID dump directory */
+	unsigned section;		/* its "Logical CPU #N" to use */
 	int gp;				/* register file when CPUID is wrong; -1 = CPUID's */
 	int fixed;
 	uint64_t perf_capabilities;	/* representative values, not measured ones */
-	bool offcore;
-	bool tsx;
+	uint8_t offcore[2][2];		/* event, umask using OFFCORE_RSP_0 / _1; 0 = none */
+	unsigned topdown;		/* PERF_METRICS fields (with PERF_CAPABILITIES[15]) */
+	bool netburst;			/* the ESCR/CCCR PMU (emu_netburst.c) */
 };
 
 struct model_def {
@@ -52,31 +41,62 @@ struct model_def {
 	bool hybrid;
 };
 
+/* Offcore events as the perfmon tables give them ("EventCode", "MSRIndex"). */
+#define OFFCORE_B7_BB	{ { 0xb7, 0x01 }, { 0xbb, 0x01 } }	/* Nehalem .. Ice Lake */
+#define OFFCORE_2A_2B	{ { 0x2a, 0x01 }, { 0x2b, 0x01 } }	/* Golden Cove, Lion Cove */
+#define OFFCORE_B7_B7	{ { 0xb7, 0x01 }, { 0xb7, 0x02 } }	/* Gracemont, Skymont */
+
 /*
  * PERF_CAPABILITIES: LBR format [5:0], PEBS trap [6], PEBS arch regs [7],
  * PEBS record format [11:8], SMM freeze [12], full-width write [13], PEBS
- * baseline [14], PERF_METRICS [15]. Only [13] and [15] matter to pmustat.
+ * baseline [14], PERF_METRICS [15]. What matters here: [12] (DEBUGCTL[14]),
+ * [13], [14] (PEBS on every counter) and [15].
  */
 static const struct model_def models[EMU_MODEL_COUNT] = {
 	[EMU_MODEL_SKYLAKE] = { "skylake", 1, {
-		{ "skylake", "intel-skylake-client-i7-6700k.txt", -1, -1, 0x33c5, true, true },
+		{ .name = "skylake", .dump = "intel-skylake-client-i7-6700k.txt", .gp = -1,
+		  .fixed = -1, .perf_capabilities = 0x33c5, .offcore = OFFCORE_B7_BB },
 	}, false },
 	[EMU_MODEL_ICELAKE] = { "icelake", 1, {
-		{ "icelake", "intel-icelake-client-i7-1065g7.txt", -1, -1, 0xf4c5, true, true },
+		{ .name = "icelake", .dump = "intel-icelake-client-i7-1065g7.txt", .gp = -1,
+		  .fixed = -1, .perf_capabilities = 0xf4c5, .offcore = OFFCORE_B7_BB,
+		  .topdown = 4 },
 	}, false },
 	[EMU_MODEL_HASWELL] = { "haswell", 1, {
-		{ "haswell", "intel-haswell-client-i7-4770.txt", -1, -1, 0x12c4, true, true },
+		{ .name = "haswell", .dump = "intel-haswell-client-i7-4770.txt", .gp = -1,
+		  .fixed = -1, .perf_capabilities = 0x12c4, .offcore = OFFCORE_B7_BB },
 	}, false },
 	[EMU_MODEL_CORE2] = { "core2", 1, {
-		{ "core2", "intel-core2-penryn-x9650.txt", -1, -1, 0x00c1, false, false },
+		{ .name = "core2", .dump = "intel-core2-penryn-x9650.txt", .gp = -1, .fixed = -1,
+		  .perf_capabilities = 0x00c1 },
 	}, false },
 	[EMU_MODEL_ALDERLAKE] = { "alderlake", 2, {
 		/* Golden Cove: CPUID.0AH shows the common subset 6/3, the core has 8/4. */
-		{ "alderlake-pcore", "intel-alderlake-hybrid-i9-12900k-pcore.txt", 8, 4, 0xf4c5, true, false },
-		{ "alderlake-ecore", "intel-alderlake-hybrid-i9-12900k-ecore.txt", -1, -1, 0x34c4, true, false },
+		{ .name = "alderlake-pcore", .dump = "intel-alderlake-hybrid-i9-12900k-pcore.txt",
+		  .gp = 8, .fixed = 4, .perf_capabilities = 0xf4c5, .offcore = OFFCORE_2A_2B,
+		  .topdown = 8 },
+		{ .name = "alderlake-ecore", .dump = "intel-alderlake-hybrid-i9-12900k-ecore.txt",
+		  .gp = -1, .fixed = -1, .perf_capabilities = 0x74c4, .offcore = OFFCORE_B7_B7 },
+	}, true },
+	[EMU_MODEL_ARROWLAKE] = { "arrowlake", 2, {
+		/* Leaf 0x23 has each type's counters: CPU #0 Lion Cove, CPU #2 Skymont. */
+		{ .name = "arrowlake-pcore", .dump = "intel-arrowlake-hybrid-ultra5-245k.txt",
+		  .section = 0, .gp = -1, .fixed = -1, .perf_capabilities = 0xf4c5,
+		  .offcore = OFFCORE_2A_2B, .topdown = 8 },
+		{ .name = "arrowlake-ecore", .dump = "intel-arrowlake-hybrid-ultra5-245k.txt",
+		  .section = 2, .gp = -1, .fixed = -1, .perf_capabilities = 0x74c4,
+		  .offcore = OFFCORE_B7_B7 },
 	}, true },
 	[EMU_MODEL_NOPMU] = { "nopmu", 1, {
-		{ "nopmu", "vm-qemu-virtual-cpu64-rhel6.txt", 0, 0, 0, false, false },
+		{ .name = "nopmu", .dump = "vm-qemu-virtual-cpu64-rhel6.txt", .gp = 0, .fixed = 0 },
+	}, false },
+	[EMU_MODEL_NETBURST] = { "netburst", 1, {
+		{ .name = "netburst", .dump = "intel-netburst-northwood-pentium4-2.66ghz.txt",
+		  .netburst = true },
+	}, false },
+	[EMU_MODEL_NETBURST_HT] = { "netburst-ht", 1, {
+		{ .name = "netburst-ht", .dump = "intel-netburst-prescott-pentium4-640.txt",
+		  .netburst = true },
 	}, false },
 };
 
@@ -86,18 +106,6 @@ static const char *const access_names[] = {
 	[EMU_MSR_EACCES] = "eacces",
 	[EMU_MSR_READONLY] = "readonly",
 };
-
-static uint64_t
-width_mask(unsigned width)
-{
-	return width >= 64 ? ~0ull : (1ull << width) - 1;
-}
-
-static uint64_t
-low_bits(unsigned n)
-{
-	return n >= 64 ? ~0ull : (1ull << n) - 1;
-}
 
 void
 emu_config_default(struct emu_config *cfg, enum emu_model model)
@@ -143,49 +151,281 @@ emu_msr_access_from_name(const char *name)
 	return -1;
 }
 
+/*
+ * Leaves 0x20-0x23 of dump section @section, which libcpuid 0.6.2 does not
+ * keep: lines "CPUID 000000LL: EAX-EBX-ECX-EDX [SL nn]" (no tag: subleaf 0).
+ */
+static void
+load_hi_leaves(FILE *f, unsigned section, uint32_t hi[EMU_HI_LEAVES][EMU_HI_SUBLEAVES][4])
+{
+	char line[256];
+	int current = -1;
+
+	memset(hi, 0, sizeof(uint32_t) * EMU_HI_LEAVES * EMU_HI_SUBLEAVES * 4);
+	while (fgets(line, sizeof(line), f)) {
+		unsigned leaf, sub = 0, cpu;
+		uint32_t r[4];
+		const char *tag;
+
+		if (sscanf(line, "------[ CPUID Registers / Logical CPU #%u", &cpu) == 1) {
+			current = (int)cpu;
+			continue;
+		}
+		if (current > (int)section)
+			break;
+		if (current >= 0 && current != (int)section)
+			continue;
+		if (sscanf(line, "CPUID %x: %x-%x-%x-%x", &leaf, &r[0], &r[1], &r[2], &r[3]) != 5)
+			continue;
+		if (leaf < EMU_HI_LEAF0 || leaf >= EMU_HI_LEAF0 + EMU_HI_LEAVES)
+			continue;
+		tag = strstr(line, "[SL ");
+		if (tag && sscanf(tag, "[SL %x]", &sub) != 1)
+			continue;
+		if (sub < EMU_HI_SUBLEAVES)
+			memcpy(hi[leaf - EMU_HI_LEAF0][sub], r, sizeof(r));
+	}
+}
+
 static int
-load_dump(const char *dir, const char *file, struct cpu_raw_data_t *raw)
+load_dump(const char *dir, const struct type_def *def, struct emu_core_type *t)
 {
 #ifdef EMU_PMU_NO_DUMPS
 	/* libpmuemu.so only maps state files that pmu-emu built. */
 	(void)dir;
-	(void)file;
-	(void)raw;
+	(void)def;
+	(void)t;
+	(void)load_hi_leaves;
 	return -ENOTSUP;
 #else
+	struct cpu_raw_data_array_t all;
 	char path[4096];
+	int err = 0;
 	FILE *f;
 
-	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, file) >= sizeof(path))
+	if ((size_t)snprintf(path, sizeof(path), "%s/%s", dir, def->dump) >= sizeof(path))
 		return -ENAMETOOLONG;
 	/* libcpuid says 0 even for a file it cannot open: look first. */
 	f = fopen(path, "r");
 	if (!f)
 		return -errno;
+	memset(&all, 0, sizeof(all));
+	if (cpuid_deserialize_all_raw_data(&all, path) != 0 || def->section >= all.num_raw) {
+		err = -EIO;
+	} else {
+		t->cpuid = all.raw[def->section];
+		if (t->cpuid.basic_cpuid[0][0] == 0 && t->cpuid.basic_cpuid[0][1] == 0)
+			err = -EIO;
+		else
+			load_hi_leaves(f, def->section, t->hi_leaf);
+	}
+	cpuid_free_raw_data_array(&all);
 	fclose(f);
-	memset(raw, 0, sizeof(*raw));
-	if (cpuid_deserialize_raw_data(raw, path) != 0)
-		return -EIO;
-	if (raw->basic_cpuid[0][0] == 0 && raw->basic_cpuid[0][1] == 0)
-		return -EIO;
-	return 0;
+	return err;
 #endif
 }
 
+static unsigned
+slots(uint32_t mask)
+{
+	return mask ? 32u - (unsigned)__builtin_clz(mask) : 0;
+}
+
 /*
- * Decode leaf 0xA as the SDM defines it (section "Architectural
- * Performance Monitoring") and derive which bits of each MSR are valid.
+ * Which counters exist: CPUID leaf 0xA ("Architectural Performance
+ * Monitoring": EAX[15:8] GP counters; fixed counter i if ECX[i] (v5+) or
+ * EDX[4:0] > i), superseded by leaf 0x23 subleaf 1 (GP and fixed bitmaps)
+ * when leaf 0x23.0:EAX[1] says it is valid, as Linux's update_pmu_cap()
+ * reads it. --gp/--fixed rewrite all of them; a model's override wins
+ * where CPUID is known to be wrong (the ADL P-core).
  */
+static void
+setup_counters(struct emu_core_type *t, const struct type_def *def, const struct emu_config *cfg)
+{
+	uint32_t *leaf_a = t->cpuid.basic_cpuid[0xa];
+	uint32_t *l23_1 = t->hi_leaf[0x23 - EMU_HI_LEAF0][1];
+	bool leaf23 = t->cpuid.basic_cpuid[0][0] >= 0x23 &&
+		(t->hi_leaf[0x23 - EMU_HI_LEAF0][0][0] & 2);
+
+	if (cfg->gp >= 0) {
+		/* EAX[31:24] and EBX describe events, not counters: unchanged. */
+		leaf_a[0] = (leaf_a[0] & ~0xff00u) | ((uint32_t)cfg->gp << 8);
+		if (leaf23)
+			l23_1[0] = (uint32_t)emu_low_bits((unsigned)cfg->gp);
+	}
+	if (t->version >= 2 && cfg->fixed >= 0) {
+		leaf_a[3] = (leaf_a[3] & ~0x1fu) | (uint32_t)cfg->fixed;
+		if (t->version >= 5)
+			leaf_a[2] = (uint32_t)emu_low_bits((unsigned)cfg->fixed);
+		if (leaf23)
+			l23_1[1] = (uint32_t)emu_low_bits((unsigned)cfg->fixed);
+	}
+	t->gp_mask = (uint32_t)emu_low_bits((leaf_a[0] >> 8) & 0xff);
+	t->fixed_mask = 0;
+	if (t->version >= 2)
+		t->fixed_mask = (uint32_t)emu_low_bits(leaf_a[3] & 0x1f) |
+			(t->version >= 5 ? leaf_a[2] : 0);
+	if (leaf23) {
+		t->gp_mask = l23_1[0];
+		t->fixed_mask = l23_1[1];
+	}
+	if (def->gp >= 0 && cfg->gp < 0)
+		t->gp_mask = (uint32_t)emu_low_bits((unsigned)def->gp);
+	if (def->fixed >= 0 && cfg->fixed < 0)
+		t->fixed_mask = (uint32_t)emu_low_bits((unsigned)def->fixed);
+	t->gp_mask &= (uint32_t)emu_low_bits(EMU_MAX_GP);
+	t->fixed_mask &= (uint32_t)emu_low_bits(EMU_MAX_FIXED);
+	t->gp = slots(t->gp_mask);
+	t->fixed = slots(t->fixed_mask);
+	t->gp_width = (leaf_a[0] >> 16) & 0xff;
+	t->fixed_width = t->version >= 2 ? (leaf_a[3] >> 5) & 0xff : 0;
+	/*
+	 * Core 2 (v2) reports a fixed width of 0 on some parts; the counters
+	 * are as wide as the GP ones there.
+	 */
+	if (t->fixed && t->fixed_width == 0)
+		t->fixed_width = t->gp_width;
+}
+
+/* Bits a write may set in each MSR; the rest are reserved (#GP). */
+static void
+setup_valid_bits(struct emu_core_type *t)
+{
+	const uint32_t *leaf_a = t->cpuid.basic_cpuid[0xa];
+	const uint32_t *leaf7 = t->cpuid.basic_cpuid[7];
+	const uint32_t *l23_0 = t->hi_leaf[0x23 - EMU_HI_LEAF0][0];
+	uint64_t caps = t->perf_capabilities;
+	/* AnyThread exists from v3 until CPUID.0AH:EDX[15] deprecates it. */
+	bool anythread = t->version >= 3 && !((leaf_a[3] >> 15) & 1);
+	bool baseline = caps & EMU_PERF_CAP_PEBS_BASELINE;
+	bool rtm = (leaf7[1] >> 11) & 1;
+
+	/*
+	 * IN_TX and IN_TXCP "may only be set if the processor supports HLE or
+	 * RTM", and IN_TXCP "only for IA32_PERFEVTSEL2" (section "Performance
+	 * Monitoring and Intel TSX").
+	 */
+	t->tsx = ((leaf7[1] >> 4) & 1) || rtm;
+	t->evtsel_valid = 0xffffffffull & ~(anythread ? 0 : EVTSEL_ANY);
+	/* Linux's ICL_EVENTSEL_ADAPTIVE: a PEBS counter's adaptive record. */
+	if (baseline)
+		t->evtsel_valid |= EMU_EVTSEL_ADAPTIVE;
+	/* v6: UMASK2 with CPUID.23H.0:EBX[0], EQ with EBX[1]. */
+	if (t->version >= 6 && t->cpuid.basic_cpuid[0][0] >= 0x23) {
+		if (l23_0[1] & 1)
+			t->evtsel_valid |= EMU_EVTSEL_UMASK2;
+		if (l23_0[1] & 2)
+			t->evtsel_valid |= EMU_EVTSEL_EQ;
+	}
+	if (t->tsx)
+		t->evtsel_valid |= EMU_EVTSEL_IN_TX;
+	t->evtsel2_valid = t->evtsel_valid | (t->tsx ? EMU_EVTSEL_IN_TXCP : 0);
+
+	t->fixed_ctrl_valid = 0;
+	for (unsigned i = 0; i < t->fixed; i++) {
+		uint64_t field = FIXED_CTRL_OS | FIXED_CTRL_USR | FIXED_CTRL_PMI;
+
+		if (!(t->fixed_mask & (1u << i)))
+			continue;
+		if (anythread)
+			field |= FIXED_CTRL_ANY;
+		t->fixed_ctrl_valid |= field << (4 * i);
+		/* Linux's ICL_FIXED_0_ADAPTIVE: bit 32 + 4i with PEBS baseline. */
+		if (baseline)
+			t->fixed_ctrl_valid |= 1ull << (32 + 4 * i);
+	}
+
+	t->global_ctrl_valid = t->gp_mask | ((uint64_t)t->fixed_mask << 32);
+	t->global_status_valid = t->global_ctrl_valid | EMU_STATUS_OVF_BUF | EMU_STATUS_COND_CHGD;
+	if (t->version >= 3)
+		t->global_status_valid |= EMU_STATUS_OVF_UNCORE;
+	if (t->version >= 4)
+		t->global_status_valid |= EMU_STATUS_TOPA_PMI | EMU_STATUS_LBR_FRZ |
+			EMU_STATUS_CTR_FRZ;
+	/* ASCI: "If CPUID.(EAX=07H, ECX=0):EBX[2] = 1" (SGX), table 2-2. */
+	if (t->version >= 4 && ((leaf7[1] >> 2) & 1))
+		t->global_status_valid |= EMU_STATUS_ASCI;
+	if (t->topdown) {
+		t->global_ctrl_valid |= EMU_GLOBAL_CTRL_PERF_METRICS;
+		t->global_status_valid |= EMU_STATUS_PERF_METRICS;
+		t->perf_metrics_valid = emu_low_bits(8 * t->topdown);
+	}
+	/* Request [15:0] and response [37:16] fields (Skylake's layout). */
+	t->offcore_valid = t->offcore ? emu_low_bits(38) : 0;
+
+	/*
+	 * IA32_DEBUGCTL: LBR [0], BTF [1], TR [6], BTS [7], BTINT [8],
+	 * BTS_OFF_OS/USR [10:9], FREEZE_LBRS_ON_PMI [11], FREEZE_PERFMON_ON_PMI
+	 * [12]; UNCORE_PMI_EN [13] from Nehalem (v3); FREEZE_WHILE_SMM [14]
+	 * with PERF_CAPABILITIES[12]; RTM_DEBUG [15] with RTM; BUS_LOCK_DETECT
+	 * [2] with CPUID.7.0:ECX[24].
+	 */
+	t->debugctl_valid = 0x1fc3;
+	if (t->version >= 3)
+		t->debugctl_valid |= 1ull << 13;
+	if (caps & EMU_PERF_CAP_SMM_FREEZE)
+		t->debugctl_valid |= 1ull << 14;
+	if (rtm)
+		t->debugctl_valid |= 1ull << 15;
+	if ((leaf7[2] >> 24) & 1)
+		t->debugctl_valid |= 1ull << 2;
+
+	/*
+	 * IA32_PEBS_ENABLE (with CPUID.1:EDX.DS): Core's PEBS is IA32_PMC0
+	 * only (bit 0); Nehalem to Skylake have PEBS_EN_PMC0-3 [3:0] and the
+	 * load-latency LL_EN_PMC0-3 [35:32] (Sandy/Ivy Bridge's PS_EN [63] is
+	 * no model here); with PEBS baseline (extended PEBS, Ice Lake and
+	 * Gracemont on) every GP counter [n-1:0] and fixed counter [32+i].
+	 */
+	t->pebs = (t->cpuid.basic_cpuid[1][3] >> 21) & 1;
+	if (!t->pebs)
+		t->pebs_counters = 0;
+	else if (baseline)
+		t->pebs_counters = t->global_ctrl_valid & ~EMU_GLOBAL_CTRL_PERF_METRICS;
+	else if (t->version >= 3)
+		t->pebs_counters = t->gp_mask & 0xf;
+	else
+		t->pebs_counters = t->gp_mask & 1;
+	t->pebs_valid = t->pebs_counters;
+	if (t->pebs && !baseline && t->version >= 3)
+		t->pebs_valid |= t->pebs_counters << 32;
+}
+
+/*
+ * Threads per core as the type's CPUID says, the SDM's way ("Identifying
+ * Topological Relationships in a Multi-Processor System", vol. 3A): leaf
+ * 0BH's SMT level (ECX[15:8] = 1), EBX[15:0]; before that leaf, leaf 1's
+ * logical processors per package (EBX[23:16], when EDX.HTT says it is
+ * valid) over leaf 4's cores per package (EAX[31:26] + 1).
+ */
+static unsigned
+threads_per_core(const struct cpu_raw_data_t *raw)
+{
+	uint32_t max_leaf = raw->basic_cpuid[0][0];
+	unsigned logical, cores = 1;
+
+	if (max_leaf >= 0xb && ((raw->intel_fn11[0][2] >> 8) & 0xff) == 1 &&
+	    (raw->intel_fn11[0][1] & 0xffff))
+		return raw->intel_fn11[0][1] & 0xffff;
+	if (!((raw->basic_cpuid[1][3] >> 28) & 1))
+		return 1;
+	logical = (raw->basic_cpuid[1][1] >> 16) & 0xff;
+	if (max_leaf >= 4)
+		cores = (raw->intel_fn4[0][0] >> 26) + 1;
+	return logical > cores ? logical / cores : 1;
+}
+
 static int
 setup_type(struct emu_core_type *t, const struct type_def *def, const struct emu_config *cfg)
 {
-	uint32_t *leaf_a = t->cpuid.basic_cpuid[0xa];
 	unsigned max_leaf = t->cpuid.basic_cpuid[0][0];
-	bool anythread;
 
 	snprintf(t->name, sizeof(t->name), "%s", def->name);
 	t->pdcm = (t->cpuid.basic_cpuid[1][2] >> 15) & 1;
-	if (max_leaf < 0xa || (leaf_a[0] & 0xff) == 0) {
+	t->threads = threads_per_core(&t->cpuid);
+	if (def->netburst)
+		return emu_nb_setup_type(t, cfg);
+	if (max_leaf < 0xa || (t->cpuid.basic_cpuid[0xa][0] & 0xff) == 0) {
 		/* No architectural PMU: every PMU MSR raises #GP. */
 		t->version = 0;
 		t->pdcm = false;
@@ -193,98 +433,80 @@ setup_type(struct emu_core_type *t, const struct type_def *def, const struct emu
 	}
 	if (cfg->gp > EMU_MAX_GP || cfg->fixed > EMU_MAX_FIXED)
 		return -EINVAL;
-	if (cfg->gp >= 0) {
-		leaf_a[0] = (leaf_a[0] & ~0xff00u) | ((uint32_t)cfg->gp << 8);
-		/* EAX[31:24] and EBX describe events, not counters: unchanged. */
-	}
-	t->version = leaf_a[0] & 0xff;
-	if (t->version >= 2 && cfg->fixed >= 0) {
-		leaf_a[3] = (leaf_a[3] & ~0x1fu) | (uint32_t)cfg->fixed;
-		if (t->version >= 5)
-			leaf_a[2] = (uint32_t)low_bits((unsigned)cfg->fixed);
-	}
-	t->gp = (leaf_a[0] >> 8) & 0xff;
-	t->gp_width = (leaf_a[0] >> 16) & 0xff;
-	t->fixed = t->version >= 2 ? leaf_a[3] & 0x1f : 0;
-	t->fixed_width = t->version >= 2 ? (leaf_a[3] >> 5) & 0xff : 0;
-	if (def->gp >= 0 && cfg->gp < 0)
-		t->gp = (unsigned)def->gp;
-	if (def->fixed >= 0 && cfg->fixed < 0)
-		t->fixed = (unsigned)def->fixed;
-	if (t->gp > EMU_MAX_GP)
-		t->gp = EMU_MAX_GP;
-	if (t->fixed > EMU_MAX_FIXED)
-		t->fixed = EMU_MAX_FIXED;
-	/*
-	 * Core 2 (v2) reports a fixed width of 0 on some parts; the counters
-	 * are as wide as the GP ones there.
-	 */
-	if (t->fixed && t->fixed_width == 0)
-		t->fixed_width = t->gp_width;
-	t->fixed_mask = (uint32_t)low_bits(t->fixed);
-
+	t->version = t->cpuid.basic_cpuid[0xa][0] & 0xff;
+	setup_counters(t, def, cfg);
 	t->perf_capabilities = t->pdcm ? def->perf_capabilities : 0;
 	t->full_width_write = t->perf_capabilities & PERF_CAP_FW_WRITE;
-	t->offcore = def->offcore;
-	/* AnyThread exists from v3 until CPUID.0AH:EDX[15] deprecates it. */
-	anythread = t->version >= 3 && !((leaf_a[3] >> 15) & 1);
-
-	t->evtsel_valid = 0xffffffffull & ~(anythread ? 0 : EVTSEL_ANY);
-	if (def->tsx)
-		t->evtsel_valid |= EVTSEL_TSX_BITS;
-
-	t->fixed_ctrl_valid = 0;
-	for (unsigned i = 0; i < t->fixed; i++) {
-		uint64_t field = FIXED_CTRL_OS | FIXED_CTRL_USR | FIXED_CTRL_PMI;
-
-		if (anythread)
-			field |= FIXED_CTRL_ANY;
-		t->fixed_ctrl_valid |= field << (4 * i);
-	}
-
-	t->global_ctrl_valid = low_bits(t->gp) | ((uint64_t)t->fixed_mask << 32);
-	if (t->perf_capabilities & PERF_CAP_PERF_METRICS)
-		t->global_ctrl_valid |= GLOBAL_CTRL_PERF_METRICS;
-
-	t->global_status_valid = low_bits(t->gp) | ((uint64_t)t->fixed_mask << 32) |
-		STATUS_OVF_BUF | STATUS_COND_CHGD;
-	if (t->version >= 3)
-		t->global_status_valid |= STATUS_OVF_UNCORE;
-	if (t->version >= 4)
-		t->global_status_valid |= STATUS_TOPA_PMI | STATUS_LBR_FRZ |
-			STATUS_CTR_FRZ | STATUS_ASCI;
-	if (t->perf_capabilities & PERF_CAP_PERF_METRICS)
-		t->global_status_valid |= STATUS_PERF_METRICS;
-	/* Request [15:0] and response [37:16] fields (Skylake's layout). */
-	t->offcore_valid = t->offcore ? low_bits(38) : 0;
+	t->offcore = def->offcore[0][0] != 0;
+	memcpy(t->offcore_event, def->offcore, sizeof(t->offcore_event));
+	t->topdown = (t->perf_capabilities & EMU_PERF_CAP_PERF_METRICS) &&
+		(t->fixed_mask & 8) ? def->topdown : 0;
+	setup_valid_bits(t);
 	return 0;
 }
 
+/*
+ * Power-up, reset or INIT (vol. 3A, table "IA-32 and Intel 64 Processor
+ * States Following Power-up, Reset, or INIT"): "IA32_PERF_GLOBAL_CTRL:
+ * Sets bits n-1:0 and clears the upper bits", n the number of GP
+ * counters, so that v1 code that only knows PERFEVTSELx.EN keeps working;
+ * the fixed counters' bits are among the upper ones. Everything else 0.
+ */
 static void
 power_up(const struct emu_core_type *t, struct emu_regs *regs, bool watchdog)
 {
 	memset(regs, 0, sizeof(*regs));
 	if (t->version < 2)
 		return;
-	/*
-	 * At reset the GP enable bits of GLOBAL_CTRL are set, so that v1 code
-	 * that only knows PERFEVTSELx.EN keeps working (table 2-2).
-	 */
-	regs->global_ctrl = low_bits(t->gp);
+	regs->global_ctrl = t->gp_mask;
 	if (watchdog && (t->fixed_mask & 2)) {
+		uint64_t mask = emu_low_bits(t->fixed_width);
+
 		/* Linux's perf NMI watchdog: cycles on FC1, OS|USR|PMI, all enabled. */
 		regs->fixed_ctr_ctrl = 0xbull << 4;
 		regs->global_ctrl = t->global_ctrl_valid;
-		regs->fixed_ctr[1] = (width_mask(t->fixed_width) + 1 - WATCHDOG_PERIOD) &
-			width_mask(t->fixed_width);
+		regs->fixed_ctr[1] = (mask + 1 - WATCHDOG_PERIOD) & mask;
 	}
+}
+
+/* A sysfs CPU list of @first..@last, as the kernel prints it ("0\n", "0-7\n"). */
+static void
+cpu_range(char *buf, size_t size, unsigned first, unsigned last)
+{
+	if (first == last)
+		snprintf(buf, size, "%u\n", first);
+	else
+		snprintf(buf, size, "%u-%u\n", first, last);
+}
+
+/*
+ * The machine's shape in sysfs: one package of all its CPUs, every one
+ * online; a core's threads are adjacent CPU numbers (2k and 2k+1 with two
+ * threads, as the NetBurst HT model pairs them), as many as the core
+ * type's CPUID says, and on a hybrid only among the P-cores [0, pcores).
+ * smt/active is "1" when cpu0's core has more than one thread online.
+ */
+static void
+set_topology_files(struct emu_pmu *pmu)
+{
+	unsigned threads = pmu->types[pmu->cpu[0].type].threads, core = 1;
+	char text[EMU_FILE_MAX];
+
+	while (core < threads && core < pmu->ncpus && pmu->cpu[core].type == pmu->cpu[0].type)
+		core++;
+	emu_set_file(pmu, HW_FILE_SMT_ACTIVE, core > 1 ? "1\n" : "0\n");
+	cpu_range(text, sizeof(text), 0, pmu->ncpus - 1);
+	emu_set_file(pmu, HW_FILE_CPUS_ONLINE, text);
+	emu_set_file(pmu, HW_FILE_CPU0_PACKAGE_CPUS, text);
+	cpu_range(text, sizeof(text), 0, core - 1);
+	emu_set_file(pmu, HW_FILE_CPU0_CORE_CPUS, text);
 }
 
 static void
 set_default_files(struct emu_pmu *pmu)
 {
 	const struct emu_config *cfg = &pmu->config;
-	bool has_pmu = pmu->types[0].version > 0;
+	bool has_pmu = pmu->types[0].version > 0 || pmu->types[0].netburst;
 
 	/*
 	 * rdpmc: "2" lets any process use rdpmc; "1" (the Linux default) only
@@ -311,6 +533,7 @@ set_default_files(struct emu_pmu *pmu)
 	emu_set_file(pmu, HW_FILE_MSR_ALLOW_WRITES,
 		     cfg->msr == EMU_MSR_ABSENT ? NULL : "on\n");
 	emu_set_file(pmu, HW_FILE_PERF_EVENT_PARANOID, "2\n");
+	set_topology_files(pmu);
 }
 
 int
@@ -336,7 +559,7 @@ emu_pmu_init(struct emu_pmu *pmu, const struct emu_config *cfg, const char *cpui
 	pmu->ncpus = cfg->ncpus ? cfg->ncpus : 1;
 	pmu->ntypes = model->ntypes;
 	for (unsigned i = 0; i < model->ntypes; i++) {
-		err = load_dump(cpuid_dir, model->types[i].dump, &pmu->types[i].cpuid);
+		err = load_dump(cpuid_dir, &model->types[i], &pmu->types[i]);
 		if (err)
 			return err;
 		err = setup_type(&pmu->types[i], &model->types[i], cfg);
@@ -349,7 +572,10 @@ emu_pmu_init(struct emu_pmu *pmu, const struct emu_config *cfg, const char *cpui
 		struct emu_cpu *cpu = &pmu->cpu[c];
 
 		cpu->type = model->hybrid && c >= pcores ? 1 : 0;
-		power_up(&pmu->types[cpu->type], &cpu->regs, cfg->watchdog);
+		if (pmu->types[cpu->type].netburst)
+			emu_nb_power_up(pmu, c);
+		else
+			power_up(&pmu->types[cpu->type], &cpu->regs, cfg->watchdog);
 	}
 	set_default_files(pmu);
 	return 0;
@@ -404,275 +630,17 @@ emu_cpu_type(const struct emu_pmu *pmu, unsigned cpu)
 	return &pmu->types[pmu->cpu[cpu].type];
 }
 
-uint64_t
-emu_global_inuse(const struct emu_pmu *pmu, unsigned cpu)
+/*
+ * CPUID.1:EBX as @cpu answers it. NetBurst: each logical CPU its own
+ * initial APIC ID in bits 31:24 (with HT, bit 0 is the thread); the other
+ * models answer their dump's.
+ */
+static uint32_t
+leaf1_ebx(const struct emu_core_type *t, unsigned cpu)
 {
-	const struct emu_core_type *t = emu_cpu_type(pmu, cpu);
-	const struct emu_regs *r;
-	uint64_t inuse = 0;
+	uint32_t ebx = t->cpuid.basic_cpuid[1][1];
 
-	if (!t || t->version < 4)
-		return 0;
-	r = &pmu->cpu[cpu].regs;
-	/* Section "Performance Monitoring Resource In-Use MSR". */
-	for (unsigned i = 0; i < t->gp; i++) {
-		if (r->evtsel[i] & 0xff)
-			inuse |= 1ull << i;
-		if (r->evtsel[i] & EVTSEL_INT)
-			inuse |= INUSE_PMI;
-	}
-	for (unsigned i = 0; i < t->fixed; i++) {
-		unsigned field = FIXED_CTRL_FIELD(r->fixed_ctr_ctrl, i);
-
-		if (field & (FIXED_CTRL_OS | FIXED_CTRL_USR))
-			inuse |= GLOBAL_FIXED_BIT(i);
-		if (field & FIXED_CTRL_PMI)
-			inuse |= INUSE_PMI;
-	}
-	return inuse;
-}
-
-/* Which counter an MSR address names, if any. */
-static bool
-in_range(uint32_t msr, uint32_t base, unsigned count, unsigned *index)
-{
-	if (msr < base || msr >= base + count)
-		return false;
-	*index = msr - base;
-	return true;
-}
-
-/* RDMSR without side effects. Returns 0 or -EIO (#GP). */
-static int
-read_reg(const struct emu_pmu *pmu, unsigned cpu, uint32_t msr, uint64_t *val)
-{
-	const struct emu_core_type *t = emu_cpu_type(pmu, cpu);
-	const struct emu_regs *r = &pmu->cpu[cpu].regs;
-	unsigned i;
-
-	if (!t || t->version == 0)
-		return -EIO;
-	if (in_range(msr, MSR_IA32_PERFEVTSEL0, t->gp, &i)) {
-		*val = r->evtsel[i];
-	} else if (in_range(msr, MSR_IA32_PMC0, t->gp, &i)) {
-		*val = r->pmc[i];
-	} else if (t->full_width_write && in_range(msr, MSR_IA32_A_PMC0, t->gp, &i)) {
-		*val = r->pmc[i];
-	} else if (in_range(msr, MSR_IA32_FIXED_CTR0, t->fixed, &i)) {
-		*val = r->fixed_ctr[i];
-	} else if (msr == MSR_IA32_PERF_CAPABILITIES && t->pdcm) {
-		*val = t->perf_capabilities;
-	} else if (t->offcore && (msr == MSR_OFFCORE_RSP_0 || msr == MSR_OFFCORE_RSP_1)) {
-		*val = r->offcore_rsp[msr - MSR_OFFCORE_RSP_0];
-	} else if (t->version >= 2 && msr == MSR_IA32_FIXED_CTR_CTRL) {
-		*val = r->fixed_ctr_ctrl;
-	} else if (t->version >= 2 && msr == MSR_IA32_PERF_GLOBAL_STATUS) {
-		*val = r->global_status;
-	} else if (t->version >= 2 && msr == MSR_IA32_PERF_GLOBAL_CTRL) {
-		*val = r->global_ctrl;
-	} else if (t->version >= 2 && msr == MSR_IA32_PERF_GLOBAL_STATUS_RESET) {
-		/* A command register: nothing to read back. */
-		*val = 0;
-	} else if (t->version >= 4 && msr == MSR_IA32_PERF_GLOBAL_STATUS_SET) {
-		*val = 0;
-	} else if (t->version >= 4 && msr == MSR_IA32_PERF_GLOBAL_INUSE) {
-		*val = emu_global_inuse(pmu, cpu);
-	} else {
-		return -EIO;
-	}
-	return 0;
-}
-
-int
-emu_rdmsr(struct emu_pmu *pmu, unsigned cpu, uint32_t msr, uint64_t *val)
-{
-	int err;
-
-	if (cpu >= pmu->ncpus)
-		return -ENXIO;
-	pmu->cpu[cpu].stats.rdmsr++;
-	err = read_reg(pmu, cpu, msr, val);
-	if (err)
-		pmu->cpu[cpu].stats.gp_faults++;
-	return err;
-}
-
-static int
-write_reg(struct emu_pmu *pmu, unsigned cpu, uint32_t msr, uint64_t val)
-{
-	const struct emu_core_type *t = emu_cpu_type(pmu, cpu);
-	struct emu_regs *r = &pmu->cpu[cpu].regs;
-	uint64_t gp_mask;
-	unsigned i;
-
-	if (!t || t->version == 0)
-		return -EIO;
-	gp_mask = width_mask(t->gp_width);
-	if (in_range(msr, MSR_IA32_PERFEVTSEL0, t->gp, &i)) {
-		if (val & ~t->evtsel_valid)
-			return -EIO;
-		r->evtsel[i] = val;
-	} else if (in_range(msr, MSR_IA32_PMC0, t->gp, &i)) {
-		/*
-		 * Legacy writes take EAX only and sign-extend bit 31 to the
-		 * counter's width (section "Full-Width Writes to Performance
-		 * Counter Registers"); EDX is ignored.
-		 */
-		r->pmc[i] = (uint64_t)(int64_t)(int32_t)(uint32_t)val & gp_mask;
-	} else if (t->full_width_write && in_range(msr, MSR_IA32_A_PMC0, t->gp, &i)) {
-		if (val & ~gp_mask)
-			return -EIO;
-		r->pmc[i] = val;
-	} else if (in_range(msr, MSR_IA32_FIXED_CTR0, t->fixed, &i)) {
-		/* "Bits beyond the width of the fixed counter are reserved." */
-		if (val & ~width_mask(t->fixed_width))
-			return -EIO;
-		r->fixed_ctr[i] = val;
-	} else if (t->offcore && (msr == MSR_OFFCORE_RSP_0 || msr == MSR_OFFCORE_RSP_1)) {
-		if (val & ~t->offcore_valid)
-			return -EIO;
-		r->offcore_rsp[msr - MSR_OFFCORE_RSP_0] = val;
-	} else if (t->version >= 2 && msr == MSR_IA32_FIXED_CTR_CTRL) {
-		if (val & ~t->fixed_ctrl_valid)
-			return -EIO;
-		r->fixed_ctr_ctrl = val;
-	} else if (t->version >= 2 && msr == MSR_IA32_PERF_GLOBAL_CTRL) {
-		if (val & ~t->global_ctrl_valid)
-			return -EIO;
-		r->global_ctrl = val;
-	} else if (t->version >= 2 && msr == MSR_IA32_PERF_GLOBAL_STATUS_RESET) {
-		/* Write 1 to clear; writing 0 clears nothing. */
-		if (val & ~t->global_status_valid)
-			return -EIO;
-		r->global_status &= ~val;
-	} else if (t->version >= 4 && msr == MSR_IA32_PERF_GLOBAL_STATUS_SET) {
-		/* Write 1 to set; CondChgd (bit 63) cannot be set. */
-		if (val & ~(t->global_status_valid & ~STATUS_COND_CHGD))
-			return -EIO;
-		r->global_status |= val;
-	} else {
-		/*
-		 * Unknown MSRs, and the read-only GLOBAL_STATUS, GLOBAL_INUSE
-		 * and PERF_CAPABILITIES.
-		 */
-		return -EIO;
-	}
-	return 0;
-}
-
-int
-emu_wrmsr(struct emu_pmu *pmu, unsigned cpu, uint32_t msr, uint64_t val)
-{
-	int err;
-
-	if (cpu >= pmu->ncpus)
-		return -ENXIO;
-	pmu->cpu[cpu].stats.wrmsr++;
-	err = write_reg(pmu, cpu, msr, val);
-	if (err)
-		pmu->cpu[cpu].stats.gp_faults++;
-	return err;
-}
-
-int
-emu_rdpmc(struct emu_pmu *pmu, unsigned cpu, uint32_t ecx, uint64_t *val)
-{
-	const struct emu_core_type *t = emu_cpu_type(pmu, cpu);
-	const struct emu_regs *r;
-	uint32_t index = ecx & 0x3fffffffu;
-
-	if (!t)
-		return -ENXIO;
-	if (pmu->config.rdpmc_off)
-		return -EPERM;
-	pmu->cpu[cpu].stats.rdpmc++;
-	r = &pmu->cpu[cpu].regs;
-	/* ECX[31] (fast read, P6 only) and an index beyond the counters: #GP. */
-	if (t->version == 0 || (ecx & 0x80000000u))
-		return -EIO;
-	if (ecx & RDPMC_FIXED) {
-		if (index >= t->fixed || !(t->fixed_mask & (1u << index)))
-			return -EIO;
-		*val = r->fixed_ctr[index];
-	} else {
-		if (index >= t->gp)
-			return -EIO;
-		*val = r->pmc[index];
-	}
-	return 0;
-}
-
-/* Add @inc to a counter of @width bits; true when it wrapped. */
-static bool
-count(uint64_t *ctr, unsigned width, uint64_t inc)
-{
-	uint64_t mask = width_mask(width);
-	uint64_t before = *ctr & mask;
-	bool wrapped = inc > mask - before;
-
-	/* 2^width divides 2^64, so unsigned wrap-around then masking is exact. */
-	*ctr = (before + inc) & mask;
-	return wrapped;
-}
-
-static const struct {
-	uint8_t code;
-	uint8_t umask;
-} fixed_events[EMU_MAX_FIXED] = {
-	{ 0xc0, 0x00 },		/* INST_RETIRED.ANY */
-	{ 0x3c, 0x00 },		/* CPU_CLK_UNHALTED.THREAD */
-	{ 0x3c, 0x01 },		/* CPU_CLK_UNHALTED.REF */
-	{ 0xa4, 0x01 },		/* TOPDOWN.SLOTS */
-};
-
-int
-emu_retire(struct emu_pmu *pmu, unsigned cpu, uint8_t code, uint8_t umask,
-	   unsigned ring, uint64_t n)
-{
-	const struct emu_core_type *t = emu_cpu_type(pmu, cpu);
-	struct emu_regs *r;
-
-	if (!t)
-		return -ENXIO;
-	pmu->cpu[cpu].stats.retired++;
-	r = &pmu->cpu[cpu].regs;
-	if (t->version == 0 || n == 0)
-		return 0;
-	for (unsigned i = 0; i < t->gp; i++) {
-		uint64_t sel = r->evtsel[i];
-		uint64_t ring_bit = ring == 0 ? EVTSEL_OS : EVTSEL_USR;
-		unsigned cmask = (sel >> 24) & 0xff;
-		uint64_t inc = n;
-
-		/* Each enable bit is ANDed with GLOBAL_CTRL's (v2+). */
-		if (t->version >= 2 && !(r->global_ctrl & (1ull << i)))
-			continue;
-		if (!(sel & EVTSEL_EN) || !(sel & ring_bit))
-			continue;
-		if ((sel & 0xff) != code || ((sel >> 8) & 0xff) != umask)
-			continue;
-		if (cmask) {
-			bool cond = n >= cmask;
-
-			if (sel & EVTSEL_INV)
-				cond = !cond;
-			inc = cond ? 1 : 0;
-		}
-		if (inc && count(&r->pmc[i], t->gp_width, inc))
-			r->global_status |= 1ull << i;
-	}
-	for (unsigned i = 0; i < t->fixed; i++) {
-		unsigned field = FIXED_CTRL_FIELD(r->fixed_ctr_ctrl, i);
-		unsigned ring_bit = ring == 0 ? FIXED_CTRL_OS : FIXED_CTRL_USR;
-
-		if (!(r->global_ctrl & GLOBAL_FIXED_BIT(i)) || !(field & ring_bit))
-			continue;
-		if (fixed_events[i].code != code || fixed_events[i].umask != umask)
-			continue;
-		if (count(&r->fixed_ctr[i], t->fixed_width, n))
-			r->global_status |= GLOBAL_FIXED_BIT(i);
-	}
-	return 0;
+	return t->netburst ? (ebx & 0x00ffffffu) | (cpu & 0xffu) << 24 : ebx;
 }
 
 int
@@ -713,6 +681,8 @@ emu_cpuid(const struct emu_pmu *pmu, unsigned cpu, uint32_t leaf, uint32_t suble
 			src = raw->basic_cpuid[leaf];
 			break;
 		}
+	} else if (leaf >= EMU_HI_LEAF0 && leaf < EMU_HI_LEAF0 + EMU_HI_LEAVES) {
+		src = subleaf < EMU_HI_SUBLEAVES ? t->hi_leaf[leaf - EMU_HI_LEAF0][subleaf] : zero;
 	} else if (leaf >= 0x80000000u && leaf < 0x80000000u + MAX_EXT_CPUID_LEVEL) {
 		if (leaf == 0x8000001du)
 			src = subleaf < MAX_AMDFN8000001DH_LEVEL ?
@@ -723,6 +693,20 @@ emu_cpuid(const struct emu_pmu *pmu, unsigned cpu, uint32_t leaf, uint32_t suble
 		return -ENOENT;
 	}
 	memcpy(regs, src, 4 * sizeof(uint32_t));
+	if (leaf == 1)
+		regs[1] = leaf1_ebx(t, cpu);
+	return 0;
+}
+
+int
+emu_cpuid_raw(const struct emu_pmu *pmu, unsigned cpu, struct cpu_raw_data_t *raw)
+{
+	const struct emu_core_type *t = emu_cpu_type(pmu, cpu);
+
+	if (!t)
+		return -ENXIO;
+	*raw = t->cpuid;
+	raw->basic_cpuid[1][1] = leaf1_ebx(t, cpu);
 	return 0;
 }
 
@@ -749,223 +733,4 @@ emu_msr_writes_blocked(const struct emu_pmu *pmu)
 	const char *allow = emu_file(pmu, HW_FILE_MSR_ALLOW_WRITES);
 
 	return pmu->config.msr == EMU_MSR_READONLY || (allow && strncmp(allow, "off", 3) == 0);
-}
-
-size_t
-emu_msr_list(const struct emu_pmu *pmu, unsigned cpu, uint32_t *msrs, size_t max)
-{
-	/* Every address any model has, ascending. */
-	static const uint32_t singles[] = {
-		MSR_OFFCORE_RSP_0, MSR_OFFCORE_RSP_1, MSR_IA32_PERF_CAPABILITIES,
-		MSR_IA32_FIXED_CTR_CTRL, MSR_IA32_PERF_GLOBAL_STATUS,
-		MSR_IA32_PERF_GLOBAL_CTRL, MSR_IA32_PERF_GLOBAL_INUSE,
-	};
-	uint32_t all[2 * EMU_MAX_GP + EMU_MAX_GP + EMU_MAX_FIXED + 8];
-	size_t n = 0, out = 0;
-	uint64_t val;
-
-	if (cpu >= pmu->ncpus)
-		return 0;
-	for (unsigned i = 0; i < EMU_MAX_GP; i++)
-		all[n++] = MSR_IA32_PMC0 + i;
-	for (unsigned i = 0; i < EMU_MAX_GP; i++)
-		all[n++] = MSR_IA32_PERFEVTSEL0 + i;
-	all[n++] = singles[0];
-	all[n++] = singles[1];
-	for (unsigned i = 0; i < EMU_MAX_FIXED; i++)
-		all[n++] = MSR_IA32_FIXED_CTR0 + i;
-	for (unsigned i = 2; i < sizeof(singles) / sizeof(singles[0]); i++)
-		all[n++] = singles[i];
-	/* IA32_A_PMCx alias IA32_PMCx: listing them would repeat the counters. */
-	for (size_t i = 0; i < n; i++) {
-		if (read_reg(pmu, cpu, all[i], &val) != 0)
-			continue;
-		if (out < max)
-			msrs[out] = all[i];
-		out++;
-	}
-	return out;
-}
-
-const char *
-emu_msr_name(uint32_t msr, char *buf, size_t size)
-{
-	unsigned i;
-
-	if (in_range(msr, MSR_IA32_PERFEVTSEL0, EMU_MAX_GP, &i))
-		snprintf(buf, size, "IA32_PERFEVTSEL%u", i);
-	else if (in_range(msr, MSR_IA32_PMC0, EMU_MAX_GP, &i))
-		snprintf(buf, size, "IA32_PMC%u", i);
-	else if (in_range(msr, MSR_IA32_A_PMC0, EMU_MAX_GP, &i))
-		snprintf(buf, size, "IA32_A_PMC%u", i);
-	else if (in_range(msr, MSR_IA32_FIXED_CTR0, EMU_MAX_FIXED, &i))
-		snprintf(buf, size, "IA32_FIXED_CTR%u", i);
-	else if (msr == MSR_OFFCORE_RSP_0 || msr == MSR_OFFCORE_RSP_1)
-		snprintf(buf, size, "MSR_OFFCORE_RSP_%u", msr - MSR_OFFCORE_RSP_0);
-	else if (msr == MSR_IA32_PERF_CAPABILITIES)
-		snprintf(buf, size, "IA32_PERF_CAPABILITIES");
-	else if (msr == MSR_IA32_FIXED_CTR_CTRL)
-		snprintf(buf, size, "IA32_FIXED_CTR_CTRL");
-	else if (msr == MSR_IA32_PERF_GLOBAL_STATUS)
-		snprintf(buf, size, "IA32_PERF_GLOBAL_STATUS");
-	else if (msr == MSR_IA32_PERF_GLOBAL_CTRL)
-		snprintf(buf, size, "IA32_PERF_GLOBAL_CTRL");
-	else if (msr == MSR_IA32_PERF_GLOBAL_STATUS_RESET)
-		snprintf(buf, size, "IA32_PERF_GLOBAL_STATUS_RESET");
-	else if (msr == MSR_IA32_PERF_GLOBAL_STATUS_SET)
-		snprintf(buf, size, "IA32_PERF_GLOBAL_STATUS_SET");
-	else if (msr == MSR_IA32_PERF_GLOBAL_INUSE)
-		snprintf(buf, size, "IA32_PERF_GLOBAL_INUSE");
-	else
-		snprintf(buf, size, "MSR_0x%" PRIx32, msr);
-	return buf;
-}
-
-static void
-json_string(FILE *out, const char *s)
-{
-	fputc('"', out);
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fprintf(out, "\\%c", *s);
-		else if (*s == '\n')
-			fputs("\\n", out);
-		else if ((unsigned char)*s < 0x20)
-			fprintf(out, "\\u%04x", (unsigned char)*s);
-		else
-			fputc(*s, out);
-	}
-	fputc('"', out);
-}
-
-static void
-dump_json(const struct emu_pmu *pmu, int only, FILE *out)
-{
-	const struct emu_config *cfg = &pmu->config;
-	uint32_t msrs[64];
-	bool first = true;
-
-	fprintf(out, "{\"model\":\"%s\",\"ncpus\":%u,\"rdpmc\":%s,\"msr\":\"%s\",\"watchdog\":%s,",
-		emu_model_name(cfg->model), pmu->ncpus, cfg->rdpmc_off ? "false" : "true",
-		emu_msr_access_name(cfg->msr), cfg->watchdog ? "true" : "false");
-	fprintf(out, "\"files\":{");
-	for (int f = 0; f < HW_FILE_COUNT; f++) {
-		fprintf(out, "%s\"%s\":", f ? "," : "", hw_file_key((enum hw_file)f));
-		if (emu_file(pmu, f))
-			json_string(out, emu_file(pmu, f));
-		else
-			fprintf(out, "null");
-	}
-	fprintf(out, "},\"cpus\":[");
-	for (unsigned c = 0; c < pmu->ncpus; c++) {
-		const struct emu_core_type *t = emu_cpu_type(pmu, c);
-		const struct emu_stats *s = &pmu->cpu[c].stats;
-		size_t n;
-
-		if (only >= 0 && (unsigned)only != c)
-			continue;
-		n = emu_msr_list(pmu, c, msrs, 64);
-		fprintf(out, "%s{\"cpu\":%u,\"type\":\"%s\",\"version\":%u,\"gp\":%u,\"gp_width\":%u,"
-			"\"fixed\":%u,\"fixed_width\":%u,", first ? "" : ",", c, t->name, t->version,
-			t->gp, t->gp_width, t->fixed, t->fixed_width);
-		fprintf(out, "\"stats\":{\"rdmsr\":%" PRIu64 ",\"wrmsr\":%" PRIu64
-			",\"gp_faults\":%" PRIu64 ",\"rdpmc\":%" PRIu64 ",\"retired\":%" PRIu64 "},",
-			s->rdmsr, s->wrmsr, s->gp_faults, s->rdpmc, s->retired);
-		fprintf(out, "\"msrs\":{");
-		for (size_t i = 0; i < n && i < 64; i++) {
-			uint64_t val = 0;
-
-			read_reg(pmu, c, msrs[i], &val);
-			fprintf(out, "%s\"0x%" PRIx32 "\":\"0x%" PRIx64 "\"", i ? "," : "", msrs[i], val);
-		}
-		fprintf(out, "}}");
-		first = false;
-	}
-	fprintf(out, "]}\n");
-}
-
-void
-emu_pmu_dump(const struct emu_pmu *pmu, int only, bool json, FILE *out)
-{
-	const struct emu_config *cfg = &pmu->config;
-	uint32_t msrs[64];
-	char name[40];
-
-	if (json) {
-		dump_json(pmu, only, out);
-		return;
-	}
-	fprintf(out, "model %s, %u CPUs, rdpmc %s, msr %s, watchdog %s\n",
-		emu_model_name(cfg->model), pmu->ncpus, cfg->rdpmc_off ? "off" : "on",
-		emu_msr_access_name(cfg->msr), cfg->watchdog ? "on" : "off");
-	for (int f = 0; f < HW_FILE_COUNT; f++) {
-		const char *text = emu_file(pmu, f);
-		size_t len = text ? strcspn(text, "\n") : 0;
-
-		fprintf(out, "  %-20s %s%.*s%s\n", hw_file_key((enum hw_file)f), text ? "\"" : "(absent)",
-			(int)len, text ? text : "", text ? "\"" : "");
-	}
-	for (unsigned c = 0; c < pmu->ncpus; c++) {
-		const struct emu_core_type *t = emu_cpu_type(pmu, c);
-		const struct emu_stats *s = &pmu->cpu[c].stats;
-		size_t n;
-
-		if (only >= 0 && (unsigned)only != c)
-			continue;
-		fprintf(out, "cpu %u: %s, perfmon v%u, %u GP x %u bits, %u fixed x %u bits\n",
-			c, t->name, t->version, t->gp, t->gp_width, t->fixed, t->fixed_width);
-		fprintf(out, "  accesses: %" PRIu64 " rdmsr, %" PRIu64 " wrmsr, %" PRIu64
-			" #GP, %" PRIu64 " rdpmc, %" PRIu64 " retire calls\n",
-			s->rdmsr, s->wrmsr, s->gp_faults, s->rdpmc, s->retired);
-		n = emu_msr_list(pmu, c, msrs, 64);
-		for (size_t i = 0; i < n && i < 64; i++) {
-			uint64_t val = 0;
-
-			read_reg(pmu, c, msrs[i], &val);
-			fprintf(out, "  %-26s 0x%03" PRIx32 "  0x%016" PRIx64 "\n",
-				emu_msr_name(msrs[i], name, sizeof(name)), msrs[i], val);
-		}
-	}
-}
-
-unsigned
-emu_pmu_diff(const struct emu_pmu *a, const struct emu_pmu *b, FILE *out)
-{
-	uint32_t msrs[64];
-	char name[40];
-	unsigned diffs = 0;
-
-	if (a->config.model != b->config.model || a->ncpus != b->ncpus ||
-	    a->ntypes != b->ntypes) {
-		if (out)
-			fprintf(out, "machine: %s with %u CPUs -> %s with %u CPUs\n",
-				emu_model_name(a->config.model), a->ncpus,
-				emu_model_name(b->config.model), b->ncpus);
-		return 1;
-	}
-	for (unsigned c = 0; c < a->ncpus; c++) {
-		size_t n;
-
-		if (a->cpu[c].type != b->cpu[c].type) {
-			if (out)
-				fprintf(out, "cpu %u: core type %s -> %s\n", c,
-					emu_cpu_type(a, c)->name, emu_cpu_type(b, c)->name);
-			diffs++;
-			continue;
-		}
-		n = emu_msr_list(a, c, msrs, 64);
-		for (size_t i = 0; i < n && i < 64; i++) {
-			uint64_t va = 0, vb = 0;
-
-			read_reg(a, c, msrs[i], &va);
-			read_reg(b, c, msrs[i], &vb);
-			if (va == vb)
-				continue;
-			diffs++;
-			if (out)
-				fprintf(out, "cpu %u %s (0x%" PRIx32 "): 0x%" PRIx64 " -> 0x%" PRIx64 "\n",
-					c, emu_msr_name(msrs[i], name, sizeof(name)), msrs[i], va, vb);
-		}
-	}
-	return diffs;
 }

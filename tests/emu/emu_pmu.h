@@ -17,20 +17,27 @@
  * struct emu_pmu contains no pointers, so it can be malloc'ed, mmap'ed from
  * a file shared between processes, or copied byte for byte (snapshots).
  *
- * What is emulated (see emu_pmu.c for the rules, each with its SDM basis):
+ * What is emulated (see README.md for the rules and the SDM sections):
  *  - IA32_PERFEVTSELx 0x186+, IA32_PMCx 0xC1+ (writes sign-extend bit 31),
- *    IA32_A_PMCx 0x4C1+ (only with PERF_CAPABILITIES[13]; full width),
- *    IA32_FIXED_CTRx 0x309+, IA32_FIXED_CTR_CTRL 0x38D,
+ *    IA32_A_PMCx 0x4C1+ (only with PERF_CAPABILITIES[13]; full width), up
+ *    to ten GP counters; IA32_FIXED_CTRx 0x309+ (up to seven, with holes
+ *    where CPUID says so), IA32_FIXED_CTR_CTRL 0x38D,
  *    IA32_PERF_GLOBAL_STATUS 0x38E (read-only), IA32_PERF_GLOBAL_CTRL 0x38F,
  *    IA32_PERF_GLOBAL_STATUS_RESET 0x390 (write-1-to-clear),
  *    IA32_PERF_GLOBAL_STATUS_SET 0x391 and IA32_PERF_GLOBAL_INUSE 0x392
  *    (v4+), IA32_PERF_CAPABILITIES 0x345 (read-only; when CPUID.1:ECX.PDCM),
- *    MSR_OFFCORE_RSP_0/1 0x1A6/0x1A7 (models that have them).
+ *    MSR_OFFCORE_RSP_0/1 0x1A6/0x1A7, IA32_DEBUGCTL 0x1D9 (freeze on PMI),
+ *    IA32_PEBS_ENABLE 0x3F1, IA32_PERF_METRICS 0x329 (PERF_CAPABILITIES[15]),
+ *    and on v6 the aliases IA32_PMC_GPn_CTR / _CFG_A and IA32_PMC_FXm_CTR.
  *  - Any other MSR, a counter beyond the model's, or a write that sets a
  *    reserved bit raises #GP: -EIO, and the register is left unchanged.
  *  - Counting happens only when something "retires" events through
- *    emu_retire(); there is no clock. PMIs, freezing and PEBS are not
- *    emulated (their control bits are accepted and stored).
+ *    emu_retire() and friends; there is no clock. A PMI is abstract: it is
+ *    what freezes the counters (DEBUGCTL freeze bits), nothing is delivered.
+ *    PEBS records are not written; PEBS_ENABLE only marks owned counters.
+ *  - The NetBurst models ("netburst", "netburst-ht") have the other PMU
+ *    instead: counters, CCCRs and ESCRs, clocked by emu_nb_clocks(); see
+ *    emu_netburst.h.
  */
 #ifndef PMUSTAT_EMU_PMU_H
 #define PMUSTAT_EMU_PMU_H
@@ -44,17 +51,66 @@
 
 #include "hw.h"
 
+/*
+ * MSRs the emulator has beyond what pmustat programs (src/msr.h): SDM vol. 4
+ * table 2-2 and vol. 3B "Performance Monitoring".
+ */
+#define EMU_MSR_DEBUGCTL	0x1d9u	/* IA32_DEBUGCTL */
+#define EMU_MSR_PERF_METRICS	0x329u	/* IA32_PERF_METRICS, PERF_CAPABILITIES[15] */
+#define EMU_MSR_PEBS_ENABLE	0x3f1u	/* IA32_PEBS_ENABLE */
+/* v6 aliases, 4 apart per counter (Linux's MSR_IA32_PMC_V6_*). */
+#define EMU_MSR_V6_GP0_CTR	0x1900u
+#define EMU_MSR_V6_GP0_CFG_A	0x1901u
+#define EMU_MSR_V6_FX0_CTR	0x1980u
+#define EMU_MSR_V6_STEP		4u
+
+/* IA32_DEBUGCTL bits that matter here. */
+#define EMU_DEBUGCTL_LBR		(1ull << 0)
+#define EMU_DEBUGCTL_FREEZE_LBRS_ON_PMI	(1ull << 11)
+#define EMU_DEBUGCTL_FREEZE_PERFMON_ON_PMI (1ull << 12)
+
+/* IA32_PERF_GLOBAL_STATUS bits beyond the counters' overflow bits (table 2-2). */
+#define EMU_STATUS_PERF_METRICS	(1ull << 48)	/* Ice Lake+: PERF_METRICS overflow */
+#define EMU_STATUS_TOPA_PMI	(1ull << 55)	/* v4 */
+#define EMU_STATUS_LBR_FRZ	(1ull << 58)	/* v4 */
+#define EMU_STATUS_CTR_FRZ	(1ull << 59)	/* v4 */
+#define EMU_STATUS_ASCI		(1ull << 60)	/* v4 */
+#define EMU_STATUS_OVF_UNCORE	(1ull << 61)	/* v3 */
+#define EMU_STATUS_OVF_BUF	(1ull << 62)	/* PEBS buffer */
+#define EMU_STATUS_COND_CHGD	(1ull << 63)
+/* IA32_PERF_GLOBAL_CTRL[48]: EN_PERF_METRICS. */
+#define EMU_GLOBAL_CTRL_PERF_METRICS (1ull << 48)
+/* IA32_PERF_GLOBAL_INUSE[63]: PMI in use. */
+#define EMU_INUSE_PMI		(1ull << 63)
+/* RDPMC ECX[29]: IA32_PERF_METRICS (Linux's INTEL_PMC_FIXED_RDPMC_METRICS). */
+#define EMU_RDPMC_METRICS	0x20000000u
+
 /* Logical CPUs the emulated machine may have (the host's count, capped). */
 #define EMU_MAX_CPUS	512
-/* Register file size: what msr.h lets pmustat use. */
-#define EMU_MAX_GP	8
-#define EMU_MAX_FIXED	4
+/*
+ * Register file size: the architectural MSRs the SDM (vol. 4, table 2-2)
+ * lists, IA32_PMC0-9 / IA32_PERFEVTSEL0-9 / IA32_A_PMC0-9 and
+ * IA32_FIXED_CTR0-6 at consecutive addresses.
+ */
+#define EMU_MAX_GP	10
+#define EMU_MAX_FIXED	7
+/* Basic CPUID leaves past libcpuid's raw data (0x20-0x23) kept per type. */
+#define EMU_HI_LEAF0	0x20u
+#define EMU_HI_LEAVES	4
+#define EMU_HI_SUBLEAVES 16
 /* Core types per machine: one, or two for a hybrid. */
 #define EMU_MAX_TYPES	2
 
 /* "PMUE" and the layout version of struct emu_pmu (state files). */
 #define EMU_PMU_MAGIC	0x45554d50u
-#define EMU_PMU_ABI	1u
+#define EMU_PMU_ABI	3u
+
+/* NetBurst register file: 18 counters and CCCRs, ESCRs at 0x3a0-0x3e1. */
+#define EMU_NB_COUNTERS	18
+#define EMU_NB_ESCR_BASE 0x3a0u
+#define EMU_NB_ESCR_SPAN 66		/* 0x3a0-0x3e1; 45 of them are ESCRs */
+/* The most MSRs a CPU of any model implements (NetBurst: 18 + 18 + 45 + 1). */
+#define EMU_MAX_MSRS	128
 
 enum emu_model {
 	EMU_MODEL_SKYLAKE,	/* "skylake": i7-6700K, v4, 4 GP x 48, 3 fixed, full-width writes */
@@ -63,7 +119,13 @@ enum emu_model {
 	EMU_MODEL_CORE2,	/* "core2": Penryn X9650, v2, 2 GP x 40, 3 fixed x 40 */
 	EMU_MODEL_ALDERLAKE,	/* "alderlake": i9-12900K hybrid; P-cores 8 GP / 4 fixed behind
 				 * CPUID's 6 / 3 (the ADL quirk), E-cores 6 GP / 3 fixed */
+	EMU_MODEL_ARROWLAKE,	/* "arrowlake": Ultra 5 245K hybrid, v6; leaf 0x23 says P-cores
+				 * (Lion Cove) 10 GP / fixed 0-3, E-cores (Skymont) 8 GP /
+				 * fixed 0-2 and 4-6, behind leaf 0xA's 8 / 3 */
 	EMU_MODEL_NOPMU,	/* "nopmu": QEMU vCPU, hypervisor bit, no leaf 0xA, PMU MSRs #GP */
+	EMU_MODEL_NETBURST,	/* "netburst": Pentium 4 Northwood, ESCR/CCCR PMU, no HT */
+	EMU_MODEL_NETBURST_HT,	/* "netburst-ht": Pentium 4 640 (Prescott), HT: CPUs 2k and
+				 * 2k+1 are the two threads of a core and share its PMU */
 	EMU_MODEL_COUNT
 };
 
@@ -96,31 +158,69 @@ struct emu_config {
 	 * running, nmi_watchdog file "1".
 	 */
 	bool watchdog;
+	/* NetBurst: IA32_MISC_ENABLE[7] clear, "performance monitoring unavailable". */
+	bool nb_perfmon_off;
 };
 
 /* What one core type is: its CPUID and the PMU behind it. */
 struct emu_core_type {
 	char name[24];			/* "skylake", "alderlake-pcore", ... */
 	struct cpu_raw_data_t cpuid;	/* what CPUID answers (overrides applied) */
+	unsigned threads;		/* threads per core, as CPUID says (leaf 0BH, or leaves 1 and 4) */
 	unsigned version;		/* architectural perfmon version, 0 = no PMU */
-	unsigned gp;			/* GP counters in the register file */
-	unsigned fixed;			/* fixed counters in the register file */
-	uint32_t fixed_mask;		/* which of them exist */
+	unsigned gp;			/* GP register slots: highest existing counter + 1 */
+	unsigned fixed;			/* fixed register slots, likewise */
+	uint32_t gp_mask;		/* which GP counters exist */
+	uint32_t fixed_mask;		/* which fixed counters exist */
 	unsigned gp_width;
 	unsigned fixed_width;
 	bool pdcm;			/* IA32_PERF_CAPABILITIES exists */
 	bool full_width_write;		/* IA32_A_PMCx exist */
 	bool offcore;			/* MSR_OFFCORE_RSP_0/1 exist */
+	uint8_t offcore_event[2][2];	/* event, umask that use RSP_0 / RSP_1 */
+	bool tsx;			/* CPUID.7.0:EBX HLE or RTM: IN_TX, IN_TXCP */
+	bool pebs;			/* IA32_PEBS_ENABLE exists */
+	unsigned topdown;		/* IA32_PERF_METRICS fields: 0, 4 (L1) or 8 (L1+L2) */
 	uint64_t perf_capabilities;
 	/* Bits a write may set; any other bit is reserved (#GP). */
-	uint64_t evtsel_valid;
+	uint64_t evtsel_valid;		/* IN_TXCP only on EVTSEL2: evtsel2_valid */
+	uint64_t evtsel2_valid;
 	uint64_t fixed_ctrl_valid;
 	uint64_t global_ctrl_valid;
 	uint64_t global_status_valid;	/* bits STATUS can hold = RESET/SET writable bits */
 	uint64_t offcore_valid;
+	uint64_t debugctl_valid;
+	uint64_t pebs_valid;
+	uint64_t pebs_counters;		/* PEBS_ENABLE bits that enable a counter (INUSE[63]) */
+	uint64_t perf_metrics_valid;
+	/* Leaves 0x20-0x23 (subleaves 0-15) as the dump has them, 0 beyond. */
+	uint32_t hi_leaf[EMU_HI_LEAVES][EMU_HI_SUBLEAVES][4];
+	/* NetBurst (version 0, no leaf 0xA): the ESCR/CCCR PMU instead. */
+	bool netburst;
+	bool nb_ht;			/* two threads per core (threads == 2) share the registers */
+	unsigned nb_model;		/* family-15 model: IQ_ESCR0/1 only up to 2 */
+	uint64_t misc_enable;		/* IA32_MISC_ENABLE, read-only here */
 };
 
-/* One logical CPU's PMU registers (GLOBAL_INUSE is derived, not stored). */
+/* Top-down categories: IA32_PERF_METRICS byte order (L1, then L2). */
+enum emu_td {
+	EMU_TD_RETIRING,
+	EMU_TD_BAD_SPEC,
+	EMU_TD_FE_BOUND,
+	EMU_TD_BE_BOUND,
+	EMU_TD_HEAVY_OPS,	/* part of retiring */
+	EMU_TD_BR_MISPREDICT,	/* part of bad speculation */
+	EMU_TD_FETCH_LAT,	/* part of frontend bound */
+	EMU_TD_MEM_BOUND,	/* part of backend bound */
+	EMU_TD_COUNT
+};
+
+/*
+ * One logical CPU's PMU registers. GLOBAL_INUSE and PERF_METRICS are
+ * derived: td[k] is 255 x the slots of category k since PERF_METRICS was
+ * last written (plus the written fraction x FIXED_CTR3 at that moment),
+ * so PERF_METRICS byte k reads td[k] / FIXED_CTR3 (emu_topdown.c).
+ */
 struct emu_regs {
 	uint64_t evtsel[EMU_MAX_GP];
 	uint64_t pmc[EMU_MAX_GP];
@@ -129,6 +229,9 @@ struct emu_regs {
 	uint64_t global_status;
 	uint64_t global_ctrl;
 	uint64_t offcore_rsp[2];
+	uint64_t debugctl;
+	uint64_t pebs_enable;
+	uint64_t td[EMU_TD_COUNT];
 };
 
 /* How often each CPU's MSRs were accessed (not part of the diffed state). */
@@ -140,9 +243,24 @@ struct emu_stats {
 	uint64_t retired;		/* emu_retire() calls */
 };
 
+/*
+ * One NetBurst core's PMU. With HT the even CPU of a pair holds it for
+ * both threads; the odd CPU's copy is unused.
+ */
+struct emu_nb_regs {
+	uint64_t counter[EMU_NB_COUNTERS];	/* 40 bits */
+	uint32_t cccr[EMU_NB_COUNTERS];		/* bits 63:32 are reserved */
+	uint32_t escr[EMU_NB_ESCR_SPAN];	/* by address - 0x3a0 */
+	/* Each counter's last threshold-comparison output, for the edge filter. */
+	uint8_t edge_prev[EMU_NB_COUNTERS];
+};
+
 struct emu_cpu {
 	unsigned type;			/* index into emu_pmu.types */
-	struct emu_regs regs;
+	union {
+		struct emu_regs regs;		/* architectural models */
+		struct emu_nb_regs nb;		/* NetBurst models */
+	};
 	struct emu_stats stats;
 };
 
@@ -166,7 +284,10 @@ struct emu_pmu {
 	struct emu_cpu cpu[EMU_MAX_CPUS];
 };
 
-/* The model's defaults: ncpus 0, pcores 0, gp/fixed -1, rdpmc on, msr ok, no watchdog. */
+/*
+ * The model's defaults: ncpus 0, pcores 0, gp/fixed -1, rdpmc on, msr ok,
+ * no watchdog, NetBurst performance monitoring available.
+ */
 void emu_config_default(struct emu_config *cfg, enum emu_model model);
 
 const char *emu_model_name(enum emu_model model);
@@ -178,8 +299,9 @@ int emu_msr_access_from_name(const char *name);
 /*
  * Build the machine: read the model's CPUID dumps from @cpuid_dir (NULL:
  * EMU_CPUID_DIR, the source tree's tests/data/cpuid), apply the config,
- * put every CPU in its power-up state (GLOBAL_CTRL = the GP enable bits, the
- * rest 0) or the watchdog preset. 0 or -errno (-EINVAL: bad config,
+ * put every CPU in its power-up state (GLOBAL_CTRL = the GP enable bits, as
+ * the SDM's "state following power-up" table says, the rest 0) or the
+ * watchdog preset. 0 or -errno (-EINVAL: bad config,
  * -ENOENT/-EIO: dump missing or unreadable).
  */
 int emu_pmu_init(struct emu_pmu *pmu, const struct emu_config *cfg, const char *cpuid_dir);
@@ -202,9 +324,10 @@ int emu_rdmsr(struct emu_pmu *pmu, unsigned cpu, uint32_t msr, uint64_t *val);
 int emu_wrmsr(struct emu_pmu *pmu, unsigned cpu, uint32_t msr, uint64_t val);
 
 /*
- * RDPMC with @ecx on @cpu: ECX[30] selects the fixed counters, ECX[29:0]
- * the index; any other ECX bit or an index beyond the model raises #GP
- * (-EIO). -EPERM when rdpmc is not allowed (CR4.PCE clear: also #GP on
+ * RDPMC with @ecx on @cpu: ECX[30] selects the fixed counters, ECX[29]
+ * (with PERF_CAPABILITIES[15], index 0) IA32_PERF_METRICS, ECX[29:0] the
+ * index otherwise; any other ECX bit or an index beyond the model raises
+ * #GP (-EIO). -EPERM when rdpmc is not allowed (CR4.PCE clear: also #GP on
  * real hardware, reported apart so callers can tell). The value has the
  * counter's width.
  */
@@ -215,21 +338,32 @@ uint64_t emu_global_inuse(const struct emu_pmu *pmu, unsigned cpu);
 
 /*
  * Retire @n events (@code, @umask) at privilege @ring (0 kernel, 3 user)
- * on @cpu. Every counter that counts increments, wraps at its width and
- * sets its overflow bit in GLOBAL_STATUS when it wraps.
+ * on @cpu. Every counter that counts increments by n mod 2^width, wraps at
+ * its width and sets its overflow bit in GLOBAL_STATUS when it wraps (once,
+ * however many times one burst wraps it: the bit cannot count).
  *
  * A GP counter i counts when GLOBAL_CTRL[i], EVTSEL.EN, the ring's bit
  * (USR for ring > 0, OS for ring 0), and event select and umask equal
- * @code and @umask. Fixed counter i counts when GLOBAL_CTRL[32+i] and its
- * FIXED_CTR_CTRL field enables the ring, for its architectural event:
- * FC0 (0xC0,0x00) instructions, FC1 (0x3C,0x00) core cycles, FC2
- * (0x3C,0x01) reference cycles, FC3 (0xA4,0x01) topdown slots.
+ * @code and @umask (UMASK2 0), and the model's offcore events
+ * (offcore_event) never: they count through emu_retire_offcore(). Fixed
+ * counter i counts when GLOBAL_CTRL[32+i] and its FIXED_CTR_CTRL field
+ * enables the ring, for its architectural event: FC0 (0xC0,0x00)
+ * instructions, FC1 (0x3C,0x00) core cycles, FC2 (0x3C,0x01) reference
+ * cycles, FC3 (0xA4,0x01) topdown slots, FC4 (0x73,0x00) bad speculation,
+ * FC5 (0x9C,0x01) frontend bound, FC6 (0xC2,0x02) retiring slots. On v4+
+ * nothing counts while GLOBAL_STATUS.CTR_Frz is set.
  *
  * Each call is one burst of @n events in a single cycle, with no such
  * events in the cycles around it. So for a GP counter with CMASK c > 0
- * the condition is (n >= c), inverted by INV, and the counter adds 1 when
- * it holds (EDGE changes nothing: every burst is one rising edge). With
- * CMASK 0 the counter adds @n and INV and EDGE are ignored.
+ * the condition is (n >= c), or (n == c) with EQ (v6), inverted by INV,
+ * and the counter adds 1 when it holds (EDGE changes nothing: every burst
+ * is one rising edge). With CMASK 0 the counter adds @n and INV and EDGE
+ * are ignored.
+ *
+ * A counter that wraps with its PMI enabled (EVTSEL.INT, the fixed PMI
+ * bit) pends a PMI after the burst: with DEBUGCTL.FREEZE_PERFMON_ON_PMI
+ * the CPU sets CTR_Frz (v4+) or clears GLOBAL_CTRL (v2, v3); with
+ * FREEZE_LBRS_ON_PMI it sets LBR_Frz (v4+) or clears DEBUGCTL.LBR.
  *
  * 0, or -ENXIO when @cpu does not exist.
  */
@@ -237,16 +371,50 @@ int emu_retire(struct emu_pmu *pmu, unsigned cpu, uint8_t code, uint8_t umask,
 	       unsigned ring, uint64_t n);
 
 /*
+ * Retire @n offcore responses whose request/response word is @rsp: a GP
+ * counter programmed with offcore event k (MSR_OFFCORE_RSP_k's event)
+ * counts them when MSR_OFFCORE_RSP_k equals @rsp exactly, under the rules
+ * of emu_retire(). 0, -ENXIO.
+ */
+int emu_retire_offcore(struct emu_pmu *pmu, unsigned cpu, unsigned ring, uint64_t rsp,
+		       uint64_t n);
+
+/*
+ * Retire top-down slots at @ring: @slots[k] slots of category k (enum
+ * emu_td; the L2 ones are parts of their L1 parent and must not exceed
+ * it). One burst each of the architectural top-down events: TOPDOWN.SLOTS
+ * (0xA4,0x01) = the L1 sum, backend bound (0xA4,0x02), bad speculation
+ * (0x73,0x00), frontend bound (0x9C,0x01), retiring (0xC2,0x02). While
+ * fixed counter 3 counts them and GLOBAL_CTRL[48] is set, IA32_PERF_METRICS
+ * takes them in. 0, -EINVAL (an L2 slot count above its parent's), -ENXIO.
+ */
+int emu_retire_topdown(struct emu_pmu *pmu, unsigned cpu, unsigned ring,
+		       const uint64_t slots[EMU_TD_COUNT]);
+
+/* IA32_PERF_METRICS as the CPU reads it (0 without PERF_METRICS). */
+uint64_t emu_perf_metrics(const struct emu_pmu *pmu, unsigned cpu);
+
+/*
  * CPUID (@leaf, @subleaf) of @cpu as the model answers it into @regs
  * (EAX, EBX, ECX, EDX). 0 when the model's data covers the leaf (basic
- * 0x0-0x1F, extended 0x80000000-0x8000001F, with the subleaves libcpuid
- * stores), -ENOENT otherwise (callers may ask the host), -ENXIO for a CPU
- * that does not exist.
+ * 0x0-0x23, extended 0x80000000-0x8000001F, with the subleaves libcpuid
+ * stores and subleaves 0-15 of 0x20-0x23), -ENOENT otherwise (callers may
+ * ask the host), -ENXIO for a CPU that does not exist. On the NetBurst
+ * models leaf 1 EBX[31:24], the initial APIC ID, is the CPU's number (so
+ * with HT, bit 0 is its thread).
  */
 int emu_cpuid(const struct emu_pmu *pmu, unsigned cpu, uint32_t leaf, uint32_t subleaf,
 	      uint32_t regs[4]);
+/* All of @cpu's CPUID as libcpuid's raw data, as emu_cpuid() answers it. */
+int emu_cpuid_raw(const struct emu_pmu *pmu, unsigned cpu, struct cpu_raw_data_t *raw);
 
-/* A kernel file's contents, or NULL when the file is absent. */
+/*
+ * A kernel file's contents, or NULL when the file is absent. The machine's
+ * shape (smt/active, cpu/online, cpu0's core_cpus_list and
+ * package_cpus_list) follows the model: one package of all the CPUs, a
+ * core's threads adjacent (2k, 2k+1), as many as its CPUID says, on a
+ * hybrid only among the P-cores.
+ */
 const char *emu_file(const struct emu_pmu *pmu, enum hw_file file);
 /* Replace it; NULL makes it absent. Text longer than EMU_FILE_MAX-1 is cut. */
 void emu_set_file(struct emu_pmu *pmu, enum hw_file file, const char *text);

@@ -14,6 +14,14 @@
  *    and the table below maps it back to its CPU.
  *  - The kernel files of enum hw_file (and the hybrid cpu_core/cpu_atom
  *    rdpmc files) are served from the state as memfds: read() just works.
+ *  - The machine's own files (pmustat's journals and locks under /run, see
+ *    emu_paths.h) live in the machine's directory STATE.d: every libc call
+ *    that takes a path (open*, fopen, stat*, statx, access, mkdir*,
+ *    unlink*, rmdir, rename*, opendir, chdir, chmod*, chown*, truncate,
+ *    readlink, symlink, link) sends /run/pmustat/... and
+ *    /run/lock/pmustat-* there. Relative paths under a directory fd
+ *    opened that way land there by themselves; the file is real, so
+ *    flock() and /proc/locks (by inode) work as on the host.
  *  - rdpmc: the instruction faults (#GP -> SIGSEGV, si_code SI_KERNEL) in
  *    user mode; the SIGSEGV handler decodes 0F 33, answers from the current
  *    CPU's counters and skips it. With rdpmc off, or for a bad ECX, the
@@ -25,7 +33,8 @@
  *  - The program's own SIGSEGV handler keeps working: sigaction() and
  *    signal() for SIGSEGV are recorded, and faults that are not emulated are
  *    passed to that handler (or kill the process, by default).
- *  - pmuemu_retire() lets a workload "retire" events on its CPU.
+ *  - pmuemu_retire() lets a workload "retire" events on its CPU, and
+ *    pmuemu_act() do an action there (emu_action.h).
  *
  * Several processes share the state: writes take the spin lock in the
  * mapping with all signals blocked (so a signal handler that restores MSRs
@@ -43,9 +52,11 @@
 
 #include <asm/prctl.h>
 #include <cpuid.h>
+#include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -60,6 +71,7 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include "emu_paths.h"
 #include "emu_pmu.h"
 #include "emu_state.h"
 #include "pmuemu.h"
@@ -77,6 +89,9 @@ struct msr_fd {
 };
 
 static struct emu_pmu *emu;
+static char machine_dir[PATH_MAX];	/* STATE.d */
+static bool machine_owns_run;		/* PMUSTAT_EMU_STATE is set: the machine's files move */
+static size_t machine_dir_room;		/* PATH_MAX; 0 when STATE.d has no valid name: they fail */
 static bool cpuid_faulting;
 static struct msr_fd fd_table[FD_TABLE];
 static struct sigaction app_segv;	/* what the program asked for */
@@ -92,6 +107,29 @@ static int (*real_close)(int);
 static FILE *(*real_fopen)(const char *, const char *);
 static int (*real_stat)(const char *, struct stat *);
 static int (*real_lstat)(const char *, struct stat *);
+static int (*real_fstatat)(int, const char *, struct stat *, int);
+static int (*real_statx)(int, const char *, int, unsigned, struct statx *);
+static int (*real_access)(const char *, int);
+static int (*real_faccessat)(int, const char *, int, int);
+static int (*real_mkdir)(const char *, mode_t);
+static int (*real_mkdirat)(int, const char *, mode_t);
+static int (*real_rmdir)(const char *);
+static int (*real_unlink)(const char *);
+static int (*real_unlinkat)(int, const char *, int);
+static int (*real_rename)(const char *, const char *);
+static int (*real_renameat)(int, const char *, int, const char *);
+static int (*real_renameat2)(int, const char *, int, const char *, unsigned);
+static DIR *(*real_opendir)(const char *);
+static int (*real_chdir)(const char *);
+static int (*real_chmod)(const char *, mode_t);
+static int (*real_fchmodat)(int, const char *, mode_t, int);
+static int (*real_chown)(const char *, uid_t, gid_t);
+static int (*real_lchown)(const char *, uid_t, gid_t);
+static int (*real_fchownat)(int, const char *, uid_t, gid_t, int);
+static int (*real_truncate)(const char *, off_t);
+static ssize_t (*real_readlink)(const char *, char *, size_t);
+static int (*real_symlink)(const char *, const char *);
+static int (*real_link)(const char *, const char *);
 static int (*real_sigaction)(int, const struct sigaction *, struct sigaction *);
 
 static void *
@@ -115,6 +153,29 @@ resolve(void)
 	real_fopen = next_symbol("fopen");
 	real_stat = next_symbol("stat");
 	real_lstat = next_symbol("lstat");
+	real_fstatat = next_symbol("fstatat");
+	real_statx = next_symbol("statx");
+	real_access = next_symbol("access");
+	real_faccessat = next_symbol("faccessat");
+	real_mkdir = next_symbol("mkdir");
+	real_mkdirat = next_symbol("mkdirat");
+	real_rmdir = next_symbol("rmdir");
+	real_unlink = next_symbol("unlink");
+	real_unlinkat = next_symbol("unlinkat");
+	real_rename = next_symbol("rename");
+	real_renameat = next_symbol("renameat");
+	real_renameat2 = next_symbol("renameat2");
+	real_opendir = next_symbol("opendir");
+	real_chdir = next_symbol("chdir");
+	real_chmod = next_symbol("chmod");
+	real_fchmodat = next_symbol("fchmodat");
+	real_chown = next_symbol("chown");
+	real_lchown = next_symbol("lchown");
+	real_fchownat = next_symbol("fchownat");
+	real_truncate = next_symbol("truncate");
+	real_readlink = next_symbol("readlink");
+	real_symlink = next_symbol("symlink");
+	real_link = next_symbol("link");
 	real_sigaction = next_symbol("sigaction");
 	__atomic_store_n(&real_open, next_symbol("open"), __ATOMIC_RELEASE);
 }
@@ -126,6 +187,34 @@ say(const char *msg)
 }
 
 /* ---- paths ---- */
+
+/*
+ * @path, or its place in the machine's directory when it is one of the
+ * machine's own files (emu_paths.h); NULL with errno when that place has
+ * no valid name, so that nothing falls through to the host's /run.
+ * Async-signal-safe: pmustat unlinks its journal from a signal handler.
+ */
+static const char *
+moved(const char *path, char buf[PATH_MAX])
+{
+	int rc;
+
+	if (!machine_owns_run || !path || path[0] != '/')
+		return path;
+	rc = emu_paths_map(machine_dir, path, buf, machine_dir_room);
+	if (rc < 0) {
+		errno = -rc;
+		return NULL;
+	}
+	return rc ? buf : path;
+}
+
+/*
+ * In an interposer: @path becomes its moved self, or the call fails. Only
+ * absolute paths move (a relative one in an *at() call is relative to a
+ * directory that, if it is the machine's, was opened moved already).
+ */
+#define MOVE(path, buf) do { if (!((path) = moved((path), (buf)))) return -1; } while (0)
 
 enum path_kind {
 	PATH_OTHER,
@@ -338,6 +427,7 @@ msr_io(struct msr_fd *m, void *buf, size_t count, off_t pos, bool write)
 static int
 open_common(int dirfd, const char *path, int flags, mode_t mode, bool at)
 {
+	char buf[PATH_MAX];
 	enum path_kind kind;
 	long num = 0;
 
@@ -346,6 +436,7 @@ open_common(int dirfd, const char *path, int flags, mode_t mode, bool at)
 		PATH_OTHER : classify(path, &num);
 	if (kind != PATH_OTHER)
 		return emu_open(kind, num, flags);
+	MOVE(path, buf);
 	if (at)
 		return real_openat(dirfd, path, flags, mode);
 	return real_open(path, flags, mode);
@@ -439,6 +530,7 @@ __openat64_2(int dirfd, const char *path, int flags)
 static FILE *
 fopen_common(const char *path, const char *mode)
 {
+	char buf[PATH_MAX];
 	enum path_kind kind;
 	long num = 0;
 	int flags, fd;
@@ -446,8 +538,10 @@ fopen_common(const char *path, const char *mode)
 
 	resolve();
 	kind = classify(path, &num);
-	if (kind == PATH_OTHER)
-		return real_fopen(path, mode);
+	if (kind == PATH_OTHER) {
+		path = moved(path, buf);
+		return path ? real_fopen(path, mode) : NULL;
+	}
 	flags = strchr(mode, '+') ? O_RDWR : (mode[0] == 'r' ? O_RDONLY : O_WRONLY);
 	if (strchr(mode, 'e'))
 		flags |= O_CLOEXEC;
@@ -552,6 +646,7 @@ close(int fd)
 static int
 stat_common(const char *path, struct stat *st, bool link)
 {
+	char buf[PATH_MAX];
 	enum path_kind kind;
 	long num = 0;
 
@@ -585,6 +680,7 @@ stat_common(const char *path, struct stat *st, bool link)
 		st->st_size = 4096;
 		return 0;
 	}
+	MOVE(path, buf);
 	return link ? real_lstat(path, st) : real_stat(path, st);
 }
 
@@ -610,6 +706,258 @@ EXPORT int
 lstat64(const char *path, struct stat64 *st)
 {
 	return stat_common(path, (struct stat *)st, true);
+}
+
+/*
+ * The rest of the calls that take a path, for the machine's own files
+ * only: fstatat() and statx() are not asked about /dev/cpu or the kernel
+ * files by anything we run (stat() and open() are).
+ */
+EXPORT int
+fstatat(int dirfd, const char *path, struct stat *st, int flags)
+{
+	char buf[PATH_MAX];
+
+	resolve();
+	MOVE(path, buf);
+	return real_fstatat(dirfd, path, st, flags);
+}
+
+EXPORT int
+fstatat64(int dirfd, const char *path, struct stat64 *st, int flags)
+{
+	return fstatat(dirfd, path, (struct stat *)st, flags);
+}
+
+EXPORT int
+statx(int dirfd, const char *path, int flags, unsigned mask, struct statx *st)
+{
+	char buf[PATH_MAX];
+
+	resolve();
+	MOVE(path, buf);
+	return real_statx(dirfd, path, flags, mask, st);
+}
+
+EXPORT int
+access(const char *path, int mode)
+{
+	char buf[PATH_MAX];
+
+	resolve();
+	MOVE(path, buf);
+	return real_access(path, mode);
+}
+
+EXPORT int
+faccessat(int dirfd, const char *path, int mode, int flags)
+{
+	char buf[PATH_MAX];
+
+	resolve();
+	MOVE(path, buf);
+	return real_faccessat(dirfd, path, mode, flags);
+}
+
+EXPORT int
+mkdir(const char *path, mode_t mode)
+{
+	char buf[PATH_MAX];
+
+	resolve();
+	MOVE(path, buf);
+	return real_mkdir(path, mode);
+}
+
+EXPORT int
+mkdirat(int dirfd, const char *path, mode_t mode)
+{
+	char buf[PATH_MAX];
+
+	resolve();
+	MOVE(path, buf);
+	return real_mkdirat(dirfd, path, mode);
+}
+
+EXPORT int
+rmdir(const char *path)
+{
+	char buf[PATH_MAX];
+
+	resolve();
+	MOVE(path, buf);
+	return real_rmdir(path);
+}
+
+EXPORT int
+unlink(const char *path)
+{
+	char buf[PATH_MAX];
+
+	resolve();
+	MOVE(path, buf);
+	return real_unlink(path);
+}
+
+EXPORT int
+unlinkat(int dirfd, const char *path, int flags)
+{
+	char buf[PATH_MAX];
+
+	resolve();
+	MOVE(path, buf);
+	return real_unlinkat(dirfd, path, flags);
+}
+
+EXPORT int
+rename(const char *from, const char *to)
+{
+	char buf1[PATH_MAX], buf2[PATH_MAX];
+
+	resolve();
+	MOVE(from, buf1);
+	MOVE(to, buf2);
+	return real_rename(from, to);
+}
+
+EXPORT int
+renameat(int fromfd, const char *from, int tofd, const char *to)
+{
+	char buf1[PATH_MAX], buf2[PATH_MAX];
+
+	resolve();
+	MOVE(from, buf1);
+	MOVE(to, buf2);
+	return real_renameat(fromfd, from, tofd, to);
+}
+
+EXPORT int
+renameat2(int fromfd, const char *from, int tofd, const char *to, unsigned flags)
+{
+	char buf1[PATH_MAX], buf2[PATH_MAX];
+
+	resolve();
+	MOVE(from, buf1);
+	MOVE(to, buf2);
+	return real_renameat2(fromfd, from, tofd, to, flags);
+}
+
+EXPORT DIR *
+opendir(const char *path)
+{
+	char buf[PATH_MAX];
+
+	resolve();
+	path = moved(path, buf);
+	return path ? real_opendir(path) : NULL;
+}
+
+EXPORT int
+chdir(const char *path)
+{
+	char buf[PATH_MAX];
+
+	resolve();
+	MOVE(path, buf);
+	return real_chdir(path);
+}
+
+EXPORT int
+chmod(const char *path, mode_t mode)
+{
+	char buf[PATH_MAX];
+
+	resolve();
+	MOVE(path, buf);
+	return real_chmod(path, mode);
+}
+
+EXPORT int
+fchmodat(int dirfd, const char *path, mode_t mode, int flags)
+{
+	char buf[PATH_MAX];
+
+	resolve();
+	MOVE(path, buf);
+	return real_fchmodat(dirfd, path, mode, flags);
+}
+
+EXPORT int
+chown(const char *path, uid_t uid, gid_t gid)
+{
+	char buf[PATH_MAX];
+
+	resolve();
+	MOVE(path, buf);
+	return real_chown(path, uid, gid);
+}
+
+EXPORT int
+lchown(const char *path, uid_t uid, gid_t gid)
+{
+	char buf[PATH_MAX];
+
+	resolve();
+	MOVE(path, buf);
+	return real_lchown(path, uid, gid);
+}
+
+EXPORT int
+fchownat(int dirfd, const char *path, uid_t uid, gid_t gid, int flags)
+{
+	char buf[PATH_MAX];
+
+	resolve();
+	MOVE(path, buf);
+	return real_fchownat(dirfd, path, uid, gid, flags);
+}
+
+EXPORT int
+truncate(const char *path, off_t len)
+{
+	char buf[PATH_MAX];
+
+	resolve();
+	MOVE(path, buf);
+	return real_truncate(path, len);
+}
+
+EXPORT int
+truncate64(const char *path, off_t len)
+{
+	return truncate(path, len);
+}
+
+EXPORT ssize_t
+readlink(const char *path, char *out, size_t size)
+{
+	char buf[PATH_MAX];
+
+	resolve();
+	MOVE(path, buf);
+	return real_readlink(path, out, size);
+}
+
+/* The link's own name moves; what it points to is text, kept as written. */
+EXPORT int
+symlink(const char *target, const char *path)
+{
+	char buf[PATH_MAX];
+
+	resolve();
+	MOVE(path, buf);
+	return real_symlink(target, path);
+}
+
+EXPORT int
+link(const char *from, const char *to)
+{
+	char buf1[PATH_MAX], buf2[PATH_MAX];
+
+	resolve();
+	MOVE(from, buf1);
+	MOVE(to, buf2);
+	return real_link(from, to);
 }
 
 /* ---- CPUID ---- */
@@ -808,6 +1156,21 @@ pmuemu_retire(unsigned code, unsigned umask, unsigned ring, uint64_t n)
 	return err;
 }
 
+EXPORT int
+pmuemu_act(const struct emu_action *a)
+{
+	sigset_t saved;
+	int cpu, err;
+
+	if (!emu)
+		return -ENODEV;
+	lock_all(&saved);
+	cpu = sched_getcpu();
+	err = cpu < 0 ? -errno : emu_act(emu, (unsigned)cpu, a);
+	unlock_all(&saved);
+	return err;
+}
+
 __attribute__((constructor)) static void
 pmuemu_init(void)
 {
@@ -821,6 +1184,13 @@ pmuemu_init(void)
 		fd_table[i].cpu = -1;
 	if (!path || !*path)
 		return;
+	/*
+	 * The machine's files are its own even when its PMU cannot be
+	 * emulated below: a test never reaches the host's /run.
+	 */
+	machine_owns_run = true;
+	if (emu_paths_dir(path, machine_dir, sizeof(machine_dir)) == 0)
+		machine_dir_room = sizeof(machine_dir);
 	err = emu_state_map(path, &map);
 	if (err) {
 		say("libpmuemu: cannot use the state file named by " EMU_STATE_ENV
@@ -834,6 +1204,9 @@ pmuemu_init(void)
 		emu_state_unmap(map);
 		return;
 	}
+	/* A state made without pmu-emu init (a copy, a snapshot) gets its /run now. */
+	if (machine_dir_room && syscall(SYS_faccessat, AT_FDCWD, machine_dir, F_OK) != 0)
+		(void)emu_paths_create(machine_dir);
 	emu = map;
 	/* Intel hosts: make the CPUID instruction itself answer the model. */
 	if (!faulting || strcmp(faulting, "0") != 0)

@@ -19,8 +19,12 @@
  *	libcpuid			-> cpuid_get_raw_data + cpu_identify summary
  *	pin CPU				-> sched_setaffinity to CPU
  *	setuid UID			-> drop privileges
+ *	fs DIR				-> every path call libpmuemu moves, on DIR
+ *					   and files in it: "fs ok" | "fs CALL ERRNO";
+ *					   leaves DIR/kept (written "kept")
  */
 #include <cpuid.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <inttypes.h>
@@ -33,6 +37,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <limits.h>
 
 #include <libcpuid/libcpuid.h>
 
@@ -82,6 +87,92 @@ do_rdpmc(uint32_t ecx)
 
 	__asm__ volatile("rdpmc" : "=a"(lo), "=d"(hi) : "c"(ecx) : "memory");
 	return ((uint64_t)hi << 32) | lo;
+}
+
+/*
+ * The path calls pmustat may make on its journals and locks (and the rest
+ * libpmuemu moves), each on a name under @dir as a program writes it.
+ * NULL when all worked, else the call that failed (errno says why).
+ */
+static const char *
+fs_calls(const char *dir)
+{
+	char a[PATH_MAX], b[PATH_MAX], c[PATH_MAX], link_text[PATH_MAX];
+	struct statx stx;
+	struct stat st;
+	struct dirent *e;
+	int fd, dfd, entries = 0;
+	DIR *d;
+	FILE *f;
+
+#define P(buf, name) snprintf(buf, sizeof(buf), "%s/%s", dir, name)
+#define TRY(call, what) do { if ((call) < 0) return what; } while (0)
+	TRY(mkdir(dir, 0755), "mkdir");
+	P(a, "open");
+	TRY(fd = open(a, O_WRONLY | O_CREAT | O_EXCL, 0600), "open");
+	close(fd);
+	P(b, "openat");
+	TRY(fd = openat(AT_FDCWD, b, O_WRONLY | O_CREAT | O_EXCL, 0600), "openat");
+	close(fd);
+	P(c, "fopen");
+	f = fopen(c, "w");
+	if (!f)
+		return "fopen";
+	fclose(f);
+	TRY(stat(a, &st), "stat");
+	TRY(lstat(a, &st), "lstat");
+	TRY(fstatat(AT_FDCWD, a, &st, AT_SYMLINK_NOFOLLOW), "fstatat");
+	TRY(statx(AT_FDCWD, a, 0, STATX_INO, &stx), "statx");
+	TRY(access(a, R_OK), "access");
+	TRY(faccessat(AT_FDCWD, a, R_OK, 0), "faccessat");
+	TRY(chmod(a, 0640), "chmod");
+	TRY(fchmodat(AT_FDCWD, a, 0600, 0), "fchmodat");
+	TRY(chown(a, getuid(), getgid()), "chown");
+	TRY(lchown(a, getuid(), getgid()), "lchown");
+	TRY(fchownat(AT_FDCWD, a, getuid(), getgid(), 0), "fchownat");
+	TRY(truncate(a, 0), "truncate");
+	TRY(rename(b, c), "rename");
+	TRY(renameat(AT_FDCWD, c, AT_FDCWD, b), "renameat");
+	TRY(renameat2(AT_FDCWD, b, AT_FDCWD, c, RENAME_NOREPLACE), "renameat2");
+	P(b, "link");
+	TRY(link(a, b), "link");
+	TRY(unlink(b), "unlink");
+	P(b, "symlink");
+	TRY(symlink("open", b), "symlink");
+	TRY(readlink(b, link_text, sizeof(link_text)), "readlink");
+	TRY(unlinkat(AT_FDCWD, b, 0), "unlinkat");
+	P(b, "sub");
+	TRY(mkdirat(AT_FDCWD, b, 0700), "mkdirat");
+	TRY(rmdir(b), "rmdir");
+	TRY(mkdir(b, 0700), "mkdir");
+	TRY(unlinkat(AT_FDCWD, b, AT_REMOVEDIR), "unlinkat");
+	d = opendir(dir);
+	if (!d)
+		return "opendir";
+	while ((e = readdir(d)) != NULL)
+		entries += e->d_name[0] != '.';
+	closedir(d);
+	if (entries != 2) {
+		errno = EEXIST;
+		return "opendir";
+	}
+	/* Relative to a directory fd and to the working directory: where they were opened. */
+	TRY(dfd = open(dir, O_RDONLY | O_DIRECTORY), "open");
+	TRY(fd = openat(dfd, "relative", O_WRONLY | O_CREAT, 0600), "openat");
+	close(fd);
+	TRY(unlinkat(dfd, "relative", 0), "unlinkat");
+	close(dfd);
+	TRY(chdir(dir), "chdir");
+	TRY(fd = open("kept", O_WRONLY | O_CREAT, 0644), "open");
+	if (write(fd, "kept\n", 5) != 5)
+		return "write";
+	close(fd);
+	TRY(chdir("/"), "chdir");
+	TRY(unlink(a), "unlink");
+	TRY(unlink(c), "unlink");
+#undef P
+#undef TRY
+	return NULL;
 }
 
 /* One operation at argv[0]; returns how many arguments it used, 0 on error. */
@@ -233,6 +324,17 @@ probe(int argc, char **argv)
 			printf("pin %s\n", errname(errno));
 			return 0;
 		}
+		return 2;
+	}
+	if (strcmp(op, "fs") == 0) {
+		const char *failed;
+
+		NEED(1);
+		failed = fs_calls(argv[1]);
+		if (failed)
+			printf("fs %s %s\n", failed, errname(errno));
+		else
+			printf("fs ok\n");
 		return 2;
 	}
 	if (strcmp(op, "setuid") == 0) {

@@ -1,22 +1,47 @@
 /*
  * emu-workload - a program to count under the emulated PMU. It "retires"
  * exactly the events it is told to on the CPU it runs on, through
- * libpmuemu.so's pmuemu_retire(), so a test knows the exact count to expect.
+ * libpmuemu.so's pmuemu_retire() and pmuemu_act(), so a test knows the
+ * exact count to expect, and it can stop between steps for the test to
+ * play another party (the kernel, perf) on the PMU.
  *
- *	emu-workload [--kernel] [--retire CODE:UMASK:N[:u|:k]]... [--rdpmc ECX]...
- *	             [--sleep MS] [--crash] [--exit N] [--quiet] [--steps N --step-ms MS]
+ *	emu-workload [--cpu N] [--kernel] [STEP]... [--rdpmc ECX]... [--sleep MS]
+ *	             [--crash] [--exit N] [--quiet] [--steps N --step-ms MS]
  *
- * Retires happen in order (with --steps N: the whole list N times, MS
- * milliseconds apart, for -I tests that need counts arriving over time),
- * then rdpmc reads (each printed as
- * "rdpmc 0xECX 0xVALUE" on stdout), then the sleep, then the crash (SIGSEGV)
- * or the exit. It prints "cpu N" first (unless --quiet). Without the preload library it says
- * so and exits 2.
+ * STEPs run in the order given:
+ *	--retire CODE:UMASK:N[:u|:k]	N events of one kind, one burst
+ *	--topdown RET:BAD:FE:BE[:HEAVY:BRMISP:FETCHLAT:MEMBOUND][:u|:k]
+ *					top-down slots per category
+ *	--offcore RSP:N[:u|:k]		N offcore responses with request/response RSP
+ *	--nb SEL:MASK:INPUTS[:u|:k]	NetBurst models: clocks of ESCR event select
+ *					SEL with sub-event bits MASK (ESCR[24:9]),
+ *					INPUTS = VALUE[*COUNT](,VALUE[*COUNT])* the
+ *					input value (0-15) of each clock: "1*1000"
+ *					is 1000 clocks with input 1, "5,0,7*3" five
+ *					clocks with inputs 5, 0, 7, 7, 7, so that
+ *					threshold, complement and edge filters can
+ *					be exercised exactly (each run is the
+ *					action nb:SEL:MASK:VALUE:COUNT)
+ *	--act ACTION			any action of emu_action.h, e.g. nmi,
+ *					take-fixed:1, wrmsr:0x38f=0 (as that party,
+ *					on this CPU)
+ *	--sync PREFIX			stop until the test says go: write a byte to
+ *					the FIFO PREFIX.ready, then wait for one on
+ *					PREFIX.go (tests/e2e: e2e_sync_*)
+ * With --steps N the whole list runs N times, MS milliseconds apart (a
+ * real gap, e.g. 5 bursts of 2^47 events 1.5 s apart for a tool that must
+ * read often enough), then the rdpmc reads (each printed as "rdpmc 0xECX
+ * 0xVALUE" on stdout), the sleep, the crash (SIGSEGV) or the exit. It
+ * prints "cpu N" first (unless --quiet). --cpu N pins it to CPU N first
+ * (a test that acts on "the workload's CPU" needs it to stay there). Without the preload library it
+ * says so and exits 2; a step that fails exits 2 with the reason.
  */
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -24,52 +49,31 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "pmuemu.h"
 
 #define MAX_STEPS 64
 
+enum step_kind { STEP_RETIRE, STEP_ACT, STEP_SYNC, STEP_NB };
+
 struct step {
-	unsigned code, umask, ring;
-	uint64_t n;
+	enum step_kind kind;
+	const char *prefix;	/* the action's name the option stands for: "topdown:" */
+	const char *arg;
+	struct emu_action act;
 };
 
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: emu-workload [--kernel] [--retire CODE:UMASK:N[:u|:k]]... "
-		"[--rdpmc ECX]... [--sleep MS] [--crash] [--exit N] [--quiet] [--steps N --step-ms MS]\n");
+	fprintf(stderr, "usage: emu-workload [--cpu N] [--kernel] [--retire CODE:UMASK:N[:u|:k]]... "
+		"[--topdown RET:BAD:FE:BE[:HEAVY:BRMISP:FETCHLAT:MEMBOUND][:u|:k]]... "
+		"[--offcore RSP:N[:u|:k]]... [--nb SEL:MASK:INPUTS[:u|:k]]... [--act ACTION]... "
+		"[--sync PREFIX]... "
+		"[--rdpmc ECX]... [--sleep MS] [--crash] [--exit N] [--quiet] "
+		"[--steps N --step-ms MS]\nACTION: %s\n", emu_action_syntax);
 	exit(2);
-}
-
-static bool
-parse_step(const char *arg, unsigned default_ring, struct step *s)
-{
-	char *end;
-	unsigned long code, umask;
-	unsigned long long n;
-
-	errno = 0;
-	code = strtoul(arg, &end, 0);
-	if (*end != ':' || code > 0xff)
-		return false;
-	umask = strtoul(end + 1, &end, 0);
-	if (*end != ':' || umask > 0xff)
-		return false;
-	n = strtoull(end + 1, &end, 0);
-	if (errno)
-		return false;
-	s->ring = default_ring;
-	if (strcmp(end, ":k") == 0)
-		s->ring = 0;
-	else if (strcmp(end, ":u") == 0)
-		s->ring = 3;
-	else if (*end)
-		return false;
-	s->code = (unsigned)code;
-	s->umask = (unsigned)umask;
-	s->n = n;
-	return true;
 }
 
 static uint64_t
@@ -90,23 +94,155 @@ sleep_for(long ms)
 		;
 }
 
-/* Every --retire, in order. 0, or 2 after a message. */
+/*
+ * --nb SEL:MASK:INPUTS[:u|:k]: each run VALUE[*COUNT] of INPUTS as the
+ * action nb:SEL:MASK:VALUE:COUNT[:u|:k], done with @act, or only checked
+ * when @act is NULL. 0, -EINVAL with the reason in @err, or @act's error.
+ */
 static int
-retire_all(pmuemu_retire_fn retire, const char *const *retire_args, unsigned nretire, unsigned ring)
+nb_runs(const char *arg, unsigned ring, pmuemu_act_fn act, char *err, size_t errsize)
 {
-	for (unsigned i = 0; i < nretire; i++) {
-		struct step s;
-		int err;
+	const char *sel_end = strchr(arg, ':');
+	const char *inputs = sel_end ? strchr(sel_end + 1, ':') : NULL;
+	const char *suffix, *p;
 
-		if (!parse_step(retire_args[i], ring, &s)) {
-			fprintf(stderr, "emu-workload: bad --retire '%s': want CODE:UMASK:N[:u|:k]\n",
-				retire_args[i]);
+	if (!inputs) {
+		snprintf(err, errsize, "want SEL:MASK:VALUE[*COUNT],...[:u|:k]");
+		return -EINVAL;
+	}
+	inputs++;
+	suffix = strchr(inputs, ':');
+	if (!suffix)
+		suffix = inputs + strlen(inputs);
+	for (p = inputs;;) {
+		unsigned long long value, count = 1;
+		char spec[256];
+		struct emu_action a;
+		char *end;
+		int rc;
+
+		errno = 0;
+		value = strtoull(p, &end, 0);
+		if (end == p || *p == '-' || errno)
+			goto bad;
+		if (*end == '*') {
+			p = end + 1;
+			count = strtoull(p, &end, 0);
+			if (end == p || *p == '-' || errno)
+				goto bad;
+		}
+		if (*end != ',' && end != suffix)
+			goto bad;
+		if ((size_t)snprintf(spec, sizeof(spec), "nb:%.*s%llu:%llu%s", (int)(inputs - arg),
+				     arg, value, count, suffix) >= sizeof(spec))
+			goto bad;
+		rc = emu_action_parse(spec, ring, &a, err, errsize);
+		if (rc)
+			return rc;
+		if (act && (rc = act(&a)))
+			return rc;
+		if (end == suffix)
+			return 0;
+		p = end + 1;
+	}
+bad:
+	snprintf(err, errsize, "want SEL:MASK:VALUE[*COUNT],...[:u|:k] (VALUE 0-15)");
+	return -EINVAL;
+}
+
+/*
+ * Parse every step once (the default ring is known only after all
+ * options). 0, or 2 after a message.
+ */
+static int
+parse_steps(struct step *steps, unsigned n, unsigned ring)
+{
+	for (unsigned i = 0; i < n; i++) {
+		char spec[256], err[512] = "too long";
+
+		if (steps[i].kind == STEP_SYNC)
+			continue;
+		if (steps[i].kind == STEP_NB) {
+			/* The ring for run_steps(); the runs are parsed again there. */
+			steps[i].act.ring = ring;
+			if (nb_runs(steps[i].arg, ring, NULL, err, sizeof(err)) == 0)
+				continue;
+			fprintf(stderr, "emu-workload: bad --nb '%s': %s\n", steps[i].arg, err);
 			return 2;
 		}
-		err = retire(s.code, s.umask, s.ring, s.n);
+		if ((size_t)snprintf(spec, sizeof(spec), "%s%s", steps[i].prefix, steps[i].arg) >=
+		    sizeof(spec) ||
+		    emu_action_parse(spec, ring, &steps[i].act, err, sizeof(err)) != 0) {
+			fprintf(stderr, "emu-workload: bad step '%s': %s\n", steps[i].arg,
+				err);
+			return 2;
+		}
+	}
+	return 0;
+}
+
+/* Tell the test we are here, then wait until it says go. 0 or -errno. */
+static int
+sync_point(const char *prefix)
+{
+	char ready[PATH_MAX], go[PATH_MAX], c = 'p';
+	int fd;
+
+	if ((size_t)snprintf(ready, sizeof(ready), "%s.ready", prefix) >= sizeof(ready) ||
+	    (size_t)snprintf(go, sizeof(go), "%s.go", prefix) >= sizeof(go))
+		return -ENAMETOOLONG;
+	fd = open(ready, O_WRONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, &c, 1) != 1) {
+		int err = -errno;
+
+		close(fd);
+		return err;
+	}
+	close(fd);
+	/*
+	 * Wait for a byte. An end of file is the previous release's writer
+	 * closing after we already read its byte: open again and wait for
+	 * the next one.
+	 */
+	for (;;) {
+		ssize_t n;
+
+		fd = open(go, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return -errno;
+		do
+			n = read(fd, &c, 1);
+		while (n < 0 && errno == EINTR);
+		close(fd);
+		if (n == 1)
+			break;
+		if (n < 0)
+			return -errno;
+	}
+	return 0;
+}
+
+static int
+run_steps(const struct step *steps, unsigned n, pmuemu_retire_fn retire, pmuemu_act_fn act)
+{
+	for (unsigned i = 0; i < n; i++) {
+		const struct emu_action *a = &steps[i].act;
+		char why[512];
+		int err;
+
+		if (steps[i].kind == STEP_SYNC)
+			err = sync_point(steps[i].arg);
+		else if (steps[i].kind == STEP_NB)
+			err = nb_runs(steps[i].arg, a->ring, act, why, sizeof(why));
+		else if (steps[i].kind == STEP_RETIRE)
+			err = retire(a->code, a->umask, a->ring, a->n);
+		else
+			err = act(a);
 		if (err) {
-			fprintf(stderr, "emu-workload: retiring %s on cpu %d: %s\n",
-				retire_args[i], sched_getcpu(), strerror(-err));
+			fprintf(stderr, "emu-workload: %s%s on cpu %d: %s\n", steps[i].prefix,
+				steps[i].arg, sched_getcpu(), strerror(-err));
 			return 2;
 		}
 	}
@@ -118,6 +254,11 @@ main(int argc, char **argv)
 {
 	static const struct option options[] = {
 		{ "retire", required_argument, NULL, 'r' },
+		{ "topdown", required_argument, NULL, 't' },
+		{ "offcore", required_argument, NULL, 'o' },
+		{ "nb", required_argument, NULL, 'b' },
+		{ "act", required_argument, NULL, 'a' },
+		{ "sync", required_argument, NULL, 'y' },
 		{ "kernel", no_argument, NULL, 'k' },
 		{ "rdpmc", required_argument, NULL, 'p' },
 		{ "sleep", required_argument, NULL, 's' },
@@ -126,23 +267,38 @@ main(int argc, char **argv)
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "steps", required_argument, NULL, 'n' },
 		{ "step-ms", required_argument, NULL, 'm' },
+		{ "cpu", required_argument, NULL, 'C' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *retire_args[MAX_STEPS];
+	static struct step steps[MAX_STEPS];
 	uint32_t rdpmc_ecx[MAX_STEPS];
-	unsigned nretire = 0, nrdpmc = 0, ring = 3;
-	long sleep_ms = 0, exit_status = 0, steps = 1, step_ms = 0;
+	unsigned nsteps = 0, nrdpmc = 0, ring = 3;
+	long sleep_ms = 0, exit_status = 0, repeat = 1, step_ms = 0;
 	bool crash = false, quiet = false;
+	long pin = -1;
 	pmuemu_retire_fn retire;
 	pmuemu_active_fn active;
+	pmuemu_act_fn act;
 	int opt;
 
 	while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
+		struct step *s = &steps[nsteps];
+
 		switch (opt) {
 		case 'r':
-			if (nretire == MAX_STEPS)
+		case 't':
+		case 'o':
+		case 'b':
+		case 'a':
+		case 'y':
+			if (nsteps == MAX_STEPS)
 				usage();
-			retire_args[nretire++] = optarg;
+			s->kind = opt == 'y' ? STEP_SYNC : opt == 'r' ? STEP_RETIRE :
+				opt == 'b' ? STEP_NB : STEP_ACT;
+			s->prefix = opt == 'r' ? "retire:" : opt == 't' ? "topdown:" :
+				opt == 'o' ? "offcore:" : opt == 'b' ? "--nb " : "";
+			s->arg = optarg;
+			nsteps++;
 			break;
 		case 'k':
 			ring = 0;
@@ -165,13 +321,18 @@ main(int argc, char **argv)
 			quiet = true;
 			break;
 		case 'n':
-			steps = strtol(optarg, NULL, 0);
-			if (steps < 1)
+			repeat = strtol(optarg, NULL, 0);
+			if (repeat < 1)
 				usage();
 			break;
 		case 'm':
 			step_ms = strtol(optarg, NULL, 0);
 			if (step_ms < 0)
+				usage();
+			break;
+		case 'C':
+			pin = strtol(optarg, NULL, 0);
+			if (pin < 0 || pin >= CPU_SETSIZE)
 				usage();
 			break;
 		default:
@@ -180,10 +341,24 @@ main(int argc, char **argv)
 	}
 	if (optind != argc)
 		usage();
+	if (parse_steps(steps, nsteps, ring))
+		return 2;
+	if (pin >= 0) {
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET((int)pin, &set);
+		if (sched_setaffinity(0, sizeof(set), &set) < 0) {
+			fprintf(stderr, "emu-workload: cannot pin to cpu %ld: %s\n", pin,
+				strerror(errno));
+			return 2;
+		}
+	}
 
 	*(void **)&retire = dlsym(RTLD_DEFAULT, "pmuemu_retire");
 	*(void **)&active = dlsym(RTLD_DEFAULT, "pmuemu_active");
-	if (!retire || !active || !active()) {
+	*(void **)&act = dlsym(RTLD_DEFAULT, "pmuemu_act");
+	if (!retire || !active || !act || !active()) {
 		fprintf(stderr, "emu-workload: the PMU is not emulated: run me with "
 			"LD_PRELOAD=libpmuemu.so and PMUSTAT_EMU_STATE=<state file> "
 			"(tests/e2e/run-under-emu does both)\n");
@@ -193,10 +368,10 @@ main(int argc, char **argv)
 	if (!quiet)
 		printf("cpu %d\n", sched_getcpu());
 	fflush(stdout);
-	for (long k = 0; k < steps; k++) {
+	for (long k = 0; k < repeat; k++) {
 		if (k > 0)
 			sleep_for(step_ms);
-		if (retire_all(retire, retire_args, nretire, ring))
+		if (run_steps(steps, nsteps, retire, act))
 			return 2;
 	}
 	for (unsigned i = 0; i < nrdpmc; i++) {
@@ -205,12 +380,7 @@ main(int argc, char **argv)
 		printf("rdpmc 0x%" PRIx32 " 0x%" PRIx64 "\n", rdpmc_ecx[i], val);
 	}
 	fflush(stdout);
-	if (sleep_ms > 0) {
-		struct timespec ts = { sleep_ms / 1000, (sleep_ms % 1000) * 1000000 };
-
-		while (nanosleep(&ts, &ts) < 0 && errno == EINTR)
-			;
-	}
+	sleep_for(sleep_ms);
 	if (crash) {
 		raise(SIGSEGV);
 		/* The preload forwards a sent SIGSEGV; default action ends us here. */

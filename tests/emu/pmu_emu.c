@@ -3,29 +3,44 @@
  *
  *	pmu-emu init --model M [--cpus N] [--pcores N] [--gp N] [--fixed N]
  *	             [--rdpmc=on|off] [--msr=ok|absent|eacces|readonly]
- *	             [--watchdog] [--cpuid-dir DIR] STATEFILE
+ *	             [--watchdog] [--perfmon=on|off] [--set [CPU:]MSR=VALUE]...
+ *	             [--cpuid-dir DIR] STATEFILE
  *	pmu-emu dump STATEFILE [--cpu N] [--json]
  *	pmu-emu save STATEFILE SNAPFILE
  *	pmu-emu diff SNAP1 SNAP2
  *	pmu-emu get STATEFILE CPU MSR
  *	pmu-emu set STATEFILE CPU MSR VALUE
  *	pmu-emu retire STATEFILE CPU CODE:UMASK:N[:u|:k]
+ *	pmu-emu act STATEFILE CPU ACTION...
  *	pmu-emu file STATEFILE NAME (TEXT | --absent)
  *	pmu-emu models
  *
+ * --set writes MSR after power-up (and --watchdog) through the CPU's rules,
+ * on CPU or on every CPU: a machine that starts with other values (a
+ * frozen PMU, a counter someone holds). act does each ACTION of
+ * emu_action.h on CPU, in order, as that party would (nmi, take-fixed:1,
+ * pebs:0:0xc0:0, wrmsr:0x38f=0, ...).
+ * --perfmon=off: NetBurst's IA32_MISC_ENABLE says performance monitoring
+ * is unavailable (bit 7 clear).
+ * init also makes the machine's own directory STATEFILE.d (its /run, see
+ * emu_paths.h), emptied of what an earlier machine of that name left.
+ *
  * Exit status: 0 success (diff: identical), 1 diff found differences or
- * the emulated CPU raised #GP (get/set), 2 usage or I/O error.
- * Models: skylake icelake haswell core2 alderlake nopmu. --cpus defaults to
+ * the emulated CPU raised #GP (get/set/act, or an action found its counter
+ * busy), 2 usage or I/O error. Models: pmu-emu models. --cpus defaults to
  * this host's CPU count, --msr=ok lets the caller's uid open the devices.
  */
 #include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "emu_action.h"
+#include "emu_paths.h"
 #include "emu_pmu.h"
 #include "emu_state.h"
 
@@ -38,15 +53,18 @@ usage(void)
 	fprintf(stderr,
 		"usage: pmu-emu init --model M [--cpus N] [--pcores N] [--gp N] [--fixed N]\n"
 		"                    [--rdpmc=on|off] [--msr=ok|absent|eacces|readonly] [--watchdog]\n"
-		"                    [--cpuid-dir DIR] STATEFILE\n"
+		"                    [--perfmon=on|off] [--set [CPU:]MSR=VALUE]... [--cpuid-dir DIR]\n"
+		"                    STATEFILE\n"
 		"       pmu-emu dump STATEFILE [--cpu N] [--json]\n"
 		"       pmu-emu save STATEFILE SNAPFILE\n"
 		"       pmu-emu diff SNAP1 SNAP2\n"
 		"       pmu-emu get STATEFILE CPU MSR\n"
 		"       pmu-emu set STATEFILE CPU MSR VALUE\n"
 		"       pmu-emu retire STATEFILE CPU CODE:UMASK:N[:u|:k]\n"
+		"       pmu-emu act STATEFILE CPU ACTION...\n"
 		"       pmu-emu file STATEFILE NAME (TEXT | --absent)\n"
-		"       pmu-emu models\n");
+		"       pmu-emu models\n"
+		"ACTION: %s\n", emu_action_syntax);
 	exit(EXIT_USAGE);
 }
 
@@ -100,6 +118,43 @@ read_copy(const char *path)
 	return pmu;
 }
 
+/* --set [CPU:]MSR=VALUE: a WRMSR after power-up. 0, or 1 after a message. */
+static int
+preset(struct emu_pmu *pmu, const char *arg)
+{
+	const char *eq = strchr(arg, '='), *colon = strchr(arg, ':');
+	unsigned first = 0, last = pmu->ncpus - 1;
+	char what[64];
+	uint32_t msr;
+	uint64_t val;
+
+	if (!eq || (colon && colon > eq)) {
+		fprintf(stderr, "pmu-emu: bad --set '%s': want [CPU:]MSR=VALUE\n", arg);
+		return 1;
+	}
+	if (colon) {
+		snprintf(what, sizeof(what), "%.*s", (int)(colon - arg), arg);
+		first = last = (unsigned)number("--set cpu", what, pmu->ncpus - 1);
+		arg = colon + 1;
+	}
+	snprintf(what, sizeof(what), "%.*s", (int)(eq - arg), arg);
+	msr = (uint32_t)number("--set msr", what, UINT32_MAX);
+	val = number("--set value", eq + 1, UINT64_MAX);
+	for (unsigned c = first; c <= last; c++) {
+		int err = emu_wrmsr(pmu, c, msr, val);
+
+		if (err) {
+			fprintf(stderr, "pmu-emu: --set: wrmsr 0x%" PRIx32 " = 0x%" PRIx64
+				" on cpu %u of the %s model: %s\n", msr, val, c,
+				emu_cpu_type(pmu, c)->name,
+				err == -EIO ? "#GP (no such MSR, reserved bits or read-only; "
+				"GLOBAL_STATUS is set through 0x391)" : strerror(-err));
+			return 1;
+		}
+	}
+	return 0;
+}
+
 static int
 cmd_init(int argc, char **argv)
 {
@@ -112,18 +167,23 @@ cmd_init(int argc, char **argv)
 		{ "rdpmc", required_argument, NULL, 'r' },
 		{ "msr", required_argument, NULL, 'M' },
 		{ "watchdog", no_argument, NULL, 'w' },
+		{ "perfmon", required_argument, NULL, 'P' },
 		{ "cpuid-dir", required_argument, NULL, 'd' },
+		{ "set", required_argument, NULL, 's' },
 		{ NULL, 0, NULL, 0 },
 	};
+	const char *sets[64];
+	unsigned nsets = 0;
 	struct emu_config cfg;
 	struct emu_pmu *pmu;
 	const char *cpuid_dir = NULL;
+	char dir[PATH_MAX];
 	int model = -1, msr = EMU_MSR_OK, opt, err;
 	long host = sysconf(_SC_NPROCESSORS_CONF);
 	unsigned ncpus = host > 0 ? (unsigned)host : 1;
 	unsigned pcores = 0;
 	int gp = -1, fixed = -1;
-	bool rdpmc_off = false, watchdog = false;
+	bool rdpmc_off = false, watchdog = false, perfmon_off = false;
 
 	while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
 		switch (opt) {
@@ -159,8 +219,18 @@ cmd_init(int argc, char **argv)
 		case 'w':
 			watchdog = true;
 			break;
+		case 'P':
+			if (strcmp(optarg, "on") && strcmp(optarg, "off"))
+				usage();
+			perfmon_off = strcmp(optarg, "off") == 0;
+			break;
 		case 'd':
 			cpuid_dir = optarg;
+			break;
+		case 's':
+			if (nsets == sizeof(sets) / sizeof(sets[0]))
+				usage();
+			sets[nsets++] = optarg;
 			break;
 		default:
 			usage();
@@ -178,6 +248,7 @@ cmd_init(int argc, char **argv)
 	cfg.rdpmc_off = rdpmc_off;
 	cfg.msr = (enum emu_msr_access)msr;
 	cfg.watchdog = watchdog;
+	cfg.nb_perfmon_off = perfmon_off;
 	pmu = calloc(1, sizeof(*pmu));
 	if (!pmu)
 		return EXIT_USAGE;
@@ -187,11 +258,28 @@ cmd_init(int argc, char **argv)
 			emu_model_name(cfg.model), strerror(-err));
 		return EXIT_USAGE;
 	}
+	for (unsigned i = 0; i < nsets; i++) {
+		if (preset(pmu, sets[i])) {
+			free(pmu);
+			return EXIT_USAGE;
+		}
+	}
+	/* The machine starts with these values; nobody has accessed it yet. */
+	for (unsigned c = 0; c < pmu->ncpus; c++)
+		memset(&pmu->cpu[c].stats, 0, sizeof(pmu->cpu[c].stats));
 	pmu->msr_owner_uid = (uint32_t)geteuid();
 	err = emu_state_write(argv[optind], pmu);
 	free(pmu);
 	if (err)
 		fail("cannot write", argv[optind], err);
+	/* A new machine boots with an empty /run of its own (emu_paths.h). */
+	if (emu_paths_dir(argv[optind], dir, sizeof(dir)) != 0)
+		fail("cannot name the machine directory of", argv[optind], -ENAMETOOLONG);
+	err = emu_paths_clear(dir);
+	if (!err)
+		err = emu_paths_create(dir);
+	if (err)
+		fail("cannot make the machine directory", dir, err);
 	return 0;
 }
 
@@ -342,6 +430,39 @@ cmd_retire(int argc, char **argv)
 }
 
 static int
+cmd_act(int argc, char **argv)
+{
+	struct emu_action acts[32];
+	struct emu_pmu *pmu;
+	unsigned cpu;
+	int n = argc - 3, err = 0, i;
+	char why[512];
+
+	if (argc < 4 || n > 32)
+		usage();
+	cpu = (unsigned)number("cpu", argv[2], EMU_MAX_CPUS);
+	for (i = 0; i < n; i++) {
+		if (emu_action_parse(argv[3 + i], 3, &acts[i], why, sizeof(why))) {
+			fprintf(stderr, "pmu-emu: %s\n", why);
+			return EXIT_USAGE;
+		}
+	}
+	pmu = map_state(argv[1]);
+	emu_state_lock(pmu);
+	for (i = 0; i < n && !err; i++)
+		err = emu_act(pmu, cpu, &acts[i]);
+	emu_state_unlock(pmu);
+	emu_state_unmap(pmu);
+	if (err) {
+		fprintf(stderr, "pmu-emu: %s on cpu %u: %s\n", argv[2 + i], cpu,
+			err == -EIO ? "#GP (no such MSR, reserved bits or read-only)" :
+			err == -EBUSY ? "the counter is in use" : strerror(-err));
+		return err == -EIO || err == -EBUSY ? EXIT_DIFF : EXIT_USAGE;
+	}
+	return 0;
+}
+
+static int
 cmd_file(int argc, char **argv)
 {
 	struct emu_pmu *pmu;
@@ -386,6 +507,8 @@ main(int argc, char **argv)
 		return cmd_retire(argc - 1, argv + 1);
 	if (strcmp(argv[1], "file") == 0)
 		return cmd_file(argc - 1, argv + 1);
+	if (strcmp(argv[1], "act") == 0)
+		return cmd_act(argc - 1, argv + 1);
 	if (strcmp(argv[1], "models") == 0) {
 		for (int m = 0; m < EMU_MODEL_COUNT; m++)
 			printf("%s\n", emu_model_name((enum emu_model)m));

@@ -9,6 +9,8 @@
 
 #include <stdint.h>
 
+#include "emu_action.h"
+
 /* 1 when the PMU is emulated (PMUSTAT_EMU_STATE named a usable state file). */
 int pmuemu_active(void);
 
@@ -20,7 +22,16 @@ int pmuemu_active(void);
  */
 int pmuemu_retire(unsigned code, unsigned umask, unsigned ring, uint64_t n);
 
+/*
+ * Do @a (emu_action.h: a write from outside, the kernel's PMI handler,
+ * perf taking a counter, top-down slots, offcore responses, NetBurst
+ * clocks) on the CPU the caller runs on, under the state lock. emu_act()'s
+ * results, or -ENODEV when the PMU is not emulated.
+ */
+int pmuemu_act(const struct emu_action *a);
+
 typedef int (*pmuemu_active_fn)(void);
 typedef int (*pmuemu_retire_fn)(unsigned code, unsigned umask, unsigned ring, uint64_t n);
+typedef int (*pmuemu_act_fn)(const struct emu_action *a);
 
 #endif

@@ -1,12 +1,15 @@
 #!/usr/bin/env python3
-"""check_converter.py SOURCE_ROOT: regenerate events/ from ../shared/perfmon
-into a temporary directory and require byte-identical files; then check every
-converted event against the perfmon input, parsed independently here.
+"""check_converter.py SOURCE_ROOT: regenerate events/ (tables, metrics/ and
+the mapfile) from ../shared/perfmon into a temporary directory and require
+byte-identical files; then check every converted event and metric against the
+perfmon input, parsed independently here.
 Exit 77 (skip) when SOURCE_ROOT/../shared/perfmon is absent."""
 
+import csv
 import filecmp
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -18,6 +21,95 @@ ONE_BASED = {"NehalemEP", "NehalemEX", "WestmereEP-SP", "WestmereEP-DP", "Westme
 def num(s):
     s = s.strip()
     return int(s, 16) if s[:2].lower() == "0x" else int(s)
+
+
+def tokens(formula):
+    """Words, numbers and single characters: blanks do not matter."""
+    return re.findall(r"[A-Za-z_#][A-Za-z0-9_.]*|[0-9.]+(?:[eE][-+]?[0-9]+)?|\S", formula)
+
+
+def check_metrics(perfmon, events, problems):
+    """Every converted metric against its upstream metric; every mapfile row
+    with a metrics file against Intel's metrics rows. Returns the count."""
+    checked = 0
+    mdir = os.path.join(events, "metrics")
+    upstream_rows = {}
+    with open(os.path.join(perfmon, "mapfile.csv"), encoding="ascii") as f:
+        for row in list(csv.reader(f))[1:]:
+            row = row + [""] * (7 - len(row))
+            if row[3] == "metrics":
+                upstream_rows[(row[0], row[4], row[5])] = row[2].lstrip("/")
+    with open(os.path.join(events, "mapfile.csv"), encoding="ascii") as f:
+        rows = [r for r in csv.reader(l for l in f if not l.startswith("#"))][1:]
+    for key, ctype, native, table, _, metrics in rows:
+        want = upstream_rows.get((key, ctype, native))
+        if bool(want) != bool(metrics):
+            problems.append("mapfile %s %s: metrics %r, upstream %r" % (key, ctype, metrics, want))
+        elif metrics:
+            got = json.load(open(os.path.join(mdir, metrics + ".json")))["source"]["file"]
+            if got != want:
+                problems.append("mapfile %s: metrics/%s.json is %s, upstream %s" %
+                                (key, metrics, got, want))
+    for f in sorted(os.listdir(mdir)):
+        doc = json.load(open(os.path.join(mdir, f)))
+        src = json.load(open(os.path.join(perfmon, doc["source"]["file"])))
+        if src["Header"]["Version"] != doc["source"]["version"]:
+            problems.append("metrics/%s: version differs from the input" % f)
+        conv = {m["n"]: m for m in doc["metrics"]}
+        if len(conv) != len(src["Metrics"]):
+            problems.append("metrics/%s: %d metrics, input has %d" %
+                            (f, len(conv), len(src["Metrics"])))
+        legacy = {m["LegacyName"]: m["MetricName"] for m in src["Metrics"]}
+        for m in src["Metrics"]:
+            where = "metrics/%s: %s" % (f, m["MetricName"])
+            c = conv.get(m["MetricName"])
+            if c is None:
+                problems.append(where + ": missing")
+                continue
+            checked += 1
+            if tokens(c["f"]) != tokens(m["Formula"]):
+                problems.append(where + ": formula differs from Intel's")
+            want_ev = ["%s=%s" % (e["Alias"], e["Name"]) for e in m["Events"]]
+            if (c["e"].split(";") if "e" in c else []) != want_ev:
+                problems.append(where + ": events differ")
+            used = set(tokens(m["Formula"]))
+            want_k = ["%s=%s" % (k["Alias"], k["Name"]) for k in m["Constants"]
+                      if k["Alias"] in used]
+            if c.get("k", "").split(";") != (want_k or [""]):
+                problems.append(where + ": constants %r, want %r" % (c.get("k"), want_k))
+            if c["l"] != m["Level"] or c.get("u", "") != m["UnitOfMeasure"] or \
+                    c.get("g", "").split(";") != [g for g in m.get("MetricGroup", "").split(";")
+                                                  if g] + ([] if m.get("MetricGroup") else [""]):
+                problems.append(where + ": level, unit or groups differ")
+            if c.get("p", "") != m.get("ParentCategory", "") or \
+                    c.get("c", "TMA") != m.get("Category", ""):
+                problems.append(where + ": parent or category differ")
+            if c["d"] != " ".join(m["BriefDescription"].split()):
+                problems.append(where + ": description differs")
+            th = m.get("Threshold") or {}
+            if bool(th.get("Formula")) != ("t" in c):
+                problems.append(where + ": threshold dropped or invented")
+            elif "t" in c:
+                tm = dict(p.split("=", 1) for p in c["tm"].split(";"))
+                text = th["Formula"]
+                pairs = [(t["Alias"], t["Value"]) for t in th.get("ThresholdMetrics", [])]
+                if not pairs:  # legacy names inline: undo the aliases instead
+                    text = c["t"]
+                    pairs = [(a, next(k for k, v in legacy.items() if v == n))
+                             for a, n in tm.items()]
+                for alias, old in pairs:
+                    if tm.get(alias) != legacy.get(old):
+                        problems.append(where + ": threshold alias %s is %r, want %r" %
+                                        (alias, tm.get(alias), legacy.get(old)))
+                if tokens(text) != tokens(c["t"]):
+                    problems.append(where + ": threshold formula differs")
+    return checked
+
+
+def hand_written(path):
+    """Tables written by hand for another PMU (events/README.md): not converted."""
+    with open(path, encoding="ascii") as f:
+        return "pmu" in json.load(f)
 
 
 def main():
@@ -33,8 +125,14 @@ def main():
             out = os.path.join(tmp, run)
             subprocess.run([sys.executable, os.path.join(root, "scripts", "perfmon2events"),
                             perfmon, out], check=True)
-        generated = sorted(os.listdir(os.path.join(tmp, "a")))
-        shipped = sorted(f for f in os.listdir(events) if f.endswith((".json", ".csv")))
+        def listing(top):
+            out = [f for f in os.listdir(top) if f.endswith(".csv") or
+                   (f.endswith(".json") and not hand_written(os.path.join(top, f)))]
+            if os.path.isdir(os.path.join(top, "metrics")):
+                out += ["metrics/" + f for f in os.listdir(os.path.join(top, "metrics"))]
+            return sorted(out)
+        generated = listing(os.path.join(tmp, "a"))
+        shipped = listing(events)
         if generated != shipped:
             problems.append("file sets differ: generated %s, shipped %s" %
                             (sorted(set(generated) - set(shipped)),
@@ -51,7 +149,7 @@ def main():
     # Independent cross-check of every event against the input.
     checked = 0
     for f in sorted(os.listdir(events)):
-        if not f.endswith(".json"):
+        if not f.endswith(".json") or hand_written(os.path.join(events, f)):
             continue
         table = json.load(open(os.path.join(events, f)))
         src = json.load(open(os.path.join(perfmon, table["source"]["file"])))
@@ -111,10 +209,11 @@ def main():
                 problems.append(where + ": PEBS-only flag")
             if bool(c.get("ta")) != (ev.get("TakenAlone", "0") == "1"):
                 problems.append(where + ": TakenAlone flag")
+    metrics = check_metrics(perfmon, events, problems)
     for p in problems:
         print(p)
-    print("check_converter: %d events checked against the input, %d problems" %
-          (checked, len(problems)))
+    print("check_converter: %d events and %d metrics checked against the input, %d problems" %
+          (checked, metrics, len(problems)))
     return 1 if problems else 0
 
 

@@ -141,6 +141,9 @@ def main():
     tables = sorted(f[:-5] for f in os.listdir(d) if f.endswith(".json"))
     total = 0
     for t in tables:
+        with open(os.path.join(d, t + ".json"), encoding="ascii") as f:
+            if "pmu" in json.load(f):
+                continue	# another PMU's hand-written table: check_netburst.py
         total += check_table(os.path.join(d, t + ".json"), t) or 0
     for f in ("LICENSE.intel-perfmon", "README.md"):
         if not os.path.isfile(os.path.join(d, f)):
@@ -154,16 +157,26 @@ def main():
     used = set()
     with open(mpath, encoding="ascii") as f:
         lines = [(n, l) for n, l in enumerate(f.read().split("\n"), 1) if l and not l.startswith("#")]
-    if not lines or lines[0][1] != "Family-model,Core Type,Native Model ID,Table,Version":
+    if not lines or lines[0][1] != "Family-model,Core Type,Native Model ID,Table,Version,Metrics":
         problem(mpath, "bad header")
+    metric_tables = sorted(f[:-5] for f in os.listdir(os.path.join(d, "metrics"))
+                           if f.endswith(".json")) if os.path.isdir(os.path.join(d, "metrics")) else []
+    metrics_used = set()
     keys = set()
     for n, line in lines[1:]:
         where = "%s:%d" % (mpath, n)
         row = next(csv.reader([line]))
-        if len(row) != 5:
+        if len(row) != 6:
             problem(where, "%d fields" % len(row))
             continue
-        key, ctype, native, table, version = row
+        key, ctype, native, table, version, metrics = row
+        if metrics and metrics not in metric_tables:
+            problem(where, "metrics %r does not exist" % metrics)
+        if metrics and metrics != table:
+            problem(where, "metrics %r for table %r (they must be the same core's)" %
+                    (metrics, table))
+        if metrics:
+            metrics_used.add(metrics)
         try:
             re.compile(key)
         except re.error as e:
@@ -184,6 +197,8 @@ def main():
         used.add(table)
     for t in set(tables) - used:
         problem(d, "table %s is named by no mapfile row" % t)
+    for t in set(metric_tables) - metrics_used:
+        problem(d, "metrics/%s.json is named by no mapfile row" % t)
 
     for p in problems:
         print(p)

@@ -35,11 +35,16 @@ test_every_table(void **state)
 		char name[256], err[512];
 		size_t len = strlen(de->d_name), i;
 		struct event_table *t;
+		int ret;
 
 		if (len < 6 || strcmp(de->d_name + len - 5, ".json") != 0)
 			continue;
 		snprintf(name, sizeof(name), "%.*s", (int)(len - 5), de->d_name);
-		if (event_table_load(events_dir, name, &t, err, sizeof(err)) != 0)
+		ret = event_table_load(events_dir, name, &t, err, sizeof(err));
+		/* Another PMU's table (netburst.json) is refused as such; tests/netburst loads it. */
+		if (ret == -EMEDIUMTYPE && strcmp(name, "netburst") == 0)
+			continue;
+		if (ret != 0)
 			fail_msg("%s", err);
 		assert_string_equal(event_table_name(t), name);
 		assert_true(strstr(event_table_source_file(t), "_core.json") != NULL);

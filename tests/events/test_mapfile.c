@@ -1,7 +1,8 @@
 /*
  * mapfile_choose_table: by vendor-family-model(-stepping) and hybrid core
  * type, from hand-made cpu_info and from the real CPUID dumps in
- * tests/data/cpuid; and the errors of a broken mapfile.
+ * tests/data/cpuid; the metrics file named by the same row
+ * (mapfile_choose); and the errors of a broken mapfile.
  */
 #include <errno.h>
 #include <limits.h>
@@ -238,6 +239,52 @@ test_bad_mapfiles(void **state)
 	assert_string_equal(table, "first");
 }
 
+/* The metrics file comes from the same row as the table. */
+static void
+test_metrics_column(void **state)
+{
+	static const struct {
+		unsigned model, stepping;
+		enum cpu_core_type type;
+		uint32_t native;
+		const char *table, *metrics;
+	} shipped[] = {
+		{ 0x5e, 3, 0, 0, "skylake", "skylake" },
+		{ 0x55, 4, 0, 0, "skylakex", "skylakex" },
+		{ 0x55, 7, 0, 0, "cascadelakex", "cascadelakex" },
+		{ 0x8f, 8, 0, 0, "sapphirerapids", "sapphirerapids" },
+		/* Intel publishes P-core metrics only. */
+		{ 0x97, 2, CPU_CORE_TYPE_CORE, 1, "alderlake_goldencove", "alderlake_goldencove" },
+		{ 0x97, 2, CPU_CORE_TYPE_ATOM, 1, "alderlake_gracemont", "" },
+		{ 0xbe, 0, 0, 0, "alderlake_gracemont", "" },
+		{ 0x2d, 7, 0, 0, "jaketown", "" },
+	};
+	struct mapfile_choice c;
+	struct cpu_info cpu;
+	char err[512], table[64];
+	size_t i;
+
+	(void)state;
+	for (i = 0; i < sizeof(shipped) / sizeof(shipped[0]); i++) {
+		fill_cpu(&cpu, "GenuineIntel", 6, shipped[i].model, shipped[i].stepping,
+			 shipped[i].type, shipped[i].native);
+		if (mapfile_choose(events_dir, &cpu, &c, err, sizeof(err)) != 0)
+			fail_msg("model %x: %s", shipped[i].model, err);
+		assert_string_equal(c.table, shipped[i].table);
+		assert_string_equal(c.metrics, shipped[i].metrics);
+	}
+#define METRICS_HEADER "Family-model,Core Type,Native Model ID,Table,Version,Metrics\n"
+	assert_int_equal(choose_from(METRICS_HEADER "GenuineIntel-6-5E,,,skylake,V1,skl\n",
+				     err, sizeof(err), table, sizeof(table)), 0);
+	assert_string_equal(table, "skylake");
+	assert_int_equal(choose_from(METRICS_HEADER "GenuineIntel-6-5E,,,skylake,V1\n",
+				     err, sizeof(err), table, sizeof(table)), -EINVAL);
+	assert_non_null(strstr(err, "too few fields"));
+	assert_int_equal(choose_from(METRICS_HEADER "GenuineIntel-6-5E,,,skylake,V1,../m\n",
+				     err, sizeof(err), table, sizeof(table)), -EINVAL);
+	assert_non_null(strstr(err, "Metrics must be empty or a name"));
+}
+
 static void
 test_missing_dir(void **state)
 {
@@ -259,6 +306,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_hybrid_message),
 		cmocka_unit_test(test_dumps),
 		cmocka_unit_test(test_bad_mapfiles),
+		cmocka_unit_test(test_metrics_column),
 		cmocka_unit_test(test_missing_dir),
 	};
 

@@ -6,7 +6,7 @@
  * alderlake_goldencove), bits 4:2 the PMU (see caps[] below). The text is
  * split at newlines into separate -e options (event_spec_append, as
  * cmd_stat does); the whole text also goes through event_spec_parse in one
- * piece; unknown names reach event_spec_suggest through the error path.
+ * piece; unknown names reach the did-you-mean ranking through the error path.
  * Seeds start with a printable selector, e.g. "Acycles:k".
  *
  * Checked beyond "no crash": every error has a message; every event

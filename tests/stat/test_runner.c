@@ -236,8 +236,10 @@ test_privilege_drop(void **state)
 	struct runner_failure f;
 
 	(void)state;
-	if (geteuid() != 0)
+	if (geteuid() != 0) {
+		print_message("skipped: only root can drop privileges\n");
 		skip();
+	}
 	o.drop_privileges = true;
 	o.uid = 65534;
 	o.gid = 65534;

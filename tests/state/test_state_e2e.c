@@ -3,14 +3,13 @@
  * end to end: the real binary on the emulated PMU (libpmuemu.so).
  *
  * The binary always keeps its journals and its locks under /run/pmustat;
- * no environment variable moves them (a root process must not
- * let one redirect where it writes). So this test runs in a mount namespace
- * of its own with a private tmpfs on /run: pmustat writes exactly where it
- * does in production, nothing reaches the host's /run, and a journal left
- * by a killed run here cannot be picked up by another test's pmustat (on
- * another emulated machine) running at the same time. Without the
- * privilege to do that (no CAP_SYS_ADMIN) the cases that leave or plant
- * journals are skipped; the others run against the host's /run.
+ * no environment variable moves them (a root process must not let
+ * one redirect where it writes). The emulated machine owns those paths:
+ * libpmuemu.so puts them in the machine's own directory (emu_paths.h), so
+ * pmustat writes where it does in production as far as it can tell,
+ * nothing reaches the host's /run, and a journal left by a killed run here
+ * cannot be picked up by another test's pmustat running at the same time.
+ * The test plants and checks journals there through e2e_machine_path().
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -24,7 +23,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mount.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -42,11 +40,6 @@
 static int core;
 static char core_arg[16];
 static unsigned ncpus;
-/* /run is our own tmpfs: journals may be left and planted. */
-static bool private_ok;
-
-#define NEEDS_PRIVATE_RUN() do { if (!private_ok) skip(); } while (0)
-
 static void
 machine(struct e2e_machine *m, bool watchdog)
 {
@@ -141,10 +134,14 @@ has_owner(json_t *core_obj, const char *owner)
 	return false;
 }
 
+/* The core's journal on machine @m: /run/pmustat/cpuN.journal as pmustat names it. */
 static void
-journal_file(char *buf, size_t size)
+journal_file(const struct e2e_machine *m, char *buf, size_t size)
 {
-	journal_path(JOURNAL_DIR, core, buf, size);
+	char path[PATH_MAX];
+
+	journal_path(JOURNAL_DIR, core, path, sizeof(path));
+	e2e_machine_path(m, path, buf, size);
 }
 
 /* A hand-programmed PMU is decoded right, named, owned; and state writes nothing. */
@@ -420,15 +417,15 @@ test_reset_zero(void **state)
 }
 
 /*
- * A journal by hand: the registers of @before on the core, owned by @pid
+ * A journal by hand on @m: the registers of @before on the core, owned by @pid
  * started at @start, of a run that wrote what scribble() writes.
  */
 static void
-hand_journal(const struct emu_pmu *before, pid_t pid, unsigned long long start)
+hand_journal(const struct e2e_machine *m, const struct emu_pmu *before, pid_t pid, unsigned long long start)
 {
 	const struct emu_regs *g = &before->cpu[core].regs;
+	char err[1024], dir[PATH_MAX];
 	struct journal j;
-	char err[1024];
 
 	memset(&j, 0, sizeof(j));
 	j.core = core;
@@ -449,7 +446,8 @@ hand_journal(const struct emu_pmu *before, pid_t pid, unsigned long long start)
 	j.wrote[j.nwrote++] = (struct journal_reg){ msr_evtsel(0), 0x4300c4 };
 	for (unsigned i = 0; i < 3; i++)
 		j.fields[i] = 1u << 2;
-	if (journal_write(JOURNAL_DIR, &j, err, sizeof(err)) != 0)
+	e2e_machine_path(m, JOURNAL_DIR, dir, sizeof(dir));
+	if (journal_write(dir, &j, err, sizeof(err)) != 0)
 		fail_msg("journal_write: %s", err);
 }
 
@@ -478,17 +476,16 @@ test_reset_live_and_reused_pid(void **state)
 	uint64_t w;
 
 	(void)state;
-	NEEDS_PRIVATE_RUN();
 	machine(&m, false);
 	set(&m, msr_a_pmc(3), 0xabcdef);
 	before = e2e_state(&m);
 	scribble(&m);
 	scribbled = e2e_state(&m);
-	journal_file(path, sizeof(path));
+	journal_file(&m, path, sizeof(path));
 
 	/* Live: this very process, its real start time. */
 	assert_int_equal(journal_proc_start_time(getpid(), &start), 0);
-	hand_journal(before, getpid(), start);
+	hand_journal(&m, before, getpid(), start);
 	w = writes(&m);
 	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "reset", "-C", core_arg, NULL });
 	e2e_assert_status(&r, 125);
@@ -504,7 +501,7 @@ test_reset_live_and_reused_pid(void **state)
 	e2e_result_free(&r);
 
 	/* Reused: our pid, but the run started at another time. */
-	hand_journal(before, getpid(), start + 12345);
+	hand_journal(&m, before, getpid(), start + 12345);
 	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "reset", "-C", core_arg, NULL });
 	e2e_assert_status(&r, 0);
 	e2e_assert_err_contains(&r, "belongs to another process");
@@ -535,11 +532,10 @@ test_reset_corrupt_journal(void **state)
 	int fd;
 
 	(void)state;
-	NEEDS_PRIVATE_RUN();
 	machine(&m, false);
 	before = e2e_state(&m);
-	hand_journal(before, 1, 1);
-	journal_file(path, sizeof(path));
+	hand_journal(&m, before, 1, 1);
+	journal_file(&m, path, sizeof(path));
 	fd = open(path, O_RDWR);
 	assert_true(fd >= 0);
 	n = read(fd, text, sizeof(text));
@@ -580,7 +576,7 @@ killed_run(const struct e2e_machine *m)
 	assert_true(e2e_wait_msr(m, (unsigned)core, msr_evtsel(0), EVTSEL_EN, EVTSEL_EN, 5000));
 	kill(-pid, SIGKILL);
 	assert_int_equal(e2e_reap(pid), 128 + SIGKILL);
-	journal_file(path, sizeof(path));
+	journal_file(m, path, sizeof(path));
 	assert_int_equal(access(path, F_OK), 0);
 	/* Left programmed: the complaint this journal answers. */
 	assert_true(e2e_msr(m, (unsigned)core, msr_evtsel(0)) & EVTSEL_EN);
@@ -598,7 +594,6 @@ test_sigkill_next_run_restores(void **state)
 	pid_t pid;
 
 	(void)state;
-	NEEDS_PRIVATE_RUN();
 	machine(&m, false);
 	/* Something worth restoring exactly: counter values, an overflow bit. */
 	set(&m, msr_a_pmc(0), 0x0000123456789abcull);
@@ -606,7 +601,7 @@ test_sigkill_next_run_restores(void **state)
 	set(&m, MSR_IA32_PERF_GLOBAL_STATUS_SET, 0x1);
 	before = e2e_state(&m);
 	pid = killed_run(&m);
-	journal_file(path, sizeof(path));
+	journal_file(&m, path, sizeof(path));
 
 	/* state sees the killed run's journal and leaves everything as it is. */
 	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "state", "-C", core_arg, "--json", NULL });
@@ -642,12 +637,11 @@ test_sigkill_reset_restores(void **state)
 	char path[PATH_MAX];
 
 	(void)state;
-	NEEDS_PRIVATE_RUN();
 	machine(&m, true);
 	set(&m, msr_a_pmc(2), 77);
 	before = e2e_state(&m);
 	killed_run(&m);
-	journal_file(path, sizeof(path));
+	journal_file(&m, path, sizeof(path));
 	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "reset", "-C", core_arg, "--json", NULL });
 	e2e_assert_status(&r, 0);
 	e2e_assert_out_contains(&r, "\"journal\": \"restored\"");
@@ -676,9 +670,8 @@ test_no_journal_left_by_normal_runs(void **state)
 	pid_t pid;
 
 	(void)state;
-	NEEDS_PRIVATE_RUN();
 	machine(&m, false);
-	journal_file(path, sizeof(path));
+	journal_file(&m, path, sizeof(path));
 	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "-e", "branches", WL, NULL });
 	e2e_assert_status(&r, 0);
 	assert_int_equal(access(path, F_OK), -1);
@@ -723,9 +716,6 @@ main(void)
 	cpu_set_t cpus;
 	long conf = sysconf(_SC_NPROCESSORS_CONF);
 
-	private_ok = e2e_private_run();
-	if (!private_ok)
-		fprintf(stderr, "cannot make a private /run (%s): the journal cases are skipped\n", strerror(errno));
 	if (sched_getaffinity(0, sizeof(cpus), &cpus) != 0)
 		return 1;
 	for (int c = 0; c < CPU_SETSIZE && c < EMU_MAX_CPUS; c++)

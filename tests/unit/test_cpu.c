@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <libcpuid/libcpuid.h>
 
 #include "cpu.h"
 #include "cpu_source.h"
@@ -129,6 +130,71 @@ test_every_dump(void **state)
 		assert_int_equal(c.pmu.arch_events_unavailable, e->arch_unavailable);
 		assert_int_equal(c.pmu.quirk != NULL, e->quirk);
 	}
+}
+
+/* NetBurst from the two dumps: the ESCR/CCCR PMU, and only on those. */
+static void
+test_netburst_dumps(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct cpu_info c;
+		char path[PATH_MAX], err[512];
+		bool netburst = strstr(cases[i].file, "netburst") != NULL;
+
+		dump_path(cases[i].file, path, sizeof(path));
+		assert_int_equal(cpu_source_load(NULL, path, -1, &c, NULL, err, sizeof(err)), 0);
+		assert_int_equal(c.netburst.present, netburst);
+		if (!netburst)
+			continue;
+		assert_int_equal(c.verdict, CPU_VERDICT_NETBURST);
+		assert_int_equal(c.netburst.counters, 18);
+		assert_int_equal(c.netburst.width, 40);
+		assert_int_equal(c.netburst.thread, 0);
+		/* Northwood (model 2) still has IQ_ESCR0/1; Prescott (model 4) does not. */
+		assert_int_equal(c.netburst.escrs, c.model <= 2 ? 45 : 43);
+		/* The 2.66 GHz Northwood has no HT; the Pentium 4 640 has. */
+		assert_int_equal(c.netburst.ht, c.model == 4);
+	}
+}
+
+/* A family-15 CPUID: @logical processors per package, @cores, this one's APIC ID. */
+static void
+netburst_raw(struct cpu_raw_data_t *raw, unsigned logical, unsigned cores, unsigned apic)
+{
+	memset(raw, 0, sizeof(*raw));
+	raw->basic_cpuid[0][0] = 4;
+	memcpy(&raw->basic_cpuid[0][1], "Genu", 4);
+	memcpy(&raw->basic_cpuid[0][3], "ineI", 4);
+	memcpy(&raw->basic_cpuid[0][2], "ntel", 4);
+	raw->basic_cpuid[1][0] = 0xf64;				/* family 15, model 6 */
+	raw->basic_cpuid[1][1] = apic << 24 | logical << 16;
+	raw->basic_cpuid[1][3] = 1u << 28;			/* HTT */
+	raw->intel_fn4[0][0] = (cores - 1) << 26;
+}
+
+/* The ESCR thread bits follow the APIC ID only where two threads share a core. */
+static void
+test_netburst_threads(void **state)
+{
+	struct cpu_raw_data_t raw;
+	struct cpu_info c;
+
+	(void)state;
+	netburst_raw(&raw, 2, 1, 1);		/* Hyper-Threading, the second thread */
+	cpu_decode(&raw, &c);
+	assert_true(c.netburst.present);
+	assert_true(c.netburst.ht);
+	assert_int_equal(c.netburst.thread, 1);
+	netburst_raw(&raw, 2, 2, 1);		/* Pentium D: two cores, no HT */
+	cpu_decode(&raw, &c);
+	assert_false(c.netburst.ht);
+	assert_int_equal(c.netburst.thread, 0);
+	netburst_raw(&raw, 4, 2, 3);		/* Pentium EE 840: two cores with HT */
+	cpu_decode(&raw, &c);
+	assert_true(c.netburst.ht);
+	assert_int_equal(c.netburst.thread, 1);
+	assert_int_equal(c.netburst.escrs, 43);
 }
 
 /* Hybrid dumps hold every CPU; -C picks one, and its own core type decides. */
@@ -251,6 +317,8 @@ main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_every_dump),
+		cmocka_unit_test(test_netburst_dumps),
+		cmocka_unit_test(test_netburst_threads),
 		cmocka_unit_test(test_hybrid_cpu_choice),
 		cmocka_unit_test(test_mapfile_keys),
 		cmocka_unit_test(test_bad_dumps),

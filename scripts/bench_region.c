@@ -1,0 +1,339 @@
+/*
+ * bench-region - what one libpmustat-region begin/end pair costs, with 4
+ * events (a figure, not a test; `meson test --benchmark` or run it).
+ *
+ * Instructions: the pair is single-stepped with ptrace in a child that runs
+ * with a real pmustat area in its environment; every instruction the CPU
+ * executes between two markers counts, the call and its argument included.
+ * rdpmc faults on machines without a usable PMU, so the tracer executes it
+ * for the child (one instruction, a made-up counter value). The same window
+ * without the pair is subtracted. Nanoseconds: timed loops where rdpmc
+ * works; everywhere, a copy of the library with rdtsc in place of rdpmc
+ * (the same instructions; rdtsc's latency stands in for rdpmc's), and the
+ * library in a program not started by pmustat.
+ *
+ * likwid's marker API is not run here (it needs a PMU and its access
+ * daemon): its cost is given as the system calls its code makes per
+ * LIKWID_MARKER_START/STOP, with the cost of those calls measured here.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ptrace.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/user.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "hw.h"
+#include "region/region_host.h"
+
+#define NEVENTS 4
+#define GOAL_INSNS 60
+#define GOAL_NS 100
+
+struct steps {
+	long total;
+	long rdpmc;
+	long lfence;
+	long first_end_rdpmc;	/* step numbers of the 4th and 5th rdpmc */
+	long last_begin_rdpmc;
+};
+
+static void
+die(const char *what)
+{
+	fprintf(stderr, "bench-region: %s: %s\n", what, strerror(errno));
+	exit(1);
+}
+
+static uint64_t
+peek(pid_t pid, uint64_t addr)
+{
+	errno = 0;
+	return (uint64_t)ptrace(PTRACE_PEEKTEXT, pid, (void *)addr, NULL);
+}
+
+/* The fake value rdpmc gives the traced child; @regs at the faulting rdpmc. */
+static void
+emulate_rdpmc(pid_t pid, struct user_regs_struct *regs, uint64_t value)
+{
+	regs->rax = value & 0xffffffffu;
+	regs->rdx = value >> 32;
+	regs->rip += 2;
+	if (ptrace(PTRACE_SETREGS, pid, NULL, regs) < 0)
+		die("PTRACE_SETREGS");
+}
+
+/* Single-step @pid from its stop to @marker; rdpmc executed on its behalf. */
+static void
+step_to(pid_t pid, uint64_t marker, struct steps *s)
+{
+	struct user_regs_struct regs;
+	uint64_t fake = 1000;
+	int status;
+
+	memset(s, 0, sizeof(*s));
+	for (;;) {
+		if (ptrace(PTRACE_GETREGS, pid, NULL, &regs) < 0)
+			die("PTRACE_GETREGS");
+		if (regs.rip == marker)
+			return;
+		uint64_t insn = peek(pid, regs.rip);
+
+		if ((insn & 0xffff) == 0x330f) {
+			/* rdpmc: done here, whether or not it would fault. */
+			s->rdpmc++;
+			if (s->rdpmc == NEVENTS)
+				s->last_begin_rdpmc = s->total;
+			if (s->rdpmc == NEVENTS + 1)
+				s->first_end_rdpmc = s->total;
+			fake += 7;
+			emulate_rdpmc(pid, &regs, fake);
+			s->total++;
+			continue;
+		}
+		if ((insn & 0xffffff) == 0xe8ae0f)
+			s->lfence++;
+		if (ptrace(PTRACE_SINGLESTEP, pid, NULL, NULL) < 0)
+			die("PTRACE_SINGLESTEP");
+		if (waitpid(pid, &status, 0) < 0)
+			die("waitpid");
+		if (!WIFSTOPPED(status) || WSTOPSIG(status) != SIGTRAP) {
+			fprintf(stderr, "bench-region: the traced child stopped with status 0x%x at 0x%llx\n",
+				status, (unsigned long long)regs.rip);
+			exit(1);
+		}
+		s->total++;
+	}
+}
+
+/* Let the child run to its next SIGSTOP, executing the rdpmc it faults on. */
+static void
+run_to_stop(pid_t pid)
+{
+	struct user_regs_struct regs;
+	int status, sig = 0;
+
+	for (;;) {
+		if (ptrace(PTRACE_CONT, pid, NULL, (void *)(long)sig) < 0)
+			die("PTRACE_CONT");
+		if (waitpid(pid, &status, 0) < 0)
+			die("waitpid");
+		if (!WIFSTOPPED(status)) {
+			fprintf(stderr, "bench-region: the child ended (status 0x%x)\n", status);
+			exit(1);
+		}
+		sig = WSTOPSIG(status);
+		if (sig == SIGSTOP)
+			return;
+		if (sig == SIGSEGV) {
+			if (ptrace(PTRACE_GETREGS, pid, NULL, &regs) < 0)
+				die("PTRACE_GETREGS");
+			if ((peek(pid, regs.rip) & 0xffff) == 0x330f) {
+				emulate_rdpmc(pid, &regs, 1000);
+				sig = 0;
+			}
+		}
+	}
+}
+
+static void
+wait_stop(pid_t pid, int sig)
+{
+	int status;
+
+	if (waitpid(pid, &status, 0) < 0)
+		die("waitpid");
+	if (!WIFSTOPPED(status) || WSTOPSIG(status) != sig) {
+		fprintf(stderr, "bench-region: child status 0x%x, expected a stop by signal %d\n", status, sig);
+		exit(1);
+	}
+}
+
+/* Instructions of one pair in @prog; @env: the area's variable or NULL (inactive). */
+static long
+count_pair(const char *prog, const char *env, struct steps *pair)
+{
+	struct steps with, without;
+	uint64_t marker;
+	int pfd[2], status;
+	char fdarg[16];
+	pid_t pid;
+
+	if (pipe(pfd) < 0)
+		die("pipe");
+	pid = fork();
+	if (pid < 0)
+		die("fork");
+	if (pid == 0) {
+		char *envp[] = { (char *)env, NULL };
+		char count[] = "count";
+
+		close(pfd[0]);
+		snprintf(fdarg, sizeof(fdarg), "%d", pfd[1]);
+		ptrace(PTRACE_TRACEME, 0, NULL, NULL);
+		execve(prog, (char *[]){ (char *)prog, count, fdarg, NULL }, env ? envp : (char *[]){ NULL });
+		_exit(127);
+	}
+	close(pfd[1]);
+	wait_stop(pid, SIGTRAP);	/* at execve */
+	ptrace(PTRACE_SETOPTIONS, pid, NULL, (void *)PTRACE_O_EXITKILL);
+	run_to_stop(pid);
+	if (read(pfd[0], &marker, sizeof(marker)) != (ssize_t)sizeof(marker)) {
+		fprintf(stderr, "bench-region: %s did not start\n", prog);
+		exit(1);
+	}
+	close(pfd[0]);
+	step_to(pid, marker, &with);
+	run_to_stop(pid);
+	step_to(pid, marker, &without);
+	ptrace(PTRACE_CONT, pid, NULL, NULL);
+	waitpid(pid, &status, 0);
+	*pair = with;
+	return with.total - without.total;
+}
+
+/* ns per pair from `prog time N`, or a negative value when it failed (rdpmc faulted). */
+static double
+time_pair(const char *prog, const char *env, long n)
+{
+	char cmd[1024], line[128];
+	double ns = -1;
+	FILE *f;
+
+	snprintf(cmd, sizeof(cmd), "env -i %s %s time %ld 2>/dev/null", env ? env : "", prog, n);
+	f = popen(cmd, "r");
+	if (!f)
+		return -1;
+	while (fgets(line, sizeof(line), f))
+		sscanf(line, "ns-per-pair %lf", &ns);
+	if (pclose(f) != 0)
+		return -1;
+	return ns;
+}
+
+static double
+now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+/* What likwid's marker calls cost in system calls, measured here. */
+static void
+likwid_model(void)
+{
+	enum { N = 20000 };
+	cpu_set_t set;
+	double t0, gettid_ns, affinity_ns, trip_ns;
+	int sv[2], fd;
+	uint64_t rec[4] = { 0 };
+	pid_t pid;
+
+	t0 = now_ns();
+	for (int i = 0; i < N; i++)
+		syscall(SYS_gettid);
+	gettid_ns = (now_ns() - t0) / N;
+	t0 = now_ns();
+	for (int i = 0; i < N; i++)
+		sched_getaffinity(0, sizeof(set), &set);
+	affinity_ns = (now_ns() - t0) / N;
+
+	/* The access daemon: a process that answers each record with one pread. */
+	if (socketpair(AF_UNIX, SOCK_STREAM, 0, sv) < 0)
+		die("socketpair");
+	pid = fork();
+	if (pid == 0) {
+		fd = open("/dev/zero", O_RDONLY);
+		close(sv[0]);
+		while (read(sv[1], rec, sizeof(rec)) == (ssize_t)sizeof(rec)) {
+			if (pread(fd, &rec[1], 8, 0x38f) < 0 || write(sv[1], rec, sizeof(rec)) < 0)
+				_exit(1);
+		}
+		_exit(0);
+	}
+	close(sv[1]);
+	t0 = now_ns();
+	for (int i = 0; i < N; i++) {
+		if (write(sv[0], rec, sizeof(rec)) < 0 || read(sv[0], rec, sizeof(rec)) < 0)
+			die("socket");
+	}
+	trip_ns = (now_ns() - t0) / N;
+	close(sv[0]);
+	waitpid(pid, NULL, 0);
+
+	printf("likwid marker API (RRZE-HPC/likwid d9c523b1, from its code, not run: it needs a PMU):\n"
+	       "  LIKWID_MARKER_START and _STOP each: gettid() (libperfctr.c), then\n"
+	       "  perfmon_readCountersThread_*: GLOBAL_CTRL read, write 0, restore (3 MSR accesses through\n"
+	       "  the access daemon: a socket write and read each, access_client.c) and per counter an\n"
+	       "  rdpmc after sched_getaffinity() (access_x86_rdpmc.c; pread of /dev/cpu/N/msr without rdpmc)\n"
+	       "  = 1 + 6 + %d = %d system calls per call, %d per pair with %d events, plus 6 daemon wake-ups.\n",
+	       NEVENTS, 7 + NEVENTS, 2 * (7 + NEVENTS), NEVENTS);
+	printf("  measured here: gettid %.0f ns, sched_getaffinity %.0f ns, daemon round trip %.0f ns\n"
+	       "  => at least %.0f ns per pair before any counter is read (libpmustat-region: 0 system calls)\n",
+	       gettid_ns, affinity_ns, trip_ns,
+	       2 * (gettid_ns + 3 * trip_ns + NEVENTS * affinity_ns));
+}
+
+int
+main(int argc, char **argv)
+{
+	struct region_host_params p = { .mode = PMUSTAT_REGION_MODE_RDPMC, .nevents = NEVENTS };
+	const char *shared = BENCH_CHILD_SHARED, *stat = BENCH_CHILD_STATIC, *tsc = BENCH_CHILD_RDTSC;
+	struct region_area *area;
+	struct steps s;
+	char env[64], err[256];
+	long n = argc > 1 ? atol(argv[1]) : 2000000;
+	long shared_insns, static_insns, idle_insns;
+	struct hw *hw;
+	double ns;
+	bool rdpmc_works;
+
+	for (unsigned i = 0; i < NEVENTS; i++)
+		p.events[i] = (struct region_host_event){ .rdpmc_ecx = i, .width = 48, .perf_fd = -1 };
+	if (region_area_create(&p, &area, err, sizeof(err)) < 0 || region_area_inherit(area) < 0 ||
+	    region_area_env(area, env, sizeof(env)) < 0) {
+		fprintf(stderr, "bench-region: %s\n", err);
+		return 1;
+	}
+	hw = hw_linux_new();
+	rdpmc_works = hw && hw_rdpmc_probe(hw, sched_getcpu()) == 0;
+	hw_free(hw);
+
+	printf("libpmustat-region: one begin/end pair, %d events, rdpmc mode\n\n", NEVENTS);
+	printf("instructions per pair (single-stepped; call and argument included; goal <= %d):\n", GOAL_INSNS);
+	shared_insns = count_pair(shared, env, &s);
+	printf("  shared library (through the PLT)  %4ld   (%ld rdpmc, %ld lfence)\n", shared_insns,
+	       s.rdpmc, s.lfence);
+	static_insns = count_pair(stat, env, &s);
+	printf("  static library                    %4ld\n", static_insns);
+	printf("  of them inside the counted window %4ld   (after begin's last rdpmc, before end's first:\n"
+	       "                                           counted by INST_RETIRED in every pair)\n",
+	       s.first_end_rdpmc - s.last_begin_rdpmc - 1);
+	idle_insns = count_pair(shared, NULL, &s);
+	printf("  not started by pmustat            %4ld   (%ld rdpmc)\n", idle_insns, s.rdpmc);
+
+	printf("\nnanoseconds per pair (%ld pairs, minus an empty loop; goal <= %d):\n", n, GOAL_NS);
+	if (rdpmc_works && (ns = time_pair(shared, env, n)) >= 0)
+		printf("  with rdpmc                        %6.1f\n", ns);
+	else
+		printf("  with rdpmc                        not measured: rdpmc faults on this machine\n");
+	ns = time_pair(tsc, env, n);
+	printf("  rdtsc standing in for rdpmc       %6.1f   (same instructions, rdtsc's latency)\n", ns);
+	ns = time_pair(shared, NULL, n);
+	printf("  not started by pmustat            %6.1f\n\n", ns);
+
+	likwid_model();
+	region_area_free(area);
+	return 0;
+}

@@ -1,0 +1,27 @@
+/*
+ * list_metrics.h - `pmustat list --metrics`: the metrics of one metric
+ * table (src/metrics/), filtered like the events, as text or JSON.
+ */
+#ifndef PMUSTAT_LIST_METRICS_H
+#define PMUSTAT_LIST_METRICS_H
+
+#include <stdbool.h>
+
+struct list_metrics_opts {
+	const char *pattern;
+	bool long_format;
+	bool json;
+};
+
+/* The pattern rule of `pmustat list` (cmd_list.c): substring or glob, any case. */
+bool list_text_matches(const char *pattern, const char *text);
+
+/*
+ * Print the metrics of @events_dir/metrics/@name.json that match. @name
+ * empty: this CPU has none (@why says why): a warning, and an empty
+ * listing. Returns 0, or a negative errno after printing why to stderr.
+ */
+int list_metrics(const char *events_dir, const char *name, const char *why,
+		 const struct list_metrics_opts *o);
+
+#endif

@@ -1,0 +1,35 @@
+/*
+ * metric_table_impl.h - the insides of struct metric_table, shared by the
+ * loader (metric_table.c) and the -M names (metric_select.c) only.
+ */
+#ifndef PMUSTAT_METRIC_TABLE_IMPL_H
+#define PMUSTAT_METRIC_TABLE_IMPL_H
+
+#include <jansson.h>
+
+#include "metric_table.h"
+
+struct metric_info {
+	struct metric_desc desc;	/* strings point into the JSON or the arena */
+	struct metric_expr *formula, *threshold;
+	char **events;
+	unsigned *threshold_metrics;
+	char *perf_name;
+};
+
+struct metric_table {
+	json_t *root;
+	const char *name, *source_file, *source_version, *tma_version;
+	size_t count;			/* in the file */
+	size_t loaded;			/* usable: all of them once loading succeeded */
+	struct metric_info *metrics;
+	char **groups;			/* every group name, once (in the arena) */
+	size_t n_groups;
+	void **owned;			/* split copies of "e", "k", "tm" */
+	size_t n_owned, cap_owned;
+};
+
+/* Free @p with the table; -ENOMEM when that cannot be recorded. */
+int arena_keep(struct metric_table *t, void *p);
+
+#endif

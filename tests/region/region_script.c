@@ -1,0 +1,158 @@
+/*
+ * region-script - drive libpmustat-region call by call, for the tests of
+ * its bookkeeping. Each argument is one step:
+ *
+ *	b:NAME		pmustat_region_begin(NAME), the pointer of this argument
+ *	B:NAME		the same name from another pointer (a copy)
+ *	e:NAME		pmustat_region_end(NAME)
+ *	E:NAME		the same from a copy
+ *	r:N		retire N LONGEST_LAT_CACHE.MISS (0x2e/0x41) in user mode
+ *	b*K:PREFIX	begin K regions named PREFIX0..PREFIX(K-1), in order
+ *	e*K:PREFIX	end them, in reverse order
+ *	fork		fork; the parent waits for the child, and both go on
+ *	threads:N	run the steps after this one in N threads at once, then exit
+ *	null		begin(NULL) and end(NULL)
+ *
+ * Exit status: 0, 2 on a bad step or a failed retire.
+ */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <pmustat/region.h>
+
+#include "pmuemu.h"
+
+static pmuemu_retire_fn retire_fn;
+
+struct script {
+	int argc;
+	char **argv;
+};
+
+static void
+die(const char *what)
+{
+	fprintf(stderr, "region-script: %s\n", what);
+	exit(2);
+}
+
+/* Names must stay valid while the program runs (region.h's rule): kept here. */
+static void *kept[4096];
+static size_t nkept;
+
+static void *
+keep(void *p)
+{
+	if (!p)
+		die("out of memory");
+	if (nkept == sizeof(kept) / sizeof(kept[0]))
+		die("too many names");
+	kept[nkept++] = p;
+	return p;
+}
+
+/* K names PREFIX0.., kept. */
+static char **
+names(const char *prefix, long k)
+{
+	char **v = keep(calloc((size_t)k, sizeof(*v)));
+
+	for (long i = 0; i < k; i++) {
+		size_t len = strlen(prefix) + 24;
+
+		v[i] = keep(malloc(len));
+		snprintf(v[i], len, "%s%ld", prefix, i);
+	}
+	return v;
+}
+
+static void run(int argc, char **argv);
+
+static void *
+thread_main(void *arg)
+{
+	const struct script *s = arg;
+
+	run(s->argc, s->argv);
+	return NULL;
+}
+
+static void
+run(int argc, char **argv)
+{
+	for (int i = 0; i < argc; i++) {
+		const char *a = argv[i];
+		char *end;
+		long k;
+
+		if (strncmp(a, "b:", 2) == 0) {
+			pmustat_region_begin(a + 2);
+		} else if (strncmp(a, "e:", 2) == 0) {
+			pmustat_region_end(a + 2);
+		} else if (strncmp(a, "B:", 2) == 0 || strncmp(a, "E:", 2) == 0) {
+			char *copy = keep(strdup(a + 2));
+
+			if (a[0] == 'B')
+				pmustat_region_begin(copy);
+			else
+				pmustat_region_end(copy);
+		} else if (strncmp(a, "r:", 2) == 0) {
+			if (!retire_fn || retire_fn(0x2e, 0x41, 3, strtoull(a + 2, NULL, 0)) != 0)
+				die("pmuemu_retire failed (is libpmuemu.so preloaded?)");
+		} else if ((a[0] == 'b' || a[0] == 'e') && a[1] == '*') {
+			char **v;
+
+			k = strtol(a + 2, &end, 10);
+			if (k <= 0 || *end != ':')
+				die("bad b*K:PREFIX / e*K:PREFIX");
+			v = names(end + 1, k);
+			for (long j = 0; j < k; j++) {
+				if (a[0] == 'b')
+					pmustat_region_begin(v[j]);
+				else
+					pmustat_region_end(v[k - 1 - j]);
+			}
+		} else if (strcmp(a, "fork") == 0) {
+			pid_t pid = fork();
+			int status;
+
+			if (pid < 0)
+				die("fork failed");
+			if (pid > 0 && (waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) ||
+					WEXITSTATUS(status) != 0))
+				die("the forked child failed");
+		} else if (strncmp(a, "threads:", 8) == 0) {
+			struct script rest = { argc - i - 1, argv + i + 1 };
+			pthread_t t[64];
+
+			k = strtol(a + 8, &end, 10);
+			if (k <= 0 || k > 64 || *end)
+				die("bad threads:N");
+			for (long j = 0; j < k; j++)
+				if (pthread_create(&t[j], NULL, thread_main, &rest) != 0)
+					die("pthread_create failed");
+			for (long j = 0; j < k; j++)
+				pthread_join(t[j], NULL);
+			return;
+		} else if (strcmp(a, "null") == 0) {
+			pmustat_region_begin(NULL);
+			pmustat_region_end(NULL);
+		} else {
+			die("unknown step");
+		}
+	}
+}
+
+int
+main(int argc, char **argv)
+{
+	retire_fn = (pmuemu_retire_fn)(uintptr_t)dlsym(RTLD_DEFAULT, "pmuemu_retire");
+	run(argc - 1, argv + 1);
+	return 0;
+}
