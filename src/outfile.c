@@ -218,6 +218,54 @@ resolve(struct outfile *o, int *dirfd, int *fdnum, char *err, size_t errlen)
 	}
 }
 
+/*
+ * The stream's writes. stdio keeps only an error flag, and the write that
+ * failed may be long past by outfile_commit() (output larger than the
+ * buffer): the errno is kept here, so a full disk is reported as such.
+ */
+static ssize_t
+stream_write(void *cookie, const char *buf, size_t size)
+{
+	struct outfile *o = cookie;
+	size_t done = 0;
+
+	while (done < size) {
+		ssize_t n = write(o->fd, buf + done, size - done);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			if (!o->write_errno)
+				o->write_errno = n < 0 ? errno : EIO;
+			/* fopencookie(3): 0 on error, never negative. */
+			return 0;
+		}
+		done += (size_t)n;
+	}
+	return (ssize_t)done;
+}
+
+static int
+stream_close(void *cookie)
+{
+	struct outfile *o = cookie;
+
+	return close(o->fd);
+}
+
+/* A stream on o->fd (which it closes), buffered as fdopen() would: by lines on a terminal. */
+static FILE *
+open_stream(struct outfile *o)
+{
+	const cookie_io_functions_t io = { .write = stream_write, .close = stream_close };
+	FILE *f = fopencookie(o, "w", io);
+
+	/* setvbuf() fails only for a mode it does not know. */
+	if (f && isatty(o->fd))
+		(void)setvbuf(f, NULL, _IOLBF, BUFSIZ);
+	return f;
+}
+
 /* A descriptor pmustat has: written as it is. */
 static int
 open_fd(struct outfile *o, int n, char *err, size_t errlen)
@@ -232,7 +280,7 @@ open_fd(struct outfile *o, int n, char *err, size_t errlen)
 	if (o->fd < 0)
 		return fail(o, err, errlen, -errno, "cannot duplicate descriptor %d: %s", n, strerror(errno));
 	/* "w" neither truncates nor changes the descriptor's flags (its O_APPEND stays). */
-	o->f = fdopen(o->fd, "w");
+	o->f = open_stream(o);
 	if (!o->f) {
 		int rc = -errno;
 
@@ -293,7 +341,7 @@ open_tmp(struct outfile *o, const struct stat *old, char *err, size_t errlen)
 		rc = -errno;
 		goto undo;
 	}
-	o->f = fdopen(o->fd, "w");
+	o->f = open_stream(o);
 	if (!o->f) {
 		rc = -errno;
 		goto undo;
@@ -342,7 +390,7 @@ open_as_user(struct outfile *o, char *err, size_t errlen)
 			return fail(o, err, errlen, -EAGAIN, "changed while pmustat opened it; not written");
 		}
 		o->fd = fd;
-		o->f = fdopen(fd, "w");
+		o->f = open_stream(o);
 		if (!o->f) {
 			rc = -errno;
 			close(fd);
@@ -406,7 +454,7 @@ outfile_write_all(struct outfile *o, const void *buf, size_t len)
 	if (!o->f)
 		return -EBADF;
 	if (len && fwrite(buf, 1, len, o->f) != len)
-		return errno ? -errno : -EIO;
+		return o->write_errno ? -o->write_errno : errno ? -errno : -EIO;
 	return 0;
 }
 
@@ -448,7 +496,7 @@ outfile_commit(struct outfile *o, char *err, size_t errlen)
 		return 0;
 	errno = 0;
 	if (fflush(o->f) != 0 || ferror(o->f)) {
-		e = errno ? errno : EIO;
+		e = o->write_errno ? o->write_errno : errno ? errno : EIO;
 		rc = fail(o, err, errlen, -e, "cannot write: %s", strerror(e));
 	}
 	if (o->fd < 0) {
@@ -460,7 +508,7 @@ outfile_commit(struct outfile *o, char *err, size_t errlen)
 		rc = fail(o, err, errlen, -errno, "cannot write: %s", strerror(errno));
 	errno = 0;
 	if (fclose(o->f) != 0 && !rc) {
-		e = errno ? errno : EIO;
+		e = o->write_errno ? o->write_errno : errno ? errno : EIO;
 		rc = fail(o, err, errlen, -e, "cannot write: %s", strerror(e));
 	}
 	o->f = NULL;

@@ -37,6 +37,7 @@ struct outfile {
 	const struct invoker *inv;
 	FILE *f;			/* where to write; NULL when closed */
 	int fd;				/* f's descriptor */
+	int write_errno;		/* the first failed write's errno (stdio keeps only a flag) */
 	/* Temporary-file mode: the directory, the target's name and the temporary's. */
 	int dirfd;
 	char name[NAME_MAX + 1];

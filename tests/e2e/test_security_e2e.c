@@ -4,7 +4,7 @@
  * machine does its worst. Signals at the worst moment (held with ptrace),
  * recovery after someone took the counters, a killed run not reaped yet, a
  * corrupt journal, the per-core lock under another user's hands, a
- * set-user-ID install, the sudo user's environment, a full file system.
+ * set-user-ID install, the sudo user's environment, a write that fails.
  *
  * Journals and locks live under /run/pmustat, which no environment variable
  * moves; as in test_state_e2e.c, the emulated machine owns those paths
@@ -26,8 +26,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
-#include <sys/mount.h>
 #include <sys/ptrace.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/syscall.h>
@@ -926,61 +926,85 @@ test_sudo_user_environment(void **state)
 	e2e_machine_free(&m);
 }
 
-/* ---- a full file system: 125, naming the file, nothing half-written ---- */
+/* ---- a file that cannot be written whole: 125, naming the file, nothing half-written ---- */
+
+/* No file of pmustat's may grow past this: a journal fits (JOURNAL_MAX_BYTES), the output does not. */
+#define FILE_SIZE_LIMIT JOURNAL_MAX_BYTES
+
+/*
+ * e2e_run() with writes past FILE_SIZE_LIMIT failing (EFBIG, SIGXFSZ
+ * ignored), as writes fail on a full file system: the same write(2) error
+ * path, without a file system of its own to fill (no mount, no privilege).
+ * The output is made to outgrow the limit by the command line it records.
+ */
+static void
+run_limited(const struct e2e_machine *m, struct e2e_result *r, const char *const argv[])
+{
+	struct sigaction ign = { .sa_handler = SIG_IGN }, old_act;
+	struct rlimit lim, old;
+
+	assert_int_equal(getrlimit(RLIMIT_FSIZE, &old), 0);
+	lim = old;
+	lim.rlim_cur = FILE_SIZE_LIMIT;
+	assert_int_equal(sigaction(SIGXFSZ, &ign, &old_act), 0);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &lim), 0);
+	e2e_run(m, r, argv);
+	assert_int_equal(setrlimit(RLIMIT_FSIZE, &old), 0);
+	assert_int_equal(sigaction(SIGXFSZ, &old_act, NULL), 0);
+}
 
 static void
-test_full_file_system(void **state)
+test_write_failure_leaves_nothing_half_written(void **state)
 {
-	char dir[PATH_MAX + 16], out[PATH_MAX + 32], base[PATH_MAX + 32], fill[PATH_MAX + 32];
+	char dir[PATH_MAX + 16], out[PATH_MAX + 32], base[PATH_MAX + 32];
+	static char script[2 * FILE_SIZE_LIMIT];
 	struct e2e_machine m;
 	struct e2e_result r;
-	char block[4096];
 	int fd;
 
 	(void)state;
 	machine(&m);
-	snprintf(dir, sizeof(dir), "%s/full", m.dir);
+	snprintf(dir, sizeof(dir), "%s/results", m.dir);
 	assert_int_equal(mkdir(dir, 0755), 0);
-	assert_int_equal(mount("pmustat-test-full", dir, "tmpfs", MS_NOSUID | MS_NODEV, "size=64k"), 0);
 	snprintf(out, sizeof(out), "%s/out.json", dir);
 	snprintf(base, sizeof(base), "%s/base.json", dir);
-	snprintf(fill, sizeof(fill), "%s/fill", dir);
+	/* A command whose line alone is larger than the limit: ": xxx...". */
+	memset(script, 'x', sizeof(script) - 1);
+	script[0] = ':';
+	script[1] = ' ';
 	/* An old result that must survive a failed write whole. */
 	fd = open(out, O_WRONLY | O_CREAT | O_TRUNC, 0644);
 	assert_true(fd >= 0);
 	assert_int_equal(write(fd, "old\n", 4), 4);
 	close(fd);
-	memset(block, 'x', sizeof(block));
-	fd = open(fill, O_WRONLY | O_CREAT | O_TRUNC, 0644);
-	assert_true(fd >= 0);
-	while (write(fd, block, sizeof(block)) > 0)
-		;
-	close(fd);
 
-	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "--json", "-o", out, "-e", "branches",
-					  WL, NULL });
+	run_limited(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "--json", "-o", out, "-e", "branches",
+					      "/bin/sh", "-c", script, NULL });
 	e2e_assert_status(&r, 125);
-	e2e_assert_err_contains(&r, "No space left on device");
+	e2e_assert_err_contains(&r, "File too large");
 	e2e_assert_err_contains(&r, out);
 	e2e_result_free(&r);
 	assert_string_equal(slurp_file(out), "old\n");
 
-	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "--save-baseline", base, "-e", "branches",
-					  WL, NULL });
+	/* -o /dev/null: the human output, which names the command too, is not the file that fails. */
+	run_limited(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "-o", "/dev/null", "--save-baseline", base,
+					      "-e", "branches", "/bin/sh", "-c", script, NULL });
 	e2e_assert_status(&r, 125);
 	e2e_assert_err_contains(&r, "--save-baseline");
-	e2e_assert_err_contains(&r, "No space left on device");
+	e2e_assert_err_contains(&r, "File too large");
 	e2e_result_free(&r);
 	assert_int_equal(access(base, F_OK), -1);
 	/* Nothing else is left in the directory: no temporary file. */
 	{
 		char ls[PATH_MAX + 128];
 
-		snprintf(ls, sizeof(ls), "test \"$(ls -A '%s' | tr '\\n' ' ')\" = 'fill out.json '", dir);
+		snprintf(ls, sizeof(ls), "test \"$(ls -A '%s' | tr '\\n' ' ')\" = 'out.json '", dir);
 		assert_int_equal(system(ls), 0);
 	}
-	assert_int_equal(umount(dir), 0);
-	rmdir(dir);
+	/* The core is free and as it was: the run itself went through (journal and all). */
+	run_limited(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "-e", "branches", WL, NULL });
+	e2e_assert_status(&r, 0);
+	e2e_result_free(&r);
 	e2e_machine_free(&m);
 }
 
@@ -998,7 +1022,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_no_control_characters_from_a_command_line),
 		cmocka_unit_test(test_setuid_install_is_refused),
 		cmocka_unit_test(test_sudo_user_environment),
-		cmocka_unit_test(test_full_file_system),
+		cmocka_unit_test(test_write_failure_leaves_nothing_half_written),
 	};
 	cpu_set_t cpus;
 	long conf = sysconf(_SC_NPROCESSORS_CONF);
