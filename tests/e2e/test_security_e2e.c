@@ -562,36 +562,26 @@ run_on_tty(const struct e2e_machine *m, const char *const argv[], const char *an
 	return e2e_reap(pid);
 }
 
+/*
+ * A corrupt journal on @m's core and what a killed run may have left
+ * (pmustat-style, no INT); a counting run refuses the core and advises a
+ * command: its words in @argv (at most 18, "pmustat" the binary), which
+ * point into @cmd.
+ */
 static void
-test_corrupt_journal_advice_works(void **state)
+corrupt_journal_advice(const struct e2e_machine *m, char *cmd, size_t size, const char *argv[20])
 {
-	struct e2e_machine m;
 	struct e2e_result r;
-	char path[PATH_MAX], cmd[256], seen[8192], *save = NULL;
-	const char *argv[20];
+	char *save = NULL;
 	size_t n = 0;
 
-	(void)state;
-	machine(&m);
-	journal_file(&m, path, sizeof(path));
-	plant_corrupt_journal(&m);
-	/* What a killed run whose journal got corrupted may have left: pmustat-style, no INT. */
-	set(&m, msr_evtsel(1), 0x4300c4);
-	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "-e", "branches", WL, NULL });
+	plant_corrupt_journal(m);
+	set(m, msr_evtsel(1), 0x4300c4);
+	e2e_run(m, &r, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "-e", "branches", WL, NULL });
 	e2e_assert_status(&r, 125);
 	e2e_assert_err_contains(&r, "NOT applied");
-	advised(r.err, "pmustat reset --zero", cmd, sizeof(cmd));
+	advised(r.err, "pmustat reset --zero", cmd, size);
 	e2e_result_free(&r);
-
-	/* Not on a terminal and without --yes: refused, nothing cleared, nothing removed. */
-	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "reset", "--zero", "-C", core_arg, NULL });
-	e2e_assert_status(&r, 125);
-	e2e_assert_err_contains(&r, "add --yes");
-	assert_int_equal(get(&m, msr_evtsel(1)), 0x4300c4);
-	assert_int_equal(access(path, F_OK), 0);
-	e2e_result_free(&r);
-
-	/* The advised command, word for word ("pmustat" is the binary), on a terminal, answered "n". */
 	for (char *w = strtok_r(cmd, " ", &save); w && n < 18; w = strtok_r(NULL, " ", &save)) {
 		if (n == 0)
 			assert_string_equal(w, "pmustat");
@@ -599,6 +589,70 @@ test_corrupt_journal_advice_works(void **state)
 		n++;
 	}
 	argv[n] = NULL;
+}
+
+/* Without a terminal: refused until --yes, which scripts add to the advised command. */
+static void
+test_corrupt_journal_advice_works(void **state)
+{
+	struct e2e_machine m;
+	struct e2e_result r;
+	char path[PATH_MAX], cmd[256];
+	const char *argv[20];
+	size_t n = 0;
+
+	(void)state;
+	machine(&m);
+	journal_file(&m, path, sizeof(path));
+	corrupt_journal_advice(&m, cmd, sizeof(cmd), argv);
+
+	/* Not on a terminal and without --yes: refused, nothing cleared, nothing removed. */
+	e2e_run(&m, &r, argv);
+	e2e_assert_status(&r, 125);
+	e2e_assert_err_contains(&r, "add --yes");
+	assert_int_equal(get(&m, msr_evtsel(1)), 0x4300c4);
+	assert_int_equal(access(path, F_OK), 0);
+	e2e_result_free(&r);
+
+	/* The advised command with --yes: cleared, the journal gone, the core free again. */
+	while (argv[n])
+		n++;
+	argv[n++] = "--yes";
+	argv[n++] = "--json";
+	argv[n] = NULL;
+	e2e_run(&m, &r, argv);
+	e2e_assert_status(&r, 0);
+	e2e_assert_out_contains(&r, "\"journal\": \"cleared\"");
+	e2e_result_free(&r);
+	assert_int_equal(get(&m, msr_evtsel(1)), 0);
+	assert_int_equal(access(path, F_OK), -1);
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "-e", "branches", WL, NULL });
+	e2e_assert_status(&r, 0);
+	e2e_result_free(&r);
+	e2e_machine_free(&m);
+}
+
+/* On a terminal: the advised command, word for word, asks; "n" keeps everything, "y" clears. */
+static void
+test_corrupt_journal_question_on_a_terminal(void **state)
+{
+	struct e2e_machine m;
+	char path[PATH_MAX], cmd[256], seen[8192];
+	const char *argv[20];
+	int pty;
+
+	(void)state;
+	/* A root without devpts (a chroot with a plain bind of /dev) has no terminal to give. */
+	pty = posix_openpt(O_RDWR | O_NOCTTY);
+	if (pty < 0) {
+		print_message("skipped: no pseudo-terminal here (posix_openpt: %s; is devpts mounted on /dev/pts?)\n",
+			      strerror(errno));
+		skip();
+	}
+	close(pty);
+	machine(&m);
+	journal_file(&m, path, sizeof(path));
+	corrupt_journal_advice(&m, cmd, sizeof(cmd), argv);
 	assert_int_equal(run_on_tty(&m, argv, "n\n", seen, sizeof(seen)), 125);
 	assert_int_equal(get(&m, msr_evtsel(1)), 0x4300c4);
 	assert_int_equal(access(path, F_OK), 0);
@@ -608,17 +662,6 @@ test_corrupt_journal_advice_works(void **state)
 		fail_msg("reset said: %s", seen);
 	assert_int_equal(get(&m, msr_evtsel(1)), 0);
 	assert_int_equal(access(path, F_OK), -1);
-	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "-e", "branches", WL, NULL });
-	e2e_assert_status(&r, 0);
-	e2e_result_free(&r);
-
-	/* --yes, for scripts: the same without a question. */
-	plant_corrupt_journal(&m);
-	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "reset", "--zero", "--yes", "-C", core_arg, "--json", NULL });
-	e2e_assert_status(&r, 0);
-	e2e_assert_out_contains(&r, "\"journal\": \"cleared\"");
-	assert_int_equal(access(path, F_OK), -1);
-	e2e_result_free(&r);
 	e2e_machine_free(&m);
 }
 
@@ -1018,6 +1061,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_recovery_leaves_the_runs_counter_if_retaken),
 		cmocka_unit_test(test_zombie_run_is_gone),
 		cmocka_unit_test(test_corrupt_journal_advice_works),
+		cmocka_unit_test(test_corrupt_journal_question_on_a_terminal),
 		cmocka_unit_test(test_lock_cannot_be_jammed_or_faked),
 		cmocka_unit_test(test_no_control_characters_from_a_command_line),
 		cmocka_unit_test(test_setuid_install_is_refused),
