@@ -18,7 +18,7 @@
  *    emu_paths.h) live in the machine's directory STATE.d: every libc call
  *    that takes a path (open*, fopen, stat*, statx, access, mkdir*,
  *    unlink*, rmdir, rename*, opendir, chdir, chmod*, chown*, truncate,
- *    readlink, symlink, link) sends /run/pmustat/... and
+ *    readlink*, symlink, link) sends /run/pmustat/... and
  *    /run/lock/pmustat-* there. Relative paths under a directory fd
  *    opened that way land there by themselves; the file is real, so
  *    flock() and /proc/locks (by inode) work as on the host.
@@ -128,6 +128,7 @@ static int (*real_lchown)(const char *, uid_t, gid_t);
 static int (*real_fchownat)(int, const char *, uid_t, gid_t, int);
 static int (*real_truncate)(const char *, off_t);
 static ssize_t (*real_readlink)(const char *, char *, size_t);
+static ssize_t (*real_readlinkat)(int, const char *, char *, size_t);
 static int (*real_symlink)(const char *, const char *);
 static int (*real_link)(const char *, const char *);
 static int (*real_sigaction)(int, const struct sigaction *, struct sigaction *);
@@ -174,6 +175,7 @@ resolve(void)
 	real_fchownat = next_symbol("fchownat");
 	real_truncate = next_symbol("truncate");
 	real_readlink = next_symbol("readlink");
+	real_readlinkat = next_symbol("readlinkat");
 	real_symlink = next_symbol("symlink");
 	real_link = next_symbol("link");
 	real_sigaction = next_symbol("sigaction");
@@ -936,6 +938,16 @@ readlink(const char *path, char *out, size_t size)
 	resolve();
 	MOVE(path, buf);
 	return real_readlink(path, out, size);
+}
+
+EXPORT ssize_t
+readlinkat(int dirfd, const char *path, char *out, size_t size)
+{
+	char buf[PATH_MAX];
+
+	resolve();
+	MOVE(path, buf);
+	return real_readlinkat(dirfd, path, out, size);
 }
 
 /* The link's own name moves; what it points to is text, kept as written. */

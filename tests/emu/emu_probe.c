@@ -140,6 +140,7 @@ fs_calls(const char *dir)
 	P(b, "symlink");
 	TRY(symlink("open", b), "symlink");
 	TRY(readlink(b, link_text, sizeof(link_text)), "readlink");
+	TRY(readlinkat(AT_FDCWD, b, link_text, sizeof(link_text)), "readlinkat");
 	TRY(unlinkat(AT_FDCWD, b, 0), "unlinkat");
 	P(b, "sub");
 	TRY(mkdirat(AT_FDCWD, b, 0700), "mkdirat");
