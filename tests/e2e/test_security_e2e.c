@@ -39,6 +39,7 @@
 
 #include "cpulock.h"
 #include "e2e_harness.h"
+#include "e2e_journal.h"
 #include "emu_pmu.h"
 #include "journal.h"
 #include "msr.h"
@@ -81,16 +82,6 @@ assert_same(const struct e2e_machine *m, const struct emu_pmu *before)
 
 	assert_int_equal(emu_pmu_diff(before, after, stderr), 0);
 	free(after);
-}
-
-/* The core's journal on machine @m: /run/pmustat/cpuN.journal as pmustat names it. */
-static void
-journal_file(const struct e2e_machine *m, char *buf, size_t size)
-{
-	char path[PATH_MAX];
-
-	journal_path(JOURNAL_DIR, core, path, sizeof(path));
-	e2e_machine_path(m, path, buf, size);
 }
 
 /* /proc/PID/stat's state letter, or 0 when the process is gone. */
@@ -299,7 +290,7 @@ test_signal_while_the_command_starts(void **state)
 	assert_true(wait_gone(child, 5000));
 	/* Nothing counts, nothing is left programmed, and so no journal is needed. */
 	assert_same(&m, before);
-	journal_file(&m, journal, sizeof(journal));
+	e2e_journal_file(&m, core, journal, sizeof(journal));
 	assert_int_equal(access(journal, F_OK), -1);
 	free(before);
 	e2e_machine_free(&m);
@@ -487,7 +478,7 @@ test_zombie_run_is_gone(void **state)
 	e2e_assert_err_contains(&r, "was killed");
 	e2e_result_free(&r);
 	assert_same(&m, before);
-	journal_file(&m, path, sizeof(path));
+	e2e_journal_file(&m, core, path, sizeof(path));
 	assert_int_equal(access(path, F_OK), -1);
 	assert_int_equal(e2e_reap(pid), 128 + SIGKILL);
 	free(before);
@@ -503,7 +494,7 @@ plant_corrupt_journal(const struct e2e_machine *m)
 	int fd;
 
 	e2e_machine_path(m, JOURNAL_DIR, dir, sizeof(dir));
-	journal_file(m, path, sizeof(path));
+	e2e_journal_file(m, core, path, sizeof(path));
 	mkdir(dir, 0700);
 	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW, 0600);
 	assert_true(fd >= 0);
@@ -603,7 +594,7 @@ test_corrupt_journal_advice_works(void **state)
 
 	(void)state;
 	machine(&m);
-	journal_file(&m, path, sizeof(path));
+	e2e_journal_file(&m, core, path, sizeof(path));
 	corrupt_journal_advice(&m, cmd, sizeof(cmd), argv);
 
 	/* Not on a terminal and without --yes: refused, nothing cleared, nothing removed. */
@@ -651,7 +642,7 @@ test_corrupt_journal_question_on_a_terminal(void **state)
 	}
 	close(pty);
 	machine(&m);
-	journal_file(&m, path, sizeof(path));
+	e2e_journal_file(&m, core, path, sizeof(path));
 	corrupt_journal_advice(&m, cmd, sizeof(cmd), argv);
 	assert_int_equal(run_on_tty(&m, argv, "n\n", seen, sizeof(seen)), 125);
 	assert_int_equal(get(&m, msr_evtsel(1)), 0x4300c4);

@@ -30,6 +30,7 @@
 #include <cmocka.h>
 
 #include "e2e_harness.h"
+#include "e2e_journal.h"
 #include "emu_pmu.h"
 #include "emu_state.h"
 #include "journal.h"
@@ -132,16 +133,6 @@ has_owner(json_t *core_obj, const char *owner)
 		if (strcmp(json_string_value(o), owner) == 0)
 			return true;
 	return false;
-}
-
-/* The core's journal on machine @m: /run/pmustat/cpuN.journal as pmustat names it. */
-static void
-journal_file(const struct e2e_machine *m, char *buf, size_t size)
-{
-	char path[PATH_MAX];
-
-	journal_path(JOURNAL_DIR, core, path, sizeof(path));
-	e2e_machine_path(m, path, buf, size);
 }
 
 /* A hand-programmed PMU is decoded right, named, owned; and state writes nothing. */
@@ -481,7 +472,7 @@ test_reset_live_and_reused_pid(void **state)
 	before = e2e_state(&m);
 	scribble(&m);
 	scribbled = e2e_state(&m);
-	journal_file(&m, path, sizeof(path));
+	e2e_journal_file(&m, core, path, sizeof(path));
 
 	/* Live: this very process, its real start time. */
 	assert_int_equal(journal_proc_start_time(getpid(), &start), 0);
@@ -535,7 +526,7 @@ test_reset_corrupt_journal(void **state)
 	machine(&m, false);
 	before = e2e_state(&m);
 	hand_journal(&m, before, 1, 1);
-	journal_file(&m, path, sizeof(path));
+	e2e_journal_file(&m, core, path, sizeof(path));
 	fd = open(path, O_RDWR);
 	assert_true(fd >= 0);
 	n = read(fd, text, sizeof(text));
@@ -576,7 +567,7 @@ killed_run(const struct e2e_machine *m)
 	assert_true(e2e_wait_msr(m, (unsigned)core, msr_evtsel(0), EVTSEL_EN, EVTSEL_EN, 5000));
 	kill(-pid, SIGKILL);
 	assert_int_equal(e2e_reap(pid), 128 + SIGKILL);
-	journal_file(m, path, sizeof(path));
+	e2e_journal_file(m, core, path, sizeof(path));
 	assert_int_equal(access(path, F_OK), 0);
 	/* Left programmed: the complaint this journal answers. */
 	assert_true(e2e_msr(m, (unsigned)core, msr_evtsel(0)) & EVTSEL_EN);
@@ -601,7 +592,7 @@ test_sigkill_next_run_restores(void **state)
 	set(&m, MSR_IA32_PERF_GLOBAL_STATUS_SET, 0x1);
 	before = e2e_state(&m);
 	pid = killed_run(&m);
-	journal_file(&m, path, sizeof(path));
+	e2e_journal_file(&m, core, path, sizeof(path));
 
 	/* state sees the killed run's journal and leaves everything as it is. */
 	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "state", "-C", core_arg, "--json", NULL });
@@ -641,7 +632,7 @@ test_sigkill_reset_restores(void **state)
 	set(&m, msr_a_pmc(2), 77);
 	before = e2e_state(&m);
 	killed_run(&m);
-	journal_file(&m, path, sizeof(path));
+	e2e_journal_file(&m, core, path, sizeof(path));
 	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "reset", "-C", core_arg, "--json", NULL });
 	e2e_assert_status(&r, 0);
 	e2e_assert_out_contains(&r, "\"journal\": \"restored\"");
@@ -671,7 +662,7 @@ test_no_journal_left_by_normal_runs(void **state)
 
 	(void)state;
 	machine(&m, false);
-	journal_file(&m, path, sizeof(path));
+	e2e_journal_file(&m, core, path, sizeof(path));
 	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "-e", "branches", WL, NULL });
 	e2e_assert_status(&r, 0);
 	assert_int_equal(access(path, F_OK), -1);
