@@ -15,6 +15,8 @@ const char emu_action_syntax[] =
 	"pebs:I:CODE:UMASK | offcore:RSP:N | topdown:RET:BAD:FE:BE[:HEAVY:BRMISP:FETCHLAT:MEMBOUND]"
 	" | nb:SEL:MASK:VALUE:N (retire, offcore, topdown, nb: [:u|:k])";
 
+static int bad(char *err, size_t errsize, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
 static int
 bad(char *err, size_t errsize, const char *fmt, ...)
 {
