@@ -1,6 +1,6 @@
 /*
  * backend.h - --backend msr|perf|auto: which mechanism counts the hardware
- * events of a run (issue 10). Software events always go through
+ * events of a run. Software events always go through
  * perf_event, beside either.
  */
 #ifndef PMUSTAT_BACKEND_H

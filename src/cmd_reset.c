@@ -1,6 +1,6 @@
 /*
  * cmd_reset.c - `pmustat reset [-C LIST] [--zero [--force]] [--json]`:
- * put back what a killed pmustat run left programmed (issue 9).
+ * put back what a killed pmustat run left programmed.
  *
  * For each core, under its lock: a journal whose run is gone is applied
  * and removed (journal_recover()); a live run's is never touched. --zero

@@ -1,8 +1,8 @@
 /*
  * cmd_stat.c - `pmustat [-e EVENTS]... [options] [--] COMMAND [ARGS...]`:
- * count events on one core for a command (issue 7).
+ * count events on one core for a command.
  *
- * Order matters and is the issue's: resolve and schedule touching nothing,
+ * Order matters: resolve and schedule touching nothing,
  * lock the core, save the PMU, program it with counting off, start a corked
  * child that enables the counters itself right before execve, wait, disable,
  * read, restore. Every exit path after the first MSR write restores; a
@@ -69,7 +69,7 @@ struct stat_opts {
 	bool as_root;
 	bool dry_run;
 	int verbose;
-	/* CI gates (issue 8). */
+	/* CI gates. */
 	unsigned repeat;		/* -r N; 1 without */
 	bool keep_going;
 	struct check checks[MAX_CHECKS];
@@ -267,7 +267,7 @@ parse_count(const char *s, unsigned max, unsigned *out)
 	return 0;
 }
 
-/* Long options without a short one (issue 8's, and --as-root: -r is --repeat). */
+/* Long options without a short one (the gates', and --as-root: -r is --repeat). */
 enum {
 	OPT_AS_ROOT = 256,
 	OPT_KEEP_GOING,
@@ -570,7 +570,7 @@ struct stat_run {
 	bool command_ran;
 	double elapsed;
 	const char *read_method;
-	/* Issue 8: -r, -I, --check, --baseline. */
+	/* -r, -I, --check, --baseline. */
 	uint64_t *values;		/* row i's counts: values[i * repeat + k] */
 	unsigned round;			/* 1-based, while running */
 	unsigned cur_run;		/* 1-based batch, while running (-I) */
@@ -581,7 +581,7 @@ struct stat_run {
 	struct baseline_cmp cmp[SCHED_MAX_EVENTS];
 	bool gates_evaluated;
 	bool gate_failed;
-	/* Issue 10: the backend, and the software events beside the hardware ones. */
+	/* The backend, and the software events beside the hardware ones. */
 	bool cpu_bad;		/* the CPU verdict forbids hardware counting */
 	enum backend backend;
 	char backend_why[1024];	/* why auto did not take the MSR path */
@@ -1570,7 +1570,7 @@ cmd_stat(int argc, char **argv)
 	if (detect(&s) || resolve_events(&s) || gates_prepare(&s))
 		goto out;
 
-	/* Issue 10: the perf backend needs no core lock, no MSR and no restore. */
+	/* The perf backend needs no core lock, no MSR and no restore. */
 	choose_backend(&s);
 	if (s.backend == BACKEND_PERF) {
 		if (s.o.interval_ms)

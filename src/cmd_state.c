@@ -1,7 +1,7 @@
 /*
  * cmd_state.c - `pmustat state [-C LIST] [--json] [--raw] [--watch MS
  * [--count N]]`: what the PMU of each core holds right now, decoded, and
- * who probably programmed it (issue 9).
+ * who probably programmed it.
  *
  * Read-only: the MSR devices are opened read-only and nothing is written,
  * not even a stale journal's restore (that is `pmustat reset`'s job; state

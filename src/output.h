@@ -35,7 +35,7 @@ struct stat_row {
 	const uint64_t *values;
 	unsigned nvalues;
 	struct stats_summary stats;
-	/* perf_event rows (issue 10); zero for MSR-counted rows. */
+	/* perf_event rows; zero for MSR-counted rows. */
 	const char *unit;	/* "ns" (task-clock), or NULL for a plain count */
 	bool perf_times;	/* enabled/running below are the kernel's */
 	uint64_t enabled;	/* ns the event was enabled */

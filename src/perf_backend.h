@@ -1,5 +1,5 @@
 /*
- * perf_backend.h - count through perf_event_open(2) (issue 10): the
+ * perf_backend.h - count through perf_event_open(2): the
  * kernel's own counters for machines where /dev/cpu/N/msr is out of reach
  * (no root, lockdown, msr.allow_writes=off, a VM with a vPMU but no MSRs),
  * and the software events (task-clock, page-faults, ...) for either

@@ -1,6 +1,6 @@
 /*
  * sw_events.h - the kernel's software events that pmustat counts through
- * perf_event whatever the backend (issue 10): perf's names, the
+ * perf_event whatever the backend: perf's names, the
  * PERF_COUNT_SW_* config, and the unit of the value.
  *
  * A resolved software event is a struct event with EVENT_F_SOFTWARE set

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""CI gates (issue 8) end to end: the real pmustat under the emulated PMU
+"""CI gates end to end: the real pmustat under the emulated PMU
 (run-under-emu), counting emu-workload, which retires exact numbers of
 events. -r statistics, --check, baselines, -I sums, exit statuses, which
 stream gets what, golden outputs for the table, CSV and JSON, and every JSON

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """check_hostile.py PMUSTAT LIBPMUEMU PMU_EMU SANITIZE CPU_DUMP_REGRESSIONS
 
-Issue 11's table of hostile inputs: every entry point of the real binary
+A table of hostile inputs: every entry point of the real binary
 (-e, -C, -o, the command, info --cpu-dump / --save-cpu-dump, list --table /
 --cpu-dump, argument counts and sizes) fed something absurd or malicious.
 Each row asserts the exit status (125 for a pmustat failure), a message on
@@ -12,7 +12,7 @@ and, for rows that run under the emulated PMU, a PMU state identical bit
 for bit before and after (pmu-emu save/diff).
 
 Rows pmustat fails today in a file this test's owner may not change carry
-`known=...` naming the issue and the file: they still run (bounded), are
+`known=...` naming the problem and the file: they still run (bounded), are
 reported as XFAIL, or XPASS once fixed, and do not fail the test.
 """
 
@@ -295,7 +295,7 @@ if os.geteuid() == 0:
 else:
     print("skip  SUDO_UID/SUDO_GID rows: they matter only to root")
 
-# --- stat mode: --check, --tolerance, --baseline, --save-baseline (issue 8) ------
+# --- stat mode: --check, --tolerance, --baseline, --save-baseline ------
 case("--check incomplete", C0 + ["--check", "cycles <", "true"], says=["--check", "column"])
 case("--check 5000 parentheses", C0 + ["--check", "(" * 5000, "true"], says=["longer than"])
 case("--check nesting", C0 + ["--check", "(" * 200 + "1" + ")" * 200 + "<2", "true"], says=["--check"])
