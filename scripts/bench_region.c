@@ -32,7 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "hw.h"
+#include "hw/hw.h"
 #include "region/region_host.h"
 
 #define NEVENTS 4

@@ -1,5 +1,5 @@
 #include "config.h"
-#include "metric_consts.h"
+#include "metrics/metric_consts.h"
 
 #include <errno.h>
 #include <math.h>
@@ -8,7 +8,7 @@
 
 #include <libcpuid/libcpuid.h>
 
-#include "hw.h"
+#include "hw/hw.h"
 
 void
 metric_machine_init(struct metric_machine *m)

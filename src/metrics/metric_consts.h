@@ -33,7 +33,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "metric_expr.h"
+#include "metrics/metric_expr.h"
 
 struct hw;
 

@@ -3,8 +3,8 @@
  * with their reasons, and which events a formula reads under constants.
  */
 #include "config.h"
-#include "metric_expr.h"
-#include "metric_expr_impl.h"
+#include "metrics/metric_expr.h"
+#include "metrics/metric_expr_impl.h"
 
 #include <math.h>
 #include <stdarg.h>

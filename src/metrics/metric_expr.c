@@ -1,6 +1,6 @@
 #include "config.h"
-#include "metric_expr.h"
-#include "metric_expr_impl.h"
+#include "metrics/metric_expr.h"
+#include "metrics/metric_expr_impl.h"
 
 #include <errno.h>
 #include <math.h>

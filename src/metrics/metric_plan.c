@@ -1,5 +1,5 @@
 #include "config.h"
-#include "metric_plan.h"
+#include "metrics/metric_plan.h"
 
 #include <errno.h>
 #include <math.h>
@@ -9,11 +9,11 @@
 #include <string.h>
 #include <strings.h>
 
-#include "cpu.h"
-#include "event_spec.h"
-#include "event_table.h"
-#include "metric_table.h"
-#include "sched.h"
+#include "events/cpu.h"
+#include "events/event_spec.h"
+#include "events/event_table.h"
+#include "metrics/metric_table.h"
+#include "pmu/counter_sched.h"
 
 /* Intel's modifier text that is longer than any real one is refused as such. */
 #define MOD_MAX 48

@@ -30,8 +30,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "event.h"
-#include "metric_expr.h"
+#include "events/event.h"
+#include "metrics/metric_expr.h"
 
 struct event_table;
 struct metric_list;

@@ -11,9 +11,9 @@
 #include <string.h>
 #include <strings.h>
 
-#include "metric_table.h"
-#include "metric_table_impl.h"
-#include "suggest.h"
+#include "metrics/metric_table.h"
+#include "metrics/metric_table_impl.h"
+#include "events/suggest.h"
 
 /* One -M term, trimmed; perf's longest group names are ~40 characters. */
 #define TERM_MAX 160

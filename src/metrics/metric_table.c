@@ -1,5 +1,5 @@
 #include "config.h"
-#include "metric_table.h"
+#include "metrics/metric_table.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -12,8 +12,8 @@
 
 #include <jansson.h>
 
-#include "metric_expr.h"
-#include "metric_table_impl.h"
+#include "metrics/metric_expr.h"
+#include "metrics/metric_table_impl.h"
 
 #define METRIC_TABLE_FORMAT_VERSION 1
 #define METRIC_TABLE_NAME_MAX 127

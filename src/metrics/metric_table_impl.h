@@ -7,7 +7,7 @@
 
 #include <jansson.h>
 
-#include "metric_table.h"
+#include "metrics/metric_table.h"
 
 struct metric_info {
 	struct metric_desc desc;	/* strings point into the JSON or the arena */

@@ -5,7 +5,7 @@
 
 #include <string.h>
 
-#include "hw.h"
+#include "hw/hw.h"
 #include "netburst/nb_regs.h"
 
 void

@@ -21,7 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "sched.h"
+#include "pmu/counter_sched.h"
 
 struct nb_event;
 

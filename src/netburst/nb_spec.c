@@ -10,9 +10,9 @@
 #include <string.h>
 #include <strings.h>
 
-#include "event_spec.h"
+#include "events/event_spec.h"
 #include "netburst/nb_table.h"
-#include "suggest.h"
+#include "events/suggest.h"
 
 struct mods {
 	bool u, k, ring_given;

@@ -35,7 +35,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "event.h"
+#include "events/event.h"
 
 struct nb_table;
 

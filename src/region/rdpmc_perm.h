@@ -23,7 +23,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "hw.h"
+#include "hw/hw.h"
 
 #define RDPMC_ALLOW_ANY	2
 

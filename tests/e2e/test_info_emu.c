@@ -15,7 +15,7 @@
 #include <jansson.h>
 
 #include "e2e_harness.h"
-#include "msr.h"
+#include "pmu/msr.h"
 
 /* Run `pmustat info --json [-C cpu]`, check the status, return the JSON. */
 static json_t *

@@ -37,12 +37,12 @@
 #include <linux/ptrace.h>
 #include <cmocka.h>
 
-#include "cpulock.h"
+#include "hw/cpulock.h"
 #include "e2e_harness.h"
 #include "e2e_journal.h"
 #include "emu_pmu.h"
-#include "journal.h"
-#include "msr.h"
+#include "pmu/journal.h"
+#include "pmu/msr.h"
 
 #define WL E2E_EMU_WORKLOAD
 /* argv[1] of this program when it is a lock holder (lock_holder()). */

@@ -27,7 +27,7 @@
 #include "e2e_harness.h"
 #include "emu_pmu.h"
 #include "emu_state.h"
-#include "msr.h"
+#include "pmu/msr.h"
 
 #define WL E2E_EMU_WORKLOAD
 

@@ -8,7 +8,7 @@
 #include <errno.h>
 
 #include "emu_internal.h"
-#include "msr.h"
+#include "pmu/msr.h"
 
 /*
  * The fixed counters' events as GP event select / umask (section

@@ -8,7 +8,7 @@
 
 #include "emu_internal.h"
 #include "emu_netburst.h"
-#include "msr.h"
+#include "pmu/msr.h"
 
 static unsigned
 popcount(uint32_t mask)

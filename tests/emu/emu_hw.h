@@ -34,7 +34,7 @@
 #define PMUSTAT_EMU_HW_H
 
 #include "emu_pmu.h"
-#include "hw.h"
+#include "hw/hw.h"
 
 /* NULL with errno set on allocation failure. */
 struct hw *emu_hw_new(struct emu_pmu *pmu);

@@ -9,7 +9,7 @@
 #include "emu_action.h"
 #include "emu_internal.h"
 #include "emu_netburst.h"
-#include "msr.h"
+#include "pmu/msr.h"
 
 _Static_assert(EMU_ACTION_TD == EMU_TD_COUNT, "emu_action.h and enum emu_td disagree");
 

@@ -13,7 +13,7 @@
 
 #include "emu_internal.h"
 #include "emu_netburst.h"
-#include "msr.h"
+#include "pmu/msr.h"
 
 #ifndef EMU_CPUID_DIR
 #define EMU_CPUID_DIR "tests/data/cpuid"

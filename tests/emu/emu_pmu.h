@@ -49,7 +49,7 @@
 
 #include <libcpuid/libcpuid.h>
 
-#include "hw.h"
+#include "hw/hw.h"
 
 /*
  * MSRs the emulator has beyond what pmustat programs (src/msr.h): SDM vol. 4

@@ -74,7 +74,7 @@
 #include "emu_paths.h"
 #include "emu_pmu.h"
 #include "emu_state.h"
-#include "pmuemu.h"
+#include "emu_preload_api.h"
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -1142,7 +1142,7 @@ signal(int sig, sighandler_t handler)
 		old.sa_handler;
 }
 
-/* ---- the workload's entry points (pmuemu.h) ---- */
+/* ---- the workload's entry points (emu_preload_api.h) ---- */
 
 EXPORT int
 pmuemu_active(void)

@@ -7,7 +7,7 @@
 
 #include "emu_internal.h"
 #include "emu_netburst.h"
-#include "msr.h"
+#include "pmu/msr.h"
 
 /* @msr is counter @i of a bank at @base, @stride apart, and @mask has it. */
 static bool

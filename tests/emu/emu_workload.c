@@ -51,7 +51,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "pmuemu.h"
+#include "emu_preload_api.h"
 
 #define MAX_STEPS 64
 
@@ -361,7 +361,7 @@ main(int argc, char **argv)
 	if (!retire || !active || !act || !active()) {
 		fprintf(stderr, "emu-workload: the PMU is not emulated: run me with "
 			"LD_PRELOAD=libpmuemu.so and PMUSTAT_EMU_STATE=<state file> "
-			"(tests/e2e/run-under-emu does both)\n");
+			"(tests/emu/run-under-emu does both)\n");
 		return 2;
 	}
 	/* Flushed now: a test may kill us (rdpmc off) and still want it. */

@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "cpu.h"
+#include "events/cpu.h"
 #include "emu_action.h"
 #include "emu_netburst.h"
 #include "emu_pmu.h"

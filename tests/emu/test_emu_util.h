@@ -14,7 +14,7 @@
 #include <cmocka.h>
 
 #include "emu_pmu.h"
-#include "msr.h"
+#include "pmu/msr.h"
 
 #define EVTSEL_COUNT(code, umask, bits) \
 	(EVTSEL_EVENT(code) | EVTSEL_UMASK(umask) | EVTSEL_EN | (bits))

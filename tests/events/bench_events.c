@@ -12,9 +12,9 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "cpu.h"
-#include "event_spec.h"
-#include "event_table.h"
+#include "events/cpu.h"
+#include "events/event_spec.h"
+#include "events/event_table.h"
 
 #define RUNS 50
 

@@ -14,11 +14,11 @@
 
 #include <cmocka.h>
 
-#include "arch_events.h"
-#include "cpu.h"
-#include "event.h"
-#include "event_spec.h"
-#include "event_table.h"
+#include "events/arch_events.h"
+#include "events/cpu.h"
+#include "events/event.h"
+#include "events/event_spec.h"
+#include "events/event_table.h"
 
 static const char *events_dir;
 

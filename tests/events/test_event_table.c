@@ -17,7 +17,7 @@
 
 #include <cmocka.h>
 
-#include "event_table.h"
+#include "events/event_table.h"
 
 static const char *events_dir;
 

@@ -17,9 +17,9 @@
 
 #include <cmocka.h>
 
-#include "cpu.h"
-#include "cpu_source.h"
-#include "mapfile.h"
+#include "events/cpu.h"
+#include "events/cpu_source.h"
+#include "events/mapfile.h"
 
 static const char *events_dir;
 static const char *dump_dir;

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "baseline.h"
+#include "report/baseline.h"
 
 static void
 tolerances(char *line, struct baseline_tolerances *t)

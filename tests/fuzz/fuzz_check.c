@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "check.h"
+#include "report/check.h"
 
 static FILE *sink;
 

@@ -13,12 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cpu.h"
-#include "cpu_source.h"
-#include "event.h"
-#include "event_spec.h"
-#include "mapfile.h"
-#include "msr.h"
+#include "events/cpu.h"
+#include "events/cpu_source.h"
+#include "events/event.h"
+#include "events/event_spec.h"
+#include "events/mapfile.h"
+#include "pmu/msr.h"
 
 static void
 check_cpu(const struct cpu_info *c)

@@ -20,11 +20,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cpu.h"
-#include "event.h"
-#include "event_spec.h"
-#include "event_table.h"
-#include "msr.h"
+#include "events/cpu.h"
+#include "events/event.h"
+#include "events/event_spec.h"
+#include "events/event_table.h"
+#include "pmu/msr.h"
 
 static const char *const table_names[] = { NULL, "skylake", "icelake", "alderlake_goldencove" };
 static struct event_table *tables[4];

@@ -16,11 +16,11 @@
 #include <string.h>
 #include <strings.h>
 
-#include "cpu.h"
-#include "event.h"
-#include "event_spec.h"
-#include "event_table.h"
-#include "msr.h"
+#include "events/cpu.h"
+#include "events/event.h"
+#include "events/event_spec.h"
+#include "events/event_table.h"
+#include "pmu/msr.h"
 
 #define RESOLVE_AT_MOST 64
 

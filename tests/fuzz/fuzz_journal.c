@@ -21,8 +21,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "journal.h"
-#include "msr.h"
+#include "pmu/journal.h"
+#include "pmu/msr.h"
 
 static uint64_t
 fnv1a64(const uint8_t *s, size_t len)

@@ -13,8 +13,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cpu.h"
-#include "mapfile.h"
+#include "events/cpu.h"
+#include "events/mapfile.h"
 
 static struct cpu_info cpus[5];
 

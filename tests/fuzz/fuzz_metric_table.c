@@ -23,11 +23,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "cpu.h"
-#include "event_table.h"
+#include "events/cpu.h"
+#include "events/event_table.h"
 #include "metrics/metric_plan.h"
 #include "metrics/metric_table.h"
-#include "sched.h"
+#include "pmu/counter_sched.h"
 
 static struct event_table *skylake;
 static char metrics_dir[PATH_MAX], metrics_file[PATH_MAX];

@@ -12,8 +12,8 @@
 #include <sys/stat.h>
 #include <time.h>
 
-#include "cpu.h"
-#include "event_table.h"
+#include "events/cpu.h"
+#include "events/event_table.h"
 #include "metrics/metric_plan.h"
 #include "metrics/metric_table.h"
 

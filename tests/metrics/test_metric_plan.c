@@ -17,9 +17,9 @@
 
 #include <cmocka.h>
 
-#include "cpu.h"
-#include "event_spec.h"
-#include "event_table.h"
+#include "events/cpu.h"
+#include "events/event_spec.h"
+#include "events/event_table.h"
 #include "metrics/metric_plan.h"
 #include "metrics/metric_table.h"
 

@@ -17,7 +17,7 @@
 
 #include <cmocka.h>
 
-#include "event_table.h"
+#include "events/event_table.h"
 #include "netburst/nb_regs.h"
 #include "netburst/nb_table.h"
 

@@ -28,7 +28,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "pmuemu.h"
+#include "emu_preload_api.h"
 
 static pmuemu_retire_fn retire_fn;
 static volatile uint64_t sink;

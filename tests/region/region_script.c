@@ -26,7 +26,7 @@
 
 #include <pmustat/region.h>
 
-#include "pmuemu.h"
+#include "emu_preload_api.h"
 
 static pmuemu_retire_fn retire_fn;
 

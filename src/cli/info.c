@@ -1,0 +1,475 @@
+/*
+ * cmd_info.c - `pmustat info`: what this CPU's PMU is, whether pmustat can
+ * use it, and if not, why and what to do about it.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <limits.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pmu/access.h"
+#include "events/arch_events.h"
+#include "cli/cmd.h"
+#include "config.h"
+#include "events/cpu.h"
+#include "events/cpu_source.h"
+#include "events/data_dir.h"
+#include "base/exit_codes.h"
+#include "hw/hw.h"
+#include "base/invoker.h"
+#include "report/json_text.h"
+#include "events/mapfile.h"
+#include "netburst/nb_detect.h"
+#include "report/outfile.h"
+#include "engine/perf_backend.h"
+
+#define INFO_FORMAT_VERSION 1
+
+struct info_opts {
+	bool json;
+	const char *cpu_dump;
+	const char *save_cpu_dump;
+	int cpu;
+};
+
+struct info {
+	int cpu;
+	const char *dump;
+	struct cpu_info cpu_info;
+	char table[128];
+	char table_note[640];
+	bool have_table;
+	bool live;
+	struct access_report access;
+	struct perf_env perf;		/* live only */
+	struct nb_misc nb_misc;		/* NetBurst, live only: IA32_MISC_ENABLE */
+	bool usable;
+	char verdict[1024];
+};
+
+static void
+info_usage(FILE *out)
+{
+	fprintf(out, "usage: pmustat info [--json] [--cpu-dump FILE] [--save-cpu-dump FILE] [-C N]\n");
+}
+
+static int
+parse_opts(int argc, char **argv, struct info_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "json", no_argument, NULL, 'j' },
+		{ "cpu-dump", required_argument, NULL, 'd' },
+		{ "save-cpu-dump", required_argument, NULL, 's' },
+		{ "cpu", required_argument, NULL, 'C' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	o->cpu = -1;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+C:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'j':
+			o->json = true;
+			break;
+		case 'd':
+			o->cpu_dump = optarg;
+			break;
+		case 's':
+			o->save_cpu_dump = optarg;
+			break;
+		case 'C':
+			if (cpu_parse_number(optarg, &o->cpu) < 0) {
+				fprintf(stderr, "pmustat info: -C '%s': expected a CPU number (0-%d)\n",
+					optarg, CPU_SETSIZE - 1);
+				return -EINVAL;
+			}
+			break;
+		case 'h':
+			info_usage(stdout);
+			return 1;
+		default:
+			info_usage(stderr);
+			return -EINVAL;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "pmustat info: unexpected argument '%s'\n", argv[optind]);
+		info_usage(stderr);
+		return -EINVAL;
+	}
+	if (o->cpu_dump && o->save_cpu_dump) {
+		fprintf(stderr, "pmustat info: --cpu-dump describes another machine; --save-cpu-dump saves this one: give one of them\n");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static void
+choose_table(struct info *in)
+{
+	char err[512];
+	int ret;
+
+	in->have_table = false;
+	if (in->cpu_info.verdict != CPU_VERDICT_OK && !in->cpu_info.netburst.present)
+		return;
+	ret = mapfile_choose_table(pmustat_events_dir(), &in->cpu_info, in->table,
+				   sizeof(in->table), err, sizeof(err));
+	if (ret == 0) {
+		in->have_table = true;
+	} else if (ret == -ENOENT) {
+		/* No row for this CPU, or no mapfile at all: err says which. */
+		snprintf(in->table_note, sizeof(in->table_note), "%s; architectural events only", err);
+	} else {
+		snprintf(in->table_note, sizeof(in->table_note), "%s", err);
+	}
+}
+
+static void
+judge(struct info *in)
+{
+	const struct cpu_info *c = &in->cpu_info;
+
+	in->usable = false;
+	if (c->netburst.present && in->live && in->nb_misc.read == 0 && !in->nb_misc.perfmon) {
+		snprintf(in->verdict, sizeof(in->verdict),
+			 "cannot count: IA32_MISC_ENABLE (0x1a0) bit 7 on CPU %d says performance monitoring is unavailable",
+			 in->cpu);
+		return;
+	}
+	if (c->verdict != CPU_VERDICT_OK) {
+		snprintf(in->verdict, sizeof(in->verdict), "cannot count: %s", cpu_verdict_text(c->verdict));
+		return;
+	}
+	if (!in->live) {
+		in->usable = true;
+		snprintf(in->verdict, sizeof(in->verdict),
+			 "pmustat could count on that CPU (given MSR access on its machine)");
+		return;
+	}
+	if (access_blocker(&in->access, in->cpu, in->verdict, sizeof(in->verdict))) {
+		size_t len = strlen(in->verdict);
+
+		/* The same events may still count through the kernel. */
+		snprintf(in->verdict + len, sizeof(in->verdict) - len,
+			 " (or count through perf_event: --backend perf)");
+		return;
+	}
+	in->usable = true;
+	snprintf(in->verdict, sizeof(in->verdict), "pmustat can count on CPU %d (counters read with %s)",
+		 in->cpu, in->access.rdpmc == 0 ? "rdpmc" : "MSR reads; rdpmc is not allowed");
+}
+
+static void
+format_mask(uint32_t mask, char *buf, size_t size)
+{
+	size_t len = 0;
+
+	buf[0] = '\0';
+	for (unsigned i = 0; i < 32 && len + 4 < size; i++) {
+		if (mask & (1u << i))
+			len += (size_t)snprintf(buf + len, size - len, "%s%u", len ? "," : "", i);
+	}
+}
+
+static void
+print_netburst(const struct info *in, FILE *o)
+{
+	const struct netburst_caps *nb = &in->cpu_info.netburst;
+	const struct nb_misc *m = &in->nb_misc;
+
+	fprintf(o, "  NetBurst PMU: %u counters \u00d7 %u bits, ESCR/CCCR (%u CCCRs, %u ESCRs)\n",
+		nb->counters, nb->width, nb->counters, nb->escrs);
+	if (nb->ht)
+		fprintf(o, "  HT           2 logical processors share it; this is thread %u (ESCR T%u bits)\n",
+			nb->thread, nb->thread);
+	if (!in->live)
+		fprintf(o, "  MISC_ENABLE  not known from a dump (bit 7: performance monitoring available)\n");
+	else if (m->read)
+		fprintf(o, "  MISC_ENABLE  unread: /dev/cpu/%d/msr: %s; %s\n", in->cpu, strerror(-m->read),
+			hw_msr_hint(m->read, false));
+	else
+		fprintf(o, "  MISC_ENABLE  0x%llx: performance monitoring %savailable, PEBS %savailable\n",
+			(unsigned long long)m->value, m->perfmon ? "" : "NOT ", m->pebs ? "" : "un");
+}
+
+static json_t *
+json_netburst(const struct info *in)
+{
+	const struct netburst_caps *nb = &in->cpu_info.netburst;
+	const struct nb_misc *m = &in->nb_misc;
+	bool known = in->live && m->read == 0;
+	char value[24];
+
+	if (!nb->present)
+		return json_null();
+	snprintf(value, sizeof(value), "0x%llx", (unsigned long long)m->value);
+	return json_pack("{s:i, s:i, s:i, s:i, s:b, s:i, s:o, s:o, s:o}",
+			 "counters", (int)nb->counters, "width", (int)nb->width,
+			 "cccrs", (int)nb->counters, "escrs", (int)nb->escrs,
+			 "ht", nb->ht, "thread", (int)nb->thread,
+			 "misc_enable", known ? json_string(value) : json_null(),
+			 "perfmon_available", known ? json_boolean(m->perfmon) : json_null(),
+			 "pebs_available", known ? json_boolean(m->pebs) : json_null());
+}
+
+static void
+print_human(const struct info *in)
+{
+	const struct cpu_info *c = &in->cpu_info;
+	const struct pmu_caps *p = &c->pmu;
+	FILE *o = stderr;
+	char key[64], mask[128];
+
+	cpu_mapfile_key(c, key, sizeof(key));
+	if (in->live)
+		fprintf(o, "CPU %d\n", in->cpu);
+	else
+		fprintf(o, "CPU %d of dump %s\n", in->cpu, in->dump);
+	fprintf(o, "  vendor       %s (%s)\n", cpu_vendor_name(c->vendor), c->vendor_id);
+	if (c->brand[0])
+		fprintf(o, "  model name   %s\n", c->brand);
+	fprintf(o, "  signature    family %u (0x%X), model %u (0x%X), stepping %u  [%s]\n",
+		c->family, c->family, c->model, c->model, c->stepping, key);
+	if (c->hypervisor)
+		fprintf(o, "  hypervisor   yes (running in a virtual machine)\n");
+	if (cpu_core_type_name(c->core_type))
+		fprintf(o, "  core type    %s (CPUID.1AH 0x%02X, native model 0x%06X)%s\n",
+			cpu_core_type_name(c->core_type), c->core_type, c->native_model_id,
+			c->hybrid ? ", hybrid part" : "");
+
+	fprintf(o, "PMU\n");
+	if (c->netburst.present) {
+		print_netburst(in, o);
+	} else if (p->version == 0) {
+		fprintf(o, "  none         (no architectural perfmon)\n");
+	} else {
+		fprintf(o, "  version      %u\n", p->version);
+		format_mask(p->gp_mask, mask, sizeof(mask));
+		fprintf(o, "  GP counters  %u x %u bits (pmc %s)\n", p->gp_counters, p->gp_width, mask);
+		format_mask(p->fixed_mask, mask, sizeof(mask));
+		fprintf(o, "  fixed        %u x %u bits (fixed %s)\n", p->fixed_counters, p->fixed_width,
+			p->fixed_counters ? mask : "none");
+		if (p->quirk)
+			fprintf(o, "  quirk        %s (CPUID says %u GP, %u fixed)\n", p->quirk,
+				p->cpuid_gp_counters, p->cpuid_fixed_counters);
+		fprintf(o, "  arch events ");
+		for (unsigned i = 0; i < arch_event_count(); i++) {
+			const struct arch_event *ev = arch_event_get(i);
+
+			if (arch_event_available(p, ev))
+				fprintf(o, " %s", ev->key);
+		}
+		fprintf(o, "\n");
+		fprintf(o, "  full-width   %s\n", p->pdcm ? "IA32_PERF_CAPABILITIES present (checked when counting)" : "no PDCM: legacy counter writes");
+	}
+	if (c->verdict == CPU_VERDICT_OK || c->netburst.present)
+		fprintf(o, "event table    %s%s%s\n", in->have_table ? in->table : "none",
+			in->table_note[0] ? ": " : "", in->table_note);
+	if (in->live && in->access.checked)
+		access_print(&in->access, in->cpu, o);
+	if (in->live && in->perf.paranoid != PERF_PARANOID_UNKNOWN)
+		fprintf(o, "perf_event     kernel.perf_event_paranoid = %d; software events (task-clock, page-faults, ...) count through it on any CPU\n",
+			in->perf.paranoid);
+	else if (in->live)
+		fprintf(o, "perf_event     kernel.perf_event_paranoid = unknown; software events (task-clock, page-faults, ...) count through it on any CPU\n");
+	fprintf(o, "verdict        %s\n", in->verdict);
+}
+
+static json_t *
+json_mask(uint32_t mask)
+{
+	json_t *a = json_array();
+
+	for (unsigned i = 0; i < 32; i++) {
+		if (mask & (1u << i))
+			json_array_append_new(a, json_integer(i));
+	}
+	return a;
+}
+
+static void
+print_json(const struct info *in)
+{
+	const struct cpu_info *c = &in->cpu_info;
+	const struct pmu_caps *p = &c->pmu;
+	const char *core_type = cpu_core_type_name(c->core_type);
+	json_t *root, *cpu, *pmu, *events;
+	char key[64];
+
+	cpu_mapfile_key(c, key, sizeof(key));
+	/* vendor_id and brand are CPUID bytes (a dump's, perhaps): any bytes at all. */
+	cpu = json_pack("{s:s, s:o, s:o, s:i, s:i, s:i, s:s, s:b, s:b}",
+			"vendor", cpu_vendor_name(c->vendor),
+			"vendor_id", json_text(c->vendor_id),
+			"brand", json_text(c->brand),
+			"family", (int)c->family,
+			"model", (int)c->model,
+			"stepping", (int)c->stepping,
+			"mapfile_key", key,
+			"hypervisor", c->hypervisor,
+			"hybrid", c->hybrid);
+	json_object_set_new(cpu, "core_type", core_type ? json_string(core_type) : json_null());
+	json_object_set_new(cpu, "native_model_id",
+			    core_type ? json_integer(c->native_model_id) : json_null());
+
+	events = json_array();
+	for (unsigned i = 0; i < arch_event_count(); i++) {
+		const struct arch_event *ev = arch_event_get(i);
+
+		if (p->version && arch_event_available(p, ev))
+			json_array_append_new(events, json_string(ev->key));
+	}
+	pmu = json_pack("{s:i, s:i, s:i, s:i, s:i, s:o, s:o, s:o, s:b, s:s?}",
+			"version", (int)p->version,
+			"gp_counters", (int)p->gp_counters,
+			"gp_width", (int)p->gp_width,
+			"fixed_counters", (int)p->fixed_counters,
+			"fixed_width", (int)p->fixed_width,
+			"gp_mask", json_mask(p->gp_mask),
+			"fixed_mask", json_mask(p->fixed_mask),
+			"arch_events", events,
+			"pdcm", p->pdcm,
+			"quirk", p->quirk);
+	json_object_set_new(pmu, "netburst", json_netburst(in));
+
+	root = json_pack("{s:i, s:s, s:i, s:s, s:o, s:o}",
+			 "format_version", INFO_FORMAT_VERSION,
+			 "pmustat_version", PMUSTAT_VERSION,
+			 "core", in->cpu,
+			 "source", in->live ? "live" : "dump",
+			 "cpu", cpu,
+			 "pmu", pmu);
+	json_object_set_new(root, "cpu_dump", in->live ? json_null() : json_text(in->dump));
+	json_object_set_new(root, "event_table", in->have_table ? json_string(in->table) : json_null());
+	json_object_set_new(root, "event_table_note",
+			    in->table_note[0] ? json_string(in->table_note) : json_null());
+	json_object_set_new(root, "access", in->live && in->access.checked ? access_json(&in->access) : json_null());
+	json_object_set_new(root, "perf_event_paranoid",
+			    in->live && in->perf.paranoid != PERF_PARANOID_UNKNOWN ?
+			    json_integer(in->perf.paranoid) : json_null());
+	json_object_set_new(root, "verdict", json_string(in->verdict));
+	json_object_set_new(root, "usable", json_boolean(in->usable));
+
+	json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	fputc('\n', stdout);
+	json_decref(root);
+}
+
+/* Errors still get a JSON object on stdout under --json, so scripts can rely on one. */
+static int
+fail(const struct info_opts *o, const char *msg)
+{
+	fprintf(stderr, "pmustat info: %s\n", msg);
+	if (o->json) {
+		json_t *root = json_pack("{s:i, s:o, s:o, s:b}", "format_version", INFO_FORMAT_VERSION,
+					 "error", json_text(msg), "verdict", json_text(msg), "usable", 0);
+
+		json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		fputc('\n', stdout);
+		json_decref(root);
+	}
+	return EXIT_PMUSTAT_FAILURE;
+}
+
+static int
+save_dump(struct hw *hw, const struct info_opts *o)
+{
+	cpu_set_t set;
+	int cpus[CPU_SETSIZE];
+	int n = 0;
+	char err[PATH_MAX + 512];
+	struct invoker inv;
+	struct outfile out;
+
+	if (o->cpu >= 0) {
+		cpus[n++] = o->cpu;
+	} else {
+		CPU_ZERO(&set);
+		if (sched_getaffinity(0, sizeof(set), &set) < 0)
+			CPU_SET(0, &set);
+		for (int i = 0; i < CPU_SETSIZE; i++) {
+			if (CPU_ISSET(i, &set))
+				cpus[n++] = i;
+		}
+	}
+	/* As the invoking user, like every file pmustat writes for them (outfile.h). */
+	if (invoker_get(&inv, err, sizeof(err)) || outfile_open(&out, "--save-cpu-dump", o->save_cpu_dump, &inv, err,
+								sizeof(err)))
+		return fail(o, err);
+	if (cpu_source_save(hw, cpus, n, out.f, o->save_cpu_dump, err, sizeof(err)) < 0) {
+		outfile_abort(&out);
+		return fail(o, err);
+	}
+	if (outfile_commit(&out, err, sizeof(err)))
+		return fail(o, err);
+	fprintf(stderr, "pmustat info: saved the raw CPUID of %d CPU%s to %s\n", n, n == 1 ? "" : "s",
+		o->save_cpu_dump);
+	return 0;
+}
+
+int
+cmd_info(int argc, char **argv)
+{
+	struct info_opts o;
+	struct info *in;
+	struct hw *hw = NULL;
+	char err[1024];
+	int ret;
+
+	memset(&o, 0, sizeof(o));
+	ret = parse_opts(argc, argv, &o);
+	if (ret != 0)
+		return ret > 0 ? 0 : EXIT_PMUSTAT_FAILURE;
+
+	in = calloc(1, sizeof(*in));
+	if (!in)
+		return fail(&o, "out of memory");
+
+	in->live = o.cpu_dump == NULL;
+	in->dump = o.cpu_dump;
+	if (in->live) {
+		hw = hw_linux_new();
+		if (!hw) {
+			free(in);
+			return fail(&o, "out of memory");
+		}
+	}
+	if (o.save_cpu_dump) {
+		ret = save_dump(hw, &o);
+		if (ret != 0)
+			goto out;
+	}
+
+	ret = cpu_source_load(hw, o.cpu_dump, o.cpu, &in->cpu_info, &in->cpu, err, sizeof(err));
+	if (ret < 0) {
+		ret = fail(&o, err);
+		goto out;
+	}
+	choose_table(in);
+	/* hw exists exactly when in->live. */
+	if (hw)
+		perf_env_probe(perf_linux(), hw, &in->perf);
+	if (hw && in->cpu_info.verdict == CPU_VERDICT_OK)
+		access_check(hw, &in->cpu_info, in->cpu, &in->access);
+	if (hw && in->cpu_info.netburst.present)
+		nb_probe(hw, in->cpu, &in->nb_misc);
+	judge(in);
+
+	if (o.json)
+		print_json(in);
+	else
+		print_human(in);
+	ret = in->usable ? 0 : EXIT_PMU_UNUSABLE;
+out:
+	hw_free(hw);
+	free(in);
+	return ret;
+}

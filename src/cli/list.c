@@ -1,0 +1,527 @@
+/*
+ * cmd_list.c - `pmustat list`: the events of this CPU's table (or of a
+ * dumped CPU's, or of any table by name), filtered by a pattern, as text or
+ * JSON. Reads CPUID only; never touches MSRs.
+ */
+#include "config.h"
+
+#include <errno.h>
+#include <fnmatch.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <sched.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "events/arch_events.h"
+#include "events/sw_events.h"
+#include "cli/cmd.h"
+#include "events/cpu.h"
+#include "events/cpu_source.h"
+#include "events/data_dir.h"
+#include "events/event_table.h"
+#include "base/exit_codes.h"
+#include "hw/hw.h"
+#include "cli/list_metrics.h"
+#include "events/mapfile.h"
+#include "netburst/nb_list.h"
+#include "netburst/nb_table.h"
+
+#define LIST_FORMAT_VERSION 1
+
+struct list_opts {
+	const char *pattern;
+	bool long_format;
+	bool json;
+	const char *cpu_dump;
+	const char *table;
+	int cpu;
+	bool metrics;
+};
+
+/* What is being listed: a table (architectural or NetBurst), and/or the CPU it was chosen for. */
+struct listing {
+	struct event_table *table;
+	struct nb_table *nb;
+	bool have_cpu;
+	struct cpu_info cpu;
+	int cpu_index;
+	char metrics[MAPFILE_NAME_MAX + 1];	/* the CPU's metric table, or "" */
+	char no_metrics[1100];			/* why there is none */
+};
+
+static void
+list_usage(FILE *out)
+{
+	fprintf(out,
+		"usage: pmustat list [PATTERN] [--metrics] [--long] [--json] [--cpu-dump FILE | --table NAME] [-C N]\n");
+}
+
+static int
+parse_opts(int argc, char **argv, struct list_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "long", no_argument, NULL, 'l' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "cpu-dump", required_argument, NULL, 'd' },
+		{ "table", required_argument, NULL, 't' },
+		{ "metrics", no_argument, NULL, 'm' },
+		{ "cpu", required_argument, NULL, 'C' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	o->cpu = -1;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "lC:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'l':
+			o->long_format = true;
+			break;
+		case 'j':
+			o->json = true;
+			break;
+		case 'd':
+			o->cpu_dump = optarg;
+			break;
+		case 't':
+			o->table = optarg;
+			break;
+		case 'm':
+			o->metrics = true;
+			break;
+		case 'C':
+			if (cpu_parse_number(optarg, &o->cpu) < 0) {
+				fprintf(stderr, "pmustat list: -C '%s': expected a CPU number (0-%d)\n",
+					optarg, CPU_SETSIZE - 1);
+				return -EINVAL;
+			}
+			break;
+		case 'h':
+			list_usage(stdout);
+			return 1;
+		default:
+			list_usage(stderr);
+			return -EINVAL;
+		}
+	}
+	if (optind < argc)
+		o->pattern = argv[optind++];
+	if (optind < argc) {
+		fprintf(stderr, "pmustat list: unexpected argument '%s' (one PATTERN at most)\n",
+			argv[optind]);
+		list_usage(stderr);
+		return -EINVAL;
+	}
+	if (o->table && (o->cpu_dump || o->cpu >= 0)) {
+		fprintf(stderr, "pmustat list: --table names the table; --cpu-dump and -C choose one by CPU: give one of them\n");
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* Substring, or a glob when the pattern has glob characters; both ignore case. */
+bool
+list_text_matches(const char *pattern, const char *text)
+{
+	if (!pattern)
+		return true;
+	if (strpbrk(pattern, "*?["))
+		return fnmatch(pattern, text, FNM_CASEFOLD) == 0;
+	return strcasestr(text, pattern) != NULL;
+}
+
+static bool
+desc_matches(const char *pattern, const struct event_desc *d)
+{
+	return list_text_matches(pattern, d->name) || list_text_matches(pattern, d->description);
+}
+
+static void
+format_counters(uint32_t mask, char *buf, size_t len)
+{
+	size_t used = 0;
+	unsigned i = 0;
+
+	buf[0] = '\0';
+	while (i < 32 && used < len) {
+		unsigned j;
+
+		if (!(mask & (1u << i))) {
+			i++;
+			continue;
+		}
+		for (j = i; j + 1 < 32 && (mask & (1u << (j + 1))); j++)
+			;
+		if (j == i)
+			used += (size_t)snprintf(buf + used, len - used, "%s%u", used ? "," : "", i);
+		else
+			used += (size_t)snprintf(buf + used, len - used, "%s%u-%u",
+						 used ? "," : "", i, j);
+		i = j + 1;
+	}
+}
+
+static void
+print_long(FILE *out, const struct event_desc *d)
+{
+	char ctr[96], ctr_off[96];
+	unsigned i;
+
+	if (d->fixed >= 0) {
+		fprintf(out, "        fixed counter %d%s\n", d->fixed,
+			d->any_thread ? ", any thread" : "");
+	} else {
+		fprintf(out, "        event=0x%02x,umask=0x%02x", d->code, d->umask);
+		if (d->umask_ext)
+			fprintf(out, ",umask2=0x%02x", d->umask_ext);
+		if (d->cmask)
+			fprintf(out, ",cmask=%u", d->cmask);
+		if (d->inv)
+			fprintf(out, ",inv");
+		if (d->edge)
+			fprintf(out, ",edge");
+		if (d->any_thread)
+			fprintf(out, ",any");
+		format_counters(d->counters, ctr, sizeof(ctr));
+		fprintf(out, "  counters %s", ctr);
+		if (d->counters_htoff != d->counters) {
+			format_counters(d->counters_htoff, ctr_off, sizeof(ctr_off));
+			fprintf(out, " (HT off: %s)", ctr_off);
+		}
+		fputc('\n', out);
+	}
+	for (i = 0; i < d->n_extra; i++) {
+		if (i == 0)
+			fprintf(out, "        needs MSR 0x%x = 0x%llx\n", d->extra[i].msr,
+				(unsigned long long)d->extra[i].value);
+		else
+			fprintf(out, "        or event=0x%02x,umask=0x%02x with MSR 0x%x = 0x%llx\n",
+				d->extra[i].code, d->extra[i].umask, d->extra[i].msr,
+				(unsigned long long)d->extra[i].value);
+	}
+	if (d->flags & EVENT_DESC_PEBS_ONLY)
+		fprintf(out, "        PEBS only: pmustat cannot count it\n");
+	if (d->flags & EVENT_DESC_NO_MSR_VALUE)
+		fprintf(out, "        needs an offcore response value: pmustat cannot count it\n");
+	if (d->flags & EVENT_DESC_TAKEN_ALONE)
+		fprintf(out, "        taken alone: no other general-purpose event beside it\n");
+	if (d->alias_of)
+		fprintf(out, "        deprecated: an alias of %s\n", d->alias_of);
+	else if (d->flags & EVENT_DESC_DEPRECATED)
+		fprintf(out, "        deprecated\n");
+	if (d->errata)
+		fprintf(out, "        errata: %s\n", d->errata);
+}
+
+static bool
+arch_matches(const char *pattern, const struct arch_event *ae)
+{
+	return list_text_matches(pattern, ae->key) || list_text_matches(pattern, ae->name);
+}
+
+static bool
+sw_matches(const char *pattern, const struct sw_event *sw)
+{
+	return list_text_matches(pattern, sw->name) || (sw->alias && list_text_matches(pattern, sw->alias)) ||
+	       list_text_matches(pattern, sw->desc);
+}
+
+static void
+print_software(const struct list_opts *o, bool after_something)
+{
+	size_t i, sw_shown = 0;
+
+	for (i = 0; i < sw_event_count(); i++) {
+		const struct sw_event *sw = sw_event_get(i);
+
+		if (!sw_matches(o->pattern, sw))
+			continue;
+		if (!sw_shown++)
+			printf("%sSoftware events (counted by the kernel through perf_event; no PMU needed):\n",
+			       after_something ? "\n" : "");
+		printf("  %-24s %s\n", sw->name, sw->desc);
+		if (o->long_format && sw->alias)
+			printf("        also: %s\n", sw->alias);
+	}
+}
+
+static void
+print_text(const struct list_opts *o, const struct listing *l)
+{
+	size_t i, shown = 0;
+	unsigned a, arch_shown = 0;
+
+	if (l->nb) {
+		/* NetBurst has no architectural events; its aliases stand in. */
+		nb_list_text(stdout, l->nb, o->pattern, list_text_matches, o->long_format);
+		print_software(o, true);
+		return;
+	}
+	if (l->table) {
+		printf("Events of table %s (Intel perfmon %s, version %s):\n",
+		       event_table_name(l->table), event_table_source_file(l->table),
+		       event_table_source_version(l->table));
+		for (i = 0; i < event_table_count(l->table); i++) {
+			const struct event_desc *d = event_table_get(l->table, i);
+
+			if (!desc_matches(o->pattern, d))
+				continue;
+			printf("  %s\n", d->name);
+			if (d->description[0])
+				printf("        %s\n", d->description);
+			if (o->long_format)
+				print_long(stdout, d);
+			shown++;
+		}
+		if (!shown)
+			printf("  (no event matches '%s')\n", o->pattern);
+	}
+	for (a = 0; a < arch_event_count(); a++) {
+		const struct arch_event *ae = arch_event_get(a);
+
+		if (!arch_matches(o->pattern, ae))
+			continue;
+		if (!arch_shown++)
+			printf("%sArchitectural events (aliases: cycles, instructions, ref-cycles, branches,\n"
+			       "branch-misses, cache-references, cache-misses):\n", l->table ? "\n" : "");
+		printf("  %-24s %s", ae->key, ae->name);
+		if (l->have_cpu && !arch_event_available(&l->cpu.pmu, ae))
+			printf(" (not available on this CPU)");
+		putchar('\n');
+		if (o->long_format) {
+			printf("        event=0x%02x,umask=0x%02x", ae->code, ae->umask);
+			if (ae->fixed >= 0)
+				printf("  or fixed counter %d", ae->fixed);
+			printf("  CPUID.0AH:EBX bit %u\n", ae->bit);
+		}
+	}
+	print_software(o, l->table || arch_shown);
+}
+
+static json_t *
+counters_json(uint32_t mask)
+{
+	json_t *arr = json_array();
+	unsigned i;
+
+	for (i = 0; i < 32; i++)
+		if (mask & (1u << i))
+			json_array_append_new(arr, json_integer(i));
+	return arr;
+}
+
+static json_t *
+desc_json(const struct event_desc *d)
+{
+	json_t *o = json_object(), *msrs;
+	unsigned i;
+
+	json_object_set_new(o, "name", json_string(d->name));
+	json_object_set_new(o, "event", json_integer(d->code));
+	json_object_set_new(o, "umask", json_integer(d->umask));
+	json_object_set_new(o, "umask_ext", json_integer(d->umask_ext));
+	json_object_set_new(o, "cmask", json_integer(d->cmask));
+	json_object_set_new(o, "inv", json_boolean(d->inv));
+	json_object_set_new(o, "edge", json_boolean(d->edge));
+	json_object_set_new(o, "any_thread", json_boolean(d->any_thread));
+	json_object_set_new(o, "counters", counters_json(d->counters));
+	json_object_set_new(o, "counters_ht_off", counters_json(d->counters_htoff));
+	json_object_set_new(o, "fixed_counter", d->fixed >= 0 ? json_integer(d->fixed) : json_null());
+	msrs = json_array();
+	for (i = 0; i < d->n_extra; i++) {
+		char value[24];
+
+		snprintf(value, sizeof(value), "0x%llx", (unsigned long long)d->extra[i].value);
+		json_array_append_new(msrs, json_pack("{s:i, s:i, s:i, s:s}",
+						      "event", (int)d->extra[i].code,
+						      "umask", (int)d->extra[i].umask,
+						      "msr", (json_int_t)d->extra[i].msr,
+						      "value", value));
+	}
+	json_object_set_new(o, "msr", msrs);
+	json_object_set_new(o, "pebs_only", json_boolean(d->flags & EVENT_DESC_PEBS_ONLY));
+	json_object_set_new(o, "taken_alone", json_boolean(d->flags & EVENT_DESC_TAKEN_ALONE));
+	json_object_set_new(o, "deprecated", json_boolean(d->flags & EVENT_DESC_DEPRECATED));
+	json_object_set_new(o, "alias_of", d->alias_of ? json_string(d->alias_of) : json_null());
+	json_object_set_new(o, "errata", d->errata ? json_string(d->errata) : json_null());
+	json_object_set_new(o, "description", json_string(d->description));
+	return o;
+}
+
+static int
+print_json(const struct list_opts *o, const struct listing *l)
+{
+	json_t *root = json_object(), *events = json_array(), *arch = json_array();
+	json_t *sw_events = json_array();
+	size_t i;
+	unsigned a;
+	int ret;
+
+	json_object_set_new(root, "format_version", json_integer(LIST_FORMAT_VERSION));
+	json_object_set_new(root, "pmu", json_string(l->nb ? "netburst" : "architectural"));
+	if (l->nb) {
+		json_decref(events);
+		json_object_set_new(root, "table", json_string(nb_table_name(l->nb)));
+		json_object_set_new(root, "source", json_pack("{s:s}", "title", nb_table_source(l->nb)));
+		json_object_set_new(root, "pattern", o->pattern ? json_string(o->pattern) : json_null());
+		nb_list_json(root, l->nb, o->pattern, list_text_matches);
+		goto software;
+	}
+	json_object_set_new(root, "table", l->table ? json_string(event_table_name(l->table)) : json_null());
+	json_object_set_new(root, "source", l->table ?
+			    json_pack("{s:s, s:s}", "file", event_table_source_file(l->table),
+				      "version", event_table_source_version(l->table)) : json_null());
+	json_object_set_new(root, "pattern", o->pattern ? json_string(o->pattern) : json_null());
+	for (i = 0; l->table && i < event_table_count(l->table); i++) {
+		const struct event_desc *d = event_table_get(l->table, i);
+
+		if (desc_matches(o->pattern, d))
+			json_array_append_new(events, desc_json(d));
+	}
+	json_object_set_new(root, "events", events);
+	for (a = 0; a < arch_event_count(); a++) {
+		const struct arch_event *ae = arch_event_get(a);
+
+		if (!arch_matches(o->pattern, ae))
+			continue;
+		json_array_append_new(arch, json_pack("{s:s, s:s, s:i, s:i, s:i, s:o, s:o}",
+			"name", ae->key, "sdm_name", ae->name, "event", (int)ae->code,
+			"umask", (int)ae->umask, "cpuid_bit", (int)ae->bit,
+			"fixed_counter", ae->fixed >= 0 ? json_integer(ae->fixed) : json_null(),
+			"available", l->have_cpu ?
+				json_boolean(arch_event_available(&l->cpu.pmu, ae)) : json_null()));
+	}
+software:
+	json_object_set_new(root, "architectural_events", arch);
+	for (i = 0; i < sw_event_count(); i++) {
+		const struct sw_event *sw = sw_event_get(i);
+
+		if (sw_matches(o->pattern, sw))
+			json_array_append_new(sw_events, json_pack("{s:s, s:o, s:o, s:s}",
+				"name", sw->name, "alias", sw->alias ? json_string(sw->alias) : json_null(),
+				"unit", sw->unit ? json_string(sw->unit) : json_null(), "description", sw->desc));
+	}
+	json_object_set_new(root, "software_events", sw_events);
+	ret = json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+	json_decref(root);
+	putchar('\n');
+	return ret;
+}
+
+/* Table @name of either kind into @l. */
+static int
+load_table(const char *name, struct listing *l, char *err, size_t errlen)
+{
+	int ret = event_table_load(pmustat_events_dir(), name, &l->table, err, errlen);
+
+	if (ret == -EMEDIUMTYPE)
+		ret = nb_table_load(pmustat_events_dir(), name, &l->nb, err, errlen);
+	return ret;
+}
+
+/* The CPU's table, or none (architectural events only) with a warning. */
+static int
+load_for_cpu(const struct list_opts *o, struct listing *l)
+{
+	const char *dir = pmustat_events_dir();
+	struct hw *hw = NULL;
+	char err[1024], key[64];
+	struct mapfile_choice choice;
+	int ret;
+
+	if (!o->cpu_dump) {
+		hw = hw_linux_new();
+		if (!hw) {
+			fprintf(stderr, "pmustat list: out of memory\n");
+			return -ENOMEM;
+		}
+	}
+	ret = cpu_source_load(hw, o->cpu_dump, o->cpu, &l->cpu, &l->cpu_index, err, sizeof(err));
+	hw_free(hw);
+	if (ret < 0) {
+		fprintf(stderr, "pmustat list: %s\n", err);
+		return ret;
+	}
+	l->have_cpu = true;
+	cpu_mapfile_key(&l->cpu, key, sizeof(key));
+	if (l->cpu.verdict != CPU_VERDICT_OK)
+		fprintf(stderr, "pmustat list: warning: CPU %d (%s): %s\n", l->cpu_index, key,
+			cpu_verdict_text(l->cpu.verdict));
+	ret = mapfile_choose(dir, &l->cpu, &choice, err, sizeof(err));
+	if (ret == -ENOENT) {
+		snprintf(l->no_metrics, sizeof(l->no_metrics), "%s: no metrics", err);
+		if (!o->metrics)
+			fprintf(stderr, "pmustat list: warning: %s; listing the architectural events only (browse any table with --table NAME)\n",
+				err);
+		return 0;
+	}
+	if (ret < 0) {
+		fprintf(stderr, "pmustat list: %s\n", err);
+		return ret;
+	}
+	snprintf(l->metrics, sizeof(l->metrics), "%s", choice.metrics);
+	snprintf(l->no_metrics, sizeof(l->no_metrics),
+		 "Intel publishes no metrics for table %s (CPU %s); list another table's with --table NAME",
+		 choice.table, key);
+	ret = load_table(choice.table, l, err, sizeof(err));
+	if (ret < 0) {
+		fprintf(stderr, "pmustat list: %s\n", err);
+		return ret;
+	}
+	return 0;
+}
+
+int
+cmd_list(int argc, char **argv)
+{
+	struct list_opts o;
+	struct listing l;
+	char err[1024];
+	int ret;
+
+	memset(&o, 0, sizeof(o));
+	memset(&l, 0, sizeof(l));
+	ret = parse_opts(argc, argv, &o);
+	if (ret != 0)
+		return ret > 0 ? 0 : EXIT_PMUSTAT_FAILURE;
+
+	if (o.table) {
+		ret = load_table(o.table, &l, err, sizeof(err));
+		if (ret < 0) {
+			fprintf(stderr, "pmustat list: %s\n", err);
+			if (ret == -ENOENT)
+				fprintf(stderr, "pmustat list: the tables are the *.json files in %s\n",
+					pmustat_events_dir());
+			return EXIT_PMUSTAT_FAILURE;
+		}
+	} else if (load_for_cpu(&o, &l) < 0) {
+		return EXIT_PMUSTAT_FAILURE;
+	}
+
+	if (o.metrics) {
+		struct list_metrics_opts mo = { o.pattern, o.long_format, o.json };
+
+		ret = list_metrics(pmustat_events_dir(), o.table ? o.table : l.metrics,
+				   l.no_metrics, &mo);
+		if (ret < 0 && ret != -EIO) {
+			event_table_free(l.table);
+			nb_table_free(l.nb);
+			return EXIT_PMUSTAT_FAILURE;
+		}
+	} else if (o.json) {
+		ret = print_json(&o, &l);
+	} else {
+		print_text(&o, &l);
+	}
+	event_table_free(l.table);
+	nb_table_free(l.nb);
+	if (fflush(stdout) != 0 || ferror(stdout) || ret != 0) {
+		fprintf(stderr, "pmustat list: cannot write the listing to standard output\n");
+		return EXIT_PMUSTAT_FAILURE;
+	}
+	return 0;
+}

@@ -1,0 +1,372 @@
+/*
+ * cmd_reset.c - `pmustat reset [-C LIST] [--zero [--force]] [--json]`:
+ * put back what a killed pmustat run left programmed.
+ *
+ * For each core, under its lock: a journal whose run is gone is applied
+ * and removed (journal_recover()); a live run's is never touched. --zero
+ * then clears pmustat-style programming (counters without INT/PMI: pmustat
+ * never sets them), journal or not; the NMI watchdog's and perf's counters
+ * only with --force. A corrupt journal is reported and left alone, except
+ * by --zero: it clears what such a journal can no longer describe, then
+ * removes the journal, once confirmed on a terminal or with --yes (or
+ * --force, which already clears everything).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/sysinfo.h>
+#include <unistd.h>
+
+#include "cli/cli.h"
+#include "cli/cmd.h"
+#include "config.h"
+#include "events/cpu.h"
+#include "events/cpu_source.h"
+#include "hw/cpulock.h"
+#include "base/exit_codes.h"
+#include "hw/hw.h"
+#include "pmu/journal.h"
+#include "report/json_text.h"
+#include "pmu/pmu.h"
+#include "pmu/pmu_state.h"
+
+#define RESET_FORMAT_VERSION 1
+#define RESET_LOCK_WAIT_MS 2000
+
+struct reset_opts {
+	const char *cpus;
+	bool zero;
+	bool force;
+	bool yes;
+	bool json;
+};
+
+static void
+usage(FILE *out)
+{
+	fprintf(out,
+		"usage: pmustat reset [-C LIST] [--zero [--yes] [--force]] [--json]\n"
+		"\n"
+		"  -C, --cpu LIST   cores: N, ranges and lists (0-3,6), or all (default: all)\n"
+		"      --zero       also clear pmustat-style programming left without a journal\n"
+		"                   (counters without an interrupt bit); a corrupt journal is\n"
+		"                   removed after that, once confirmed on a terminal\n"
+		"      --yes        with --zero: remove a corrupt journal without asking\n"
+		"      --force      with --zero: clear every counter, the NMI watchdog's and perf's\n"
+		"                   too (and remove a corrupt journal without asking)\n"
+		"      --json       one JSON object\n");
+}
+
+#define RESET_OPTSTRING "C:h"
+
+static int
+parse_opts(int argc, char **argv, struct reset_opts *o)
+{
+	static const struct option longopts[] = {
+		{ "cpu", required_argument, NULL, 'C' },
+		{ "zero", no_argument, NULL, 'z' },
+		{ "force", no_argument, NULL, 'f' },
+		{ "yes", no_argument, NULL, 'y' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c;
+
+	memset(o, 0, sizeof(*o));
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, RESET_OPTSTRING, longopts, NULL)) != -1) {
+		switch (c) {
+		case 'C':
+			o->cpus = optarg;
+			break;
+		case 'z':
+			o->zero = true;
+			break;
+		case 'f':
+			o->force = true;
+			break;
+		case 'y':
+			o->yes = true;
+			break;
+		case 'j':
+			o->json = true;
+			break;
+		case 'h':
+			usage(stdout);
+			return -1;
+		default:
+			cli_option_error("pmustat reset", argv, RESET_OPTSTRING);
+			usage(stderr);
+			return EXIT_PMUSTAT_FAILURE;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "pmustat reset: unexpected argument %s\n", argv[optind]);
+		usage(stderr);
+		return EXIT_PMUSTAT_FAILURE;
+	}
+	if ((o->force || o->yes) && !o->zero) {
+		fprintf(stderr, "pmustat reset: --%s goes with --zero\n", o->force ? "force" : "yes");
+		return EXIT_PMUSTAT_FAILURE;
+	}
+	return 0;
+}
+
+/* What happened on one core, for the output. */
+struct reset_core {
+	int core;
+	const char *journal;	/* "none", "restored", "corrupt", "cleared", "live", "error" */
+	char message[1536];
+	char zeroed[256];	/* " pmc0 fixed2" */
+	bool failed;
+};
+
+/*
+ * Clear the counters --zero may clear on a core whose PMU @p has just
+ * been opened: EVTSEL and counter to 0, their FIXED_CTR_CTRL fields to 0,
+ * their overflow bits cleared. Only allow-listed MSRs; GLOBAL_CTRL is left
+ * as it is (with EN and the fields clear nothing counts).
+ */
+static int
+zero_core(struct pmu *p, const struct pmu_state *st, bool force, struct reset_core *rc_out)
+{
+	uint64_t fc = st->fixed_ctrl, clear = 0;
+	size_t used = strlen(rc_out->zeroed);
+	char name[40];
+	int rc;
+
+#define WR(msr, v) do { \
+		if (!pmu_msr_allowed(p, (msr))) \
+			return -EACCES; \
+		rc = hw_wrmsr(p->hw, p->cpu, (msr), (v)); \
+		if (rc) { \
+			snprintf(rc_out->message, sizeof(rc_out->message), \
+				 "core %d: writing %s (0x%x) failed: %s; %s", p->cpu, \
+				 pmu_msr_name((msr), name, sizeof(name)), (msr), strerror(-rc), hw_msr_hint(rc, true)); \
+			return rc; \
+		} \
+	} while (0)
+	for (unsigned i = 0; i < PMU_MAX_GP; i++) {
+		if (!(st->busy_gp & (1u << i)) || (!force && (st->evtsel[i] & EVTSEL_INT)))
+			continue;
+		WR(msr_evtsel(i), 0);
+		WR(msr_pmc(i), 0);
+		clear |= 1ull << i;
+		used += (size_t)snprintf(rc_out->zeroed + used, sizeof(rc_out->zeroed) - used, " pmc%u", i);
+	}
+	for (unsigned i = 0; i < PMU_MAX_FIXED; i++) {
+		if (!(st->busy_fixed & (1u << i)) ||
+		    (!force && (FIXED_CTRL_FIELD(st->fixed_ctrl, i) & FIXED_CTRL_PMI)))
+			continue;
+		fc &= ~(0xfull << (4 * i));
+		clear |= GLOBAL_FIXED_BIT(i);
+		used += (size_t)snprintf(rc_out->zeroed + used, sizeof(rc_out->zeroed) - used, " fixed%u", i);
+	}
+	if (fc != st->fixed_ctrl)
+		WR(MSR_IA32_FIXED_CTR_CTRL, fc);
+	for (unsigned i = 0; i < PMU_MAX_FIXED; i++)
+		if (clear & GLOBAL_FIXED_BIT(i))
+			WR(msr_fixed_ctr(i), 0);
+	/* Write 1 to clear. */
+	if (clear & st->global_status)
+		WR(MSR_IA32_PERF_GLOBAL_STATUS_RESET, clear & st->global_status);
+#undef WR
+	return 0;
+}
+
+/*
+ * --zero on a core whose journal is corrupt: clearing pmustat-style
+ * programming and removing the journal is what is left to do, once the
+ * user says so (a terminal's y), or --yes / --force did.
+ */
+static bool
+confirm_corrupt(const struct reset_opts *o, int core, const char *why)
+{
+	char answer[16];
+
+	if (o->yes || o->force)
+		return true;
+	if (!isatty(STDIN_FILENO))
+		return false;
+	fprintf(stderr,
+		"pmustat reset: %s\n"
+		"pmustat reset: clear pmustat-style programming on core %d (counters without an interrupt bit) and remove the journal? [y/N] ",
+		why, core);
+	fflush(stderr);
+	if (!fgets(answer, sizeof(answer), stdin))
+		return false;
+	answer[strcspn(answer, "\n")] = '\0';
+	return strcasecmp(answer, "y") == 0 || strcasecmp(answer, "yes") == 0;
+}
+
+static void
+reset_one(struct hw *hw, const struct reset_opts *o, int core, struct reset_core *r)
+{
+	static struct pmu p;
+	struct pmu_state st;
+	struct cpu_info cpu;
+	struct journal j;
+	char err[1024];
+	bool have_journal, corrupt = false;
+	int lock = -1, rc;
+
+	r->core = core;
+	r->journal = "none";
+	/* Cheap first: most cores of -C all have neither a journal nor --zero to do. */
+	rc = journal_read(JOURNAL_DIR, core, &j, err, sizeof(err));
+	have_journal = rc != -ENOENT;
+	if (!have_journal && !o->zero)
+		return;
+	lock = cpulock_acquire(core, RESET_LOCK_WAIT_MS, err, sizeof(err));
+	if (lock < 0) {
+		snprintf(r->message, sizeof(r->message), "%s", err);
+		r->journal = have_journal ? "live" : "none";
+		r->failed = true;
+		return;
+	}
+	rc = cpu_source_load(hw, NULL, core, &cpu, NULL, err, sizeof(err));
+	if (rc == 0 && cpu.verdict != CPU_VERDICT_OK) {
+		char key[64];
+
+		cpu_mapfile_key(&cpu, key, sizeof(key));
+		snprintf(err, sizeof(err), "core %d (%s): %s", core, key, cpu_verdict_text(cpu.verdict));
+		rc = -ENOTSUP;
+	}
+	if (rc < 0) {
+		snprintf(r->message, sizeof(r->message), "%s", err);
+		r->journal = have_journal ? "error" : "none";
+		r->failed = true;
+		goto out;
+	}
+	if (have_journal) {
+		rc = journal_recover(JOURNAL_DIR, core, hw, &cpu.pmu, r->message, sizeof(r->message));
+		r->journal = rc == 1 ? "restored" : rc == 0 ? "none" : rc == -EBADMSG ? "corrupt" :
+			     rc == -EBUSY ? "live" : "error";
+		if (rc == -EBADMSG && o->zero) {
+			/* Its run is gone (we hold the lock); what it programmed it can no longer say. */
+			if (!confirm_corrupt(o, core, r->message)) {
+				snprintf(r->message + strlen(r->message), sizeof(r->message) - strlen(r->message),
+					 "; nothing was cleared: confirm on a terminal, or add --yes");
+				r->failed = true;
+				goto out;
+			}
+			corrupt = true;
+			r->message[0] = '\0';
+		} else if (rc < 0) {
+			r->failed = true;
+			goto out;
+		}
+	}
+	if (o->zero) {
+		rc = pmu_state_read(hw, core, &cpu.pmu, &st, err, sizeof(err));
+		if (rc == 0)
+			rc = pmu_open(&p, hw, core, &cpu.pmu, false, err, sizeof(err));
+		if (rc < 0) {
+			snprintf(r->message + strlen(r->message), sizeof(r->message) - strlen(r->message), "%s%s",
+				 r->message[0] ? "; " : "", err);
+			r->failed = true;
+			goto out;
+		}
+		rc = zero_core(&p, &st, o->force, r);
+		if (rc < 0) {
+			r->failed = true;
+			goto out;
+		}
+		if (corrupt) {
+			char path[256];
+
+			journal_path(JOURNAL_DIR, core, path, sizeof(path));
+			rc = journal_remove(JOURNAL_DIR, core);
+			if (rc < 0 && rc != -ENOENT) {
+				snprintf(r->message, sizeof(r->message),
+					 "core %d: cleared, but cannot remove the corrupt journal %s: %s", core, path,
+					 strerror(-rc));
+				r->failed = true;
+				goto out;
+			}
+			r->journal = "cleared";
+			snprintf(r->message, sizeof(r->message), "core %d: removed the corrupt journal %s", core, path);
+		}
+	}
+out:
+	cpulock_release(lock);
+}
+
+int
+cmd_reset(int argc, char **argv)
+{
+	struct reset_opts o;
+	struct reset_core *res = NULL;
+	struct hw *hw = NULL;
+	char err[2048] = "";
+	int ncpus, n = 0, status = 0, rc;
+	bool *set = NULL;
+
+	rc = parse_opts(argc, argv, &o);
+	if (rc)
+		return rc < 0 ? 0 : rc;
+	ncpus = get_nprocs_conf();
+	if (ncpus < 1)
+		ncpus = 1;
+	set = calloc((size_t)ncpus, sizeof(*set));
+	res = calloc((size_t)ncpus, sizeof(*res));
+	hw = hw_linux_new();
+	if (!set || !res || !hw) {
+		snprintf(err, sizeof(err), "out of memory");
+		goto out;
+	}
+	if (pmu_state_parse_cpus(o.cpus ? o.cpus : "all", ncpus, set, err, sizeof(err)) < 0)
+		goto out;
+	for (int i = 0; i < ncpus; i++) {
+		if (!set[i])
+			continue;
+		reset_one(hw, &o, i, &res[n]);
+		if (res[n].failed && !err[0])
+			snprintf(err, sizeof(err), "%s", res[n].message);
+		n++;
+	}
+out:
+	if (err[0])
+		status = EXIT_PMUSTAT_FAILURE;
+	for (int i = 0; i < n; i++) {
+		if (res[i].message[0])
+			fprintf(stderr, "pmustat reset: %s\n", res[i].message);
+		if (res[i].zeroed[0])
+			fprintf(stderr, "pmustat reset: core %d: cleared%s\n", res[i].core, res[i].zeroed);
+	}
+	if (err[0] && n == 0)
+		fprintf(stderr, "pmustat reset: %s\n", err);
+	if (o.json) {
+		json_t *root = json_object(), *a = json_array();
+
+		for (int i = 0; i < n; i++) {
+			json_t *z = json_array();
+			char *save = NULL, *tok, buf[256];
+
+			snprintf(buf, sizeof(buf), "%s", res[i].zeroed);
+			for (tok = strtok_r(buf, " ", &save); tok; tok = strtok_r(NULL, " ", &save))
+				json_array_append_new(z, json_string(tok));
+			json_array_append_new(a, json_pack("{s:i, s:s, s:o, s:o, s:b}", "core", res[i].core,
+							   "journal", res[i].journal, "zeroed", z,
+							   "message", res[i].message[0] ? json_text(res[i].message) : json_null(),
+							   "ok", !res[i].failed));
+		}
+		json_object_set_new(root, "format_version", json_integer(RESET_FORMAT_VERSION));
+		json_object_set_new(root, "pmustat_version", json_string(PMUSTAT_VERSION));
+		json_object_set_new(root, "cores", a);
+		json_object_set_new(root, "error", err[0] ? json_text(err) : json_null());
+		json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+		fputc('\n', stdout);
+		json_decref(root);
+	}
+	free(set);
+	free(res);
+	hw_free(hw);
+	return status;
+}

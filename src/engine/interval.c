@@ -1,0 +1,220 @@
+/*
+ * interval.c - the -I sampler thread.
+ */
+#include <errno.h>
+#include <pthread.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "events/cpu.h"
+#include "pmu/delta.h"
+#include "hw/hw.h"
+#include "engine/interval.h"
+#include "pmu/msr.h"
+
+/* The sampler a fatal signal must stop, while one runs. */
+static struct interval_sampler *_Atomic signal_sampler;
+
+static double
+mono_now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* The CPUs this process may use, less @cpu; false when none is left. */
+static bool
+other_cpus(int cpu, cpu_set_t *set)
+{
+	if (sched_getaffinity(0, sizeof(*set), set) != 0)
+		return false;
+	if (cpu >= 0 && cpu < CPU_SETSIZE)
+		CPU_CLR(cpu, set);
+	return CPU_COUNT(set) > 0;
+}
+
+int
+interval_check_cpus(int cpu, char *err, size_t errlen)
+{
+	cpu_set_t set;
+
+	if (other_cpus(cpu, &set))
+		return 0;
+	snprintf(err, errlen, "-I reads the counters from another CPU than core %d, and pmustat may run on no other (affinity: taskset, cgroup cpuset); allow a second CPU or drop -I",
+		 cpu);
+	return -ESRCH;
+}
+
+static void
+sample(struct interval_sampler *s)
+{
+	uint64_t deltas[SCHED_MAX_EVENTS];
+
+	memset(deltas, 0, sizeof(deltas));
+	/*
+	 * Announce the reads, then look for a halt (the handler does the
+	 * converse): either the handler sees the reads and waits for them, or
+	 * this sees the halt and reads nothing. Sequentially consistent atomics.
+	 */
+	atomic_store(&s->in_read, 1);
+	if (atomic_load(&s->halt)) {
+		atomic_store(&s->in_read, 0);
+		return;
+	}
+	for (unsigned i = 0; i < s->n; i++) {
+		uint64_t raw;
+		int rc;
+
+		if (!s->msr[i])
+			continue;
+		rc = hw_rdmsr(s->hw, s->cpu, s->msr[i], &raw);
+		if (rc) {
+			/* Reported once at the end; the final count is still read normally. */
+			if (!s->read_error)
+				s->read_error = rc;
+			continue;
+		}
+		/* Modulo the width: one wrap between two samples is counted right. */
+		deltas[i] = (raw - s->last[i]) & s->mask[i];
+		s->last[i] = raw & s->mask[i];
+		s->reported[i] += deltas[i];
+	}
+	atomic_store(&s->in_read, 0);
+	/* Halted meanwhile: pmustat is going down; print nothing more. */
+	if (atomic_load(&s->halt))
+		return;
+	s->emit(s->arg, mono_now() - s->t0, deltas);
+}
+
+static void *
+sampler_main(void *arg)
+{
+	struct interval_sampler *s = arg;
+	struct timespec next;
+
+	clock_gettime(CLOCK_MONOTONIC, &next);
+	pthread_mutex_lock(&s->lock);
+	while (!s->stop && !atomic_load(&s->halt)) {
+		/* Deadlines from the start, so the period does not drift. */
+		next.tv_nsec += (long)s->period_ms * 1000000L;
+		while (next.tv_nsec >= 1000000000L) {
+			next.tv_nsec -= 1000000000L;
+			next.tv_sec++;
+		}
+		while (!s->stop && pthread_cond_timedwait(&s->cond, &s->lock, &next) != ETIMEDOUT)
+			;
+		if (s->stop)
+			break;
+		pthread_mutex_unlock(&s->lock);
+		sample(s);
+		pthread_mutex_lock(&s->lock);
+	}
+	pthread_mutex_unlock(&s->lock);
+	return NULL;
+}
+
+int
+interval_start(struct interval_sampler *s, struct hw *hw, int cpu, const struct pmu_caps *caps,
+	       const struct sched_slot *slots, unsigned n, unsigned run, unsigned period_ms,
+	       interval_emit_fn emit, void *arg, char *err, size_t errlen)
+{
+	pthread_condattr_t cattr;
+	pthread_attr_t attr;
+	sigset_t all, old;
+	cpu_set_t set;
+	int rc;
+
+	memset(s, 0, sizeof(*s));
+	atomic_init(&s->halt, 0);
+	atomic_init(&s->in_read, 0);
+	s->hw = hw;
+	s->cpu = cpu;
+	s->period_ms = period_ms < INTERVAL_MIN_MS ? INTERVAL_MIN_MS : period_ms;
+	s->emit = emit;
+	s->arg = arg;
+	s->n = n;
+	for (unsigned i = 0; i < n; i++) {
+		if (slots[i].run != run)
+			continue;
+		if (slots[i].kind == SCHED_FIXED) {
+			s->msr[i] = msr_fixed_ctr(slots[i].index);
+			s->mask[i] = delta_width_mask(caps->fixed_width);
+		} else if (slots[i].kind == SCHED_GP) {
+			s->msr[i] = msr_pmc(slots[i].index);
+			s->mask[i] = delta_width_mask(caps->gp_width);
+		}
+	}
+	if (!other_cpus(cpu, &set))
+		return interval_check_cpus(cpu, err, errlen);
+	pthread_condattr_init(&cattr);
+	pthread_condattr_setclock(&cattr, CLOCK_MONOTONIC);
+	pthread_cond_init(&s->cond, &cattr);
+	pthread_condattr_destroy(&cattr);
+	pthread_mutex_init(&s->lock, NULL);
+	s->t0 = mono_now();
+	/* The thread starts with every signal blocked: handlers run in the main thread. */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
+	/* Pinned from its first instruction: never on the measured core. */
+	pthread_attr_init(&attr);
+	(void)pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
+	rc = pthread_create(&s->thread, &attr, sampler_main, s);
+	pthread_attr_destroy(&attr);
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
+	if (rc) {
+		pthread_cond_destroy(&s->cond);
+		pthread_mutex_destroy(&s->lock);
+		snprintf(err, errlen, "-I: cannot start the sampling thread: %s", strerror(rc));
+		return -rc;
+	}
+	s->running = true;
+	atomic_store(&signal_sampler, s);
+	return 0;
+}
+
+void
+interval_stop(struct interval_sampler *s)
+{
+	if (!s->running)
+		return;
+	atomic_store(&signal_sampler, NULL);
+	pthread_mutex_lock(&s->lock);
+	s->stop = true;
+	pthread_cond_signal(&s->cond);
+	pthread_mutex_unlock(&s->lock);
+	pthread_join(s->thread, NULL);
+	pthread_cond_destroy(&s->cond);
+	pthread_mutex_destroy(&s->lock);
+	s->running = false;
+}
+
+void
+interval_halt_from_signal(void)
+{
+	struct interval_sampler *s = atomic_load(&signal_sampler);
+	const struct timespec step = { 0, 1000L * 1000 };
+
+	if (!s)
+		return;
+	atomic_store(&s->halt, 1);
+	/* A sample's reads take microseconds; a second is far beyond any. */
+	for (int i = 0; i < 1000 && atomic_load(&s->in_read); i++)
+		nanosleep(&step, NULL);
+}
+
+void
+interval_finish(struct interval_sampler *s, const uint64_t *final)
+{
+	uint64_t deltas[SCHED_MAX_EVENTS];
+
+	memset(deltas, 0, sizeof(deltas));
+	for (unsigned i = 0; i < s->n; i++)
+		if (s->msr[i])
+			deltas[i] = final[i] - s->reported[i];
+	s->emit(s->arg, mono_now() - s->t0, deltas);
+}

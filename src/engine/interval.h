@@ -1,0 +1,97 @@
+/*
+ * interval.h - -I MS: sample the counters while the command runs.
+ *
+ * A thread, kept off the measured core, reads the run's counters with MSR
+ * reads through the hardware seam every MS milliseconds (rdpmc would read
+ * the wrong core) and hands the per-interval deltas to a callback. After
+ * the command ends and the counters are stopped, interval_finish() emits
+ * the last interval as the final count less what was already reported, so
+ * the intervals always add up to the total exactly.
+ */
+#ifndef PMUSTAT_INTERVAL_H
+#define PMUSTAT_INTERVAL_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "pmu/counter_sched.h"
+
+#define INTERVAL_MIN_MS 10
+
+struct hw;
+struct pmu_caps;
+
+/* @deltas[i] for each slot i of the run (others 0); @time since interval_start(). */
+typedef void (*interval_emit_fn)(void *arg, double time, const uint64_t *deltas);
+
+struct interval_sampler {
+	struct hw *hw;
+	int cpu;
+	unsigned period_ms;
+	interval_emit_fn emit;
+	void *arg;
+
+	/* The counters of this run. */
+	unsigned n;
+	uint32_t msr[SCHED_MAX_EVENTS];		/* 0: slot not in this run */
+	uint64_t mask[SCHED_MAX_EVENTS];
+	uint64_t last[SCHED_MAX_EVENTS];	/* raw reading at the last sample */
+	uint64_t reported[SCHED_MAX_EVENTS];	/* sum of the deltas emitted */
+	int read_error;				/* first -errno of a read, or 0 */
+
+	double t0;
+	/*
+	 * A fatal signal's handler stops sampling before it restores the PMU
+	 * (interval_halt_from_signal()): @halt says stop, @in_read says a
+	 * sample is reading counters now.
+	 */
+	atomic_int halt;
+	atomic_int in_read;
+	pthread_t thread;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	bool stop;
+	bool running;
+};
+
+/*
+ * Can a sampler run beside @cpu: is there another CPU this process may
+ * use? 0, or -ESRCH with a message in @err.
+ */
+int
+interval_check_cpus(int cpu, char *err, size_t errlen);
+
+/*
+ * Start sampling run @run of @slots[0..n) on @cpu (counters zeroed and
+ * programmed, not necessarily enabled yet). The thread is pinned to the
+ * CPUs this process may use, less @cpu, and blocks every signal.
+ * 0, or -errno with a message.
+ */
+int
+interval_start(struct interval_sampler *s, struct hw *hw, int cpu, const struct pmu_caps *caps,
+	       const struct sched_slot *slots, unsigned n, unsigned run, unsigned period_ms,
+	       interval_emit_fn emit, void *arg, char *err, size_t errlen);
+
+/* Stop and join the thread (no more samples after it returns). */
+void
+interval_stop(struct interval_sampler *s);
+
+/*
+ * For a fatal signal's handler, before it restores the PMU: stop the
+ * running sampler's reads. Returns once no sample reads a counter and none
+ * will again (a sample whose reads were done is not emitted either).
+ * Async-signal-safe; a no-op when no sampler runs.
+ */
+void
+interval_halt_from_signal(void);
+
+/*
+ * Emit the last interval: @final[i] (the run's counts) less what the
+ * samples reported. Call after interval_stop() and the final read.
+ */
+void
+interval_finish(struct interval_sampler *s, const uint64_t *final);
+
+#endif

@@ -1,0 +1,387 @@
+/*
+ * perf_backend.c - counting through perf_event_open(2): attributes, the
+ * open/read sequence for one run, statuses that never hide multiplexing,
+ * and messages that name the cause (perf_event_paranoid, no vPMU, unknown
+ * raw config) and the fix.
+ */
+#include "engine/perf_backend.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "events/cpu.h"
+#include "events/event.h"
+#include "pmu/evtsel.h"
+#include "hw/hw.h"
+#include "pmu/msr.h"
+#include "events/sw_events.h"
+
+/* The EVTSEL bits the kernel owns: it sets them from the attr itself. */
+#define KERNEL_OWNED_BITS (EVTSEL_USR | EVTSEL_OS | EVTSEL_EN | EVTSEL_INT | EVTSEL_PC)
+
+/*
+ * Linux's pseudo-encodings of the fixed counters that have no GP event of
+ * the same meaning: REF_TSC (fixed 2) and TOPDOWN.SLOTS (fixed 3).
+ */
+#define PERF_PSEUDO_REF_CYCLES	0x0300ull
+#define PERF_PSEUDO_SLOTS	0x0400ull
+
+static int
+linux_open(void *ctx, struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
+	   unsigned long flags)
+{
+	long fd;
+
+	(void)ctx;
+	fd = syscall(SYS_perf_event_open, attr, pid, cpu, group_fd, flags);
+	return fd < 0 ? -errno : (int)fd;
+}
+
+static int
+linux_read(void *ctx, int fd, struct perf_value *v)
+{
+	uint64_t buf[3];
+	ssize_t n;
+
+	(void)ctx;
+	do
+		n = read(fd, buf, sizeof(buf));
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -errno;
+	if (n != (ssize_t)sizeof(buf))
+		return -EIO;
+	v->value = buf[0];
+	v->enabled = buf[1];
+	v->running = buf[2];
+	return 0;
+}
+
+static int
+linux_ioctl(void *ctx, int fd, unsigned long request, unsigned long arg)
+{
+	(void)ctx;
+	return ioctl(fd, request, arg) < 0 ? -errno : 0;
+}
+
+static void
+linux_close(void *ctx, int fd)
+{
+	(void)ctx;
+	close(fd);
+}
+
+static int
+linux_pmu_exists(void *ctx, const char *pmu)
+{
+	char path[128];
+
+	(void)ctx;
+	snprintf(path, sizeof(path), "/sys/bus/event_source/devices/%s", pmu);
+	return access(path, F_OK) == 0;
+}
+
+static const struct perf_ops linux_ops = {
+	.open = linux_open,
+	.read = linux_read,
+	.ioctl = linux_ioctl,
+	.close = linux_close,
+	.pmu_exists = linux_pmu_exists,
+};
+
+static const struct perf_seam linux_seam = { &linux_ops, NULL };
+
+const struct perf_seam *
+perf_linux(void)
+{
+	return &linux_seam;
+}
+
+void
+perf_env_probe(const struct perf_seam *p, struct hw *hw, struct perf_env *env)
+{
+	static const char *const core_pmus[] = { "cpu", "cpu_core", "cpu_atom" };
+	char buf[32], *end;
+	long v;
+
+	env->paranoid = PERF_PARANOID_UNKNOWN;
+	if (hw && hw_read_file(hw, HW_FILE_PERF_EVENT_PARANOID, buf, sizeof(buf)) == 0) {
+		v = strtol(buf, &end, 10);
+		if (end != buf && (*end == '\n' || *end == '\0'))
+			env->paranoid = (int)v;
+	}
+	env->privileged = geteuid() == 0;
+	env->cpu_pmu = 0;
+	for (size_t i = 0; i < sizeof(core_pmus) / sizeof(core_pmus[0]); i++)
+		if (p->ops->pmu_exists(p->ctx, core_pmus[i]) == 1)
+			env->cpu_pmu = 1;
+}
+
+int
+perf_attr(const struct event *ev, const struct pmu_caps *caps, struct perf_event_attr *attr,
+	  char *err, size_t errlen)
+{
+	memset(attr, 0, sizeof(*attr));
+	attr->size = sizeof(*attr);
+	attr->disabled = 1;
+	attr->enable_on_exec = 1;
+	attr->inherit = 1;
+	attr->read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+	attr->exclude_user = !ev->usr;
+	attr->exclude_kernel = !ev->os;
+	if (event_is_software(ev)) {
+		const struct sw_event *sw = sw_event_of(ev);
+
+		if (!sw) {
+			snprintf(err, errlen, "'%s' is not a software event pmustat knows", ev->name);
+			return -EINVAL;
+		}
+		attr->type = PERF_TYPE_SOFTWARE;
+		attr->config = sw->config;
+		return 0;
+	}
+	attr->type = PERF_TYPE_RAW;
+	attr->exclude_hv = !ev->os;
+	if (evtsel_fixed_ok(ev, caps) && ev->fixed == 2) {
+		attr->config = PERF_PSEUDO_REF_CYCLES;
+	} else if (evtsel_fixed_ok(ev, caps) && ev->fixed == 3) {
+		attr->config = PERF_PSEUDO_SLOTS;
+	} else {
+		uint64_t v;
+		int rc = evtsel_encode(ev, caps, false, &v, err, errlen);
+
+		if (rc)
+			return rc;
+		attr->config = v & ~KERNEL_OWNED_BITS;
+	}
+	if (ev->extra_msr)
+		attr->config1 = ev->extra_value;
+	return 0;
+}
+
+static const char *
+label(const struct event *ev)
+{
+	return ev->requested[0] ? ev->requested : ev->name;
+}
+
+/* A hardware event the kernel cannot count here: the run goes on without it. */
+static bool
+unsupported(int err, const struct event *ev, const struct perf_event_attr *attr,
+	    const struct perf_env *env)
+{
+	if (event_is_software(ev))
+		return false;
+	switch (-err) {
+	case ENOENT:
+	case EOPNOTSUPP:
+	case ENODEV:
+	case EINVAL:
+		return true;
+	case EACCES:
+	case EPERM:
+		/* Not the sysctl's doing: the hypervisor or a security module. */
+		return env->privileged || (env->paranoid != PERF_PARANOID_UNKNOWN &&
+					   env->paranoid <= (attr->exclude_kernel ? 2 : 1));
+	default:
+		return false;
+	}
+}
+
+void
+perf_open_error(int err, const struct event *ev, const struct perf_event_attr *attr,
+		const struct perf_env *env, char *buf, size_t size)
+{
+	bool hw = !event_is_software(ev);
+	char what[96], paranoid[32];
+	int used;
+
+	if (hw)
+		snprintf(what, sizeof(what), "raw config 0x%llx%s", (unsigned long long)attr->config,
+			 attr->config1 ? ", config1 set" : "");
+	else
+		snprintf(what, sizeof(what), "software event");
+	if (env->paranoid == PERF_PARANOID_UNKNOWN)
+		snprintf(paranoid, sizeof(paranoid), "unreadable");
+	else
+		snprintf(paranoid, sizeof(paranoid), "%d", env->paranoid);
+	used = snprintf(buf, size, "perf_event_open for '%s' (%s) failed: %s: ", label(ev), what,
+			strerror(-err));
+	if (used < 0 || (size_t)used >= size)
+		return;
+	buf += used;
+	size -= (size_t)used;
+
+	switch (-err) {
+	case EACCES:
+	case EPERM:
+		if (!env->privileged && env->paranoid >= 3)
+			snprintf(buf, size, "kernel.perf_event_paranoid is %d, which forbids perf_event_open to users without CAP_PERFMON; as root, 'sysctl kernel.perf_event_paranoid=2' lets users count their own commands in user mode (1 adds kernel mode), or run pmustat as root",
+				 env->paranoid);
+		else if (!env->privileged && env->paranoid == 2 && !attr->exclude_kernel)
+			snprintf(buf, size, "kernel.perf_event_paranoid is 2, which lets users count user mode only; count with :u, or as root 'sysctl kernel.perf_event_paranoid=1', or run pmustat as root");
+		else if (!env->privileged && env->paranoid == PERF_PARANOID_UNKNOWN)
+			snprintf(buf, size, "/proc/sys/kernel/perf_event_paranoid is unreadable, so the kernel's rule is unknown; run pmustat as root, or count with :u");
+		else if (hw)
+			snprintf(buf, size, "the kernel refuses hardware counting although perf_event_paranoid (%s) allows it: a VM whose hypervisor exposes no PMU (vPMU), or a security module's perf_event rules; enable the vPMU, or count software events (task-clock, page-faults, ...)",
+				 paranoid);
+		else
+			snprintf(buf, size, "perf_event_paranoid is %s; a security module (SELinux, AppArmor) or a seccomp filter refuses perf_event_open",
+				 paranoid);
+		break;
+	case ENOENT:
+		if (!hw)
+			snprintf(buf, size, "this kernel does not know that software event");
+		else if (env->cpu_pmu == 0)
+			snprintf(buf, size, "the kernel has no CPU PMU driver (no /sys/bus/event_source/devices/cpu): a VM without a vPMU, or a CPU the kernel's perf does not support; only software events (task-clock, page-faults, ...) can be counted here");
+		else
+			snprintf(buf, size, "the kernel's PMU does not know this raw config; check the event's encoding ('pmustat list'), or count it with --backend msr");
+		break;
+	case EOPNOTSUPP:
+		snprintf(buf, size, "the PMU cannot count it: a VM without a vPMU, or a vPMU without this feature (e.g. the user/kernel filter); enable the vPMU in the hypervisor, or count software events");
+		break;
+	case ENODEV:
+		snprintf(buf, size, "no PMU for this event on this CPU");
+		break;
+	case EINVAL:
+		snprintf(buf, size, hw ? "the kernel rejects this encoding (a bit or an offcore response value this PMU does not accept)"
+				       : "the kernel rejects these attributes");
+		break;
+	case EMFILE:
+	case ENFILE:
+		snprintf(buf, size, "too many open files; raise the limit ('ulimit -n')");
+		break;
+	case EBUSY:
+	case ENOSPC:
+		snprintf(buf, size, "another perf user holds the counters exclusively; stop it, or try again");
+		break;
+	case ESRCH:
+		snprintf(buf, size, "the command's process is gone");
+		break;
+	case ENOSYS:
+		snprintf(buf, size, "this kernel has no perf_event_open (CONFIG_PERF_EVENTS off, or a seccomp filter); count with --backend msr");
+		break;
+	default:
+		snprintf(buf, size, "see perf_event_open(2)");
+		break;
+	}
+}
+
+int
+perf_open_counters(const struct perf_seam *p, const struct perf_env *env,
+		   const struct pmu_caps *caps, struct perf_counter *c, unsigned n, pid_t pid,
+		   char *err, size_t errlen)
+{
+	int leader = -1;
+
+	for (unsigned i = 0; i < n; i++) {
+		c[i].fd = -1;
+		c[i].open_err = 0;
+		c[i].user_only = false;
+		c[i].read_ok = false;
+		memset(&c[i].v, 0, sizeof(c[i].v));
+	}
+	for (unsigned i = 0; i < n; i++) {
+		struct perf_event_attr attr;
+		bool sw = event_is_software(c[i].ev);
+		int fd, rc;
+
+		rc = perf_attr(c[i].ev, caps, &attr, err, errlen);
+		if (rc) {
+			perf_close_counters(p, c, n);
+			return rc;
+		}
+		fd = p->ops->open(p->ctx, &attr, pid, -1, sw ? -1 : leader, PERF_FLAG_FD_CLOEXEC);
+		/*
+		 * perf_event_paranoid 2 lets users count user mode only; the
+		 * kernel's own events are still worth that (page faults of the
+		 * command's memory accesses, its CPU time). The status says so.
+		 */
+		if ((fd == -EACCES || fd == -EPERM) && sw && !attr.exclude_kernel && !attr.exclude_user &&
+		    !env->privileged) {
+			attr.exclude_kernel = 1;
+			fd = p->ops->open(p->ctx, &attr, pid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+			if (fd >= 0)
+				c[i].user_only = true;
+			else
+				attr.exclude_kernel = 0;
+		}
+		if (fd < 0 && unsupported(fd, c[i].ev, &attr, env)) {
+			c[i].open_err = fd;
+			continue;
+		}
+		if (fd < 0) {
+			perf_open_error(fd, c[i].ev, &attr, env, err, errlen);
+			perf_close_counters(p, c, n);
+			return fd;
+		}
+		c[i].fd = fd;
+		if (!sw && leader < 0)
+			leader = fd;
+	}
+	return 0;
+}
+
+int
+perf_read_counters(const struct perf_seam *p, struct perf_counter *c, unsigned n,
+		   char *err, size_t errlen)
+{
+	for (unsigned i = 0; i < n; i++) {
+		int rc;
+
+		if (c[i].fd < 0)
+			continue;
+		rc = p->ops->read(p->ctx, c[i].fd, &c[i].v);
+		if (rc) {
+			snprintf(err, errlen, "reading the perf_event counter of '%s': %s", label(c[i].ev),
+				 strerror(-rc));
+			return rc;
+		}
+		c[i].read_ok = true;
+	}
+	return 0;
+}
+
+void
+perf_close_counters(const struct perf_seam *p, struct perf_counter *c, unsigned n)
+{
+	/* Members before their leader: closing a leader first orphans them. */
+	for (unsigned i = n; i-- > 0; ) {
+		if (c[i].fd >= 0)
+			p->ops->close(p->ctx, c[i].fd);
+		c[i].fd = -1;
+	}
+}
+
+bool
+perf_counter_status(const struct perf_counter *c, const struct perf_env *env, char *buf,
+		    size_t size)
+{
+	char note[96] = "";
+	bool meaningful = false;
+
+	if (c->user_only)
+		snprintf(note, sizeof(note), " (user mode only: kernel.perf_event_paranoid=%d)",
+			 env->paranoid);
+	if (c->open_err) {
+		snprintf(buf, size, "not supported");
+	} else if (!c->read_ok) {
+		snprintf(buf, size, "not counted");
+	} else if (c->v.enabled > 0 && c->v.running == 0) {
+		snprintf(buf, size, "not counted: the kernel never scheduled it (counters taken by another perf user or the NMI watchdog)");
+	} else if (c->v.running < c->v.enabled) {
+		snprintf(buf, size, "multiplexed: running %.1f%% of the time%s",
+			 100.0 * (double)c->v.running / (double)c->v.enabled, note);
+		meaningful = true;
+	} else {
+		snprintf(buf, size, "counted%s", note);
+		meaningful = true;
+	}
+	return meaningful;
+}

@@ -1,0 +1,864 @@
+/*
+ * journal.c - see journal.h. The file is small text so that a person can
+ * read it in an incident; it is trusted only after its checksum, its
+ * version, its core and every register in it check out, and even then only
+ * registers stat mode itself may write are written back.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "pmu/delta.h"
+#include "pmu/evtsel.h"
+#include "hw/hw.h"
+#include "pmu/journal.h"
+#include "pmu/msr.h"
+#include "pmu/pmu.h"
+#include "hw/run_dir.h"
+#include "pmu/counter_sched.h"
+
+static char signal_path[PATH_MAX];
+static volatile sig_atomic_t signal_armed;
+
+void
+journal_path(const char *dir, int core, char *buf, size_t size)
+{
+	snprintf(buf, size, "%s/cpu%d.journal", dir, core);
+}
+
+static uint64_t
+fnv1a64(const char *s, size_t len)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (size_t i = 0; i < len; i++) {
+		h ^= (unsigned char)s[i];
+		h *= 0x100000001b3ull;
+	}
+	return h;
+}
+
+/* Fields 3 (state) and 22 (start time) of /proc/@pid/stat. */
+static int
+proc_stat(pid_t pid, char *state, unsigned long long *start)
+{
+	char path[64], buf[1024], *p, *end;
+	ssize_t n;
+	int fd, rc;
+
+	*start = 0;
+	*state = '?';
+	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* Never 0 on failure, whatever errno says: the caller trusts *start on 0. */
+	if (fd < 0) {
+		int e = errno;
+
+		return e == ENOENT ? -ESRCH : (e > 0 ? -e : -EIO);
+	}
+	n = read(fd, buf, sizeof(buf) - 1);
+	rc = 0;
+	if (n < 0) {
+		int e = errno;
+
+		rc = e > 0 ? -e : -EIO;
+	}
+	close(fd);
+	if (rc)
+		return rc;
+	buf[n] = '\0';
+	/* The command name may hold spaces and ')': fields start after the last ')'. */
+	p = strrchr(buf, ')');
+	if (!p)
+		return -EINVAL;
+	p++;
+	if (p[0] == ' ' && p[1])
+		*state = p[1];
+	/* Field 3 (state) comes first; field 22 is the 20th from there. */
+	for (int field = 3; field < 22; field++) {
+		p = strchr(p + 1, ' ');
+		if (!p)
+			return -EINVAL;
+	}
+	errno = 0;
+	*start = strtoull(p + 1, &end, 10);
+	if (errno || end == p + 1 || (*end != ' ' && *end != '\n' && *end != '\0'))
+		return -EINVAL;
+	return 0;
+}
+
+int
+journal_proc_start_time(pid_t pid, unsigned long long *start)
+{
+	char state;
+
+	return proc_stat(pid, &state, start);
+}
+
+static void
+add_reg(struct journal *j, const struct pmu_reg *r)
+{
+	if (r->msr && j->nregs < JOURNAL_MAX_REGS)
+		j->regs[j->nregs++] = (struct journal_reg){ r->msr, r->saved };
+}
+
+/* Record a value the run writes to @msr (once). */
+static int
+add_wrote(struct journal *j, uint32_t msr, uint64_t v)
+{
+	for (unsigned i = 0; i < j->nwrote; i++)
+		if (j->wrote[i].msr == msr && j->wrote[i].value == v)
+			return 0;
+	if (j->nwrote >= JOURNAL_MAX_WROTE)
+		return -E2BIG;
+	j->wrote[j->nwrote++] = (struct journal_reg){ msr, v };
+	return 0;
+}
+
+int
+journal_from_pmu(struct journal *j, const struct pmu *p, const struct event *ev,
+		 const struct sched_slot *slots, unsigned n, unsigned runs, char *err, size_t errlen)
+{
+	uint32_t offcore = 0;
+	int rc;
+
+	memset(j, 0, sizeof(*j));
+	j->core = p->cpu;
+	j->pid = getpid();
+	rc = journal_proc_start_time(j->pid, &j->start_time);
+	if (rc) {
+		snprintf(err, errlen, "cannot read this process's start time: %s", strerror(-rc));
+		return rc;
+	}
+	/* Exactly what the runs program: the same computation pmu_program() makes. */
+	for (unsigned run = 0; run < runs; run++) {
+		struct pmu_run_plan pl;
+
+		rc = pmu_plan_run(p, ev, slots, n, run, &pl, err, errlen);
+		if (rc)
+			return rc;
+		j->own_gp |= pl.gp;
+		j->own_fixed |= pl.fixed;
+		for (unsigned i = 0; i < PMU_MAX_GP; i++) {
+			if (!(pl.gp & (1u << i)))
+				continue;
+			rc = add_wrote(j, msr_evtsel(i), pl.evtsel[i]);
+			/* Per-counter mode: programmed without EN, enabled with it. */
+			if (!rc && pl.mode == PMU_ENABLE_PER_COUNTER)
+				rc = add_wrote(j, msr_evtsel(i), pl.evtsel[i] | EVTSEL_EN);
+			if (rc)
+				goto too_many;
+		}
+		for (unsigned i = 0; i < PMU_MAX_FIXED; i++) {
+			if (!(pl.fixed & (1u << i)))
+				continue;
+			j->fields[i] |= (uint16_t)(1u << pl.field[i]);
+			if (pl.mode == PMU_ENABLE_PER_COUNTER)
+				j->fields[i] |= 1u;
+		}
+		for (unsigned o = 0; o < PMU_NUM_OFFCORE; o++) {
+			if (!(pl.offcore_used & (1u << o)))
+				continue;
+			offcore |= 1u << o;
+			if (add_wrote(j, MSR_OFFCORE_RSP_0 + o, pl.offcore[o]))
+				goto too_many;
+		}
+	}
+	j->taken_gp = j->own_gp & p->taken_gp;
+	j->taken_fixed = j->own_fixed & p->taken_fixed;
+	j->status = p->status_saved;
+	/* Shared registers first: that is also the order of the restore. */
+	add_reg(j, &p->global_ctrl);
+	if (j->own_fixed)
+		add_reg(j, &p->fixed_ctrl);
+	for (unsigned i = 0; i < PMU_MAX_GP; i++) {
+		if (j->own_gp & (1u << i)) {
+			add_reg(j, &p->evtsel[i]);
+			add_reg(j, &p->pmc[i]);
+		}
+	}
+	for (unsigned i = 0; i < PMU_MAX_FIXED; i++)
+		if (j->own_fixed & (1u << i))
+			add_reg(j, &p->fixed_ctr[i]);
+	for (unsigned o = 0; o < PMU_NUM_OFFCORE; o++)
+		if (offcore & (1u << o))
+			add_reg(j, &p->offcore[o]);
+	return 0;
+too_many:
+	snprintf(err, errlen, "the plan writes more than %d distinct values to EVTSELs and offcore MSRs; count fewer events",
+		 JOURNAL_MAX_WROTE);
+	return -E2BIG;
+}
+
+static int
+errf(char *err, size_t errlen, int rc, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static int
+errf(char *err, size_t errlen, int rc, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(err, errlen, fmt, ap);
+	va_end(ap);
+	return rc;
+}
+
+/*
+ * Open @dir (creating it 0700 when @create): anybody who can put a journal
+ * there could make root write PMU MSRs (run_dir.h).
+ */
+static int
+open_dir(const char *dir, bool create, char *err, size_t errlen)
+{
+	return run_dir_open(AT_FDCWD, dir, 0700, create, dir, err, errlen);
+}
+
+int
+journal_write(const char *dir, const struct journal *j, char *err, size_t errlen)
+{
+	char buf[JOURNAL_MAX_BYTES], name[64], tmp[96], path[PATH_MAX];
+	size_t len = 0;
+	int dfd, fd, rc = 0;
+
+	journal_path(dir, j->core, path, sizeof(path));
+	if (j->nregs > JOURNAL_MAX_REGS || j->nwrote > JOURNAL_MAX_WROTE)
+		return errf(err, errlen, -EINVAL, "%s: %u registers and %u values, at most %d and %d", path,
+			    j->nregs, j->nwrote, JOURNAL_MAX_REGS, JOURNAL_MAX_WROTE);
+#define PUT(...) (len += len < sizeof(buf) ? (size_t)snprintf(buf + len, sizeof(buf) - len, __VA_ARGS__) : 0)
+	PUT("%s %d\n", JOURNAL_MAGIC, JOURNAL_VERSION);
+	PUT("core %d\n", j->core);
+	PUT("pid %ld\n", (long)j->pid);
+	PUT("start %llu\n", j->start_time);
+	PUT("own 0x%" PRIx32 " 0x%" PRIx32 "\n", j->own_gp, j->own_fixed);
+	PUT("taken 0x%" PRIx32 " 0x%" PRIx32 "\n", j->taken_gp, j->taken_fixed);
+	PUT("status 0x%" PRIx64 "\n", j->status);
+	for (unsigned i = 0; i < j->nregs; i++)
+		PUT("msr 0x%" PRIx32 " 0x%" PRIx64 "\n", j->regs[i].msr, j->regs[i].value);
+	for (unsigned i = 0; i < j->nwrote; i++)
+		PUT("wrote 0x%" PRIx32 " 0x%" PRIx64 "\n", j->wrote[i].msr, j->wrote[i].value);
+	for (unsigned i = 0; i < PMU_MAX_FIXED; i++)
+		if (j->fields[i])
+			PUT("field %u 0x%x\n", i, (unsigned)j->fields[i]);
+	PUT("fnv1a64 0x%016" PRIx64 "\n", fnv1a64(buf, len));
+#undef PUT
+	if (len >= sizeof(buf))
+		return errf(err, errlen, -EOVERFLOW, "%s: journal too large", path);
+
+	dfd = open_dir(dir, true, err, errlen);
+	if (dfd < 0)
+		return dfd;
+	snprintf(name, sizeof(name), "cpu%d.journal", j->core);
+	snprintf(tmp, sizeof(tmp), ".cpu%d.journal.%ld.tmp", j->core, (long)getpid());
+	(void)unlinkat(dfd, tmp, 0);
+	fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		rc = errf(err, errlen, -errno, "cannot create %s/%s: %s", dir, tmp, strerror(errno));
+		goto out;
+	}
+	if (write(fd, buf, len) != (ssize_t)len || fsync(fd) < 0) {
+		rc = errf(err, errlen, errno ? -errno : -EIO, "cannot write %s/%s: %s", dir, tmp,
+			  strerror(errno ? errno : EIO));
+		close(fd);
+		(void)unlinkat(dfd, tmp, 0);
+		goto out;
+	}
+	close(fd);
+	if (renameat(dfd, tmp, dfd, name) < 0) {
+		rc = errf(err, errlen, -errno, "cannot rename %s/%s to %s: %s", dir, tmp, path, strerror(errno));
+		(void)unlinkat(dfd, tmp, 0);
+		goto out;
+	}
+	/* The rename itself must survive a crash too. */
+	if (fsync(dfd) < 0)
+		rc = errf(err, errlen, -errno, "cannot sync the directory %s: %s", dir, strerror(errno));
+out:
+	close(dfd);
+	return rc;
+}
+
+/* "KEY VALUE...\n" at *@p: the rest of the line after "KEY " into @rest. */
+static bool
+take_line(const char **p, const char *end, const char *key, char *rest, size_t size)
+{
+	size_t klen = strlen(key);
+	const char *nl = memchr(*p, '\n', (size_t)(end - *p));
+	size_t n;
+
+	if (!nl || (size_t)(nl - *p) <= klen + 1 || strncmp(*p, key, klen) != 0 || (*p)[klen] != ' ')
+		return false;
+	n = (size_t)(nl - (*p + klen + 1));
+	if (n >= size)
+		return false;
+	memcpy(rest, *p + klen + 1, n);
+	rest[n] = '\0';
+	*p = nl + 1;
+	return true;
+}
+
+/* Strict numbers: the whole string, no sign, no spaces. */
+static bool
+num(const char *s, int base, unsigned long long max, unsigned long long *out)
+{
+	char *end;
+
+	if (!s[0] || s[0] == '-' || s[0] == '+' || s[0] == ' ')
+		return false;
+	if (base == 16 && strncmp(s, "0x", 2) != 0)
+		return false;
+	errno = 0;
+	*out = strtoull(s, &end, base);
+	return !errno && end != s && *end == '\0' && *out <= max;
+}
+
+/* "A B" into two strict numbers. */
+static bool
+num2(char *s, unsigned long long max1, unsigned long long max2,
+     unsigned long long *a, unsigned long long *b)
+{
+	char *sp = strchr(s, ' ');
+
+	if (!sp)
+		return false;
+	*sp = '\0';
+	return num(s, 16, max1, a) && num(sp + 1, 16, max2, b);
+}
+
+static bool
+has_reg(const struct journal *j, uint32_t msr)
+{
+	for (unsigned i = 0; i < j->nregs; i++)
+		if (j->regs[i].msr == msr)
+			return true;
+	return false;
+}
+
+/* A "wrote" line names an EVTSEL of a counter the run programs, or a saved offcore MSR. */
+static bool
+wrote_ok(const struct journal *j, uint32_t msr)
+{
+	for (unsigned i = 0; i < PMU_MAX_GP; i++)
+		if (msr == msr_evtsel(i))
+			return j->own_gp & (1u << i);
+	return (msr == MSR_OFFCORE_RSP_0 || msr == MSR_OFFCORE_RSP_1) && has_reg(j, msr);
+}
+
+/* Every counter named has its registers saved: what recovery compares and restores. */
+static bool
+regs_complete(const struct journal *j)
+{
+	if (!has_reg(j, MSR_IA32_PERF_GLOBAL_CTRL))
+		return false;
+	if (j->own_fixed && !has_reg(j, MSR_IA32_FIXED_CTR_CTRL))
+		return false;
+	for (unsigned i = 0; i < PMU_MAX_GP; i++)
+		if ((j->own_gp & (1u << i)) && (!has_reg(j, msr_evtsel(i)) || !has_reg(j, msr_pmc(i))))
+			return false;
+	for (unsigned i = 0; i < PMU_MAX_FIXED; i++)
+		if ((j->own_fixed & (1u << i)) && !has_reg(j, msr_fixed_ctr(i)))
+			return false;
+	return true;
+}
+
+int
+journal_read(const char *dir, int core, struct journal *j, char *err, size_t errlen)
+{
+	char buf[JOURNAL_MAX_BYTES + 1], path[PATH_MAX], line[128], name[64];
+	unsigned long long a, b;
+	const char *p, *end, *sum;
+	struct stat st;
+	ssize_t n;
+	int dfd, fd, rc;
+
+	memset(j, 0, sizeof(*j));
+	journal_path(dir, core, path, sizeof(path));
+	dfd = open_dir(dir, false, err, errlen);
+	if (dfd < 0)
+		return dfd;
+	snprintf(name, sizeof(name), "cpu%d.journal", core);
+	fd = openat(dfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	close(dfd);
+	if (fd < 0) {
+		rc = -errno;
+		if (rc == -ENOENT)
+			return rc;
+		return errf(err, errlen, rc == -ELOOP ? -EBADMSG : rc, "cannot open the journal %s: %s",
+			    path, rc == -ELOOP ? "it is a symbolic link" : strerror(-rc));
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 022)) {
+		close(fd);
+		return errf(err, errlen, -EBADMSG,
+			    "the journal %s is not a private regular file of this user; not trusted", path);
+	}
+	n = read(fd, buf, sizeof(buf));
+	if (n < 0) {
+		rc = -errno;
+		close(fd);
+		return errf(err, errlen, rc, "cannot read the journal %s: %s", path, strerror(-rc));
+	}
+	close(fd);
+	if (n > JOURNAL_MAX_BYTES)
+		return errf(err, errlen, -EBADMSG, "the journal %s is corrupt: larger than %d bytes", path,
+			    JOURNAL_MAX_BYTES);
+	buf[n] = '\0';
+	if (memchr(buf, '\0', (size_t)n))
+		return errf(err, errlen, -EBADMSG, "the journal %s is corrupt: it contains NUL bytes", path);
+
+	/* The checksum line is the last line; it covers everything before it. */
+	end = buf + n;
+	if (n < 2 || buf[n - 1] != '\n')
+		return errf(err, errlen, -EBADMSG, "the journal %s is truncated (no final newline)", path);
+	for (sum = end - 1; sum > buf && sum[-1] != '\n'; sum--)
+		;
+	p = sum;
+	if (!take_line(&p, end, "fnv1a64", line, sizeof(line)) || strlen(line) != 18 ||
+	    !num(line, 16, UINT64_MAX, &a))
+		return errf(err, errlen, -EBADMSG, "the journal %s is corrupt or truncated: no checksum line", path);
+	if (a != fnv1a64(buf, (size_t)(sum - buf)))
+		return errf(err, errlen, -EBADMSG, "the journal %s is corrupt: checksum mismatch", path);
+
+	end = sum;
+	p = buf;
+	if (!take_line(&p, end, JOURNAL_MAGIC, line, sizeof(line)))
+		return errf(err, errlen, -EBADMSG, "%s is not a pmustat journal", path);
+	if (!num(line, 10, INT_MAX, &a) || a != JOURNAL_VERSION)
+		return errf(err, errlen, -EBADMSG, "the journal %s has version %s; this pmustat reads version %d only",
+			    path, line, JOURNAL_VERSION);
+	if (!take_line(&p, end, "core", line, sizeof(line)) || !num(line, 10, INT_MAX, &a))
+		goto bad;
+	j->core = (int)a;
+	if (j->core != core)
+		return errf(err, errlen, -EBADMSG, "the journal %s is for core %d, not %d", path, j->core, core);
+	if (!take_line(&p, end, "pid", line, sizeof(line)) || !num(line, 10, INT_MAX, &a) || a == 0)
+		goto bad;
+	j->pid = (pid_t)a;
+	if (!take_line(&p, end, "start", line, sizeof(line)) || !num(line, 10, ULLONG_MAX, &a))
+		goto bad;
+	j->start_time = a;
+	if (!take_line(&p, end, "own", line, sizeof(line)) ||
+	    !num2(line, (1u << PMU_MAX_GP) - 1, (1u << PMU_MAX_FIXED) - 1, &a, &b))
+		goto bad;
+	j->own_gp = (uint32_t)a;
+	j->own_fixed = (uint32_t)b;
+	if (!take_line(&p, end, "taken", line, sizeof(line)) ||
+	    !num2(line, j->own_gp, j->own_fixed, &a, &b) || (a & ~(unsigned long long)j->own_gp) ||
+	    (b & ~(unsigned long long)j->own_fixed))
+		goto bad;
+	j->taken_gp = (uint32_t)a;
+	j->taken_fixed = (uint32_t)b;
+	if (!take_line(&p, end, "status", line, sizeof(line)) || !num(line, 16, UINT64_MAX, &a))
+		goto bad;
+	j->status = a;
+	/* The saved registers, then the values written, then the fixed fields: in that order. */
+	while (p < end && strncmp(p, "msr ", 4) == 0) {
+		if (j->nregs >= JOURNAL_MAX_REGS || !take_line(&p, end, "msr", line, sizeof(line)) ||
+		    !num2(line, UINT32_MAX, UINT64_MAX, &a, &b))
+			goto bad;
+		for (unsigned i = 0; i < j->nregs; i++)
+			if (j->regs[i].msr == a)
+				goto bad;
+		j->regs[j->nregs++] = (struct journal_reg){ (uint32_t)a, b };
+	}
+	while (p < end && strncmp(p, "wrote ", 6) == 0) {
+		if (j->nwrote >= JOURNAL_MAX_WROTE || !take_line(&p, end, "wrote", line, sizeof(line)) ||
+		    !num2(line, UINT32_MAX, UINT64_MAX, &a, &b) || !wrote_ok(j, (uint32_t)a))
+			goto bad;
+		for (unsigned i = 0; i < j->nwrote; i++)
+			if (j->wrote[i].msr == a && j->wrote[i].value == b)
+				goto bad;
+		j->wrote[j->nwrote++] = (struct journal_reg){ (uint32_t)a, b };
+	}
+	while (p < end) {
+		char *sp;
+
+		if (!take_line(&p, end, "field", line, sizeof(line)))
+			goto bad;
+		sp = strchr(line, ' ');
+		if (!sp)
+			goto bad;
+		*sp = '\0';
+		if (!num(line, 10, PMU_MAX_FIXED - 1, &a) || !num(sp + 1, 16, 0xffff, &b) || b == 0 ||
+		    !(j->own_fixed & (1u << a)) || j->fields[a])
+			goto bad;
+		j->fields[a] = (uint16_t)b;
+	}
+	if (!regs_complete(j))
+		return errf(err, errlen, -EBADMSG,
+			    "the journal %s is corrupt: a counter it names lacks a saved register", path);
+	return 0;
+bad:
+	{
+		unsigned lineno = 1;
+
+		for (const char *c = buf; c < p; c++)
+			lineno += *c == '\n';
+		return errf(err, errlen, -EBADMSG, "the journal %s is corrupt: bad line %u", path, lineno);
+	}
+}
+
+int
+journal_remove(const char *dir, int core)
+{
+	char path[PATH_MAX];
+
+	journal_path(dir, core, path, sizeof(path));
+	return unlink(path) < 0 ? -errno : 0;
+}
+
+enum journal_owner
+journal_owner(const struct journal *j)
+{
+	unsigned long long start;
+	char state;
+	int rc;
+
+	if (kill(j->pid, 0) < 0 && errno == ESRCH)
+		return JOURNAL_OWNER_DEAD;
+	rc = proc_stat(j->pid, &state, &start);
+	if (rc == -ESRCH)
+		return JOURNAL_OWNER_DEAD;
+	/*
+	 * A zombie (killed, not reaped yet by its parent) counts no more and
+	 * holds no lock: the run is gone.
+	 */
+	if (rc == 0 && start == j->start_time && (state == 'Z' || state == 'X' || state == 'x'))
+		return JOURNAL_OWNER_DEAD;
+	/*
+	 * Alive but started at another time: the pid was reused, and that
+	 * process cannot be the run that wrote the journal. When /proc
+	 * cannot tell, assume the run lives: never touch a live run's core.
+	 */
+	if (rc == 0 && start != j->start_time)
+		return JOURNAL_OWNER_REUSED;
+	return JOURNAL_OWNER_LIVE;
+}
+
+/* The struct pmu slot of @msr, or NULL. */
+static struct pmu_reg *
+slot_of(struct pmu *p, uint32_t msr)
+{
+	if (msr == MSR_IA32_PERF_GLOBAL_CTRL)
+		return &p->global_ctrl;
+	if (msr == MSR_IA32_FIXED_CTR_CTRL)
+		return p->fixed_mask ? &p->fixed_ctrl : NULL;
+	for (unsigned i = 0; i < PMU_MAX_GP; i++) {
+		if (!(p->gp_mask & (1u << i)))
+			continue;
+		if (msr == msr_evtsel(i))
+			return &p->evtsel[i];
+		if (msr == msr_pmc(i))
+			return &p->pmc[i];
+	}
+	for (unsigned i = 0; i < PMU_MAX_FIXED; i++)
+		if ((p->fixed_mask & (1u << i)) && msr == msr_fixed_ctr(i))
+			return &p->fixed_ctr[i];
+	if (msr == MSR_OFFCORE_RSP_0 || msr == MSR_OFFCORE_RSP_1)
+		return &p->offcore[msr - MSR_OFFCORE_RSP_0];
+	return NULL;
+}
+
+/* Is @v a value a restore may write to @msr of counter set @j? "" if so, else why not. */
+static const char *
+check_reg(const struct pmu *p, const struct journal *j, uint32_t msr, uint64_t v)
+{
+	const struct pmu_caps *caps = &p->caps;
+
+	if (!pmu_msr_allowed(p, msr))
+		return "not an MSR pmustat writes on this core";
+	for (unsigned i = 0; i < PMU_MAX_GP; i++) {
+		if (msr == msr_evtsel(i)) {
+			/* A saved EVTSEL may be another user's (--force): PC and INT are theirs to set. */
+			uint64_t ok = evtsel_writable_mask(caps) | EVTSEL_PC | EVTSEL_INT;
+
+			if (!(j->own_gp & (1u << i)))
+				return "a counter the run did not own";
+			return (v & ~ok) ? "reserved bits set" : "";
+		}
+		if (msr == msr_pmc(i)) {
+			if (!(j->own_gp & (1u << i)))
+				return "a counter the run did not own";
+			return (v & ~delta_width_mask(caps->gp_width)) ? "wider than the counter" : "";
+		}
+	}
+	for (unsigned i = 0; i < PMU_MAX_FIXED; i++) {
+		if (msr == msr_fixed_ctr(i)) {
+			if (!(j->own_fixed & (1u << i)))
+				return "a counter the run did not own";
+			return (v & ~delta_width_mask(caps->fixed_width)) ? "wider than the counter" : "";
+		}
+	}
+	if (msr == MSR_IA32_FIXED_CTR_CTRL) {
+		for (unsigned i = 0; i < PMU_MAX_FIXED; i++) {
+			uint64_t ok = fixed_ctrl_writable_mask(caps, i) | ((uint64_t)FIXED_CTRL_PMI << (4 * i));
+
+			if ((j->own_fixed & (1u << i)) && (v & (0xfull << (4 * i)) & ~ok))
+				return "reserved bits set in a field the run owned";
+		}
+		return "";
+	}
+	if (msr == MSR_IA32_PERF_GLOBAL_CTRL || msr == MSR_OFFCORE_RSP_0 || msr == MSR_OFFCORE_RSP_1)
+		return "";
+	return "not a register a stat run saves";
+}
+
+/* The journal's saved value of @msr (0 when absent: regs_complete() made sure it is not). */
+static uint64_t
+saved_of(const struct journal *j, uint32_t msr)
+{
+	for (unsigned i = 0; i < j->nregs; i++)
+		if (j->regs[i].msr == msr)
+			return j->regs[i].value;
+	return 0;
+}
+
+static bool
+wrote_value(const struct journal *j, uint32_t msr, uint64_t v)
+{
+	for (unsigned i = 0; i < j->nwrote; i++)
+		if (j->wrote[i].msr == msr && j->wrote[i].value == v)
+			return true;
+	return false;
+}
+
+/*
+ * Which counters of @j still hold what the run wrote, now that @p has read
+ * the core: the EVTSEL (fixed field) is a value the run wrote, or still
+ * the one it saved when that was nobody's (a counter the run had not
+ * reached yet, or had put back already). Anything else is someone else's
+ * programming since the run died.
+ */
+static void
+still_ours(const struct pmu *p, const struct journal *j, struct journal_result *res)
+{
+	uint64_t fc_saved = saved_of(j, MSR_IA32_FIXED_CTR_CTRL);
+
+	for (unsigned i = 0; i < PMU_MAX_GP; i++) {
+		uint64_t now = p->evtsel[i].saved;
+
+		if (!(j->own_gp & (1u << i)))
+			continue;
+		if (wrote_value(j, msr_evtsel(i), now) ||
+		    (now == saved_of(j, msr_evtsel(i)) && !(j->taken_gp & (1u << i)))) {
+			res->restored_gp |= 1u << i;
+		} else {
+			res->left_gp |= 1u << i;
+			res->left_evtsel[i] = now;
+		}
+	}
+	for (unsigned i = 0; i < PMU_MAX_FIXED; i++) {
+		unsigned now = (unsigned)FIXED_CTRL_FIELD(p->fixed_ctrl.saved, i);
+
+		if (!(j->own_fixed & (1u << i)))
+			continue;
+		if ((j->fields[i] & (1u << now)) ||
+		    (now == FIXED_CTRL_FIELD(fc_saved, i) && !(j->taken_fixed & (1u << i))))
+			res->restored_fixed |= 1u << i;
+		else
+			res->left_fixed |= 1u << i;
+	}
+}
+
+int
+journal_apply(struct hw *hw, const struct pmu_caps *caps, const struct journal *j,
+	      struct journal_result *res, char *err, size_t errlen)
+{
+	static struct pmu p;	/* ~1 KiB; static keeps the caller's stack small */
+	bool offcore = false;
+	char name[40];
+	uint64_t bits = 0;
+	int rc;
+
+	memset(res, 0, sizeof(*res));
+	if (j->own_gp & ~caps->gp_mask || j->own_fixed & ~caps->fixed_mask)
+		return errf(err, errlen, -EBADMSG,
+			    "core %d: the journal names counters this PMU does not have (GP 0x%x, fixed 0x%x); not applied",
+			    j->core, j->own_gp, j->own_fixed);
+	for (unsigned i = 0; i < j->nregs; i++)
+		if (j->regs[i].msr == MSR_OFFCORE_RSP_0 || j->regs[i].msr == MSR_OFFCORE_RSP_1)
+			offcore = true;
+	rc = pmu_open(&p, hw, j->core, caps, offcore, err, errlen);
+	if (rc)
+		return rc;
+	/* Everything is checked before anything is written. */
+	for (unsigned i = 0; i < j->nregs; i++) {
+		const char *why = check_reg(&p, j, j->regs[i].msr, j->regs[i].value);
+
+		if (why[0] || !slot_of(&p, j->regs[i].msr))
+			return errf(err, errlen, -EBADMSG,
+				    "core %d: the journal's %s (0x%x) = 0x%llx is refused (%s); nothing was written",
+				    j->core, pmu_msr_name(j->regs[i].msr, name, sizeof(name)), j->regs[i].msr,
+				    (unsigned long long)j->regs[i].value, why[0] ? why : "unknown register");
+	}
+	for (unsigned i = 0; i < j->nwrote; i++) {
+		const char *why = check_reg(&p, j, j->wrote[i].msr, j->wrote[i].value);
+
+		/* pmustat never sets INT or PC itself. */
+		if (!why[0] && j->wrote[i].msr != MSR_OFFCORE_RSP_0 && j->wrote[i].msr != MSR_OFFCORE_RSP_1 &&
+		    (j->wrote[i].value & (EVTSEL_PC | EVTSEL_INT)))
+			why = "an interrupt or pin-control bit, which pmustat never sets";
+		if (why[0])
+			return errf(err, errlen, -EBADMSG,
+				    "core %d: the journal says the run wrote %s (0x%x) = 0x%llx, which is refused (%s); nothing was written",
+				    j->core, pmu_msr_name(j->wrote[i].msr, name, sizeof(name)), j->wrote[i].msr,
+				    (unsigned long long)j->wrote[i].value, why);
+	}
+	still_ours(&p, j, res);
+	for (unsigned i = 0; i < PMU_MAX_GP; i++)
+		if (res->restored_gp & (1u << i))
+			bits |= 1ull << i;
+	for (unsigned i = 0; i < PMU_MAX_FIXED; i++)
+		if (res->restored_fixed & (1u << i))
+			bits |= GLOBAL_FIXED_BIT(i);
+	for (unsigned i = 0; i < j->nregs; i++) {
+		uint32_t msr = j->regs[i].msr;
+		struct pmu_reg *r = slot_of(&p, msr);
+		uint64_t v = j->regs[i].value;
+		bool put_back = true;
+
+		if (!r)
+			continue;	/* checked above */
+		/* Shared registers: the bits and fields of the counters put back; the rest stays as it is now. */
+		if (r == &p.global_ctrl) {
+			v = (r->saved & ~bits) | (v & bits);
+		} else if (r == &p.fixed_ctrl) {
+			uint64_t now = r->saved;
+
+			for (unsigned f = 0; f < PMU_MAX_FIXED; f++)
+				if (res->restored_fixed & (1u << f))
+					now = fixed_ctrl_with_field(now, f, (unsigned)FIXED_CTRL_FIELD(v, f));
+			v = now;
+		} else if (msr == MSR_OFFCORE_RSP_0 || msr == MSR_OFFCORE_RSP_1) {
+			/* Shared by every counter: put back only while it holds what the run wrote. */
+			put_back = wrote_value(j, msr, r->saved);
+		} else {
+			for (unsigned c = 0; c < PMU_MAX_GP; c++)
+				if (msr == msr_evtsel(c) || msr == msr_pmc(c))
+					put_back = res->restored_gp & (1u << c);
+			for (unsigned c = 0; c < PMU_MAX_FIXED; c++)
+				if (msr == msr_fixed_ctr(c))
+					put_back = res->restored_fixed & (1u << c);
+		}
+		if (!put_back)
+			continue;
+		r->saved = v;
+		r->dirty = true;
+		/* A killed run's counters may still count: read values are stale, write them all. */
+		r->cur_known = false;
+	}
+	/* Overflow bits of the counters put back go back to what they were too. */
+	p.status_saved = j->status;
+	p.armed = 1;
+	rc = pmu_restore(&p);
+	if (rc < 0)
+		return errf(err, errlen, rc, "core %d: restoring the journal's registers failed: %s; %s",
+			    j->core, strerror(-rc), hw_msr_hint(rc, true));
+	return rc;
+}
+
+bool
+journal_matches(const char *dir, int core, struct hw *hw)
+{
+	struct journal j;
+	uint64_t own_bits = 0, v;
+	char err[1024];
+
+	if (journal_read(dir, core, &j, err, sizeof(err)) != 0)
+		return false;
+	for (unsigned i = 0; i < PMU_MAX_GP; i++)
+		if (j.own_gp & (1u << i))
+			own_bits |= 1ull << i;
+	for (unsigned i = 0; i < PMU_MAX_FIXED; i++)
+		if (j.own_fixed & (1u << i))
+			own_bits |= GLOBAL_FIXED_BIT(i);
+	for (unsigned i = 0; i < j.nregs; i++) {
+		uint64_t mask = UINT64_MAX;
+
+		if (j.regs[i].msr == MSR_IA32_PERF_GLOBAL_CTRL) {
+			mask = own_bits;
+		} else if (j.regs[i].msr == MSR_IA32_FIXED_CTR_CTRL) {
+			mask = 0;
+			for (unsigned f = 0; f < PMU_MAX_FIXED; f++)
+				if (j.own_fixed & (1u << f))
+					mask |= 0xfull << (4 * f);
+		}
+		if (hw_rdmsr(hw, core, j.regs[i].msr, &v) != 0 || ((v ^ j.regs[i].value) & mask))
+			return false;
+	}
+	return true;
+}
+
+int
+journal_recover(const char *dir, int core, struct hw *hw, const struct pmu_caps *caps,
+		char *msg, size_t msglen)
+{
+	struct journal j;
+	struct journal_result res;
+	char err[1024], path[PATH_MAX];
+	enum journal_owner owner;
+	size_t used;
+	int rc, applied;
+
+	journal_path(dir, core, path, sizeof(path));
+	rc = journal_read(dir, core, &j, err, sizeof(err));
+	if (rc == -ENOENT)
+		return 0;
+	if (rc == -EBADMSG)
+		return errf(msg, msglen, rc,
+			    "%s; it was NOT applied. Inspect the core with 'pmustat state -C %d', then clear pmustat-style programming there and remove the journal with 'pmustat reset --zero -C %d' (it asks first; --yes does not)",
+			    err, core, core);
+	if (rc)
+		return errf(msg, msglen, rc, "%s", err);
+	owner = journal_owner(&j);
+	if (owner == JOURNAL_OWNER_LIVE)
+		return errf(msg, msglen, -EBUSY,
+			    "core %d: pmustat pid %ld is still counting there (journal %s); leave it be, or stop that process first",
+			    core, (long)j.pid, path);
+	applied = journal_apply(hw, caps, &j, &res, err, sizeof(err));
+	if (applied < 0)
+		return errf(msg, msglen, applied, "%s (journal %s kept)", err, path);
+	rc = journal_remove(dir, core);
+	if (rc && rc != -ENOENT)
+		return errf(msg, msglen, rc, "core %d: restored, but cannot remove the journal %s: %s", core, path,
+			    strerror(-rc));
+	used = (size_t)snprintf(msg, msglen,
+				"core %d: pmustat pid %ld %s while counting; restored what it had programmed%s (journal %s, now removed)",
+				core, (long)j.pid,
+				owner == JOURNAL_OWNER_DEAD ? "was killed" : "is gone (its pid now belongs to another process)",
+				applied == 1 ? ", a counter value not exactly (no full-width writes)" : "", path);
+	for (unsigned i = 0; i < PMU_MAX_GP && used < msglen; i++)
+		if (res.left_gp & (1u << i))
+			used += (size_t)snprintf(msg + used, msglen - used,
+						 "; left pmc%u alone: someone else programmed it since (IA32_PERFEVTSEL%u = 0x%llx)",
+						 i, i, (unsigned long long)res.left_evtsel[i]);
+	for (unsigned i = 0; i < PMU_MAX_FIXED && used < msglen; i++)
+		if (res.left_fixed & (1u << i))
+			used += (size_t)snprintf(msg + used, msglen - used,
+						 "; left fixed%u alone: someone else programmed it since", i);
+	return 1;
+}
+
+void
+journal_arm_signal_remove(const char *dir, int core)
+{
+	signal_armed = 0;
+	if (!dir)
+		return;
+	journal_path(dir, core, signal_path, sizeof(signal_path));
+	signal_armed = 1;
+}
+
+void
+journal_remove_from_signal(void)
+{
+	/* unlink() is async-signal-safe; the path was built when armed. */
+	if (signal_armed)
+		(void)unlink(signal_path);
+}

@@ -1,0 +1,314 @@
+/*
+ * pmu_state.c - see pmu_state.h. Nothing here writes an MSR: the seam is
+ * opened read-only, so even a bug could not change the PMU it inspects.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "events/arch_events.h"
+#include "events/event_table.h"
+#include "hw/hw.h"
+#include "pmu/pmu.h"
+#include "pmu/pmu_state.h"
+
+static int
+rd(struct hw *hw, int cpu, uint32_t msr, uint64_t *val, char *err, size_t errlen)
+{
+	char name[40];
+	int rc = hw_rdmsr(hw, cpu, msr, val);
+
+	if (rc)
+		snprintf(err, errlen, "core %d: reading %s (0x%x) failed: %s; %s", cpu,
+			 pmu_msr_name(msr, name, sizeof(name)), msr, strerror(-rc), hw_msr_hint(rc, false));
+	return rc;
+}
+
+int
+pmu_state_read(struct hw *hw, int cpu, const struct pmu_caps *caps, struct pmu_state *st,
+	       char *err, size_t errlen)
+{
+	int rc;
+
+	memset(st, 0, sizeof(*st));
+	st->cpu = cpu;
+	st->caps = *caps;
+	st->gp_mask = caps->gp_mask & ((1u << PMU_MAX_GP) - 1);
+	st->fixed_mask = caps->fixed_mask & ((1u << PMU_MAX_FIXED) - 1);
+	if (caps->version < 2) {
+		snprintf(err, errlen,
+			 "core %d: architectural perfmon version %u has no IA32_PERF_GLOBAL_CTRL; pmustat needs version 2 or later",
+			 cpu, caps->version);
+		return -ENOTSUP;
+	}
+	rc = hw_msr_open(hw, cpu, false);
+	if (rc) {
+		snprintf(err, errlen, "core %d: cannot open the MSR device: %s; %s", cpu, strerror(-rc),
+			 hw_msr_hint(rc, false));
+		return rc;
+	}
+	if ((rc = rd(hw, cpu, MSR_IA32_PERF_GLOBAL_CTRL, &st->global_ctrl, err, errlen)) ||
+	    (rc = rd(hw, cpu, MSR_IA32_PERF_GLOBAL_STATUS, &st->global_status, err, errlen)))
+		return rc;
+	if (st->fixed_mask && (rc = rd(hw, cpu, MSR_IA32_FIXED_CTR_CTRL, &st->fixed_ctrl, err, errlen)))
+		return rc;
+	if (caps->version >= 4) {
+		rc = rd(hw, cpu, MSR_IA32_PERF_GLOBAL_INUSE, &st->global_inuse, err, errlen);
+		if (rc)
+			return rc;
+		st->has_inuse = true;
+	}
+	for (unsigned i = 0; i < PMU_MAX_GP; i++) {
+		if (!(st->gp_mask & (1u << i)))
+			continue;
+		if ((rc = rd(hw, cpu, msr_evtsel(i), &st->evtsel[i], err, errlen)) ||
+		    (rc = rd(hw, cpu, msr_pmc(i), &st->pmc[i], err, errlen)))
+			return rc;
+		if ((st->evtsel[i] & (EVTSEL_EN | 0xffffu)) || (st->global_inuse & (1ull << i)))
+			st->busy_gp |= 1u << i;
+	}
+	for (unsigned i = 0; i < PMU_MAX_FIXED; i++) {
+		if (!(st->fixed_mask & (1u << i)))
+			continue;
+		if ((rc = rd(hw, cpu, msr_fixed_ctr(i), &st->fixed_ctr[i], err, errlen)))
+			return rc;
+		if (FIXED_CTRL_FIELD(st->fixed_ctrl, i) || (st->global_inuse & GLOBAL_FIXED_BIT(i)))
+			st->busy_fixed |= 1u << i;
+	}
+	return 0;
+}
+
+void
+pmu_state_guess_owners(struct pmu_state *st, const char *nmi_watchdog,
+		       const struct pmu_state_pmustat *pm)
+{
+	bool watchdog_on = nmi_watchdog && nmi_watchdog[0] == '1';
+	enum pmu_owner ours = PMU_OWNER_UNKNOWN;
+
+	/* pmustat never sets INT or PMI; a live run beats a journal left by a dead one. */
+	if (pm && pm->live_pid > 0)
+		ours = PMU_OWNER_PMUSTAT;
+	else if (pm && pm->killed_pid > 0)
+		ours = PMU_OWNER_PMUSTAT_KILLED;
+	for (unsigned i = 0; i < PMU_MAX_FIXED; i++) {
+		unsigned f = (unsigned)FIXED_CTRL_FIELD(st->fixed_ctrl, i);
+
+		st->owner_fixed[i] = PMU_OWNER_NONE;
+		if (!(st->busy_fixed & (1u << i)))
+			continue;
+		/* Linux's watchdog: cycles on fixed counter 1, both rings, with its PMI. */
+		if (i == 1 && f == 0xb && watchdog_on)
+			st->owner_fixed[i] = PMU_OWNER_NMI_WATCHDOG;
+		else if (f & FIXED_CTRL_PMI)
+			st->owner_fixed[i] = PMU_OWNER_PERF;
+		else
+			st->owner_fixed[i] = ours;
+	}
+	for (unsigned i = 0; i < PMU_MAX_GP; i++) {
+		st->owner_gp[i] = PMU_OWNER_NONE;
+		if (!(st->busy_gp & (1u << i)))
+			continue;
+		st->owner_gp[i] = (st->evtsel[i] & EVTSEL_INT) ? PMU_OWNER_PERF : ours;
+	}
+}
+
+const char *
+pmu_owner_name(enum pmu_owner owner)
+{
+	switch (owner) {
+	case PMU_OWNER_NONE:
+		return "none";
+	case PMU_OWNER_NMI_WATCHDOG:
+		return "nmi_watchdog";
+	case PMU_OWNER_PERF:
+		return "perf";
+	case PMU_OWNER_PMUSTAT:
+		return "pmustat";
+	case PMU_OWNER_PMUSTAT_KILLED:
+		return "pmustat_killed";
+	case PMU_OWNER_UNKNOWN:
+		break;
+	}
+	return "unknown";
+}
+
+void
+pmu_state_decode_evtsel(uint64_t v, struct pmu_evtsel_fields *f)
+{
+	f->event = (uint8_t)(v & 0xff);
+	f->umask = (uint8_t)((v >> 8) & 0xff);
+	f->cmask = (uint8_t)((v >> 24) & 0xff);
+	f->umask2 = (uint8_t)((v >> 40) & 0xff);
+	f->usr = v & EVTSEL_USR;
+	f->os = v & EVTSEL_OS;
+	f->edge = v & EVTSEL_EDGE;
+	f->pc = v & EVTSEL_PC;
+	f->intr = v & EVTSEL_INT;
+	f->any = v & EVTSEL_ANY;
+	f->en = v & EVTSEL_EN;
+	f->inv = v & EVTSEL_INV;
+	f->eq = v & EVTSEL_EQ;
+}
+
+static bool
+desc_matches(const struct event_desc *d, const struct pmu_evtsel_fields *f)
+{
+	bool code = d->code == f->event && d->umask == f->umask;
+
+	if (d->fixed >= 0)
+		return false;
+	for (unsigned k = 0; !code && k < d->n_extra; k++)
+		code = d->extra[k].code == f->event && d->extra[k].umask == f->umask;
+	return code && d->cmask == f->cmask && d->inv == f->inv && d->edge == f->edge &&
+	       d->any_thread == f->any && d->umask_ext == f->umask2 && d->equal == f->eq;
+}
+
+const char *
+pmu_state_event_name(const struct event_table *table, uint64_t evtsel, char *buf, size_t size)
+{
+	struct pmu_evtsel_fields f;
+	const struct event_desc *alias = NULL;
+
+	if (evtsel == 0) {
+		snprintf(buf, size, "%s", "");
+		return buf;
+	}
+	pmu_state_decode_evtsel(evtsel, &f);
+	for (size_t i = 0; table && i < event_table_count(table); i++) {
+		const struct event_desc *d = event_table_get(table, i);
+
+		if (!desc_matches(d, &f))
+			continue;
+		/* Prefer the current name to a deprecated alias of it. */
+		if (!(d->flags & EVENT_DESC_DEPRECATED)) {
+			snprintf(buf, size, "%s", d->name);
+			return buf;
+		}
+		if (!alias)
+			alias = d;
+	}
+	if (alias) {
+		snprintf(buf, size, "%s", alias->name);
+		return buf;
+	}
+	if (!f.cmask && !f.inv && !f.edge && !f.any && !f.umask2 && !f.eq) {
+		for (unsigned i = 0; i < arch_event_count(); i++) {
+			const struct arch_event *a = arch_event_get(i);
+
+			if (a->code == f.event && a->umask == f.umask) {
+				snprintf(buf, size, "%s", a->key);
+				return buf;
+			}
+		}
+	}
+	snprintf(buf, size, "raw");
+	return buf;
+}
+
+const char *
+pmu_state_fixed_event_name(const struct event_table *table, unsigned i)
+{
+	static const char *const arch[PMU_MAX_FIXED] = {
+		"INST_RETIRED.ANY", "CPU_CLK_UNHALTED.THREAD", "CPU_CLK_UNHALTED.REF_TSC", "TOPDOWN.SLOTS",
+	};
+
+	for (size_t k = 0; table && k < event_table_count(table); k++) {
+		const struct event_desc *d = event_table_get(table, k);
+
+		if (d->fixed == (int)i && !(d->flags & EVENT_DESC_DEPRECATED))
+			return d->name;
+	}
+	return i < PMU_MAX_FIXED ? arch[i] : "raw";
+}
+
+void
+pmu_state_proc_command(pid_t pid, char *buf, size_t size)
+{
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	buf[0] = '\0';
+	if (size < 2)
+		return;
+	snprintf(path, sizeof(path), "/proc/%ld/cmdline", (long)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	n = read(fd, buf, size - 1);
+	close(fd);
+	if (n <= 0) {
+		buf[0] = '\0';
+		return;
+	}
+	buf[n] = '\0';
+	while (n > 0 && buf[n - 1] == '\0')
+		n--;
+	/*
+	 * Anybody's arguments (sudo pmustat -- COMMAND ARGS...): no control
+	 * character reaches the terminal of whoever reads them.
+	 */
+	for (ssize_t i = 0; i < n; i++) {
+		if (buf[i] == '\0')
+			buf[i] = ' ';
+		else if ((unsigned char)buf[i] < 0x20 || buf[i] == 0x7f)
+			buf[i] = '?';
+	}
+}
+
+static bool
+cpu_num(const char **s, int ncpus, int *out)
+{
+	char *end;
+	long v;
+
+	if (**s < '0' || **s > '9')
+		return false;
+	errno = 0;
+	v = strtol(*s, &end, 10);
+	if (errno || v < 0 || v >= ncpus)
+		return false;
+	*s = end;
+	*out = (int)v;
+	return true;
+}
+
+int
+pmu_state_parse_cpus(const char *list, int ncpus, bool *set, char *err, size_t errlen)
+{
+	const char *s = list;
+
+	memset(set, 0, (size_t)ncpus * sizeof(*set));
+	if (strcmp(list, "all") == 0) {
+		for (int i = 0; i < ncpus; i++)
+			set[i] = true;
+		return 0;
+	}
+	for (;;) {
+		int a, b;
+
+		if (!cpu_num(&s, ncpus, &a))
+			goto bad;
+		b = a;
+		if (*s == '-') {
+			s++;
+			if (!cpu_num(&s, ncpus, &b) || b < a)
+				goto bad;
+		}
+		for (int i = a; i <= b; i++)
+			set[i] = true;
+		if (*s == '\0')
+			return 0;
+		if (*s != ',')
+			goto bad;
+		s++;
+	}
+bad:
+	snprintf(err, errlen, "-C %s: not a CPU list; use \"all\", or CPUs and ranges below %d such as 0-3,6",
+		 list, ncpus);
+	return -EINVAL;
+}

@@ -1,0 +1,138 @@
+/*
+ * output.h - print the result of a stat run: perf stat's human table, -x
+ * SEP CSV, or one JSON object. All three are written to a FILE* (stderr
+ * unless -o) and never print anything else.
+ *
+ * The CSV and JSON layouts are a contract: JSON carries format_version
+ * (OUTPUT_FORMAT_VERSION), bumped on any incompatible change.
+ */
+#ifndef PMUSTAT_OUTPUT_H
+#define PMUSTAT_OUTPUT_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "report/baseline.h"
+#include "report/check.h"
+#include "report/stats.h"
+
+struct event;
+
+#define OUTPUT_FORMAT_VERSION 1
+
+struct stat_row {
+	const struct event *ev;	/* name, requested, encoding */
+	char counter[16];	/* "fixed0", "pmc3", or "-" */
+	unsigned run;		/* 1-based; 0 when not counted */
+	bool counted;
+	uint64_t value;
+	const char *status;	/* "counted", or why not */
+	/*
+	 * Every run's count (-r N: up to N), and their statistics when
+	 * nvalues > 0; value is then the median, rounded half up.
+	 */
+	const uint64_t *values;
+	unsigned nvalues;
+	struct stats_summary stats;
+	/* perf_event rows; zero for MSR-counted rows. */
+	const char *unit;	/* "ns" (task-clock), or NULL for a plain count */
+	bool perf_times;	/* enabled/running below are the kernel's */
+	uint64_t enabled;	/* ns the event was enabled */
+	uint64_t running;	/* ns it was on a counter (< enabled: multiplexed) */
+	char status_buf[128];	/* storage a status may point into */
+};
+
+struct stat_report {
+	const char *version;		/* pmustat's */
+	const char *cpu;		/* brand or mapfile key */
+	int core;			/* -1 when not chosen yet */
+	const char *event_table;	/* NULL: architectural events only */
+	char *const *command;		/* argv, NULL-terminated; may be NULL */
+	int exit_status;		/* pmustat's own exit status */
+	bool command_ran;
+	double elapsed;			/* seconds, summed over runs */
+	unsigned runs;
+	const char *read_method;	/* "rdpmc", "msr" or NULL */
+	const char *error;		/* pmustat's failure, or NULL */
+	const char *backend;		/* "msr", "perf", or NULL before the choice */
+	bool software;			/* some rows were counted through perf_event */
+	const struct stat_row *rows;
+	unsigned nrows;
+	const char *cpu_model;		/* the mapfile key (GenuineIntel-6-5E) or NULL */
+	unsigned repeat;		/* -r N (1 without); rows carry stats when > 1 */
+	unsigned rounds;		/* of those, the rounds run (fewer: stopped at a failure) */
+	/* --check: the expressions and their results (NULL results: not evaluated). */
+	const struct check *checks;
+	const struct check_result *check_results;
+	unsigned nchecks;
+	/* --baseline FILE: one comparison per row (NULL: no baseline). */
+	const char *baseline_path;
+	const struct baseline_cmp *baseline;
+	bool tolerance_both;
+	bool gate_failed;		/* a check or a comparison failed */
+	bool json_one_line;		/* -I: every JSON record is one line */
+};
+
+/* One -I record: the counts of one interval of one run. */
+struct stat_interval {
+	double time;			/* seconds since the command started */
+	unsigned round;			/* 1-based, of -r */
+	unsigned run;			/* 1-based batch of events (stat_row.run) */
+	const struct stat_row *rows;	/* the events; those of other runs are skipped */
+	unsigned nrows;
+	const uint64_t *deltas;		/* per row: counted during the interval */
+	bool header;			/* human: print the column header first */
+};
+
+/* perf stat's table with comments (IPC, branch miss ratio) and caveats. */
+void
+output_human(FILE *out, const struct stat_report *rep);
+
+/*
+ * One line per event (fields quoted as RFC 4180 says when they hold SEP, a
+ * quote or a line break): value SEP unit SEP event SEP name SEP counter SEP run
+ * SEP status (perf's first three fields, then pmustat's); with -r, then
+ * runs SEP mean SEP median SEP min SEP max SEP stddev SEP rel_stddev%.
+ * Then one record per check ("check" SEP PASS|FAIL SEP lhs SEP rhs SEP
+ * expression) and per baseline comparison ("baseline" SEP PASS|FAIL SEP
+ * value SEP baseline value SEP change% SEP tolerance% SEP event).
+ */
+void
+output_csv(FILE *out, const struct stat_report *rep, const char *sep);
+
+/*
+ * Whether @sep can separate CSV fields: non-empty, with no double quote
+ * and no line break (RFC 4180 quoting needs those). A field holding the
+ * separator, a quote or a line break is written in double quotes, its
+ * quotes doubled.
+ */
+bool
+output_csv_separator_ok(const char *sep);
+
+/*
+ * One JSON object and a newline (man/pmustat-output.schema.json); on one
+ * line when rep->json_one_line (-I: JSON Lines). 0, or -ENOMEM / -EIO.
+ */
+int
+output_json(FILE *out, const struct stat_report *rep);
+
+/*
+ * PASS/FAIL lines of the checks and the baseline comparisons, one each,
+ * for people ("PASS  INST_RETIRED.ANY <= 1M  (measured 1000)").
+ */
+void
+output_gate_lines(FILE *out, const struct stat_report *rep);
+
+/*
+ * One -I record: human lines, CSV lines ("interval" SEP time SEP round SEP
+ * run SEP value SEP event) or one compact JSON object on one line.
+ */
+void
+output_interval(FILE *out, const struct stat_interval *iv, const char *sep, bool json);
+
+/* @v with thousands separators ("1,234,567") into @buf. */
+void
+output_thousands(uint64_t v, char *buf, size_t size);
+
+#endif

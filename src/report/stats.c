@@ -1,0 +1,56 @@
+/*
+ * stats.c - mean, median, min, max and standard deviation of counts.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/stats.h"
+
+static int
+cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+int
+stats_compute(const uint64_t *values, unsigned n, struct stats_summary *out)
+{
+	uint64_t *sorted;
+	double sum = 0, sq = 0;
+	unsigned mid;
+
+	memset(out, 0, sizeof(*out));
+	if (n == 0)
+		return -EINVAL;
+	sorted = malloc(n * sizeof(*sorted));
+	if (!sorted)
+		return -ENOMEM;
+	memcpy(sorted, values, n * sizeof(*sorted));
+	qsort(sorted, n, sizeof(*sorted), cmp_u64);
+	out->n = n;
+	out->min = sorted[0];
+	out->max = sorted[n - 1];
+	/* Halves first: two counts near 2^64 must not overflow. */
+	mid = n / 2;
+	if (n % 2)
+		out->median = (double)sorted[mid];
+	else
+		out->median = (double)sorted[mid - 1] / 2.0 + (double)sorted[mid] / 2.0;
+	for (unsigned i = 0; i < n; i++)
+		sum += (double)sorted[i];
+	out->mean = sum / n;
+	/* Two passes: sum of squares about the mean, not E[x^2] - E[x]^2 (cancellation). */
+	for (unsigned i = 0; i < n; i++) {
+		double d = (double)sorted[i] - out->mean;
+
+		sq += d * d;
+	}
+	out->stddev = n > 1 ? sqrt(sq / (n - 1)) : 0.0;
+	out->rel_stddev_percent = out->mean != 0 ? 100.0 * out->stddev / out->mean : 0.0;
+	free(sorted);
+	return 0;
+}

@@ -1,0 +1,552 @@
+/*
+ * libpmustat-region in real programs on the emulated PMU, with this test
+ * playing pmustat's side through region_host: program counters by hand,
+ * make the area, run region-demo or region-script pinned to the counted
+ * CPU under libpmuemu.so (whose SIGSEGV handler answers the library's
+ * rdpmc), read the records back, and check exact sums and calls.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <sched.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "e2e_harness.h"
+#include "emu_state.h"
+#include "pmu/msr.h"
+#include "region/region_host.h"
+
+#define CPU 0u
+#define WIDTH 48u
+#define MASK ((1ull << WIDTH) - 1)
+#define LLC_EVTSEL (EVTSEL_EVENT(0x2e) | EVTSEL_UMASK(0x41) | EVTSEL_USR | EVTSEL_EN)
+
+struct fixture {
+	struct e2e_machine m;
+	struct region_host_params p;
+	struct region_area *area;
+	char env[64];
+};
+
+/* GP0 counts LLC misses from @preset, FIXED0 instructions; the area says so. */
+static void
+setup(struct fixture *f, uint64_t preset, unsigned threads, unsigned records)
+{
+	char err[256];
+
+	memset(f, 0, sizeof(*f));
+	e2e_machine_new(&f->m, (const char *[]){ "--model", "skylake", "--cpus", "2", NULL });
+	assert_int_equal(e2e_set_msr(&f->m, CPU, MSR_IA32_PERFEVTSEL0, LLC_EVTSEL), 0);
+	assert_int_equal(e2e_set_msr(&f->m, CPU, MSR_IA32_A_PMC0, preset), 0);
+	assert_int_equal(e2e_set_msr(&f->m, CPU, MSR_IA32_FIXED_CTR_CTRL, FIXED_CTRL_USR), 0);
+	assert_int_equal(e2e_set_msr(&f->m, CPU, MSR_IA32_PERF_GLOBAL_CTRL, 1ull | 1ull << 32), 0);
+	f->p.mode = PMUSTAT_REGION_MODE_RDPMC;
+	f->p.nevents = 2;
+	f->p.events[0] = (struct region_host_event){ .rdpmc_ecx = 0, .width = WIDTH, .perf_fd = -1 };
+	f->p.events[1] = (struct region_host_event){ .rdpmc_ecx = 1u << 30, .width = WIDTH, .perf_fd = -1 };
+	f->p.thread_capacity = threads;
+	f->p.record_capacity = records;
+	if (region_area_create(&f->p, &f->area, err, sizeof(err)) != 0)
+		fail_msg("%s", err);
+	/* Every child of this test inherits it (pmustat does this in its child only). */
+	assert_int_equal(region_area_inherit(f->area), 0);
+	assert_int_equal(region_area_env(f->area, f->env, sizeof(f->env)), 0);
+}
+
+static void
+teardown(struct fixture *f)
+{
+	region_area_free(f->area);
+	e2e_machine_free(&f->m);
+}
+
+/* Run @argv pinned to CPU with the area in its environment (and @extra_env). */
+static void
+run_pinned(struct fixture *f, const char *const argv[], const char *extra_env, int want_status)
+{
+	const char *env[] = { f->env, extra_env, NULL };
+	struct e2e_result r;
+	cpu_set_t saved, one;
+
+	assert_int_equal(sched_getaffinity(0, sizeof(saved), &saved), 0);
+	CPU_ZERO(&one);
+	CPU_SET(CPU, &one);
+	assert_int_equal(sched_setaffinity(0, sizeof(one), &one), 0);
+	e2e_run_env(&f->m, &r, argv, extra_env ? env : (const char *[]){ f->env, NULL });
+	assert_int_equal(sched_setaffinity(0, sizeof(saved), &saved), 0);
+	if (r.status != want_status)
+		fail_msg("%s exited %d (want %d): %s", argv[0], r.status, want_status, r.err);
+	e2e_result_free(&r);
+}
+
+static void
+read_result(struct fixture *f, struct region_result *r)
+{
+	char err[256];
+
+	if (region_area_read(f->area, r, err, sizeof(err)) != 0)
+		fail_msg("%s", err);
+}
+
+static const struct region_total *
+total(const struct region_result *r, const char *name)
+{
+	static const struct region_total none;
+
+	for (unsigned i = 0; i < r->ntotals; i++)
+		if (strcmp(r->totals[i].name, name) == 0)
+			return &r->totals[i];
+	fail_msg("no region '%s' in the result", name);
+	return &none;
+}
+
+static void
+expect_total(const struct region_result *r, const char *name, uint64_t calls, uint64_t units)
+{
+	const struct region_total *t = total(r, name);
+
+	if (t->calls != calls || t->sum[0] != units || t->sum[1] != 10 * units)
+		fail_msg("region %s: %llu calls, %llu LLC, %llu instructions; want %llu, %llu, %llu",
+			 name, (unsigned long long)t->calls, (unsigned long long)t->sum[0],
+			 (unsigned long long)t->sum[1], (unsigned long long)calls,
+			 (unsigned long long)units, (unsigned long long)(10 * units));
+}
+
+/* The demo: exact per-region sums and calls, per thread too, with a wrap inside "hot". */
+static void
+test_demo_exact(void **state)
+{
+	/* 1 outside and the first "hot" leave 49 to the wrap: it happens inside the second. */
+	const uint64_t preset = (1ull << WIDTH) - 150;
+	struct region_result r;
+	struct fixture f;
+	unsigned worker;
+
+	(void)state;
+	setup(&f, preset, 0, 0);
+	run_pinned(&f, (const char *[]){ REGION_DEMO, NULL }, NULL, 0);
+	read_result(&f, &r);
+	assert_int_equal(r.attached, 1);
+	assert_int_equal(r.attach_error, 0);
+	assert_int_equal(r.nthreads, 2);
+	expect_total(&r, "hot", 3, 1200);
+	expect_total(&r, "cold", 1, 18);
+	expect_total(&r, "inner", 1, 5);
+	expect_total(&r, "worker", 1, 7);
+	expect_total(&r, "rec", 2, 5);
+	assert_int_equal(total(&r, "rec")->begins, 2);
+	assert_int_equal(r.ntotals, 5);
+	assert_int_equal(total(&r, "hot")->threads, 2);
+	/* Per thread: the worker's "hot" is its own 1000. */
+	worker = r.counts[0].thread == 0 && strcmp(r.counts[0].name, "cold") == 0 ? 1 : 0;
+	for (unsigned i = 0; i < r.ncounts; i++) {
+		if (strcmp(r.counts[i].name, "hot") == 0)
+			assert_int_equal(r.counts[i].sum[0], r.counts[i].thread == worker ? 1000 : 200);
+	}
+	for (unsigned i = 0; i < r.nthreads; i++) {
+		assert_int_equal(r.threads[i].unmatched_ends, 0);
+		assert_int_equal(r.threads[i].depth_dropped, 0);
+	}
+	/* Whole run: every event, inside regions or not, and the counter did wrap. */
+	assert_int_equal(e2e_msr(&f.m, CPU, MSR_IA32_PMC0), (preset + 1233) & MASK);
+	assert_int_equal(e2e_msr(&f.m, CPU, MSR_IA32_FIXED_CTR0), 12330);
+	region_result_free(&r);
+	teardown(&f);
+}
+
+/* Not started by pmustat: no area, no rdpmc, nothing recorded, never a fault. */
+static void
+test_without_pmustat(void **state)
+{
+	struct e2e_machine m;
+	struct e2e_result r;
+	pid_t pid;
+	int status;
+
+	(void)state;
+	/* rdpmc faults on this emulated machine: the library must not execute it. */
+	e2e_machine_new(&m, (const char *[]){ "--model", "skylake", "--cpus", "2", "--rdpmc=off", NULL });
+	e2e_run(&m, &r, (const char *[]){ REGION_DEMO, NULL });
+	e2e_assert_status(&r, 0);
+	e2e_result_free(&r);
+	e2e_run_env(&m, &r, (const char *[]){ REGION_DEMO, NULL },
+		    (const char *[]){ "PMUSTAT_REGION_FD=0", NULL });	/* stdin: not an area */
+	e2e_assert_status(&r, 0);
+	e2e_result_free(&r);
+	e2e_machine_free(&m);
+
+	/* And with no emulator at all, where rdpmc would kill it. */
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+
+		dup2(null, STDOUT_FILENO);
+		unsetenv("LD_PRELOAD");
+		unsetenv(PMUSTAT_REGION_ENV_FD);
+		execl(REGION_SCRIPT, REGION_SCRIPT, "b:a", "b:a", "e:b", "e:a", "null", "e:a", NULL);
+		_exit(127);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+}
+
+static struct region_result
+script(struct fixture *f, const char *const steps[], unsigned threads, unsigned records)
+{
+	const char *argv[32] = { REGION_SCRIPT };
+	struct region_result r;
+	size_t n = 1;
+
+	setup(f, 0, threads, records);
+	for (size_t i = 0; steps[i] && n < 31; i++)
+		argv[n++] = steps[i];
+	argv[n] = NULL;
+	run_pinned(f, argv, NULL, 0);
+	read_result(f, &r);
+	return r;
+}
+
+static void
+test_mismatched_ends(void **state)
+{
+	struct region_result r;
+	struct fixture f;
+
+	(void)state;
+	/* e:b does not close "a"; e:x closes nothing; E:a closes "a" from another pointer. */
+	r = script(&f, (const char *[]){ "e:x", "b:a", "r:5", "e:b", "r:2", "E:a", "null", NULL }, 0, 0);
+	assert_int_equal(r.nthreads, 1);
+	assert_int_equal(r.threads[0].unmatched_ends, 2);
+	assert_int_equal(r.ntotals, 1);
+	assert_string_equal(r.totals[0].name, "a");
+	assert_int_equal(r.totals[0].calls, 1);
+	assert_int_equal(r.totals[0].sum[0], 7);
+	region_result_free(&r);
+	teardown(&f);
+}
+
+static void
+test_same_name_other_pointer(void **state)
+{
+	struct region_result r;
+	struct fixture f;
+
+	(void)state;
+	r = script(&f, (const char *[]){ "b:x", "r:3", "e:x", "B:x", "r:4", "E:x", "b:x", "r:1", "E:x",
+					 NULL }, 0, 0);
+	assert_int_equal(r.ncounts, 1);
+	assert_int_equal(r.totals[0].calls, 3);
+	assert_int_equal(r.totals[0].sum[0], 8);
+	assert_int_equal(r.threads[0].unmatched_ends, 0);
+	region_result_free(&r);
+	teardown(&f);
+}
+
+static void
+test_recursion_and_left_open(void **state)
+{
+	struct region_result r;
+	struct fixture f;
+
+	(void)state;
+	r = script(&f, (const char *[]){ "b:r", "r:1", "b:r", "b:r", "r:4", "e:r", "e:r", "r:2", "e:r",
+					 "b:open", "r:9", NULL }, 0, 0);
+	assert_int_equal(total(&r, "r")->calls, 3);
+	assert_int_equal(total(&r, "r")->sum[0], 7);	/* the outermost pair, once */
+	assert_int_equal(total(&r, "r")->begins, 3);
+	/* Begun, never ended: begins without calls, no sums. */
+	assert_int_equal(total(&r, "open")->begins, 1);
+	assert_int_equal(total(&r, "open")->calls, 0);
+	assert_int_equal(total(&r, "open")->sum[0], 0);
+	region_result_free(&r);
+	teardown(&f);
+}
+
+static void
+test_depth_limit(void **state)
+{
+	struct region_result r;
+	struct fixture f;
+	char name[16];
+
+	(void)state;
+	r = script(&f, (const char *[]){ "b*70:d", "r:1", "e*70:d", "b:after", "e:after", NULL }, 0, 0);
+	assert_int_equal(r.threads[0].depth_dropped, 70 - PMUSTAT_REGION_MAX_DEPTH);
+	assert_int_equal(r.threads[0].unmatched_ends, 0);
+	assert_int_equal(r.ntotals, PMUSTAT_REGION_MAX_DEPTH + 1);
+	for (unsigned i = 0; i < PMUSTAT_REGION_MAX_DEPTH; i++) {
+		snprintf(name, sizeof(name), "d%u", i);
+		assert_int_equal(total(&r, name)->calls, 1);
+		assert_int_equal(total(&r, name)->sum[0], 1);
+	}
+	assert_int_equal(total(&r, "after")->calls, 1);
+	region_result_free(&r);
+	teardown(&f);
+}
+
+static void
+test_record_area_full(void **state)
+{
+	struct region_result r;
+	struct fixture f;
+
+	(void)state;
+	r = script(&f, (const char *[]){ "b*10:n", "r:2", "e*10:n", "b:n9", "e:n9", NULL }, 0, 8);
+	assert_int_equal(r.ncounts, 8);
+	/* n8 and n9 got no record: their 3 pairs are counted as dropped, not lost silently. */
+	assert_int_equal(r.threads[0].regions_dropped, 3);
+	assert_int_equal(r.threads[0].unmatched_ends, 0);
+	assert_int_equal(total(&r, "n7")->sum[0], 2);
+	region_result_free(&r);
+	teardown(&f);
+}
+
+static void
+test_threads_and_slot_limit(void **state)
+{
+	struct region_result r;
+	struct fixture f;
+
+	(void)state;
+	r = script(&f, (const char *[]){ "threads:8", "b:t", "b:u", "e:u", "e:t", NULL }, 4, 0);
+	assert_int_equal(r.nthreads, 4);
+	assert_int_equal(r.threads_dropped, 4);
+	/* Each thread without a slot drops its two pairs. */
+	assert_int_equal(r.calls_dropped, 8);
+	assert_int_equal(total(&r, "t")->calls, 4);
+	assert_int_equal(total(&r, "t")->threads, 4);
+	assert_int_equal(total(&r, "u")->calls, 4);
+	for (unsigned i = 0; i < r.nthreads; i++)
+		assert_int_equal(r.threads[i].unmatched_ends, 0);
+	region_result_free(&r);
+	teardown(&f);
+}
+
+static void
+test_fork(void **state)
+{
+	struct region_result r;
+	struct fixture f;
+
+	(void)state;
+	/* The child starts with no open region: its e:o is unmatched, the parent's is not. */
+	r = script(&f, (const char *[]){ "b:p", "r:2", "e:p", "b:o", "fork", "e:o", "b:q", "r:1", "e:q",
+					 NULL }, 0, 0);
+	assert_int_equal(r.attached, 1);
+	assert_int_equal(r.nthreads, 2);
+	assert_true(r.threads[0].pid != r.threads[1].pid);
+	assert_int_equal(r.threads[0].unmatched_ends + r.threads[1].unmatched_ends, 1);
+	assert_int_equal(total(&r, "p")->calls, 1);
+	assert_int_equal(total(&r, "p")->sum[0], 2);
+	assert_int_equal(total(&r, "q")->calls, 2);
+	assert_int_equal(total(&r, "q")->threads, 2);
+	assert_int_equal(total(&r, "o")->calls, 1);
+	region_result_free(&r);
+	teardown(&f);
+}
+
+/* An area the library must refuse: another contract version. */
+static void
+test_version_refused(void **state)
+{
+	uint32_t version = PMUSTAT_REGION_VERSION + 1, code = 0, attached = 1;
+	struct fixture f;
+
+	(void)state;
+	setup(&f, 0, 0, 0);
+	assert_int_equal(pwrite(region_area_fd(f.area), &version, 4,
+				offsetof(struct pmustat_region_header, version)), 4);
+	run_pinned(&f, (const char *[]){ REGION_SCRIPT, "b:a", "r:1", "e:a", NULL }, NULL, 0);
+	assert_int_equal(pread(region_area_fd(f.area), &code, 4,
+			       offsetof(struct pmustat_region_header, attach_error)), 4);
+	assert_int_equal(pread(region_area_fd(f.area), &attached, 4,
+			       offsetof(struct pmustat_region_header, attached)), 4);
+	assert_int_equal(code, PMUSTAT_REGION_ATTACH_VERSION);
+	assert_int_equal(attached, 0);
+	teardown(&f);
+}
+
+/* A perf_event_mmap_page as the kernel fills it, in a memfd the child inherits. */
+static int
+fake_page(uint32_t index, int64_t offset, bool rdpmc)
+{
+	struct perf_event_mmap_page pg;
+	int fd = memfd_create("fake-perf-page", 0);
+
+	assert_true(fd >= 0);
+	memset(&pg, 0, sizeof(pg));
+	pg.lock = 2;
+	pg.index = index;
+	pg.offset = offset;
+	pg.pmc_width = WIDTH;
+	pg.cap_user_rdpmc = rdpmc;
+	assert_int_equal(ftruncate(fd, sysconf(_SC_PAGESIZE)), 0);
+	assert_int_equal(pwrite(fd, &pg, sizeof(pg), 0), (ssize_t)sizeof(pg));
+	return fd;
+}
+
+/*
+ * Perf mode: @fd0/@fd1 stand for the self-read events pmustat's child
+ * opens before execve (their pages say which counter to rdpmc); other
+ * threads open their own events (software dummies here: index 0, so
+ * their pairs are "uncounted").
+ */
+static struct region_result
+perf_script(struct fixture *f, int fd0, int fd1, const char *const steps[])
+{
+	const char *argv[16] = { REGION_SCRIPT };
+	char *env[4];
+	struct region_result r;
+	char err[256];
+	int status;
+	size_t n = 1;
+	pid_t pid;
+
+	memset(f, 0, sizeof(*f));
+	e2e_machine_new(&f->m, (const char *[]){ "--model", "skylake", "--cpus", "2", NULL });
+	assert_int_equal(e2e_set_msr(&f->m, CPU, MSR_IA32_PERFEVTSEL0, LLC_EVTSEL), 0);
+	/* Sign extension at the counter's width: it wraps inside the first pair. */
+	assert_int_equal(e2e_set_msr(&f->m, CPU, MSR_IA32_A_PMC0, (1ull << WIDTH) - 5), 0);
+	assert_int_equal(e2e_set_msr(&f->m, CPU, MSR_IA32_FIXED_CTR_CTRL, FIXED_CTRL_USR), 0);
+	assert_int_equal(e2e_set_msr(&f->m, CPU, MSR_IA32_PERF_GLOBAL_CTRL, 1ull | 1ull << 32), 0);
+	f->p.mode = PMUSTAT_REGION_MODE_PERF;
+	f->p.nevents = 2;
+	for (unsigned i = 0; i < 2; i++)
+		f->p.events[i] = (struct region_host_event){
+			.perf_fd = -1, .perf_type = PERF_TYPE_SOFTWARE, .perf_config = PERF_COUNT_SW_DUMMY,
+			.perf_flags = PMUSTAT_REGION_PERF_EXCLUDE_KERNEL | PMUSTAT_REGION_PERF_EXCLUDE_HV,
+		};
+	if (region_area_create(&f->p, &f->area, err, sizeof(err)) != 0)
+		fail_msg("%s", err);
+	assert_int_equal(region_area_env(f->area, f->env, sizeof(f->env)), 0);
+	for (size_t i = 0; steps[i] && n < 15; i++)
+		argv[n++] = steps[i];
+	argv[n] = NULL;
+	assert_true(asprintf(&env[0], "LD_PRELOAD=%s", E2E_LIBPMUEMU) > 0);
+	assert_true(asprintf(&env[1], "%s=%s", EMU_STATE_ENV, f->m.state) > 0);
+	env[2] = f->env;
+	env[3] = NULL;
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		/* What pmustat's child does between fork and execve. */
+		int fds[2] = { fd0, fd1 };
+		cpu_set_t one;
+
+		CPU_ZERO(&one);
+		CPU_SET(CPU, &one);
+		if (sched_setaffinity(0, sizeof(one), &one) < 0 || region_area_inherit(f->area) < 0 ||
+		    region_area_set_perf(f->area, getpid(), fds, 2) < 0)
+			_exit(125);
+		execve(REGION_SCRIPT, (char *const *)argv, env);
+		_exit(127);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+		fail_msg("region-script in perf mode ended with status 0x%x", status);
+	free(env[0]);
+	free(env[1]);
+	close(fd0);
+	close(fd1);
+	if (region_area_read(f->area, &r, err, sizeof(err)) != 0)
+		fail_msg("%s", err);
+	return r;
+}
+
+static void
+test_perf_pages(void **state)
+{
+	struct region_result r;
+	struct fixture f;
+
+	(void)state;
+	/* index is ECX + 1: GP0, and fixed counter 0 (which nothing retires here). */
+	r = perf_script(&f, fake_page(1, 1000, true), fake_page((1u << 30) + 1, -5, true),
+			(const char *[]){ "b:a", "r:7", "e:a", "b:a", "r:3", "e:a", NULL });
+	assert_int_equal(r.attached, 1);
+	assert_int_equal(r.attach_error, 0);
+	assert_int_equal(total(&r, "a")->calls, 2);
+	assert_int_equal(total(&r, "a")->uncounted, 0);
+	assert_int_equal(total(&r, "a")->sum[0], 10);
+	assert_int_equal(total(&r, "a")->sum[1], 0);
+	region_result_free(&r);
+	teardown(&f);
+}
+
+static void
+test_perf_not_readable(void **state)
+{
+	struct region_result r;
+	struct fixture f;
+
+	(void)state;
+	/* An event not on the PMU now (index 0), or without cap_user_rdpmc: the pair is not counted. */
+	r = perf_script(&f, fake_page(1, 0, true), fake_page(0, 0, true),
+			(const char *[]){ "b:a", "r:7", "e:a", NULL });
+	assert_int_equal(total(&r, "a")->calls, 1);
+	assert_int_equal(total(&r, "a")->uncounted, 1);
+	assert_int_equal(total(&r, "a")->sum[0], 0);
+	region_result_free(&r);
+	teardown(&f);
+
+	r = perf_script(&f, fake_page(1, 0, false), fake_page(1, 0, true),
+			(const char *[]){ "b:a", "r:7", "e:a", NULL });
+	assert_int_equal(total(&r, "a")->uncounted, 1);
+	region_result_free(&r);
+	teardown(&f);
+}
+
+static void
+test_perf_other_threads_open_their_own(void **state)
+{
+	struct region_result r;
+	struct fixture f;
+
+	(void)state;
+	r = perf_script(&f, fake_page(1, 0, true), fake_page(1, 0, true),
+			(const char *[]){ "threads:2", "b:t", "r:1", "e:t", NULL });
+	assert_int_equal(r.nthreads, 2);
+	for (unsigned i = 0; i < r.nthreads; i++)
+		assert_int_equal(r.threads[i].perf_error, 0);
+	/* Their own (dummy) events are never on a counter: every pair uncounted, none lost. */
+	assert_int_equal(total(&r, "t")->calls, 2);
+	assert_int_equal(total(&r, "t")->uncounted, 2);
+	region_result_free(&r);
+	teardown(&f);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_demo_exact),
+		cmocka_unit_test(test_without_pmustat),
+		cmocka_unit_test(test_mismatched_ends),
+		cmocka_unit_test(test_same_name_other_pointer),
+		cmocka_unit_test(test_recursion_and_left_open),
+		cmocka_unit_test(test_depth_limit),
+		cmocka_unit_test(test_record_area_full),
+		cmocka_unit_test(test_threads_and_slot_limit),
+		cmocka_unit_test(test_fork),
+		cmocka_unit_test(test_version_refused),
+		cmocka_unit_test(test_perf_pages),
+		cmocka_unit_test(test_perf_not_readable),
+		cmocka_unit_test(test_perf_other_threads_open_their_own),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,262 @@
+/*
+ * test_sched.c - counter assignment and batching into runs.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "events/event.h"
+#include "pmu/counter_sched.h"
+#include "test_util.h"
+
+/* Every event placed once; no counter used twice in a run; masks honoured. */
+static void
+check_plan(const struct event *ev, unsigned n, const struct sched_slot *s, unsigned runs,
+	   uint32_t gp_free, uint32_t fixed_free)
+{
+	for (unsigned r = 0; r < runs; r++) {
+		uint32_t gp = 0, fixed = 0;
+
+		for (unsigned i = 0; i < n; i++) {
+			if (s[i].run != r)
+				continue;
+			if (s[i].kind == SCHED_FIXED) {
+				assert_int_equal((int)s[i].index, ev[i].fixed);
+				assert_true(fixed_free & (1u << s[i].index));
+				assert_false(fixed & (1u << s[i].index));
+				fixed |= 1u << s[i].index;
+			} else {
+				assert_int_equal(s[i].kind, SCHED_GP);
+				assert_true(ev[i].gp_mask & gp_free & (1u << s[i].index));
+				assert_false(gp & (1u << s[i].index));
+				gp |= 1u << s[i].index;
+			}
+		}
+	}
+	for (unsigned i = 0; i < n; i++)
+		assert_true(s[i].run < runs);
+}
+
+static void
+test_default_set_one_run(void **state)
+{
+	struct pmu_caps caps = test_caps_skylake();
+	struct event ev[] = {
+		test_fixed_event("instructions", 0, 0xc0, 0, 0xf),
+		test_fixed_event("cycles", 1, 0x3c, 0, 0xf),
+		test_fixed_event("ref-cycles", 2, 0x3c, 1, 0xf),
+		test_event("branches", 0xc4, 0, 0xf),
+		test_event("branch-misses", 0xc5, 0, 0xf),
+	};
+	struct sched_slot s[5];
+	unsigned runs = 0, bad;
+	char err[256];
+
+	(void)state;
+	assert_int_equal(sched_plan(ev, 5, &caps, 0xf, 0x7, s, &runs, &bad, err, sizeof(err)), 0);
+	assert_int_equal(runs, 1);
+	assert_int_equal(s[0].kind, SCHED_FIXED);
+	assert_int_equal(s[1].kind, SCHED_FIXED);
+	assert_int_equal(s[2].kind, SCHED_FIXED);
+	assert_int_equal(s[3].kind, SCHED_GP);
+	assert_int_equal(s[4].kind, SCHED_GP);
+	check_plan(ev, 5, s, runs, 0xf, 0x7);
+}
+
+static void
+test_watchdog_cycles_to_gp(void **state)
+{
+	struct pmu_caps caps = test_caps_skylake();
+	struct event ev[] = {
+		test_fixed_event("instructions", 0, 0xc0, 0, 0xf),
+		test_fixed_event("cycles", 1, 0x3c, 0, 0xf),
+	};
+	struct sched_slot s[2];
+	unsigned runs = 0;
+	char err[256];
+
+	(void)state;
+	/* The NMI watchdog holds fixed counter 1. */
+	assert_int_equal(sched_plan(ev, 2, &caps, 0xf, 0x5, s, &runs, NULL, err, sizeof(err)), 0);
+	assert_int_equal(runs, 1);
+	assert_int_equal(s[0].kind, SCHED_FIXED);
+	assert_int_equal(s[1].kind, SCHED_GP);
+	check_plan(ev, 2, s, runs, 0xf, 0x5);
+}
+
+static void
+test_six_on_four_two_runs(void **state)
+{
+	struct pmu_caps caps = test_caps_skylake();
+	struct event ev[6];
+	struct sched_slot s[6];
+	unsigned runs = 0, in_run[2] = { 0, 0 };
+	char err[256];
+
+	(void)state;
+	for (unsigned i = 0; i < 6; i++)
+		ev[i] = test_event("E", (uint8_t)(0x10 + i), 1, 0xf);
+	assert_int_equal(sched_plan(ev, 6, &caps, 0xf, 0x7, s, &runs, NULL, err, sizeof(err)), 0);
+	assert_int_equal(runs, 2);
+	check_plan(ev, 6, s, runs, 0xf, 0x7);
+	for (unsigned i = 0; i < 6; i++)
+		in_run[s[i].run]++;
+	assert_int_equal(in_run[0], 4);
+	assert_int_equal(in_run[1], 2);
+}
+
+static void
+test_restricted_counters(void **state)
+{
+	struct pmu_caps caps = test_caps_skylake();
+	struct event ev[] = {
+		test_event("ANY", 0x11, 1, 0xff),
+		test_event("ONLY0", 0x12, 1, 0x1),
+		test_event("LOW4", 0x13, 1, 0xf),
+		test_event("LOW4b", 0x14, 1, 0xf),
+		test_event("LOW4c", 0x15, 1, 0xf),
+	};
+	struct sched_slot s[5];
+	unsigned runs = 0;
+	char err[256];
+
+	(void)state;
+	caps.gp_counters = 8;
+	caps.gp_mask = 0xff;
+	assert_int_equal(sched_plan(ev, 5, &caps, 0xff, 0x7, s, &runs, NULL, err, sizeof(err)), 0);
+	/* ANY first must not block ONLY0 off counter 0: one run, matched. */
+	assert_int_equal(runs, 1);
+	assert_int_equal(s[1].index, 0);
+	check_plan(ev, 5, s, runs, 0xff, 0x7);
+	for (unsigned i = 2; i < 5; i++)
+		assert_true(s[i].index < 4);
+}
+
+static void
+test_taken_alone(void **state)
+{
+	struct pmu_caps caps = test_caps_skylake();
+	struct event ev[] = {
+		test_fixed_event("instructions", 0, 0xc0, 0, 0xf),
+		test_event("A", 0x11, 1, 0xf),
+		test_event("ALONE", 0x12, 1, 0xf),
+		test_event("B", 0x13, 1, 0xf),
+	};
+	struct sched_slot s[4];
+	unsigned runs = 0;
+	char err[256];
+
+	(void)state;
+	ev[2].flags |= EVENT_F_TAKEN_ALONE;
+	assert_int_equal(sched_plan(ev, 4, &caps, 0xf, 0x7, s, &runs, NULL, err, sizeof(err)), 0);
+	assert_int_equal(runs, 2);
+	check_plan(ev, 4, s, runs, 0xf, 0x7);
+	/* No other GP event shares ALONE's run. */
+	for (unsigned i = 0; i < 4; i++)
+		if (i != 2 && s[i].kind == SCHED_GP)
+			assert_int_not_equal(s[i].run, s[2].run);
+}
+
+static void
+test_extra_msr_one_value_per_run(void **state)
+{
+	struct pmu_caps caps = test_caps_skylake();
+	struct event ev[] = {
+		test_event("OCR.A", 0xb7, 1, 0xf),
+		test_event("OCR.B", 0xb7, 1, 0xf),
+		test_event("OCR.A2", 0xb7, 1, 0xf),
+	};
+	struct sched_slot s[3];
+	unsigned runs = 0;
+	char err[256];
+
+	(void)state;
+	ev[0].extra_msr = ev[1].extra_msr = ev[2].extra_msr = 0x1a6;
+	ev[0].extra_value = 0x10001;
+	ev[1].extra_value = 0x20001;
+	ev[2].extra_value = 0x10001;
+	assert_int_equal(sched_plan(ev, 3, &caps, 0xf, 0x7, s, &runs, NULL, err, sizeof(err)), 0);
+	assert_int_equal(runs, 2);
+	assert_int_equal(s[0].run, s[2].run);
+	assert_int_not_equal(s[0].run, s[1].run);
+}
+
+static void
+test_all_busy_refused(void **state)
+{
+	struct pmu_caps caps = test_caps_skylake();
+	struct event ev[] = {
+		test_fixed_event("instructions", 0, 0xc0, 0, 0xf),
+		test_event("branches", 0xc4, 0, 0xf),
+	};
+	struct sched_slot s[2];
+	unsigned runs = 0, bad = 99;
+	char err[256] = "";
+
+	(void)state;
+	/* Fixed 0 free, no GP counter free: branches cannot go anywhere. */
+	assert_int_equal(sched_plan(ev, 2, &caps, 0x0, 0x1, s, &runs, &bad, err, sizeof(err)), -ENOSPC);
+	assert_int_equal(bad, 1);
+	assert_non_null(strstr(err, "branches"));
+	/* A fixed-only event whose fixed counter is busy. */
+	ev[0].gp_mask = 0;
+	assert_int_equal(sched_plan(ev, 1, &caps, 0xf, 0x6, s, &runs, &bad, err, sizeof(err)), -ENOSPC);
+	assert_int_equal(bad, 0);
+}
+
+static void
+test_duplicate_fixed_goes_to_gp(void **state)
+{
+	struct pmu_caps caps = test_caps_skylake();
+	struct event ev[] = {
+		test_fixed_event("instructions:u", 0, 0xc0, 0, 0xf),
+		test_fixed_event("instructions:k", 0, 0xc0, 0, 0xf),
+	};
+	struct sched_slot s[2];
+	unsigned runs = 0;
+	char err[256];
+
+	(void)state;
+	ev[1].usr = false;
+	ev[1].os = true;
+	assert_int_equal(sched_plan(ev, 2, &caps, 0xf, 0x7, s, &runs, NULL, err, sizeof(err)), 0);
+	assert_int_equal(runs, 1);
+	assert_int_equal(s[0].kind, SCHED_FIXED);
+	assert_int_equal(s[1].kind, SCHED_GP);
+}
+
+static void
+test_counter_names(void **state)
+{
+	struct sched_slot a = { SCHED_FIXED, 1, 0 }, b = { SCHED_GP, 3, 0 }, c = { SCHED_NONE, 0, 0 };
+	char buf[16];
+
+	(void)state;
+	sched_counter_name(&a, buf, sizeof(buf));
+	assert_string_equal(buf, "fixed1");
+	sched_counter_name(&b, buf, sizeof(buf));
+	assert_string_equal(buf, "pmc3");
+	sched_counter_name(&c, buf, sizeof(buf));
+	assert_string_equal(buf, "-");
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_default_set_one_run),
+		cmocka_unit_test(test_watchdog_cycles_to_gp),
+		cmocka_unit_test(test_six_on_four_two_runs),
+		cmocka_unit_test(test_restricted_counters),
+		cmocka_unit_test(test_taken_alone),
+		cmocka_unit_test(test_extra_msr_one_value_per_run),
+		cmocka_unit_test(test_all_busy_refused),
+		cmocka_unit_test(test_duplicate_fixed_goes_to_gp),
+		cmocka_unit_test(test_counter_names),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,227 @@
+/*
+ * test_pmu_state.c - src/pmu_state.c on the in-process emulated PMU: a
+ * hand-programmed PMU is decoded field by field, its events named from the
+ * core's table, its owners guessed, and reading it never writes.
+ */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include <libcpuid/libcpuid.h>
+
+#include "config.h"
+#include "events/cpu.h"
+#include "emu_hw.h"
+#include "emu_pmu.h"
+#include "events/event_table.h"
+#include "pmu/msr.h"
+#include "pmu/pmu_state.h"
+
+#define CPU 1
+#define EVENTS_DIR PMUSTAT_SOURCE_ROOT "/events"
+
+struct fixture {
+	struct emu_pmu *emu;
+	struct hw *hw;
+	struct cpu_info info;
+};
+
+static struct fixture *
+fixture_new(enum emu_model model, bool watchdog)
+{
+	struct fixture *f = calloc(1, sizeof(*f));
+	struct cpu_raw_data_t raw;
+	struct emu_config cfg;
+
+	assert_non_null(f);
+	emu_config_default(&cfg, model);
+	cfg.ncpus = 2;
+	cfg.watchdog = watchdog;
+	f->emu = emu_pmu_new(&cfg);
+	assert_non_null(f->emu);
+	f->hw = emu_hw_new(f->emu);
+	assert_non_null(f->hw);
+	assert_int_equal(hw_cpuid(f->hw, CPU, &raw), 0);
+	cpu_decode(&raw, &f->info);
+	return f;
+}
+
+static void
+fixture_free(struct fixture *f)
+{
+	emu_hw_free(f->hw);
+	emu_pmu_free(f->emu);
+	free(f);
+}
+
+static void
+wr(struct fixture *f, uint32_t msr, uint64_t v)
+{
+	assert_int_equal(emu_wrmsr(f->emu, CPU, msr, v), 0);
+}
+
+static struct event_table *
+table(const char *name)
+{
+	struct event_table *t = NULL;
+	char err[512];
+
+	if (event_table_load(EVENTS_DIR, name, &t, err, sizeof(err)) != 0)
+		fail_msg("%s", err);
+	return t;
+}
+
+static void
+test_decode_hand_programmed(void **state)
+{
+	struct fixture *f = fixture_new(EMU_MODEL_SKYLAKE, true);
+	struct event_table *t = table("skylake");
+	struct emu_pmu before;
+	struct pmu_state st;
+	struct pmu_evtsel_fields e;
+	char err[512] = "", name[128];
+
+	(void)state;
+	/* pmc0: BR_INST_RETIRED.ALL_BRANCHES, user, enabled (pmustat's way). */
+	wr(f, msr_evtsel(0), 0x4100c4);
+	/* pmc1: perf's way: both rings, INT, edge, inv, cmask 1 on 0xa3/0x04. */
+	wr(f, msr_evtsel(1), 0x01d704a3);
+	/* pmc3: an encoding no table has. */
+	wr(f, msr_evtsel(3), 0x420077);
+	wr(f, msr_a_pmc(0), 1000);
+	wr(f, MSR_IA32_FIXED_CTR_CTRL, 0xb2);	/* fixed0 user, fixed1 the watchdog */
+	wr(f, MSR_IA32_PERF_GLOBAL_STATUS_SET, 0x200000001ull);
+	memcpy(&before, f->emu, sizeof(before));
+
+	assert_int_equal(pmu_state_read(f->hw, CPU, &f->info.pmu, &st, err, sizeof(err)), 0);
+	/* Read only: not one write, not even an open for writing. */
+	assert_int_equal(emu_hw_calls(f->hw, EMU_HW_OP_WRMSR), 0);
+	assert_int_equal(emu_pmu_diff(&before, f->emu, stderr), 0);
+
+	assert_int_equal(st.global_ctrl, 0x70000000full);
+	assert_int_equal(st.global_status, 0x200000001ull);
+	assert_true(st.has_inuse);
+	assert_int_equal(st.fixed_ctrl, 0xb2);
+	assert_int_equal(st.pmc[0], 1000);
+	assert_int_equal(st.busy_gp, 0xb);
+	assert_int_equal(st.busy_fixed, 0x3);
+
+	pmu_state_decode_evtsel(st.evtsel[1], &e);
+	assert_int_equal(e.event, 0xa3);
+	assert_int_equal(e.umask, 0x04);
+	assert_int_equal(e.cmask, 1);
+	assert_true(e.usr && e.os && e.edge && e.intr && e.en && e.inv);
+	assert_false(e.any || e.pc);
+
+	assert_string_equal(pmu_state_event_name(t, st.evtsel[0], name, sizeof(name)),
+			    "BR_INST_RETIRED.ALL_BRANCHES");
+	assert_string_equal(pmu_state_event_name(t, st.evtsel[3], name, sizeof(name)), "raw");
+	assert_string_equal(pmu_state_event_name(t, 0, name, sizeof(name)), "");
+	/* Without a table: the architectural name. */
+	assert_string_equal(pmu_state_event_name(NULL, 0x4100c4, name, sizeof(name)), "BRANCH_INSTRUCTIONS");
+	assert_string_equal(pmu_state_fixed_event_name(t, 1), "CPU_CLK_UNHALTED.THREAD");
+
+	/* Owners: the watchdog's fixed1, perf's INT counter, the rest unknown. */
+	pmu_state_guess_owners(&st, "1\n", NULL);
+	assert_int_equal(st.owner_fixed[1], PMU_OWNER_NMI_WATCHDOG);
+	assert_int_equal(st.owner_fixed[0], PMU_OWNER_UNKNOWN);
+	assert_int_equal(st.owner_fixed[2], PMU_OWNER_NONE);
+	assert_int_equal(st.owner_gp[1], PMU_OWNER_PERF);
+	assert_int_equal(st.owner_gp[0], PMU_OWNER_UNKNOWN);
+	assert_int_equal(st.owner_gp[2], PMU_OWNER_NONE);
+	/* Watchdog off: a PMI field is perf's. */
+	pmu_state_guess_owners(&st, "0", NULL);
+	assert_int_equal(st.owner_fixed[1], PMU_OWNER_PERF);
+	/* A pmustat run holds the core: its kind of counters are its. */
+	{
+		struct pmu_state_pmustat pm = { .live_pid = 1234 };
+
+		pmu_state_guess_owners(&st, "1", &pm);
+		assert_int_equal(st.owner_gp[0], PMU_OWNER_PMUSTAT);
+		assert_int_equal(st.owner_fixed[0], PMU_OWNER_PMUSTAT);
+		assert_int_equal(st.owner_gp[1], PMU_OWNER_PERF);
+		pm.live_pid = 0;
+		pm.killed_pid = 99;
+		pmu_state_guess_owners(&st, "1", &pm);
+		assert_int_equal(st.owner_gp[0], PMU_OWNER_PMUSTAT_KILLED);
+	}
+	assert_string_equal(pmu_owner_name(PMU_OWNER_NMI_WATCHDOG), "nmi_watchdog");
+	event_table_free(t);
+	fixture_free(f);
+}
+
+/* GLOBAL_INUSE alone (v4+) marks a counter busy, as pmu_open() does. */
+static void
+test_inuse_and_versions(void **state)
+{
+	struct fixture *f = fixture_new(EMU_MODEL_HASWELL, false);
+	struct pmu_state st;
+	char err[512] = "";
+
+	(void)state;
+	wr(f, msr_evtsel(2), 0x4000c0);	/* EN only with event 0xc0 */
+	assert_int_equal(pmu_state_read(f->hw, CPU, &f->info.pmu, &st, err, sizeof(err)), 0);
+	assert_false(st.has_inuse);	/* v3 */
+	assert_int_equal(st.busy_gp, 0x4);
+	fixture_free(f);
+}
+
+static void
+test_read_errors_name_the_fix(void **state)
+{
+	struct fixture *f = fixture_new(EMU_MODEL_SKYLAKE, false);
+	struct pmu_state st;
+	char err[512] = "";
+
+	(void)state;
+	f->emu->config.msr = EMU_MSR_ABSENT;
+	assert_int_equal(pmu_state_read(f->hw, CPU, &f->info.pmu, &st, err, sizeof(err)), -ENOENT);
+	assert_non_null(strstr(err, "core 1"));
+	assert_non_null(strstr(err, "modprobe msr"));
+	f->emu->config.msr = EMU_MSR_OK;
+	emu_hw_inject(f->hw, EMU_HW_OP_RDMSR, 3, -EIO);
+	assert_int_equal(pmu_state_read(f->hw, CPU, &f->info.pmu, &st, err, sizeof(err)), -EIO);
+	assert_non_null(strstr(err, "0x"));
+	fixture_free(f);
+}
+
+static void
+test_parse_cpus(void **state)
+{
+	bool set[8];
+	char err[256];
+
+	(void)state;
+	assert_int_equal(pmu_state_parse_cpus("all", 8, set, err, sizeof(err)), 0);
+	for (int i = 0; i < 8; i++)
+		assert_true(set[i]);
+	assert_int_equal(pmu_state_parse_cpus("0-2,5", 8, set, err, sizeof(err)), 0);
+	assert_true(set[0] && set[1] && set[2] && !set[3] && !set[4] && set[5] && !set[6]);
+	assert_int_equal(pmu_state_parse_cpus("7", 8, set, err, sizeof(err)), 0);
+	assert_true(set[7] && !set[0]);
+	static const char *const bad[] = { "", "8", "-1", "3-1", "1,", "1,,2", "a", "1-", " 1", "0x1", "1 " };
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		if (pmu_state_parse_cpus(bad[i], 8, set, err, sizeof(err)) != -EINVAL)
+			fail_msg("-C \"%s\" was accepted", bad[i]);
+		assert_non_null(strstr(err, "not a CPU list"));
+	}
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_decode_hand_programmed),
+		cmocka_unit_test(test_inuse_and_versions),
+		cmocka_unit_test(test_read_errors_name_the_fix),
+		cmocka_unit_test(test_parse_cpus),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
