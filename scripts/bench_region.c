@@ -34,6 +34,7 @@
 
 #include "hw/hw.h"
 #include "region/region_host.h"
+#include "base/err.h"
 
 #define NEVENTS 4
 #define GOAL_INSNS 60
@@ -292,7 +293,8 @@ main(int argc, char **argv)
 	const char *shared = BENCH_CHILD_SHARED, *stat = BENCH_CHILD_STATIC, *tsc = BENCH_CHILD_RDTSC;
 	struct region_area *area;
 	struct steps s;
-	char env[64], err[256];
+	struct pmustat_error *err = NULL;
+	char env[64];
 	long n = argc > 1 ? atol(argv[1]) : 2000000;
 	long shared_insns, static_insns, idle_insns;
 	struct hw *hw;
@@ -301,9 +303,9 @@ main(int argc, char **argv)
 
 	for (unsigned i = 0; i < NEVENTS; i++)
 		p.events[i] = (struct region_host_event){ .rdpmc_ecx = i, .width = 48, .perf_fd = -1 };
-	if (region_area_create(&p, &area, err, sizeof(err)) < 0 || region_area_inherit(area) < 0 ||
+	if (region_area_create(&p, &area, &err) < 0 || region_area_inherit(area) < 0 ||
 	    region_area_env(area, env, sizeof(env)) < 0) {
-		fprintf(stderr, "bench-region: %s\n", err);
+		fprintf(stderr, "bench-region: %s\n", err_msg(err));
 		return 1;
 	}
 	hw = hw_linux_new();
@@ -335,5 +337,6 @@ main(int argc, char **argv)
 
 	likwid_model();
 	region_area_free(area);
+	err_free(err);
 	return 0;
 }

@@ -11,17 +11,16 @@
 #include <unistd.h>
 
 #include "base/invoker.h"
+#include "base/err.h"
 
 int
-invoker_refuse_setid(const char *argv0, char *err, size_t errlen)
+invoker_refuse_setid(const char *argv0, struct pmustat_error **err)
 {
 	if (getuid() == geteuid() && getgid() == getegid())
 		return 0;
-	snprintf(err, errlen,
-		 "refusing to run set-user-ID or set-group-ID (real uid %u, effective uid %u, real gid %u, effective gid %u): it would give whoever runs it root's rights over the command and the files it writes; remove the bit (chmod u-s,g-s %s) and run pmustat through sudo",
+	return err_set(err, -EPERM, "refusing to run set-user-ID or set-group-ID (real uid %u, effective uid %u, real gid %u, effective gid %u): it would give whoever runs it root's rights over the command and the files it writes; remove the bit (chmod u-s,g-s %s) and run pmustat through sudo",
 		 (unsigned)getuid(), (unsigned)geteuid(), (unsigned)getgid(), (unsigned)getegid(),
 		 argv0 && argv0[0] ? argv0 : "pmustat");
-	return -EPERM;
 }
 
 int
@@ -57,7 +56,7 @@ fill_passwd(struct invoker *inv, const struct passwd *pw)
 }
 
 int
-invoker_get(struct invoker *inv, char *err, size_t errlen)
+invoker_get(struct invoker *inv, struct pmustat_error **err)
 {
 	const char *u = getenv("SUDO_UID"), *g = getenv("SUDO_GID");
 	struct passwd *pw;
@@ -87,25 +86,20 @@ invoker_get(struct invoker *inv, char *err, size_t errlen)
 		return 0;
 	}
 	if (!u || invoker_parse_id(u, &uid)) {
-		snprintf(err, errlen,
-			 "SUDO_UID=%s%s%s: %s; pmustat runs the command as the user sudo names there and will not guess (unset SUDO_UID and SUDO_GID to run it as root)",
+		return err_set(err, -EINVAL, "SUDO_UID=%s%s%s: %s; pmustat runs the command as the user sudo names there and will not guess (unset SUDO_UID and SUDO_GID to run it as root)",
 			 u ? "'" : "", u ? u : "(unset)", u ? "'" : "",
 			 u ? "not a user id (want a decimal number below 4294967295)" : "SUDO_GID is set without it");
-		return -EINVAL;
 	}
 	if (!g || invoker_parse_id(g, &gid)) {
-		snprintf(err, errlen,
-			 "SUDO_GID=%s%s%s: %s; pmustat runs the command with the group sudo names there and will not guess",
+		return err_set(err, -EINVAL, "SUDO_GID=%s%s%s: %s; pmustat runs the command with the group sudo names there and will not guess",
 			 g ? "'" : "", g ? g : "(unset)", g ? "'" : "",
 			 g ? "not a group id (want a decimal number below 4294967295)" : "SUDO_UID is set without it");
-		return -EINVAL;
 	}
 	errno = 0;
 	pw = getpwuid((uid_t)uid);
 	if (!pw) {
-		snprintf(err, errlen, "SUDO_UID=%u: no such user%s%s; pmustat runs the command as that user and needs its passwd entry",
+		return err_set(err, -ENOENT, "SUDO_UID=%u: no such user%s%s; pmustat runs the command as that user and needs its passwd entry",
 			 uid, errno ? ": " : "", errno ? strerror(errno) : "");
-		return -ENOENT;
 	}
 	inv->sudo = true;
 	inv->uid = (uid_t)uid;
@@ -114,17 +108,15 @@ invoker_get(struct invoker *inv, char *err, size_t errlen)
 	/* The user's supplementary groups, as sudo -u would give them. */
 	inv->ngroups = INVOKER_MAX_GROUPS;
 	if (getgrouplist(pw->pw_name, pw->pw_gid, inv->groups, &inv->ngroups) < 0) {
-		snprintf(err, errlen, "user %s (SUDO_UID=%u) is in more than %d groups; pmustat cannot give the command all of them",
+		return err_set(err, -E2BIG, "user %s (SUDO_UID=%u) is in more than %d groups; pmustat cannot give the command all of them",
 			 pw->pw_name, uid, INVOKER_MAX_GROUPS);
-		return -E2BIG;
 	}
 	/* SUDO_GID is the user's group (sudo sets it so); any other would be a group the user has not got. */
 	for (int i = 0; i < inv->ngroups; i++)
 		if (inv->groups[i] == inv->gid)
 			return 0;
-	snprintf(err, errlen, "SUDO_GID=%u: not a group of user %s (SUDO_UID=%u); pmustat runs the command with the user's own groups only",
+	return err_set(err, -EINVAL, "SUDO_GID=%u: not a group of user %s (SUDO_UID=%u); pmustat runs the command with the user's own groups only",
 		 gid, pw->pw_name, uid);
-	return -EINVAL;
 }
 
 bool
@@ -180,7 +172,7 @@ invoker_environ(const struct invoker *inv, char *const env[])
 }
 
 int
-invoker_fs_enter(const struct invoker *inv, struct invoker_fs *saved, char *err, size_t errlen)
+invoker_fs_enter(const struct invoker *inv, struct invoker_fs *saved, struct pmustat_error **err)
 {
 	const gid_t *groups = inv->ngroups > 0 ? inv->groups : &inv->gid;
 	size_t ngroups = inv->ngroups > 0 ? (size_t)inv->ngroups : 1;
@@ -208,9 +200,8 @@ invoker_fs_enter(const struct invoker *inv, struct invoker_fs *saved, char *err,
 	return 0;
 fail:
 	n = errno;
-	snprintf(err, errlen, "cannot take the rights of uid %u to open files: %s", (unsigned)inv->uid,
+	return err_set(err, -n, "cannot take the rights of uid %u to open files: %s", (unsigned)inv->uid,
 		 strerror(n));
-	return -n;
 }
 
 void

@@ -22,6 +22,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+struct pmustat_error;
+
 #define INVOKER_MAX_GROUPS 256
 
 struct invoker {
@@ -42,7 +44,7 @@ struct invoker {
  * it root's rights; it is meant to run through sudo).
  */
 int
-invoker_refuse_setid(const char *argv0, char *err, size_t errlen);
+invoker_refuse_setid(const char *argv0, struct pmustat_error **err);
 
 /* Parse a SUDO_UID/SUDO_GID value strictly: decimal, no sign, in range. 0 or -EINVAL. */
 int
@@ -50,7 +52,7 @@ invoker_parse_id(const char *s, unsigned *out);
 
 /* Who pmustat works for (see the top). 0, or -EINVAL / -ENOENT with a message naming the variable. */
 int
-invoker_get(struct invoker *inv, char *err, size_t errlen);
+invoker_get(struct invoker *inv, struct pmustat_error **err);
 
 /*
  * Whether pmustat's process differs from @inv (root acting for another
@@ -85,7 +87,7 @@ struct invoker_fs {
  * while no other thread runs. 0, or -errno with a message.
  */
 int
-invoker_fs_enter(const struct invoker *inv, struct invoker_fs *saved, char *err, size_t errlen);
+invoker_fs_enter(const struct invoker *inv, struct invoker_fs *saved, struct pmustat_error **err);
 void
 invoker_fs_leave(struct invoker_fs *saved);
 

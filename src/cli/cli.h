@@ -1,14 +1,45 @@
 /*
- * cli.h - what the subcommands' option parsers share.
+ * cli.h - what the subcommands share: how a usage error reads, the -C
+ * number, and the subcommands themselves.
+ *
+ * A subcommand gets argv with argv[0] its own word ("info"; "pmustat" for
+ * stat), parses its options and returns pmustat's exit status. When pmustat
+ * itself fails it sets *@err instead and returns; cli/main.c is the one
+ * place that prints that ("pmustat info: what failed") and exits with
+ * err_status(*err) (125 unless the error says otherwise).
  */
 #ifndef PMUSTAT_CLI_H
 #define PMUSTAT_CLI_H
 
+#include <stdio.h>
+
+struct pmustat_error;
+
+int cmd_info(int argc, char **argv, struct pmustat_error **err);
+int cmd_list(int argc, char **argv, struct pmustat_error **err);
+int cmd_reset(int argc, char **argv, struct pmustat_error **err);
+int cmd_stat(int argc, char **argv, struct pmustat_error **err);
+int cmd_state(int argc, char **argv, struct pmustat_error **err);
+
+/* The counting options, for pmustat --help. */
+void stat_usage_options(FILE *out);
+
 /*
- * getopt_long(argc, argv, @optstring, ...) returned '?': say whether the
- * option is unknown or lacks its value, naming it as typed ("--watch",
- * not the internal code of a long option).
+ * A usage error of @prog ("pmustat info"): @fmt's text and "; try '@prog
+ * --help'", one line, exit 125. Returns -EINVAL.
  */
-void cli_option_error(const char *prog, char *const argv[], const char *optstring);
+int cli_usage_error(struct pmustat_error **err, const char *prog, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/*
+ * getopt_long(argc, argv, @optstring, ...) returned '?': the usage error
+ * naming the option as typed ("--watch", not the internal code of a long
+ * option), unknown or lacking its value. Returns -EINVAL.
+ */
+int cli_option_error(struct pmustat_error **err, const char *prog, char *const argv[],
+		     const char *optstring);
+
+/* A -C argument: one CPU number, 0..CPU_SETSIZE-1. 0, or the usage error. */
+int cli_parse_cpu(const char *arg, int *cpu, const char *prog, struct pmustat_error **err);
 
 #endif

@@ -14,16 +14,16 @@
 
 #include "pmu/access.h"
 #include "events/arch_events.h"
-#include "cli/cmd.h"
+#include "base/err.h"
+#include "cli/cli.h"
 #include "config.h"
 #include "events/cpu.h"
+#include "engine/target.h"
 #include "events/cpu_source.h"
-#include "events/data_dir.h"
 #include "base/exit_codes.h"
 #include "hw/hw.h"
 #include "base/invoker.h"
 #include "report/json_text.h"
-#include "events/mapfile.h"
 #include "netburst/nb_detect.h"
 #include "report/outfile.h"
 #include "engine/perf_backend.h"
@@ -58,8 +58,12 @@ info_usage(FILE *out)
 	fprintf(out, "usage: pmustat info [--json] [--cpu-dump FILE] [--save-cpu-dump FILE] [-C N]\n");
 }
 
+#define INFO_PROG "pmustat info"
+#define INFO_OPTSTRING "+C:h"
+
+/* 0, 1 for --help (printed), or -EINVAL with the usage error. */
 static int
-parse_opts(int argc, char **argv, struct info_opts *o)
+parse_opts(int argc, char **argv, struct info_opts *o, struct pmustat_error **err)
 {
 	static const struct option longopts[] = {
 		{ "json", no_argument, NULL, 'j' },
@@ -73,7 +77,8 @@ parse_opts(int argc, char **argv, struct info_opts *o)
 
 	o->cpu = -1;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+C:h", longopts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, INFO_OPTSTRING, longopts, NULL)) != -1) {
 		switch (c) {
 		case 'j':
 			o->json = true;
@@ -85,50 +90,40 @@ parse_opts(int argc, char **argv, struct info_opts *o)
 			o->save_cpu_dump = optarg;
 			break;
 		case 'C':
-			if (cpu_parse_number(optarg, &o->cpu) < 0) {
-				fprintf(stderr, "pmustat info: -C '%s': expected a CPU number (0-%d)\n",
-					optarg, CPU_SETSIZE - 1);
+			if (cli_parse_cpu(optarg, &o->cpu, INFO_PROG, err))
 				return -EINVAL;
-			}
 			break;
 		case 'h':
 			info_usage(stdout);
 			return 1;
 		default:
-			info_usage(stderr);
-			return -EINVAL;
+			return cli_option_error(err, INFO_PROG, argv, INFO_OPTSTRING);
 		}
 	}
-	if (optind < argc) {
-		fprintf(stderr, "pmustat info: unexpected argument '%s'\n", argv[optind]);
-		info_usage(stderr);
-		return -EINVAL;
-	}
-	if (o->cpu_dump && o->save_cpu_dump) {
-		fprintf(stderr, "pmustat info: --cpu-dump describes another machine; --save-cpu-dump saves this one: give one of them\n");
-		return -EINVAL;
-	}
+	if (optind < argc)
+		return cli_usage_error(err, INFO_PROG, "unexpected argument '%s'", argv[optind]);
+	if (o->cpu_dump && o->save_cpu_dump)
+		return cli_usage_error(err, INFO_PROG,
+				       "--cpu-dump describes another machine; --save-cpu-dump saves this one: give one of them");
 	return 0;
 }
 
+/* The table the mapfile names for the CPU, or why there is none. */
 static void
-choose_table(struct info *in)
+choose_table(struct info *in, const struct target *t)
 {
-	char err[512];
-	int ret;
-
 	in->have_table = false;
-	if (in->cpu_info.verdict != CPU_VERDICT_OK && !in->cpu_info.netburst.present)
+	if (t->table_rc == 1)
 		return;
-	ret = mapfile_choose_table(pmustat_events_dir(), &in->cpu_info, in->table,
-				   sizeof(in->table), err, sizeof(err));
-	if (ret == 0) {
+	if (t->table_rc == 0) {
 		in->have_table = true;
-	} else if (ret == -ENOENT) {
-		/* No row for this CPU, or no mapfile at all: err says which. */
-		snprintf(in->table_note, sizeof(in->table_note), "%s; architectural events only", err);
+		snprintf(in->table, sizeof(in->table), "%s", t->choice.table);
+	} else if (t->table_rc == -ENOENT) {
+		/* No row for this CPU, or no mapfile at all: the message says which. */
+		snprintf(in->table_note, sizeof(in->table_note), "%s; architectural events only",
+			 err_msg(t->table_why));
 	} else {
-		snprintf(in->table_note, sizeof(in->table_note), "%s", err);
+		snprintf(in->table_note, sizeof(in->table_note), "%s", err_msg(t->table_why));
 	}
 }
 
@@ -363,14 +358,17 @@ print_json(const struct info *in)
 	json_decref(root);
 }
 
-/* Errors still get a JSON object on stdout under --json, so scripts can rely on one. */
+/*
+ * Errors still get a JSON object on stdout under --json, so scripts can
+ * rely on one; the message itself is main()'s to print.
+ */
 static int
-fail(const struct info_opts *o, const char *msg)
+fail(const struct info_opts *o, struct pmustat_error **err)
 {
-	fprintf(stderr, "pmustat info: %s\n", msg);
 	if (o->json) {
 		json_t *root = json_pack("{s:i, s:o, s:o, s:b}", "format_version", INFO_FORMAT_VERSION,
-					 "error", json_text(msg), "verdict", json_text(msg), "usable", 0);
+					 "error", json_text(err_msg(*err)), "verdict", json_text(err_msg(*err)),
+					 "usable", 0);
 
 		json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 		fputc('\n', stdout);
@@ -380,12 +378,11 @@ fail(const struct info_opts *o, const char *msg)
 }
 
 static int
-save_dump(struct hw *hw, const struct info_opts *o)
+save_dump(struct hw *hw, const struct info_opts *o, struct pmustat_error **err)
 {
 	cpu_set_t set;
 	int cpus[CPU_SETSIZE];
 	int n = 0;
-	char err[PATH_MAX + 512];
 	struct invoker inv;
 	struct outfile out;
 
@@ -401,14 +398,13 @@ save_dump(struct hw *hw, const struct info_opts *o)
 		}
 	}
 	/* As the invoking user, like every file pmustat writes for them (outfile.h). */
-	if (invoker_get(&inv, err, sizeof(err)) || outfile_open(&out, "--save-cpu-dump", o->save_cpu_dump, &inv, err,
-								sizeof(err)))
+	if (invoker_get(&inv, err) || outfile_open(&out, "--save-cpu-dump", o->save_cpu_dump, &inv, err))
 		return fail(o, err);
-	if (cpu_source_save(hw, cpus, n, out.f, o->save_cpu_dump, err, sizeof(err)) < 0) {
+	if (cpu_source_save(hw, cpus, n, out.f, o->save_cpu_dump, err) < 0) {
 		outfile_abort(&out);
 		return fail(o, err);
 	}
-	if (outfile_commit(&out, err, sizeof(err)))
+	if (outfile_commit(&out, err))
 		return fail(o, err);
 	fprintf(stderr, "pmustat info: saved the raw CPUID of %d CPU%s to %s\n", n, n == 1 ? "" : "s",
 		o->save_cpu_dump);
@@ -416,44 +412,49 @@ save_dump(struct hw *hw, const struct info_opts *o)
 }
 
 int
-cmd_info(int argc, char **argv)
+cmd_info(int argc, char **argv, struct pmustat_error **err)
 {
 	struct info_opts o;
+	struct target t;
 	struct info *in;
 	struct hw *hw = NULL;
-	char err[1024];
 	int ret;
 
 	memset(&o, 0, sizeof(o));
-	ret = parse_opts(argc, argv, &o);
+	ret = parse_opts(argc, argv, &o, err);
 	if (ret != 0)
 		return ret > 0 ? 0 : EXIT_PMUSTAT_FAILURE;
 
 	in = calloc(1, sizeof(*in));
-	if (!in)
-		return fail(&o, "out of memory");
-
+	if (!in) {
+		err_set(err, -ENOMEM, "out of memory");
+		return fail(&o, err);
+	}
 	in->live = o.cpu_dump == NULL;
 	in->dump = o.cpu_dump;
 	if (in->live) {
 		hw = hw_linux_new();
 		if (!hw) {
 			free(in);
-			return fail(&o, "out of memory");
+			err_set(err, -ENOMEM, "out of memory");
+			return fail(&o, err);
 		}
 	}
 	if (o.save_cpu_dump) {
-		ret = save_dump(hw, &o);
+		ret = save_dump(hw, &o, err);
 		if (ret != 0)
 			goto out;
 	}
 
-	ret = cpu_source_load(hw, o.cpu_dump, o.cpu, &in->cpu_info, &in->cpu, err, sizeof(err));
+	ret = target_open(&t, hw, o.cpu_dump, o.cpu, err);
 	if (ret < 0) {
 		ret = fail(&o, err);
 		goto out;
 	}
-	choose_table(in);
+	in->cpu = t.core;
+	in->cpu_info = t.cpu;
+	choose_table(in, &t);
+	target_close(&t);
 	/* hw exists exactly when in->live. */
 	if (hw)
 		perf_env_probe(perf_linux(), hw, &in->perf);

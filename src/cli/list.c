@@ -17,15 +17,15 @@
 
 #include "events/arch_events.h"
 #include "events/sw_events.h"
-#include "cli/cmd.h"
+#include "base/err.h"
+#include "cli/cli.h"
 #include "events/cpu.h"
-#include "events/cpu_source.h"
+#include "engine/target.h"
 #include "events/data_dir.h"
 #include "events/event_table.h"
 #include "base/exit_codes.h"
 #include "hw/hw.h"
 #include "cli/list_metrics.h"
-#include "events/mapfile.h"
 #include "netburst/nb_list.h"
 #include "netburst/nb_table.h"
 
@@ -59,8 +59,12 @@ list_usage(FILE *out)
 		"usage: pmustat list [PATTERN] [--metrics] [--long] [--json] [--cpu-dump FILE | --table NAME] [-C N]\n");
 }
 
+#define LIST_PROG "pmustat list"
+#define LIST_OPTSTRING "lC:h"
+
+/* 0, 1 for --help (printed), or -EINVAL with the usage error. */
 static int
-parse_opts(int argc, char **argv, struct list_opts *o)
+parse_opts(int argc, char **argv, struct list_opts *o, struct pmustat_error **err)
 {
 	static const struct option longopts[] = {
 		{ "long", no_argument, NULL, 'l' },
@@ -76,7 +80,8 @@ parse_opts(int argc, char **argv, struct list_opts *o)
 
 	o->cpu = -1;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "lC:h", longopts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, LIST_OPTSTRING, longopts, NULL)) != -1) {
 		switch (c) {
 		case 'l':
 			o->long_format = true;
@@ -94,32 +99,23 @@ parse_opts(int argc, char **argv, struct list_opts *o)
 			o->metrics = true;
 			break;
 		case 'C':
-			if (cpu_parse_number(optarg, &o->cpu) < 0) {
-				fprintf(stderr, "pmustat list: -C '%s': expected a CPU number (0-%d)\n",
-					optarg, CPU_SETSIZE - 1);
+			if (cli_parse_cpu(optarg, &o->cpu, LIST_PROG, err))
 				return -EINVAL;
-			}
 			break;
 		case 'h':
 			list_usage(stdout);
 			return 1;
 		default:
-			list_usage(stderr);
-			return -EINVAL;
+			return cli_option_error(err, LIST_PROG, argv, LIST_OPTSTRING);
 		}
 	}
 	if (optind < argc)
 		o->pattern = argv[optind++];
-	if (optind < argc) {
-		fprintf(stderr, "pmustat list: unexpected argument '%s' (one PATTERN at most)\n",
-			argv[optind]);
-		list_usage(stderr);
-		return -EINVAL;
-	}
-	if (o->table && (o->cpu_dump || o->cpu >= 0)) {
-		fprintf(stderr, "pmustat list: --table names the table; --cpu-dump and -C choose one by CPU: give one of them\n");
-		return -EINVAL;
-	}
+	if (optind < argc)
+		return cli_usage_error(err, LIST_PROG, "unexpected argument '%s' (one PATTERN at most)", argv[optind]);
+	if (o->table && (o->cpu_dump || o->cpu >= 0))
+		return cli_usage_error(err, LIST_PROG,
+				       "--table names the table; --cpu-dump and -C choose one by CPU: give one of them");
 	return 0;
 }
 
@@ -414,91 +410,87 @@ software:
 
 /* Table @name of either kind into @l. */
 static int
-load_table(const char *name, struct listing *l, char *err, size_t errlen)
+load_table(const char *name, struct listing *l, struct pmustat_error **err)
 {
-	int ret = event_table_load(pmustat_events_dir(), name, &l->table, err, errlen);
+	int ret = event_table_load(pmustat_events_dir(), name, &l->table, err);
 
-	if (ret == -EMEDIUMTYPE)
-		ret = nb_table_load(pmustat_events_dir(), name, &l->nb, err, errlen);
+	if (ret == -EMEDIUMTYPE) {
+		err_clear(err);
+		ret = nb_table_load(pmustat_events_dir(), name, &l->nb, err);
+	}
 	return ret;
 }
 
 /* The CPU's table, or none (architectural events only) with a warning. */
 static int
-load_for_cpu(const struct list_opts *o, struct listing *l)
+load_for_cpu(const struct list_opts *o, struct listing *l, struct pmustat_error **err)
 {
-	const char *dir = pmustat_events_dir();
+	struct target t;
 	struct hw *hw = NULL;
-	char err[1024], key[64];
-	struct mapfile_choice choice;
 	int ret;
 
 	if (!o->cpu_dump) {
 		hw = hw_linux_new();
-		if (!hw) {
-			fprintf(stderr, "pmustat list: out of memory\n");
-			return -ENOMEM;
-		}
+		if (!hw)
+			return err_set(err, -ENOMEM, "out of memory");
 	}
-	ret = cpu_source_load(hw, o->cpu_dump, o->cpu, &l->cpu, &l->cpu_index, err, sizeof(err));
+	ret = target_open(&t, hw, o->cpu_dump, o->cpu, err);
 	hw_free(hw);
-	if (ret < 0) {
-		fprintf(stderr, "pmustat list: %s\n", err);
+	if (ret < 0)
 		return ret;
-	}
 	l->have_cpu = true;
-	cpu_mapfile_key(&l->cpu, key, sizeof(key));
-	if (l->cpu.verdict != CPU_VERDICT_OK)
-		fprintf(stderr, "pmustat list: warning: CPU %d (%s): %s\n", l->cpu_index, key,
-			cpu_verdict_text(l->cpu.verdict));
-	ret = mapfile_choose(dir, &l->cpu, &choice, err, sizeof(err));
-	if (ret == -ENOENT) {
-		snprintf(l->no_metrics, sizeof(l->no_metrics), "%s: no metrics", err);
-		if (!o->metrics)
+	l->cpu = t.cpu;
+	l->cpu_index = t.core;
+	if (t.cpu.verdict != CPU_VERDICT_OK)
+		fprintf(stderr, "pmustat list: warning: CPU %d (%s): %s\n", t.core, t.key,
+			cpu_verdict_text(t.cpu.verdict));
+	if (t.table_rc == -ENOENT || t.table_rc == 1) {
+		snprintf(l->no_metrics, sizeof(l->no_metrics), "%s: no metrics",
+			 t.table_rc == 1 ? cpu_verdict_text(t.cpu.verdict) : err_msg(t.table_why));
+		if (!o->metrics && t.table_rc == -ENOENT)
 			fprintf(stderr, "pmustat list: warning: %s; listing the architectural events only (browse any table with --table NAME)\n",
-				err);
+				err_msg(t.table_why));
+		target_close(&t);
 		return 0;
 	}
-	if (ret < 0) {
-		fprintf(stderr, "pmustat list: %s\n", err);
-		return ret;
+	if (t.table_rc < 0) {
+		err_move(err, &t.table_why);
+		target_close(&t);
+		return -EINVAL;
 	}
-	snprintf(l->metrics, sizeof(l->metrics), "%s", choice.metrics);
+	snprintf(l->metrics, sizeof(l->metrics), "%s", t.choice.metrics);
 	snprintf(l->no_metrics, sizeof(l->no_metrics),
 		 "Intel publishes no metrics for table %s (CPU %s); list another table's with --table NAME",
-		 choice.table, key);
-	ret = load_table(choice.table, l, err, sizeof(err));
-	if (ret < 0) {
-		fprintf(stderr, "pmustat list: %s\n", err);
-		return ret;
-	}
-	return 0;
+		 t.choice.table, t.key);
+	ret = target_load_table(&t, err);
+	l->table = t.table;
+	l->nb = t.nb;
+	t.table = NULL;
+	t.nb = NULL;
+	target_close(&t);
+	return ret;
 }
 
 int
-cmd_list(int argc, char **argv)
+cmd_list(int argc, char **argv, struct pmustat_error **err)
 {
 	struct list_opts o;
 	struct listing l;
-	char err[1024];
 	int ret;
 
 	memset(&o, 0, sizeof(o));
 	memset(&l, 0, sizeof(l));
-	ret = parse_opts(argc, argv, &o);
+	ret = parse_opts(argc, argv, &o, err);
 	if (ret != 0)
 		return ret > 0 ? 0 : EXIT_PMUSTAT_FAILURE;
 
 	if (o.table) {
-		ret = load_table(o.table, &l, err, sizeof(err));
-		if (ret < 0) {
-			fprintf(stderr, "pmustat list: %s\n", err);
-			if (ret == -ENOENT)
-				fprintf(stderr, "pmustat list: the tables are the *.json files in %s\n",
-					pmustat_events_dir());
+		ret = load_table(o.table, &l, err);
+		if (ret == -ENOENT)
+			err_append(err, "; the tables are the *.json files in %s", pmustat_events_dir());
+		if (ret < 0)
 			return EXIT_PMUSTAT_FAILURE;
-		}
-	} else if (load_for_cpu(&o, &l) < 0) {
+	} else if (load_for_cpu(&o, &l, err) < 0) {
 		return EXIT_PMUSTAT_FAILURE;
 	}
 
@@ -506,12 +498,13 @@ cmd_list(int argc, char **argv)
 		struct list_metrics_opts mo = { o.pattern, o.long_format, o.json };
 
 		ret = list_metrics(pmustat_events_dir(), o.table ? o.table : l.metrics,
-				   l.no_metrics, &mo);
+				   l.no_metrics, &mo, err);
 		if (ret < 0 && ret != -EIO) {
 			event_table_free(l.table);
 			nb_table_free(l.nb);
 			return EXIT_PMUSTAT_FAILURE;
 		}
+		err_clear(err);
 	} else if (o.json) {
 		ret = print_json(&o, &l);
 	} else {
@@ -520,7 +513,7 @@ cmd_list(int argc, char **argv)
 	event_table_free(l.table);
 	nb_table_free(l.nb);
 	if (fflush(stdout) != 0 || ferror(stdout) || ret != 0) {
-		fprintf(stderr, "pmustat list: cannot write the listing to standard output\n");
+		err_set(err, -EIO, "cannot write the listing to standard output");
 		return EXIT_PMUSTAT_FAILURE;
 	}
 	return 0;

@@ -1,4 +1,5 @@
 #include "config.h"
+#include "base/err.h"
 #include "cli/list_metrics.h"
 
 #include <errno.h>
@@ -157,11 +158,10 @@ print_json(const struct metric_table *t, const struct list_metrics_opts *o,
 
 int
 list_metrics(const char *events_dir, const char *name, const char *why,
-	     const struct list_metrics_opts *o)
+	     const struct list_metrics_opts *o, struct pmustat_error **err)
 {
 	struct metric_table *t = NULL;
 	struct metric_list selected = { 0, 0, NULL };
-	char err[1024];
 	int ret;
 
 	if (!name[0]) {
@@ -170,17 +170,15 @@ list_metrics(const char *events_dir, const char *name, const char *why,
 			return print_json(NULL, o, &selected);
 		return 0;
 	}
-	ret = metric_table_load(events_dir, name, &t, err, sizeof(err));
+	ret = metric_table_load(events_dir, name, &t, err);
 	if (ret < 0) {
-		fprintf(stderr, "pmustat list: %s\n", err);
 		if (ret == -ENOENT)
-			fprintf(stderr, "pmustat list: the metric tables are the *.json files in %s/metrics\n",
-				events_dir);
+			err_append(err, "; the metric tables are the *.json files in %s/metrics", events_dir);
 		return ret;
 	}
 	/* Not an error when it names nothing: then it is only a text pattern. */
 	if (o->pattern)
-		(void)metric_table_select(t, o->pattern, &selected, err, sizeof(err));
+		(void)metric_table_select(t, o->pattern, &selected, NULL);
 	if (o->json)
 		ret = print_json(t, o, &selected);
 	else

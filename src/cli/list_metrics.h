@@ -7,6 +7,8 @@
 
 #include <stdbool.h>
 
+struct pmustat_error;
+
 struct list_metrics_opts {
 	const char *pattern;
 	bool long_format;
@@ -19,9 +21,9 @@ bool list_text_matches(const char *pattern, const char *text);
 /*
  * Print the metrics of @events_dir/metrics/@name.json that match. @name
  * empty: this CPU has none (@why says why): a warning, and an empty
- * listing. Returns 0, or a negative errno after printing why to stderr.
+ * listing. Returns 0, or a negative errno with @err (-EIO: stdout failed).
  */
 int list_metrics(const char *events_dir, const char *name, const char *why,
-		 const struct list_metrics_opts *o);
+		 const struct list_metrics_opts *o, struct pmustat_error **err);
 
 #endif

@@ -1,13 +1,27 @@
 /*
- * main.c - pmustat's entry point: pick the subcommand, nothing else.
+ * main.c - pmustat's entry point: pick the subcommand, run it, and be the
+ * one place that reports pmustat's own failure ("pmustat info: what
+ * failed") and turns it into the exit status.
  */
 #include <stdio.h>
 #include <string.h>
 
-#include "cli/cmd.h"
-#include "config.h"
+#include "base/err.h"
 #include "base/exit_codes.h"
 #include "base/invoker.h"
+#include "cli/cli.h"
+#include "config.h"
+
+static const struct {
+	const char *word;
+	const char *prog;	/* how its messages start */
+	int (*run)(int argc, char **argv, struct pmustat_error **err);
+} subcommands[] = {
+	{ "info", "pmustat info", cmd_info },
+	{ "list", "pmustat list", cmd_list },
+	{ "state", "pmustat state", cmd_state },
+	{ "reset", "pmustat reset", cmd_reset },
+};
 
 static void
 usage(FILE *out)
@@ -36,25 +50,34 @@ help(void)
 	       "cannot count. See pmustat(1).\n");
 }
 
+/* The subcommand's status, or its error printed once and turned into the exit status. */
+static int
+finish(const char *prog, int status, struct pmustat_error *err)
+{
+	if (!err)
+		return status;
+	fprintf(stderr, "%s: %s\n", prog, err_msg(err));
+	status = err_status(err);
+	err_free(err);
+	return status;
+}
+
 int
 main(int argc, char **argv)
 {
-	char err[512];
+	struct pmustat_error *err = NULL;
+	int status;
 
 	/* Installed set-user-ID root, pmustat would be a root shell for anyone. */
-	if (invoker_refuse_setid(argv[0], err, sizeof(err))) {
-		fprintf(stderr, "pmustat: %s\n", err);
-		return EXIT_PMUSTAT_FAILURE;
-	}
+	if (invoker_refuse_setid(argv[0], &err))
+		return finish("pmustat", 0, err);
 	if (argc >= 2) {
-		if (strcmp(argv[1], "info") == 0)
-			return cmd_info(argc - 1, argv + 1);
-		if (strcmp(argv[1], "list") == 0)
-			return cmd_list(argc - 1, argv + 1);
-		if (strcmp(argv[1], "state") == 0)
-			return cmd_state(argc - 1, argv + 1);
-		if (strcmp(argv[1], "reset") == 0)
-			return cmd_reset(argc - 1, argv + 1);
+		for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++) {
+			if (strcmp(argv[1], subcommands[i].word) == 0) {
+				status = subcommands[i].run(argc - 1, argv + 1, &err);
+				return finish(subcommands[i].prog, status, err);
+			}
+		}
 		if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
 			help();
 			return 0;
@@ -68,5 +91,6 @@ main(int argc, char **argv)
 		usage(stderr);
 		return EXIT_PMUSTAT_FAILURE;
 	}
-	return cmd_stat(argc, argv);
+	status = cmd_stat(argc, argv, &err);
+	return finish("pmustat", status, err);
 }

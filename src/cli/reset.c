@@ -22,7 +22,9 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "cli/cmd.h"
+#include "base/err.h"
+#include "base/strbuf.h"
+#include "cli/cli.h"
 #include "config.h"
 #include "events/cpu.h"
 #include "events/cpu_source.h"
@@ -61,10 +63,12 @@ usage(FILE *out)
 		"      --json       one JSON object\n");
 }
 
+#define RESET_PROG "pmustat reset"
 #define RESET_OPTSTRING "C:h"
 
+/* 0, 1 for --help (printed), or -EINVAL with the usage error. */
 static int
-parse_opts(int argc, char **argv, struct reset_opts *o)
+parse_opts(int argc, char **argv, struct reset_opts *o, struct pmustat_error **err)
 {
 	static const struct option longopts[] = {
 		{ "cpu", required_argument, NULL, 'C' },
@@ -99,22 +103,15 @@ parse_opts(int argc, char **argv, struct reset_opts *o)
 			break;
 		case 'h':
 			usage(stdout);
-			return -1;
+			return 1;
 		default:
-			cli_option_error("pmustat reset", argv, RESET_OPTSTRING);
-			usage(stderr);
-			return EXIT_PMUSTAT_FAILURE;
+			return cli_option_error(err, RESET_PROG, argv, RESET_OPTSTRING);
 		}
 	}
-	if (optind < argc) {
-		fprintf(stderr, "pmustat reset: unexpected argument %s\n", argv[optind]);
-		usage(stderr);
-		return EXIT_PMUSTAT_FAILURE;
-	}
-	if ((o->force || o->yes) && !o->zero) {
-		fprintf(stderr, "pmustat reset: --%s goes with --zero\n", o->force ? "force" : "yes");
-		return EXIT_PMUSTAT_FAILURE;
-	}
+	if (optind < argc)
+		return cli_usage_error(err, RESET_PROG, "unexpected argument %s", argv[optind]);
+	if ((o->force || o->yes) && !o->zero)
+		return cli_usage_error(err, RESET_PROG, "--%s goes with --zero", o->force ? "force" : "yes");
 	return 0;
 }
 
@@ -122,7 +119,7 @@ parse_opts(int argc, char **argv, struct reset_opts *o)
 struct reset_core {
 	int core;
 	const char *journal;	/* "none", "restored", "corrupt", "cleared", "live", "error" */
-	char message[1536];
+	struct strbuf message;	/* what happened, or why it failed */
 	char zeroed[256];	/* " pmc0 fixed2" */
 	bool failed;
 };
@@ -146,7 +143,7 @@ zero_core(struct pmu *p, const struct pmu_state *st, bool force, struct reset_co
 			return -EACCES; \
 		rc = hw_wrmsr(p->hw, p->cpu, (msr), (v)); \
 		if (rc) { \
-			snprintf(rc_out->message, sizeof(rc_out->message), \
+			strbuf_printf(&rc_out->message, \
 				 "core %d: writing %s (0x%x) failed: %s; %s", p->cpu, \
 				 pmu_msr_name((msr), name, sizeof(name)), (msr), strerror(-rc), hw_msr_hint(rc, true)); \
 			return rc; \
@@ -205,71 +202,82 @@ confirm_corrupt(const struct reset_opts *o, int core, const char *why)
 	return strcasecmp(answer, "y") == 0 || strcasecmp(answer, "yes") == 0;
 }
 
+/* The message of a core so far, then @fmt's text after "; ". */
+static void
+say(struct reset_core *r, const char *text)
+{
+	strbuf_printf(&r->message, "%s%s", r->message.len ? "; " : "", text);
+}
+
 static void
 reset_one(struct hw *hw, const struct reset_opts *o, int core, struct reset_core *r)
 {
 	static struct pmu p;
+	struct pmustat_error *err = NULL;
 	struct pmu_state st;
 	struct cpu_info cpu;
 	struct journal j;
-	char err[1024];
 	bool have_journal, corrupt = false;
 	int lock = -1, rc;
 
 	r->core = core;
 	r->journal = "none";
 	/* Cheap first: most cores of -C all have neither a journal nor --zero to do. */
-	rc = journal_read(JOURNAL_DIR, core, &j, err, sizeof(err));
+	rc = journal_read(JOURNAL_DIR, core, &j, NULL);
 	have_journal = rc != -ENOENT;
 	if (!have_journal && !o->zero)
 		return;
-	lock = cpulock_acquire(core, RESET_LOCK_WAIT_MS, err, sizeof(err));
+	lock = cpulock_acquire(core, RESET_LOCK_WAIT_MS, &err);
 	if (lock < 0) {
-		snprintf(r->message, sizeof(r->message), "%s", err);
+		say(r, err_msg(err));
 		r->journal = have_journal ? "live" : "none";
 		r->failed = true;
-		return;
+		goto out;
 	}
-	rc = cpu_source_load(hw, NULL, core, &cpu, NULL, err, sizeof(err));
+	rc = cpu_source_load(hw, NULL, core, &cpu, NULL, &err);
 	if (rc == 0 && cpu.verdict != CPU_VERDICT_OK) {
 		char key[64];
 
 		cpu_mapfile_key(&cpu, key, sizeof(key));
-		snprintf(err, sizeof(err), "core %d (%s): %s", core, key, cpu_verdict_text(cpu.verdict));
-		rc = -ENOTSUP;
+		rc = err_set(&err, -ENOTSUP, "core %d (%s): %s", core, key, cpu_verdict_text(cpu.verdict));
 	}
 	if (rc < 0) {
-		snprintf(r->message, sizeof(r->message), "%s", err);
+		say(r, err_msg(err));
 		r->journal = have_journal ? "error" : "none";
 		r->failed = true;
 		goto out;
 	}
 	if (have_journal) {
-		rc = journal_recover(JOURNAL_DIR, core, hw, &cpu.pmu, r->message, sizeof(r->message));
+		char *note = NULL;
+
+		rc = journal_recover(JOURNAL_DIR, core, hw, &cpu.pmu, &note, &err);
 		r->journal = rc == 1 ? "restored" : rc == 0 ? "none" : rc == -EBADMSG ? "corrupt" :
 			     rc == -EBUSY ? "live" : "error";
+		if (note)
+			say(r, note);
+		free(note);
 		if (rc == -EBADMSG && o->zero) {
 			/* Its run is gone (we hold the lock); what it programmed it can no longer say. */
-			if (!confirm_corrupt(o, core, r->message)) {
-				snprintf(r->message + strlen(r->message), sizeof(r->message) - strlen(r->message),
-					 "; nothing was cleared: confirm on a terminal, or add --yes");
+			if (!confirm_corrupt(o, core, err_msg(err))) {
+				say(r, err_msg(err));
+				say(r, "nothing was cleared: confirm on a terminal, or add --yes");
 				r->failed = true;
 				goto out;
 			}
 			corrupt = true;
-			r->message[0] = '\0';
 		} else if (rc < 0) {
+			say(r, err_msg(err));
 			r->failed = true;
 			goto out;
 		}
+		err_clear(&err);
 	}
 	if (o->zero) {
-		rc = pmu_state_read(hw, core, &cpu.pmu, &st, err, sizeof(err));
+		rc = pmu_state_read(hw, core, &cpu.pmu, &st, &err);
 		if (rc == 0)
-			rc = pmu_open(&p, hw, core, &cpu.pmu, false, err, sizeof(err));
+			rc = pmu_open(&p, hw, core, &cpu.pmu, false, &err);
 		if (rc < 0) {
-			snprintf(r->message + strlen(r->message), sizeof(r->message) - strlen(r->message), "%s%s",
-				 r->message[0] ? "; " : "", err);
+			say(r, err_msg(err));
 			r->failed = true;
 			goto out;
 		}
@@ -283,34 +291,35 @@ reset_one(struct hw *hw, const struct reset_opts *o, int core, struct reset_core
 
 			journal_path(JOURNAL_DIR, core, path, sizeof(path));
 			rc = journal_remove(JOURNAL_DIR, core);
+			strbuf_free(&r->message);
 			if (rc < 0 && rc != -ENOENT) {
-				snprintf(r->message, sizeof(r->message),
-					 "core %d: cleared, but cannot remove the corrupt journal %s: %s", core, path,
-					 strerror(-rc));
+				strbuf_printf(&r->message, "core %d: cleared, but cannot remove the corrupt journal %s: %s",
+					      core, path, strerror(-rc));
 				r->failed = true;
 				goto out;
 			}
 			r->journal = "cleared";
-			snprintf(r->message, sizeof(r->message), "core %d: removed the corrupt journal %s", core, path);
+			strbuf_printf(&r->message, "core %d: removed the corrupt journal %s", core, path);
 		}
 	}
 out:
+	err_free(err);
 	cpulock_release(lock);
 }
 
 int
-cmd_reset(int argc, char **argv)
+cmd_reset(int argc, char **argv, struct pmustat_error **err)
 {
 	struct reset_opts o;
 	struct reset_core *res = NULL;
 	struct hw *hw = NULL;
-	char err[2048] = "";
+	const char *first_failure = NULL;
 	int ncpus, n = 0, status = 0, rc;
 	bool *set = NULL;
 
-	rc = parse_opts(argc, argv, &o);
+	rc = parse_opts(argc, argv, &o, err);
 	if (rc)
-		return rc < 0 ? 0 : rc;
+		return rc > 0 ? 0 : EXIT_PMUSTAT_FAILURE;
 	ncpus = get_nprocs_conf();
 	if (ncpus < 1)
 		ncpus = 1;
@@ -318,30 +327,29 @@ cmd_reset(int argc, char **argv)
 	res = calloc((size_t)ncpus, sizeof(*res));
 	hw = hw_linux_new();
 	if (!set || !res || !hw) {
-		snprintf(err, sizeof(err), "out of memory");
+		err_set(err, -ENOMEM, "out of memory");
 		goto out;
 	}
-	if (pmu_state_parse_cpus(o.cpus ? o.cpus : "all", ncpus, set, err, sizeof(err)) < 0)
+	if (pmu_state_parse_cpus(o.cpus ? o.cpus : "all", ncpus, set, err) < 0)
 		goto out;
 	for (int i = 0; i < ncpus; i++) {
 		if (!set[i])
 			continue;
 		reset_one(hw, &o, i, &res[n]);
-		if (res[n].failed && !err[0])
-			snprintf(err, sizeof(err), "%s", res[n].message);
+		if (res[n].failed && !first_failure)
+			first_failure = strbuf_str(&res[n].message);
 		n++;
 	}
 out:
-	if (err[0])
+	if (*err || first_failure)
 		status = EXIT_PMUSTAT_FAILURE;
+	/* Each core's outcome, the failures among them; main() says a failure before any core. */
 	for (int i = 0; i < n; i++) {
-		if (res[i].message[0])
-			fprintf(stderr, "pmustat reset: %s\n", res[i].message);
+		if (res[i].message.len)
+			fprintf(stderr, "pmustat reset: %s\n", strbuf_str(&res[i].message));
 		if (res[i].zeroed[0])
 			fprintf(stderr, "pmustat reset: core %d: cleared%s\n", res[i].core, res[i].zeroed);
 	}
-	if (err[0] && n == 0)
-		fprintf(stderr, "pmustat reset: %s\n", err);
 	if (o.json) {
 		json_t *root = json_object(), *a = json_array();
 
@@ -354,17 +362,20 @@ out:
 				json_array_append_new(z, json_string(tok));
 			json_array_append_new(a, json_pack("{s:i, s:s, s:o, s:o, s:b}", "core", res[i].core,
 							   "journal", res[i].journal, "zeroed", z,
-							   "message", res[i].message[0] ? json_text(res[i].message) : json_null(),
+							   "message", res[i].message.len ? json_text(strbuf_str(&res[i].message)) : json_null(),
 							   "ok", !res[i].failed));
 		}
 		json_object_set_new(root, "format_version", json_integer(RESET_FORMAT_VERSION));
 		json_object_set_new(root, "pmustat_version", json_string(PMUSTAT_VERSION));
 		json_object_set_new(root, "cores", a);
-		json_object_set_new(root, "error", err[0] ? json_text(err) : json_null());
+		json_object_set_new(root, "error", *err ? json_text(err_msg(*err)) :
+				    first_failure ? json_text(first_failure) : json_null());
 		json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
 		fputc('\n', stdout);
 		json_decref(root);
 	}
+	for (int i = 0; i < n; i++)
+		strbuf_free(&res[i].message);
 	free(set);
 	free(res);
 	hw_free(hw);

@@ -26,8 +26,9 @@
 #include <unistd.h>
 
 #include "engine/backend.h"
+#include "base/err.h"
 #include "cli/cli.h"
-#include "cli/cmd.h"
+#include "cli/cli.h"
 #include "config.h"
 #include "events/cpu.h"
 #include "events/cpu_source.h"
@@ -51,6 +52,11 @@
 #include "pmu/counter_sched.h"
 #include "report/stats.h"
 #include "events/sw_events.h"
+
+/* The last lower-layer error, for the messages below. */
+static struct pmustat_error *stat_err;
+#define ERR (&stat_err)
+#define ERRMSG err_msg(stat_err)
 
 #define MAX_SPECS 64
 #define MAX_CHECKS 32
@@ -310,7 +316,6 @@ parse_opts(int argc, char **argv, struct stat_opts *o)
 		{ NULL, 0, NULL, 0 },
 	};
 	struct check_error cerr;
-	char gerr[256];
 	int c;
 
 	memset(o, 0, sizeof(*o));
@@ -379,8 +384,8 @@ parse_opts(int argc, char **argv, struct stat_opts *o)
 			o->baseline = optarg;
 			break;
 		case OPT_TOLERANCE:
-			if (baseline_parse_tolerance(optarg, &o->tolerances, gerr, sizeof(gerr))) {
-				fprintf(stderr, "pmustat: %s\n", gerr);
+			if (baseline_parse_tolerance(optarg, &o->tolerances, ERR)) {
+				fprintf(stderr, "pmustat: %s\n", ERRMSG);
 				return EXIT_PMUSTAT_FAILURE;
 			}
 			break;
@@ -414,8 +419,8 @@ parse_opts(int argc, char **argv, struct stat_opts *o)
 			usage(stdout);
 			return -1;
 		default:
-			cli_option_error("pmustat", argv, STAT_OPTSTRING);
-			usage(stderr);
+			cli_option_error(ERR, "pmustat", argv, STAT_OPTSTRING);
+			fprintf(stderr, "pmustat: %s\n", ERRMSG);
 			return EXIT_PMUSTAT_FAILURE;
 		}
 	}
@@ -620,7 +625,6 @@ now(void)
 static int
 detect(struct stat_run *s)
 {
-	char err[1024];
 	int rc;
 
 	s->hw = hw_linux_new();
@@ -636,9 +640,9 @@ detect(struct stat_run *s)
 			return fail(s, "core %d is outside the CPUs pmustat may run on (its affinity: taskset, cgroup cpuset); pick one of those with -C",
 				    s->core);
 	}
-	rc = cpu_source_load(s->hw, NULL, s->core, &s->cpu, &s->core, err, sizeof(err));
+	rc = cpu_source_load(s->hw, NULL, s->core, &s->cpu, &s->core, ERR);
 	if (rc < 0)
-		return fail(s, "%s", err);
+		return fail(s, "%s", ERRMSG);
 	cpu_mapfile_key(&s->cpu, s->key, sizeof(s->key));
 	snprintf(s->cpu_label, sizeof(s->cpu_label), "%s", s->cpu.brand[0] ? s->cpu.brand : s->key);
 	/* Hardware events are refused later (resolve_events()); software events need no PMU. */
@@ -647,14 +651,14 @@ detect(struct stat_run *s)
 		return 0;
 	}
 	rc = mapfile_choose_table(pmustat_events_dir(), &s->cpu, s->table_name,
-				  sizeof(s->table_name), err, sizeof(err));
+				  sizeof(s->table_name), ERR);
 	if (rc == -ENOENT) {
 		s->table_name[0] = '\0';
-		fprintf(stderr, "pmustat: warning: %s; architectural events only\n", err);
+		fprintf(stderr, "pmustat: warning: %s; architectural events only\n", ERRMSG);
 		return 0;
 	}
 	if (rc < 0)
-		return fail(s, "%s", err);
+		return fail(s, "%s", ERRMSG);
 	/* The table itself is loaded only when an event needs it (load_table()). */
 	return 0;
 }
@@ -663,14 +667,13 @@ detect(struct stat_run *s)
 static int
 load_table(struct stat_run *s)
 {
-	char err[1024];
 	int rc;
 
 	if (s->table || !s->table_name[0])
 		return 0;
-	rc = event_table_load(pmustat_events_dir(), s->table_name, &s->table, err, sizeof(err));
+	rc = event_table_load(pmustat_events_dir(), s->table_name, &s->table, ERR);
 	if (rc < 0)
-		return fail(s, "%s", err);
+		return fail(s, "%s", ERRMSG);
 	return 0;
 }
 
@@ -680,16 +683,15 @@ load_table(struct stat_run *s)
  * that are not one of those.
  */
 static int
-append_spec(struct stat_run *s, const char *spec, char *err, size_t errlen)
+append_spec(struct stat_run *s, const char *spec)
 {
 	int rc;
 
-	rc = event_spec_append(spec, s->table, &s->cpu.pmu, &s->events, &s->nevents, err, errlen);
+	rc = event_spec_append(spec, s->table, &s->cpu.pmu, &s->events, &s->nevents, ERR);
 	if (rc == -EINVAL && !s->table && s->table_name[0]) {
 		if (load_table(s))
 			return -EIO;
-		rc = event_spec_append(spec, s->table, &s->cpu.pmu, &s->events, &s->nevents,
-				       err, errlen);
+		rc = event_spec_append(spec, s->table, &s->cpu.pmu, &s->events, &s->nevents, ERR);
 	}
 	return rc;
 }
@@ -720,18 +722,17 @@ resolve_events(struct stat_run *s)
 	static const char *const defaults[] = {
 		"instructions", "cycles", "ref-cycles", "slots", "branches", "branch-misses",
 	};
-	char err[1024];
 	int rc;
 
 	for (unsigned i = 0; i < s->o.nspecs; i++) {
-		rc = append_spec(s, s->o.specs[i], err, sizeof(err));
+		rc = append_spec(s, s->o.specs[i]);
 		if (rc == -EIO)
 			return s->status;
 		if (rc < 0 && s->cpu_bad)
 			return fail(s, "core %d (%s): %s; %s (software events such as task-clock and page-faults need no PMU)",
-				    s->core, s->key, cpu_verdict_text(s->cpu.verdict), err);
+				    s->core, s->key, cpu_verdict_text(s->cpu.verdict), ERRMSG);
 		if (rc < 0)
-			return fail(s, "%s", err);
+			return fail(s, "%s", ERRMSG);
 	}
 	if (s->o.nspecs == 0 && s->cpu_bad)
 		return fail(s, "core %d (%s): %s", s->core, s->key, cpu_verdict_text(s->cpu.verdict));
@@ -740,12 +741,12 @@ resolve_events(struct stat_run *s)
 			/* SLOTS only where fixed counter 3 exists. */
 			if (strcmp(defaults[i], "slots") == 0 && !(s->cpu.pmu.fixed_mask & 0x8))
 				continue;
-			rc = append_spec(s, defaults[i], err, sizeof(err));
+			rc = append_spec(s, defaults[i]);
 			if (rc == -EIO)
 				return s->status;
 			/* A default this CPU does not have is left out, not fatal. */
 			if (rc < 0 && s->o.verbose)
-				fprintf(stderr, "pmustat: default event left out: %s\n", err);
+				fprintf(stderr, "pmustat: default event left out: %s\n", ERRMSG);
 		}
 	}
 	/* An event a --check names is counted even when -e does not list it. */
@@ -758,11 +759,11 @@ resolve_events(struct stat_run *s)
 				have = check_event_matches(name, s->events[i].requested, s->events[i].name);
 			if (have)
 				continue;
-			rc = append_spec(s, name, err, sizeof(err));
+			rc = append_spec(s, name);
 			if (rc == -EIO)
 				return s->status;
 			if (rc < 0)
-				return fail(s, "--check '%s': %s", s->o.checks[k].text, err);
+				return fail(s, "--check '%s': %s", s->o.checks[k].text, ERRMSG);
 		}
 	}
 	if (s->nevents == 0)
@@ -803,20 +804,20 @@ uses_offcore(const struct stat_run *s)
 static int
 schedule(struct stat_run *s)
 {
-	char err[1024], who[2048], watchdog[32] = "";
+	char who[2048], watchdog[32] = "";
 	unsigned bad = 0;
 	int rc;
 
 	rc = sched_plan(s->events, (unsigned)s->nevents, &s->cpu.pmu, pmu_free_gp(&stat_pmu),
-			pmu_free_fixed(&stat_pmu), s->slots, &s->runs, &bad, err, sizeof(err));
+			pmu_free_fixed(&stat_pmu), s->slots, &s->runs, &bad, ERR);
 	if (rc == -ENOSPC && (stat_pmu.busy_gp | stat_pmu.busy_fixed)) {
 		(void)hw_read_file(s->hw, HW_FILE_NMI_WATCHDOG, watchdog, sizeof(watchdog));
 		pmu_describe_busy(&stat_pmu, watchdog, who, sizeof(who));
 		return fail(s, "core %d: counters busy: %s. In use: %s. Stop that user, pick another core with -C, or take the counters with --force (pmustat restores them after)",
-			    s->core, err, who);
+			    s->core, ERRMSG, who);
 	}
 	if (rc < 0)
-		return fail(s, "core %d: %s", s->core, err);
+		return fail(s, "core %d: %s", s->core, ERRMSG);
 	if (s->runs > 1 && s->o.no_rerun)
 		return fail(s, "core %d: the %zu events need %u runs of the command (%u general-purpose counters free) and --no-rerun forbids that; count fewer events",
 			    s->core, s->nevents, s->runs, (unsigned)__builtin_popcount(pmu_free_gp(&stat_pmu)));
@@ -898,7 +899,6 @@ static int
 dry_run(struct stat_run *s)
 {
 	FILE *out = s->dry.out;
-	char err[1024];
 	int rc;
 
 	fprintf(out, "pmustat: dry run on core %d (%s): %zu event(s), %u run(s); the MSR writes, in order:\n",
@@ -908,16 +908,16 @@ dry_run(struct stat_run *s)
 		for (size_t i = 0; i < s->nevents; i++)
 			if (s->slots[i].run == run)
 				fprintf(out, "  # %s -> %s\n", s->events[i].name, s->rows[i].counter);
-		rc = pmu_program(&stat_pmu, s->events, s->slots, (unsigned)s->nevents, run, err, sizeof(err));
+		rc = pmu_program(&stat_pmu, s->events, s->slots, (unsigned)s->nevents, run, ERR);
 		if (rc)
-			return fail(s, "%s", err);
+			return fail(s, "%s", ERRMSG);
 		fprintf(out, "run %u: enable (in the child, right before execve)\n", run + 1);
 		(void)pmu_enable(&stat_pmu);
 		pmu_mark_enabled(&stat_pmu);
 		fprintf(out, "run %u: disable (when the command ends), then read\n", run + 1);
-		rc = pmu_disable(&stat_pmu, err, sizeof(err));
+		rc = pmu_disable(&stat_pmu, ERR);
 		if (rc)
-			return fail(s, "%s", err);
+			return fail(s, "%s", ERRMSG);
 	}
 	fprintf(out, "restore\n");
 	(void)pmu_restore(&stat_pmu);
@@ -952,7 +952,6 @@ child_failed(struct stat_run *s, const struct runner_failure *rf)
 static int
 perf_open_run(struct stat_run *s, unsigned run, bool with_hw, pid_t pid)
 {
-	char err[1024];
 	unsigned opened = 0;
 	int rc;
 
@@ -969,10 +968,9 @@ perf_open_run(struct stat_run *s, unsigned run, bool with_hw, pid_t pid)
 	}
 	if (s->npc == 0)
 		return 0;
-	rc = perf_open_counters(perf_linux(), &s->penv, &s->cpu.pmu, s->pc, s->npc, pid, err,
-				sizeof(err));
+	rc = perf_open_counters(perf_linux(), &s->penv, &s->cpu.pmu, s->pc, s->npc, pid, ERR);
 	if (rc)
-		return fail(s, "%s", err);
+		return fail(s, "%s", ERRMSG);
 	for (unsigned k = 0; k < s->npc; k++) {
 		struct perf_event_attr attr;
 
@@ -980,15 +978,15 @@ perf_open_run(struct stat_run *s, unsigned run, bool with_hw, pid_t pid)
 			opened++;
 			continue;
 		}
-		(void)perf_attr(s->pc[k].ev, &s->cpu.pmu, &attr, err, sizeof(err));
-		perf_open_error(s->pc[k].open_err, s->pc[k].ev, &attr, &s->penv, err, sizeof(err));
+		(void)perf_attr(s->pc[k].ev, &s->cpu.pmu, &attr, ERR);
+		perf_open_error(s->pc[k].open_err, s->pc[k].ev, &attr, &s->penv, ERR);
 		if (opened == 0 && k + 1 == s->npc)
 			break;
-		fprintf(stderr, "pmustat: warning: %s\n", err);
+		fprintf(stderr, "pmustat: warning: %s\n", ERRMSG);
 	}
 	if (opened == 0) {
 		perf_close_counters(perf_linux(), s->pc, s->npc);
-		return fail(s, "%s%s%s", err, s->backend_why[0] ? "; and the MSR backend: " : "",
+		return fail(s, "%s%s%s", ERRMSG, s->backend_why[0] ? "; and the MSR backend: " : "",
 			    s->backend_why);
 	}
 	return 0;
@@ -998,12 +996,11 @@ perf_open_run(struct stat_run *s, unsigned run, bool with_hw, pid_t pid)
 static void
 perf_collect(struct stat_run *s)
 {
-	char err[1024];
 
 	if (s->npc == 0)
 		return;
-	if (perf_read_counters(perf_linux(), s->pc, s->npc, err, sizeof(err)))
-		fprintf(stderr, "pmustat: warning: %s\n", err);
+	if (perf_read_counters(perf_linux(), s->pc, s->npc, ERR))
+		fprintf(stderr, "pmustat: warning: %s\n", ERRMSG);
 	perf_close_counters(perf_linux(), s->pc, s->npc);
 	for (unsigned k = 0; k < s->npc; k++) {
 		struct stat_row *row = &s->rows[s->pc_row[k]];
@@ -1026,15 +1023,14 @@ static void
 perf_dry_run(struct stat_run *s)
 {
 	FILE *out = (s->o.json || s->o.sep) ? stderr : s->out;
-	char err[1024];
 
 	fprintf(out, "pmustat: dry run, backend perf: %zu event(s), %u run(s); perf_event_open on the command's pid, disabled, enable_on_exec, inherit:\n",
 		s->nevents + s->nsw, s->runs);
 	for (unsigned i = 0; i < s->nrows; i++) {
 		struct perf_event_attr attr;
 
-		if (perf_attr(s->rows[i].ev, &s->cpu.pmu, &attr, err, sizeof(err))) {
-			fprintf(out, "  %s: %s\n", s->rows[i].ev->requested, err);
+		if (perf_attr(s->rows[i].ev, &s->cpu.pmu, &attr, ERR)) {
+			fprintf(out, "  %s: %s\n", s->rows[i].ev->requested, ERRMSG);
 			continue;
 		}
 		fprintf(out, "  run %u: type %s config 0x%llx config1 0x%llx exclude_user %u exclude_kernel %u\t# %s\n",
@@ -1071,16 +1067,15 @@ static int
 run_perf(struct stat_run *s)
 {
 	struct runner_opts ro;
-	char err[1024];
 	unsigned bad = 0;
 	int rc;
 
 	s->runs = 1;
 	if (s->nevents) {
 		rc = sched_plan(s->events, (unsigned)s->nevents, &s->cpu.pmu, s->cpu.pmu.gp_mask,
-				s->cpu.pmu.fixed_mask, s->slots, &s->runs, &bad, err, sizeof(err));
+				s->cpu.pmu.fixed_mask, s->slots, &s->runs, &bad, ERR);
 		if (rc < 0)
-			return fail(s, "core %d: %s", s->core, err);
+			return fail(s, "core %d: %s", s->core, ERRMSG);
 		if (s->runs > 1 && s->o.no_rerun)
 			return fail(s, "the %zu events need %u runs of the command (%u general-purpose counters) and --no-rerun forbids that; count fewer events",
 				    s->nevents, s->runs, s->cpu.pmu.gp_counters);
@@ -1172,7 +1167,6 @@ static int
 run_all(struct stat_run *s)
 {
 	struct runner_opts ro;
-	char err[1024];
 	bool use_rdpmc;
 	int rc;
 
@@ -1197,9 +1191,9 @@ run_all(struct stat_run *s)
 		 * Program, then fork: the child enables from its copy of
 		 * stat_pmu, so the enable sequence must exist before fork().
 		 */
-		rc = pmu_program(&stat_pmu, s->events, s->slots, (unsigned)s->nevents, run, err, sizeof(err));
+		rc = pmu_program(&stat_pmu, s->events, s->slots, (unsigned)s->nevents, run, ERR);
 		if (rc)
-			return fail(s, "%s", err);
+			return fail(s, "%s", ERRMSG);
 		rc = runner_start(&r, s->o.command, &ro, &rf);
 		if (rc)
 			return child_failed(s, &rf);
@@ -1213,11 +1207,10 @@ run_all(struct stat_run *s)
 		if (s->o.interval_ms) {
 			s->cur_run = run + 1;
 			rc = interval_start(&s->sampler, s->hw, s->core, &s->cpu.pmu, s->slots,
-					    (unsigned)s->nevents, run, s->o.interval_ms, emit_interval, s,
-					    err, sizeof(err));
+					    (unsigned)s->nevents, run, s->o.interval_ms, emit_interval, s, ERR);
 			if (rc) {
 				runner_cancel(&r);
-				return fail(s, "%s", err);
+				return fail(s, "%s", ERRMSG);
 			}
 		}
 		t0 = now();
@@ -1225,14 +1218,14 @@ run_all(struct stat_run *s)
 		interval_stop(&s->sampler);
 		/* The child may have enabled before it failed: always disable, first thing. */
 		pmu_mark_enabled(&stat_pmu);
-		rc = pmu_disable(&stat_pmu, err, sizeof(err)) ? -EIO : rc;
+		rc = pmu_disable(&stat_pmu, ERR) ? -EIO : rc;
 		s->elapsed += now() - t0;
 		if (rf.stage == RUNNER_OK && rc == 0)
 			perf_collect(s);
 		else
 			perf_close_counters(perf_linux(), s->pc, s->npc);
 		if (rc == -EIO)
-			return fail(s, "%s", err);
+			return fail(s, "%s", ERRMSG);
 		if (rf.stage != RUNNER_OK)
 			return child_failed(s, &rf);
 		if (rc)
@@ -1240,10 +1233,9 @@ run_all(struct stat_run *s)
 		s->command_ran = true;
 		if (use_rdpmc)
 			pin_self(s->core, true);
-		rc = pmu_read(&stat_pmu, s->slots, (unsigned)s->nevents, run, use_rdpmc, counts,
-			      err, sizeof(err));
+		rc = pmu_read(&stat_pmu, s->slots, (unsigned)s->nevents, run, use_rdpmc, counts, ERR);
 		if (rc)
-			return fail(s, "%s", err);
+			return fail(s, "%s", ERRMSG);
 		for (size_t i = 0; i < s->nevents; i++) {
 			if (s->slots[i].run != run)
 				continue;
@@ -1365,30 +1357,28 @@ lookup_event(void *ctx, const char *event, enum check_agg agg, double *value)
 static int
 gates_prepare(struct stat_run *s)
 {
-	char err[1024];
 	const struct baseline *b = &s->baseline;
 	struct invoker_fs fs;
 	int rc;
 
-	if (s->o.interval_ms && interval_check_cpus(s->core, err, sizeof(err)))
-		return fail(s, "%s", err);
+	if (s->o.interval_ms && interval_check_cpus(s->core, ERR))
+		return fail(s, "%s", ERRMSG);
 	/* Opened now (as the invoking user), written only when the run succeeds. */
 	if (s->o.save_baseline) {
-		if (outfile_open(&s->baseline_file, "--save-baseline", s->o.save_baseline, &s->inv, err,
-				 sizeof(err)))
-			return fail(s, "%s", err);
+		if (outfile_open(&s->baseline_file, "--save-baseline", s->o.save_baseline, &s->inv, ERR))
+			return fail(s, "%s", ERRMSG);
 		s->baseline_open = true;
 	}
 	if (!s->o.baseline)
 		return 0;
 	/* Read with the invoking user's rights: root's files are not theirs to compare with. */
-	rc = invoker_fs_enter(&s->inv, &fs, err, sizeof(err));
+	rc = invoker_fs_enter(&s->inv, &fs, ERR);
 	if (rc == 0) {
-		rc = baseline_load(s->o.baseline, &s->baseline, err, sizeof(err));
+		rc = baseline_load(s->o.baseline, &s->baseline, ERR);
 		invoker_fs_leave(&fs);
 	}
 	if (rc)
-		return fail(s, "%s", err);
+		return fail(s, "%s", ERRMSG);
 	if (s->o.allow_cpu_mismatch)
 		return 0;
 	if (strcmp(b->cpu_model, s->key) != 0)
@@ -1439,7 +1429,6 @@ static void
 save_baseline(struct stat_run *s, const struct stat_report *rep)
 {
 	struct stat_report copy = *rep;
-	char err[1024];
 
 	if (!s->baseline_open)
 		return;
@@ -1459,8 +1448,8 @@ save_baseline(struct stat_run *s, const struct stat_report *rep)
 		s->status = EXIT_PMUSTAT_FAILURE;
 		return;
 	}
-	if (outfile_commit(&s->baseline_file, err, sizeof(err))) {
-		fprintf(stderr, "pmustat: %s\n", err);
+	if (outfile_commit(&s->baseline_file, ERR)) {
+		fprintf(stderr, "pmustat: %s\n", ERRMSG);
 		s->status = EXIT_PMUSTAT_FAILURE;
 	}
 }
@@ -1528,23 +1517,22 @@ report(struct stat_run *s)
 static void
 finish_output(struct stat_run *s)
 {
-	char err[PATH_MAX + 256];
 
-	if (outfile_commit(&s->out_file, err, sizeof(err)) != 0) {
-		fprintf(stderr, "pmustat: %s\n", err);
+	if (outfile_commit(&s->out_file, ERR) != 0) {
+		fprintf(stderr, "pmustat: %s\n", ERRMSG);
 		s->status = EXIT_PMUSTAT_FAILURE;
 	}
 	s->out = NULL;
 }
 
 int
-cmd_stat(int argc, char **argv)
+cmd_stat(int argc, char **argv, struct pmustat_error **err)
 {
 	static struct stat_run s;
-	char err[1024];
 	bool journaled = false;
 	int rc;
 
+	(void)err;	/* this subcommand still prints its own failures */
 	memset(&s, 0, sizeof(s));
 	s.lock_fd = -1;
 	s.core = -1;
@@ -1552,13 +1540,13 @@ cmd_stat(int argc, char **argv)
 	if (rc)
 		return rc < 0 ? 0 : rc;
 	/* Who the command runs as and the files are written for: never a guess. */
-	if (invoker_get(&s.inv, err, sizeof(err))) {
-		fprintf(stderr, "pmustat: %s\n", err);
+	if (invoker_get(&s.inv, ERR)) {
+		fprintf(stderr, "pmustat: %s\n", ERRMSG);
 		return EXIT_PMUSTAT_FAILURE;
 	}
 	if (s.o.output) {
-		if (outfile_open(&s.out_file, "-o", s.o.output, &s.inv, err, sizeof(err))) {
-			fprintf(stderr, "pmustat: %s\n", err);
+		if (outfile_open(&s.out_file, "-o", s.o.output, &s.inv, ERR)) {
+			fprintf(stderr, "pmustat: %s\n", ERRMSG);
 			return EXIT_PMUSTAT_FAILURE;
 		}
 	} else {
@@ -1583,17 +1571,20 @@ cmd_stat(int argc, char **argv)
 
 	/* 3. One pmustat per core (none needed to print a plan). */
 	if (!s.o.dry_run) {
-		s.lock_fd = cpulock_acquire(s.core, LOCK_WAIT_MS, err, sizeof(err));
+		s.lock_fd = cpulock_acquire(s.core, LOCK_WAIT_MS, ERR);
 		if (s.lock_fd < 0) {
-			fail(&s, "%s", err);
+			fail(&s, "%s", ERRMSG);
 			goto out;
 		}
 		/* A run killed mid-count left its journal: put back what it saved first. */
-		rc = journal_recover(JOURNAL_DIR, s.core, s.hw, &s.cpu.pmu, err, sizeof(err));
+		char *note = NULL;
+
+		rc = journal_recover(JOURNAL_DIR, s.core, s.hw, &s.cpu.pmu, &note, ERR);
 		if (rc == 1)
-			fprintf(stderr, "pmustat: %s\n", err);
+			fprintf(stderr, "pmustat: %s\n", note);
+		free(note);
 		if (rc < 0) {
-			fail(&s, "%s", err);
+			fail(&s, "%s", ERRMSG);
 			goto out;
 		}
 	}
@@ -1610,9 +1601,9 @@ cmd_stat(int argc, char **argv)
 		s.dry.out = (s.o.json || s.o.sep) ? stderr : s.out;
 	}
 	rc = pmu_open(&stat_pmu, s.o.dry_run ? &s.dry.hw : s.hw, s.core, &s.cpu.pmu,
-		      uses_offcore(&s), err, sizeof(err));
+		      uses_offcore(&s), ERR);
 	if (rc) {
-		fail(&s, "%s", err);
+		fail(&s, "%s", ERRMSG);
 		goto out;
 	}
 	s.pmu_opened = true;
@@ -1629,14 +1620,13 @@ cmd_stat(int argc, char **argv)
 		struct journal j;
 
 		journal_arm_signal_remove(JOURNAL_DIR, s.core);
-		rc = journal_from_pmu(&j, &stat_pmu, s.events, s.slots, (unsigned)s.nevents, s.runs, err,
-				      sizeof(err));
+		rc = journal_from_pmu(&j, &stat_pmu, s.events, s.slots, (unsigned)s.nevents, s.runs, ERR);
 		if (rc == 0)
-			rc = journal_write(JOURNAL_DIR, &j, err, sizeof(err));
+			rc = journal_write(JOURNAL_DIR, &j, ERR);
 		if (rc) {
 			journal_arm_signal_remove(NULL, 0);
 			fail(&s, "core %d: %s; pmustat keeps a journal so that a killed run can be undone, and counts only with one",
-			     s.core, err);
+			     s.core, ERRMSG);
 			goto out;
 		}
 		journaled = true;

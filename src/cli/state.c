@@ -19,19 +19,20 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
-#include "cli/cmd.h"
+#include "base/err.h"
+#include "cli/cli.h"
 #include "config.h"
 #include "events/cpu.h"
 #include "hw/cpulock.h"
+#include "engine/target.h"
 #include "events/cpu_source.h"
-#include "events/data_dir.h"
 #include "pmu/delta.h"
 #include "events/event_table.h"
 #include "base/exit_codes.h"
 #include "hw/hw.h"
 #include "pmu/journal.h"
 #include "report/json_text.h"
-#include "events/mapfile.h"
+#include "hw/proc.h"
 #include "pmu/pmu_state.h"
 
 #define STATE_FORMAT_VERSION 1
@@ -105,10 +106,12 @@ parse_long(const char *s, long min, long *out)
 	return 0;
 }
 
+#define STATE_PROG "pmustat state"
 #define STATE_OPTSTRING "C:h"
 
+/* 0, 1 for --help (printed), or -EINVAL with the usage error. */
 static int
-parse_opts(int argc, char **argv, struct state_opts *o)
+parse_opts(int argc, char **argv, struct state_opts *o, struct pmustat_error **err)
 {
 	static const struct option longopts[] = {
 		{ "cpu", required_argument, NULL, 'C' },
@@ -136,36 +139,26 @@ parse_opts(int argc, char **argv, struct state_opts *o)
 			o->raw = true;
 			break;
 		case 'w':
-			if (parse_long(optarg, WATCH_MIN_MS, &o->watch_ms)) {
-				fprintf(stderr, "pmustat state: --watch %s: give milliseconds, at least %d\n", optarg,
-					WATCH_MIN_MS);
-				return EXIT_PMUSTAT_FAILURE;
-			}
+			if (parse_long(optarg, WATCH_MIN_MS, &o->watch_ms))
+				return cli_usage_error(err, STATE_PROG, "--watch %s: give milliseconds, at least %d",
+						       optarg, WATCH_MIN_MS);
 			break;
 		case 'n':
-			if (parse_long(optarg, 1, &o->count)) {
-				fprintf(stderr, "pmustat state: --count %s: give a number of frames, at least 1\n", optarg);
-				return EXIT_PMUSTAT_FAILURE;
-			}
+			if (parse_long(optarg, 1, &o->count))
+				return cli_usage_error(err, STATE_PROG, "--count %s: give a number of frames, at least 1",
+						       optarg);
 			break;
 		case 'h':
 			usage(stdout);
-			return -1;
+			return 1;
 		default:
-			cli_option_error("pmustat state", argv, STATE_OPTSTRING);
-			usage(stderr);
-			return EXIT_PMUSTAT_FAILURE;
+			return cli_option_error(err, STATE_PROG, argv, STATE_OPTSTRING);
 		}
 	}
-	if (optind < argc) {
-		fprintf(stderr, "pmustat state: unexpected argument %s\n", argv[optind]);
-		usage(stderr);
-		return EXIT_PMUSTAT_FAILURE;
-	}
-	if (o->count && !o->watch_ms) {
-		fprintf(stderr, "pmustat state: --count goes with --watch\n");
-		return EXIT_PMUSTAT_FAILURE;
-	}
+	if (optind < argc)
+		return cli_usage_error(err, STATE_PROG, "unexpected argument %s", argv[optind]);
+	if (o->count && !o->watch_ms)
+		return cli_usage_error(err, STATE_PROG, "--count goes with --watch");
 	return 0;
 }
 
@@ -173,31 +166,34 @@ parse_opts(int argc, char **argv, struct state_opts *o)
 static int
 core_setup(struct hw *hw, struct state_core *c, bool raw)
 {
-	char err[1024];
+	struct pmustat_error *err = NULL;
+	struct target t;
 	int rc;
 
-	rc = cpu_source_load(hw, NULL, c->core, &c->cpu, NULL, err, sizeof(err));
+	rc = target_open(&t, hw, NULL, c->core, &err);
 	if (rc < 0) {
-		snprintf(c->error, sizeof(c->error), "%s", err);
+		snprintf(c->error, sizeof(c->error), "%s", err_msg(err));
+		err_free(err);
 		return -1;
 	}
-	cpu_mapfile_key(&c->cpu, c->key, sizeof(c->key));
-	if (c->cpu.verdict != CPU_VERDICT_OK) {
+	c->cpu = t.cpu;
+	snprintf(c->key, sizeof(c->key), "%s", t.key);
+	if (!target_can_count(&t)) {
 		snprintf(c->error, sizeof(c->error), "core %d (%s): %s", c->core, c->key,
 			 cpu_verdict_text(c->cpu.verdict));
+		target_close(&t);
 		return -1;
 	}
-	if (raw)
-		return 0;
 	/* No table: architectural events only, as stat mode does. */
-	if (mapfile_choose_table(pmustat_events_dir(), &c->cpu, c->table_name, sizeof(c->table_name),
-				 err, sizeof(err)) == 0 &&
-	    event_table_load(pmustat_events_dir(), c->table_name, &c->table, err, sizeof(err)) < 0) {
-		fprintf(stderr, "pmustat state: warning: %s; architectural event names only\n", err);
-		c->table = NULL;
+	if (!raw && target_load_table(&t, &err) < 0)
+		fprintf(stderr, "pmustat state: warning: %s; architectural event names only\n", err_msg(err));
+	err_free(err);
+	if (t.table) {
+		c->table = t.table;
+		t.table = NULL;
+		snprintf(c->table_name, sizeof(c->table_name), "%s", t.choice.table);
 	}
-	if (!c->table)
-		c->table_name[0] = '\0';
+	target_close(&t);
 	return 0;
 }
 
@@ -205,11 +201,12 @@ core_setup(struct hw *hw, struct state_core *c, bool raw)
 static int
 core_read(struct hw *hw, struct state_core *c)
 {
-	char err[1024];
+	struct pmustat_error *err = NULL;
 
 	c->prev = c->st;
-	if (pmu_state_read(hw, c->core, &c->cpu.pmu, &c->st, err, sizeof(err)) < 0) {
-		snprintf(c->error, sizeof(c->error), "%s", err);
+	if (pmu_state_read(hw, c->core, &c->cpu.pmu, &c->st, &err) < 0) {
+		snprintf(c->error, sizeof(c->error), "%s", err_msg(err));
+		err_free(err);
 		return -1;
 	}
 	if (hw_read_file(hw, HW_FILE_NMI_WATCHDOG, c->watchdog, sizeof(c->watchdog)) < 0)
@@ -218,7 +215,9 @@ core_read(struct hw *hw, struct state_core *c)
 
 	memset(&c->pm, 0, sizeof(c->pm));
 	c->pm.live_pid = cpulock_holder(c->core);
-	c->journal_rc = journal_read(JOURNAL_DIR, c->core, &c->journal, c->journal_err, sizeof(c->journal_err));
+	c->journal_rc = journal_read(JOURNAL_DIR, c->core, &c->journal, &err);
+	snprintf(c->journal_err, sizeof(c->journal_err), "%s", err_msg(err));
+	err_free(err);
 	if (c->journal_rc == 0) {
 		c->journal_owner = journal_owner(&c->journal);
 		if (c->journal_owner == JOURNAL_OWNER_LIVE && !c->pm.live_pid)
@@ -227,7 +226,7 @@ core_read(struct hw *hw, struct state_core *c)
 			c->pm.killed_pid = c->journal.pid;
 	}
 	if (c->pm.live_pid)
-		pmu_state_proc_command(c->pm.live_pid, c->pm.live_command, sizeof(c->pm.live_command));
+		proc_command(c->pm.live_pid, c->pm.live_command, sizeof(c->pm.live_command));
 	pmu_state_guess_owners(&c->st, c->watchdog, &c->pm);
 	return 0;
 }
@@ -604,20 +603,20 @@ sleep_ms(long ms)
 }
 
 int
-cmd_state(int argc, char **argv)
+cmd_state(int argc, char **argv, struct pmustat_error **err)
 {
 	struct state_opts o;
 	struct state_core *cores = NULL;
 	struct hw *hw = NULL;
-	char err[1024], first_error[1024] = "";
+	char first_error[1024] = "";
 	int ncpus, n = 0, status = 0, rc;
 	bool *set = NULL, tty;
 	double t_prev = 0;
 	long frame = 0;
 
-	rc = parse_opts(argc, argv, &o);
+	rc = parse_opts(argc, argv, &o, err);
 	if (rc)
-		return rc < 0 ? 0 : rc;
+		return rc > 0 ? 0 : EXIT_PMUSTAT_FAILURE;
 	ncpus = get_nprocs_conf();
 	if (ncpus < 1)
 		ncpus = 1;
@@ -628,8 +627,8 @@ cmd_state(int argc, char **argv)
 		goto fail;
 	}
 	if (o.cpus) {
-		if (pmu_state_parse_cpus(o.cpus, ncpus, set, err, sizeof(err)) < 0) {
-			snprintf(first_error, sizeof(first_error), "%s", err);
+		if (pmu_state_parse_cpus(o.cpus, ncpus, set, err) < 0) {
+			snprintf(first_error, sizeof(first_error), "%s", err_msg(*err));
 			goto fail;
 		}
 	} else {
@@ -702,14 +701,15 @@ cmd_state(int argc, char **argv)
 			break;
 	}
 	if (first_error[0]) {
-		/* The human form printed each core's reason already. */
+		/* The human form said each core's reason with the core already. */
 		if (o.json)
-			fprintf(stderr, "pmustat state: %s\n", first_error);
+			err_set(err, -EIO, "%s", first_error);
 		status = EXIT_PMUSTAT_FAILURE;
 	}
 	goto out;
 fail:
-	fprintf(stderr, "pmustat state: %s\n", first_error);
+	if (!*err)
+		err_set(err, -ENOMEM, "%s", first_error);
 	if (o.json)
 		print_json(cores, 0, false, false, 0, first_error);
 	status = EXIT_PMUSTAT_FAILURE;

@@ -14,6 +14,7 @@
 #include "hw/hw.h"
 #include "engine/interval.h"
 #include "pmu/msr.h"
+#include "base/err.h"
 
 /* The sampler a fatal signal must stop, while one runs. */
 static struct interval_sampler *_Atomic signal_sampler;
@@ -39,15 +40,14 @@ other_cpus(int cpu, cpu_set_t *set)
 }
 
 int
-interval_check_cpus(int cpu, char *err, size_t errlen)
+interval_check_cpus(int cpu, struct pmustat_error **err)
 {
 	cpu_set_t set;
 
 	if (other_cpus(cpu, &set))
 		return 0;
-	snprintf(err, errlen, "-I reads the counters from another CPU than core %d, and pmustat may run on no other (affinity: taskset, cgroup cpuset); allow a second CPU or drop -I",
+	return err_set(err, -ESRCH, "-I reads the counters from another CPU than core %d, and pmustat may run on no other (affinity: taskset, cgroup cpuset); allow a second CPU or drop -I",
 		 cpu);
-	return -ESRCH;
 }
 
 static void
@@ -121,7 +121,7 @@ sampler_main(void *arg)
 int
 interval_start(struct interval_sampler *s, struct hw *hw, int cpu, const struct pmu_caps *caps,
 	       const struct sched_slot *slots, unsigned n, unsigned run, unsigned period_ms,
-	       interval_emit_fn emit, void *arg, char *err, size_t errlen)
+	       interval_emit_fn emit, void *arg, struct pmustat_error **err)
 {
 	pthread_condattr_t cattr;
 	pthread_attr_t attr;
@@ -150,7 +150,7 @@ interval_start(struct interval_sampler *s, struct hw *hw, int cpu, const struct 
 		}
 	}
 	if (!other_cpus(cpu, &set))
-		return interval_check_cpus(cpu, err, errlen);
+		return interval_check_cpus(cpu, err);
 	pthread_condattr_init(&cattr);
 	pthread_condattr_setclock(&cattr, CLOCK_MONOTONIC);
 	pthread_cond_init(&s->cond, &cattr);
@@ -169,8 +169,7 @@ interval_start(struct interval_sampler *s, struct hw *hw, int cpu, const struct 
 	if (rc) {
 		pthread_cond_destroy(&s->cond);
 		pthread_mutex_destroy(&s->lock);
-		snprintf(err, errlen, "-I: cannot start the sampling thread: %s", strerror(rc));
-		return -rc;
+		return err_set(err, -rc, "-I: cannot start the sampling thread: %s", strerror(rc));
 	}
 	s->running = true;
 	atomic_store(&signal_sampler, s);

@@ -18,6 +18,8 @@
 
 #include "pmu/counter_sched.h"
 
+struct pmustat_error;
+
 #define INTERVAL_MIN_MS 10
 
 struct hw;
@@ -61,7 +63,7 @@ struct interval_sampler {
  * use? 0, or -ESRCH with a message in @err.
  */
 int
-interval_check_cpus(int cpu, char *err, size_t errlen);
+interval_check_cpus(int cpu, struct pmustat_error **err);
 
 /*
  * Start sampling run @run of @slots[0..n) on @cpu (counters zeroed and
@@ -72,7 +74,7 @@ interval_check_cpus(int cpu, char *err, size_t errlen);
 int
 interval_start(struct interval_sampler *s, struct hw *hw, int cpu, const struct pmu_caps *caps,
 	       const struct sched_slot *slots, unsigned n, unsigned run, unsigned period_ms,
-	       interval_emit_fn emit, void *arg, char *err, size_t errlen);
+	       interval_emit_fn emit, void *arg, struct pmustat_error **err);
 
 /* Stop and join the thread (no more samples after it returns). */
 void

@@ -21,6 +21,8 @@
 #include "hw/hw.h"
 #include "pmu/msr.h"
 #include "events/sw_events.h"
+#include "base/err.h"
+#include "base/strbuf.h"
 
 /* The EVTSEL bits the kernel owns: it sets them from the attr itself. */
 #define KERNEL_OWNED_BITS (EVTSEL_USR | EVTSEL_OS | EVTSEL_EN | EVTSEL_INT | EVTSEL_PC)
@@ -125,7 +127,7 @@ perf_env_probe(const struct perf_seam *p, struct hw *hw, struct perf_env *env)
 
 int
 perf_attr(const struct event *ev, const struct pmu_caps *caps, struct perf_event_attr *attr,
-	  char *err, size_t errlen)
+	  struct pmustat_error **err)
 {
 	memset(attr, 0, sizeof(*attr));
 	attr->size = sizeof(*attr);
@@ -139,8 +141,7 @@ perf_attr(const struct event *ev, const struct pmu_caps *caps, struct perf_event
 		const struct sw_event *sw = sw_event_of(ev);
 
 		if (!sw) {
-			snprintf(err, errlen, "'%s' is not a software event pmustat knows", ev->name);
-			return -EINVAL;
+			return err_set(err, -EINVAL, "'%s' is not a software event pmustat knows", ev->name);
 		}
 		attr->type = PERF_TYPE_SOFTWARE;
 		attr->config = sw->config;
@@ -154,7 +155,7 @@ perf_attr(const struct event *ev, const struct pmu_caps *caps, struct perf_event
 		attr->config = PERF_PSEUDO_SLOTS;
 	} else {
 		uint64_t v;
-		int rc = evtsel_encode(ev, caps, false, &v, err, errlen);
+		int rc = evtsel_encode(ev, caps, false, &v, err);
 
 		if (rc)
 			return rc;
@@ -194,13 +195,13 @@ unsupported(int err, const struct event *ev, const struct perf_event_attr *attr,
 	}
 }
 
-void
-perf_open_error(int err, const struct event *ev, const struct perf_event_attr *attr,
-		const struct perf_env *env, char *buf, size_t size)
+int
+perf_open_error(int rc, const struct event *ev, const struct perf_event_attr *attr,
+		const struct perf_env *env, struct pmustat_error **err)
 {
+	struct strbuf b = STRBUF_INIT;
 	bool hw = !event_is_software(ev);
 	char what[96], paranoid[32];
-	int used;
 
 	if (hw)
 		snprintf(what, sizeof(what), "raw config 0x%llx%s", (unsigned long long)attr->config,
@@ -211,72 +212,69 @@ perf_open_error(int err, const struct event *ev, const struct perf_event_attr *a
 		snprintf(paranoid, sizeof(paranoid), "unreadable");
 	else
 		snprintf(paranoid, sizeof(paranoid), "%d", env->paranoid);
-	used = snprintf(buf, size, "perf_event_open for '%s' (%s) failed: %s: ", label(ev), what,
-			strerror(-err));
-	if (used < 0 || (size_t)used >= size)
-		return;
-	buf += used;
-	size -= (size_t)used;
-
-	switch (-err) {
+	strbuf_printf(&b, "perf_event_open for '%s' (%s) failed: %s: ", label(ev), what, strerror(-rc));
+	switch (-rc) {
 	case EACCES:
 	case EPERM:
 		if (!env->privileged && env->paranoid >= 3)
-			snprintf(buf, size, "kernel.perf_event_paranoid is %d, which forbids perf_event_open to users without CAP_PERFMON; as root, 'sysctl kernel.perf_event_paranoid=2' lets users count their own commands in user mode (1 adds kernel mode), or run pmustat as root",
+			strbuf_printf(&b, "kernel.perf_event_paranoid is %d, which forbids perf_event_open to users without CAP_PERFMON; as root, 'sysctl kernel.perf_event_paranoid=2' lets users count their own commands in user mode (1 adds kernel mode), or run pmustat as root",
 				 env->paranoid);
 		else if (!env->privileged && env->paranoid == 2 && !attr->exclude_kernel)
-			snprintf(buf, size, "kernel.perf_event_paranoid is 2, which lets users count user mode only; count with :u, or as root 'sysctl kernel.perf_event_paranoid=1', or run pmustat as root");
+			strbuf_printf(&b, "kernel.perf_event_paranoid is 2, which lets users count user mode only; count with :u, or as root 'sysctl kernel.perf_event_paranoid=1', or run pmustat as root");
 		else if (!env->privileged && env->paranoid == PERF_PARANOID_UNKNOWN)
-			snprintf(buf, size, "/proc/sys/kernel/perf_event_paranoid is unreadable, so the kernel's rule is unknown; run pmustat as root, or count with :u");
+			strbuf_printf(&b, "/proc/sys/kernel/perf_event_paranoid is unreadable, so the kernel's rule is unknown; run pmustat as root, or count with :u");
 		else if (hw)
-			snprintf(buf, size, "the kernel refuses hardware counting although perf_event_paranoid (%s) allows it: a VM whose hypervisor exposes no PMU (vPMU), or a security module's perf_event rules; enable the vPMU, or count software events (task-clock, page-faults, ...)",
+			strbuf_printf(&b, "the kernel refuses hardware counting although perf_event_paranoid (%s) allows it: a VM whose hypervisor exposes no PMU (vPMU), or a security module's perf_event rules; enable the vPMU, or count software events (task-clock, page-faults, ...)",
 				 paranoid);
 		else
-			snprintf(buf, size, "perf_event_paranoid is %s; a security module (SELinux, AppArmor) or a seccomp filter refuses perf_event_open",
+			strbuf_printf(&b, "perf_event_paranoid is %s; a security module (SELinux, AppArmor) or a seccomp filter refuses perf_event_open",
 				 paranoid);
 		break;
 	case ENOENT:
 		if (!hw)
-			snprintf(buf, size, "this kernel does not know that software event");
+			strbuf_printf(&b, "this kernel does not know that software event");
 		else if (env->cpu_pmu == 0)
-			snprintf(buf, size, "the kernel has no CPU PMU driver (no /sys/bus/event_source/devices/cpu): a VM without a vPMU, or a CPU the kernel's perf does not support; only software events (task-clock, page-faults, ...) can be counted here");
+			strbuf_printf(&b, "the kernel has no CPU PMU driver (no /sys/bus/event_source/devices/cpu): a VM without a vPMU, or a CPU the kernel's perf does not support; only software events (task-clock, page-faults, ...) can be counted here");
 		else
-			snprintf(buf, size, "the kernel's PMU does not know this raw config; check the event's encoding ('pmustat list'), or count it with --backend msr");
+			strbuf_printf(&b, "the kernel's PMU does not know this raw config; check the event's encoding ('pmustat list'), or count it with --backend msr");
 		break;
 	case EOPNOTSUPP:
-		snprintf(buf, size, "the PMU cannot count it: a VM without a vPMU, or a vPMU without this feature (e.g. the user/kernel filter); enable the vPMU in the hypervisor, or count software events");
+		strbuf_printf(&b, "the PMU cannot count it: a VM without a vPMU, or a vPMU without this feature (e.g. the user/kernel filter); enable the vPMU in the hypervisor, or count software events");
 		break;
 	case ENODEV:
-		snprintf(buf, size, "no PMU for this event on this CPU");
+		strbuf_printf(&b, "no PMU for this event on this CPU");
 		break;
 	case EINVAL:
-		snprintf(buf, size, hw ? "the kernel rejects this encoding (a bit or an offcore response value this PMU does not accept)"
+		strbuf_printf(&b, hw ? "the kernel rejects this encoding (a bit or an offcore response value this PMU does not accept)"
 				       : "the kernel rejects these attributes");
 		break;
 	case EMFILE:
 	case ENFILE:
-		snprintf(buf, size, "too many open files; raise the limit ('ulimit -n')");
+		strbuf_printf(&b, "too many open files; raise the limit ('ulimit -n')");
 		break;
 	case EBUSY:
 	case ENOSPC:
-		snprintf(buf, size, "another perf user holds the counters exclusively; stop it, or try again");
+		strbuf_printf(&b, "another perf user holds the counters exclusively; stop it, or try again");
 		break;
 	case ESRCH:
-		snprintf(buf, size, "the command's process is gone");
+		strbuf_printf(&b, "the command's process is gone");
 		break;
 	case ENOSYS:
-		snprintf(buf, size, "this kernel has no perf_event_open (CONFIG_PERF_EVENTS off, or a seccomp filter); count with --backend msr");
+		strbuf_printf(&b, "this kernel has no perf_event_open (CONFIG_PERF_EVENTS off, or a seccomp filter); count with --backend msr");
 		break;
 	default:
-		snprintf(buf, size, "see perf_event_open(2)");
+		strbuf_printf(&b, "see perf_event_open(2)");
 		break;
 	}
+	err_set(err, rc, "%s", strbuf_str(&b));
+	strbuf_free(&b);
+	return rc;
 }
 
 int
 perf_open_counters(const struct perf_seam *p, const struct perf_env *env,
 		   const struct pmu_caps *caps, struct perf_counter *c, unsigned n, pid_t pid,
-		   char *err, size_t errlen)
+		   struct pmustat_error **err)
 {
 	int leader = -1;
 
@@ -292,7 +290,7 @@ perf_open_counters(const struct perf_seam *p, const struct perf_env *env,
 		bool sw = event_is_software(c[i].ev);
 		int fd, rc;
 
-		rc = perf_attr(c[i].ev, caps, &attr, err, errlen);
+		rc = perf_attr(c[i].ev, caps, &attr, err);
 		if (rc) {
 			perf_close_counters(p, c, n);
 			return rc;
@@ -317,7 +315,7 @@ perf_open_counters(const struct perf_seam *p, const struct perf_env *env,
 			continue;
 		}
 		if (fd < 0) {
-			perf_open_error(fd, c[i].ev, &attr, env, err, errlen);
+			perf_open_error(fd, c[i].ev, &attr, env, err);
 			perf_close_counters(p, c, n);
 			return fd;
 		}
@@ -330,7 +328,7 @@ perf_open_counters(const struct perf_seam *p, const struct perf_env *env,
 
 int
 perf_read_counters(const struct perf_seam *p, struct perf_counter *c, unsigned n,
-		   char *err, size_t errlen)
+		   struct pmustat_error **err)
 {
 	for (unsigned i = 0; i < n; i++) {
 		int rc;
@@ -339,9 +337,8 @@ perf_read_counters(const struct perf_seam *p, struct perf_counter *c, unsigned n
 			continue;
 		rc = p->ops->read(p->ctx, c[i].fd, &c[i].v);
 		if (rc) {
-			snprintf(err, errlen, "reading the perf_event counter of '%s': %s", label(c[i].ev),
+			return err_set(err, rc, "reading the perf_event counter of '%s': %s", label(c[i].ev),
 				 strerror(-rc));
-			return rc;
 		}
 		c[i].read_ok = true;
 	}

@@ -26,6 +26,8 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+struct pmustat_error;
+
 struct event;
 struct hw;
 struct pmu_caps;
@@ -91,7 +93,7 @@ struct perf_counter {
  */
 int
 perf_attr(const struct event *ev, const struct pmu_caps *caps, struct perf_event_attr *attr,
-	  char *err, size_t errlen);
+	  struct pmustat_error **err);
 
 /*
  * Open @n counters (c[i].ev set) on @pid, pinned nowhere (they follow the
@@ -108,12 +110,12 @@ perf_attr(const struct event *ev, const struct pmu_caps *caps, struct perf_event
 int
 perf_open_counters(const struct perf_seam *p, const struct perf_env *env,
 		   const struct pmu_caps *caps, struct perf_counter *c, unsigned n, pid_t pid,
-		   char *err, size_t errlen);
+		   struct pmustat_error **err);
 
 /* Read every open counter (after the task ended). 0 or -errno with a message. */
 int
 perf_read_counters(const struct perf_seam *p, struct perf_counter *c, unsigned n,
-		   char *err, size_t errlen);
+		   struct pmustat_error **err);
 
 void
 perf_close_counters(const struct perf_seam *p, struct perf_counter *c, unsigned n);
@@ -129,12 +131,12 @@ perf_counter_status(const struct perf_counter *c, const struct perf_env *env, ch
 		    size_t size);
 
 /*
- * Why perf_event_open refused @ev with @err (negative errno) and what to
+ * Why perf_event_open refused @ev with @rc (negative errno) and what to
  * do: perf_event_paranoid (its value and what to set), no PMU in a VM, an
- * unknown raw config, too many files.
+ * unknown raw config, too many files, into *@err. Returns @rc.
  */
-void
-perf_open_error(int err, const struct event *ev, const struct perf_event_attr *attr,
-		const struct perf_env *env, char *buf, size_t size);
+int
+perf_open_error(int rc, const struct event *ev, const struct perf_event_attr *attr,
+		const struct perf_env *env, struct pmustat_error **err);
 
 #endif

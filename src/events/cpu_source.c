@@ -14,6 +14,7 @@
 #include "events/cpu.h"
 #include "hw/hw.h"
 #include "base/invoker.h"
+#include "base/err.h"
 
 /* libcpuid prints warnings on stderr by default; a bad dump is our error to report. */
 static void
@@ -28,7 +29,7 @@ quiet_warning(const char *msg)
  * (no swapping the path for a link in between). Returns the fd or -errno.
  */
 static int
-open_dump_file(const char *path, char *err, size_t err_len)
+open_dump_file(const char *path, struct pmustat_error **err)
 {
 	struct stat st;
 	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
@@ -38,20 +39,15 @@ open_dump_file(const char *path, char *err, size_t err_len)
 		int e = errno;
 
 		if (e == ELOOP)
-			snprintf(err, err_len, "%s: is a symbolic link; give the dump file itself", path);
-		else
-			snprintf(err, err_len, "%s: cannot open CPUID dump: %s", path, strerror(e));
-		return -e;
+			return err_set(err, -e, "%s: is a symbolic link; give the dump file itself", path);
+		return err_set(err, -e, "%s: cannot open CPUID dump: %s", path, strerror(e));
 	}
 	if (fstat(fd, &st) < 0) {
-		ret = -errno;
-		snprintf(err, err_len, "%s: cannot stat CPUID dump: %s", path, strerror(errno));
+		ret = err_set(err, -errno, "%s: cannot stat CPUID dump: %s", path, strerror(errno));
 	} else if (!S_ISREG(st.st_mode)) {
-		ret = -EINVAL;
-		snprintf(err, err_len, "%s: not a regular file; give a libcpuid raw CPUID dump", path);
+		ret = err_set(err, -EINVAL, "%s: not a regular file; give a libcpuid raw CPUID dump", path);
 	} else if ((unsigned long long)st.st_size > CPU_DUMP_MAX_BYTES) {
-		ret = -EFBIG;
-		snprintf(err, err_len, "%s: %lld bytes is too large for a CPUID dump (limit %u MiB)",
+		ret = err_set(err, -EFBIG, "%s: %lld bytes is too large for a CPUID dump (limit %u MiB)",
 			 path, (long long)st.st_size, CPU_DUMP_MAX_BYTES >> 20);
 	}
 	if (ret < 0) {
@@ -139,7 +135,7 @@ dump_line_problem(const char *line, bool *is_header, bool *aida, bool *have_cpu)
  * formats) and refused if any line would do that.
  */
 static int
-check_dump_text(int fd, const char *path, char *err, size_t err_len)
+check_dump_text(int fd, const char *path, struct pmustat_error **err)
 {
 	bool is_header = true, aida = false, have_cpu = false;
 	unsigned lineno = 0;
@@ -149,8 +145,7 @@ check_dump_text(int fd, const char *path, char *err, size_t err_len)
 	FILE *f = dupfd >= 0 ? fdopen(dupfd, "r") : NULL;
 
 	if (!f) {
-		ret = -errno;
-		snprintf(err, err_len, "%s: cannot read CPUID dump: %s", path, strerror(errno));
+		ret = err_set(err, -errno, "%s: cannot read CPUID dump: %s", path, strerror(errno));
 		if (dupfd >= 0)
 			close(dupfd);
 		return ret;
@@ -166,16 +161,13 @@ check_dump_text(int fd, const char *path, char *err, size_t err_len)
 		lineno++;
 		problem = dump_line_problem(line, &is_header, &aida, &have_cpu);
 		if (problem) {
-			snprintf(err, err_len,
-				 "%s: line %u has %s; this is not a raw dump as written by --save-cpu-dump or cpuid_tool --save",
-				 path, lineno, problem);
-			ret = -EINVAL;
+			ret = err_set(err, -EINVAL, "%s: line %u has %s; this is not a raw dump as written by --save-cpu-dump or cpuid_tool --save",
+				      path, lineno, problem);
 			break;
 		}
 	}
 	if (!ret && ferror(f)) {
-		snprintf(err, err_len, "%s: read error", path);
-		ret = -EIO;
+		ret = err_set(err, -EIO, "%s: read error", path);
 	}
 	fclose(f);
 	return ret;
@@ -192,7 +184,7 @@ raw_is_empty(const struct cpu_raw_data_t *raw)
 /* @fd_path names the checked dump; messages name @path, as the user gave it. */
 static int
 read_dump(const char *path, const char *fd_path, int cpu, struct cpu_info *out,
-	  int *used_cpu, char *err, size_t err_len)
+	  int *used_cpu, struct pmustat_error **err)
 {
 	struct cpu_raw_data_array_t all;
 	struct cpu_raw_data_t one;
@@ -208,8 +200,8 @@ read_dump(const char *path, const char *fd_path, int cpu, struct cpu_info *out,
 		int idx = cpu < 0 ? all.num_raw - 1 : cpu;
 
 		if (idx >= all.num_raw) {
-			snprintf(err, err_len, "%s: the dump has %d CPU%s (0-%d); CPU %d is not in it",
-				 path, all.num_raw, all.num_raw == 1 ? "" : "s", all.num_raw - 1, cpu);
+			err_set(err, -ENXIO, "%s: the dump has %d CPU%s (0-%d); CPU %d is not in it",
+				path, all.num_raw, all.num_raw == 1 ? "" : "s", all.num_raw - 1, cpu);
 			cpuid_free_raw_data_array(&all);
 			return -ENXIO;
 		}
@@ -221,21 +213,17 @@ read_dump(const char *path, const char *fd_path, int cpu, struct cpu_info *out,
 		cpuid_free_raw_data_array(&all);
 		memset(&one, 0, sizeof(one));
 		if (cpuid_deserialize_raw_data(&one, fd_path) != 0 || raw_is_empty(&one)) {
-			snprintf(err, err_len,
-				 "%s: libcpuid could not read any CPUID data from it; expected a raw dump as written by --save-cpu-dump or cpuid_tool --save",
+			return err_set(err, -EINVAL, "%s: libcpuid could not read any CPUID data from it; expected a raw dump as written by --save-cpu-dump or cpuid_tool --save",
 				 path);
-			return -EINVAL;
 		}
 		if (cpu > 0) {
-			snprintf(err, err_len, "%s: the dump has one CPU (0); CPU %d is not in it", path, cpu);
-			return -ENXIO;
+			return err_set(err, -ENXIO, "%s: the dump has one CPU (0); CPU %d is not in it", path, cpu);
 		}
 		if (used_cpu)
 			*used_cpu = 0;
 	}
 	if (raw_is_empty(&one)) {
-		snprintf(err, err_len, "%s: the CPU block in the dump holds no CPUID leaf 0", path);
-		return -EINVAL;
+		return err_set(err, -EINVAL, "%s: the CPU block in the dump holds no CPUID leaf 0", path);
 	}
 	cpu_decode(&one, out);
 	return 0;
@@ -243,7 +231,7 @@ read_dump(const char *path, const char *fd_path, int cpu, struct cpu_info *out,
 
 static int
 load_dump(const char *path, int cpu, struct cpu_info *out, int *used_cpu,
-	  char *err, size_t err_len)
+	  struct pmustat_error **err)
 {
 	struct invoker inv;
 	struct invoker_fs fs;
@@ -251,19 +239,19 @@ load_dump(const char *path, int cpu, struct cpu_info *out, int *used_cpu,
 	int fd, ret;
 
 	/* Opened with the rights of the user who named it: root's files are not theirs to read. */
-	ret = invoker_get(&inv, err, err_len);
+	ret = invoker_get(&inv, err);
 	if (ret == 0)
-		ret = invoker_fs_enter(&inv, &fs, err, err_len);
+		ret = invoker_fs_enter(&inv, &fs, err);
 	if (ret)
 		return ret;
-	fd = open_dump_file(path, err, err_len);
+	fd = open_dump_file(path, err);
 	invoker_fs_leave(&fs);
 	if (fd < 0)
 		return fd;
-	ret = check_dump_text(fd, path, err, err_len);
+	ret = check_dump_text(fd, path, err);
 	if (ret == 0) {
 		snprintf(fd_path, sizeof(fd_path), "/proc/self/fd/%d", fd);
-		ret = read_dump(path, fd_path, cpu, out, used_cpu, err, err_len);
+		ret = read_dump(path, fd_path, cpu, out, used_cpu, err);
 	}
 	close(fd);
 	return ret;
@@ -301,13 +289,13 @@ cpu_default_core(void)
 
 int
 cpu_source_load(struct hw *hw, const char *dump_path, int cpu, struct cpu_info *out,
-		int *used_cpu, char *err, size_t err_len)
+		int *used_cpu, struct pmustat_error **err)
 {
 	struct cpu_raw_data_t raw;
 	int ret;
 
 	if (dump_path)
-		return load_dump(dump_path, cpu, out, used_cpu, err, err_len);
+		return load_dump(dump_path, cpu, out, used_cpu, err);
 
 	if (cpu < 0)
 		cpu = cpu_default_core();
@@ -315,10 +303,8 @@ cpu_source_load(struct hw *hw, const char *dump_path, int cpu, struct cpu_info *
 	ret = hw_cpuid(hw, cpu, &raw);
 	if (ret < 0) {
 		if (ret == -ENXIO || ret == -EINVAL)
-			snprintf(err, err_len, "CPU %d: no such CPU, or not in pmustat's allowed set (see taskset -p $$)", cpu);
-		else
-			snprintf(err, err_len, "CPU %d: reading CPUID failed: %s", cpu, strerror(-ret));
-		return ret;
+			return err_set(err, ret, "CPU %d: no such CPU, or not in pmustat's allowed set (see taskset -p $$)", cpu);
+		return err_set(err, ret, "CPU %d: reading CPUID failed: %s", cpu, strerror(-ret));
 	}
 	if (used_cpu)
 		*used_cpu = cpu;
@@ -328,7 +314,7 @@ cpu_source_load(struct hw *hw, const char *dump_path, int cpu, struct cpu_info *
 
 int
 cpu_source_save(struct hw *hw, const int *cpus, int ncpus, FILE *out, const char *path,
-		char *err, size_t err_len)
+		struct pmustat_error **err)
 {
 	struct cpu_raw_data_array_t all;
 	char fd_path[32], buf[4096];
@@ -340,13 +326,12 @@ cpu_source_save(struct hw *hw, const int *cpus, int ncpus, FILE *out, const char
 	all.num_raw = (logical_cpu_t)ncpus;
 	all.raw = calloc((size_t)ncpus, sizeof(*all.raw));
 	if (!all.raw) {
-		snprintf(err, err_len, "out of memory");
-		return -ENOMEM;
+		return err_set(err, -ENOMEM, "out of memory");
 	}
 	for (int i = 0; i < ncpus; i++) {
 		ret = hw_cpuid(hw, cpus[i], &all.raw[i]);
 		if (ret < 0) {
-			snprintf(err, err_len, "CPU %d: reading CPUID failed: %s", cpus[i], strerror(-ret));
+			err_set(err, ret, "CPU %d: reading CPUID failed: %s", cpus[i], strerror(-ret));
 			goto out;
 		}
 	}
@@ -357,21 +342,18 @@ cpu_source_save(struct hw *hw, const int *cpus, int ncpus, FILE *out, const char
 	 */
 	fd = memfd_create("pmustat-cpuid", MFD_CLOEXEC);
 	if (fd < 0) {
-		ret = -errno;
-		snprintf(err, err_len, "%s: cannot write the CPUID dump: %s", path, strerror(-ret));
+		ret = err_set(err, -errno, "%s: cannot write the CPUID dump: %s", path, strerror(errno));
 		goto out;
 	}
 	snprintf(fd_path, sizeof(fd_path), "/proc/self/fd/%d", fd);
 	if (cpuid_serialize_all_raw_data(&all, fd_path) != 0) {
-		ret = -EIO;
-		snprintf(err, err_len, "%s: cannot write the CPUID dump: %s", path, cpuid_error());
+		ret = err_set(err, -EIO, "%s: cannot write the CPUID dump: %s", path, cpuid_error());
 		goto out;
 	}
 	/* libcpuid wrote through a file of its own: ours is still at offset 0. */
 	while ((n = read(fd, buf, sizeof(buf))) > 0) {
 		if (fwrite(buf, 1, (size_t)n, out) != (size_t)n) {
-			ret = -EIO;
-			snprintf(err, err_len, "%s: cannot write the CPUID dump: %s", path, strerror(errno));
+			ret = err_set(err, -EIO, "%s: cannot write the CPUID dump: %s", path, strerror(errno));
 			goto out;
 		}
 	}

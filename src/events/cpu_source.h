@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+struct pmustat_error;
+
 struct cpu_info;
 struct hw;
 
@@ -22,7 +24,7 @@ struct hw;
  * @used_cpu (may be NULL) receives the CPU index described.
  */
 int cpu_source_load(struct hw *hw, const char *dump_path, int cpu,
-		    struct cpu_info *out, int *used_cpu, char *err, size_t err_len);
+		    struct cpu_info *out, int *used_cpu, struct pmustat_error **err);
 
 /*
  * Write the raw CPUID of every CPU in @cpus (of @ncpus) to @out in
@@ -30,7 +32,7 @@ int cpu_source_load(struct hw *hw, const char *dump_path, int cpu,
  * caller opens and puts the file in place (outfile.h).
  */
 int cpu_source_save(struct hw *hw, const int *cpus, int ncpus, FILE *out, const char *path,
-		    char *err, size_t err_len);
+		    struct pmustat_error **err);
 
 /* A -C argument: a CPU number 0..CPU_SETSIZE-1. 0, or -EINVAL. */
 int cpu_parse_number(const char *arg, int *cpu);

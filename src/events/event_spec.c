@@ -17,6 +17,8 @@
 #include "pmu/msr.h"
 #include "events/suggest.h"
 #include "events/sw_events.h"
+#include "base/strbuf.h"
+#include "base/err.h"
 
 #define GP_LIMIT_MASK	((1u << PMU_MAX_GP) - 1)
 
@@ -52,8 +54,7 @@ struct modifiers {
 struct parse_ctx {
 	const struct event_table *table;
 	const struct pmu_caps *caps;
-	char *err;
-	size_t err_len;
+	struct pmustat_error **err;
 };
 
 static int
@@ -66,7 +67,7 @@ fail(struct parse_ctx *ctx, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(ctx->err, ctx->err_len, fmt, ap);
+	err_setv(ctx->err, -EINVAL, fmt, ap);
 	va_end(ap);
 	return -EINVAL;
 }
@@ -516,13 +517,14 @@ consider_known_names(struct suggest *s, const struct event_table *table)
 static int
 unknown_event(struct parse_ctx *ctx, const char *name)
 {
+	struct strbuf b = STRBUF_INIT;
 	struct suggest s;
 
 	suggest_init(&s, name, SUGGEST_SHOWN);
 	consider_known_names(&s, ctx->table);
-	snprintf(ctx->err, ctx->err_len, "unknown event '%s' for %s", name,
-		 table_label(ctx->table));
-	suggest_append(&s, ctx->err, ctx->err_len);
+	suggest_append(&s, &b);
+	fail(ctx, "unknown event '%s' for %s%s", name, table_label(ctx->table), strbuf_str(&b));
+	strbuf_free(&b);
 	return -EINVAL;
 }
 
@@ -637,9 +639,9 @@ parse_term(struct parse_ctx *ctx, const char *text, struct event *ev)
 int
 event_spec_append(const char *spec, const struct event_table *table,
 		  const struct pmu_caps *caps, struct event **events,
-		  size_t *count, char *err, size_t err_len)
+		  size_t *count, struct pmustat_error **err)
 {
-	struct parse_ctx ctx = { table, caps, err, err_len };
+	struct parse_ctx ctx = { table, caps, err };
 	const char *p = spec;
 	size_t start = *count, n = *count, cap = *count, term_no = 0;
 	struct event *evs = *events;
@@ -690,8 +692,7 @@ event_spec_append(const char *spec, const struct event_table *table,
 			struct event *grown = realloc(evs, ncap * sizeof(*evs));
 
 			if (!grown) {
-				snprintf(err, err_len, "out of memory parsing '%s'", text);
-				ret = -ENOMEM;
+				ret = err_set(err, -ENOMEM, "out of memory parsing '%s'", text);
 				goto fail;
 			}
 			evs = grown;
@@ -723,7 +724,7 @@ fail:
 int
 event_spec_parse(const char *spec, const struct event_table *table,
 		 const struct pmu_caps *caps, struct event **out, size_t *count,
-		 char *err, size_t err_len)
+		 struct pmustat_error **err)
 {
 	struct event *evs = NULL;
 	size_t n = 0;
@@ -731,7 +732,7 @@ event_spec_parse(const char *spec, const struct event_table *table,
 
 	*out = NULL;
 	*count = 0;
-	ret = event_spec_append(spec, table, caps, &evs, &n, err, err_len);
+	ret = event_spec_append(spec, table, caps, &evs, &n, err);
 	if (ret) {
 		free(evs);
 		return ret;

@@ -33,6 +33,8 @@
 
 #include "events/event.h"
 
+struct pmustat_error;
+
 struct event_table;
 struct pmu_caps;
 
@@ -52,7 +54,7 @@ struct pmu_caps;
  */
 int event_spec_parse(const char *spec, const struct event_table *table,
 		     const struct pmu_caps *caps, struct event **out, size_t *count,
-		     char *err, size_t err_len);
+		     struct pmustat_error **err);
 
 /*
  * More events than any PMU counts in one run (the scheduler's limit is
@@ -69,7 +71,7 @@ int event_spec_parse(const char *spec, const struct event_table *table,
  */
 int event_spec_append(const char *spec, const struct event_table *table,
 		      const struct pmu_caps *caps, struct event **events,
-		      size_t *count, char *err, size_t err_len);
+		      size_t *count, struct pmustat_error **err);
 
 /*
  * Whether @a and @b count the same thing (same encoding, mode, counter and

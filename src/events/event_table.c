@@ -1,5 +1,6 @@
 #include "config.h"
 #include "events/event_table.h"
+#include "base/err.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -255,7 +256,7 @@ resolve_aliases(struct event_table *t, const char **what, const char **who)
 
 int
 event_table_load(const char *events_dir, const char *name,
-		 struct event_table **out, char *err, size_t err_len)
+		 struct event_table **out, struct pmustat_error **err)
 {
 	char path[PATH_MAX];
 	json_error_t jerr;
@@ -267,19 +268,16 @@ event_table_load(const char *events_dir, const char *name,
 
 	*out = NULL;
 	if (!*name || strchr(name, '/') || name[0] == '.') {
-		snprintf(err, err_len, "'%s' is not a table name", name);
-		return -EINVAL;
+		return err_set(err, -EINVAL, "'%s' is not a table name", name);
 	}
 	/* Refused before it becomes a path (and a message cut short). */
 	if (strlen(name) > EVENT_TABLE_NAME_MAX) {
-		snprintf(err, err_len, "'%.40s...' is not a table name: too long (%zu characters, at most %d)",
+		return err_set(err, -EINVAL, "'%.40s...' is not a table name: too long (%zu characters, at most %d)",
 			 name, strlen(name), EVENT_TABLE_NAME_MAX);
-		return -EINVAL;
 	}
 	if ((size_t)snprintf(path, sizeof(path), "%s/%s.json", events_dir, name) >=
 	    sizeof(path)) {
-		snprintf(err, err_len, "%s/%s.json: path too long", events_dir, name);
-		return -ENAMETOOLONG;
+		return err_set(err, -ENAMETOOLONG, "%s/%s.json: path too long", events_dir, name);
 	}
 	t = calloc(1, sizeof(*t));
 	if (!t)
@@ -287,29 +285,24 @@ event_table_load(const char *events_dir, const char *name,
 	t->root = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
 	if (!t->root) {
 		if (json_error_code(&jerr) == json_error_cannot_open_file) {
-			snprintf(err, err_len, "%s: cannot open: no event table '%s'",
+			ret = err_set(err, -ENOENT, "%s: cannot open: no event table '%s'",
 				 path, name);
-			ret = -ENOENT;
 		} else {
-			snprintf(err, err_len, "%s:%d: %s", path, jerr.line, jerr.text);
-			ret = -EINVAL;
+			ret = err_set(err, -EINVAL, "%s:%d: %s", path, jerr.line, jerr.text);
 		}
 		goto fail;
 	}
 	/* Another PMU's table (events/netburst.json): its own loader reads it. */
 	if (json_object_get(t->root, "pmu")) {
-		snprintf(err, err_len, "%s: a table for the %s PMU, not the architectural one",
+		ret = err_set(err, -EMEDIUMTYPE, "%s: a table for the %s PMU, not the architectural one",
 			 path, json_string_value(json_object_get(t->root, "pmu")) ?
 			 json_string_value(json_object_get(t->root, "pmu")) : "?");
-		ret = -EMEDIUMTYPE;
 		goto fail;
 	}
 	if (json_integer_value(json_object_get(t->root, "format_version")) !=
 	    EVENT_TABLE_FORMAT_VERSION) {
-		snprintf(err, err_len,
-			 "%s: format_version is not %d: regenerate with scripts/perfmon2events",
+		ret = err_set(err, -EINVAL, "%s: format_version is not %d: regenerate with scripts/perfmon2events",
 			 path, EVENT_TABLE_FORMAT_VERSION);
-		ret = -EINVAL;
 		goto fail;
 	}
 	t->name = get_string(t->root, "table");
@@ -317,9 +310,8 @@ event_table_load(const char *events_dir, const char *name,
 	t->source_version = get_string(json_object_get(t->root, "source"), "version");
 	events = json_object_get(t->root, "events");
 	if (!t->name || strcmp(t->name, name) != 0 || !json_is_array(events)) {
-		snprintf(err, err_len, "%s: \"table\" is not '%s' or \"events\" is missing",
+		ret = err_set(err, -EINVAL, "%s: \"table\" is not '%s' or \"events\" is missing",
 			 path, name);
-		ret = -EINVAL;
 		goto fail;
 	}
 	if (!t->source_file)
@@ -339,13 +331,12 @@ event_table_load(const char *events_dir, const char *name,
 		goto nomem;
 	json_array_foreach(events, i, ev) {
 		if (!json_is_object(ev)) {
-			snprintf(err, err_len, "%s: event %zu is not an object", path, i);
-			ret = -EINVAL;
+			ret = err_set(err, -EINVAL, "%s: event %zu is not an object", path, i);
 			goto fail;
 		}
 		ret = parse_event(ev, &t->descs[i], t->extras + used_extra, &what);
 		if (ret) {
-			snprintf(err, err_len, "%s: event %zu (%s): %s", path, i,
+			err_set(err, ret, "%s: event %zu (%s): %s", path, i,
 				 t->descs[i].name ? t->descs[i].name : "?", what);
 			goto fail;
 		}
@@ -356,22 +347,21 @@ event_table_load(const char *events_dir, const char *name,
 	qsort(t->descs, t->count, sizeof(*t->descs), desc_cmp);
 	for (i = 1; i < t->count; i++) {
 		if (strcasecmp(t->descs[i - 1].name, t->descs[i].name) == 0) {
-			snprintf(err, err_len, "%s: event %s appears twice", path,
+			ret = err_set(err, -EINVAL, "%s: event %s appears twice", path,
 				 t->descs[i].name);
-			ret = -EINVAL;
 			goto fail;
 		}
 	}
 	ret = resolve_aliases(t, &what, &who);
 	if (ret) {
-		snprintf(err, err_len, "%s: event %s: %s", path, who, what);
+		err_set(err, ret, "%s: event %s: %s", path, who, what);
 		goto fail;
 	}
 	*out = t;
 	return 0;
 
 nomem:
-	snprintf(err, err_len, "%s/%s.json: out of memory", events_dir, name);
+	err_set(err, -ENOMEM, "%s/%s.json: out of memory", events_dir, name);
 	ret = -ENOMEM;
 fail:
 	event_table_free(t);

@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct pmustat_error;
+
 struct event_table;
 
 /* Why a table event cannot simply be counted, or how it must be. */
@@ -71,7 +73,7 @@ struct event_desc {
  * events/netburst.json, which src/netburst/nb_table.h loads; -ENOMEM).
  */
 int event_table_load(const char *events_dir, const char *name,
-		     struct event_table **out, char *err, size_t err_len);
+		     struct event_table **out, struct pmustat_error **err);
 void event_table_free(struct event_table *table);
 
 /* Table name ("skylake"), and upstream provenance for messages. */

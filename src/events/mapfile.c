@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "events/cpu.h"
+#include "base/err.h"
 
 /* The Metrics column is optional: older maps have five columns. */
 #define MAPFILE_HEADER "Family-model,Core Type,Native Model ID,Table,Version"
@@ -132,7 +133,7 @@ choose_row(struct mapfile_choice *c, const struct mapfile_row *row)
 
 int
 mapfile_choose(const char *events_dir, const struct cpu_info *cpu,
-	       struct mapfile_choice *out, char *err, size_t err_len)
+	       struct mapfile_choice *out, struct pmustat_error **err)
 {
 	char path[PATH_MAX];
 	char key[64], key_no_stepping[64];
@@ -151,8 +152,7 @@ mapfile_choose(const char *events_dir, const struct cpu_info *cpu,
 
 	if ((size_t)snprintf(path, sizeof(path), "%s/mapfile.csv", events_dir) >=
 	    sizeof(path)) {
-		snprintf(err, err_len, "%s/mapfile.csv: path too long", events_dir);
-		return -ENAMETOOLONG;
+		return err_set(err, -ENAMETOOLONG, "%s/mapfile.csv: path too long", events_dir);
 	}
 	cpu_mapfile_key(cpu, key, sizeof(key));
 	snprintf(key_no_stepping, sizeof(key_no_stepping), "%s", key);
@@ -164,9 +164,8 @@ mapfile_choose(const char *events_dir, const struct cpu_info *cpu,
 	if (!f) {
 		/* -ENOENT means "no row" to callers: a missing file is not that. */
 		ret = errno == ENOENT ? -EIO : -errno;
-		snprintf(err, err_len, "%s: %s (pmustat's event tables are missing: reinstall it)",
+		return err_set(err, ret, "%s: %s (pmustat's event tables are missing: reinstall it)",
 			 path, strerror(errno));
-		return ret;
 	}
 	while ((len = getline(&line, &cap, f)) >= 0) {
 		struct mapfile_row row;
@@ -184,9 +183,8 @@ mapfile_choose(const char *events_dir, const struct cpu_info *cpu,
 			} else if (strcmp(line, MAPFILE_HEADER) == 0) {
 				nfields = MAPFILE_FIELDS - 1;
 			} else {
-				snprintf(err, err_len, "%s:%u: header is not \"%s\"",
+				ret = err_set(err, -EINVAL, "%s:%u: header is not \"%s\"",
 					 path, lineno, MAPFILE_HEADER_METRICS);
-				ret = -EINVAL;
 				goto out;
 			}
 			header_seen = true;
@@ -194,15 +192,14 @@ mapfile_choose(const char *events_dir, const struct cpu_info *cpu,
 		}
 		what = parse_row(line, nfields, &row);
 		if (what) {
-			snprintf(err, err_len, "%s:%u: %s", path, lineno, what);
-			ret = -EINVAL;
+			ret = err_set(err, -EINVAL, "%s:%u: %s", path, lineno, what);
 			goto out;
 		}
 		ret = key_matches(row.fields[0],
 				  pattern_has_stepping(row.fields[0]) ? key : key_no_stepping,
 				  &match);
 		if (ret) {
-			snprintf(err, err_len, "%s:%u: '%s' is not a valid extended regular expression",
+			err_set(err, ret, "%s:%u: '%s' is not a valid extended regular expression",
 				 path, lineno, row.fields[0]);
 			goto out;
 		}
@@ -221,29 +218,26 @@ mapfile_choose(const char *events_dir, const struct cpu_info *cpu,
 	}
 	if (ferror(f)) {
 		ret = -EIO;
-		snprintf(err, err_len, "%s:%u: read error", path, lineno);
+		err_set(err, -EIO, "%s:%u: read error", path, lineno);
 		goto out;
 	}
 	if (!header_seen) {
-		snprintf(err, err_len, "%s:%u: no header line", path, lineno);
-		ret = -EINVAL;
+		ret = err_set(err, -EINVAL, "%s:%u: no header line", path, lineno);
 		goto out;
 	}
 	chosen = typed_choice.table[0] ? &typed_choice : &plain_choice;
 	if (!chosen->table[0]) {
 		if (hybrid_rows)
-			snprintf(err, err_len,
-				 "%s: no row for %s with core type 0x%02x, native model ID 0x%06x (CPUID.1AH)",
+			err_set(err, -ENOENT, "%s: no row for %s with core type 0x%02x, native model ID 0x%06x (CPUID.1AH)",
 				 path, key, (unsigned)cpu->core_type,
 				 (unsigned)cpu->native_model_id);
 		else
-			snprintf(err, err_len, "%s: no event table for %s", path, key);
+			err_set(err, -ENOENT, "%s: no event table for %s", path, key);
 		ret = -ENOENT;
 		goto out;
 	}
 	if (chosen == &typed_choice ? !typed_fits : !plain_fits) {
-		snprintf(err, err_len, "%s: table name '%s...' too long", path, chosen->table);
-		ret = -ENAMETOOLONG;
+		ret = err_set(err, -ENAMETOOLONG, "%s: table name '%s...' too long", path, chosen->table);
 		goto out;
 	}
 	*out = *chosen;
@@ -256,17 +250,16 @@ out:
 
 int
 mapfile_choose_table(const char *events_dir, const struct cpu_info *cpu,
-		     char *table, size_t table_len, char *err, size_t err_len)
+		     char *table, size_t table_len, struct pmustat_error **err)
 {
 	struct mapfile_choice c;
-	int ret = mapfile_choose(events_dir, cpu, &c, err, err_len);
+	int ret = mapfile_choose(events_dir, cpu, &c, err);
 
 	if (ret < 0)
 		return ret;
 	if (strlen(c.table) >= table_len) {
-		snprintf(err, err_len, "%s/mapfile.csv: table name '%s' too long", events_dir,
+		return err_set(err, -ENAMETOOLONG, "%s/mapfile.csv: table name '%s' too long", events_dir,
 			 c.table);
-		return -ENAMETOOLONG;
 	}
 	memcpy(table, c.table, strlen(c.table) + 1);
 	return 0;

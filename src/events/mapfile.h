@@ -12,6 +12,8 @@
 
 #include <stddef.h>
 
+struct pmustat_error;
+
 struct cpu_info;
 
 /* Longest table or metrics name a mapfile may give. */
@@ -39,13 +41,13 @@ struct mapfile_choice {
  *            or parsed (-EINVAL); @err is "path:line: what" or "path: what".
  */
 int mapfile_choose_table(const char *events_dir, const struct cpu_info *cpu,
-			 char *table, size_t table_len, char *err, size_t err_len);
+			 char *table, size_t table_len, struct pmustat_error **err);
 
 /*
  * The same choice (same row, same errors), with the metrics file the row
  * names: the one rule that maps a CPU to its data serves both.
  */
 int mapfile_choose(const char *events_dir, const struct cpu_info *cpu,
-		   struct mapfile_choice *out, char *err, size_t err_len);
+		   struct mapfile_choice *out, struct pmustat_error **err);
 
 #endif

@@ -1,4 +1,5 @@
 #include "config.h"
+#include "base/strbuf.h"
 #include "events/suggest.h"
 
 #include <ctype.h>
@@ -91,14 +92,11 @@ suggest_result(const struct suggest *s, const char **out)
 }
 
 size_t
-suggest_append(const struct suggest *s, char *buf, size_t size)
+suggest_append(const struct suggest *s, struct strbuf *b)
 {
-	size_t used = strnlen(buf, size);
-
-	for (size_t i = 0; i < s->n && used < size; i++)
-		used += (size_t)snprintf(buf + used, size - used, "%s%s",
-					 i ? ", " : "; did you mean ", s->best[i].name);
-	if (s->n && used < size)
-		snprintf(buf + used, size - used, "?");
+	for (size_t i = 0; i < s->n; i++)
+		strbuf_printf(b, "%s%s", i ? ", " : "; did you mean ", s->best[i].name);
+	if (s->n)
+		strbuf_printf(b, "?");
 	return s->n;
 }

@@ -13,6 +13,8 @@
 
 #include <stddef.h>
 
+struct strbuf;
+
 #define SUGGEST_MAX	8	/* the most a caller can ask for */
 #define SUGGEST_SHOWN	3	/* what an error message offers */
 
@@ -33,10 +35,10 @@ void suggest_consider(struct suggest *s, const char *name);
 /* The names kept, best first (ties in name order), into @out; returns how many. */
 size_t suggest_result(const struct suggest *s, const char **out);
 /*
- * Append "; did you mean A, B?" (nothing without candidates) to the
- * message in @buf of @size. Returns how many were suggested.
+ * Append "; did you mean A, B?" (nothing without candidates) to @b.
+ * Returns how many were suggested.
  */
-size_t suggest_append(const struct suggest *s, char *buf, size_t size);
+size_t suggest_append(const struct suggest *s, struct strbuf *b);
 
 /* Case-insensitive Levenshtein distance, SIZE_MAX once it exceeds @limit. */
 size_t suggest_distance(const char *a, const char *b, size_t limit);

@@ -15,8 +15,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/err.h"
 #include "hw/cpulock.h"
-#include "pmu/pmu_state.h"
+#include "hw/proc.h"
 
 void
 cpulock_path(int cpu, char *buf, size_t size)
@@ -82,40 +83,9 @@ cpulock_holder(int cpu)
 	return flock_holder(&st);
 }
 
-/* "uid 0", the effective uid from /proc/PID/status; false when unreadable. */
-static bool
-proc_uid(pid_t pid, unsigned *uid)
-{
-	char path[64], line[256];
-	bool found = false;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%ld/status", (long)pid);
-	f = fopen(path, "re");
-	if (!f)
-		return false;
-	/* "Uid:\tREAL\tEFFECTIVE\tSAVED\tFS" */
-	while (!found && fgets(line, sizeof(line), f)) {
-		char *p, *end;
-		unsigned long v;
-
-		if (strncmp(line, "Uid:", 4) != 0)
-			continue;
-		errno = 0;
-		(void)strtoul(line + 4, &p, 10);
-		v = strtoul(p, &end, 10);
-		if (errno || end == p || v > 0xfffffffful)
-			break;
-		*uid = (unsigned)v;
-		found = true;
-	}
-	fclose(f);
-	return found;
-}
-
 /* Why core @cpu is busy: who holds the lock that @fd is open on. */
 static void
-describe_holder(int cpu, int fd, const char *path, char *err, size_t errlen)
+describe_holder(int cpu, int fd, const char *path, struct pmustat_error **err)
 {
 	char cmd[160];
 	struct stat st;
@@ -125,25 +95,22 @@ describe_holder(int cpu, int fd, const char *path, char *err, size_t errlen)
 	if (fstat(fd, &st) == 0)
 		pid = flock_holder(&st);
 	if (pid <= 0) {
-		snprintf(err, errlen,
-			 "core %d is locked (%s) by a process pmustat cannot see (another PID namespace?); wait for it to finish or pick another core with -C",
+		err_set(err, -EBUSY, "core %d is locked (%s) by a process pmustat cannot see (another PID namespace?); wait for it to finish or pick another core with -C",
 			 cpu, path);
 		return;
 	}
-	pmu_state_proc_command(pid, cmd, sizeof(cmd));
+	proc_command(pid, cmd, sizeof(cmd));
 	if (proc_uid(pid, &uid) && uid != 0) {
-		snprintf(err, errlen,
-			 "core %d's lock %s is held by pid %ld (%s), which runs as uid %u, not root: that is not a pmustat run; stop it, or pick another core with -C",
+		err_set(err, -EBUSY, "core %d's lock %s is held by pid %ld (%s), which runs as uid %u, not root: that is not a pmustat run; stop it, or pick another core with -C",
 			 cpu, path, (long)pid, cmd[0] ? cmd : "?", uid);
 		return;
 	}
-	snprintf(err, errlen,
-		 "core %d is in use by another pmustat (pid %ld: %s; lock %s); wait for it to finish or pick another core with -C",
+	err_set(err, -EBUSY, "core %d is in use by another pmustat (pid %ld: %s; lock %s); wait for it to finish or pick another core with -C",
 		 cpu, (long)pid, cmd[0] ? cmd : "?", path);
 }
 
 int
-cpulock_acquire(int cpu, unsigned wait_ms, char *err, size_t errlen)
+cpulock_acquire(int cpu, unsigned wait_ms, struct pmustat_error **err)
 {
 	const struct timespec step = { 0, 20L * 1000 * 1000 };
 	char path[128], name[32];
@@ -152,10 +119,10 @@ cpulock_acquire(int cpu, unsigned wait_ms, char *err, size_t errlen)
 	int run_fd, dir_fd, fd, rc;
 
 	cpulock_path(cpu, path, sizeof(path));
-	run_fd = run_dir_open(AT_FDCWD, PMUSTAT_RUN_DIR, 0700, true, PMUSTAT_RUN_DIR, err, errlen);
+	run_fd = run_dir_open(AT_FDCWD, PMUSTAT_RUN_DIR, 0700, true, PMUSTAT_RUN_DIR, err);
 	if (run_fd < 0)
 		return run_fd;
-	dir_fd = run_dir_open(run_fd, "lock", 0755, true, CPULOCK_DIR, err, errlen);
+	dir_fd = run_dir_open(run_fd, "lock", 0755, true, CPULOCK_DIR, err);
 	close(run_fd);
 	if (dir_fd < 0)
 		return dir_fd;
@@ -164,34 +131,29 @@ cpulock_acquire(int cpu, unsigned wait_ms, char *err, size_t errlen)
 	close(dir_fd);
 	if (fd < 0) {
 		rc = -errno;
-		snprintf(err, errlen, "cannot open the lock file %s for core %d: %s%s", path, cpu, strerror(-rc),
+		return err_set(err, rc, "cannot open the lock file %s for core %d: %s%s", path, cpu, strerror(-rc),
 			 rc == -ELOOP ? " (a symbolic link; remove it)" : "; run pmustat as root");
-		return rc;
 	}
 	if (fstat(fd, &st) < 0) {
 		rc = -errno;
-		snprintf(err, errlen, "cannot stat the lock file %s: %s", path, strerror(-rc));
 		close(fd);
-		return rc;
+		return err_set(err, rc, "cannot stat the lock file %s: %s", path, strerror(-rc));
 	}
 	if (!S_ISREG(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 077)) {
-		snprintf(err, errlen,
-			 "the lock file %s of core %d is not a private regular file of pmustat's user (owner uid %u, mode %03o); remove it (a new one is made)",
-			 path, cpu, (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
 		close(fd);
-		return -EPERM;
+		return err_set(err, -EPERM, "the lock file %s of core %d is not a private regular file of pmustat's user (owner uid %u, mode %03o); remove it (a new one is made)",
+			       path, cpu, (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
 	}
 	for (;;) {
 		if (flock(fd, LOCK_EX | LOCK_NB) == 0)
 			break;
 		if (errno != EWOULDBLOCK && errno != EINTR) {
 			rc = -errno;
-			snprintf(err, errlen, "cannot lock %s: %s", path, strerror(errno));
 			close(fd);
-			return rc;
+			return err_set(err, rc, "cannot lock %s: %s", path, strerror(-rc));
 		}
 		if (waited >= wait_ms) {
-			describe_holder(cpu, fd, path, err, errlen);
+			describe_holder(cpu, fd, path, err);
 			close(fd);
 			return -EBUSY;
 		}

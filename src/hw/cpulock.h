@@ -13,6 +13,9 @@
 #include <sys/types.h>
 
 #include "hw/run_dir.h"
+#include "base/err.h"
+
+struct pmustat_error;
 
 #define CPULOCK_DIR PMUSTAT_RUN_DIR "/lock"
 
@@ -22,7 +25,7 @@
  * holder.
  */
 int
-cpulock_acquire(int cpu, unsigned wait_ms, char *err, size_t errlen);
+cpulock_acquire(int cpu, unsigned wait_ms, struct pmustat_error **err);
 
 /* The lock file of core @cpu. */
 void

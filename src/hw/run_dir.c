@@ -9,43 +9,39 @@
 #include <unistd.h>
 
 #include "hw/run_dir.h"
+#include "base/err.h"
 
 int
 run_dir_open(int parent_fd, const char *name, mode_t mode, bool create, const char *display,
-	     char *err, size_t errlen)
+	     struct pmustat_error **err)
 {
 	struct stat st;
 	int fd, rc;
 
 	if (create && mkdirat(parent_fd, name, mode) < 0 && errno != EEXIST) {
 		rc = -errno;
-		snprintf(err, errlen, "cannot create the directory %s: %s; run pmustat as root", display,
+		return err_set(err, rc, "cannot create the directory %s: %s; run pmustat as root", display,
 			 strerror(-rc));
-		return rc;
 	}
 	fd = openat(parent_fd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0) {
 		rc = -errno;
 		if (rc == -ENOENT)
 			return rc;
-		snprintf(err, errlen, "cannot open the directory %s: %s%s", display, strerror(-rc),
+		return err_set(err, rc, "cannot open the directory %s: %s%s", display, strerror(-rc),
 			 rc == -ELOOP || rc == -ENOTDIR ? " (not a directory; remove it)" :
 			 rc == -EACCES ? "; run pmustat as root" : "");
-		return rc;
 	}
 	if (fstat(fd, &st) < 0) {
 		rc = -errno;
 		close(fd);
-		snprintf(err, errlen, "cannot stat %s: %s", display, strerror(-rc));
-		return rc;
+		return err_set(err, rc, "cannot stat %s: %s", display, strerror(-rc));
 	}
 	/* Anybody who can put a file here could make root write MSRs, or jam a core. */
 	if (st.st_uid != geteuid() || (st.st_mode & 022)) {
 		close(fd);
-		snprintf(err, errlen,
-			 "the directory %s is not private to pmustat (owner uid %u, mode %03o); pmustat trusts it only when its own user owns it and nobody else may write it: remove it (a new one is made) or chown root and chmod go-w it",
+		return err_set(err, -EPERM, "the directory %s is not private to pmustat (owner uid %u, mode %03o); pmustat trusts it only when its own user owns it and nobody else may write it: remove it (a new one is made) or chown root and chmod go-w it",
 			 display, (unsigned)st.st_uid, (unsigned)(st.st_mode & 07777));
-		return -EPERM;
 	}
 	return fd;
 }

@@ -18,6 +18,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+struct pmustat_error;
+
 #define PMUSTAT_RUN_DIR "/run/pmustat"
 
 /*
@@ -30,6 +32,6 @@
  */
 int
 run_dir_open(int parent_fd, const char *name, mode_t mode, bool create, const char *display,
-	     char *err, size_t errlen);
+	     struct pmustat_error **err);
 
 #endif

@@ -1,6 +1,7 @@
 #include "config.h"
 #include "metrics/metric_expr.h"
 #include "metrics/metric_expr_impl.h"
+#include "base/err.h"
 
 #include <errno.h>
 #include <math.h>
@@ -47,8 +48,7 @@ struct parser {
 	unsigned n, cap;
 	uint16_t *depth;		/* per node: height of its subtree */
 	unsigned nesting;
-	char *err;
-	size_t err_len;
+	struct pmustat_error **err;
 	int failed;			/* 0, -EINVAL or -ENOMEM */
 };
 
@@ -59,17 +59,14 @@ static bool
 fail(struct parser *ps, const char *fmt, ...)
 {
 	va_list ap;
-	int used;
 
 	if (ps->failed)
 		return false;
 	ps->failed = -EINVAL;
-	used = snprintf(ps->err, ps->err_len, "column %zu: ", (size_t)(ps->p - ps->text) + 1);
-	if (used >= 0 && (size_t)used < ps->err_len) {
-		va_start(ap, fmt);
-		vsnprintf(ps->err + used, ps->err_len - (size_t)used, fmt, ap);
-		va_end(ap);
-	}
+	va_start(ap, fmt);
+	err_setv(ps->err, -EINVAL, fmt, ap);
+	va_end(ap);
+	err_wrap(ps->err, "column %zu", (size_t)(ps->p - ps->text) + 1);
 	return false;
 }
 
@@ -149,7 +146,7 @@ add(struct parser *ps, enum op op, uint32_t a, uint32_t b, uint32_t c)
 			ps->nodes = nodes;
 		if (!nodes || !depth) {
 			ps->failed = -ENOMEM;
-			snprintf(ps->err, ps->err_len, "out of memory");
+			err_set(ps->err, -ENOMEM, "out of memory");
 			return UINT32_MAX;
 		}
 		ps->depth = depth;
@@ -463,17 +460,16 @@ parse_expr(struct parser *ps)
 
 int
 metric_expr_parse(const char *text, metric_resolve_fn resolve, void *ctx,
-		  struct metric_expr **out, char *err, size_t err_len)
+		  struct metric_expr **out, struct pmustat_error **err)
 {
 	struct parser ps = { .text = text, .p = text, .resolve = resolve, .ctx = ctx,
-			     .err = err, .err_len = err_len };
+			     .err = err };
 	struct metric_expr *e = NULL;
 	uint32_t root;
 
 	*out = NULL;
 	if (strlen(text) > METRIC_EXPR_MAX_LEN) {
-		snprintf(err, err_len, "formula longer than %u characters", METRIC_EXPR_MAX_LEN);
-		return -EINVAL;
+		return err_set(err, -EINVAL, "formula longer than %u characters", METRIC_EXPR_MAX_LEN);
 	}
 	root = parse_expr(&ps);
 	skip_blanks(&ps);
@@ -485,7 +481,7 @@ metric_expr_parse(const char *text, metric_resolve_fn resolve, void *ctx,
 		e = malloc(sizeof(*e) + (size_t)ps.n * sizeof(e->nodes[0]));
 		if (!e) {
 			ps.failed = -ENOMEM;
-			snprintf(err, err_len, "out of memory");
+			err_set(err, -ENOMEM, "out of memory");
 		} else {
 			e->n = ps.n;
 			e->root = root;

@@ -37,6 +37,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+struct pmustat_error;
+
 /* The machine constants formulas use (Intel's names in comments). */
 enum metric_const {
 	METRIC_CONST_SMT_ON,		/* HYPERTHREADING_ON: 1 or 0 */
@@ -93,7 +95,7 @@ struct metric_expr;
  * -EINVAL with "column N: what" in @err, or -ENOMEM.
  */
 int metric_expr_parse(const char *text, metric_resolve_fn resolve, void *ctx,
-		      struct metric_expr **out, char *err, size_t err_len);
+		      struct metric_expr **out, struct pmustat_error **err);
 void metric_expr_free(struct metric_expr *e);
 
 /* Nodes in the tree (for tests and figures). */

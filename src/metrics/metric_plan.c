@@ -14,6 +14,7 @@
 #include "events/event_table.h"
 #include "metrics/metric_table.h"
 #include "pmu/counter_sched.h"
+#include "base/err.h"
 
 /* Intel's modifier text that is longer than any real one is refused as such. */
 #define MOD_MAX 48
@@ -131,6 +132,7 @@ resolve_event(const char *metric, const char *name, const struct event_table *et
 	      char *why, size_t why_len)
 {
 	char buf[EVENT_NAME_MAX], spec[EVENT_NAME_MAX + 64], err[512];
+	struct pmustat_error *perr = NULL;
 	char *mods, *mod, *save = NULL;
 	long umask = -1;
 	unsigned long v;
@@ -215,7 +217,9 @@ resolve_event(const char *metric, const char *name, const struct event_table *et
 		char term[sizeof(buf) + sizeof(spec)];
 
 		snprintf(term, sizeof(term), "%s%s", buf, spec);
-		ret = event_spec_parse(term, et, caps, &evs, &count, err, sizeof(err));
+		ret = event_spec_parse(term, et, caps, &evs, &count, &perr);
+		snprintf(err, sizeof(err), "%s", err_msg(perr));
+		err_free(perr);
 		if (ret && ret != -ENOMEM)
 			name_in_message(err, sizeof(err), term, name);
 	}
@@ -373,7 +377,7 @@ int
 metric_plan_build(const struct metric_table *mt, const struct metric_list *list,
 		  const struct metric_consts *consts, const struct event_table *et,
 		  const struct pmu_caps *caps, bool usr, bool os, struct metric_plan **out,
-		  char *err, size_t err_len)
+		  struct pmustat_error **err)
 {
 	struct metric_plan *plan = calloc(1, sizeof(*plan));
 	int ret = 0;
@@ -383,14 +387,14 @@ metric_plan_build(const struct metric_table *mt, const struct metric_list *list,
 		plan->metrics = calloc(list->n ? list->n : 1, sizeof(*plan->metrics));
 	if (!plan || !plan->metrics) {
 		free(plan);
-		say(err, err_len, "metrics: out of memory");
+		err_set(err, -ENOMEM, "metrics: out of memory");
 		return -ENOMEM;
 	}
 	for (unsigned k = 0; k < list->n && ret == 0; k++) {
 		const struct metric_desc *d = metric_table_get(mt, list->metric[k]);
 
 		if (!d) {
-			say(err, err_len, "metric %u is not in the %s table", list->metric[k],
+			err_set(err, -EINVAL, "metric %u is not in the %s table", list->metric[k],
 				 metric_table_name(mt));
 			ret = -EINVAL;
 			break;
@@ -399,7 +403,7 @@ metric_plan_build(const struct metric_table *mt, const struct metric_list *list,
 		plan->n_metrics = k + 1;
 		ret = plan_metric(plan, d, &plan->metrics[k], consts, et, caps, usr, os);
 		if (ret == -ENOMEM)
-			say(err, err_len, "metrics: out of memory");
+			err_set(err, -ENOMEM, "metrics: out of memory");
 	}
 	if (ret) {
 		metric_plan_free(plan);
@@ -422,11 +426,11 @@ metric_plan_free(struct metric_plan *plan)
 }
 
 int
-metric_plan_refusal(const struct metric_plan *plan, char *err, size_t err_len)
+metric_plan_refusal(const struct metric_plan *plan, struct pmustat_error **err)
 {
 	for (unsigned k = 0; k < plan->n_metrics; k++) {
 		if (plan->metrics[k].refused) {
-			say(err, err_len, "%s", plan->metrics[k].refusal);
+			err_set(err, -EINVAL, "%s", plan->metrics[k].refusal);
 			return -EINVAL;
 		}
 	}
@@ -459,7 +463,7 @@ metric_plan_eval(const struct metric_plan *plan, const struct metric_table *mt, 
 int
 metric_plan_fit(const struct metric_plan *plan, const struct metric_table *mt, unsigned k,
 		const struct pmu_caps *caps, uint32_t gp_free, uint32_t fixed_free,
-		struct metric_fit *out, char *err, size_t err_len)
+		struct metric_fit *out, struct pmustat_error **err)
 {
 	const struct metric_plan_metric *pm = &plan->metrics[k];
 	const struct metric_desc *d = metric_table_get(mt, pm->metric);
@@ -487,7 +491,7 @@ metric_plan_fit(const struct metric_plan *plan, const struct metric_table *mt, u
 		if (dup)
 			continue;
 		if (n == SCHED_MAX_EVENTS) {
-			say(err, err_len, "%s needs more than %u events in one run", d->name,
+			err_set(err, -E2BIG, "%s needs more than %u events in one run", d->name,
 				 SCHED_MAX_EVENTS);
 			out->events = n + 1;
 			return 0;
@@ -499,12 +503,9 @@ metric_plan_fit(const struct metric_plan *plan, const struct metric_table *mt, u
 		out->fits = true;
 		return 0;
 	}
-	ret = sched_plan(evs, n, caps, gp_free, fixed_free, slots, &runs, &bad, err, err_len);
+	ret = sched_plan(evs, n, caps, gp_free, fixed_free, slots, &runs, &bad, err);
 	if (ret == -ENOSPC) {
-		char why[256];
-
-		snprintf(why, sizeof(why), "%s", err);
-		say(err, err_len, "%s can never be counted on this core: %s", d->name, why);
+		err_wrap(err, "%s can never be counted on this core", d->name);
 		return 0;
 	}
 	if (ret)
@@ -515,10 +516,10 @@ metric_plan_fit(const struct metric_plan *plan, const struct metric_table *mt, u
 	}
 	out->fits = runs == 1;
 	if (!out->fits && out->gp_needed > out->gp_available)
-		say(err, err_len, "%s needs %u programmable counters in one run; this core has %u free",
+		err_set(err, -ENOSPC, "%s needs %u programmable counters in one run; this core has %u free",
 			 d->name, out->gp_needed, out->gp_available);
 	else if (!out->fits)
-		say(err, err_len, "%s needs %u programmable counters in one run and this core has %u free, but its events' counter restrictions need %u runs",
+		err_set(err, -ENOSPC, "%s needs %u programmable counters in one run and this core has %u free, but its events' counter restrictions need %u runs",
 			 d->name, out->gp_needed, out->gp_available, runs);
 	return 0;
 }

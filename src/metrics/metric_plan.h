@@ -33,6 +33,8 @@
 #include "events/event.h"
 #include "metrics/metric_expr.h"
 
+struct pmustat_error;
+
 struct event_table;
 struct metric_list;
 struct metric_table;
@@ -94,11 +96,11 @@ struct metric_plan {
 int metric_plan_build(const struct metric_table *mt, const struct metric_list *list,
 		      const struct metric_consts *consts, const struct event_table *et,
 		      const struct pmu_caps *caps, bool usr, bool os,
-		      struct metric_plan **out, char *err, size_t err_len);
+		      struct metric_plan **out, struct pmustat_error **err);
 void metric_plan_free(struct metric_plan *plan);
 
 /* The first refusal as an error: -EINVAL with its message, or 0 when none. */
-int metric_plan_refusal(const struct metric_plan *plan, char *err, size_t err_len);
+int metric_plan_refusal(const struct metric_plan *plan, struct pmustat_error **err);
 
 /*
  * Evaluate metric @k of the plan from the counted values (@values[i] for
@@ -129,6 +131,6 @@ struct metric_fit {
  */
 int metric_plan_fit(const struct metric_plan *plan, const struct metric_table *mt,
 		    unsigned k, const struct pmu_caps *caps, uint32_t gp_free,
-		    uint32_t fixed_free, struct metric_fit *out, char *err, size_t err_len);
+		    uint32_t fixed_free, struct metric_fit *out, struct pmustat_error **err);
 
 #endif

@@ -14,6 +14,8 @@
 #include "metrics/metric_table.h"
 #include "metrics/metric_table_impl.h"
 #include "events/suggest.h"
+#include "base/err.h"
+#include "base/strbuf.h"
 
 /* One -M term, trimmed; perf's longest group names are ~40 characters. */
 #define TERM_MAX 160
@@ -111,7 +113,7 @@ list_add(struct metric_list *list, unsigned metric)
 }
 
 static int
-unknown(const struct metric_table *t, const char *term, char *err, size_t err_len)
+unknown(const struct metric_table *t, const char *term, struct pmustat_error **err)
 {
 	static const char *const perf_groups[] = { "TopdownL1", "TopdownL2", "TopdownL3",
 						   "TopdownL4", "TopdownL5", "TopdownL6" };
@@ -127,14 +129,17 @@ unknown(const struct metric_table *t, const char *term, char *err, size_t err_le
 		suggest_consider(&s, perf_groups[i]);
 	for (size_t i = 0; i < t->n_groups; i++)
 		suggest_consider(&s, t->groups[i]);
-	snprintf(err, err_len, "unknown metric or metric group '%s' for %s", term, t->name);
-	suggest_append(&s, err, err_len);
+	struct strbuf b = STRBUF_INIT;
+
+	suggest_append(&s, &b);
+	err_set(err, -EINVAL, "unknown metric or metric group '%s' for %s%s", term, t->name, strbuf_str(&b));
+	strbuf_free(&b);
 	return -EINVAL;
 }
 
 int
 metric_table_select(const struct metric_table *t, const char *spec, struct metric_list *list,
-		    char *err, size_t err_len)
+		    struct pmustat_error **err)
 {
 	struct metric_list added = { 0, 0, NULL };
 	const char *p = spec;
@@ -151,15 +156,13 @@ metric_table_select(const struct metric_table *t, const char *spec, struct metri
 		while (end > start && (end[-1] == ' ' || end[-1] == '\t'))
 			end--;
 		if (start == end) {
-			snprintf(err, err_len, "-M '%s': empty metric name%s", spec,
+			ret = err_set(err, -EINVAL, "-M '%s': empty metric name%s", spec,
 				 *spec ? " (two commas, or one at an end)" : "");
-			ret = -EINVAL;
 			break;
 		}
 		if ((size_t)(end - start) >= sizeof(term)) {
-			snprintf(err, err_len, "-M: '%.40s...' is not a metric or group name: too long",
+			ret = err_set(err, -EINVAL, "-M: '%.40s...' is not a metric or group name: too long",
 				 start);
-			ret = -EINVAL;
 			break;
 		}
 		memcpy(term, start, (size_t)(end - start));
@@ -171,13 +174,13 @@ metric_table_select(const struct metric_table *t, const char *spec, struct metri
 			ret = list_add(&added, (unsigned)i);
 		}
 		if (ret == 0 && !any)
-			ret = unknown(t, term, err, err_len);
+			ret = unknown(t, term, err);
 		if (ret || !p[len])
 			break;
 		p += len + 1;
 	}
 	if (ret == -ENOMEM)
-		snprintf(err, err_len, "-M '%.40s': out of memory", spec);
+		err_set(err, -ENOMEM, "-M '%.40s': out of memory", spec);
 	for (unsigned i = 0; ret == 0 && i < added.n; i++)
 		ret = list_add(list, added.metric[i]);
 	free(added.metric);

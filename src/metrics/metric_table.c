@@ -14,6 +14,7 @@
 
 #include "metrics/metric_expr.h"
 #include "metrics/metric_table_impl.h"
+#include "base/err.h"
 
 #define METRIC_TABLE_FORMAT_VERSION 1
 #define METRIC_TABLE_NAME_MAX 127
@@ -154,6 +155,7 @@ load_metric(struct metric_table *t, json_t *m, struct metric_info *mi, const cha
 	    char *detail, size_t detail_len)
 {
 	struct metric_desc *d = &mi->desc;
+	struct pmustat_error *perr = NULL;
 	struct scope sc;
 	char *events, *consts;
 	const char *bad;
@@ -225,7 +227,9 @@ load_metric(struct metric_table *t, json_t *m, struct metric_info *mi, const cha
 	d->events = (const char *const *)mi->events;
 	d->n_events = sc.n_events;
 
-	ret = metric_expr_parse(d->formula_text, resolve, &sc, &mi->formula, detail, detail_len);
+	ret = metric_expr_parse(d->formula_text, resolve, &sc, &mi->formula, &perr);
+	snprintf(detail, detail_len, "%s", err_msg(perr));
+	err_free(perr);
 	if (ret) {
 		*what = "formula";
 		return ret;
@@ -240,6 +244,7 @@ load_threshold(struct metric_table *t, json_t *m, struct metric_info *mi, const 
 	       char *detail, size_t detail_len)
 {
 	struct metric_desc *d = &mi->desc;
+	struct pmustat_error *perr = NULL;
 	struct scope sc;
 	char *pairs;
 	const char *bad;
@@ -274,8 +279,9 @@ load_threshold(struct metric_table *t, json_t *m, struct metric_info *mi, const 
 	}
 	d->threshold_metrics = mi->threshold_metrics;
 	d->n_threshold_metrics = sc.n;
-	ret = metric_expr_parse(d->threshold_text, resolve, &sc, &mi->threshold, detail,
-				detail_len);
+	ret = metric_expr_parse(d->threshold_text, resolve, &sc, &mi->threshold, &perr);
+	snprintf(detail, detail_len, "%s", err_msg(perr));
+	err_free(perr);
 	if (ret) {
 		*what = "threshold";
 		return ret;
@@ -319,38 +325,32 @@ collect_groups(struct metric_table *t)
 
 static int
 open_table(const char *events_dir, const char *name, struct metric_table *t, char *path,
-	   size_t path_len, char *err, size_t err_len)
+	   size_t path_len, struct pmustat_error **err)
 {
 	json_error_t jerr;
 
 	if (!*name || strchr(name, '/') || name[0] == '.' || strlen(name) > METRIC_TABLE_NAME_MAX) {
-		snprintf(err, err_len, "'%.40s' is not a metric table name", name);
-		return -EINVAL;
+		return err_set(err, -EINVAL, "'%.40s' is not a metric table name", name);
 	}
 	if ((size_t)snprintf(path, path_len, "%s/metrics/%s.json", events_dir, name) >= path_len) {
-		snprintf(err, err_len, "%s/metrics/%s.json: path too long", events_dir, name);
-		return -ENAMETOOLONG;
+		return err_set(err, -ENAMETOOLONG, "%s/metrics/%s.json: path too long", events_dir, name);
 	}
 	t->root = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
 	if (!t->root) {
 		if (json_error_code(&jerr) == json_error_cannot_open_file) {
-			snprintf(err, err_len, "%s: cannot open: no metrics for '%s'", path, name);
-			return -ENOENT;
+			return err_set(err, -ENOENT, "%s: cannot open: no metrics for '%s'", path, name);
 		}
-		snprintf(err, err_len, "%s:%d: %s", path, jerr.line, jerr.text);
-		return json_error_code(&jerr) == json_error_out_of_memory ? -ENOMEM : -EINVAL;
+		return err_set(err, json_error_code(&jerr) == json_error_out_of_memory ? -ENOMEM : -EINVAL, "%s:%d: %s", path, jerr.line, jerr.text);
 	}
 	if (json_integer_value(json_object_get(t->root, "format_version")) !=
 	    METRIC_TABLE_FORMAT_VERSION) {
-		snprintf(err, err_len, "%s: format_version is not %d: regenerate with scripts/perfmon2events",
+		return err_set(err, -EINVAL, "%s: format_version is not %d: regenerate with scripts/perfmon2events",
 			 path, METRIC_TABLE_FORMAT_VERSION);
-		return -EINVAL;
 	}
 	t->name = get_string(t->root, "table");
 	if (!t->name || strcmp(t->name, name) != 0 ||
 	    !json_is_array(json_object_get(t->root, "metrics"))) {
-		snprintf(err, err_len, "%s: \"table\" is not '%s' or \"metrics\" is missing", path, name);
-		return -EINVAL;
+		return err_set(err, -EINVAL, "%s: \"table\" is not '%s' or \"metrics\" is missing", path, name);
 	}
 	t->source_file = get_string(json_object_get(t->root, "source"), "file");
 	t->source_version = get_string(json_object_get(t->root, "source"), "version");
@@ -366,7 +366,7 @@ open_table(const char *events_dir, const char *name, struct metric_table *t, cha
 
 int
 metric_table_load(const char *events_dir, const char *name, struct metric_table **out,
-		  char *err, size_t err_len)
+		  struct pmustat_error **err)
 {
 	char path[PATH_MAX], detail[512];
 	struct metric_table *t;
@@ -378,10 +378,9 @@ metric_table_load(const char *events_dir, const char *name, struct metric_table 
 	*out = NULL;
 	t = calloc(1, sizeof(*t));
 	if (!t) {
-		snprintf(err, err_len, "%s/metrics/%s.json: out of memory", events_dir, name);
-		return -ENOMEM;
+		return err_set(err, -ENOMEM, "%s/metrics/%s.json: out of memory", events_dir, name);
 	}
-	ret = open_table(events_dir, name, t, path, sizeof(path), err, err_len);
+	ret = open_table(events_dir, name, t, path, sizeof(path), err);
 	if (ret)
 		goto fail;
 	metrics = json_object_get(t->root, "metrics");
@@ -424,12 +423,12 @@ metric_table_load(const char *events_dir, const char *name, struct metric_table 
 	return 0;
 
 bad_metric:
-	snprintf(err, err_len, "%s: metric %zu (%.80s): %s%s%s", path, i,
+	err_set(err, ret ? ret : -EINVAL, "%s: metric %zu (%.80s): %s%s%s", path, i,
 		 t->metrics && i < t->count && t->metrics[i].desc.name ? t->metrics[i].desc.name : "?",
 		 what, detail[0] ? ": " : "", detail);
 	goto fail;
 nomem:
-	snprintf(err, err_len, "%s: out of memory", path);
+	err_set(err, -ENOMEM, "%s: out of memory", path);
 	ret = -ENOMEM;
 fail:
 	metric_table_free(t);

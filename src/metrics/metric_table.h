@@ -24,6 +24,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+struct pmustat_error;
+
 struct metric_expr;
 struct metric_table;
 
@@ -60,7 +62,7 @@ struct metric_desc {
  * -ENOMEM.
  */
 int metric_table_load(const char *events_dir, const char *name,
-		      struct metric_table **out, char *err, size_t err_len);
+		      struct metric_table **out, struct pmustat_error **err);
 void metric_table_free(struct metric_table *t);
 
 /* Name (= the event table its events are in) and upstream provenance. */
@@ -95,7 +97,7 @@ struct metric_list {
  * Frontend_Bound?", and @list unchanged; -ENOMEM.
  */
 int metric_table_select(const struct metric_table *t, const char *spec,
-			struct metric_list *list, char *err, size_t err_len);
+			struct metric_list *list, struct pmustat_error **err);
 void metric_list_free(struct metric_list *list);
 
 /* Does metric @i belong to group @group (Intel's, any case)? */

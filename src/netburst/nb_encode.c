@@ -10,6 +10,7 @@
 
 #include "netburst/nb_sched.h"
 #include "netburst/nb_spec.h"
+#include "base/err.h"
 
 uint64_t
 nb_escr_value(const struct nb_event *ev, const struct nb_target *target)
@@ -91,23 +92,21 @@ describe_filter(const struct nb_event *ev, char *buf, size_t size)
 /* Is slot @i of run @run possible, and alone on its ESCR and counter? */
 static int
 check_slot(const struct nb_event *ev, const struct nb_slot *slots, unsigned i,
-	   unsigned run, const struct nb_target *target, char *err, size_t errlen)
+	   unsigned run, const struct nb_target *target, struct pmustat_error **err)
 {
 	const struct nb_slot *s = &slots[i];
 	const struct nb_escr *x = nb_escr_get(s->escr);
 
 	if (!x || !nb_escr_exists(s->escr, target->model) || !(ev[i].escrs & (1ull << s->escr)) ||
 	    s->counter >= NB_COUNTERS || !(x->counters & (1u << s->counter))) {
-		snprintf(err, errlen, "event %s cannot count on counter %u through ESCR %s",
+		return err_set(err, -EINVAL, "event %s cannot count on counter %u through ESCR %s",
 			 ev[i].name, s->counter, x ? x->name : "?");
-		return -EINVAL;
 	}
 	for (unsigned j = 0; j < i; j++) {
 		if (slots[j].run != run || (slots[j].escr != s->escr && slots[j].counter != s->counter))
 			continue;
-		snprintf(err, errlen, "events %s and %s share %s in run %u", ev[j].name, ev[i].name,
+		return err_set(err, -EINVAL, "events %s and %s share %s in run %u", ev[j].name, ev[i].name,
 			 slots[j].escr == s->escr ? x->name : nb_counter_name(s->counter), run);
-		return -EINVAL;
 	}
 	return 0;
 }
@@ -115,7 +114,7 @@ check_slot(const struct nb_event *ev, const struct nb_slot *slots, unsigned i,
 int
 nb_encode_run(const struct nb_event *ev, const struct nb_slot *slots, unsigned n,
 	      unsigned run, const struct nb_target *target, struct nb_run_writes *out,
-	      char *err, size_t errlen)
+	      struct pmustat_error **err)
 {
 	memset(out, 0, sizeof(*out));
 	out->run = run;
@@ -128,7 +127,7 @@ nb_encode_run(const struct nb_event *ev, const struct nb_slot *slots, unsigned n
 
 		if (s->run != run)
 			continue;
-		ret = check_slot(ev, slots, i, run, target, err, errlen);
+		ret = check_slot(ev, slots, i, run, target, err);
 		if (ret)
 			return ret;
 		x = nb_escr_get(s->escr);
@@ -136,8 +135,7 @@ nb_encode_run(const struct nb_event *ev, const struct nb_slot *slots, unsigned n
 		cccr_off = nb_cccr_value(&ev[i], s->escr, false);
 		cccr_on = nb_cccr_value(&ev[i], s->escr, true);
 		if (!nb_escr_ok(escr, target->ht) || !nb_cccr_ok(cccr_on, target->ht)) {
-			snprintf(err, errlen, "event %s would set a reserved bit", ev[i].name);
-			return -EINVAL;
+			return err_set(err, -EINVAL, "event %s would set a reserved bit", ev[i].name);
 		}
 		describe_filter(&ev[i], filter, sizeof(filter));
 		add(out->program, &out->n_program, x->msr, escr,

@@ -22,6 +22,8 @@
 
 #include "netburst/nb_regs.h"
 
+struct pmustat_error;
+
 struct nb_event;
 struct nb_slot;
 
@@ -72,7 +74,7 @@ uint64_t nb_cccr_value(const struct nb_event *ev, unsigned escr, bool enable);
  */
 int nb_encode_run(const struct nb_event *ev, const struct nb_slot *slots, unsigned n,
 		  unsigned run, const struct nb_target *target, struct nb_run_writes *out,
-		  char *err, size_t errlen);
+		  struct pmustat_error **err);
 
 /* Whether @value may be written to an ESCR / CCCR / counter of a part with(out) HT. */
 bool nb_escr_ok(uint64_t value, bool ht);

@@ -17,6 +17,8 @@
 
 #include "netburst/nb_regs.h"
 #include "netburst/nb_spec.h"
+#include "base/err.h"
+#include "base/strbuf.h"
 
 #define MAX_MEMBERS	(NB_COUNTERS + 1)
 #define MAX_GROUPS	8
@@ -150,11 +152,12 @@ label(const struct nb_event *e)
 
 static void
 explain(const struct nb_event *e, unsigned model, uint32_t counters_free, uint64_t escrs_free,
-	char *err, size_t errlen)
+	struct pmustat_error **err)
 {
-	size_t len = (size_t)snprintf(err, errlen, "event %s needs one of", label(e));
+	struct strbuf b = STRBUF_INIT;
 
-	for (unsigned i = 0; i < NB_ESCRS && len < errlen; i++) {
+	strbuf_printf(&b, "event %s needs one of", label(e));
+	for (unsigned i = 0; i < NB_ESCRS; i++) {
 		const struct nb_escr *x = nb_escr_get(i);
 		const char *why = NULL;
 
@@ -166,23 +169,24 @@ explain(const struct nb_event *e, unsigned model, uint32_t counters_free, uint64
 			why = "in use";
 		else if (!(x->counters & counters_free))
 			why = "its counters are in use";
-		len += (size_t)snprintf(err + len, errlen - len, " %s (%s)", x->name, why ? why : "free");
+		strbuf_printf(&b, " %s (%s)", x->name, why ? why : "free");
 	}
+	err_set(err, -ENOSPC, "%s", strbuf_str(&b));
+	strbuf_free(&b);
 }
 
 int
 nb_sched_plan(const struct nb_event *ev, unsigned n, unsigned model, uint32_t counters_free,
 	      uint64_t escrs_free, struct nb_slot *slots, unsigned *runs, unsigned *bad,
-	      char *err, size_t errlen)
+	      struct pmustat_error **err)
 {
 	bool placed[SCHED_MAX_EVENTS] = { false };
 	unsigned left = n, run = 0;
 	struct groups gr;
 
 	if (n > SCHED_MAX_EVENTS) {
-		snprintf(err, errlen, "%u events requested; pmustat counts at most %u at once",
+		return err_set(err, -E2BIG, "%u events requested; pmustat counts at most %u at once",
 			 n, (unsigned)SCHED_MAX_EVENTS);
-		return -E2BIG;
 	}
 	counters_free &= (1u << NB_COUNTERS) - 1;
 	find_groups(&gr);
@@ -191,7 +195,7 @@ nb_sched_plan(const struct nb_event *ev, unsigned n, unsigned model, uint32_t co
 		if (!match(ev, &i, 1, model, counters_free, escrs_free, &gr, NULL)) {
 			if (bad)
 				*bad = i;
-			explain(&ev[i], model, counters_free, escrs_free, err, errlen);
+			explain(&ev[i], model, counters_free, escrs_free, err);
 			return -ENOSPC;
 		}
 	}

@@ -23,6 +23,8 @@
 
 #include "pmu/counter_sched.h"
 
+struct pmustat_error;
+
 struct nb_event;
 
 struct nb_slot {
@@ -43,7 +45,7 @@ struct nb_slot {
 int
 nb_sched_plan(const struct nb_event *ev, unsigned n, unsigned model, uint32_t counters_free,
 	      uint64_t escrs_free, struct nb_slot *slots, unsigned *runs, unsigned *bad,
-	      char *err, size_t errlen);
+	      struct pmustat_error **err);
 
 /* "MSR_IQ_COUNTER0 via CRU_ESCR0" for @slot into @buf. */
 void

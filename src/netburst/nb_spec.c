@@ -13,6 +13,8 @@
 #include "events/event_spec.h"
 #include "netburst/nb_table.h"
 #include "events/suggest.h"
+#include "base/err.h"
+#include "base/strbuf.h"
 
 struct mods {
 	bool u, k, ring_given;
@@ -21,19 +23,19 @@ struct mods {
 	uint16_t mask;
 };
 
-static int __attribute__((format(printf, 3, 4)))
-fail(char *err, size_t errlen, const char *fmt, ...)
+static int __attribute__((format(printf, 2, 3)))
+fail(struct pmustat_error **err, const char *fmt, ...)
 {
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
+	err_setv(err, -EINVAL, fmt, ap);
 	va_end(ap);
 	return -EINVAL;
 }
 
 static int
-unknown_event(const struct nb_table *t, const char *name, char *err, size_t errlen)
+unknown_event(const struct nb_table *t, const char *name, struct pmustat_error **err)
 {
 	struct suggest s;
 
@@ -42,20 +44,17 @@ unknown_event(const struct nb_table *t, const char *name, char *err, size_t errl
 		suggest_consider(&s, nb_table_get(t, i)->name);
 	for (size_t i = 0; i < nb_table_alias_count(t); i++)
 		suggest_consider(&s, nb_table_alias(t, i)->name);
-	snprintf(err, errlen, "unknown event '%s' for %s", name, nb_table_name(t));
-	if (!suggest_append(&s, err, errlen)) {
-		size_t len = strnlen(err, errlen);
+	struct strbuf b = STRBUF_INIT;
 
-		if (len < errlen)
-			snprintf(err + len, errlen - len, " (pmustat list --table %s shows its events)",
-				 nb_table_name(t));
-	}
+	if (!suggest_append(&s, &b))
+		strbuf_printf(&b, " (pmustat list --table %s shows its events)", nb_table_name(t));
+	err_set(err, -EINVAL, "unknown event '%s' for %s%s", name, nb_table_name(t), strbuf_str(&b));
+	strbuf_free(&b);
 	return -EINVAL;
 }
 
 static int
-unknown_mask(const struct nb_event_desc *d, const char *term, const char *mod, char *err,
-	     size_t errlen)
+unknown_mask(const struct nb_event_desc *d, const char *term, const char *mod, struct pmustat_error **err)
 {
 	char names[256];
 	size_t len = 0;
@@ -64,21 +63,21 @@ unknown_mask(const struct nb_event_desc *d, const char *term, const char *mod, c
 	for (unsigned i = 0; i < d->n_masks && len < sizeof(names); i++)
 		len += (size_t)snprintf(names + len, sizeof(names) - len, "%s%s", i ? ", " : "",
 					d->masks[i].name);
-	return fail(err, errlen, "'%s': '%s' is neither a mask of %s (%s) nor a modifier (u, k, uk, threshold=N, complement, edge)",
+	return fail(err, "'%s': '%s' is neither a mask of %s (%s) nor a modifier (u, k, uk, threshold=N, complement, edge)",
 		    term, mod, d->name, names);
 }
 
 /* One ':' modifier of @term, whose event is @d. */
 static int
 parse_mod(const struct nb_event_desc *d, const char *term, const char *mod, struct mods *m,
-	  char *err, size_t errlen)
+	  struct pmustat_error **err)
 {
 	const struct nb_mask *mask;
 
 	if (!strcasecmp(mod, "u") || !strcasecmp(mod, "k") || !strcasecmp(mod, "uk") ||
 	    !strcasecmp(mod, "ku")) {
 		if (m->ring_given)
-			return fail(err, errlen, "'%s': give one of :u, :k and :uk", term);
+			return fail(err, "'%s': give one of :u, :k and :uk", term);
 		m->ring_given = true;
 		m->u = strchr(mod, 'u') || strchr(mod, 'U');
 		m->k = strchr(mod, 'k') || strchr(mod, 'K');
@@ -91,10 +90,10 @@ parse_mod(const struct nb_event_desc *d, const char *term, const char *mod, stru
 		errno = 0;
 		v = strtoul(mod + 10, &end, 0);
 		if (errno || end == mod + 10 || *end || mod[10] == '-' || v > 15)
-			return fail(err, errlen, "'%s': threshold must be 0-15 (CCCR[23:20]), not '%s'",
+			return fail(err, "'%s': threshold must be 0-15 (CCCR[23:20]), not '%s'",
 				    term, mod + 10);
 		if (m->threshold_given)
-			return fail(err, errlen, "'%s': threshold given twice", term);
+			return fail(err, "'%s': threshold given twice", term);
 		m->threshold_given = true;
 		m->threshold = (unsigned)v;
 		return 0;
@@ -109,7 +108,7 @@ parse_mod(const struct nb_event_desc *d, const char *term, const char *mod, stru
 	}
 	mask = nb_event_mask(d, mod);
 	if (!mask)
-		return unknown_mask(d, term, mod, err, errlen);
+		return unknown_mask(d, term, mod, err);
 	m->mask |= (uint16_t)(1u << mask->bit);
 	return 0;
 }
@@ -117,7 +116,7 @@ parse_mod(const struct nb_event_desc *d, const char *term, const char *mod, stru
 /* Resolve one term (a NUL-terminated copy that may be cut up). */
 static int
 parse_term(const struct nb_table *t, unsigned model, char *term, struct nb_event *ev,
-	   char *err, size_t errlen)
+	   struct pmustat_error **err)
 {
 	const struct nb_event_desc *d;
 	const struct nb_alias *alias;
@@ -130,13 +129,13 @@ parse_term(const struct nb_table *t, unsigned model, char *term, struct nb_event
 	memset(ev, 0, sizeof(*ev));
 	snprintf(typed, sizeof(typed), "%s", term);
 	if (!*name || colon == name)
-		return fail(err, errlen, "empty event name in '%s'", typed);
+		return fail(err, "empty event name in '%s'", typed);
 	if (colon)
 		*colon = '\0';
 	alias = nb_table_find_alias(t, name);
 	d = alias ? alias->event : nb_table_find(t, name);
 	if (!d)
-		return unknown_event(t, name, err, errlen);
+		return unknown_event(t, name, err);
 	if (alias)
 		m.mask = alias->mask;
 	while (colon) {
@@ -145,20 +144,20 @@ parse_term(const struct nb_table *t, unsigned model, char *term, struct nb_event
 		colon = strchr(mod, ':');
 		if (colon)
 			*colon = '\0';
-		ret = parse_mod(d, typed, mod, &m, err, errlen);
+		ret = parse_mod(d, typed, mod, &m, err);
 		if (ret)
 			return ret;
 	}
 	if (d->needs_tagging)
-		return fail(err, errlen, "'%s': %s counts only uops tagged by other events (at-retirement tagging), which pmustat does not program",
+		return fail(err, "'%s': %s counts only uops tagged by other events (at-retirement tagging), which pmustat does not program",
 			    typed, d->name);
 	if (!nb_event_on_model(d, model))
-		return fail(err, errlen, "'%s': %s does not exist on model %u of family 15", typed,
+		return fail(err, "'%s': %s does not exist on model %u of family 15", typed,
 			    d->name, model);
 	if (!m.mask)
 		m.mask = d->default_mask;
 	if (!m.mask)
-		return fail(err, errlen, "'%s': %s needs at least one mask bit (pmustat list --long %s shows them)",
+		return fail(err, "'%s': %s needs at least one mask bit (pmustat list --long %s shows them)",
 			    typed, d->name, d->name);
 
 	ev->event_select = d->event_select;
@@ -182,7 +181,7 @@ parse_term(const struct nb_table *t, unsigned model, char *term, struct nb_event
 		filters[0] = '\0';
 	if ((size_t)snprintf(ev->name, sizeof(ev->name), "%s:%s%s", d->name, masks, filters) >=
 	    sizeof(ev->name))
-		return fail(err, errlen, "'%s': the event's name with its masks is too long", typed);
+		return fail(err, "'%s': the event's name with its masks is too long", typed);
 	snprintf(ev->requested, sizeof(ev->requested), "%s", typed);
 	return 0;
 }
@@ -198,7 +197,7 @@ same_event(const struct nb_event *a, const struct nb_event *b)
 
 int
 nb_spec_parse(const char *spec, const struct nb_table *table, unsigned model,
-	      struct nb_event **out, size_t *count, char *err, size_t errlen)
+	      struct nb_event **out, size_t *count, struct pmustat_error **err)
 {
 	struct nb_event *evs = NULL;
 	size_t n = 0, cap = 0;
@@ -213,11 +212,11 @@ nb_spec_parse(const char *spec, const struct nb_table *table, unsigned model,
 		char term[EVENT_NAME_MAX];
 
 		if (len >= sizeof(term)) {
-			ret = fail(err, errlen, "event '%.40s...' is too long", p);
+			ret = fail(err, "event '%.40s...' is too long", p);
 			break;
 		}
 		if (n == EVENT_SPEC_MAX_EVENTS) {
-			ret = fail(err, errlen, "more than %d events", EVENT_SPEC_MAX_EVENTS);
+			ret = fail(err, "more than %d events", EVENT_SPEC_MAX_EVENTS);
 			break;
 		}
 		if (n == cap) {
@@ -226,20 +225,19 @@ nb_spec_parse(const char *spec, const struct nb_table *table, unsigned model,
 			cap = cap ? 2 * cap : 8;
 			grown = realloc(evs, cap * sizeof(*evs));
 			if (!grown) {
-				snprintf(err, errlen, "out of memory");
-				ret = -ENOMEM;
+				ret = err_set(err, -ENOMEM, "out of memory");
 				break;
 			}
 			evs = grown;
 		}
 		memcpy(term, p, len);
 		term[len] = '\0';
-		ret = parse_term(table, model, term, &evs[n], err, errlen);
+		ret = parse_term(table, model, term, &evs[n], err);
 		if (ret)
 			break;
 		for (size_t i = 0; i < n; i++) {
 			if (same_event(&evs[i], &evs[n])) {
-				ret = fail(err, errlen, "'%s' and '%s' are the same event: give it once",
+				ret = fail(err, "'%s' and '%s' are the same event: give it once",
 					   evs[i].requested, evs[n].requested);
 				break;
 			}

@@ -37,6 +37,8 @@
 
 #include "events/event.h"
 
+struct pmustat_error;
+
 struct nb_table;
 
 /* One NetBurst event, resolved: everything the ESCR and CCCR need. A value. */
@@ -64,6 +66,6 @@ struct nb_event {
  * instr_retired?".
  */
 int nb_spec_parse(const char *spec, const struct nb_table *table, unsigned model,
-		  struct nb_event **out, size_t *count, char *err, size_t errlen);
+		  struct nb_event **out, size_t *count, struct pmustat_error **err);
 
 #endif

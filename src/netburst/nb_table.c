@@ -13,6 +13,7 @@
 #include <jansson.h>
 
 #include "netburst/nb_regs.h"
+#include "base/err.h"
 
 #define NB_TABLE_FORMAT_VERSION 1
 #define NB_MAX_MASKS 16
@@ -225,57 +226,51 @@ parse_alias(const struct nb_table *t, json_t *a, struct nb_alias *out)
 }
 
 static int
-load_aliases(struct nb_table *t, const char *path, char *err, size_t errlen)
+load_aliases(struct nb_table *t, const char *path, struct pmustat_error **err)
 {
 	json_t *list = json_object_get(t->root, "aliases"), *a;
 	size_t i;
 
 	if (!json_is_array(list)) {
-		snprintf(err, errlen, "%s: \"aliases\" is missing", path);
-		return -EINVAL;
+		return err_set(err, -EINVAL, "%s: \"aliases\" is missing", path);
 	}
 	t->n_aliases = json_array_size(list);
 	t->aliases = calloc(t->n_aliases ? t->n_aliases : 1, sizeof(*t->aliases));
 	if (!t->aliases) {
-		snprintf(err, errlen, "%s: out of memory", path);
-		return -ENOMEM;
+		return err_set(err, -ENOMEM, "%s: out of memory", path);
 	}
 	json_array_foreach(list, i, a) {
 		const char *what = json_is_object(a) ? parse_alias(t, a, &t->aliases[i]) :
 			"alias is not an object";
 
 		if (what) {
-			snprintf(err, errlen, "%s: alias %zu (%s): %s", path, i,
+			return err_set(err, -EINVAL, "%s: alias %zu (%s): %s", path, i,
 				 t->aliases[i].name ? t->aliases[i].name : "?", what);
-			return -EINVAL;
 		}
 	}
 	qsort(t->aliases, t->n_aliases, sizeof(*t->aliases), alias_cmp);
 	for (i = 1; i < t->n_aliases; i++) {
 		if (strcasecmp(t->aliases[i - 1].name, t->aliases[i].name) == 0) {
-			snprintf(err, errlen, "%s: alias %s appears twice", path, t->aliases[i].name);
-			return -EINVAL;
+			return err_set(err, -EINVAL, "%s: alias %s appears twice", path, t->aliases[i].name);
 		}
 	}
 	return 0;
 }
 
 static int
-load_events(struct nb_table *t, const char *path, char *err, size_t errlen)
+load_events(struct nb_table *t, const char *path, struct pmustat_error **err)
 {
 	json_t *events = json_object_get(t->root, "events"), *ev;
 	size_t i;
 
 	if (!json_is_array(events) || json_array_size(events) == 0) {
-		snprintf(err, errlen, "%s: \"events\" is not a non-empty array", path);
-		return -EINVAL;
+		return err_set(err, -EINVAL, "%s: \"events\" is not a non-empty array", path);
 	}
 	t->count = json_array_size(events);
 	t->events = calloc(t->count, sizeof(*t->events));
 	t->masks = calloc(t->count * NB_MAX_MASKS, sizeof(*t->masks));
 	if (!t->events || !t->masks) {
-		snprintf(err, errlen, "%s: out of memory", path);
-		return -ENOMEM;
+		return err_set(err, -ENOMEM, "%s: out of memory", path);
 	}
 	json_array_foreach(events, i, ev) {
 		const char *what = json_is_object(ev) ?
@@ -283,16 +278,14 @@ load_events(struct nb_table *t, const char *path, char *err, size_t errlen)
 			"event is not an object";
 
 		if (what) {
-			snprintf(err, errlen, "%s: event %zu (%s): %s", path, i,
+			return err_set(err, -EINVAL, "%s: event %zu (%s): %s", path, i,
 				 t->events[i].name ? t->events[i].name : "?", what);
-			return -EINVAL;
 		}
 	}
 	qsort(t->events, t->count, sizeof(*t->events), desc_cmp);
 	for (i = 1; i < t->count; i++) {
 		if (strcasecmp(t->events[i - 1].name, t->events[i].name) == 0) {
-			snprintf(err, errlen, "%s: event %s appears twice", path, t->events[i].name);
-			return -EINVAL;
+			return err_set(err, -EINVAL, "%s: event %s appears twice", path, t->events[i].name);
 		}
 	}
 	return 0;
@@ -300,7 +293,7 @@ load_events(struct nb_table *t, const char *path, char *err, size_t errlen)
 
 int
 nb_table_load(const char *events_dir, const char *name, struct nb_table **out,
-	      char *err, size_t errlen)
+	      struct pmustat_error **err)
 {
 	char path[PATH_MAX];
 	json_error_t jerr;
@@ -309,51 +302,43 @@ nb_table_load(const char *events_dir, const char *name, struct nb_table **out,
 
 	*out = NULL;
 	if (!*name || strchr(name, '/') || name[0] == '.') {
-		snprintf(err, errlen, "'%s' is not a table name", name);
-		return -EINVAL;
+		return err_set(err, -EINVAL, "'%s' is not a table name", name);
 	}
 	if ((size_t)snprintf(path, sizeof(path), "%s/%s.json", events_dir, name) >= sizeof(path)) {
-		snprintf(err, errlen, "%.200s/%.200s.json: path too long", events_dir, name);
-		return -ENAMETOOLONG;
+		return err_set(err, -ENAMETOOLONG, "%.200s/%.200s.json: path too long", events_dir, name);
 	}
 	t = calloc(1, sizeof(*t));
 	if (!t) {
-		snprintf(err, errlen, "%s: out of memory", path);
-		return -ENOMEM;
+		return err_set(err, -ENOMEM, "%s: out of memory", path);
 	}
 	t->root = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
 	if (!t->root) {
 		if (json_error_code(&jerr) == json_error_cannot_open_file) {
-			snprintf(err, errlen, "%s: cannot open: no event table '%s'", path, name);
-			ret = -ENOENT;
+			ret = err_set(err, -ENOENT, "%s: cannot open: no event table '%s'", path, name);
 		} else {
-			snprintf(err, errlen, "%s:%d: %s", path, jerr.line, jerr.text);
-			ret = -EINVAL;
+			ret = err_set(err, -EINVAL, "%s:%d: %s", path, jerr.line, jerr.text);
 		}
 		goto fail;
 	}
 	if (!json_is_string(json_object_get(t->root, "pmu")) ||
 	    strcmp(str(t->root, "pmu"), "netburst") != 0) {
-		snprintf(err, errlen, "%s: not a NetBurst table (\"pmu\" is not \"netburst\")", path);
-		ret = -EINVAL;
+		ret = err_set(err, -EINVAL, "%s: not a NetBurst table (\"pmu\" is not \"netburst\")", path);
 		goto fail;
 	}
 	if (json_integer_value(json_object_get(t->root, "format_version")) != NB_TABLE_FORMAT_VERSION) {
-		snprintf(err, errlen, "%s: format_version is not %d (see events/README.md)", path,
+		ret = err_set(err, -EINVAL, "%s: format_version is not %d (see events/README.md)", path,
 			 NB_TABLE_FORMAT_VERSION);
-		ret = -EINVAL;
 		goto fail;
 	}
 	t->name = str(t->root, "table");
 	t->source = str(json_object_get(t->root, "source"), "title");
 	if (!t->name || strcmp(t->name, name) != 0 || !t->source) {
-		snprintf(err, errlen, "%s: \"table\" is not '%s', or \"source\" has no \"title\"", path, name);
-		ret = -EINVAL;
+		ret = err_set(err, -EINVAL, "%s: \"table\" is not '%s', or \"source\" has no \"title\"", path, name);
 		goto fail;
 	}
-	ret = load_events(t, path, err, errlen);
+	ret = load_events(t, path, err);
 	if (!ret)
-		ret = load_aliases(t, path, err, errlen);
+		ret = load_aliases(t, path, err);
 	if (ret)
 		goto fail;
 	*out = t;

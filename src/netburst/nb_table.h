@@ -14,6 +14,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct pmustat_error;
+
 struct nb_table;
 
 /* One event-mask bit: ESCR[24:9] bit @bit (0-15) of the event. */
@@ -58,7 +60,7 @@ struct nb_alias {
  * which event and what), -ENOMEM; @err is "path: what".
  */
 int nb_table_load(const char *events_dir, const char *name, struct nb_table **out,
-		  char *err, size_t errlen);
+		  struct pmustat_error **err);
 void nb_table_free(struct nb_table *t);
 
 const char *nb_table_name(const struct nb_table *t);

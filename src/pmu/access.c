@@ -45,9 +45,8 @@ read_counters(struct hw *hw, const struct cpu_info *info, int cpu, struct access
 {
 	struct pmu_state st;
 	struct pmu_state_pmustat pm;
-	char err[256];
 
-	r->counters_read = pmu_state_read(hw, cpu, &info->pmu, &st, err, sizeof(err));
+	r->counters_read = pmu_state_read(hw, cpu, &info->pmu, &st, NULL);
 	if (r->counters_read)
 		return;
 	memset(&pm, 0, sizeof(pm));

@@ -17,6 +17,7 @@
 #include "pmu/evtsel.h"
 #include "pmu/msr.h"
 #include "pmu/counter_sched.h"
+#include "base/err.h"
 
 struct run_state {
 	uint32_t fixed_used;
@@ -151,30 +152,28 @@ label(const struct event *e)
 
 static void
 explain(const struct event *e, const struct pmu_caps *caps, uint32_t gp_free,
-	uint32_t fixed_free, char *err, size_t errlen)
+	uint32_t fixed_free, struct pmustat_error **err)
 {
 	char fixed_txt[64] = "";
 
 	if (e->fixed >= 0 && evtsel_fixed_ok(e, caps))
 		snprintf(fixed_txt, sizeof(fixed_txt), "fixed counter %d (%s) or ",
 			 e->fixed, (fixed_free & (1u << e->fixed)) ? "free" : "in use");
-	snprintf(err, errlen,
-		 "event %s needs %sa general-purpose counter in mask 0x%x; the free ones are 0x%x",
+	err_set(err, -ENOSPC, "event %s needs %sa general-purpose counter in mask 0x%x; the free ones are 0x%x",
 		 label(e), fixed_txt, e->gp_mask & caps->gp_mask, gp_free);
 }
 
 int
 sched_plan(const struct event *ev, unsigned n, const struct pmu_caps *caps,
 	   uint32_t gp_free, uint32_t fixed_free, struct sched_slot *slots,
-	   unsigned *runs, unsigned *bad, char *err, size_t errlen)
+	   unsigned *runs, unsigned *bad, struct pmustat_error **err)
 {
 	bool placed[SCHED_MAX_EVENTS] = { false };
 	unsigned left = n, run = 0;
 
 	if (n > SCHED_MAX_EVENTS) {
-		snprintf(err, errlen, "%u events requested; pmustat counts at most %u at once",
+		return err_set(err, -E2BIG, "%u events requested; pmustat counts at most %u at once",
 			 n, (unsigned)SCHED_MAX_EVENTS);
-		return -E2BIG;
 	}
 	gp_free &= caps->gp_mask;
 	fixed_free &= caps->fixed_mask;
@@ -190,7 +189,7 @@ sched_plan(const struct event *ev, unsigned n, const struct pmu_caps *caps,
 		if (!try_add(&empty, ev, i, caps, gp_free, fixed_free, &probe, 0)) {
 			if (bad)
 				*bad = i;
-			explain(&ev[i], caps, gp_free, fixed_free, err, errlen);
+			explain(&ev[i], caps, gp_free, fixed_free, err);
 			return -ENOSPC;
 		}
 	}

@@ -15,6 +15,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct pmustat_error;
+
 struct event;
 struct pmu_caps;
 
@@ -42,7 +44,7 @@ struct sched_slot {
 int
 sched_plan(const struct event *ev, unsigned n, const struct pmu_caps *caps,
 	   uint32_t gp_free, uint32_t fixed_free, struct sched_slot *slots,
-	   unsigned *runs, unsigned *bad, char *err, size_t errlen);
+	   unsigned *runs, unsigned *bad, struct pmustat_error **err);
 
 /* "fixed1" or "pmc3" into @buf; "-" for SCHED_NONE. */
 void

@@ -14,6 +14,7 @@
 #include "events/event.h"
 #include "pmu/evtsel.h"
 #include "pmu/msr.h"
+#include "base/err.h"
 
 static bool
 anythread_reserved(const struct pmu_caps *caps)
@@ -34,46 +35,41 @@ evtsel_writable_mask(const struct pmu_caps *caps)
 }
 
 static int
-check_rings(const struct event *ev, char *err, size_t errlen)
+check_rings(const struct event *ev, struct pmustat_error **err)
 {
 	if (!ev->usr && !ev->os) {
-		snprintf(err, errlen, "event %s counts in no ring (neither :u nor :k)",
+		return err_set(err, -EINVAL, "event %s counts in no ring (neither :u nor :k)",
 			 ev->requested[0] ? ev->requested : ev->name);
-		return -EINVAL;
 	}
 	return 0;
 }
 
 static int
-check_any(const struct event *ev, const struct pmu_caps *caps, char *err, size_t errlen)
+check_any(const struct event *ev, const struct pmu_caps *caps, struct pmustat_error **err)
 {
 	if (ev->any_thread && anythread_reserved(caps)) {
-		snprintf(err, errlen,
-			 "event %s asks for AnyThread, which this PMU (version %u) deprecates: drop the any modifier",
+		return err_set(err, -EINVAL, "event %s asks for AnyThread, which this PMU (version %u) deprecates: drop the any modifier",
 			 ev->requested[0] ? ev->requested : ev->name, caps->version);
-		return -EINVAL;
 	}
 	return 0;
 }
 
 int
 evtsel_encode(const struct event *ev, const struct pmu_caps *caps, bool enable,
-	      uint64_t *val, char *err, size_t errlen)
+	      uint64_t *val, struct pmustat_error **err)
 {
 	uint64_t v;
 	int rc;
 
-	rc = check_rings(ev, err, errlen);
+	rc = check_rings(ev, err);
 	if (rc)
 		return rc;
-	rc = check_any(ev, caps, err, errlen);
+	rc = check_any(ev, caps, err);
 	if (rc)
 		return rc;
 	if (ev->umask_ext && caps->version < 6) {
-		snprintf(err, errlen,
-			 "event %s needs UMASK2 (0x%02x), which needs PMU version 6; this one is version %u",
+		return err_set(err, -EINVAL, "event %s needs UMASK2 (0x%02x), which needs PMU version 6; this one is version %u",
 			 ev->requested[0] ? ev->requested : ev->name, ev->umask_ext, caps->version);
-		return -EINVAL;
 	}
 
 	v = EVTSEL_EVENT(ev->code) | EVTSEL_UMASK(ev->umask) | EVTSEL_CMASK(ev->cmask);
@@ -94,10 +90,9 @@ evtsel_encode(const struct event *ev, const struct pmu_caps *caps, bool enable,
 
 	/* A last guard: whatever the fields above, never a reserved bit. */
 	if (v & ~evtsel_writable_mask(caps)) {
-		snprintf(err, errlen, "event %s encodes to 0x%llx, which sets reserved bits 0x%llx",
+		return err_set(err, -EINVAL, "event %s encodes to 0x%llx, which sets reserved bits 0x%llx",
 			 ev->requested[0] ? ev->requested : ev->name, (unsigned long long)v,
 			 (unsigned long long)(v & ~evtsel_writable_mask(caps)));
-		return -EINVAL;
 	}
 	*val = v;
 	return 0;
@@ -118,20 +113,19 @@ evtsel_fixed_ok(const struct event *ev, const struct pmu_caps *caps)
 
 int
 evtsel_fixed_field(const struct event *ev, const struct pmu_caps *caps,
-		   unsigned *field, char *err, size_t errlen)
+		   unsigned *field, struct pmustat_error **err)
 {
 	unsigned f = 0;
 	int rc;
 
 	if (!evtsel_fixed_ok(ev, caps)) {
-		snprintf(err, errlen, "event %s cannot run on a fixed counter of this PMU",
+		return err_set(err, -EINVAL, "event %s cannot run on a fixed counter of this PMU",
 			 ev->requested[0] ? ev->requested : ev->name);
-		return -EINVAL;
 	}
-	rc = check_rings(ev, err, errlen);
+	rc = check_rings(ev, err);
 	if (rc)
 		return rc;
-	rc = check_any(ev, caps, err, errlen);
+	rc = check_any(ev, caps, err);
 	if (rc)
 		return rc;
 	if (ev->os)

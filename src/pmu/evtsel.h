@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+struct pmustat_error;
+
 struct event;
 struct pmu_caps;
 
@@ -31,7 +33,7 @@ evtsel_writable_mask(const struct pmu_caps *caps);
  */
 int
 evtsel_encode(const struct event *ev, const struct pmu_caps *caps, bool enable,
-	      uint64_t *val, char *err, size_t errlen);
+	      uint64_t *val, struct pmustat_error **err);
 
 /*
  * Whether @ev can run on its fixed counter: it has one, the PMU has it, and
@@ -46,7 +48,7 @@ evtsel_fixed_ok(const struct event *ev, const struct pmu_caps *caps);
  */
 int
 evtsel_fixed_field(const struct event *ev, const struct pmu_caps *caps,
-		   unsigned *field, char *err, size_t errlen);
+		   unsigned *field, struct pmustat_error **err);
 
 /* @ctrl with field @i replaced by @field; other fields untouched. */
 uint64_t

@@ -19,11 +19,14 @@
 #include "pmu/delta.h"
 #include "pmu/evtsel.h"
 #include "hw/hw.h"
+#include "hw/proc.h"
 #include "pmu/journal.h"
 #include "pmu/msr.h"
 #include "pmu/pmu.h"
 #include "hw/run_dir.h"
 #include "pmu/counter_sched.h"
+#include "base/err.h"
+#include "base/strbuf.h"
 
 static char signal_path[PATH_MAX];
 static volatile sig_atomic_t signal_armed;
@@ -44,55 +47,6 @@ fnv1a64(const char *s, size_t len)
 		h *= 0x100000001b3ull;
 	}
 	return h;
-}
-
-/* Fields 3 (state) and 22 (start time) of /proc/@pid/stat. */
-static int
-proc_stat(pid_t pid, char *state, unsigned long long *start)
-{
-	char path[64], buf[1024], *p, *end;
-	ssize_t n;
-	int fd, rc;
-
-	*start = 0;
-	*state = '?';
-	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	/* Never 0 on failure, whatever errno says: the caller trusts *start on 0. */
-	if (fd < 0) {
-		int e = errno;
-
-		return e == ENOENT ? -ESRCH : (e > 0 ? -e : -EIO);
-	}
-	n = read(fd, buf, sizeof(buf) - 1);
-	rc = 0;
-	if (n < 0) {
-		int e = errno;
-
-		rc = e > 0 ? -e : -EIO;
-	}
-	close(fd);
-	if (rc)
-		return rc;
-	buf[n] = '\0';
-	/* The command name may hold spaces and ')': fields start after the last ')'. */
-	p = strrchr(buf, ')');
-	if (!p)
-		return -EINVAL;
-	p++;
-	if (p[0] == ' ' && p[1])
-		*state = p[1];
-	/* Field 3 (state) comes first; field 22 is the 20th from there. */
-	for (int field = 3; field < 22; field++) {
-		p = strchr(p + 1, ' ');
-		if (!p)
-			return -EINVAL;
-	}
-	errno = 0;
-	*start = strtoull(p + 1, &end, 10);
-	if (errno || end == p + 1 || (*end != ' ' && *end != '\n' && *end != '\0'))
-		return -EINVAL;
-	return 0;
 }
 
 int
@@ -125,7 +79,7 @@ add_wrote(struct journal *j, uint32_t msr, uint64_t v)
 
 int
 journal_from_pmu(struct journal *j, const struct pmu *p, const struct event *ev,
-		 const struct sched_slot *slots, unsigned n, unsigned runs, char *err, size_t errlen)
+		 const struct sched_slot *slots, unsigned n, unsigned runs, struct pmustat_error **err)
 {
 	uint32_t offcore = 0;
 	int rc;
@@ -135,14 +89,13 @@ journal_from_pmu(struct journal *j, const struct pmu *p, const struct event *ev,
 	j->pid = getpid();
 	rc = journal_proc_start_time(j->pid, &j->start_time);
 	if (rc) {
-		snprintf(err, errlen, "cannot read this process's start time: %s", strerror(-rc));
-		return rc;
+		return err_set(err, rc, "cannot read this process's start time: %s", strerror(-rc));
 	}
 	/* Exactly what the runs program: the same computation pmu_program() makes. */
 	for (unsigned run = 0; run < runs; run++) {
 		struct pmu_run_plan pl;
 
-		rc = pmu_plan_run(p, ev, slots, n, run, &pl, err, errlen);
+		rc = pmu_plan_run(p, ev, slots, n, run, &pl, err);
 		if (rc)
 			return rc;
 		j->own_gp |= pl.gp;
@@ -193,23 +146,8 @@ journal_from_pmu(struct journal *j, const struct pmu *p, const struct event *ev,
 			add_reg(j, &p->offcore[o]);
 	return 0;
 too_many:
-	snprintf(err, errlen, "the plan writes more than %d distinct values to EVTSELs and offcore MSRs; count fewer events",
-		 JOURNAL_MAX_WROTE);
-	return -E2BIG;
-}
-
-static int
-errf(char *err, size_t errlen, int rc, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-
-static int
-errf(char *err, size_t errlen, int rc, const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(err, errlen, fmt, ap);
-	va_end(ap);
-	return rc;
+	return err_set(err, -E2BIG, "the plan writes more than %d distinct values to EVTSELs and offcore MSRs; count fewer events",
+		       JOURNAL_MAX_WROTE);
 }
 
 /*
@@ -217,13 +155,13 @@ errf(char *err, size_t errlen, int rc, const char *fmt, ...)
  * there could make root write PMU MSRs (run_dir.h).
  */
 static int
-open_dir(const char *dir, bool create, char *err, size_t errlen)
+open_dir(const char *dir, bool create, struct pmustat_error **err)
 {
-	return run_dir_open(AT_FDCWD, dir, 0700, create, dir, err, errlen);
+	return run_dir_open(AT_FDCWD, dir, 0700, create, dir, err);
 }
 
 int
-journal_write(const char *dir, const struct journal *j, char *err, size_t errlen)
+journal_write(const char *dir, const struct journal *j, struct pmustat_error **err)
 {
 	char buf[JOURNAL_MAX_BYTES], name[64], tmp[96], path[PATH_MAX];
 	size_t len = 0;
@@ -231,7 +169,7 @@ journal_write(const char *dir, const struct journal *j, char *err, size_t errlen
 
 	journal_path(dir, j->core, path, sizeof(path));
 	if (j->nregs > JOURNAL_MAX_REGS || j->nwrote > JOURNAL_MAX_WROTE)
-		return errf(err, errlen, -EINVAL, "%s: %u registers and %u values, at most %d and %d", path,
+		return err_set(err, -EINVAL, "%s: %u registers and %u values, at most %d and %d", path,
 			    j->nregs, j->nwrote, JOURNAL_MAX_REGS, JOURNAL_MAX_WROTE);
 #define PUT(...) (len += len < sizeof(buf) ? (size_t)snprintf(buf + len, sizeof(buf) - len, __VA_ARGS__) : 0)
 	PUT("%s %d\n", JOURNAL_MAGIC, JOURNAL_VERSION);
@@ -251,9 +189,9 @@ journal_write(const char *dir, const struct journal *j, char *err, size_t errlen
 	PUT("fnv1a64 0x%016" PRIx64 "\n", fnv1a64(buf, len));
 #undef PUT
 	if (len >= sizeof(buf))
-		return errf(err, errlen, -EOVERFLOW, "%s: journal too large", path);
+		return err_set(err, -EOVERFLOW, "%s: journal too large", path);
 
-	dfd = open_dir(dir, true, err, errlen);
+	dfd = open_dir(dir, true, err);
 	if (dfd < 0)
 		return dfd;
 	snprintf(name, sizeof(name), "cpu%d.journal", j->core);
@@ -261,11 +199,11 @@ journal_write(const char *dir, const struct journal *j, char *err, size_t errlen
 	(void)unlinkat(dfd, tmp, 0);
 	fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0) {
-		rc = errf(err, errlen, -errno, "cannot create %s/%s: %s", dir, tmp, strerror(errno));
+		rc = err_set(err, -errno, "cannot create %s/%s: %s", dir, tmp, strerror(errno));
 		goto out;
 	}
 	if (write(fd, buf, len) != (ssize_t)len || fsync(fd) < 0) {
-		rc = errf(err, errlen, errno ? -errno : -EIO, "cannot write %s/%s: %s", dir, tmp,
+		rc = err_set(err, errno ? -errno : -EIO, "cannot write %s/%s: %s", dir, tmp,
 			  strerror(errno ? errno : EIO));
 		close(fd);
 		(void)unlinkat(dfd, tmp, 0);
@@ -273,13 +211,13 @@ journal_write(const char *dir, const struct journal *j, char *err, size_t errlen
 	}
 	close(fd);
 	if (renameat(dfd, tmp, dfd, name) < 0) {
-		rc = errf(err, errlen, -errno, "cannot rename %s/%s to %s: %s", dir, tmp, path, strerror(errno));
+		rc = err_set(err, -errno, "cannot rename %s/%s to %s: %s", dir, tmp, path, strerror(errno));
 		(void)unlinkat(dfd, tmp, 0);
 		goto out;
 	}
 	/* The rename itself must survive a crash too. */
 	if (fsync(dfd) < 0)
-		rc = errf(err, errlen, -errno, "cannot sync the directory %s: %s", dir, strerror(errno));
+		rc = err_set(err, -errno, "cannot sync the directory %s: %s", dir, strerror(errno));
 out:
 	close(dfd);
 	return rc;
@@ -369,7 +307,7 @@ regs_complete(const struct journal *j)
 }
 
 int
-journal_read(const char *dir, int core, struct journal *j, char *err, size_t errlen)
+journal_read(const char *dir, int core, struct journal *j, struct pmustat_error **err)
 {
 	char buf[JOURNAL_MAX_BYTES + 1], path[PATH_MAX], line[128], name[64];
 	unsigned long long a, b;
@@ -380,7 +318,7 @@ journal_read(const char *dir, int core, struct journal *j, char *err, size_t err
 
 	memset(j, 0, sizeof(*j));
 	journal_path(dir, core, path, sizeof(path));
-	dfd = open_dir(dir, false, err, errlen);
+	dfd = open_dir(dir, false, err);
 	if (dfd < 0)
 		return dfd;
 	snprintf(name, sizeof(name), "cpu%d.journal", core);
@@ -390,53 +328,53 @@ journal_read(const char *dir, int core, struct journal *j, char *err, size_t err
 		rc = -errno;
 		if (rc == -ENOENT)
 			return rc;
-		return errf(err, errlen, rc == -ELOOP ? -EBADMSG : rc, "cannot open the journal %s: %s",
+		return err_set(err, rc == -ELOOP ? -EBADMSG : rc, "cannot open the journal %s: %s",
 			    path, rc == -ELOOP ? "it is a symbolic link" : strerror(-rc));
 	}
 	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() || (st.st_mode & 022)) {
 		close(fd);
-		return errf(err, errlen, -EBADMSG,
+		return err_set(err, -EBADMSG,
 			    "the journal %s is not a private regular file of this user; not trusted", path);
 	}
 	n = read(fd, buf, sizeof(buf));
 	if (n < 0) {
 		rc = -errno;
 		close(fd);
-		return errf(err, errlen, rc, "cannot read the journal %s: %s", path, strerror(-rc));
+		return err_set(err, rc, "cannot read the journal %s: %s", path, strerror(-rc));
 	}
 	close(fd);
 	if (n > JOURNAL_MAX_BYTES)
-		return errf(err, errlen, -EBADMSG, "the journal %s is corrupt: larger than %d bytes", path,
+		return err_set(err, -EBADMSG, "the journal %s is corrupt: larger than %d bytes", path,
 			    JOURNAL_MAX_BYTES);
 	buf[n] = '\0';
 	if (memchr(buf, '\0', (size_t)n))
-		return errf(err, errlen, -EBADMSG, "the journal %s is corrupt: it contains NUL bytes", path);
+		return err_set(err, -EBADMSG, "the journal %s is corrupt: it contains NUL bytes", path);
 
 	/* The checksum line is the last line; it covers everything before it. */
 	end = buf + n;
 	if (n < 2 || buf[n - 1] != '\n')
-		return errf(err, errlen, -EBADMSG, "the journal %s is truncated (no final newline)", path);
+		return err_set(err, -EBADMSG, "the journal %s is truncated (no final newline)", path);
 	for (sum = end - 1; sum > buf && sum[-1] != '\n'; sum--)
 		;
 	p = sum;
 	if (!take_line(&p, end, "fnv1a64", line, sizeof(line)) || strlen(line) != 18 ||
 	    !num(line, 16, UINT64_MAX, &a))
-		return errf(err, errlen, -EBADMSG, "the journal %s is corrupt or truncated: no checksum line", path);
+		return err_set(err, -EBADMSG, "the journal %s is corrupt or truncated: no checksum line", path);
 	if (a != fnv1a64(buf, (size_t)(sum - buf)))
-		return errf(err, errlen, -EBADMSG, "the journal %s is corrupt: checksum mismatch", path);
+		return err_set(err, -EBADMSG, "the journal %s is corrupt: checksum mismatch", path);
 
 	end = sum;
 	p = buf;
 	if (!take_line(&p, end, JOURNAL_MAGIC, line, sizeof(line)))
-		return errf(err, errlen, -EBADMSG, "%s is not a pmustat journal", path);
+		return err_set(err, -EBADMSG, "%s is not a pmustat journal", path);
 	if (!num(line, 10, INT_MAX, &a) || a != JOURNAL_VERSION)
-		return errf(err, errlen, -EBADMSG, "the journal %s has version %s; this pmustat reads version %d only",
+		return err_set(err, -EBADMSG, "the journal %s has version %s; this pmustat reads version %d only",
 			    path, line, JOURNAL_VERSION);
 	if (!take_line(&p, end, "core", line, sizeof(line)) || !num(line, 10, INT_MAX, &a))
 		goto bad;
 	j->core = (int)a;
 	if (j->core != core)
-		return errf(err, errlen, -EBADMSG, "the journal %s is for core %d, not %d", path, j->core, core);
+		return err_set(err, -EBADMSG, "the journal %s is for core %d, not %d", path, j->core, core);
 	if (!take_line(&p, end, "pid", line, sizeof(line)) || !num(line, 10, INT_MAX, &a) || a == 0)
 		goto bad;
 	j->pid = (pid_t)a;
@@ -491,7 +429,7 @@ journal_read(const char *dir, int core, struct journal *j, char *err, size_t err
 		j->fields[a] = (uint16_t)b;
 	}
 	if (!regs_complete(j))
-		return errf(err, errlen, -EBADMSG,
+		return err_set(err, -EBADMSG,
 			    "the journal %s is corrupt: a counter it names lacks a saved register", path);
 	return 0;
 bad:
@@ -500,7 +438,7 @@ bad:
 
 		for (const char *c = buf; c < p; c++)
 			lineno += *c == '\n';
-		return errf(err, errlen, -EBADMSG, "the journal %s is corrupt: bad line %u", path, lineno);
+		return err_set(err, -EBADMSG, "the journal %s is corrupt: bad line %u", path, lineno);
 	}
 }
 
@@ -668,7 +606,7 @@ still_ours(const struct pmu *p, const struct journal *j, struct journal_result *
 
 int
 journal_apply(struct hw *hw, const struct pmu_caps *caps, const struct journal *j,
-	      struct journal_result *res, char *err, size_t errlen)
+	      struct journal_result *res, struct pmustat_error **err)
 {
 	static struct pmu p;	/* ~1 KiB; static keeps the caller's stack small */
 	bool offcore = false;
@@ -678,13 +616,13 @@ journal_apply(struct hw *hw, const struct pmu_caps *caps, const struct journal *
 
 	memset(res, 0, sizeof(*res));
 	if (j->own_gp & ~caps->gp_mask || j->own_fixed & ~caps->fixed_mask)
-		return errf(err, errlen, -EBADMSG,
+		return err_set(err, -EBADMSG,
 			    "core %d: the journal names counters this PMU does not have (GP 0x%x, fixed 0x%x); not applied",
 			    j->core, j->own_gp, j->own_fixed);
 	for (unsigned i = 0; i < j->nregs; i++)
 		if (j->regs[i].msr == MSR_OFFCORE_RSP_0 || j->regs[i].msr == MSR_OFFCORE_RSP_1)
 			offcore = true;
-	rc = pmu_open(&p, hw, j->core, caps, offcore, err, errlen);
+	rc = pmu_open(&p, hw, j->core, caps, offcore, err);
 	if (rc)
 		return rc;
 	/* Everything is checked before anything is written. */
@@ -692,7 +630,7 @@ journal_apply(struct hw *hw, const struct pmu_caps *caps, const struct journal *
 		const char *why = check_reg(&p, j, j->regs[i].msr, j->regs[i].value);
 
 		if (why[0] || !slot_of(&p, j->regs[i].msr))
-			return errf(err, errlen, -EBADMSG,
+			return err_set(err, -EBADMSG,
 				    "core %d: the journal's %s (0x%x) = 0x%llx is refused (%s); nothing was written",
 				    j->core, pmu_msr_name(j->regs[i].msr, name, sizeof(name)), j->regs[i].msr,
 				    (unsigned long long)j->regs[i].value, why[0] ? why : "unknown register");
@@ -705,7 +643,7 @@ journal_apply(struct hw *hw, const struct pmu_caps *caps, const struct journal *
 		    (j->wrote[i].value & (EVTSEL_PC | EVTSEL_INT)))
 			why = "an interrupt or pin-control bit, which pmustat never sets";
 		if (why[0])
-			return errf(err, errlen, -EBADMSG,
+			return err_set(err, -EBADMSG,
 				    "core %d: the journal says the run wrote %s (0x%x) = 0x%llx, which is refused (%s); nothing was written",
 				    j->core, pmu_msr_name(j->wrote[i].msr, name, sizeof(name)), j->wrote[i].msr,
 				    (unsigned long long)j->wrote[i].value, why);
@@ -758,7 +696,7 @@ journal_apply(struct hw *hw, const struct pmu_caps *caps, const struct journal *
 	p.armed = 1;
 	rc = pmu_restore(&p);
 	if (rc < 0)
-		return errf(err, errlen, rc, "core %d: restoring the journal's registers failed: %s; %s",
+		return err_set(err, rc, "core %d: restoring the journal's registers failed: %s; %s",
 			    j->core, strerror(-rc), hw_msr_hint(rc, true));
 	return rc;
 }
@@ -768,9 +706,7 @@ journal_matches(const char *dir, int core, struct hw *hw)
 {
 	struct journal j;
 	uint64_t own_bits = 0, v;
-	char err[1024];
-
-	if (journal_read(dir, core, &j, err, sizeof(err)) != 0)
+	if (journal_read(dir, core, &j, NULL) != 0)
 		return false;
 	for (unsigned i = 0; i < PMU_MAX_GP; i++)
 		if (j.own_gp & (1u << i))
@@ -797,51 +733,52 @@ journal_matches(const char *dir, int core, struct hw *hw)
 
 int
 journal_recover(const char *dir, int core, struct hw *hw, const struct pmu_caps *caps,
-		char *msg, size_t msglen)
+		char **note, struct pmustat_error **err)
 {
+	struct strbuf b = STRBUF_INIT;
 	struct journal j;
 	struct journal_result res;
-	char err[1024], path[PATH_MAX];
+	char path[PATH_MAX];
 	enum journal_owner owner;
-	size_t used;
 	int rc, applied;
 
+	*note = NULL;
 	journal_path(dir, core, path, sizeof(path));
-	rc = journal_read(dir, core, &j, err, sizeof(err));
-	if (rc == -ENOENT)
+	rc = journal_read(dir, core, &j, err);
+	if (rc == -ENOENT) {
+		err_clear(err);
 		return 0;
+	}
 	if (rc == -EBADMSG)
-		return errf(msg, msglen, rc,
-			    "%s; it was NOT applied. Inspect the core with 'pmustat state -C %d', then clear pmustat-style programming there and remove the journal with 'pmustat reset --zero -C %d' (it asks first; --yes does not)",
-			    err, core, core);
+		return err_append(err,
+				  "; it was NOT applied. Inspect the core with 'pmustat state -C %d', then clear pmustat-style programming there and remove the journal with 'pmustat reset --zero -C %d' (it asks first; --yes does not)",
+				  core, core);
 	if (rc)
-		return errf(msg, msglen, rc, "%s", err);
+		return rc;
 	owner = journal_owner(&j);
 	if (owner == JOURNAL_OWNER_LIVE)
-		return errf(msg, msglen, -EBUSY,
-			    "core %d: pmustat pid %ld is still counting there (journal %s); leave it be, or stop that process first",
-			    core, (long)j.pid, path);
-	applied = journal_apply(hw, caps, &j, &res, err, sizeof(err));
+		return err_set(err, -EBUSY,
+			       "core %d: pmustat pid %ld is still counting there (journal %s); leave it be, or stop that process first",
+			       core, (long)j.pid, path);
+	applied = journal_apply(hw, caps, &j, &res, err);
 	if (applied < 0)
-		return errf(msg, msglen, applied, "%s (journal %s kept)", err, path);
+		return err_append(err, " (journal %s kept)", path);
 	rc = journal_remove(dir, core);
 	if (rc && rc != -ENOENT)
-		return errf(msg, msglen, rc, "core %d: restored, but cannot remove the journal %s: %s", core, path,
-			    strerror(-rc));
-	used = (size_t)snprintf(msg, msglen,
-				"core %d: pmustat pid %ld %s while counting; restored what it had programmed%s (journal %s, now removed)",
-				core, (long)j.pid,
-				owner == JOURNAL_OWNER_DEAD ? "was killed" : "is gone (its pid now belongs to another process)",
-				applied == 1 ? ", a counter value not exactly (no full-width writes)" : "", path);
-	for (unsigned i = 0; i < PMU_MAX_GP && used < msglen; i++)
+		return err_set(err, rc, "core %d: restored, but cannot remove the journal %s: %s", core, path,
+			       strerror(-rc));
+	strbuf_printf(&b, "core %d: pmustat pid %ld %s while counting; restored what it had programmed%s (journal %s, now removed)",
+		      core, (long)j.pid,
+		      owner == JOURNAL_OWNER_DEAD ? "was killed" : "is gone (its pid now belongs to another process)",
+		      applied == 1 ? ", a counter value not exactly (no full-width writes)" : "", path);
+	for (unsigned i = 0; i < PMU_MAX_GP; i++)
 		if (res.left_gp & (1u << i))
-			used += (size_t)snprintf(msg + used, msglen - used,
-						 "; left pmc%u alone: someone else programmed it since (IA32_PERFEVTSEL%u = 0x%llx)",
-						 i, i, (unsigned long long)res.left_evtsel[i]);
-	for (unsigned i = 0; i < PMU_MAX_FIXED && used < msglen; i++)
+			strbuf_printf(&b, "; left pmc%u alone: someone else programmed it since (IA32_PERFEVTSEL%u = 0x%llx)",
+				      i, i, (unsigned long long)res.left_evtsel[i]);
+	for (unsigned i = 0; i < PMU_MAX_FIXED; i++)
 		if (res.left_fixed & (1u << i))
-			used += (size_t)snprintf(msg + used, msglen - used,
-						 "; left fixed%u alone: someone else programmed it since", i);
+			strbuf_printf(&b, "; left fixed%u alone: someone else programmed it since", i);
+	*note = strbuf_take(&b);
 	return 1;
 }
 

@@ -41,6 +41,8 @@
 
 #include "pmu/msr.h"
 
+struct pmustat_error;
+
 struct event;
 struct hw;
 struct sched_slot;
@@ -113,14 +115,14 @@ journal_proc_start_time(pid_t pid, unsigned long long *start);
  */
 int
 journal_from_pmu(struct journal *j, const struct pmu *p, const struct event *ev,
-		 const struct sched_slot *slots, unsigned n, unsigned runs, char *err, size_t errlen);
+		 const struct sched_slot *slots, unsigned n, unsigned runs, struct pmustat_error **err);
 
 /*
  * Write @j durably as DIR/cpuN.journal (replacing any older one). 0, or
  * -errno with a message naming the file in @err.
  */
 int
-journal_write(const char *dir, const struct journal *j, char *err, size_t errlen);
+journal_write(const char *dir, const struct journal *j, struct pmustat_error **err);
 
 /*
  * Read DIR/cpuN.journal. 0; -ENOENT: there is none; -EBADMSG: it exists
@@ -128,7 +130,7 @@ journal_write(const char *dir, const struct journal *j, char *err, size_t errlen
  * says what); other -errno: it could not be read.
  */
 int
-journal_read(const char *dir, int core, struct journal *j, char *err, size_t errlen);
+journal_read(const char *dir, int core, struct journal *j, struct pmustat_error **err);
 
 /* Remove DIR/cpuN.journal. 0, or -errno (-ENOENT is not an error to callers). */
 int
@@ -150,7 +152,7 @@ journal_owner(const struct journal *j);
  */
 int
 journal_apply(struct hw *hw, const struct pmu_caps *caps, const struct journal *j,
-	      struct journal_result *res, char *err, size_t errlen);
+	      struct journal_result *res, struct pmustat_error **err);
 
 /*
  * Whether @core's PMU holds what DIR/cpuN.journal saved (the run's
@@ -166,15 +168,16 @@ journal_matches(const char *dir, int core, struct hw *hw);
  * the journal and, if its run is gone (the lock is ours, so it does not
  * count; a zombie is gone too), apply and remove it. Returns
  *   0        no journal;
- *   1        a killed run's state was restored (@msg says so, and names the
- *            counters someone else took since, left alone);
- *   -EBUSY   the run is still alive (@msg names it): leave the core alone;
- *   -EBADMSG the journal is corrupt: reported in @msg, not applied, kept;
- *   -errno   reading or restoring failed (@msg); the journal is kept.
+ *   1        a killed run's state was restored: *@note (free() it) says
+ *            so, and names the counters someone else took since, left
+ *            alone;
+ *   -EBUSY   the run is still alive (@err names it): leave the core alone;
+ *   -EBADMSG the journal is corrupt: reported in @err, not applied, kept;
+ *   -errno   reading or restoring failed (@err); the journal is kept.
  */
 int
 journal_recover(const char *dir, int core, struct hw *hw, const struct pmu_caps *caps,
-		char *msg, size_t msglen);
+		char **note, struct pmustat_error **err);
 
 /*
  * For a fatal signal handler: after the PMU was restored, remove the

@@ -18,6 +18,7 @@
 #include "hw/hw.h"
 #include "pmu/msr.h"
 #include "pmu/pmu.h"
+#include "base/err.h"
 
 static struct pmu *signal_pmu;
 
@@ -189,14 +190,13 @@ pmu_msr_name(uint32_t msr, char *buf, size_t size)
 
 static int
 fail(const struct pmu *p, int rc, const char *what, uint32_t msr, bool write,
-     char *err, size_t errlen)
+     struct pmustat_error **err)
 {
 	char name[40];
 
-	snprintf(err, errlen, "core %d: %s %s (0x%x) failed: %s; %s", p->cpu, what,
+	return err_set(err, rc, "core %d: %s %s (0x%x) failed: %s; %s", p->cpu, what,
 		 pmu_msr_name(msr, name, sizeof(name)), msr, strerror(-rc),
 		 rc == -EACCES && !write ? "pmustat does not access this MSR" : hw_msr_hint(rc, write));
-	return rc;
 }
 
 static uint64_t
@@ -212,7 +212,7 @@ our_bits(uint32_t gp, uint32_t fixed)
 
 int
 pmu_open(struct pmu *p, struct hw *hw, int cpu, const struct pmu_caps *caps,
-	 bool uses_offcore, char *err, size_t errlen)
+	 bool uses_offcore, struct pmustat_error **err)
 {
 	uint64_t v;
 	int rc;
@@ -224,21 +224,18 @@ pmu_open(struct pmu *p, struct hw *hw, int cpu, const struct pmu_caps *caps,
 	p->gp_mask = caps->gp_mask & ((1u << PMU_MAX_GP) - 1);
 	p->fixed_mask = caps->fixed_mask & ((1u << PMU_MAX_FIXED) - 1);
 	if (caps->version < 2) {
-		snprintf(err, errlen,
-			 "core %d: architectural perfmon version %u has no IA32_PERF_GLOBAL_CTRL; pmustat needs version 2 or later",
+		return err_set(err, -ENOTSUP, "core %d: architectural perfmon version %u has no IA32_PERF_GLOBAL_CTRL; pmustat needs version 2 or later",
 			 cpu, caps->version);
-		return -ENOTSUP;
 	}
 	rc = hw_msr_open(hw, cpu, true);
 	if (rc) {
-		snprintf(err, errlen, "core %d: cannot open the MSR device for writing: %s; %s",
+		return err_set(err, rc, "core %d: cannot open the MSR device for writing: %s; %s",
 			 cpu, strerror(-rc), hw_msr_hint(rc, true));
-		return rc;
 	}
 	if (caps->pdcm) {
 		rc = rd(p, MSR_IA32_PERF_CAPABILITIES, &p->perf_capabilities);
 		if (rc)
-			return fail(p, rc, "reading", MSR_IA32_PERF_CAPABILITIES, false, err, errlen);
+			return fail(p, rc, "reading", MSR_IA32_PERF_CAPABILITIES, false, err);
 		p->full_width = p->perf_capabilities & PERF_CAP_FW_WRITE;
 	}
 	for (unsigned i = 0; i < PMU_MAX_GP; i++) {
@@ -246,41 +243,41 @@ pmu_open(struct pmu *p, struct hw *hw, int cpu, const struct pmu_caps *caps,
 			continue;
 		rc = reg_load(p, &p->evtsel[i], msr_evtsel(i));
 		if (rc)
-			return fail(p, rc, "reading", msr_evtsel(i), false, err, errlen);
+			return fail(p, rc, "reading", msr_evtsel(i), false, err);
 		rc = reg_load(p, &p->pmc[i], msr_pmc(i));
 		if (rc)
-			return fail(p, rc, "reading", msr_pmc(i), false, err, errlen);
+			return fail(p, rc, "reading", msr_pmc(i), false, err);
 	}
 	for (unsigned i = 0; i < PMU_MAX_FIXED; i++) {
 		if (!(p->fixed_mask & (1u << i)))
 			continue;
 		rc = reg_load(p, &p->fixed_ctr[i], msr_fixed_ctr(i));
 		if (rc)
-			return fail(p, rc, "reading", msr_fixed_ctr(i), false, err, errlen);
+			return fail(p, rc, "reading", msr_fixed_ctr(i), false, err);
 	}
 	if (p->fixed_mask) {
 		rc = reg_load(p, &p->fixed_ctrl, MSR_IA32_FIXED_CTR_CTRL);
 		if (rc)
-			return fail(p, rc, "reading", MSR_IA32_FIXED_CTR_CTRL, false, err, errlen);
+			return fail(p, rc, "reading", MSR_IA32_FIXED_CTR_CTRL, false, err);
 	}
 	rc = reg_load(p, &p->global_ctrl, MSR_IA32_PERF_GLOBAL_CTRL);
 	if (rc)
-		return fail(p, rc, "reading", MSR_IA32_PERF_GLOBAL_CTRL, false, err, errlen);
+		return fail(p, rc, "reading", MSR_IA32_PERF_GLOBAL_CTRL, false, err);
 	rc = rd(p, MSR_IA32_PERF_GLOBAL_STATUS, &p->status_saved);
 	if (rc)
-		return fail(p, rc, "reading", MSR_IA32_PERF_GLOBAL_STATUS, false, err, errlen);
+		return fail(p, rc, "reading", MSR_IA32_PERF_GLOBAL_STATUS, false, err);
 	p->status_pending = p->status_saved;
 	if (caps->version >= 4) {
 		rc = rd(p, MSR_IA32_PERF_GLOBAL_INUSE, &v);
 		if (rc)
-			return fail(p, rc, "reading", MSR_IA32_PERF_GLOBAL_INUSE, false, err, errlen);
+			return fail(p, rc, "reading", MSR_IA32_PERF_GLOBAL_INUSE, false, err);
 		p->inuse = v;
 	}
 	if (uses_offcore) {
 		for (unsigned i = 0; i < PMU_NUM_OFFCORE; i++) {
 			rc = reg_load(p, &p->offcore[i], MSR_OFFCORE_RSP_0 + i);
 			if (rc)
-				return fail(p, rc, "reading", MSR_OFFCORE_RSP_0 + i, false, err, errlen);
+				return fail(p, rc, "reading", MSR_OFFCORE_RSP_0 + i, false, err);
 		}
 	}
 
@@ -377,7 +374,7 @@ offcore_reg(struct pmu *p, uint32_t msr)
 
 int
 pmu_plan_run(const struct pmu *p, const struct event *ev, const struct sched_slot *slots,
-	     unsigned n, unsigned run, struct pmu_run_plan *pl, char *err, size_t errlen)
+	     unsigned n, unsigned run, struct pmu_run_plan *pl, struct pmustat_error **err)
 {
 	uint32_t own_gp = pmu_free_gp(p), own_fixed = pmu_free_fixed(p);
 	int rc;
@@ -390,19 +387,17 @@ pmu_plan_run(const struct pmu *p, const struct event *ev, const struct sched_slo
 			continue;
 		if (s->kind == SCHED_FIXED) {
 			if (s->index >= PMU_MAX_FIXED || !(own_fixed & (1u << s->index))) {
-				snprintf(err, errlen, "core %d: fixed counter %u is not free", p->cpu, s->index);
-				return -EBUSY;
+				return err_set(err, -EBUSY, "core %d: fixed counter %u is not free", p->cpu, s->index);
 			}
-			rc = evtsel_fixed_field(&ev[k], &p->caps, &pl->field[s->index], err, errlen);
+			rc = evtsel_fixed_field(&ev[k], &p->caps, &pl->field[s->index], err);
 			if (rc)
 				return rc;
 			pl->fixed |= 1u << s->index;
 		} else {
 			if (s->index >= PMU_MAX_GP || !(own_gp & (1u << s->index))) {
-				snprintf(err, errlen, "core %d: general-purpose counter %u is not free", p->cpu, s->index);
-				return -EBUSY;
+				return err_set(err, -EBUSY, "core %d: general-purpose counter %u is not free", p->cpu, s->index);
 			}
-			rc = evtsel_encode(&ev[k], &p->caps, false, &pl->evtsel[s->index], err, errlen);
+			rc = evtsel_encode(&ev[k], &p->caps, false, &pl->evtsel[s->index], err);
 			if (rc)
 				return rc;
 			pl->gp |= 1u << s->index;
@@ -411,9 +406,8 @@ pmu_plan_run(const struct pmu *p, const struct event *ev, const struct sched_slo
 			unsigned o = ev[k].extra_msr - MSR_OFFCORE_RSP_0;
 
 			if (ev[k].extra_msr < MSR_OFFCORE_RSP_0 || o >= PMU_NUM_OFFCORE || !p->offcore[o].msr) {
-				snprintf(err, errlen, "core %d: event %s needs MSR 0x%x, which pmustat did not save",
+				return err_set(err, -EINVAL, "core %d: event %s needs MSR 0x%x, which pmustat did not save",
 					 p->cpu, ev[k].name, ev[k].extra_msr);
-				return -EINVAL;
 			}
 			pl->offcore[o] = ev[k].extra_value;
 			pl->offcore_used |= 1u << o;
@@ -436,7 +430,7 @@ pmu_plan_run(const struct pmu *p, const struct event *ev, const struct sched_slo
 
 int
 pmu_program(struct pmu *p, const struct event *ev, const struct sched_slot *slots,
-	    unsigned n, unsigned run, char *err, size_t errlen)
+	    unsigned n, unsigned run, struct pmustat_error **err)
 {
 	struct pmu_run_plan pl;
 	uint64_t *evtsel_val = pl.evtsel;
@@ -445,7 +439,7 @@ pmu_program(struct pmu *p, const struct event *ev, const struct sched_slot *slot
 	uint64_t bits, fc, gc, clear;
 	int rc;
 
-	rc = pmu_plan_run(p, ev, slots, n, run, &pl, err, errlen);
+	rc = pmu_plan_run(p, ev, slots, n, run, &pl, err);
 	if (rc)
 		return rc;
 	gp = pl.gp;
@@ -458,7 +452,7 @@ pmu_program(struct pmu *p, const struct event *ev, const struct sched_slot *slot
 	if (p->mode == PMU_ENABLE_GLOBAL) {
 		rc = reg_set(p, &p->global_ctrl, gc);
 		if (rc)
-			return fail(p, rc, "writing", MSR_IA32_PERF_GLOBAL_CTRL, true, err, errlen);
+			return fail(p, rc, "writing", MSR_IA32_PERF_GLOBAL_CTRL, true, err);
 	}
 	for (unsigned i = 0; i < PMU_MAX_GP; i++) {
 		uint64_t v;
@@ -471,7 +465,7 @@ pmu_program(struct pmu *p, const struct event *ev, const struct sched_slot *slot
 			continue;
 		rc = reg_set(p, &p->evtsel[i], v);
 		if (rc)
-			return fail(p, rc, "writing", msr_evtsel(i), true, err, errlen);
+			return fail(p, rc, "writing", msr_evtsel(i), true, err);
 	}
 	if (p->fixed_mask) {
 		fc = p->fixed_ctrl.cur_known ? p->fixed_ctrl.cur : p->fixed_ctrl.saved;
@@ -488,7 +482,7 @@ pmu_program(struct pmu *p, const struct event *ev, const struct sched_slot *slot
 		}
 		rc = reg_set(p, &p->fixed_ctrl, fc);
 		if (rc)
-			return fail(p, rc, "writing", MSR_IA32_FIXED_CTR_CTRL, true, err, errlen);
+			return fail(p, rc, "writing", MSR_IA32_FIXED_CTR_CTRL, true, err);
 	}
 	for (unsigned k = 0; k < n; k++) {
 		struct pmu_reg *r;
@@ -500,28 +494,28 @@ pmu_program(struct pmu *p, const struct event *ev, const struct sched_slot *slot
 			return -EINVAL;	/* checked above */
 		rc = reg_set(p, r, ev[k].extra_value);
 		if (rc)
-			return fail(p, rc, "writing", r->msr, true, err, errlen);
+			return fail(p, rc, "writing", r->msr, true, err);
 	}
 	for (unsigned i = 0; i < PMU_MAX_GP; i++) {
 		if (!(gp & (1u << i)))
 			continue;
 		rc = pmc_set(p, i, 0);
 		if (rc < 0)
-			return fail(p, rc, "zeroing", p->full_width ? msr_a_pmc(i) : msr_pmc(i), true, err, errlen);
+			return fail(p, rc, "zeroing", p->full_width ? msr_a_pmc(i) : msr_pmc(i), true, err);
 	}
 	for (unsigned i = 0; i < PMU_MAX_FIXED; i++) {
 		if (!(fixed & (1u << i)))
 			continue;
 		rc = fixed_ctr_set(p, i, 0);
 		if (rc)
-			return fail(p, rc, "zeroing", msr_fixed_ctr(i), true, err, errlen);
+			return fail(p, rc, "zeroing", msr_fixed_ctr(i), true, err);
 	}
 	/* Our overflow bits, as found or left by the last run: write 1 to clear. */
 	clear = bits & p->status_pending;
 	if (clear) {
 		rc = wr(p, MSR_IA32_PERF_GLOBAL_STATUS_RESET, clear);
 		if (rc)
-			return fail(p, rc, "writing", MSR_IA32_PERF_GLOBAL_STATUS_RESET, true, err, errlen);
+			return fail(p, rc, "writing", MSR_IA32_PERF_GLOBAL_STATUS_RESET, true, err);
 	}
 	/* From the go on, the child may make them overflow. */
 	p->status_pending = (p->status_pending & ~clear) | bits;
@@ -529,7 +523,7 @@ pmu_program(struct pmu *p, const struct event *ev, const struct sched_slot *slot
 		/* EN and the fields are clear, so setting these starts nothing. */
 		rc = reg_set(p, &p->global_ctrl, gc | bits);
 		if (rc)
-			return fail(p, rc, "writing", MSR_IA32_PERF_GLOBAL_CTRL, true, err, errlen);
+			return fail(p, rc, "writing", MSR_IA32_PERF_GLOBAL_CTRL, true, err);
 	}
 
 	/* The sequences the child and the parent write. */
@@ -612,7 +606,7 @@ pmu_mark_enabled(struct pmu *p)
 }
 
 int
-pmu_disable(struct pmu *p, char *err, size_t errlen)
+pmu_disable(struct pmu *p, struct pmustat_error **err)
 {
 	int first = 0;
 
@@ -626,7 +620,7 @@ pmu_disable(struct pmu *p, char *err, size_t errlen)
 		rc = r ? reg_set(p, r, p->disable_seq[i].val)
 		       : wr(p, p->disable_seq[i].msr, p->disable_seq[i].val);
 		if (rc && !first)
-			first = fail(p, rc, "writing", p->disable_seq[i].msr, true, err, errlen);
+			first = fail(p, rc, "writing", p->disable_seq[i].msr, true, err);
 	}
 	if (!first)
 		p->may_count = false;
@@ -635,14 +629,14 @@ pmu_disable(struct pmu *p, char *err, size_t errlen)
 
 int
 pmu_read(struct pmu *p, const struct sched_slot *slots, unsigned n, unsigned run,
-	 bool use_rdpmc, struct pmu_count *counts, char *err, size_t errlen)
+	 bool use_rdpmc, struct pmu_count *counts, struct pmustat_error **err)
 {
 	uint64_t status, bits = our_bits(p->run_gp, p->run_fixed);
 	int rc;
 
 	rc = rd(p, MSR_IA32_PERF_GLOBAL_STATUS, &status);
 	if (rc)
-		return fail(p, rc, "reading", MSR_IA32_PERF_GLOBAL_STATUS, false, err, errlen);
+		return fail(p, rc, "reading", MSR_IA32_PERF_GLOBAL_STATUS, false, err);
 	for (unsigned k = 0; k < n; k++) {
 		const struct sched_slot *s = &slots[k];
 		uint64_t raw, bit;
@@ -666,13 +660,12 @@ pmu_read(struct pmu *p, const struct sched_slot *slots, unsigned n, unsigned run
 			p->rdpmc_reads++;
 			rc = hw_rdpmc(p->hw, p->cpu, ecx, &raw);
 			if (rc) {
-				snprintf(err, errlen, "core %d: rdpmc 0x%x failed: %s", p->cpu, ecx, strerror(-rc));
-				return rc;
+				return err_set(err, rc, "core %d: rdpmc 0x%x failed: %s", p->cpu, ecx, strerror(-rc));
 			}
 		} else {
 			rc = rd(p, msr, &raw);
 			if (rc)
-				return fail(p, rc, "reading", msr, false, err, errlen);
+				return fail(p, rc, "reading", msr, false, err);
 		}
 		counts[k].raw = raw;
 		counts[k].overflowed = status & bit;
@@ -688,7 +681,7 @@ pmu_read(struct pmu *p, const struct sched_slot *slots, unsigned n, unsigned run
 	if (status & bits) {
 		rc = wr(p, MSR_IA32_PERF_GLOBAL_STATUS_RESET, status & bits);
 		if (rc)
-			return fail(p, rc, "writing", MSR_IA32_PERF_GLOBAL_STATUS_RESET, true, err, errlen);
+			return fail(p, rc, "writing", MSR_IA32_PERF_GLOBAL_STATUS_RESET, true, err);
 	}
 	/* Disabled and cleared: nothing of ours can overflow any more. */
 	p->status_pending &= ~bits;

@@ -26,6 +26,8 @@
 #include "pmu/msr.h"
 #include "pmu/counter_sched.h"
 
+struct pmustat_error;
+
 struct event;
 struct hw;
 
@@ -103,7 +105,7 @@ struct pmu_count {
  */
 int
 pmu_open(struct pmu *p, struct hw *hw, int cpu, const struct pmu_caps *caps,
-	 bool uses_offcore, char *err, size_t errlen);
+	 bool uses_offcore, struct pmustat_error **err);
 
 /* Counters pmustat may use: the PMU's, less the busy ones not taken. */
 uint32_t pmu_free_gp(const struct pmu *p);
@@ -139,7 +141,7 @@ struct pmu_run_plan {
 
 int
 pmu_plan_run(const struct pmu *p, const struct event *ev, const struct sched_slot *slots,
-	     unsigned n, unsigned run, struct pmu_run_plan *pl, char *err, size_t errlen);
+	     unsigned n, unsigned run, struct pmu_run_plan *pl, struct pmustat_error **err);
 
 /*
  * Program run @run of the plan with counting off: EVTSELs and our
@@ -149,7 +151,7 @@ pmu_plan_run(const struct pmu *p, const struct event *ev, const struct sched_slo
  */
 int
 pmu_program(struct pmu *p, const struct event *ev, const struct sched_slot *slots,
-	    unsigned n, unsigned run, char *err, size_t errlen);
+	    unsigned n, unsigned run, struct pmustat_error **err);
 
 /*
  * Enable exactly this run's counters. For the runner's callback (@arg is
@@ -165,7 +167,7 @@ pmu_mark_enabled(struct pmu *p);
 
 /* Stop this run's counters. */
 int
-pmu_disable(struct pmu *p, char *err, size_t errlen);
+pmu_disable(struct pmu *p, struct pmustat_error **err);
 
 /*
  * Read this run's counters (rdpmc when @use_rdpmc: the caller runs on the
@@ -174,7 +176,7 @@ pmu_disable(struct pmu *p, char *err, size_t errlen);
  */
 int
 pmu_read(struct pmu *p, const struct sched_slot *slots, unsigned n, unsigned run,
-	 bool use_rdpmc, struct pmu_count *counts, char *err, size_t errlen);
+	 bool use_rdpmc, struct pmu_count *counts, struct pmustat_error **err);
 
 /*
  * Put every register pmustat wrote back to its saved value. 0, -errno of

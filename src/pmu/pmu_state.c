@@ -15,22 +15,23 @@
 #include "hw/hw.h"
 #include "pmu/pmu.h"
 #include "pmu/pmu_state.h"
+#include "base/err.h"
 
 static int
-rd(struct hw *hw, int cpu, uint32_t msr, uint64_t *val, char *err, size_t errlen)
+rd(struct hw *hw, int cpu, uint32_t msr, uint64_t *val, struct pmustat_error **err)
 {
 	char name[40];
 	int rc = hw_rdmsr(hw, cpu, msr, val);
 
 	if (rc)
-		snprintf(err, errlen, "core %d: reading %s (0x%x) failed: %s; %s", cpu,
+		err_set(err, rc, "core %d: reading %s (0x%x) failed: %s; %s", cpu,
 			 pmu_msr_name(msr, name, sizeof(name)), msr, strerror(-rc), hw_msr_hint(rc, false));
 	return rc;
 }
 
 int
 pmu_state_read(struct hw *hw, int cpu, const struct pmu_caps *caps, struct pmu_state *st,
-	       char *err, size_t errlen)
+	       struct pmustat_error **err)
 {
 	int rc;
 
@@ -40,24 +41,21 @@ pmu_state_read(struct hw *hw, int cpu, const struct pmu_caps *caps, struct pmu_s
 	st->gp_mask = caps->gp_mask & ((1u << PMU_MAX_GP) - 1);
 	st->fixed_mask = caps->fixed_mask & ((1u << PMU_MAX_FIXED) - 1);
 	if (caps->version < 2) {
-		snprintf(err, errlen,
-			 "core %d: architectural perfmon version %u has no IA32_PERF_GLOBAL_CTRL; pmustat needs version 2 or later",
+		return err_set(err, -ENOTSUP, "core %d: architectural perfmon version %u has no IA32_PERF_GLOBAL_CTRL; pmustat needs version 2 or later",
 			 cpu, caps->version);
-		return -ENOTSUP;
 	}
 	rc = hw_msr_open(hw, cpu, false);
 	if (rc) {
-		snprintf(err, errlen, "core %d: cannot open the MSR device: %s; %s", cpu, strerror(-rc),
+		return err_set(err, rc, "core %d: cannot open the MSR device: %s; %s", cpu, strerror(-rc),
 			 hw_msr_hint(rc, false));
-		return rc;
 	}
-	if ((rc = rd(hw, cpu, MSR_IA32_PERF_GLOBAL_CTRL, &st->global_ctrl, err, errlen)) ||
-	    (rc = rd(hw, cpu, MSR_IA32_PERF_GLOBAL_STATUS, &st->global_status, err, errlen)))
+	if ((rc = rd(hw, cpu, MSR_IA32_PERF_GLOBAL_CTRL, &st->global_ctrl, err)) ||
+	    (rc = rd(hw, cpu, MSR_IA32_PERF_GLOBAL_STATUS, &st->global_status, err)))
 		return rc;
-	if (st->fixed_mask && (rc = rd(hw, cpu, MSR_IA32_FIXED_CTR_CTRL, &st->fixed_ctrl, err, errlen)))
+	if (st->fixed_mask && (rc = rd(hw, cpu, MSR_IA32_FIXED_CTR_CTRL, &st->fixed_ctrl, err)))
 		return rc;
 	if (caps->version >= 4) {
-		rc = rd(hw, cpu, MSR_IA32_PERF_GLOBAL_INUSE, &st->global_inuse, err, errlen);
+		rc = rd(hw, cpu, MSR_IA32_PERF_GLOBAL_INUSE, &st->global_inuse, err);
 		if (rc)
 			return rc;
 		st->has_inuse = true;
@@ -65,8 +63,8 @@ pmu_state_read(struct hw *hw, int cpu, const struct pmu_caps *caps, struct pmu_s
 	for (unsigned i = 0; i < PMU_MAX_GP; i++) {
 		if (!(st->gp_mask & (1u << i)))
 			continue;
-		if ((rc = rd(hw, cpu, msr_evtsel(i), &st->evtsel[i], err, errlen)) ||
-		    (rc = rd(hw, cpu, msr_pmc(i), &st->pmc[i], err, errlen)))
+		if ((rc = rd(hw, cpu, msr_evtsel(i), &st->evtsel[i], err)) ||
+		    (rc = rd(hw, cpu, msr_pmc(i), &st->pmc[i], err)))
 			return rc;
 		if ((st->evtsel[i] & (EVTSEL_EN | 0xffffu)) || (st->global_inuse & (1ull << i)))
 			st->busy_gp |= 1u << i;
@@ -74,7 +72,7 @@ pmu_state_read(struct hw *hw, int cpu, const struct pmu_caps *caps, struct pmu_s
 	for (unsigned i = 0; i < PMU_MAX_FIXED; i++) {
 		if (!(st->fixed_mask & (1u << i)))
 			continue;
-		if ((rc = rd(hw, cpu, msr_fixed_ctr(i), &st->fixed_ctr[i], err, errlen)))
+		if ((rc = rd(hw, cpu, msr_fixed_ctr(i), &st->fixed_ctr[i], err)))
 			return rc;
 		if (FIXED_CTRL_FIELD(st->fixed_ctrl, i) || (st->global_inuse & GLOBAL_FIXED_BIT(i)))
 			st->busy_fixed |= 1u << i;
@@ -225,41 +223,6 @@ pmu_state_fixed_event_name(const struct event_table *table, unsigned i)
 	return i < PMU_MAX_FIXED ? arch[i] : "raw";
 }
 
-void
-pmu_state_proc_command(pid_t pid, char *buf, size_t size)
-{
-	char path[64];
-	ssize_t n;
-	int fd;
-
-	buf[0] = '\0';
-	if (size < 2)
-		return;
-	snprintf(path, sizeof(path), "/proc/%ld/cmdline", (long)pid);
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
-		return;
-	n = read(fd, buf, size - 1);
-	close(fd);
-	if (n <= 0) {
-		buf[0] = '\0';
-		return;
-	}
-	buf[n] = '\0';
-	while (n > 0 && buf[n - 1] == '\0')
-		n--;
-	/*
-	 * Anybody's arguments (sudo pmustat -- COMMAND ARGS...): no control
-	 * character reaches the terminal of whoever reads them.
-	 */
-	for (ssize_t i = 0; i < n; i++) {
-		if (buf[i] == '\0')
-			buf[i] = ' ';
-		else if ((unsigned char)buf[i] < 0x20 || buf[i] == 0x7f)
-			buf[i] = '?';
-	}
-}
-
 static bool
 cpu_num(const char **s, int ncpus, int *out)
 {
@@ -278,7 +241,7 @@ cpu_num(const char **s, int ncpus, int *out)
 }
 
 int
-pmu_state_parse_cpus(const char *list, int ncpus, bool *set, char *err, size_t errlen)
+pmu_state_parse_cpus(const char *list, int ncpus, bool *set, struct pmustat_error **err)
 {
 	const char *s = list;
 
@@ -308,7 +271,6 @@ pmu_state_parse_cpus(const char *list, int ncpus, bool *set, char *err, size_t e
 		s++;
 	}
 bad:
-	snprintf(err, errlen, "-C %s: not a CPU list; use \"all\", or CPUs and ranges below %d such as 0-3,6",
-		 list, ncpus);
-	return -EINVAL;
+	return err_set(err, -EINVAL, "-C %s: not a CPU list; use \"all\", or CPUs and ranges below %d such as 0-3,6",
+		       list, ncpus);
 }

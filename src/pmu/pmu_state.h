@@ -20,6 +20,8 @@
 #include "events/cpu.h"
 #include "pmu/msr.h"
 
+struct pmustat_error;
+
 struct event_table;
 struct hw;
 
@@ -80,7 +82,7 @@ struct pmu_state {
  */
 int
 pmu_state_read(struct hw *hw, int cpu, const struct pmu_caps *caps, struct pmu_state *st,
-	       char *err, size_t errlen);
+	       struct pmustat_error **err);
 
 /*
  * Fill owner_gp/owner_fixed of the busy counters. @nmi_watchdog: the
@@ -111,17 +113,10 @@ const char *
 pmu_state_fixed_event_name(const struct event_table *table, unsigned i);
 
 /*
- * /proc/@pid/cmdline, arguments joined by spaces, control characters shown
- * as '?', into @buf ("" if unreadable).
- */
-void
-pmu_state_proc_command(pid_t pid, char *buf, size_t size);
-
-/*
  * A -C LIST: "all", or comma-separated CPUs and ranges ("0-3,6"), each
  * below @ncpus, into @set (@ncpus entries). 0, or -EINVAL with a message.
  */
 int
-pmu_state_parse_cpus(const char *list, int ncpus, bool *set, char *err, size_t errlen);
+pmu_state_parse_cpus(const char *list, int ncpus, bool *set, struct pmustat_error **err);
 
 #endif

@@ -4,6 +4,7 @@
  * input. See region_host.h and region_abi.h.
  */
 #include "region/region_host.h"
+#include "base/err.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -22,19 +23,17 @@ struct region_area {
 	struct region_host_params params;
 };
 
-static int fail(char *err, size_t size, int ret, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
+static int fail(struct pmustat_error **err, int ret, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 static int
-fail(char *err, size_t size, int ret, const char *fmt, ...)
+fail(struct pmustat_error **err, int ret, const char *fmt, ...)
 {
 	va_list ap;
 
-	if (err && size) {
-		va_start(ap, fmt);
-		vsnprintf(err, size, fmt, ap);
-		va_end(ap);
-	}
+	va_start(ap, fmt);
+	err_setv(err, ret, fmt, ap);
+	va_end(ap);
 	return ret;
 }
 
@@ -63,26 +62,26 @@ or_default(unsigned v, unsigned def)
 
 int
 region_header_init(const struct region_host_params *p, struct pmustat_region_header *h,
-		   char *err, size_t errsize)
+		   struct pmustat_error **err)
 {
 	unsigned threads = or_default(p->thread_capacity, REGION_HOST_DEFAULT_THREADS);
 	unsigned records = or_default(p->record_capacity, REGION_HOST_DEFAULT_RECORDS);
 
 	memset(h, 0, sizeof(*h));
 	if (p->mode != PMUSTAT_REGION_MODE_RDPMC && p->mode != PMUSTAT_REGION_MODE_PERF)
-		return fail(err, errsize, -EINVAL, "region area: unknown mode %d", (int)p->mode);
+		return fail(err, -EINVAL, "region area: unknown mode %d", (int)p->mode);
 	if (p->nevents == 0 || p->nevents > PMUSTAT_REGION_MAX_EVENTS)
-		return fail(err, errsize, -EINVAL, "region area: %u events (1 to %u can be read in a region)",
+		return fail(err, -EINVAL, "region area: %u events (1 to %u can be read in a region)",
 			    p->nevents, PMUSTAT_REGION_MAX_EVENTS);
 	if (threads > PMUSTAT_REGION_MAX_THREADS || records > PMUSTAT_REGION_MAX_RECORDS)
-		return fail(err, errsize, -EINVAL, "region area: capacity above %u threads or %u records",
+		return fail(err, -EINVAL, "region area: capacity above %u threads or %u records",
 			    PMUSTAT_REGION_MAX_THREADS, PMUSTAT_REGION_MAX_RECORDS);
 	for (unsigned i = 0; i < p->nevents; i++) {
 		const struct region_host_event *e = &p->events[i];
 
 		if (p->mode == PMUSTAT_REGION_MODE_RDPMC &&
 		    ((e->rdpmc_ecx & ~((1u << 30) | 0xffu)) != 0 || e->width == 0 || e->width > 64))
-			return fail(err, errsize, -EINVAL, "region area: event %u: rdpmc ECX 0x%x width %u",
+			return fail(err, -EINVAL, "region area: event %u: rdpmc ECX 0x%x width %u",
 				    i, e->rdpmc_ecx, e->width);
 	}
 	h->magic = PMUSTAT_REGION_MAGIC;
@@ -118,25 +117,24 @@ region_header_init(const struct region_host_params *p, struct pmustat_region_hea
 }
 
 int
-region_area_create(const struct region_host_params *p, struct region_area **out, char *err,
-		   size_t errsize)
+region_area_create(const struct region_host_params *p, struct region_area **out, struct pmustat_error **err)
 {
 	struct pmustat_region_header h;
 	struct region_area *a;
 	int ret;
 
 	*out = NULL;
-	ret = region_header_init(p, &h, err, errsize);
+	ret = region_header_init(p, &h, err);
 	if (ret < 0)
 		return ret;
 	a = calloc(1, sizeof(*a));
 	if (!a)
-		return fail(err, errsize, -ENOMEM, "region area: out of memory");
+		return fail(err, -ENOMEM, "region area: out of memory");
 	a->params = *p;
 	a->size = (size_t)h.area_size;
 	a->fd = memfd_create("pmustat-regions", MFD_CLOEXEC | MFD_ALLOW_SEALING);
 	if (a->fd < 0) {
-		ret = fail(err, errsize, -errno, "region area: memfd_create: %s", strerror(errno));
+		ret = fail(err, -errno, "region area: memfd_create: %s", strerror(errno));
 		free(a);
 		return ret;
 	}
@@ -144,7 +142,7 @@ region_area_create(const struct region_host_params *p, struct region_area **out,
 	if (ftruncate(a->fd, (off_t)a->size) < 0 ||
 	    pwrite(a->fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h) ||
 	    fcntl(a->fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) < 0) {
-		ret = fail(err, errsize, errno ? -errno : -EIO, "region area of %zu bytes: %s", a->size,
+		ret = fail(err, errno ? -errno : -EIO, "region area of %zu bytes: %s", a->size,
 			   strerror(errno ? errno : EIO));
 		region_area_free(a);
 		return ret;
@@ -216,7 +214,7 @@ region_area_set_perf(const struct region_area *a, pid_t owner_tid, const int *fd
 }
 
 int
-region_area_read(const struct region_area *a, struct region_result *r, char *err, size_t errsize)
+region_area_read(const struct region_area *a, struct region_result *r, struct pmustat_error **err)
 {
 	size_t done = 0;
 	char *buf;
@@ -225,7 +223,7 @@ region_area_read(const struct region_area *a, struct region_result *r, char *err
 	memset(r, 0, sizeof(*r));
 	buf = malloc(a->size);
 	if (!buf)
-		return fail(err, errsize, -ENOMEM, "region area: out of memory");
+		return fail(err, -ENOMEM, "region area: out of memory");
 	/* A private copy: the program (or a child it left behind) may still write. */
 	while (done < a->size) {
 		ssize_t n = pread(a->fd, buf + done, a->size - done, (off_t)done);
@@ -233,14 +231,14 @@ region_area_read(const struct region_area *a, struct region_result *r, char *err
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0) {
-			ret = fail(err, errsize, n < 0 ? -errno : -EIO, "reading the region area: %s",
+			ret = fail(err, n < 0 ? -errno : -EIO, "reading the region area: %s",
 				   n < 0 ? strerror(errno) : "short read");
 			free(buf);
 			return ret;
 		}
 		done += (size_t)n;
 	}
-	ret = region_result_parse(buf, a->size, &a->params, r, err, errsize);
+	ret = region_result_parse(buf, a->size, &a->params, r, err);
 	free(buf);
 	return ret;
 }
@@ -410,7 +408,7 @@ make_totals(struct region_result *r)
 
 static int
 parse_threads(const unsigned char *buf, const struct pmustat_region_header *want, uint32_t used,
-	      struct region_result *r, int *map, char *err, size_t errsize)
+	      struct region_result *r, int *map, struct pmustat_error **err)
 {
 	for (uint32_t i = 0; i < used; i++) {
 		struct pmustat_region_thread s;
@@ -423,7 +421,7 @@ parse_threads(const unsigned char *buf, const struct pmustat_region_header *want
 		}
 		if (s.state != PMUSTAT_REGION_PUBLISHED || s.pid <= 0 || s.tid <= 0 ||
 		    s.perf_error > 0 || s.perf_error < -4095 || !all_zero(s.reserved, sizeof(s.reserved)))
-			return fail(err, errsize, -EPROTO, "region area: thread slot %u is corrupt", i);
+			return fail(err, -EPROTO, "region area: thread slot %u is corrupt", i);
 		map[i] = (int)r->nthreads;
 		r->threads[r->nthreads++] = (struct region_thread){
 			.pid = s.pid, .tid = s.tid, .perf_error = s.perf_error,
@@ -436,7 +434,7 @@ parse_threads(const unsigned char *buf, const struct pmustat_region_header *want
 
 static int
 parse_records(const unsigned char *buf, const struct pmustat_region_header *want, uint32_t used,
-	      uint32_t threads_used, const int *map, struct region_result *r, char *err, size_t errsize)
+	      uint32_t threads_used, const int *map, struct region_result *r, struct pmustat_error **err)
 {
 	for (uint32_t i = 0; i < used; i++) {
 		struct pmustat_region_record rec;
@@ -452,16 +450,16 @@ parse_records(const unsigned char *buf, const struct pmustat_region_header *want
 		if (rec.state != PMUSTAT_REGION_PUBLISHED || rec.thread >= threads_used ||
 		    map[rec.thread] < 0 || (rec.flags & ~PMUSTAT_REGION_NAME_TRUNCATED) || !nul ||
 		    rec.reserved0 || !all_zero(rec.reserved1, sizeof(rec.reserved1)))
-			return fail(err, errsize, -EPROTO, "region area: record %u is corrupt", i);
+			return fail(err, -EPROTO, "region area: record %u is corrupt", i);
 		if (rec.calls > rec.begins || rec.uncounted > rec.calls ||
 		    (want->mode == PMUSTAT_REGION_MODE_RDPMC && rec.uncounted))
-			return fail(err, errsize, -EPROTO,
+			return fail(err, -EPROTO,
 				    "region area: record %u has impossible counts (%llu calls of %llu begins, %llu uncounted)",
 				    i, (unsigned long long)rec.calls, (unsigned long long)rec.begins,
 				    (unsigned long long)rec.uncounted);
 		if (!all_zero(rec.sum + want->nevents,
 			      (PMUSTAT_REGION_MAX_EVENTS - want->nevents) * sizeof(rec.sum[0])))
-			return fail(err, errsize, -EPROTO, "region area: record %u counts events that were not programmed", i);
+			return fail(err, -EPROTO, "region area: record %u counts events that were not programmed", i);
 		c = &r->counts[r->ncounts++];
 		clean_name(c->name, rec.name, (size_t)(nul - rec.name));
 		c->truncated = rec.flags & PMUSTAT_REGION_NAME_TRUNCATED;
@@ -476,18 +474,18 @@ parse_records(const unsigned char *buf, const struct pmustat_region_header *want
 
 int
 region_result_parse(const void *buf, size_t size, const struct region_host_params *p,
-		    struct region_result *r, char *err, size_t errsize)
+		    struct region_result *r, struct pmustat_error **err)
 {
 	struct pmustat_region_header want, h;
 	int *map = NULL;
 	int ret;
 
 	memset(r, 0, sizeof(*r));
-	ret = region_header_init(p, &want, err, errsize);
+	ret = region_header_init(p, &want, err);
 	if (ret < 0)
 		return ret;
 	if (size != want.area_size)
-		return fail(err, errsize, -EPROTO, "region area: %zu bytes, expected %llu", size,
+		return fail(err, -EPROTO, "region area: %zu bytes, expected %llu", size,
 			    (unsigned long long)want.area_size);
 	memcpy(&h, buf, sizeof(h));
 	/* Set by region_area_set_perf() in the child, and without effect on the reading. */
@@ -499,9 +497,9 @@ region_result_parse(const void *buf, size_t size, const struct region_host_param
 	/* Everything before the library's counters is pmustat's and must be as written. */
 	if (memcmp(&h, &want, offsetof(struct pmustat_region_header, attached)) != 0 ||
 	    !all_zero(h.reserved1, sizeof(h.reserved1)))
-		return fail(err, errsize, -EPROTO, "region area: the program overwrote its header");
+		return fail(err, -EPROTO, "region area: the program overwrote its header");
 	if (h.threads_used > want.thread_capacity || h.records_used > want.record_capacity)
-		return fail(err, errsize, -EPROTO, "region area: %u threads and %u records used of %u and %u",
+		return fail(err, -EPROTO, "region area: %u threads and %u records used of %u and %u",
 			    h.threads_used, h.records_used, want.thread_capacity, want.record_capacity);
 	r->nevents = want.nevents;
 	r->run = want.run;
@@ -513,16 +511,16 @@ region_result_parse(const void *buf, size_t size, const struct region_host_param
 	r->counts = calloc(h.records_used ? h.records_used : 1, sizeof(*r->counts));
 	map = calloc(h.threads_used ? h.threads_used : 1, sizeof(*map));
 	if (!r->threads || !r->counts || !map) {
-		ret = fail(err, errsize, -ENOMEM, "region area: out of memory");
+		ret = fail(err, -ENOMEM, "region area: out of memory");
 		goto out;
 	}
-	ret = parse_threads(buf, &want, h.threads_used, r, map, err, errsize);
+	ret = parse_threads(buf, &want, h.threads_used, r, map, err);
 	if (ret == 0)
-		ret = parse_records(buf, &want, h.records_used, h.threads_used, map, r, err, errsize);
+		ret = parse_records(buf, &want, h.records_used, h.threads_used, map, r, err);
 	if (ret == 0) {
 		r->ncounts = merge_counts(r->counts, r->ncounts, r->nevents);
 		if (make_totals(r) < 0)
-			ret = fail(err, errsize, -ENOMEM, "region area: out of memory");
+			ret = fail(err, -ENOMEM, "region area: out of memory");
 	}
 out:
 	free(map);

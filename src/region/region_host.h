@@ -28,6 +28,8 @@
 
 #include "region_abi.h"
 
+struct pmustat_error;
+
 #define REGION_HOST_DEFAULT_THREADS	256u
 #define REGION_HOST_DEFAULT_RECORDS	4096u
 
@@ -110,7 +112,7 @@ struct region_result {
  * or sealing failed.
  */
 int region_area_create(const struct region_host_params *p, struct region_area **out,
-		       char *err, size_t errsize);
+		       struct pmustat_error **err);
 void region_area_free(struct region_area *a);
 int region_area_fd(const struct region_area *a);
 size_t region_area_size(const struct region_area *a);
@@ -141,7 +143,7 @@ int region_area_set_perf(const struct region_area *a, pid_t owner_tid, const int
  * (-EPROTO: the program overwrote the area's header or tables with things
  * the library never writes; counts would not be trustworthy).
  */
-int region_area_read(const struct region_area *a, struct region_result *r, char *err, size_t errsize);
+int region_area_read(const struct region_area *a, struct region_result *r, struct pmustat_error **err);
 
 /*
  * The pure part of region_area_read(): validate @size bytes of an area made
@@ -149,12 +151,12 @@ int region_area_read(const struct region_area *a, struct region_result *r, char 
  * @buf. 0 or -EPROTO / -ENOMEM with @err.
  */
 int region_result_parse(const void *buf, size_t size, const struct region_host_params *p,
-			struct region_result *r, char *err, size_t errsize);
+			struct region_result *r, struct pmustat_error **err);
 void region_result_free(struct region_result *r);
 
 /* The header region_area_create() writes for @p; -EINVAL with @err if @p is out of range. */
 int region_header_init(const struct region_host_params *p, struct pmustat_region_header *h,
-		       char *err, size_t errsize);
+		       struct pmustat_error **err);
 
 /* A one-line description of an attach_error code. */
 const char *region_attach_error_str(uint32_t code);

@@ -16,29 +16,27 @@
 #include "report/baseline.h"
 #include "report/check.h"
 #include "report/output.h"
+#include "base/err.h"
 
 static int
-berr(char *err, size_t errlen, int rc, const char *path, const char *fmt, ...)
-	__attribute__((format(printf, 5, 6)));
+berr(struct pmustat_error **err, int rc, const char *path, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 
 static int
-berr(char *err, size_t errlen, int rc, const char *path, const char *fmt, ...)
+berr(struct pmustat_error **err, int rc, const char *path, const char *fmt, ...)
 {
 	va_list ap;
-	size_t n;
 
-	n = (size_t)snprintf(err, errlen, "baseline %s: ", path);
-	if (n < errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err + n, errlen - n, fmt, ap);
-		va_end(ap);
-	}
+	va_start(ap, fmt);
+	err_setv(err, rc, fmt, ap);
+	va_end(ap);
+	err_wrap(err, "baseline %s", path);
 	return rc;
 }
 
 /* Read at most BASELINE_MAX_BYTES of a regular file into a NUL-terminated buffer. */
 static int
-read_bounded(const char *path, char **buf, size_t *len, char *err, size_t errlen)
+read_bounded(const char *path, char **buf, size_t *len, struct pmustat_error **err)
 {
 	struct stat st;
 	size_t got = 0;
@@ -52,25 +50,25 @@ read_bounded(const char *path, char **buf, size_t *len, char *err, size_t errlen
 	 */
 	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY | O_NONBLOCK | O_NOFOLLOW);
 	if (fd < 0 && errno == ELOOP)
-		return berr(err, errlen, -ELOOP, path, "is a symbolic link; give the file itself");
+		return berr(err, -ELOOP, path, "is a symbolic link; give the file itself");
 	if (fd < 0)
-		return berr(err, errlen, -errno, path, "cannot open: %s", strerror(errno));
+		return berr(err, -errno, path, "cannot open: %s", strerror(errno));
 	if (fstat(fd, &st) != 0) {
-		rc = berr(err, errlen, -errno, path, "cannot stat: %s", strerror(errno));
+		rc = berr(err, -errno, path, "cannot stat: %s", strerror(errno));
 		goto out;
 	}
 	if (!S_ISREG(st.st_mode)) {
-		rc = berr(err, errlen, -EINVAL, path, "not a regular file");
+		rc = berr(err, -EINVAL, path, "not a regular file");
 		goto out;
 	}
 	if (st.st_size > (off_t)BASELINE_MAX_BYTES) {
-		rc = berr(err, errlen, -EFBIG, path, "%lld bytes; a baseline is at most %u MiB (is this the right file?)",
+		rc = berr(err, -EFBIG, path, "%lld bytes; a baseline is at most %u MiB (is this the right file?)",
 			  (long long)st.st_size, BASELINE_MAX_BYTES >> 20);
 		goto out;
 	}
 	*buf = malloc((size_t)st.st_size + 1);
 	if (!*buf) {
-		rc = berr(err, errlen, -ENOMEM, path, "out of memory");
+		rc = berr(err, -ENOMEM, path, "out of memory");
 		goto out;
 	}
 	/* The size may change under us: never read past what was allocated. */
@@ -80,7 +78,7 @@ read_bounded(const char *path, char **buf, size_t *len, char *err, size_t errlen
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0) {
-			rc = berr(err, errlen, -errno, path, "cannot read: %s", strerror(errno));
+			rc = berr(err, -errno, path, "cannot read: %s", strerror(errno));
 			goto out;
 		}
 		if (r == 0)
@@ -101,7 +99,7 @@ out:
 /* A string field that fits @size; "" for null when @nullable. */
 static int
 get_string(json_t *obj, const char *key, bool nullable, char *dst, size_t size, const char *path,
-	   const char *where, char *err, size_t errlen)
+	   const char *where, struct pmustat_error **err)
 {
 	json_t *v = json_object_get(obj, key);
 	const char *s;
@@ -111,21 +109,21 @@ get_string(json_t *obj, const char *key, bool nullable, char *dst, size_t size, 
 		return 0;
 	}
 	if (!v)
-		return berr(err, errlen, -EINVAL, path, "%s%s: missing", where, key);
+		return berr(err, -EINVAL, path, "%s%s: missing", where, key);
 	if (!json_is_string(v))
-		return berr(err, errlen, -EINVAL, path, "%s%s: not a string%s", where, key,
+		return berr(err, -EINVAL, path, "%s%s: not a string%s", where, key,
 			    nullable ? " or null" : "");
 	s = json_string_value(v);
 	if (strlen(s) != json_string_length(v))
-		return berr(err, errlen, -EINVAL, path, "%s%s: contains a NUL byte", where, key);
+		return berr(err, -EINVAL, path, "%s%s: contains a NUL byte", where, key);
 	if (strlen(s) >= size)
-		return berr(err, errlen, -EINVAL, path, "%s%s: longer than %zu bytes", where, key, size - 1);
+		return berr(err, -EINVAL, path, "%s%s: longer than %zu bytes", where, key, size - 1);
 	memcpy(dst, s, strlen(s) + 1);
 	return 0;
 }
 
 static int
-load_event(json_t *o, unsigned i, struct baseline_event *e, const char *path, char *err, size_t errlen)
+load_event(json_t *o, unsigned i, struct baseline_event *e, const char *path, struct pmustat_error **err)
 {
 	char where[48];
 	json_t *v, *stats;
@@ -133,22 +131,21 @@ load_event(json_t *o, unsigned i, struct baseline_event *e, const char *path, ch
 
 	snprintf(where, sizeof(where), "events[%u].", i);
 	if (!json_is_object(o))
-		return berr(err, errlen, -EINVAL, path, "events[%u]: not an object", i);
-	rc = get_string(o, "name", false, e->name, sizeof(e->name), path, where, err, errlen);
+		return berr(err, -EINVAL, path, "events[%u]: not an object", i);
+	rc = get_string(o, "name", false, e->name, sizeof(e->name), path, where, err);
 	if (!rc)
-		rc = get_string(o, "requested", false, e->requested, sizeof(e->requested), path, where,
-				err, errlen);
+		rc = get_string(o, "requested", false, e->requested, sizeof(e->requested), path, where, err);
 	if (rc)
 		return rc;
 	if (!e->name[0])
-		return berr(err, errlen, -EINVAL, path, "%sname: empty", where);
+		return berr(err, -EINVAL, path, "%sname: empty", where);
 	v = json_object_get(o, "value");
 	if (!v)
-		return berr(err, errlen, -EINVAL, path, "%svalue: missing", where);
+		return berr(err, -EINVAL, path, "%svalue: missing", where);
 	if (json_is_null(v))
 		return 0;
 	if (!json_is_integer(v) || json_integer_value(v) < 0)
-		return berr(err, errlen, -EINVAL, path, "%svalue: not a count (an integer >= 0, or null)", where);
+		return berr(err, -EINVAL, path, "%svalue: not a count (an integer >= 0, or null)", where);
 	e->counted = true;
 	e->value = (double)json_integer_value(v);
 	/* With -r the median is the figure, and it may be a half. */
@@ -156,16 +153,16 @@ load_event(json_t *o, unsigned i, struct baseline_event *e, const char *path, ch
 	if (!stats || json_is_null(stats))
 		return 0;
 	if (!json_is_object(stats))
-		return berr(err, errlen, -EINVAL, path, "%sstats: not an object or null", where);
+		return berr(err, -EINVAL, path, "%sstats: not an object or null", where);
 	v = json_object_get(stats, "median");
 	if (!json_is_number(v) || json_number_value(v) < 0 || !isfinite(json_number_value(v)))
-		return berr(err, errlen, -EINVAL, path, "%sstats.median: not a number >= 0", where);
+		return berr(err, -EINVAL, path, "%sstats.median: not a number >= 0", where);
 	e->value = json_number_value(v);
 	return 0;
 }
 
 int
-baseline_load(const char *path, struct baseline *b, char *err, size_t errlen)
+baseline_load(const char *path, struct baseline *b, struct pmustat_error **err)
 {
 	json_error_t jerr;
 	json_t *root = NULL, *v, *events;
@@ -174,7 +171,7 @@ baseline_load(const char *path, struct baseline *b, char *err, size_t errlen)
 	int rc;
 
 	memset(b, 0, sizeof(*b));
-	rc = read_bounded(path, &buf, &len, err, errlen);
+	rc = read_bounded(path, &buf, &len, err);
 	if (rc)
 		return rc;
 	root = json_loadb(buf, len, JSON_REJECT_DUPLICATES, &jerr);
@@ -185,50 +182,50 @@ baseline_load(const char *path, struct baseline *b, char *err, size_t errlen)
 
 		if (near)
 			*near = '\0';
-		return berr(err, errlen, -EINVAL, path, "not JSON: line %d, column %d: %s (save one with --save-baseline)",
+		return berr(err, -EINVAL, path, "not JSON: line %d, column %d: %s (save one with --save-baseline)",
 			    jerr.line, jerr.column, jerr.text);
 	}
 	rc = -EINVAL;
 	if (!json_is_object(root)) {
-		berr(err, errlen, rc, path, "not a JSON object (save one with --save-baseline)");
+		berr(err, rc, path, "not a JSON object (save one with --save-baseline)");
 		goto out;
 	}
 	v = json_object_get(root, "format_version");
 	if (!json_is_integer(v)) {
-		berr(err, errlen, rc, path, "format_version: missing or not an integer (save one with --save-baseline)");
+		berr(err, rc, path, "format_version: missing or not an integer (save one with --save-baseline)");
 		goto out;
 	}
 	if (json_integer_value(v) < 1 || json_integer_value(v) > OUTPUT_FORMAT_VERSION) {
-		berr(err, errlen, rc, path, "format_version: %lld; this pmustat reads 1 to %d",
+		berr(err, rc, path, "format_version: %lld; this pmustat reads 1 to %d",
 		     (long long)json_integer_value(v), OUTPUT_FORMAT_VERSION);
 		goto out;
 	}
 	v = json_object_get(root, "exit_status");
 	if (!json_is_integer(v)) {
-		berr(err, errlen, rc, path, "exit_status: missing or not an integer");
+		berr(err, rc, path, "exit_status: missing or not an integer");
 		goto out;
 	}
 	if (json_integer_value(v) != 0 || !json_is_null(json_object_get(root, "error"))) {
-		berr(err, errlen, rc, path, "exit_status: %lld: the run it records failed; save a baseline from a run that exits 0",
+		berr(err, rc, path, "exit_status: %lld: the run it records failed; save a baseline from a run that exits 0",
 		     (long long)json_integer_value(v));
 		goto out;
 	}
-	if (get_string(root, "cpu_model", false, b->cpu_model, sizeof(b->cpu_model), path, "", err, errlen) ||
-	    get_string(root, "cpu", true, b->cpu, sizeof(b->cpu), path, "", err, errlen) ||
-	    get_string(root, "event_table", true, b->event_table, sizeof(b->event_table), path, "", err, errlen))
+	if (get_string(root, "cpu_model", false, b->cpu_model, sizeof(b->cpu_model), path, "", err) ||
+	    get_string(root, "cpu", true, b->cpu, sizeof(b->cpu), path, "", err) ||
+	    get_string(root, "event_table", true, b->event_table, sizeof(b->event_table), path, "", err))
 		goto out;
 	events = json_object_get(root, "events");
 	if (!json_is_array(events)) {
-		berr(err, errlen, rc, path, "events: missing or not an array");
+		berr(err, rc, path, "events: missing or not an array");
 		goto out;
 	}
 	if (json_array_size(events) > BASELINE_MAX_EVENTS) {
-		berr(err, errlen, rc, path, "events: %zu entries; at most %d", json_array_size(events),
+		berr(err, rc, path, "events: %zu entries; at most %d", json_array_size(events),
 		     BASELINE_MAX_EVENTS);
 		goto out;
 	}
 	for (size_t i = 0; i < json_array_size(events); i++)
-		if (load_event(json_array_get(events, i), (unsigned)i, &b->events[i], path, err, errlen))
+		if (load_event(json_array_get(events, i), (unsigned)i, &b->events[i], path, err))
 			goto out;
 	b->nevents = (unsigned)json_array_size(events);
 	rc = 0;
@@ -256,7 +253,7 @@ parse_percent(const char *s, double *out)
 }
 
 int
-baseline_parse_tolerance(const char *arg, struct baseline_tolerances *t, char *err, size_t errlen)
+baseline_parse_tolerance(const char *arg, struct baseline_tolerances *t, struct pmustat_error **err)
 {
 	const char *eq = strrchr(arg, '=');
 	struct baseline_tolerance *pe;
@@ -264,19 +261,16 @@ baseline_parse_tolerance(const char *arg, struct baseline_tolerances *t, char *e
 
 	if (!eq) {
 		if (parse_percent(arg, &v)) {
-			snprintf(err, errlen, "--tolerance %s: want a percentage (2%%) or EVENT=PERCENT", arg);
-			return -EINVAL;
+			return err_set(err, -EINVAL, "--tolerance %s: want a percentage (2%%) or EVENT=PERCENT", arg);
 		}
 		t->default_percent = v;
 		return 0;
 	}
 	if (eq == arg || (size_t)(eq - arg) >= BASELINE_NAME_MAX || parse_percent(eq + 1, &v)) {
-		snprintf(err, errlen, "--tolerance %s: want EVENT=PERCENT (INST_RETIRED.ANY=1%%)", arg);
-		return -EINVAL;
+		return err_set(err, -EINVAL, "--tolerance %s: want EVENT=PERCENT (INST_RETIRED.ANY=1%%)", arg);
 	}
 	if (t->n >= BASELINE_MAX_TOLERANCES) {
-		snprintf(err, errlen, "--tolerance: at most %d per-event tolerances", BASELINE_MAX_TOLERANCES);
-		return -EINVAL;
+		return err_set(err, -EINVAL, "--tolerance: at most %d per-event tolerances", BASELINE_MAX_TOLERANCES);
 	}
 	pe = &t->per_event[t->n++];
 	memcpy(pe->event, arg, (size_t)(eq - arg));

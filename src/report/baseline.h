@@ -13,6 +13,8 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+struct pmustat_error;
+
 #define BASELINE_MAX_BYTES (16u << 20)
 #define BASELINE_MAX_EVENTS 256
 #define BASELINE_NAME_MAX 160
@@ -39,7 +41,7 @@ struct baseline {
  * in @err (-EINVAL for a malformed file, -EFBIG above the size limit).
  */
 int
-baseline_load(const char *path, struct baseline *b, char *err, size_t errlen);
+baseline_load(const char *path, struct baseline *b, struct pmustat_error **err);
 
 struct baseline_tolerance {
 	char event[BASELINE_NAME_MAX];	/* "" for the default */
@@ -58,7 +60,7 @@ struct baseline_tolerances {
  * -EINVAL with a message in @err.
  */
 int
-baseline_parse_tolerance(const char *arg, struct baseline_tolerances *t, char *err, size_t errlen);
+baseline_parse_tolerance(const char *arg, struct baseline_tolerances *t, struct pmustat_error **err);
 
 /* The tolerance (percent) that applies to an event. */
 double

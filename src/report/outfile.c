@@ -21,6 +21,7 @@
 
 #include "base/invoker.h"
 #include "report/outfile.h"
+#include "base/err.h"
 
 #define MAX_LINKS 40
 #define MAX_SLOTS 4
@@ -33,21 +34,18 @@ static struct {
 } slots[MAX_SLOTS];
 
 static int
-fail(const struct outfile *o, char *err, size_t errlen, int rc, const char *fmt, ...)
-	__attribute__((format(printf, 5, 6)));
+fail(const struct outfile *o, struct pmustat_error **err, int rc, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
 
 static int
-fail(const struct outfile *o, char *err, size_t errlen, int rc, const char *fmt, ...)
+fail(const struct outfile *o, struct pmustat_error **err, int rc, const char *fmt, ...)
 {
 	va_list ap;
-	size_t n;
 
-	n = (size_t)snprintf(err, errlen, "%s %s: ", o->what, o->path);
-	if (n < errlen) {
-		va_start(ap, fmt);
-		vsnprintf(err + n, errlen - n, fmt, ap);
-		va_end(ap);
-	}
+	va_start(ap, fmt);
+	err_setv(err, rc, fmt, ap);
+	va_end(ap);
+	err_wrap(err, "%s %s", o->what, o->path);
 	return rc;
 }
 
@@ -101,22 +99,22 @@ trusted_link(const struct outfile *o, const struct stat *st)
  * names a descriptor; -errno with a message.
  */
 static int
-resolve(struct outfile *o, int *dirfd, int *fdnum, char *err, size_t errlen)
+resolve(struct outfile *o, int *dirfd, int *fdnum, struct pmustat_error **err)
 {
 	char work[2 * PATH_MAX], target[PATH_MAX], walked[PATH_MAX], comp[NAME_MAX + 1];
 	int dfd, links = 0, rc;
 	char *p;
 
 	if (strlen(o->path) >= PATH_MAX)
-		return fail(o, err, errlen, -ENAMETOOLONG, "path too long");
+		return fail(o, err, -ENAMETOOLONG, "path too long");
 	snprintf(work, sizeof(work), "%s", o->path);
 	if (work[0] && work[strlen(work) - 1] == '/')
-		return fail(o, err, errlen, -EISDIR, "cannot write: %s", strerror(EISDIR));
+		return fail(o, err, -EISDIR, "cannot write: %s", strerror(EISDIR));
 	/* The directory reached so far, for messages: "/tmp/", or "" from the current one. */
 	snprintf(walked, sizeof(walked), "%s", work[0] == '/' ? "/" : "");
 	dfd = open(work[0] == '/' ? "/" : ".", O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (dfd < 0)
-		return fail(o, err, errlen, -errno, "cannot write: %s", strerror(errno));
+		return fail(o, err, -errno, "cannot write: %s", strerror(errno));
 	p = work;
 	for (;;) {
 		struct stat st;
@@ -139,13 +137,13 @@ resolve(struct outfile *o, int *dirfd, int *fdnum, char *err, size_t errlen)
 		if (!*p) {
 			/* "/" itself, or a link to a directory ending the path. */
 			close(dfd);
-			return fail(o, err, errlen, -EISDIR, "cannot write: %s", strerror(EISDIR));
+			return fail(o, err, -EISDIR, "cannot write: %s", strerror(EISDIR));
 		}
 		end = strchr(p, '/');
 		len = end ? (size_t)(end - p) : strlen(p);
 		if (len > NAME_MAX) {
 			close(dfd);
-			return fail(o, err, errlen, -ENAMETOOLONG, "cannot write: %s", strerror(ENAMETOOLONG));
+			return fail(o, err, -ENAMETOOLONG, "cannot write: %s", strerror(ENAMETOOLONG));
 		}
 		memcpy(comp, p, len);
 		comp[len] = '\0';
@@ -161,19 +159,19 @@ resolve(struct outfile *o, int *dirfd, int *fdnum, char *err, size_t errlen)
 		if (nfd < 0) {
 			rc = -errno;
 			close(dfd);
-			return fail(o, err, errlen, rc, "cannot write: %s%s: %s", walked, comp, strerror(-rc));
+			return fail(o, err, rc, "cannot write: %s%s: %s", walked, comp, strerror(-rc));
 		}
 		if (fstat(nfd, &st) != 0) {
 			rc = -errno;
 			close(nfd);
 			close(dfd);
-			return fail(o, err, errlen, rc, "cannot write: %s", strerror(-rc));
+			return fail(o, err, rc, "cannot write: %s", strerror(-rc));
 		}
 		if (S_ISLNK(st.st_mode)) {
 			if (!trusted_link(o, &st)) {
 				close(nfd);
 				close(dfd);
-				return fail(o, err, errlen, -ELOOP,
+				return fail(o, err, -ELOOP,
 					    "%s%s is a symbolic link owned by uid %u (neither you nor root); refusing to write through it (give the target itself)",
 					    walked, comp, (unsigned)st.st_uid);
 			}
@@ -182,7 +180,7 @@ resolve(struct outfile *o, int *dirfd, int *fdnum, char *err, size_t errlen)
 			close(nfd);
 			if (n <= 0 || ++links > MAX_LINKS || (size_t)n + strlen(p) + 1 >= sizeof(work)) {
 				close(dfd);
-				return fail(o, err, errlen, rc ? rc : -ELOOP, "cannot write: %s",
+				return fail(o, err, rc ? rc : -ELOOP, "cannot write: %s",
 					    strerror(rc ? -rc : ELOOP));
 			}
 			target[n] = '\0';
@@ -195,7 +193,7 @@ resolve(struct outfile *o, int *dirfd, int *fdnum, char *err, size_t errlen)
 				snprintf(walked, sizeof(walked), "/");
 				dfd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
 				if (dfd < 0)
-					return fail(o, err, errlen, -errno, "cannot write: %s", strerror(errno));
+					return fail(o, err, -errno, "cannot write: %s", strerror(errno));
 			}
 			continue;
 		}
@@ -208,7 +206,7 @@ resolve(struct outfile *o, int *dirfd, int *fdnum, char *err, size_t errlen)
 		if (!S_ISDIR(st.st_mode)) {
 			close(nfd);
 			close(dfd);
-			return fail(o, err, errlen, -ENOTDIR, "cannot write: %s%s: %s", walked, comp,
+			return fail(o, err, -ENOTDIR, "cannot write: %s%s: %s", walked, comp,
 				    strerror(ENOTDIR));
 		}
 		close(dfd);
@@ -268,17 +266,17 @@ open_stream(struct outfile *o)
 
 /* A descriptor pmustat has: written as it is. */
 static int
-open_fd(struct outfile *o, int n, char *err, size_t errlen)
+open_fd(struct outfile *o, int n, struct pmustat_error **err)
 {
 	int flags = fcntl(n, F_GETFL);
 
 	if (flags < 0)
-		return fail(o, err, errlen, -EBADF, "descriptor %d is not open", n);
+		return fail(o, err, -EBADF, "descriptor %d is not open", n);
 	if ((flags & O_ACCMODE) == O_RDONLY)
-		return fail(o, err, errlen, -EBADF, "descriptor %d is open for reading only", n);
+		return fail(o, err, -EBADF, "descriptor %d is open for reading only", n);
 	o->fd = fcntl(n, F_DUPFD_CLOEXEC, 3);
 	if (o->fd < 0)
-		return fail(o, err, errlen, -errno, "cannot duplicate descriptor %d: %s", n, strerror(errno));
+		return fail(o, err, -errno, "cannot duplicate descriptor %d: %s", n, strerror(errno));
 	/* "w" neither truncates nor changes the descriptor's flags (its O_APPEND stays). */
 	o->f = open_stream(o);
 	if (!o->f) {
@@ -286,7 +284,7 @@ open_fd(struct outfile *o, int n, char *err, size_t errlen)
 
 		close(o->fd);
 		o->fd = -1;
-		return fail(o, err, errlen, rc, "%s", strerror(-rc));
+		return fail(o, err, rc, "%s", strerror(-rc));
 	}
 	return 0;
 }
@@ -315,7 +313,7 @@ disarm(struct outfile *o)
 
 /* A new file beside the target, renamed over it by outfile_commit(). */
 static int
-open_tmp(struct outfile *o, const struct stat *old, char *err, size_t errlen)
+open_tmp(struct outfile *o, const struct stat *old, struct pmustat_error **err)
 {
 	static unsigned serial;
 	int rc = -EEXIST;
@@ -332,7 +330,7 @@ open_tmp(struct outfile *o, const struct stat *old, char *err, size_t errlen)
 	}
 	if (rc) {
 		o->tmp[0] = '\0';
-		return fail(o, err, errlen, rc, "cannot write: cannot create a file in its directory: %s",
+		return fail(o, err, rc, "cannot write: cannot create a file in its directory: %s",
 			    strerror(-rc));
 	}
 	arm(o);
@@ -353,19 +351,19 @@ undo:
 	(void)unlinkat(o->dirfd, o->tmp, 0);
 	disarm(o);
 	o->tmp[0] = '\0';
-	return fail(o, err, errlen, rc, "cannot write: %s", strerror(-rc));
+	return fail(o, err, rc, "cannot write: %s", strerror(-rc));
 }
 
 static int
-open_as_user(struct outfile *o, char *err, size_t errlen)
+open_as_user(struct outfile *o, struct pmustat_error **err)
 {
 	struct stat st;
 	int fdnum = -1, rc, fd;
 
-	rc = resolve(o, &o->dirfd, &fdnum, err, errlen);
+	rc = resolve(o, &o->dirfd, &fdnum, err);
 	if (rc == 1) {
 		o->dirfd = -1;
-		return open_fd(o, fdnum, err, errlen);
+		return open_fd(o, fdnum, err);
 	}
 	if (rc < 0) {
 		o->dirfd = -1;
@@ -373,21 +371,21 @@ open_as_user(struct outfile *o, char *err, size_t errlen)
 	}
 	if (fstatat(o->dirfd, o->name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
 		if (errno != ENOENT)
-			return fail(o, err, errlen, -errno, "cannot write: %s", strerror(errno));
-		return open_tmp(o, NULL, err, errlen);
+			return fail(o, err, -errno, "cannot write: %s", strerror(errno));
+		return open_tmp(o, NULL, err);
 	}
 	if (S_ISDIR(st.st_mode))
-		return fail(o, err, errlen, -EISDIR, "cannot write: %s", strerror(EISDIR));
+		return fail(o, err, -EISDIR, "cannot write: %s", strerror(EISDIR));
 	if (S_ISLNK(st.st_mode))
-		return fail(o, err, errlen, -ELOOP, "became a symbolic link while pmustat looked at it; not written");
+		return fail(o, err, -ELOOP, "became a symbolic link while pmustat looked at it; not written");
 	if (!S_ISREG(st.st_mode)) {
 		/* A FIFO, terminal or device: written as it is, as a shell's > would. */
 		fd = openat(o->dirfd, o->name, O_WRONLY | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC);
 		if (fd < 0)
-			return fail(o, err, errlen, -errno, "cannot write: %s", strerror(errno));
+			return fail(o, err, -errno, "cannot write: %s", strerror(errno));
 		if (fstat(fd, &st) != 0 || S_ISREG(st.st_mode) || S_ISDIR(st.st_mode)) {
 			close(fd);
-			return fail(o, err, errlen, -EAGAIN, "changed while pmustat opened it; not written");
+			return fail(o, err, -EAGAIN, "changed while pmustat opened it; not written");
 		}
 		o->fd = fd;
 		o->f = open_stream(o);
@@ -395,21 +393,21 @@ open_as_user(struct outfile *o, char *err, size_t errlen)
 			rc = -errno;
 			close(fd);
 			o->fd = -1;
-			return fail(o, err, errlen, rc, "%s", strerror(-rc));
+			return fail(o, err, rc, "%s", strerror(-rc));
 		}
 		return 0;
 	}
 	/* A regular file: the user must be allowed to write it, as with >. */
 	fd = openat(o->dirfd, o->name, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
 	if (fd < 0)
-		return fail(o, err, errlen, -errno, "cannot write: %s", strerror(errno));
+		return fail(o, err, -errno, "cannot write: %s", strerror(errno));
 	close(fd);
-	return open_tmp(o, &st, err, errlen);
+	return open_tmp(o, &st, err);
 }
 
 int
 outfile_open(struct outfile *o, const char *what, const char *path, const struct invoker *inv,
-	     char *err, size_t errlen)
+	     struct pmustat_error **err)
 {
 	struct invoker_fs fs;
 	int rc;
@@ -422,11 +420,11 @@ outfile_open(struct outfile *o, const char *what, const char *path, const struct
 	o->slot = -1;
 	snprintf(o->path, sizeof(o->path), "%s", path);
 	if (!path[0])
-		return fail(o, err, errlen, -ENOENT, "cannot write: %s", strerror(ENOENT));
-	rc = invoker_fs_enter(inv, &fs, err, errlen);
+		return fail(o, err, -ENOENT, "cannot write: %s", strerror(ENOENT));
+	rc = invoker_fs_enter(inv, &fs, err);
 	if (rc)
 		return rc;
-	rc = open_as_user(o, err, errlen);
+	rc = open_as_user(o, err);
 	invoker_fs_leave(&fs);
 	if (rc) {
 		if (o->dirfd >= 0)
@@ -474,11 +472,10 @@ static void
 remove_tmp(struct outfile *o)
 {
 	struct invoker_fs fs;
-	char err[256];
 
 	if (!o->tmp[0] || o->dirfd < 0)
 		return;
-	if (invoker_fs_enter(o->inv, &fs, err, sizeof(err)) == 0) {
+	if (invoker_fs_enter(o->inv, &fs, NULL) == 0) {
 		(void)unlinkat(o->dirfd, o->tmp, 0);
 		invoker_fs_leave(&fs);
 	}
@@ -487,7 +484,7 @@ remove_tmp(struct outfile *o)
 }
 
 int
-outfile_commit(struct outfile *o, char *err, size_t errlen)
+outfile_commit(struct outfile *o, struct pmustat_error **err)
 {
 	struct invoker_fs fs;
 	int rc = 0, e;
@@ -497,7 +494,7 @@ outfile_commit(struct outfile *o, char *err, size_t errlen)
 	errno = 0;
 	if (fflush(o->f) != 0 || ferror(o->f)) {
 		e = o->write_errno ? o->write_errno : errno ? errno : EIO;
-		rc = fail(o, err, errlen, -e, "cannot write: %s", strerror(e));
+		rc = fail(o, err, -e, "cannot write: %s", strerror(e));
 	}
 	if (o->fd < 0) {
 		/* A stream pmustat does not own (stderr): flushed, kept open. */
@@ -505,35 +502,31 @@ outfile_commit(struct outfile *o, char *err, size_t errlen)
 		return rc;
 	}
 	if (!rc && o->tmp[0] && fsync(o->fd) != 0)
-		rc = fail(o, err, errlen, -errno, "cannot write: %s", strerror(errno));
+		rc = fail(o, err, -errno, "cannot write: %s", strerror(errno));
 	errno = 0;
 	if (fclose(o->f) != 0 && !rc) {
 		e = o->write_errno ? o->write_errno : errno ? errno : EIO;
-		rc = fail(o, err, errlen, -e, "cannot write: %s", strerror(e));
+		rc = fail(o, err, -e, "cannot write: %s", strerror(e));
 	}
 	o->f = NULL;
 	o->fd = -1;
 	if (o->tmp[0] && !rc) {
-		char msg[256];
-
-		rc = invoker_fs_enter(o->inv, &fs, msg, sizeof(msg));
+		rc = invoker_fs_enter(o->inv, &fs, err);
 		if (rc == 0) {
 			if (renameat(o->dirfd, o->tmp, o->dirfd, o->name) != 0)
 				rc = -errno;
 			invoker_fs_leave(&fs);
 			if (rc)
-				fail(o, err, errlen, rc, "cannot put the file in place: %s", strerror(-rc));
+				fail(o, err, rc, "cannot put the file in place: %s", strerror(-rc));
 			else
 				disarm(o);
 		} else {
-			fail(o, err, errlen, rc, "%s", msg);
+			err_wrap(err, "%s %s", o->what, o->path);
 		}
 	}
 	if (rc && o->tmp[0]) {
-		size_t used = strlen(err);
-
 		remove_tmp(o);
-		snprintf(err + used, errlen - used, "; the file was left as it was");
+		err_append(err, "; the file was left as it was");
 	}
 	o->tmp[0] = '\0';
 	close_all(o);

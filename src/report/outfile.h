@@ -29,6 +29,8 @@
 #include <stdio.h>
 #include <sys/types.h>
 
+struct pmustat_error;
+
 struct invoker;
 
 struct outfile {
@@ -51,7 +53,7 @@ struct outfile {
  */
 int
 outfile_open(struct outfile *o, const char *what, const char *path, const struct invoker *inv,
-	     char *err, size_t errlen);
+	     struct pmustat_error **err);
 
 /*
  * Wrap a stream pmustat already writes (stderr) the same way, so that a
@@ -71,7 +73,7 @@ outfile_write_all(struct outfile *o, const void *buf, size_t len);
  * behind. Closes @o either way (a wrapped stream is only flushed).
  */
 int
-outfile_commit(struct outfile *o, char *err, size_t errlen);
+outfile_commit(struct outfile *o, struct pmustat_error **err);
 
 /* Give up: close @o, remove the temporary file; the target stays as it was. */
 void

@@ -90,7 +90,7 @@ check(rc == 0 and "Software events" in out and "page-faults" in out,
 # Failures exit 125 with a reason.
 for args, text in ((("--table", "nosuch"), "no event table 'nosuch'"),
                    (("--table", "../events/skylake"), "not a table name"),
-                   (("--bogus",), "usage: pmustat list"),
+                   (("--bogus",), "pmustat list: unknown option --bogus; try 'pmustat list --help'"),
                    (("a", "b"), "one PATTERN at most"),
                    (("--table", "skylake", "--cpu-dump", "x"), "give one of them"),
                    (("--cpu-dump", "/nonexistent.txt"), "/nonexistent.txt")):

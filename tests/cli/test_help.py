@@ -50,20 +50,34 @@ class HelpAndManPage(unittest.TestCase):
 
     def test_option_errors_name_the_option_as_typed(self):
         cases = [
-            (["state", "--watch"], "pmustat state: option needs a value: --watch"),
-            (["state", "--bogus"], "pmustat state: unknown option --bogus"),
-            (["state", "-Z"], "pmustat state: unknown option -Z"),
-            (["reset", "-C"], "pmustat reset: option needs a value: -C"),
-            (["--backend"], "pmustat: option needs a value: --backend"),
-            (["-e"], "pmustat: option needs a value: -e"),
-            (["-Z", "true"], "pmustat: unknown option -Z"),
+            (["state", "--watch"], "pmustat state: option --watch needs a value; try 'pmustat state --help'"),
+            (["state", "--bogus"], "pmustat state: unknown option --bogus; try 'pmustat state --help'"),
+            (["state", "-Z"], "pmustat state: unknown option -Z; try 'pmustat state --help'"),
+            (["reset", "-C"], "pmustat reset: option -C needs a value; try 'pmustat reset --help'"),
+            (["--backend"], "pmustat: option --backend needs a value; try 'pmustat --help'"),
+            (["-e"], "pmustat: option -e needs a value; try 'pmustat --help'"),
+            (["-Z", "true"], "pmustat: unknown option -Z; try 'pmustat --help'"),
         ]
         for args, message in cases:
             with self.subTest(args=args):
                 rc, out, err = help_text(*args)
                 self.assertEqual(rc, 125)
                 self.assertEqual(out, "")
-                self.assertEqual(err.splitlines()[0], message)
+                self.assertEqual(err, message + "\n")
+
+    def test_a_bad_option_is_one_line_for_every_subcommand(self):
+        # The whole of stderr: the option as typed and where help is, nothing else.
+        for sub in ("", "info", "list", "state", "reset"):
+            with self.subTest(sub=sub):
+                prog = "pmustat" + (" " + sub if sub else "")
+                args = ([sub] if sub else []) + ["--bogus"] + ([] if sub else ["true"])
+                rc, out, err = help_text(*args)
+                self.assertEqual(rc, 125)
+                self.assertEqual(out, "")
+                self.assertEqual(err, "%s: unknown option --bogus; try '%s --help'\n" % (prog, prog))
+                rc, out, err = help_text(*(([sub] if sub else []) + ["--bogus=1"]))
+                self.assertEqual(rc, 125)
+                self.assertEqual(len(err.splitlines()), 1, err)
 
     def test_version(self):
         rc, out, _ = help_text("--version")

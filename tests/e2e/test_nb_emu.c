@@ -20,6 +20,7 @@
 #include "netburst/nb_encode.h"
 #include "netburst/nb_sched.h"
 #include "nb_test_util.h"
+#include "base/err.h"
 
 static const char *events_dir;
 
@@ -151,19 +152,18 @@ test_encoded_run_counts_exactly(void **state)
 	struct nb_slot slots[3];
 	struct nb_run_writes w;
 	unsigned runs, bad;
-	char err[512];
+	struct pmustat_error *err = NULL;
 	size_t n;
 
 	(void)state;
 	ev = nb_test_events(t, "instructions,instr_retired:threshold=2,"
 			    "instr_retired:threshold=0:complement:edge", 2, &n);
-	assert_int_equal(nb_sched_plan(ev, 3, 2, (1u << 18) - 1, ~0ull, slots, &runs, &bad, err,
-				       sizeof(err)), 0);
+	assert_int_equal(nb_sched_plan(ev, 3, 2, (1u << 18) - 1, ~0ull, slots, &runs, &bad, &err), 0);
 	/* Three events on CRU_ESCR0/1: two ESCRs, so two runs. */
 	assert_int_equal(runs, 2);
 	e2e_machine_new(&m, (const char *[]){ "--model", "netburst", "--cpus", "1", NULL });
 	for (unsigned run = 0; run < runs; run++) {
-		assert_int_equal(nb_encode_run(ev, slots, 3, run, &target, &w, err, sizeof(err)), 0);
+		assert_int_equal(nb_encode_run(ev, slots, 3, run, &target, &w, &err), 0);
 		for (unsigned i = 0; i < w.n_program; i++)
 			assert_int_equal(e2e_set_msr(&m, 0, w.program[i].msr, w.program[i].value), 0);
 		for (unsigned i = 0; i < w.n_enable; i++)
@@ -193,6 +193,7 @@ test_encoded_run_counts_exactly(void **state)
 	free(ev);
 	nb_table_free(t);
 	e2e_machine_free(&m);
+	err_free(err);
 }
 
 int

@@ -27,6 +27,7 @@
 #include "emu_state.h"
 #include "pmu/msr.h"
 #include "region/region_host.h"
+#include "base/err.h"
 
 #define CPU 0u
 #define WIDTH 48u
@@ -44,7 +45,7 @@ struct fixture {
 static void
 setup(struct fixture *f, uint64_t preset, unsigned threads, unsigned records)
 {
-	char err[256];
+	struct pmustat_error *err = NULL;
 
 	memset(f, 0, sizeof(*f));
 	e2e_machine_new(&f->m, (const char *[]){ "--model", "skylake", "--cpus", "2", NULL });
@@ -58,11 +59,12 @@ setup(struct fixture *f, uint64_t preset, unsigned threads, unsigned records)
 	f->p.events[1] = (struct region_host_event){ .rdpmc_ecx = 1u << 30, .width = WIDTH, .perf_fd = -1 };
 	f->p.thread_capacity = threads;
 	f->p.record_capacity = records;
-	if (region_area_create(&f->p, &f->area, err, sizeof(err)) != 0)
-		fail_msg("%s", err);
+	if (region_area_create(&f->p, &f->area, &err) != 0)
+		fail_msg("%s", err_msg(err));
 	/* Every child of this test inherits it (pmustat does this in its child only). */
 	assert_int_equal(region_area_inherit(f->area), 0);
 	assert_int_equal(region_area_env(f->area, f->env, sizeof(f->env)), 0);
+	err_free(err);
 }
 
 static void
@@ -94,10 +96,11 @@ run_pinned(struct fixture *f, const char *const argv[], const char *extra_env, i
 static void
 read_result(struct fixture *f, struct region_result *r)
 {
-	char err[256];
+	struct pmustat_error *err = NULL;
 
-	if (region_area_read(f->area, r, err, sizeof(err)) != 0)
-		fail_msg("%s", err);
+	if (region_area_read(f->area, r, &err) != 0)
+		fail_msg("%s", err_msg(err));
+	err_free(err);
 }
 
 static const struct region_total *
@@ -411,7 +414,7 @@ perf_script(struct fixture *f, int fd0, int fd1, const char *const steps[])
 	const char *argv[16] = { REGION_SCRIPT };
 	char *env[4];
 	struct region_result r;
-	char err[256];
+	struct pmustat_error *err = NULL;
 	int status;
 	size_t n = 1;
 	pid_t pid;
@@ -430,8 +433,8 @@ perf_script(struct fixture *f, int fd0, int fd1, const char *const steps[])
 			.perf_fd = -1, .perf_type = PERF_TYPE_SOFTWARE, .perf_config = PERF_COUNT_SW_DUMMY,
 			.perf_flags = PMUSTAT_REGION_PERF_EXCLUDE_KERNEL | PMUSTAT_REGION_PERF_EXCLUDE_HV,
 		};
-	if (region_area_create(&f->p, &f->area, err, sizeof(err)) != 0)
-		fail_msg("%s", err);
+	if (region_area_create(&f->p, &f->area, &err) != 0)
+		fail_msg("%s", err_msg(err));
 	assert_int_equal(region_area_env(f->area, f->env, sizeof(f->env)), 0);
 	for (size_t i = 0; steps[i] && n < 15; i++)
 		argv[n++] = steps[i];
@@ -462,8 +465,9 @@ perf_script(struct fixture *f, int fd0, int fd1, const char *const steps[])
 	free(env[1]);
 	close(fd0);
 	close(fd1);
-	if (region_area_read(f->area, &r, err, sizeof(err)) != 0)
-		fail_msg("%s", err);
+	if (region_area_read(f->area, &r, &err) != 0)
+		fail_msg("%s", err_msg(err));
+	err_free(err);
 	return r;
 }
 

@@ -43,6 +43,7 @@
 #include "emu_pmu.h"
 #include "pmu/journal.h"
 #include "pmu/msr.h"
+#include "base/err.h"
 
 #define WL E2E_EMU_WORKLOAD
 /* argv[1] of this program when it is a lock holder (lock_holder()). */
@@ -697,12 +698,13 @@ hold_lock(char **argv)
 {
 	int cpu = atoi(argv[2]), ready = atoi(argv[4]), hold = atoi(argv[5]);
 	uid_t as = (uid_t)strtoul(argv[3], NULL, 10);
-	char err[512], c = 'y';
+	struct pmustat_error *err = NULL;
+	char c = 'y';
 	int fd;
 
-	fd = cpulock_acquire(cpu, 0, err, sizeof(err));
+	fd = cpulock_acquire(cpu, 0, &err);
 	if (fd < 0) {
-		fprintf(stderr, "%s\n", err);
+		fprintf(stderr, "%s\n", err_msg(err));
 		_exit(1);
 	}
 	if (as && (setgroups(0, NULL) != 0 || setgid(as) != 0 || setuid(as) != 0))
@@ -711,6 +713,7 @@ hold_lock(char **argv)
 		_exit(2);
 	/* _exit: no LeakSanitizer pass in a process that is no longer root's. */
 	_exit(0);
+	err_free(err);
 }
 
 static void

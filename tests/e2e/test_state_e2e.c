@@ -35,6 +35,7 @@
 #include "emu_state.h"
 #include "pmu/journal.h"
 #include "pmu/msr.h"
+#include "base/err.h"
 
 #define WL E2E_EMU_WORKLOAD
 
@@ -415,7 +416,8 @@ static void
 hand_journal(const struct e2e_machine *m, const struct emu_pmu *before, pid_t pid, unsigned long long start)
 {
 	const struct emu_regs *g = &before->cpu[core].regs;
-	char err[1024], dir[PATH_MAX];
+	struct pmustat_error *err = NULL;
+	char dir[PATH_MAX];
 	struct journal j;
 
 	memset(&j, 0, sizeof(j));
@@ -438,8 +440,9 @@ hand_journal(const struct e2e_machine *m, const struct emu_pmu *before, pid_t pi
 	for (unsigned i = 0; i < 3; i++)
 		j.fields[i] = 1u << 2;
 	e2e_machine_path(m, JOURNAL_DIR, dir, sizeof(dir));
-	if (journal_write(dir, &j, err, sizeof(err)) != 0)
-		fail_msg("journal_write: %s", err);
+	if (journal_write(dir, &j, &err) != 0)
+		fail_msg("journal_write: %s", err_msg(err));
+	err_free(err);
 }
 
 static void

@@ -23,6 +23,7 @@
 #include "events/event_spec.h"
 #include "engine/perf_backend.h"
 #include "events/sw_events.h"
+#include "base/err.h"
 
 #define MAX_CALLS 16
 
@@ -140,10 +141,11 @@ static struct event *
 parse(const char *spec, const struct pmu_caps *caps, size_t *n)
 {
 	struct event *ev = NULL;
-	char err[512];
+	struct pmustat_error *err = NULL;
 
-	if (event_spec_parse(spec, NULL, caps, &ev, n, err, sizeof(err)) != 0)
-		fail_msg("%s: %s", spec, err);
+	if (event_spec_parse(spec, NULL, caps, &ev, n, &err) != 0)
+		fail_msg("%s: %s", spec, err_msg(err));
+	err_free(err);
 	return ev;
 }
 
@@ -161,7 +163,7 @@ test_software_names(void **state)
 	struct pmu_caps none;
 	struct event *ev;
 	size_t n;
-	char err[256];
+	struct pmustat_error *err = NULL;
 
 	(void)state;
 	/* No PMU at all: software events still resolve, in both rings. */
@@ -184,20 +186,21 @@ test_software_names(void **state)
 	assert_true(ev[2].usr && !ev[2].os);
 	free(ev);
 	/* Same event twice, under two names: refused. */
-	assert_int_equal(event_spec_parse("page-faults,faults", NULL, &none, &ev, &n, err, sizeof(err)),
+	assert_int_equal(event_spec_parse("page-faults,faults", NULL, &none, &ev, &n, &err),
 			 -EINVAL);
-	assert_non_null(strstr(err, "given twice"));
+	assert_non_null(strstr(err_msg(err), "given twice"));
 	/* Two different software events are not "the same" (no encoding). */
 	ev = parse("minor-faults,major-faults", &none, &n);
 	assert_int_equal(n, 2);
 	free(ev);
 	/* PMU modifiers make no sense on them. */
-	assert_int_equal(event_spec_parse("page-faults:cmask=1", NULL, &none, &ev, &n, err, sizeof(err)),
+	assert_int_equal(event_spec_parse("page-faults:cmask=1", NULL, &none, &ev, &n, &err),
 			 -EINVAL);
-	assert_non_null(strstr(err, "software event"));
+	assert_non_null(strstr(err_msg(err), "software event"));
 	/* A typo is suggested the software name. */
-	assert_int_equal(event_spec_parse("page-falts", NULL, &none, &ev, &n, err, sizeof(err)), -EINVAL);
-	assert_non_null(strstr(err, "page-faults"));
+	assert_int_equal(event_spec_parse("page-falts", NULL, &none, &ev, &n, &err), -EINVAL);
+	assert_non_null(strstr(err_msg(err), "page-faults"));
+	err_free(err);
 }
 
 static void
@@ -206,13 +209,13 @@ test_attrs(void **state)
 	struct pmu_caps caps;
 	struct perf_event_attr a;
 	struct event *ev, off;
-	char err[256];
+	struct pmustat_error *err = NULL;
 	size_t n;
 
 	(void)state;
 	skylake_caps(&caps);
 	ev = parse("LLC_MISSES,ref-cycles,task-clock,cycles:k,r412e:uk", &caps, &n);
-	assert_int_equal(perf_attr(&ev[0], &caps, &a, err, sizeof(err)), 0);
+	assert_int_equal(perf_attr(&ev[0], &caps, &a, &err), 0);
 	assert_int_equal(a.type, PERF_TYPE_RAW);
 	/* The EVTSEL encoding less the bits the kernel owns (USR, OS, EN, INT). */
 	assert_int_equal(a.config, 0x412e);
@@ -221,16 +224,16 @@ test_attrs(void **state)
 	assert_true(a.exclude_kernel && !a.exclude_user && a.exclude_hv);
 	assert_int_equal(a.sample_period, 0);
 	/* ref-cycles on its fixed counter: Linux's pseudo-encoding. */
-	assert_int_equal(perf_attr(&ev[1], &caps, &a, err, sizeof(err)), 0);
+	assert_int_equal(perf_attr(&ev[1], &caps, &a, &err), 0);
 	assert_int_equal(a.config, 0x0300);
-	assert_int_equal(perf_attr(&ev[2], &caps, &a, err, sizeof(err)), 0);
+	assert_int_equal(perf_attr(&ev[2], &caps, &a, &err), 0);
 	assert_int_equal(a.type, PERF_TYPE_SOFTWARE);
 	assert_int_equal(a.config, PERF_COUNT_SW_TASK_CLOCK);
 	assert_true(!a.exclude_kernel && !a.exclude_user);
-	assert_int_equal(perf_attr(&ev[3], &caps, &a, err, sizeof(err)), 0);
+	assert_int_equal(perf_attr(&ev[3], &caps, &a, &err), 0);
 	assert_int_equal(a.config, 0x3c);
 	assert_true(a.exclude_user && !a.exclude_kernel);
-	assert_int_equal(perf_attr(&ev[4], &caps, &a, err, sizeof(err)), 0);
+	assert_int_equal(perf_attr(&ev[4], &caps, &a, &err), 0);
 	assert_int_equal(a.config, 0x412e);
 	assert_true(!a.exclude_user && !a.exclude_kernel);
 	/* An offcore event: the response value in config1. */
@@ -239,10 +242,11 @@ test_attrs(void **state)
 	off.umask = 0x01;
 	off.extra_msr = 0x1a6;
 	off.extra_value = 0x10003c0091ull;
-	assert_int_equal(perf_attr(&off, &caps, &a, err, sizeof(err)), 0);
+	assert_int_equal(perf_attr(&off, &caps, &a, &err), 0);
 	assert_int_equal(a.config, 0x01b7);
 	assert_int_equal(a.config1, 0x10003c0091ull);
 	free(ev);
+	err_free(err);
 }
 
 static void
@@ -254,7 +258,7 @@ test_group_per_run(void **state)
 	struct pmu_caps caps;
 	struct perf_counter c[4];
 	struct event *ev;
-	char err[512];
+	struct pmustat_error *err = NULL;
 	size_t n;
 
 	(void)state;
@@ -264,7 +268,7 @@ test_group_per_run(void **state)
 	ev = parse("instructions,page-faults,branches,task-clock", &caps, &n);
 	for (size_t i = 0; i < n; i++)
 		c[i].ev = &ev[i];
-	assert_int_equal(perf_open_counters(&seam, &env, &caps, c, 4, 4242, err, sizeof(err)), 0);
+	assert_int_equal(perf_open_counters(&seam, &env, &caps, c, 4, 4242, &err), 0);
 	assert_int_equal(f.opens, 4);
 	/* Hardware: one group, the first its leader; software: alone. */
 	assert_int_equal(f.group_fd[0], -1);
@@ -277,11 +281,12 @@ test_group_per_run(void **state)
 		assert_true(f.flags[i] & PERF_FLAG_FD_CLOEXEC);
 	}
 	f.value = (struct perf_value){ 1234, 1000, 1000 };
-	assert_int_equal(perf_read_counters(&seam, c, 4, err, sizeof(err)), 0);
+	assert_int_equal(perf_read_counters(&seam, c, 4, &err), 0);
 	assert_int_equal(c[1].v.value, 1234);
 	perf_close_counters(&seam, c, 4);
 	assert_int_equal(f.open_fds, 0);
 	free(ev);
+	err_free(err);
 }
 
 static void
@@ -293,7 +298,8 @@ test_paranoid_2_user_only_fallback(void **state)
 	struct pmu_caps caps;
 	struct perf_counter c[2];
 	struct event *ev;
-	char err[512], status[128];
+	struct pmustat_error *err = NULL;
+	char status[128];
 	size_t n;
 
 	(void)state;
@@ -304,14 +310,14 @@ test_paranoid_2_user_only_fallback(void **state)
 	ev = parse("page-faults,task-clock", &caps, &n);
 	c[0].ev = &ev[0];
 	c[1].ev = &ev[1];
-	assert_int_equal(perf_open_counters(&seam, &env, &caps, c, 2, 1, err, sizeof(err)), 0);
+	assert_int_equal(perf_open_counters(&seam, &env, &caps, c, 2, 1, &err), 0);
 	/* Each asked in both rings, then in user mode. */
 	assert_int_equal(f.opens, 4);
 	assert_false(f.attr[0].exclude_kernel);
 	assert_true(f.attr[1].exclude_kernel);
 	assert_true(c[0].user_only && c[1].user_only);
 	f.value = (struct perf_value){ 25600, 5000, 5000 };
-	assert_int_equal(perf_read_counters(&seam, c, 2, err, sizeof(err)), 0);
+	assert_int_equal(perf_read_counters(&seam, c, 2, &err), 0);
 	assert_true(perf_counter_status(&c[0], &env, status, sizeof(status)));
 	assert_string_equal(status, "counted (user mode only: kernel.perf_event_paranoid=2)");
 	perf_close_counters(&seam, c, 2);
@@ -323,12 +329,13 @@ test_paranoid_2_user_only_fallback(void **state)
 	f.kernel_err = -EACCES;
 	ev = parse("page-faults:k", &caps, &n);
 	c[0].ev = &ev[0];
-	assert_int_equal(perf_open_counters(&seam, &env, &caps, c, 1, 1, err, sizeof(err)), -EACCES);
-	assert_non_null(strstr(err, "kernel.perf_event_paranoid is 2"));
-	assert_non_null(strstr(err, ":u"));
-	assert_non_null(strstr(err, "sysctl kernel.perf_event_paranoid=1"));
+	assert_int_equal(perf_open_counters(&seam, &env, &caps, c, 1, 1, &err), -EACCES);
+	assert_non_null(strstr(err_msg(err), "kernel.perf_event_paranoid is 2"));
+	assert_non_null(strstr(err_msg(err), ":u"));
+	assert_non_null(strstr(err_msg(err), "sysctl kernel.perf_event_paranoid=1"));
 	assert_int_equal(f.open_fds, 0);
 	free(ev);
+	err_free(err);
 }
 
 static void
@@ -340,7 +347,7 @@ test_paranoid_3_refused_with_the_fix(void **state)
 	struct pmu_caps caps;
 	struct perf_counter c[2];
 	struct event *ev;
-	char err[512];
+	struct pmustat_error *err = NULL;
 	size_t n;
 
 	(void)state;
@@ -351,13 +358,14 @@ test_paranoid_3_refused_with_the_fix(void **state)
 	ev = parse("task-clock,page-faults", &caps, &n);
 	c[0].ev = &ev[0];
 	c[1].ev = &ev[1];
-	assert_int_equal(perf_open_counters(&seam, &env, &caps, c, 2, 1, err, sizeof(err)), -EACCES);
-	assert_non_null(strstr(err, "'task-clock'"));
-	assert_non_null(strstr(err, "kernel.perf_event_paranoid is 3"));
-	assert_non_null(strstr(err, "sysctl kernel.perf_event_paranoid=2"));
-	assert_non_null(strstr(err, "root"));
+	assert_int_equal(perf_open_counters(&seam, &env, &caps, c, 2, 1, &err), -EACCES);
+	assert_non_null(strstr(err_msg(err), "'task-clock'"));
+	assert_non_null(strstr(err_msg(err), "kernel.perf_event_paranoid is 3"));
+	assert_non_null(strstr(err_msg(err), "sysctl kernel.perf_event_paranoid=2"));
+	assert_non_null(strstr(err_msg(err), "root"));
 	assert_int_equal(f.open_fds, 0);
 	free(ev);
+	err_free(err);
 }
 
 /* Hardware refusals: not supported, the reason named, the rest counts. */
@@ -387,7 +395,8 @@ test_hardware_refusals(void **state)
 		struct perf_counter c[2];
 		struct perf_event_attr a;
 		struct event *ev;
-		char err[512], status[128];
+		struct pmustat_error *err = NULL;
+		char status[128];
 		size_t n;
 
 		fake_init(&f, &seam);
@@ -397,21 +406,22 @@ test_hardware_refusals(void **state)
 		ev = parse("instructions,page-faults", &caps, &n);
 		c[0].ev = &ev[0];
 		c[1].ev = &ev[1];
-		assert_int_equal(perf_open_counters(&seam, &env, &caps, c, 2, 1, err, sizeof(err)), 0);
+		assert_int_equal(perf_open_counters(&seam, &env, &caps, c, 2, 1, &err), 0);
 		assert_int_equal(c[0].open_err, cases[k].err);
 		assert_int_equal(c[0].fd, -1);
 		assert_true(c[1].fd >= 100);
 		assert_false(perf_counter_status(&c[0], &env, status, sizeof(status)));
 		assert_string_equal(status, "not supported");
-		assert_int_equal(perf_attr(&ev[0], &caps, &a, err, sizeof(err)), 0);
-		perf_open_error(c[0].open_err, &ev[0], &a, &env, err, sizeof(err));
-		if (!strstr(err, cases[k].says))
-			fail_msg("errno %d: '%s' does not say '%s'", -cases[k].err, err, cases[k].says);
-		assert_non_null(strstr(err, "'instructions'"));
-		assert_non_null(strstr(err, "raw config 0xc0"));
+		assert_int_equal(perf_attr(&ev[0], &caps, &a, &err), 0);
+		perf_open_error(c[0].open_err, &ev[0], &a, &env, &err);
+		if (!strstr(err_msg(err), cases[k].says))
+			fail_msg("errno %d: '%s' does not say '%s'", -cases[k].err, err_msg(err), cases[k].says);
+		assert_non_null(strstr(err_msg(err), "'instructions'"));
+		assert_non_null(strstr(err_msg(err), "raw config 0xc0"));
 		perf_close_counters(&seam, c, 2);
 		assert_int_equal(f.open_fds, 0);
 		free(ev);
+		err_free(err);
 	}
 }
 
@@ -480,7 +490,8 @@ test_choice_on_emulated_machines(void **state)
 		struct emu_pmu *pmu;
 		struct cpu_info info;
 		struct hw *hw;
-		char err[512], why[1024];
+		struct pmustat_error *err = NULL;
+		char why[1024];
 		uint64_t writes;
 
 		emu_config_default(&cfg, cases[k].model);
@@ -488,7 +499,7 @@ test_choice_on_emulated_machines(void **state)
 		pmu = emu_pmu_new(&cfg);
 		assert_non_null(pmu);
 		hw = emu_hw_new(pmu);
-		assert_int_equal(cpu_source_load(hw, NULL, 0, &info, NULL, err, sizeof(err)), 0);
+		assert_int_equal(cpu_source_load(hw, NULL, 0, &info, NULL, &err), 0);
 		writes = pmu->cpu[0].stats.wrmsr;
 		assert_int_equal(backend_choose(BACKEND_AUTO, 2, hw, &info, 0, why, sizeof(why)),
 				 cases[k].want);
@@ -507,6 +518,7 @@ test_choice_on_emulated_machines(void **state)
 				 BACKEND_PERF);
 		emu_hw_free(hw);
 		emu_pmu_free(pmu);
+		err_free(err);
 	}
 }
 

@@ -15,6 +15,7 @@
 #include "events/cpu.h"
 #include "events/event_spec.h"
 #include "events/event_table.h"
+#include "base/err.h"
 
 #define RUNS 50
 
@@ -42,7 +43,8 @@ main(int argc, char **argv)
 		.version = 4, .gp_counters = 4, .gp_mask = 0xf,
 		.fixed_counters = 3, .fixed_mask = 0x7, .arch_events_len = 7,
 	};
-	char largest[256] = "", err[512];
+	struct pmustat_error *err = NULL;
+	char largest[256] = "";
 	off_t largest_size = 0;
 	double t[RUNS], parse[RUNS];
 	struct dirent *de;
@@ -79,8 +81,8 @@ main(int argc, char **argv)
 		size_t n;
 		double t0 = now_ms(), t1;
 
-		if (event_table_load(argv[1], largest, &table, err, sizeof(err)) != 0) {
-			fprintf(stderr, "%s\n", err);
+		if (event_table_load(argv[1], largest, &table, &err) != 0) {
+			fprintf(stderr, "%s\n", err_msg(err));
 			return 1;
 		}
 		if (!event_table_find(table, "LONGEST_LAT_CACHE.MISS")) {
@@ -90,9 +92,8 @@ main(int argc, char **argv)
 		t1 = now_ms();
 		t[i] = t1 - t0;
 		if (event_spec_parse("LLC_MISSES,cycles,instructions,MEM_LOAD_RETIRED.L3_MISS:uk,"
-				     "cpu/event=0x2e,umask=0x41,cmask=1/", table, &caps, &evs, &n,
-				     err, sizeof(err)) != 0) {
-			fprintf(stderr, "%s\n", err);
+				     "cpu/event=0x2e,umask=0x41,cmask=1/", table, &caps, &evs, &n, &err) != 0) {
+			fprintf(stderr, "%s\n", err_msg(err));
 			return 1;
 		}
 		parse[i] = now_ms() - t1;
@@ -104,5 +105,6 @@ main(int argc, char **argv)
 	printf("table %s (%lld bytes): load + lookup min %.2f ms, median %.2f ms, max %.2f ms (%d runs; goal <= 5 ms)\n",
 	       largest, (long long)largest_size, t[0], t[RUNS / 2], t[RUNS - 1], RUNS);
 	printf("parse of a 5-event -e list: min %.3f ms, median %.3f ms\n", parse[0], parse[RUNS / 2]);
+	err_free(err);
 	return 0;
 }

@@ -19,6 +19,7 @@
 
 #include "events/cpu.h"
 #include "events/cpu_source.h"
+#include "base/err.h"
 
 static const char *dump_dir;
 
@@ -105,13 +106,14 @@ test_every_dump(void **state)
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		const struct expect *e = &cases[i];
 		struct cpu_info c;
-		char path[PATH_MAX], err[512];
+		struct pmustat_error *err = NULL;
+		char path[PATH_MAX];
 		int ret;
 
 		dump_path(e->file, path, sizeof(path));
-		ret = cpu_source_load(NULL, path, -1, &c, NULL, err, sizeof(err));
+		ret = cpu_source_load(NULL, path, -1, &c, NULL, &err);
 		if (ret != 0)
-			fail_msg("%s: %s", e->file, err);
+			fail_msg("%s: %s", e->file, err_msg(err));
 		print_message("%s\n", e->file);
 		assert_int_equal(c.vendor, e->vendor);
 		assert_int_equal(c.family, e->family);
@@ -129,6 +131,7 @@ test_every_dump(void **state)
 		assert_int_equal(c.pmu.fixed_mask, e->fixed_mask);
 		assert_int_equal(c.pmu.arch_events_unavailable, e->arch_unavailable);
 		assert_int_equal(c.pmu.quirk != NULL, e->quirk);
+		err_free(err);
 	}
 }
 
@@ -139,11 +142,12 @@ test_netburst_dumps(void **state)
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct cpu_info c;
-		char path[PATH_MAX], err[512];
+		struct pmustat_error *err = NULL;
+		char path[PATH_MAX];
 		bool netburst = strstr(cases[i].file, "netburst") != NULL;
 
 		dump_path(cases[i].file, path, sizeof(path));
-		assert_int_equal(cpu_source_load(NULL, path, -1, &c, NULL, err, sizeof(err)), 0);
+		assert_int_equal(cpu_source_load(NULL, path, -1, &c, NULL, &err), 0);
 		assert_int_equal(c.netburst.present, netburst);
 		if (!netburst)
 			continue;
@@ -155,6 +159,7 @@ test_netburst_dumps(void **state)
 		assert_int_equal(c.netburst.escrs, c.model <= 2 ? 45 : 43);
 		/* The 2.66 GHz Northwood has no HT; the Pentium 4 640 has. */
 		assert_int_equal(c.netburst.ht, c.model == 4);
+		err_free(err);
 	}
 }
 
@@ -202,31 +207,33 @@ static void
 test_hybrid_cpu_choice(void **state)
 {
 	struct cpu_info c;
-	char path[PATH_MAX], err[512];
+	struct pmustat_error *err = NULL;
+	char path[PATH_MAX];
 	int used = -1;
 
 	(void)state;
 	dump_path("intel-alderlake-hybrid-i9-12900k.txt", path, sizeof(path));
-	assert_int_equal(cpu_source_load(NULL, path, 0, &c, &used, err, sizeof(err)), 0);
+	assert_int_equal(cpu_source_load(NULL, path, 0, &c, &used, &err), 0);
 	assert_int_equal(used, 0);
 	assert_int_equal(c.core_type, CORE);
 	assert_int_equal(c.pmu.gp_counters, 8);
 	assert_int_equal(c.pmu.fixed_counters, 4);
 
-	assert_int_equal(cpu_source_load(NULL, path, 16, &c, &used, err, sizeof(err)), 0);
+	assert_int_equal(cpu_source_load(NULL, path, 16, &c, &used, &err), 0);
 	assert_int_equal(c.core_type, ATOM);
 	assert_int_equal(c.pmu.gp_counters, 6);
 
-	assert_int_equal(cpu_source_load(NULL, path, -1, &c, &used, err, sizeof(err)), 0);
+	assert_int_equal(cpu_source_load(NULL, path, -1, &c, &used, &err), 0);
 	assert_int_equal(used, 23);
 
-	assert_int_equal(cpu_source_load(NULL, path, 24, &c, &used, err, sizeof(err)), -ENXIO);
-	assert_non_null(strstr(err, "24 CPUs"));
+	assert_int_equal(cpu_source_load(NULL, path, 24, &c, &used, &err), -ENXIO);
+	assert_non_null(strstr(err_msg(err), "24 CPUs"));
 
 	/* Lakefield lists its E-cores first. */
 	dump_path("intel-lakefield-hybrid-i5-l16g7.txt", path, sizeof(path));
-	assert_int_equal(cpu_source_load(NULL, path, 0, &c, &used, err, sizeof(err)), 0);
+	assert_int_equal(cpu_source_load(NULL, path, 0, &c, &used, &err), 0);
 	assert_int_equal(c.core_type, ATOM);
+	err_free(err);
 }
 
 static void
@@ -245,12 +252,14 @@ test_mapfile_keys(void **state)
 	(void)state;
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
 		struct cpu_info c;
-		char path[PATH_MAX], err[512], key[64];
+		struct pmustat_error *err = NULL;
+		char path[PATH_MAX], key[64];
 
 		dump_path(keys[i].file, path, sizeof(path));
-		assert_int_equal(cpu_source_load(NULL, path, -1, &c, NULL, err, sizeof(err)), 0);
+		assert_int_equal(cpu_source_load(NULL, path, -1, &c, NULL, &err), 0);
 		cpu_mapfile_key(&c, key, sizeof(key));
 		assert_string_equal(key, keys[i].key);
+		err_free(err);
 	}
 }
 
@@ -271,37 +280,38 @@ static void
 test_bad_dumps(void **state)
 {
 	struct cpu_info c;
-	char path[PATH_MAX], link[PATH_MAX], err[512], target[PATH_MAX];
+	struct pmustat_error *err = NULL;
+	char path[PATH_MAX], link[PATH_MAX], target[PATH_MAX];
 
 	(void)state;
 	assert_non_null(mkdtemp(tmpdir));
 
 	snprintf(path, sizeof(path), "%s/missing.txt", tmpdir);
-	assert_int_equal(cpu_source_load(NULL, path, -1, &c, NULL, err, sizeof(err)), -ENOENT);
-	assert_non_null(strstr(err, path));
+	assert_int_equal(cpu_source_load(NULL, path, -1, &c, NULL, &err), -ENOENT);
+	assert_non_null(strstr(err_msg(err), path));
 
 	/* libcpuid "succeeds" on text it does not understand, with all zeros. */
 	snprintf(path, sizeof(path), "%s/garbage.txt", tmpdir);
 	write_file(path, "this is not a CPUID dump\nCPUID 0000000A: nonsense\n");
-	assert_int_equal(cpu_source_load(NULL, path, -1, &c, NULL, err, sizeof(err)), -EINVAL);
-	assert_non_null(strstr(err, path));
-	assert_non_null(strstr(err, "could not read"));
+	assert_int_equal(cpu_source_load(NULL, path, -1, &c, NULL, &err), -EINVAL);
+	assert_non_null(strstr(err_msg(err), path));
+	assert_non_null(strstr(err_msg(err), "could not read"));
 
 	snprintf(path, sizeof(path), "%s/empty.txt", tmpdir);
 	write_file(path, "");
-	assert_int_equal(cpu_source_load(NULL, path, -1, &c, NULL, err, sizeof(err)), -EINVAL);
+	assert_int_equal(cpu_source_load(NULL, path, -1, &c, NULL, &err), -EINVAL);
 
-	assert_int_equal(cpu_source_load(NULL, tmpdir, -1, &c, NULL, err, sizeof(err)), -EINVAL);
-	assert_non_null(strstr(err, "not a regular file"));
+	assert_int_equal(cpu_source_load(NULL, tmpdir, -1, &c, NULL, &err), -EINVAL);
+	assert_non_null(strstr(err_msg(err), "not a regular file"));
 
 	dump_path("intel-skylake-client-i7-6700k.txt", target, sizeof(target));
 	snprintf(link, sizeof(link), "%s/link.txt", tmpdir);
 	assert_int_equal(symlink(target, link), 0);
-	assert_int_equal(cpu_source_load(NULL, link, -1, &c, NULL, err, sizeof(err)), -ELOOP);
-	assert_non_null(strstr(err, "symbolic link"));
+	assert_int_equal(cpu_source_load(NULL, link, -1, &c, NULL, &err), -ELOOP);
+	assert_non_null(strstr(err_msg(err), "symbolic link"));
 
 	/* A single-CPU dump has CPU 0 only. */
-	assert_int_equal(cpu_source_load(NULL, target, 1, &c, NULL, err, sizeof(err)), -ENXIO);
+	assert_int_equal(cpu_source_load(NULL, target, 1, &c, NULL, &err), -ENXIO);
 
 	unlink(link);
 	snprintf(path, sizeof(path), "%s/missing.txt", tmpdir);
@@ -310,6 +320,7 @@ test_bad_dumps(void **state)
 	snprintf(path, sizeof(path), "%s/empty.txt", tmpdir);
 	unlink(path);
 	rmdir(tmpdir);
+	err_free(err);
 }
 
 int

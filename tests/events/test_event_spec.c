@@ -19,6 +19,7 @@
 #include "events/event.h"
 #include "events/event_spec.h"
 #include "events/event_table.h"
+#include "base/err.h"
 
 static const char *events_dir;
 
@@ -324,29 +325,29 @@ test_cases(void **state)
 		const struct spec_case *c = &cases[k];
 		struct event *evs = (struct event *)0x1;
 		size_t n = 99, i;
-		char err[512] = "";
+		struct pmustat_error *err = NULL;
 		int ret;
 
-		ret = event_spec_parse(c->spec, tables[c->table], c->caps, &evs, &n,
-				       err, sizeof(err));
+		ret = event_spec_parse(c->spec, tables[c->table], c->caps, &evs, &n, &err);
 		if (c->count == 0) {
 			if (ret != -EINVAL)
 				fail_msg("'%s' parsed (ret %d), want an error containing \"%s\"",
 					 c->spec, ret, c->error);
-			if (!strstr(err, c->error))
-				fail_msg("'%s': error \"%s\" lacks \"%s\"", c->spec, err, c->error);
+			if (!strstr(err_msg(err), c->error))
+				fail_msg("'%s': error \"%s\" lacks \"%s\"", c->spec, err_msg(err), c->error);
 			assert_null(evs);
 			assert_int_equal(n, 0);
 			continue;
 		}
 		if (ret != 0)
-			fail_msg("'%s' failed: %s", c->spec, err);
+			fail_msg("'%s' failed: %s", c->spec, err_msg(err));
 		assert_int_equal(n, c->count);
 		for (i = 0; i < n && i < 3; i++)
 			check_event(c, i, &evs[i]);
 		for (i = 0; i < n; i++)
 			assert_non_null(strstr(c->spec, evs[i].requested));
 		free(evs);
+		err_free(err);
 	}
 }
 
@@ -373,7 +374,7 @@ test_mutations(void **state)
 		char spec[512] = "";
 		size_t len = 0, parts, i, n;
 		struct event *evs;
-		char err[512];
+		struct pmustat_error *err = NULL;
 		int ret;
 
 		rng = rng * 6364136223846793005ull + 1442695040888963407ull;
@@ -386,9 +387,9 @@ test_mutations(void **state)
 			if (len + strlen(p) < sizeof(spec))
 				len += (size_t)snprintf(spec + len, sizeof(spec) - len, "%s", p);
 		}
-		err[0] = '\0';
+		err_clear(&err);
 		ret = event_spec_parse(spec, tables[k % 2 ? T_SKL : T_SPR],
-				       k % 2 ? &skl_caps : &spr_caps, &evs, &n, err, sizeof(err));
+				       k % 2 ? &skl_caps : &spr_caps, &evs, &n, &err);
 		if (ret == 0) {
 			assert_true(n > 0);
 			for (i = 0; i < n; i++) {
@@ -402,10 +403,11 @@ test_mutations(void **state)
 			free(evs);
 			ok++;
 		} else {
-			if (ret != -EINVAL || !err[0])
-				fail_msg("'%s': ret %d, message \"%s\"", spec, ret, err);
+			if (ret != -EINVAL || !err_msg(err)[0])
+				fail_msg("'%s': ret %d, message \"%s\"", spec, ret, err_msg(err));
 			bad++;
 		}
+		err_free(err);
 	}
 	/* The fragments must exercise both outcomes. */
 	print_message("mutations: %u parsed, %u refused\n", ok, bad);
@@ -426,7 +428,7 @@ test_every_alias(void **state)
 	};
 	struct event *evs;
 	size_t n, i;
-	char err[512];
+	struct pmustat_error *err = NULL;
 
 	(void)state;
 	for (i = 0; i < arch_event_count() + sizeof(generic) / sizeof(generic[0]); i++) {
@@ -441,8 +443,8 @@ test_every_alias(void **state)
 			ae = arch_event_by_key(generic[i - arch_event_count()].key);
 		}
 		assert_non_null(ae);
-		if (event_spec_parse(typed, tables[T_LNC], &lnc_caps, &evs, &n, err, sizeof(err)) != 0)
-			fail_msg("%s: %s", typed, err);
+		if (event_spec_parse(typed, tables[T_LNC], &lnc_caps, &evs, &n, &err) != 0)
+			fail_msg("%s: %s", typed, err_msg(err));
 		assert_int_equal(n, 1);
 		assert_string_equal(evs[0].name, ae->key);
 		assert_string_equal(evs[0].requested, typed);
@@ -453,6 +455,7 @@ test_every_alias(void **state)
 		assert_int_equal(evs[0].flags, EVENT_F_ARCH);
 		free(evs);
 	}
+	err_free(err);
 }
 
 /* 10 000 commas: an error, quickly, no crash. */
@@ -462,16 +465,17 @@ test_many_commas(void **state)
 	char *spec = malloc(10001);
 	struct event *evs;
 	size_t n;
-	char err[256];
+	struct pmustat_error *err = NULL;
 
 	(void)state;
 	assert_non_null(spec);
 	memset(spec, ',', 10000);
 	spec[10000] = '\0';
-	assert_int_equal(event_spec_parse(spec, tables[T_SKL], &skl_caps, &evs, &n, err, sizeof(err)),
+	assert_int_equal(event_spec_parse(spec, tables[T_SKL], &skl_caps, &evs, &n, &err),
 			 -EINVAL);
-	assert_non_null(strstr(err, "empty event name (item 1"));
+	assert_non_null(strstr(err_msg(err), "empty event name (item 1"));
 	free(spec);
+	err_free(err);
 }
 
 /* Many valid events in one list, and a name too long for struct event. */
@@ -482,24 +486,25 @@ test_long_inputs(void **state)
 	char *spec = malloc(1 << 16);
 	char name[EVENT_NAME_MAX + 10];
 	struct event *evs;
-	char err[256];
+	struct pmustat_error *err = NULL;
 
 	(void)state;
 	assert_non_null(spec);
 	/* cpu/event=N/ for every code: 256 distinct events. */
 	for (i = 0; i < 256; i++)
 		len += (size_t)sprintf(spec + len, "%scpu/event=%zu/", i ? "," : "", i);
-	assert_int_equal(event_spec_parse(spec, tables[T_SKL], &skl_caps, &evs, &n, err, sizeof(err)), 0);
+	assert_int_equal(event_spec_parse(spec, tables[T_SKL], &skl_caps, &evs, &n, &err), 0);
 	assert_int_equal(n, 256);
 	assert_int_equal(evs[255].code, 255);
 	free(evs);
 
 	memset(name, 'A', sizeof(name) - 1);
 	name[sizeof(name) - 1] = '\0';
-	assert_int_equal(event_spec_parse(name, tables[T_SKL], &skl_caps, &evs, &n, err, sizeof(err)),
+	assert_int_equal(event_spec_parse(name, tables[T_SKL], &skl_caps, &evs, &n, &err),
 			 -EINVAL);
-	assert_non_null(strstr(err, "too long"));
+	assert_non_null(strstr(err_msg(err), "too long"));
 	free(spec);
+	err_free(err);
 }
 
 /* Several -e options: append accumulates and refuses cross-option duplicates. */
@@ -508,19 +513,18 @@ test_append(void **state)
 {
 	struct event *evs = NULL;
 	size_t n = 0;
-	char err[256];
+	struct pmustat_error *err = NULL;
 
 	(void)state;
-	assert_int_equal(event_spec_append("cycles", tables[T_SKL], &skl_caps, &evs, &n, err, sizeof(err)), 0);
-	assert_int_equal(event_spec_append("LLC_MISSES,instructions", tables[T_SKL], &skl_caps, &evs, &n,
-					   err, sizeof(err)), 0);
+	assert_int_equal(event_spec_append("cycles", tables[T_SKL], &skl_caps, &evs, &n, &err), 0);
+	assert_int_equal(event_spec_append("LLC_MISSES,instructions", tables[T_SKL], &skl_caps, &evs, &n, &err), 0);
 	assert_int_equal(n, 3);
-	assert_int_equal(event_spec_append("BRANCH_MISSES,cycles", tables[T_SKL], &skl_caps, &evs, &n,
-					   err, sizeof(err)), -EINVAL);
-	assert_non_null(strstr(err, "given twice"));
+	assert_int_equal(event_spec_append("BRANCH_MISSES,cycles", tables[T_SKL], &skl_caps, &evs, &n, &err), -EINVAL);
+	assert_non_null(strstr(err_msg(err), "given twice"));
 	assert_int_equal(n, 3);
 	assert_string_equal(evs[1].name, "LLC_MISSES");
 	free(evs);
+	err_free(err);
 }
 
 static void
@@ -574,16 +578,17 @@ test_arch_events(void **state)
 static int
 setup(void **state)
 {
-	char err[512];
+	struct pmustat_error *err = NULL;
 	int i;
 
 	(void)state;
 	for (i = 1; i < T_COUNT; i++) {
-		if (event_table_load(events_dir, table_names[i], &tables[i], err, sizeof(err)) != 0) {
-			fprintf(stderr, "%s\n", err);
+		if (event_table_load(events_dir, table_names[i], &tables[i], &err) != 0) {
+			fprintf(stderr, "%s\n", err_msg(err));
 			return -1;
 		}
 	}
+	err_free(err);
 	return 0;
 }
 

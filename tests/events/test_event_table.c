@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "events/event_table.h"
+#include "base/err.h"
 
 static const char *events_dir;
 
@@ -32,7 +33,8 @@ test_every_table(void **state)
 	(void)state;
 	assert_non_null(d);
 	while ((de = readdir(d))) {
-		char name[256], err[512];
+		struct pmustat_error *err = NULL;
+		char name[256];
 		size_t len = strlen(de->d_name), i;
 		struct event_table *t;
 		int ret;
@@ -40,12 +42,12 @@ test_every_table(void **state)
 		if (len < 6 || strcmp(de->d_name + len - 5, ".json") != 0)
 			continue;
 		snprintf(name, sizeof(name), "%.*s", (int)(len - 5), de->d_name);
-		ret = event_table_load(events_dir, name, &t, err, sizeof(err));
+		ret = event_table_load(events_dir, name, &t, &err);
 		/* Another PMU's table (netburst.json) is refused as such; tests/netburst loads it. */
 		if (ret == -EMEDIUMTYPE && strcmp(name, "netburst") == 0)
 			continue;
 		if (ret != 0)
-			fail_msg("%s", err);
+			fail_msg("%s", err_msg(err));
 		assert_string_equal(event_table_name(t), name);
 		assert_true(strstr(event_table_source_file(t), "_core.json") != NULL);
 		assert_true(event_table_count(t) > 100);
@@ -80,6 +82,7 @@ test_every_table(void **state)
 		events += event_table_count(t);
 		tables++;
 		event_table_free(t);
+		err_free(err);
 	}
 	closedir(d);
 	/* 47 files, 18,475 events, less CLX's 1,008 dropped names. */
@@ -92,10 +95,10 @@ test_lookup(void **state)
 {
 	struct event_table *t;
 	const struct event_desc *e, *e2;
-	char err[512];
+	struct pmustat_error *err = NULL;
 
 	(void)state;
-	assert_int_equal(event_table_load(events_dir, "skylake", &t, err, sizeof(err)), 0);
+	assert_int_equal(event_table_load(events_dir, "skylake", &t, &err), 0);
 	e = event_table_find(t, "longest_lat_cache.MISS");
 	assert_non_null(e);
 	assert_string_equal(e->name, "LONGEST_LAT_CACHE.MISS");
@@ -137,16 +140,16 @@ test_lookup(void **state)
 	event_table_free(t);
 
 	/* The Jaketown fix and the 1-based files. */
-	assert_int_equal(event_table_load(events_dir, "jaketown", &t, err, sizeof(err)), 0);
+	assert_int_equal(event_table_load(events_dir, "jaketown", &t, &err), 0);
 	assert_int_equal(event_table_find(t, "CPU_CLK_UNHALTED.THREAD_ANY")->fixed, 1);
 	event_table_free(t);
-	assert_int_equal(event_table_load(events_dir, "nehalemep", &t, err, sizeof(err)), 0);
+	assert_int_equal(event_table_load(events_dir, "nehalemep", &t, &err), 0);
 	assert_int_equal(event_table_find(t, "INST_RETIRED.ANY")->fixed, 0);
 	assert_int_equal(event_table_find(t, "CPU_CLK_UNHALTED.REF")->fixed, 2);
 	event_table_free(t);
 
 	/* Atom: one MSR listed for two umasks pairs by MSR (KNL 0x1a7 -> umask 2). */
-	assert_int_equal(event_table_load(events_dir, "knightslanding", &t, err, sizeof(err)), 0);
+	assert_int_equal(event_table_load(events_dir, "knightslanding", &t, &err), 0);
 	e = event_table_find(t, "OFFCORE_RESPONSE.PARTIAL_WRITES.ANY_RESPONSE");
 	assert_non_null(e);
 	assert_int_equal(e->n_extra, 1);
@@ -154,11 +157,12 @@ test_lookup(void **state)
 	assert_int_equal(e->umask, 0x02);
 	assert_int_equal(e->extra[0].value, 0x10100);
 	event_table_free(t);
+	err_free(err);
 }
 
 /* A table written to a temporary directory. */
 static int
-load_text(const char *text, const char *name, char *err, size_t err_len)
+load_text(const char *text, const char *name, struct pmustat_error **err)
 {
 	char dir[] = "/tmp/pmustat-table-XXXXXX";
 	char path[PATH_MAX];
@@ -172,7 +176,7 @@ load_text(const char *text, const char *name, char *err, size_t err_len)
 	assert_non_null(f);
 	fputs(text, f);
 	fclose(f);
-	ret = event_table_load(dir, name, &t, err, err_len);
+	ret = event_table_load(dir, name, &t, err);
 	if (ret == 0)
 		event_table_free(t);
 	unlink(path);
@@ -205,33 +209,35 @@ test_bad_tables(void **state)
 		{ HEAD "{\"n\":\"A\",\"e\":1,\"u\":0,\"c\":1,\"inv\":2}]}", "not 0 or 1" },
 		{ HEAD "{\"n\":\"A\",\"e\":0,\"u\":1,\"f\":0,\"c\":1}]}", "bad fixed counter" },
 	};
-	char err[512];
+	struct pmustat_error *err = NULL;
 	size_t i;
 
 	(void)state;
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		err[0] = '\0';
-		if (load_text(bad[i].text, "t", err, sizeof(err)) != -EINVAL)
+		err_clear(&err);
+		if (load_text(bad[i].text, "t", &err) != -EINVAL)
 			fail_msg("case %zu loaded", i);
-		if (!strstr(err, bad[i].error) || !strstr(err, "/t.json"))
-			fail_msg("case %zu: \"%s\" lacks \"%s\"", i, err, bad[i].error);
+		if (!strstr(err_msg(err), bad[i].error) || !strstr(err_msg(err), "/t.json"))
+			fail_msg("case %zu: \"%s\" lacks \"%s\"", i, err_msg(err), bad[i].error);
 	}
-	assert_int_equal(load_text(HEAD "{\"n\":\"A\",\"e\":1,\"u\":0,\"c\":1}]}", "t", err, sizeof(err)), 0);
+	assert_int_equal(load_text(HEAD "{\"n\":\"A\",\"e\":1,\"u\":0,\"c\":1}]}", "t", &err), 0);
+	err_free(err);
 }
 
 static void
 test_missing(void **state)
 {
 	struct event_table *t = (struct event_table *)0x1;
-	char err[512];
+	struct pmustat_error *err = NULL;
 
 	(void)state;
-	assert_int_equal(event_table_load(events_dir, "no_such_table", &t, err, sizeof(err)), -ENOENT);
+	assert_int_equal(event_table_load(events_dir, "no_such_table", &t, &err), -ENOENT);
 	assert_null(t);
-	assert_non_null(strstr(err, "no_such_table.json"));
-	assert_int_equal(event_table_load(events_dir, "../events/skylake", &t, err, sizeof(err)), -EINVAL);
-	assert_int_equal(event_table_load(events_dir, "", &t, err, sizeof(err)), -EINVAL);
+	assert_non_null(strstr(err_msg(err), "no_such_table.json"));
+	assert_int_equal(event_table_load(events_dir, "../events/skylake", &t, &err), -EINVAL);
+	assert_int_equal(event_table_load(events_dir, "", &t, &err), -EINVAL);
 	event_table_free(NULL);
+	err_free(err);
 }
 
 int

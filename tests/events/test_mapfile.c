@@ -20,6 +20,7 @@
 #include "events/cpu.h"
 #include "events/cpu_source.h"
 #include "events/mapfile.h"
+#include "base/err.h"
 
 static const char *events_dir;
 static const char *dump_dir;
@@ -91,22 +92,24 @@ test_cases(void **state)
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		const struct map_case *c = &cases[i];
 		struct cpu_info cpu;
-		char table[64] = "", err[512] = "";
+		struct pmustat_error *err = NULL;
+		char table[64] = "";
 		int ret;
 
 		fill_cpu(&cpu, c->vendor, c->family, c->model, c->stepping, c->core_type, c->native);
-		ret = mapfile_choose_table(events_dir, &cpu, table, sizeof(table), err, sizeof(err));
+		ret = mapfile_choose_table(events_dir, &cpu, table, sizeof(table), &err);
 		if (c->table) {
 			if (ret != 0 || strcmp(table, c->table) != 0)
 				fail_msg("%s-%u-%X-%X type 0x%x/%u: got %d '%s' (%s), want %s",
 					 c->vendor, c->family, c->model, c->stepping, c->core_type,
-					 c->native, ret, table, err, c->table);
+					 c->native, ret, table, err_msg(err), c->table);
 		} else {
 			if (ret != -ENOENT)
 				fail_msg("%s-%u-%X-%X: got %d '%s', want -ENOENT", c->vendor,
 					 c->family, c->model, c->stepping, ret, table);
-			assert_non_null(strstr(err, "mapfile.csv"));
+			assert_non_null(strstr(err_msg(err), "mapfile.csv"));
 		}
+		err_free(err);
 	}
 }
 
@@ -115,17 +118,19 @@ static void
 test_hybrid_message(void **state)
 {
 	struct cpu_info cpu;
-	char table[64], err[512];
+	struct pmustat_error *err = NULL;
+	char table[64];
 
 	(void)state;
 	fill_cpu(&cpu, "GenuineIntel", 6, 0xc6, 2, CPU_CORE_TYPE_ATOM, 2);
-	assert_int_equal(mapfile_choose_table(events_dir, &cpu, table, sizeof(table), err, sizeof(err)),
+	assert_int_equal(mapfile_choose_table(events_dir, &cpu, table, sizeof(table), &err),
 			 -ENOENT);
-	assert_non_null(strstr(err, "core type 0x20, native model ID 0x000002"));
+	assert_non_null(strstr(err_msg(err), "core type 0x20, native model ID 0x000002"));
 	/* Too small a buffer for the name is an error, not a truncation. */
 	fill_cpu(&cpu, "GenuineIntel", 6, 0x97, 2, CPU_CORE_TYPE_CORE, 1);
-	assert_int_equal(mapfile_choose_table(events_dir, &cpu, table, 8, err, sizeof(err)),
+	assert_int_equal(mapfile_choose_table(events_dir, &cpu, table, 8, &err),
 			 -ENAMETOOLONG);
+	err_free(err);
 }
 
 struct dump_case {
@@ -157,23 +162,25 @@ test_dumps(void **state)
 
 	(void)state;
 	for (i = 0; i < sizeof(dumps) / sizeof(dumps[0]); i++) {
-		char path[PATH_MAX], table[64] = "", err[512] = "";
+		struct pmustat_error *err = NULL;
+		char path[PATH_MAX], table[64] = "";
 		struct cpu_info cpu;
 		int ret;
 
 		snprintf(path, sizeof(path), "%s/%s", dump_dir, dumps[i].file);
-		if (cpu_source_load(NULL, path, -1, &cpu, NULL, err, sizeof(err)) != 0)
-			fail_msg("%s", err);
-		ret = mapfile_choose_table(events_dir, &cpu, table, sizeof(table), err, sizeof(err));
+		if (cpu_source_load(NULL, path, -1, &cpu, NULL, &err) != 0)
+			fail_msg("%s", err_msg(err));
+		ret = mapfile_choose_table(events_dir, &cpu, table, sizeof(table), &err);
 		if (dumps[i].table ? ret != 0 || strcmp(table, dumps[i].table) != 0 : ret != -ENOENT)
-			fail_msg("%s: got %d '%s' (%s), want %s", dumps[i].file, ret, table, err,
+			fail_msg("%s: got %d '%s' (%s), want %s", dumps[i].file, ret, table, err_msg(err),
 				 dumps[i].table ? dumps[i].table : "-ENOENT");
+		err_free(err);
 	}
 }
 
 /* A mapfile in a temporary directory; returns the result and the message. */
 static int
-choose_from(const char *text, char *err, size_t err_len, char *table, size_t table_len)
+choose_from(const char *text, struct pmustat_error **err, char *table, size_t table_len)
 {
 	char dir[] = "/tmp/pmustat-map-XXXXXX";
 	char path[PATH_MAX];
@@ -188,7 +195,7 @@ choose_from(const char *text, char *err, size_t err_len, char *table, size_t tab
 	fputs(text, f);
 	fclose(f);
 	fill_cpu(&cpu, "GenuineIntel", 6, 0x5e, 3, 0, 0);
-	ret = mapfile_choose_table(dir, &cpu, table, table_len, err, err_len);
+	ret = mapfile_choose_table(dir, &cpu, table, table_len, err);
 	unlink(path);
 	rmdir(dir);
 	return ret;
@@ -214,29 +221,31 @@ test_bad_mapfiles(void **state)
 		{ MAP_HEADER "GenuineIntel-6-5E,0x40,zz,skylake,V1\n", -EINVAL, "mapfile.csv:3: Native Model ID" },
 		{ MAP_HEADER "GenuineIntel-6-5F,,,skylake,V1\n", -ENOENT, "no event table for GenuineIntel-6-5E-3" },
 	};
-	char err[512], table[64];
+	struct pmustat_error *err = NULL;
+	char table[64];
 	size_t i;
 	int ret;
 
 	(void)state;
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		err[0] = '\0';
-		ret = choose_from(bad[i].text, err, sizeof(err), table, sizeof(table));
-		if (ret != bad[i].ret || !strstr(err, bad[i].error))
-			fail_msg("case %zu: %d \"%s\", want %d \"%s\"", i, ret, err, bad[i].ret,
+		err_clear(&err);
+		ret = choose_from(bad[i].text, &err, table, sizeof(table));
+		if (ret != bad[i].ret || !strstr(err_msg(err), bad[i].error))
+			fail_msg("case %zu: %d \"%s\", want %d \"%s\"", i, ret, err_msg(err), bad[i].ret,
 				 bad[i].error);
 	}
 	/* Alternation and stepping classes as ERE, blank lines, CRLF. */
 	assert_int_equal(choose_from(MAP_HEADER "\nGenuineIntel-6-(4E|5E),,,skylake,V1\r\n",
-				     err, sizeof(err), table, sizeof(table)), 0);
+				     &err, table, sizeof(table)), 0);
 	assert_string_equal(table, "skylake");
 	assert_int_equal(choose_from(MAP_HEADER "GenuineIntel-6-5E-[0-2],,,a,V1\nGenuineIntel-6-5E-[3-9],,,b,V1\n",
-				     err, sizeof(err), table, sizeof(table)), 0);
+				     &err, table, sizeof(table)), 0);
 	assert_string_equal(table, "b");
 	/* The first matching row wins. */
 	assert_int_equal(choose_from(MAP_HEADER "GenuineIntel-6-5E,,,first,V1\nGenuineIntel-6-5E,,,second,V1\n",
-				     err, sizeof(err), table, sizeof(table)), 0);
+				     &err, table, sizeof(table)), 0);
 	assert_string_equal(table, "first");
+	err_free(err);
 }
 
 /* The metrics file comes from the same row as the table. */
@@ -261,41 +270,44 @@ test_metrics_column(void **state)
 	};
 	struct mapfile_choice c;
 	struct cpu_info cpu;
-	char err[512], table[64];
+	struct pmustat_error *err = NULL;
+	char table[64];
 	size_t i;
 
 	(void)state;
 	for (i = 0; i < sizeof(shipped) / sizeof(shipped[0]); i++) {
 		fill_cpu(&cpu, "GenuineIntel", 6, shipped[i].model, shipped[i].stepping,
 			 shipped[i].type, shipped[i].native);
-		if (mapfile_choose(events_dir, &cpu, &c, err, sizeof(err)) != 0)
-			fail_msg("model %x: %s", shipped[i].model, err);
+		if (mapfile_choose(events_dir, &cpu, &c, &err) != 0)
+			fail_msg("model %x: %s", shipped[i].model, err_msg(err));
 		assert_string_equal(c.table, shipped[i].table);
 		assert_string_equal(c.metrics, shipped[i].metrics);
 	}
 #define METRICS_HEADER "Family-model,Core Type,Native Model ID,Table,Version,Metrics\n"
 	assert_int_equal(choose_from(METRICS_HEADER "GenuineIntel-6-5E,,,skylake,V1,skl\n",
-				     err, sizeof(err), table, sizeof(table)), 0);
+				     &err, table, sizeof(table)), 0);
 	assert_string_equal(table, "skylake");
 	assert_int_equal(choose_from(METRICS_HEADER "GenuineIntel-6-5E,,,skylake,V1\n",
-				     err, sizeof(err), table, sizeof(table)), -EINVAL);
-	assert_non_null(strstr(err, "too few fields"));
+				     &err, table, sizeof(table)), -EINVAL);
+	assert_non_null(strstr(err_msg(err), "too few fields"));
 	assert_int_equal(choose_from(METRICS_HEADER "GenuineIntel-6-5E,,,skylake,V1,../m\n",
-				     err, sizeof(err), table, sizeof(table)), -EINVAL);
-	assert_non_null(strstr(err, "Metrics must be empty or a name"));
+				     &err, table, sizeof(table)), -EINVAL);
+	assert_non_null(strstr(err_msg(err), "Metrics must be empty or a name"));
+	err_free(err);
 }
 
 static void
 test_missing_dir(void **state)
 {
 	struct cpu_info cpu;
-	char table[64], err[512];
+	struct pmustat_error *err = NULL;
+	char table[64];
 
 	(void)state;
 	fill_cpu(&cpu, "GenuineIntel", 6, 0x5e, 3, 0, 0);
-	assert_int_equal(mapfile_choose_table("/nonexistent-pmustat", &cpu, table, sizeof(table),
-					      err, sizeof(err)), -EIO);
-	assert_non_null(strstr(err, "/nonexistent-pmustat/mapfile.csv"));
+	assert_int_equal(mapfile_choose_table("/nonexistent-pmustat", &cpu, table, sizeof(table), &err), -EIO);
+	assert_non_null(strstr(err_msg(err), "/nonexistent-pmustat/mapfile.csv"));
+	err_free(err);
 }
 
 int

@@ -18,19 +18,22 @@
 #include <string.h>
 
 #include "report/baseline.h"
+#include "base/err.h"
 
 static void
 tolerances(char *line, struct baseline_tolerances *t)
 {
-	char *save = NULL, err[512];
+	struct pmustat_error *err = NULL;
+	char *save = NULL;
 
 	for (char *arg = strtok_r(line, " ", &save); arg; arg = strtok_r(NULL, " ", &save)) {
-		err[0] = '\0';
-		if (baseline_parse_tolerance(arg, t, err, sizeof(err)) != 0 && !err[0])
+		err_clear(&err);
+		if (baseline_parse_tolerance(arg, t, &err) != 0 && !err_msg(err)[0])
 			fuzz_fail("tolerance '%s' refused without a message", arg);
 	}
 	if (t->n > BASELINE_MAX_TOLERANCES)
 		fuzz_fail("%u tolerances", t->n);
+	err_free(err);
 }
 
 int
@@ -39,7 +42,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct baseline *b = malloc(sizeof(*b));
 	struct baseline_cmp *cmp = malloc(BASELINE_MAX_EVENTS * sizeof(*cmp));
 	struct baseline_tolerances t;
-	char err[1024] = "";
+	struct pmustat_error *err = NULL;
 	const uint8_t *json = data;
 	size_t json_size = size;
 	const char *path;
@@ -59,7 +62,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		json_size = size - len - (nl != NULL);
 	}
 	path = fuzz_write("baseline.json", json, json_size);
-	ret = baseline_load(path, b, err, sizeof(err));
+	ret = baseline_load(path, b, &err);
 	if (ret == 0) {
 		unsigned failed;
 
@@ -86,10 +89,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					  b->events[i].value);
 		}
 		(void)failed;
-	} else if (!err[0]) {
+	} else if (!err_msg(err)[0]) {
 		fuzz_fail("error %d without a message", ret);
 	}
 	free(cmp);
 	free(b);
+	err_free(err);
 	return 0;
 }

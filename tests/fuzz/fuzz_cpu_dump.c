@@ -19,12 +19,14 @@
 #include "events/event_spec.h"
 #include "events/mapfile.h"
 #include "pmu/msr.h"
+#include "base/err.h"
 
 static void
 check_cpu(const struct cpu_info *c)
 {
 	const struct pmu_caps *p = &c->pmu;
-	char key[64], table[128], err[1024];
+	struct pmustat_error *err = NULL;
+	char key[64], table[128];
 	struct event *evs = NULL;
 	size_t n = 0;
 	int ret;
@@ -48,13 +50,12 @@ check_cpu(const struct cpu_info *c)
 		return;
 
 	/* What cmd_stat and cmd_list do next: pick a table, resolve events. */
-	err[0] = '\0';
-	ret = mapfile_choose_table(fuzz_events_dir(), c, table, sizeof(table), err, sizeof(err));
+	err_clear(&err);
+	ret = mapfile_choose_table(fuzz_events_dir(), c, table, sizeof(table), &err);
 	if (ret != 0 && ret != -ENOENT)
-		fuzz_fail("shipped mapfile: %d %s", ret, err);
+		fuzz_fail("shipped mapfile: %d %s", ret, err_msg(err));
 	ret = event_spec_parse("instructions,cycles,ref-cycles,branches,branch-misses,slots,"
-			       "LLC_MISSES,r412e,cpu/event=0x3c,umask=0x0/k", NULL, p, &evs, &n,
-			       err, sizeof(err));
+			       "LLC_MISSES,r412e,cpu/event=0x3c,umask=0x0/k", NULL, p, &evs, &n, &err);
 	for (size_t i = 0; ret == 0 && i < n; i++) {
 		if (evs[i].gp_mask & ~p->gp_mask)
 			fuzz_fail("event on a GP counter the CPU lacks");
@@ -62,25 +63,27 @@ check_cpu(const struct cpu_info *c)
 			fuzz_fail("event on fixed counter %d", evs[i].fixed);
 	}
 	free(evs);
+	err_free(err);
 }
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct cpu_info c;
-	char err[1024] = "";
+	struct pmustat_error *err = NULL;
 	const char *path;
 	int cpu = size ? (int)(data[0] & 3) - 1 : -1, used = -7, ret;
 
 	path = fuzz_write("dump.txt", data, size);
 	memset(&c, 0xa5, sizeof(c));
-	ret = cpu_source_load(NULL, path, cpu, &c, &used, err, sizeof(err));
+	ret = cpu_source_load(NULL, path, cpu, &c, &used, &err);
 	if (ret == 0) {
 		if (used < 0 || (cpu >= 0 && used != cpu))
 			fuzz_fail("asked for CPU %d, described %d", cpu, used);
 		check_cpu(&c);
-	} else if (!err[0]) {
+	} else if (!err_msg(err)[0]) {
 		fuzz_fail("error %d without a message", ret);
 	}
+	err_free(err);
 	return 0;
 }

@@ -25,6 +25,7 @@
 #include "events/event_spec.h"
 #include "events/event_table.h"
 #include "pmu/msr.h"
+#include "base/err.h"
 
 static const char *const table_names[] = { NULL, "skylake", "icelake", "alderlake_goldencove" };
 static struct event_table *tables[4];
@@ -61,15 +62,15 @@ static const struct pmu_caps caps[8] = {
 int
 LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	char err[1024];
+	struct pmustat_error *err = NULL;
 
 	(void)argc;
 	(void)argv;
 	for (size_t i = 1; i < sizeof(tables) / sizeof(tables[0]); i++) {
-		if (event_table_load(fuzz_events_dir(), table_names[i], &tables[i], err,
-				     sizeof(err)) != 0)
-			fuzz_fail("cannot load the %s table: %s", table_names[i], err);
+		if (event_table_load(fuzz_events_dir(), table_names[i], &tables[i], &err) != 0)
+			fuzz_fail("cannot load the %s table: %s", table_names[i], err_msg(err));
 	}
+	err_free(err);
 	return 0;
 }
 
@@ -108,11 +109,11 @@ check_events(const struct event *evs, size_t n, const struct pmu_caps *pmu)
 }
 
 static void
-check_error(int ret, const char *err)
+check_error(int ret, const struct pmustat_error *err)
 {
 	if (ret != -EINVAL && ret != -ENOMEM)
 		fuzz_fail("unexpected return %d", ret);
-	if (!err[0])
+	if (!err_msg(err)[0])
 		fuzz_fail("error %d without a message", ret);
 }
 
@@ -123,7 +124,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	const struct pmu_caps *pmu;
 	struct event *evs = NULL;
 	size_t n = 0;
-	char err[1024];
+	struct pmustat_error *err = NULL;
 	char *text, *line, *save = NULL;
 	int ret;
 
@@ -133,8 +134,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	pmu = &caps[(data[0] >> 2) & 7];
 	text = fuzz_strndup(data + 1, size - 1);
 
-	err[0] = '\0';
-	ret = event_spec_parse(text, table, pmu, &evs, &n, err, sizeof(err));
+	err_clear(&err);
+	ret = event_spec_parse(text, table, pmu, &evs, &n, &err);
 	if (ret == 0)
 		check_events(evs, n, pmu);
 	else if (evs || n)
@@ -149,8 +150,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		size_t before = n;
 
-		err[0] = '\0';
-		ret = event_spec_append(line, table, pmu, &evs, &n, err, sizeof(err));
+		err_clear(&err);
+		ret = event_spec_append(line, table, pmu, &evs, &n, &err);
 		if (ret) {
 			check_error(ret, err);
 			if (n != before)
@@ -160,5 +161,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check_events(evs, n, pmu);
 	free(evs);
 	free(text);
+	err_free(err);
 	return 0;
 }

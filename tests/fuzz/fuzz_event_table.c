@@ -21,6 +21,7 @@
 #include "events/event_spec.h"
 #include "events/event_table.h"
 #include "pmu/msr.h"
+#include "base/err.h"
 
 #define RESOLVE_AT_MOST 64
 
@@ -64,11 +65,10 @@ walk(const struct event_table *t)
 		for (size_t p = 0; p < sizeof(pmus) / sizeof(pmus[0]); p++) {
 			struct event *evs = NULL;
 			size_t count = 0;
-			char err[1024];
+			struct pmustat_error *err = NULL;
 
 			/* Names with ',' or ':' are split by the grammar; that is fine. */
-			if (event_spec_parse(d->name, t, &pmus[p], &evs, &count, err,
-					     sizeof(err)) == 0) {
+			if (event_spec_parse(d->name, t, &pmus[p], &evs, &count, &err) == 0) {
 				for (size_t k = 0; k < count; k++) {
 					const struct event *ev = &evs[k];
 
@@ -83,6 +83,7 @@ walk(const struct event_table *t)
 				}
 			}
 			free(evs);
+			err_free(err);
 		}
 	}
 }
@@ -91,11 +92,11 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct event_table *t = NULL;
-	char err[1024] = "";
+	struct pmustat_error *err = NULL;
 	int ret;
 
 	fuzz_write("fuzz.json", data, size);
-	ret = event_table_load(fuzz_tmpdir(), "fuzz", &t, err, sizeof(err));
+	ret = event_table_load(fuzz_tmpdir(), "fuzz", &t, &err);
 	if (ret == 0) {
 		if (!t)
 			fuzz_fail("success without a table");
@@ -105,9 +106,10 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (t)
 			fuzz_fail("failure with a table");
 		if (ret != -EINVAL && ret != -ENOMEM)
-			fuzz_fail("unexpected return %d (%s)", ret, err);
-		if (!err[0])
+			fuzz_fail("unexpected return %d (%s)", ret, err_msg(err));
+		if (!err_msg(err)[0])
 			fuzz_fail("error %d without a message", ret);
 	}
+	err_free(err);
 	return 0;
 }

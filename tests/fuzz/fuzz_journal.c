@@ -23,6 +23,7 @@
 
 #include "pmu/journal.h"
 #include "pmu/msr.h"
+#include "base/err.h"
 
 static uint64_t
 fnv1a64(const uint8_t *s, size_t len)
@@ -40,7 +41,7 @@ static void
 check_journal(const struct journal *j)
 {
 	struct journal again;
-	char err[512] = "";
+	struct pmustat_error *err = NULL;
 	int ret;
 
 	if (j->core != 0 || j->nregs > JOURNAL_MAX_REGS || j->nwrote > JOURNAL_MAX_WROTE ||
@@ -56,12 +57,12 @@ check_journal(const struct journal *j)
 			if (j->regs[a].msr == j->regs[b].msr)
 				fuzz_fail("MSR 0x%x twice", j->regs[a].msr);
 
-	ret = journal_write(fuzz_tmpdir(), j, err, sizeof(err));
+	ret = journal_write(fuzz_tmpdir(), j, &err);
 	if (ret != 0)
-		fuzz_fail("a journal that was read cannot be written: %s", err);
-	ret = journal_read(fuzz_tmpdir(), 0, &again, err, sizeof(err));
+		fuzz_fail("a journal that was read cannot be written: %s", err_msg(err));
+	ret = journal_read(fuzz_tmpdir(), 0, &again, &err);
 	if (ret != 0)
-		fuzz_fail("a journal written from one read back fails: %s", err);
+		fuzz_fail("a journal written from one read back fails: %s", err_msg(err));
 	if (again.core != j->core || again.pid != j->pid || again.start_time != j->start_time ||
 	    again.own_gp != j->own_gp || again.own_fixed != j->own_fixed ||
 	    again.taken_gp != j->taken_gp || again.taken_fixed != j->taken_fixed ||
@@ -70,13 +71,14 @@ check_journal(const struct journal *j)
 	    memcmp(again.wrote, j->wrote, j->nwrote * sizeof(j->wrote[0])) != 0 ||
 	    memcmp(again.fields, j->fields, sizeof(j->fields)) != 0)
 		fuzz_fail("journal changed through write and read");
+	err_free(err);
 }
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct journal j;
-	char err[512] = "";
+	struct pmustat_error *err = NULL;
 	int ret;
 
 	if (size > (size_t)2 * JOURNAL_MAX_BYTES)
@@ -96,10 +98,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fuzz_write("cpu0.journal", buf, size + (size_t)n);
 		free(buf);
 	}
-	ret = journal_read(fuzz_tmpdir(), 0, &j, err, sizeof(err));
+	ret = journal_read(fuzz_tmpdir(), 0, &j, &err);
 	if (ret == 0)
 		check_journal(&j);
-	else if (ret != -ENOENT && !err[0])
+	else if (ret != -ENOENT && !err_msg(err)[0])
 		fuzz_fail("error %d without a message", ret);
+	err_free(err);
 	return 0;
 }

@@ -15,6 +15,7 @@
 
 #include "events/cpu.h"
 #include "events/mapfile.h"
+#include "base/err.h"
 
 static struct cpu_info cpus[5];
 
@@ -51,14 +52,14 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	fuzz_write("mapfile.csv", data, size);
 	for (size_t i = 0; i < sizeof(cpus) / sizeof(cpus[0]); i++) {
-		char table[128], err[1024] = "";
+		struct pmustat_error *err = NULL;
+		char table[128];
 		/* Small on purpose: names that do not fit must be refused. */
 		size_t table_len = i == 1 ? 8 : sizeof(table);
 		int ret;
 
 		memset(table, 0x55, sizeof(table));
-		ret = mapfile_choose_table(fuzz_tmpdir(), &cpus[i], table, table_len, err,
-					   sizeof(err));
+		ret = mapfile_choose_table(fuzz_tmpdir(), &cpus[i], table, table_len, &err);
 		if (ret == 0) {
 			size_t len = strnlen(table, table_len);
 
@@ -69,10 +70,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		} else {
 			if (ret != -ENOENT && ret != -EINVAL && ret != -ENAMETOOLONG &&
 			    ret != -EIO && ret != -ENOMEM)
-				fuzz_fail("CPU %zu: unexpected return %d (%s)", i, ret, err);
-			if (!err[0])
+				fuzz_fail("CPU %zu: unexpected return %d (%s)", i, ret, err_msg(err));
+			if (!err_msg(err)[0])
 				fuzz_fail("CPU %zu: error %d without a message", i, ret);
 		}
+		err_free(err);
 	}
 	return 0;
 }

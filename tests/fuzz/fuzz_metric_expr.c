@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "metrics/metric_expr.h"
+#include "base/err.h"
 
 #define SLOTS 702		/* a..z, then a_a..z_z */
 
@@ -89,14 +90,14 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct metric_expr *e = NULL;
 	struct metric_consts c;
 	struct metric_result r;
-	char err[256] = "";
+	struct pmustat_error *err = NULL;
 	int ret;
 
-	ret = metric_expr_parse(text, resolve, NULL, &e, err, sizeof(err));
+	ret = metric_expr_parse(text, resolve, NULL, &e, &err);
 	free(text);
 	if (ret != 0) {
-		if (e || (ret != -EINVAL && ret != -ENOMEM) || !err[0])
-			fuzz_fail("refusal %d with tree %p, message '%s'", ret, (void *)e, err);
+		if (e || (ret != -EINVAL && ret != -ENOMEM) || !err_msg(err)[0])
+			fuzz_fail("refusal %d with tree %p, message '%s'", ret, (void *)e, err_msg(err));
 		return 0;
 	}
 	if (!e || metric_expr_size(e) == 0 || metric_expr_size(e) > METRIC_EXPR_MAX_NODES)
@@ -149,5 +150,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			fuzz_fail("constants 0x%x decided, 0x%x in all", cu_decided, cu_all);
 	}
 	metric_expr_free(e);
+	err_free(err);
 	return 0;
 }

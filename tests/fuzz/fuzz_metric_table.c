@@ -28,6 +28,7 @@
 #include "metrics/metric_plan.h"
 #include "metrics/metric_table.h"
 #include "pmu/counter_sched.h"
+#include "base/err.h"
 
 static struct event_table *skylake;
 static char metrics_dir[PATH_MAX], metrics_file[PATH_MAX];
@@ -48,7 +49,7 @@ remove_metrics_dir(void)
 int
 LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	char err[1024];
+	struct pmustat_error *err = NULL;
 
 	(void)argc;
 	(void)argv;
@@ -60,8 +61,9 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	if (mkdir(metrics_dir, 0700) != 0)
 		fuzz_fail("mkdir %s failed", metrics_dir);
 	atexit(remove_metrics_dir);
-	if (event_table_load(fuzz_events_dir(), "skylake", &skylake, err, sizeof(err)) != 0)
-		fuzz_fail("%s", err);
+	if (event_table_load(fuzz_events_dir(), "skylake", &skylake, &err) != 0)
+		fuzz_fail("%s", err_msg(err));
+	err_free(err);
 	return 0;
 }
 
@@ -81,15 +83,14 @@ exercise(const struct metric_table *t)
 	struct metric_list list = { 0, 0, NULL };
 	struct metric_consts c;
 	struct metric_plan *plan = NULL;
-	char err[1024];
+	struct pmustat_error *err = NULL;
 	double values[SCHED_MAX_EVENTS * 4];
 
 	for (size_t s = 0; s < sizeof(specs) / sizeof(specs[0]); s++)
-		if (metric_table_select(t, specs[s], &list, err, sizeof(err)) == -EINVAL && !err[0])
+		if (metric_table_select(t, specs[s], &list, &err) == -EINVAL && !err_msg(err)[0])
 			fuzz_fail("selection refused without a message");
-	if (metric_table_count(t) && metric_table_select(t, metric_table_get(t, 0)->name, &list,
-							   err, sizeof(err)) != 0)
-		fuzz_fail("metric 0 not selected by its own name: %s", err);
+	if (metric_table_count(t) && metric_table_select(t, metric_table_get(t, 0)->name, &list, &err) != 0)
+		fuzz_fail("metric 0 not selected by its own name: %s", err_msg(err));
 	for (unsigned i = 0; i < list.n; i++) {
 		if (list.metric[i] >= metric_table_count(t))
 			fuzz_fail("selected metric %u of %zu", list.metric[i], metric_table_count(t));
@@ -104,8 +105,7 @@ exercise(const struct metric_table *t)
 	c.value[METRIC_CONST_SMT_ON] = 0;
 	c.value[METRIC_CONST_DURATION_MS] = 100;
 	c.known = 1u << METRIC_CONST_SMT_ON | 1u << METRIC_CONST_DURATION_MS;
-	if (metric_plan_build(t, &list, &c, skylake, &caps, true, false, &plan, err,
-			      sizeof(err)) != 0) {
+	if (metric_plan_build(t, &list, &c, skylake, &caps, true, false, &plan, &err) != 0) {
 		metric_list_free(&list);
 		return;
 	}
@@ -128,25 +128,26 @@ exercise(const struct metric_table *t)
 			if (r.valid ? !isfinite(r.value) : !r.why[0])
 				fuzz_fail("metric %u: value %g, why '%s'", k, r.value, r.why);
 		}
-		if (metric_plan_fit(plan, t, k, &caps, 0xf, 0x7, &fit, err, sizeof(err)) != 0)
-			fuzz_fail("fit failed: %s", err);
+		if (metric_plan_fit(plan, t, k, &caps, 0xf, 0x7, &fit, &err) != 0)
+			fuzz_fail("fit failed: %s", err_msg(err));
 	}
 	metric_plan_free(plan);
 	metric_list_free(&list);
+	err_free(err);
 }
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct metric_table *t = NULL;
-	char err[1024] = "";
+	struct pmustat_error *err = NULL;
 	int ret;
 
 	write_input(data, size);
-	ret = metric_table_load(fuzz_tmpdir(), "fuzz", &t, err, sizeof(err));
+	ret = metric_table_load(fuzz_tmpdir(), "fuzz", &t, &err);
 	if (ret != 0) {
-		if (t || (ret != -EINVAL && ret != -ENOMEM) || !err[0])
-			fuzz_fail("refusal %d with table %p, message '%s'", ret, (void *)t, err);
+		if (t || (ret != -EINVAL && ret != -ENOMEM) || !err_msg(err)[0])
+			fuzz_fail("refusal %d with table %p, message '%s'", ret, (void *)t, err_msg(err));
 		return 0;
 	}
 	for (size_t i = 0; i < metric_table_count(t); i++) {
@@ -166,5 +167,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fuzz_fail("metric_table_get past the end");
 	exercise(t);
 	metric_table_free(t);
+	err_free(err);
 	return 0;
 }

@@ -24,18 +24,20 @@
 #include "netburst/nb_sched.h"
 #include "netburst/nb_spec.h"
 #include "netburst/nb_table.h"
+#include "base/err.h"
 
 static struct nb_table *table;
 
 int
 LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	char err[1024];
+	struct pmustat_error *err = NULL;
 
 	(void)argc;
 	(void)argv;
-	if (nb_table_load(fuzz_events_dir(), "netburst", &table, err, sizeof(err)) != 0)
-		fuzz_fail("cannot load the netburst table: %s", err);
+	if (nb_table_load(fuzz_events_dir(), "netburst", &table, &err) != 0)
+		fuzz_fail("cannot load the netburst table: %s", err_msg(err));
+	err_free(err);
 	return 0;
 }
 
@@ -55,16 +57,17 @@ check_plan(const struct nb_event *ev, size_t n, const struct nb_slot *s, unsigne
 	}
 	for (unsigned r = 0; r < runs; r++) {
 		struct nb_run_writes w;
-		char err[512];
+		struct pmustat_error *err = NULL;
 
-		if (nb_encode_run(ev, s, (unsigned)n, r, target, &w, err, sizeof(err)) != 0)
-			fuzz_fail("run %u of a plan does not encode: %s", r, err);
+		if (nb_encode_run(ev, s, (unsigned)n, r, target, &w, &err) != 0)
+			fuzz_fail("run %u of a plan does not encode: %s", r, err_msg(err));
 		for (unsigned i = 0; i < w.n_program; i++)
 			if (!nb_msr_allowed(w.program[i].msr, target->model))
 				fuzz_fail("write to MSR 0x%x", w.program[i].msr);
 		for (unsigned i = 0; i < w.n_enable; i++)
 			if (!nb_cccr_ok(w.enable[i].value, target->ht))
 				fuzz_fail("CCCR value 0x%llx", (unsigned long long)w.enable[i].value);
+		err_free(err);
 	}
 }
 
@@ -77,7 +80,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	uint32_t counters_free;
 	unsigned runs, bad;
 	size_t n = 0;
-	char err[1024];
+	struct pmustat_error *err = NULL;
 	char *text;
 	int ret;
 
@@ -89,11 +92,11 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	counters_free = ((1u << NB_COUNTERS) - 1) & ~((uint32_t)(data[0] >> 3) * 0x2493u);
 	text = fuzz_strndup(data + 1, size - 1);
 
-	err[0] = '\0';
-	ret = nb_spec_parse(text, table, target.model, &evs, &n, err, sizeof(err));
+	err_clear(&err);
+	ret = nb_spec_parse(text, table, target.model, &evs, &n, &err);
 	if (ret) {
-		if ((ret != -EINVAL && ret != -ENOMEM) || !err[0] || evs || n)
-			fuzz_fail("error %d, message '%s'", ret, err);
+		if ((ret != -EINVAL && ret != -ENOMEM) || !err_msg(err)[0] || evs || n)
+			fuzz_fail("error %d, message '%s'", ret, err_msg(err));
 		free(text);
 		return 0;
 	}
@@ -105,14 +108,15 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if ((evs[i].edge || evs[i].complement) && !evs[i].compare)
 			fuzz_fail("event '%s': a filter without compare", evs[i].requested);
 	}
-	err[0] = '\0';
+	err_clear(&err);
 	ret = nb_sched_plan(evs, (unsigned)n, target.model, counters_free, ~0ull, slots, &runs,
-			    &bad, err, sizeof(err));
+			    &bad, &err);
 	if (ret == 0)
 		check_plan(evs, n, slots, runs, &target, counters_free);
-	else if ((ret != -ENOSPC && ret != -E2BIG) || !err[0])
-		fuzz_fail("scheduling: %d '%s'", ret, err);
+	else if ((ret != -ENOSPC && ret != -E2BIG) || !err_msg(err)[0])
+		fuzz_fail("scheduling: %d '%s'", ret, err_msg(err));
 	free(evs);
 	free(text);
+	err_free(err);
 	return 0;
 }

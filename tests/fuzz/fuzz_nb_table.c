@@ -20,6 +20,7 @@
 #include "netburst/nb_regs.h"
 #include "netburst/nb_spec.h"
 #include "netburst/nb_table.h"
+#include "base/err.h"
 
 #define RESOLVE_AT_MOST 32
 
@@ -29,12 +30,12 @@ resolve(const struct nb_table *t, const char *name)
 	static const struct nb_target target = { 2, true, 1 };
 	struct nb_event *evs = NULL;
 	size_t n = 0;
-	char err[512];
+	struct pmustat_error *err = NULL;
 
 	for (unsigned model = 2; model <= 4; model += 2) {
-		err[0] = '\0';
-		if (nb_spec_parse(name, t, model, &evs, &n, err, sizeof(err)) != 0) {
-			if (!err[0] || evs)
+		err_clear(&err);
+		if (nb_spec_parse(name, t, model, &evs, &n, &err) != 0) {
+			if (!err_msg(err)[0] || evs)
 				fuzz_fail("'%s': failed without a message", name);
 			continue;
 		}
@@ -44,6 +45,7 @@ resolve(const struct nb_table *t, const char *name)
 			fuzz_fail("'%s': ESCR value with a reserved bit", name);
 		free(evs);
 	}
+	err_free(err);
 }
 
 static void
@@ -80,17 +82,18 @@ int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct nb_table *t = NULL;
-	char err[1024];
+	struct pmustat_error *err = NULL;
 	int ret;
 
 	fuzz_write("fuzz.json", data, size);
-	err[0] = '\0';
-	ret = nb_table_load(fuzz_tmpdir(), "fuzz", &t, err, sizeof(err));
+	err_clear(&err);
+	ret = nb_table_load(fuzz_tmpdir(), "fuzz", &t, &err);
 	if (ret == 0) {
 		walk(t);
 		nb_table_free(t);
-	} else if ((ret != -EINVAL && ret != -ENOMEM) || !err[0] || t) {
-		fuzz_fail("load failed with %d, message '%s'", ret, err);
+	} else if ((ret != -EINVAL && ret != -ENOMEM) || !err_msg(err)[0] || t) {
+		fuzz_fail("load failed with %d, message '%s'", ret, err_msg(err));
 	}
+	err_free(err);
 	return 0;
 }

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "region/region_host.h"
+#include "base/err.h"
 
 static void
 check_name(const char *name)
@@ -84,7 +85,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct region_result r;
 	unsigned char *area;
 	size_t from;
-	char err[256] = "";
+	struct pmustat_error *err = NULL;
 	int ret;
 
 	if (size < 2)
@@ -95,8 +96,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	p.record_capacity = ((data[1] >> 2) & 7) + 1;
 	for (unsigned i = 0; i < p.nevents; i++)
 		p.events[i] = (struct region_host_event){ .rdpmc_ecx = i, .width = 40 + i, .perf_fd = -1 };
-	if (region_header_init(&p, &h, err, sizeof(err)) != 0)
-		fuzz_fail("params refused: %s", err);
+	if (region_header_init(&p, &h, &err) != 0)
+		fuzz_fail("params refused: %s", err_msg(err));
 	area = calloc(1, (size_t)h.area_size);
 	if (!area)
 		fuzz_fail("out of memory");
@@ -108,9 +109,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		size = (size_t)h.area_size - from;
 	memcpy(area + from, data, size);
 
-	ret = region_result_parse(area, (size_t)h.area_size, &p, &r, err, sizeof(err));
+	ret = region_result_parse(area, (size_t)h.area_size, &p, &r, &err);
 	if (ret < 0) {
-		if (!err[0])
+		if (!err_msg(err)[0])
 			fuzz_fail("refused (%d) without a message", ret);
 		if (r.counts || r.threads || r.totals || r.ncounts)
 			fuzz_fail("refused but left a result");
@@ -119,5 +120,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		region_result_free(&r);
 	}
 	free(area);
+	err_free(err);
 	return 0;
 }

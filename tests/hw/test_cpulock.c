@@ -26,6 +26,7 @@
 #include "hw/cpulock.h"
 #include "emu_paths.h"
 #include "emu_state.h"
+#include "base/err.h"
 
 #define CPU 3
 
@@ -42,7 +43,8 @@ machine_file(const char *path, char *buf, size_t size)
 static void
 test_second_holder_is_named(void **state)
 {
-	char err[512] = "", pid_text[32], path[128], real[PATH_MAX];
+	struct pmustat_error *err = NULL;
+	char pid_text[32], path[128], real[PATH_MAX];
 	int pipefd[2], hold[2], fd, rc, ws;
 	struct stat st;
 	pid_t holder;
@@ -51,9 +53,9 @@ test_second_holder_is_named(void **state)
 	(void)state;
 	cpulock_path(CPU, path, sizeof(path));
 	assert_int_equal(cpulock_holder(CPU), 0);
-	fd = cpulock_acquire(CPU, 0, err, sizeof(err));
+	fd = cpulock_acquire(CPU, 0, &err);
 	if ((fd == -EACCES || fd == -EPERM) && geteuid() != 0) {
-		print_message("skipped: uid %u may not create pmustat's lock files (%s)\n", (unsigned)geteuid(), err);
+		print_message("skipped: uid %u may not create pmustat's lock files (%s)\n", (unsigned)geteuid(), err_msg(err));
 		skip();
 	}
 	assert_true(fd >= 0);
@@ -63,7 +65,7 @@ test_second_holder_is_named(void **state)
 	holder = fork();
 	assert_true(holder >= 0);
 	if (holder == 0) {
-		int lfd = cpulock_acquire(CPU, 0, err, sizeof(err));
+		int lfd = cpulock_acquire(CPU, 0, &err);
 
 		/* Tell the parent, then hold the lock until it closes the pipe. */
 		c = lfd >= 0 ? 'y' : 'n';
@@ -89,11 +91,11 @@ test_second_holder_is_named(void **state)
 	assert_int_equal(cpulock_holder(CPU), holder);
 
 	/* Held elsewhere: waits (here 100 ms), then names the holder's pid (the kernel's word, not the file's). */
-	rc = cpulock_acquire(CPU, 100, err, sizeof(err));
+	rc = cpulock_acquire(CPU, 100, &err);
 	assert_int_equal(rc, -EBUSY);
 	snprintf(pid_text, sizeof(pid_text), "pid %d", (int)holder);
-	assert_non_null(strstr(err, pid_text));
-	assert_non_null(strstr(err, "-C"));
+	assert_non_null(strstr(err_msg(err), pid_text));
+	assert_non_null(strstr(err_msg(err), "-C"));
 
 	/* The holder goes away (the kernel drops an flock with its fd): ours now. */
 	close(hold[1]);
@@ -101,10 +103,11 @@ test_second_holder_is_named(void **state)
 	assert_int_equal(waitpid(holder, &ws, 0), holder);
 	assert_true(WIFEXITED(ws) && WEXITSTATUS(ws) == 0);
 	assert_int_equal(cpulock_holder(CPU), 0);
-	fd = cpulock_acquire(CPU, 0, err, sizeof(err));
+	fd = cpulock_acquire(CPU, 0, &err);
 	assert_true(fd >= 0);
 	assert_int_equal(cpulock_holder(CPU), getpid());
 	cpulock_release(fd);
+	err_free(err);
 }
 
 int

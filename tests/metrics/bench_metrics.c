@@ -16,6 +16,7 @@
 #include "events/event_table.h"
 #include "metrics/metric_plan.h"
 #include "metrics/metric_table.h"
+#include "base/err.h"
 
 #define RUNS 30
 
@@ -54,7 +55,8 @@ static const char *const reasons[] = {
 static void
 census(const char *events_dir, const struct metric_consts *c)
 {
-	char dir[PATH_MAX], err[1024];
+	struct pmustat_error *err = NULL;
+	char dir[PATH_MAX];
 	unsigned total[N_REASONS + 1] = { 0 }, metrics = 0, refused = 0;
 	struct dirent *de;
 	DIR *d;
@@ -86,16 +88,15 @@ census(const char *events_dir, const struct metric_consts *c)
 			.fixed_counters = v5 ? 4 : 3, .fixed_mask = v5 ? 0xf : 0x7,
 			.arch_events_len = 8, .anythread_deprecated = v5,
 		};
-		if (metric_table_load(events_dir, name, &t, err, sizeof(err)) != 0 ||
-		    event_table_load(events_dir, name, &et, err, sizeof(err)) != 0) {
-			fprintf(stderr, "%s\n", err);
+		if (metric_table_load(events_dir, name, &t, &err) != 0 ||
+		    event_table_load(events_dir, name, &et, &err) != 0) {
+			fprintf(stderr, "%s\n", err_msg(err));
 			continue;
 		}
 		all.metric = malloc(metric_table_count(t) * sizeof(*all.metric));
 		for (size_t i = 0; all.metric && i < metric_table_count(t); i++)
 			all.metric[all.n++] = (unsigned)i;
-		if (all.metric && metric_plan_build(t, &all, c, et, &caps, true, false, &plan, err,
-						    sizeof(err)) == 0) {
+		if (all.metric && metric_plan_build(t, &all, c, et, &caps, true, false, &plan, &err) == 0) {
 			for (unsigned k = 0; k < plan->n_metrics; k++) {
 				const char *why = plan->metrics[k].refusal;
 				size_t r;
@@ -127,6 +128,7 @@ census(const char *events_dir, const struct metric_consts *c)
 		if (total[r])
 			printf(" %s %u;", r < N_REASONS ? reasons[r] : "other", total[r]);
 	putchar('\n');
+	err_free(err);
 }
 
 int
@@ -136,7 +138,8 @@ main(int argc, char **argv)
 		.version = 5, .gp_counters = 8, .gp_mask = 0xff, .fixed_counters = 4,
 		.fixed_mask = 0xf, .arch_events_len = 8, .anythread_deprecated = true,
 	};
-	char dir[PATH_MAX], largest[256] = "", err[1024];
+	struct pmustat_error *err = NULL;
+	char dir[PATH_MAX], largest[256] = "";
 	off_t largest_size = 0;
 	double load[RUNS], plan_t[RUNS], eval_t[RUNS];
 	struct metric_consts c;
@@ -169,8 +172,8 @@ main(int argc, char **argv)
 		}
 	}
 	closedir(d);
-	if (event_table_load(argv[1], largest, &et, err, sizeof(err)) != 0) {
-		fprintf(stderr, "%s\n", err);
+	if (event_table_load(argv[1], largest, &et, &err) != 0) {
+		fprintf(stderr, "%s\n", err_msg(err));
 		return 1;
 	}
 	memset(&c, 0, sizeof(c));
@@ -187,17 +190,16 @@ main(int argc, char **argv)
 		struct metric_plan *plan;
 		double t0 = now_ms(), t1, t2, t3, *values;
 
-		if (metric_table_load(argv[1], largest, &t, err, sizeof(err)) != 0) {
-			fprintf(stderr, "%s\n", err);
+		if (metric_table_load(argv[1], largest, &t, &err) != 0) {
+			fprintf(stderr, "%s\n", err_msg(err));
 			return 1;
 		}
 		t1 = now_ms();
 		all.metric = malloc(metric_table_count(t) * sizeof(*all.metric));
 		for (size_t i = 0; all.metric && i < metric_table_count(t); i++)
 			all.metric[all.n++] = (unsigned)i;
-		if (!all.metric || metric_plan_build(t, &all, &c, et, &caps, true, false, &plan, err,
-						     sizeof(err)) != 0) {
-			fprintf(stderr, "plan: %s\n", err);
+		if (!all.metric || metric_plan_build(t, &all, &c, et, &caps, true, false, &plan, &err) != 0) {
+			fprintf(stderr, "plan: %s\n", err_msg(err));
 			return 1;
 		}
 		t2 = now_ms();
@@ -234,5 +236,6 @@ main(int argc, char **argv)
 	c.value[METRIC_CONST_THREADS] = 1;
 	census(argv[1], &c);
 	event_table_free(et);
+	err_free(err);
 	return 0;
 }

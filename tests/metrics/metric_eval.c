@@ -17,6 +17,7 @@
 
 #include "metrics/metric_expr.h"
 #include "metrics/metric_table.h"
+#include "base/err.h"
 
 #define MAX_TABLES 64
 #define MAX_VALUES 256
@@ -30,18 +31,19 @@ static unsigned n_tables;
 static struct metric_table *
 table(const char *dir, const char *name)
 {
-	char err[1024];
+	struct pmustat_error *err = NULL;
 
 	for (unsigned i = 0; i < n_tables; i++)
 		if (strcmp(tables[i].name, name) == 0)
 			return tables[i].t;
 	if (n_tables == MAX_TABLES)
 		return NULL;
-	if (metric_table_load(dir, name, &tables[n_tables].t, err, sizeof(err)) != 0) {
-		fprintf(stderr, "metric-eval: %s\n", err);
+	if (metric_table_load(dir, name, &tables[n_tables].t, &err) != 0) {
+		fprintf(stderr, "metric-eval: %s\n", err_msg(err));
 		return NULL;
 	}
 	snprintf(tables[n_tables].name, sizeof(tables[n_tables].name), "%s", name);
+	err_free(err);
 	return tables[n_tables++].t;
 }
 

@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "metrics/metric_expr.h"
+#include "base/err.h"
 
 /* Slots a..h are events; the rest are constants and one literal. */
 static const char *const event_names[8] = {
@@ -64,10 +65,11 @@ static struct metric_expr *
 parse(const char *text)
 {
 	struct metric_expr *e;
-	char err[256];
+	struct pmustat_error *err = NULL;
 
-	if (metric_expr_parse(text, resolve, NULL, &e, err, sizeof(err)) != 0)
-		fail_msg("'%s': %s", text, err);
+	if (metric_expr_parse(text, resolve, NULL, &e, &err) != 0)
+		fail_msg("'%s': %s", text, err_msg(err));
+	err_free(err);
 	return e;
 }
 
@@ -240,25 +242,27 @@ test_parse_errors(void **state)
 		{ ".", "unexpected '.'" },
 		{ "a ** b", "unexpected '*'" },
 	};
-	char err[256];
+	struct pmustat_error *err = NULL;
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		struct metric_expr *e = (struct metric_expr *)1;
 
-		err[0] = '\0';
-		if (metric_expr_parse(bad[i].text, resolve, NULL, &e, err, sizeof(err)) != -EINVAL ||
-		    !strstr(err, bad[i].error))
-			fail_msg("'%s': \"%s\", want \"%s\"", bad[i].text, err, bad[i].error);
+		err_clear(&err);
+		if (metric_expr_parse(bad[i].text, resolve, NULL, &e, &err) != -EINVAL ||
+		    !strstr(err_msg(err), bad[i].error))
+			fail_msg("'%s': \"%s\", want \"%s\"", bad[i].text, err_msg(err), bad[i].error);
 		assert_null(e);
 	}
+	err_free(err);
 }
 
 static void
 test_limits(void **state)
 {
 	size_t n = 5000;
-	char *text = malloc(4 * n + 8), err[256];
+	struct pmustat_error *err = NULL;
+	char *text = malloc(4 * n + 8);
 	struct metric_expr *e;
 
 	(void)state;
@@ -266,23 +270,24 @@ test_limits(void **state)
 	/* Deep parentheses, deep unary minus, a long left-deep sum. */
 	memset(text, '(', n);
 	strcpy(text + n, "a");
-	assert_int_equal(metric_expr_parse(text, resolve, NULL, &e, err, sizeof(err)), -EINVAL);
-	assert_non_null(strstr(err, "nested deeper than"));
+	assert_int_equal(metric_expr_parse(text, resolve, NULL, &e, &err), -EINVAL);
+	assert_non_null(strstr(err_msg(err), "nested deeper than"));
 	memset(text, '-', n);
 	strcpy(text + n, "a");
-	assert_int_equal(metric_expr_parse(text, resolve, NULL, &e, err, sizeof(err)), -EINVAL);
-	assert_non_null(strstr(err, "nested deeper than"));
+	assert_int_equal(metric_expr_parse(text, resolve, NULL, &e, &err), -EINVAL);
+	assert_non_null(strstr(err_msg(err), "nested deeper than"));
 	for (size_t i = 0; i < n; i++)
 		memcpy(text + 2 * i, "a+", 2);
 	strcpy(text + 2 * n, "a");
-	assert_int_equal(metric_expr_parse(text, resolve, NULL, &e, err, sizeof(err)), -EINVAL);
-	assert_non_null(strstr(err, "nested deeper than"));
+	assert_int_equal(metric_expr_parse(text, resolve, NULL, &e, &err), -EINVAL);
+	assert_non_null(strstr(err_msg(err), "nested deeper than"));
 	/* 300 terms are fine. */
 	strcpy(text + 600, "a");
-	assert_int_equal(metric_expr_parse(text, resolve, NULL, &e, err, sizeof(err)), 0);
+	assert_int_equal(metric_expr_parse(text, resolve, NULL, &e, &err), 0);
 	assert_int_equal(metric_expr_size(e), 601);
 	metric_expr_free(e);
 	free(text);
+	err_free(err);
 }
 
 /* Which events a formula reads once the constants decide its conditions. */

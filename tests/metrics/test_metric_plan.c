@@ -22,6 +22,7 @@
 #include "events/event_table.h"
 #include "metrics/metric_plan.h"
 #include "metrics/metric_table.h"
+#include "base/err.h"
 
 static const char *events_dir;
 
@@ -60,14 +61,15 @@ static void
 plan(struct fixture *f, const char *table, const char *spec, const struct metric_consts *c,
      const struct pmu_caps *caps, bool usr, bool os)
 {
-	char err[1024];
+	struct pmustat_error *err = NULL;
 
 	memset(f, 0, sizeof(*f));
-	if (metric_table_load(events_dir, table, &f->mt, err, sizeof(err)) ||
-	    event_table_load(events_dir, table, &f->et, err, sizeof(err)) ||
-	    metric_table_select(f->mt, spec, &f->list, err, sizeof(err)) ||
-	    metric_plan_build(f->mt, &f->list, c, f->et, caps, usr, os, &f->plan, err, sizeof(err)))
-		fail_msg("%s -M %s: %s", table, spec, err);
+	if (metric_table_load(events_dir, table, &f->mt, &err) ||
+	    event_table_load(events_dir, table, &f->et, &err) ||
+	    metric_table_select(f->mt, spec, &f->list, &err) ||
+	    metric_plan_build(f->mt, &f->list, c, f->et, caps, usr, os, &f->plan, &err))
+		fail_msg("%s -M %s: %s", table, spec, err_msg(err));
+	err_free(err);
 }
 
 static void
@@ -231,7 +233,7 @@ assert_refused(const char *table, const char *metric, const struct metric_consts
 {
 	const struct metric_plan_metric *m;
 	struct fixture f;
-	char err[1024];
+	struct pmustat_error *err = NULL;
 
 	plan(&f, table, metric, c, caps, true, false);
 	m = &f.plan->metrics[0];
@@ -239,9 +241,10 @@ assert_refused(const char *table, const char *metric, const struct metric_consts
 		fail_msg("%s: \"%s\", want \"%s\"", metric, m->refusal, why);
 	for (unsigned i = 0; i < m->n_slots; i++)
 		assert_int_equal(m->event_of_slot[i], -1);
-	assert_int_equal(metric_plan_refusal(f.plan, err, sizeof(err)), -EINVAL);
-	assert_string_equal(err, why);
+	assert_int_equal(metric_plan_refusal(f.plan, &err), -EINVAL);
+	assert_string_equal(err_msg(err), why);
 	done(&f);
+	err_free(err);
 }
 
 static void
@@ -325,44 +328,40 @@ test_fit(void **state)
 	struct metric_consts off = smt(false);
 	struct metric_fit fit;
 	struct fixture f;
-	char err[512];
+	struct pmustat_error *err = NULL;
 
 	(void)state;
 	plan(&f, "skylake", "Bad_Speculation,Bottleneck_Mispredictions", &off, &skl_caps, true,
 	     false);
 	/* UOPS_ISSUED, RETIRE_SLOTS, RECOVERY_CYCLES on PMCs, cycles on fixed counter 1. */
-	err[0] = '\0';
-	assert_int_equal(metric_plan_fit(f.plan, f.mt, 0, &skl_caps, 0xf, 0x7, &fit, err,
-					 sizeof(err)), 0);
+	err_clear(&err);
+	assert_int_equal(metric_plan_fit(f.plan, f.mt, 0, &skl_caps, 0xf, 0x7, &fit, &err), 0);
 	if (!fit.fits)
-		fail_msg("%s (%u events)", err, fit.events);
+		fail_msg("%s (%u events)", err_msg(err), fit.events);
 	assert_int_equal(fit.events, 4);
 	assert_int_equal(fit.gp_needed, 3);
 	assert_int_equal(fit.fixed_needed, 1);
-	assert_string_equal(err, "");
+	assert_string_equal(err_msg(err), "");
 	/* Someone holds two counters: it no longer fits, and says by how much. */
-	assert_int_equal(metric_plan_fit(f.plan, f.mt, 0, &skl_caps, 0x3, 0x7, &fit, err,
-					 sizeof(err)), 0);
+	assert_int_equal(metric_plan_fit(f.plan, f.mt, 0, &skl_caps, 0x3, 0x7, &fit, &err), 0);
 	assert_false(fit.fits);
 	assert_int_equal(fit.gp_available, 2);
-	assert_string_equal(err, "Bad_Speculation needs 3 programmable counters in one run; this core has 2 free");
+	assert_string_equal(err_msg(err), "Bad_Speculation needs 3 programmable counters in one run; this core has 2 free");
 	/* Fixed counter 1 busy: CPU_CLK_UNHALTED.THREAD lives only there. */
-	assert_int_equal(metric_plan_fit(f.plan, f.mt, 0, &skl_caps, 0xf, 0x5, &fit, err,
-					 sizeof(err)), 0);
+	assert_int_equal(metric_plan_fit(f.plan, f.mt, 0, &skl_caps, 0xf, 0x5, &fit, &err), 0);
 	assert_false(fit.fits);
-	assert_string_equal(err, "Bad_Speculation can never be counted on this core: event CPU_CLK_UNHALTED.THREAD needs fixed counter 1 (in use) or a general-purpose counter in mask 0x0; the free ones are 0xf");
+	assert_string_equal(err_msg(err), "Bad_Speculation can never be counted on this core: event CPU_CLK_UNHALTED.THREAD needs fixed counter 1 (in use) or a general-purpose counter in mask 0x0; the free ones are 0xf");
 	/* A big metric never fits 4 counters. */
-	assert_int_equal(metric_plan_fit(f.plan, f.mt, 1, &skl_caps, 0xf, 0x7, &fit, err,
-					 sizeof(err)), 0);
+	assert_int_equal(metric_plan_fit(f.plan, f.mt, 1, &skl_caps, 0xf, 0x7, &fit, &err), 0);
 	assert_false(fit.fits);
 	assert_true(fit.gp_needed > 4);
-	assert_non_null(strstr(err, "Bottleneck_Mispredictions needs "));
+	assert_non_null(strstr(err_msg(err), "Bottleneck_Mispredictions needs "));
 	/* No programmable counter at all. */
-	assert_int_equal(metric_plan_fit(f.plan, f.mt, 0, &skl_caps, 0, 0x7, &fit, err,
-					 sizeof(err)), 0);
+	assert_int_equal(metric_plan_fit(f.plan, f.mt, 0, &skl_caps, 0, 0x7, &fit, &err), 0);
 	assert_false(fit.fits);
-	assert_non_null(strstr(err, "Bad_Speculation can never be counted on this core: event"));
+	assert_non_null(strstr(err_msg(err), "Bad_Speculation can never be counted on this core: event"));
 	done(&f);
+	err_free(err);
 }
 
 int

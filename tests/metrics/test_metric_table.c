@@ -23,6 +23,7 @@
 
 #include "metrics/metric_expr.h"
 #include "metrics/metric_table.h"
+#include "base/err.h"
 
 static const char *events_dir;
 
@@ -30,7 +31,8 @@ static const char *events_dir;
 static void
 test_every_table_parses(void **state)
 {
-	char dir[PATH_MAX], err[1024];
+	struct pmustat_error *err = NULL;
+	char dir[PATH_MAX];
 	struct dirent *de;
 	unsigned tables = 0, metrics = 0, thresholds = 0, nodes = 0;
 	DIR *d;
@@ -49,8 +51,8 @@ test_every_table_parses(void **state)
 		if (len < 6 || strcmp(de->d_name + len - 5, ".json") != 0)
 			continue;
 		snprintf(name, sizeof(name), "%.*s", (int)(len - 5), de->d_name);
-		if (metric_table_load(events_dir, name, &t, err, sizeof(err)) != 0)
-			fail_msg("%s", err);
+		if (metric_table_load(events_dir, name, &t, &err) != 0)
+			fail_msg("%s", err_msg(err));
 		snprintf(path, sizeof(path), "%s/%s", dir, de->d_name);
 		root = json_load_file(path, 0, NULL);
 		assert_non_null(root);
@@ -81,16 +83,18 @@ test_every_table_parses(void **state)
 		      tables, metrics, thresholds, nodes);
 	assert_int_equal(tables, 21);
 	assert_int_equal(metrics, 4403);
+	err_free(err);
 }
 
 static struct metric_table *
 load(const char *name)
 {
 	struct metric_table *t;
-	char err[1024];
+	struct pmustat_error *err = NULL;
 
-	if (metric_table_load(events_dir, name, &t, err, sizeof(err)) != 0)
-		fail_msg("%s", err);
+	if (metric_table_load(events_dir, name, &t, &err) != 0)
+		fail_msg("%s", err_msg(err));
+	err_free(err);
 	return t;
 }
 
@@ -112,13 +116,14 @@ static const char *
 select_names(const struct metric_table *t, const char *spec)
 {
 	struct metric_list l = { 0, 0, NULL };
-	char err[512];
+	struct pmustat_error *err = NULL;
 	static char out[8192];
 
-	if (metric_table_select(t, spec, &l, err, sizeof(err)) != 0)
-		fail_msg("-M %s: %s", spec, err);
+	if (metric_table_select(t, spec, &l, &err) != 0)
+		fail_msg("-M %s: %s", spec, err_msg(err));
 	snprintf(out, sizeof(out), "%s", names(t, &l));
 	metric_list_free(&l);
+	err_free(err);
 	return out;
 }
 
@@ -172,37 +177,37 @@ test_select_errors(void **state)
 {
 	struct metric_table *t = load("skylake");
 	struct metric_list l = { 0, 0, NULL };
-	char err[512];
+	struct pmustat_error *err = NULL;
 
 	(void)state;
-	assert_int_equal(metric_table_select(t, "Frontend_Bond", &l, err, sizeof(err)), -EINVAL);
-	assert_string_equal(err, "unknown metric or metric group 'Frontend_Bond' for skylake; did you mean Frontend_Bound?");
-	assert_int_equal(metric_table_select(t, "TopDownL7", &l, err, sizeof(err)), -EINVAL);
-	assert_non_null(strstr(err, "did you mean TopdownL1"));
-	assert_int_equal(metric_table_select(t, "TmaL9", &l, err, sizeof(err)), -EINVAL);
-	assert_non_null(strstr(err, "TmaL1"));
-	assert_int_equal(metric_table_select(t, "Summary,,IPC", &l, err, sizeof(err)), -EINVAL);
-	assert_non_null(strstr(err, "empty metric name"));
-	assert_int_equal(metric_table_select(t, "", &l, err, sizeof(err)), -EINVAL);
+	assert_int_equal(metric_table_select(t, "Frontend_Bond", &l, &err), -EINVAL);
+	assert_string_equal(err_msg(err), "unknown metric or metric group 'Frontend_Bond' for skylake; did you mean Frontend_Bound?");
+	assert_int_equal(metric_table_select(t, "TopDownL7", &l, &err), -EINVAL);
+	assert_non_null(strstr(err_msg(err), "did you mean TopdownL1"));
+	assert_int_equal(metric_table_select(t, "TmaL9", &l, &err), -EINVAL);
+	assert_non_null(strstr(err_msg(err), "TmaL1"));
+	assert_int_equal(metric_table_select(t, "Summary,,IPC", &l, &err), -EINVAL);
+	assert_non_null(strstr(err_msg(err), "empty metric name"));
+	assert_int_equal(metric_table_select(t, "", &l, &err), -EINVAL);
 	/* A bad term later in the list leaves the list as it was. */
-	assert_int_equal(metric_table_select(t, "Retiring,nonsense_xyz", &l, err, sizeof(err)),
+	assert_int_equal(metric_table_select(t, "Retiring,nonsense_xyz", &l, &err),
 			 -EINVAL);
 	assert_int_equal(l.n, 0);
-	assert_non_null(strstr(err, "'nonsense_xyz'"));
-	assert_null(strstr(err, "did you mean"));
+	assert_non_null(strstr(err_msg(err), "'nonsense_xyz'"));
+	assert_null(strstr(err_msg(err), "did you mean"));
 	/* Repeated -M: one list. */
-	assert_int_equal(metric_table_select(t, "TopdownL1", &l, err, sizeof(err)), 0);
-	assert_int_equal(metric_table_select(t, "Frontend_Bound,Info_Thread_IPC", &l, err,
-					     sizeof(err)), 0);
+	assert_int_equal(metric_table_select(t, "TopdownL1", &l, &err), 0);
+	assert_int_equal(metric_table_select(t, "Frontend_Bound,Info_Thread_IPC", &l, &err), 0);
 	assert_string_equal(names(t, &l), "Frontend_Bound,Bad_Speculation,Backend_Bound,Retiring,"
 			    "Info_Thread_IPC");
 	metric_list_free(&l);
 	metric_table_free(t);
+	err_free(err);
 }
 
 /* A table in a temporary events dir. */
 static int
-load_text(const char *json, char *err, size_t err_len)
+load_text(const char *json, struct pmustat_error **err)
 {
 	char dir[] = "/tmp/pmustat-metrics-XXXXXX", path[PATH_MAX];
 	struct metric_table *t = NULL;
@@ -217,7 +222,7 @@ load_text(const char *json, char *err, size_t err_len)
 	assert_non_null(f);
 	fputs(json, f);
 	fclose(f);
-	ret = metric_table_load(dir, "x", &t, err, err_len);
+	ret = metric_table_load(dir, "x", &t, err);
 	assert_true(ret == 0 ? t != NULL : t == NULL);
 	metric_table_free(t);
 	unlink(path);
@@ -254,26 +259,25 @@ test_bad_tables(void **state)
 		  "threshold: column 1: unknown name 'b'" },
 		{ HEAD "{\"l\":1,\"f\":\"1\"}]}", "a metric without a name" },
 	};
-	char err[1024];
+	struct pmustat_error *err = NULL;
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		err[0] = '\0';
-		if (load_text(bad[i].json, err, sizeof(err)) != -EINVAL || !strstr(err, bad[i].error))
-			fail_msg("case %zu: \"%s\", want \"%s\"", i, err, bad[i].error);
+		err_clear(&err);
+		if (load_text(bad[i].json, &err) != -EINVAL || !strstr(err_msg(err), bad[i].error))
+			fail_msg("case %zu: \"%s\", want \"%s\"", i, err_msg(err), bad[i].error);
 	}
 	assert_int_equal(load_text(HEAD "{\"n\":\"A\",\"l\":1,\"f\":\"a*k\",\"e\":\"a=X\","
-				   "\"k\":\"k=20\",\"t\":\"a>1\",\"tm\":\"a=A\"}]}", err,
-				   sizeof(err)), 0);
+				   "\"k\":\"k=20\",\"t\":\"a>1\",\"tm\":\"a=A\"}]}", &err), 0);
 	{
 		struct metric_table *t;
 
-		assert_int_equal(metric_table_load("/nonexistent-pmustat", "skylake", &t, err,
-						   sizeof(err)), -ENOENT);
-		assert_non_null(strstr(err, "/nonexistent-pmustat/metrics/skylake.json"));
-		assert_int_equal(metric_table_load(events_dir, "../skylake", &t, err, sizeof(err)),
+		assert_int_equal(metric_table_load("/nonexistent-pmustat", "skylake", &t, &err), -ENOENT);
+		assert_non_null(strstr(err_msg(err), "/nonexistent-pmustat/metrics/skylake.json"));
+		assert_int_equal(metric_table_load(events_dir, "../skylake", &t, &err),
 				 -EINVAL);
 	}
+	err_free(err);
 }
 
 int

@@ -10,15 +10,17 @@
 
 #include "netburst/nb_spec.h"
 #include "netburst/nb_table.h"
+#include "base/err.h"
 
 static inline struct nb_table *
 nb_test_table(const char *events_dir)
 {
 	struct nb_table *t;
-	char err[512];
+	struct pmustat_error *err = NULL;
 
-	if (nb_table_load(events_dir, "netburst", &t, err, sizeof(err)) != 0)
-		fail_msg("%s", err);
+	if (nb_table_load(events_dir, "netburst", &t, &err) != 0)
+		fail_msg("%s", err_msg(err));
+	err_free(err);
 	return t;
 }
 
@@ -27,10 +29,11 @@ static inline struct nb_event *
 nb_test_events(const struct nb_table *t, const char *spec, unsigned model, size_t *n)
 {
 	struct nb_event *ev;
-	char err[512];
+	struct pmustat_error *err = NULL;
 
-	if (nb_spec_parse(spec, t, model, &ev, n, err, sizeof(err)) != 0)
-		fail_msg("%s: %s", spec, err);
+	if (nb_spec_parse(spec, t, model, &ev, n, &err) != 0)
+		fail_msg("%s: %s", spec, err_msg(err));
+	err_free(err);
 	return ev;
 }
 

@@ -18,6 +18,7 @@
 #include "netburst/nb_regs.h"
 #include "netburst/nb_sched.h"
 #include "nb_test_util.h"
+#include "base/err.h"
 
 static struct nb_table *table;
 static const struct nb_target northwood = { 2, false, 0 };
@@ -148,12 +149,11 @@ test_run_writes(void **state)
 	struct nb_slot slots[2];
 	struct nb_run_writes w;
 	unsigned runs, bad;
-	char err[512];
+	struct pmustat_error *err = NULL;
 
 	(void)state;
-	assert_int_equal(nb_sched_plan(ev, 2, 4, (1u << NB_COUNTERS) - 1, ~0ull, slots, &runs, &bad,
-				       err, sizeof(err)), 0);
-	assert_int_equal(nb_encode_run(ev, slots, 2, 0, &prescott_t1, &w, err, sizeof(err)), 0);
+	assert_int_equal(nb_sched_plan(ev, 2, 4, (1u << NB_COUNTERS) - 1, ~0ull, slots, &runs, &bad, &err), 0);
+	assert_int_equal(nb_encode_run(ev, slots, 2, 0, &prescott_t1, &w, &err), 0);
 	assert_int_equal(w.n_program, 6);
 	assert_int_equal(w.n_enable, 2);
 	assert_int_equal(w.n_disable, 2);
@@ -180,14 +180,15 @@ test_run_writes(void **state)
 		assert_true(nb_msr_allowed(w.program[i].msr, 4));
 	/* A plan that did not come from the scheduler is checked. */
 	slots[1].escr = (unsigned)nb_escr_find("FSB_ESCR1");
-	assert_int_equal(nb_encode_run(ev, slots, 2, 0, &prescott_t1, &w, err, sizeof(err)), -EINVAL);
+	assert_int_equal(nb_encode_run(ev, slots, 2, 0, &prescott_t1, &w, &err), -EINVAL);
 	slots[1].escr = (unsigned)nb_escr_find("CRU_ESCR1");		/* counter 12 is not CRU_ESCR1's */
-	assert_int_equal(nb_encode_run(ev, slots, 2, 0, &prescott_t1, &w, err, sizeof(err)), -EINVAL);
+	assert_int_equal(nb_encode_run(ev, slots, 2, 0, &prescott_t1, &w, &err), -EINVAL);
 	slots[1] = slots[0];
 	ev[1] = ev[0];
-	assert_int_equal(nb_encode_run(ev, slots, 2, 0, &prescott_t1, &w, err, sizeof(err)), -EINVAL);
-	assert_non_null(strstr(err, "share"));
+	assert_int_equal(nb_encode_run(ev, slots, 2, 0, &prescott_t1, &w, &err), -EINVAL);
+	assert_non_null(strstr(err_msg(err), "share"));
 	free(ev);
+	err_free(err);
 }
 
 /* IQ_ESCR0/1 are gone from model 3: a plan naming them is refused there. */
@@ -197,12 +198,13 @@ test_model_escrs(void **state)
 	struct nb_event e = one("instructions");
 	struct nb_slot slot = { (unsigned)nb_escr_find("IQ_ESCR0"), 12, 0 };
 	struct nb_run_writes w;
-	char err[512];
+	struct pmustat_error *err = NULL;
 
 	(void)state;
 	e.escrs |= 1ull << slot.escr;		/* as if an event could use it */
-	assert_int_equal(nb_encode_run(&e, &slot, 1, 0, &prescott_t0, &w, err, sizeof(err)), -EINVAL);
-	assert_int_equal(nb_encode_run(&e, &slot, 1, 0, &northwood, &w, err, sizeof(err)), 0);
+	assert_int_equal(nb_encode_run(&e, &slot, 1, 0, &prescott_t0, &w, &err), -EINVAL);
+	assert_int_equal(nb_encode_run(&e, &slot, 1, 0, &northwood, &w, &err), 0);
+	err_free(err);
 }
 
 int

@@ -18,6 +18,7 @@
 #include "netburst/nb_regs.h"
 #include "netburst/nb_sched.h"
 #include "nb_test_util.h"
+#include "base/err.h"
 
 #define ALL_COUNTERS	((1u << NB_COUNTERS) - 1)
 #define ALL_ESCRS	((1ull << NB_ESCRS) - 1)
@@ -56,15 +57,15 @@ plan(const char *spec, unsigned model, uint32_t counters_free, uint64_t escrs_fr
 	size_t n;
 	struct nb_event *ev = nb_test_events(table, spec, model, &n);
 	unsigned runs = 0, bad = 0;
-	char err[512];
+	struct pmustat_error *err = NULL;
 
-	if (nb_sched_plan(ev, (unsigned)n, model, counters_free, escrs_free, slots, &runs, &bad,
-			  err, sizeof(err)) != 0)
-		fail_msg("%s: %s", spec, err);
+	if (nb_sched_plan(ev, (unsigned)n, model, counters_free, escrs_free, slots, &runs, &bad, &err) != 0)
+		fail_msg("%s: %s", spec, err_msg(err));
 	check_plan(ev, n, slots, runs, counters_free, escrs_free);
 	free(ev);
 	if (n_out)
 		*n_out = n;
+	err_free(err);
 	return runs;
 }
 
@@ -146,21 +147,21 @@ test_refusals(void **state)
 	size_t n;
 	struct nb_event *one = nb_test_events(table, "cycles", 2, &n);
 	unsigned runs, bad = 99;
-	char err[512];
+	struct pmustat_error *err = NULL;
 
 	(void)state;
 	/* Counters 0-3 in use: global_power_events fits nowhere. */
-	assert_int_equal(nb_sched_plan(one, 1, 2, ALL_COUNTERS & ~0xfu, ALL_ESCRS, s, &runs, &bad,
-				       err, sizeof(err)), -ENOSPC);
+	assert_int_equal(nb_sched_plan(one, 1, 2, ALL_COUNTERS & ~0xfu, ALL_ESCRS, s, &runs, &bad, &err), -ENOSPC);
 	assert_int_equal(bad, 0);
-	assert_non_null(strstr(err, "cycles needs one of FSB_ESCR0 (its counters are in use) FSB_ESCR1 (its counters are in use)"));
-	assert_int_equal(nb_sched_plan(one, 1, 2, ALL_COUNTERS, 0, s, &runs, &bad, err, sizeof(err)), -ENOSPC);
-	assert_non_null(strstr(err, "FSB_ESCR0 (in use)"));
+	assert_non_null(strstr(err_msg(err), "cycles needs one of FSB_ESCR0 (its counters are in use) FSB_ESCR1 (its counters are in use)"));
+	assert_int_equal(nb_sched_plan(one, 1, 2, ALL_COUNTERS, 0, s, &runs, &bad, &err), -ENOSPC);
+	assert_non_null(strstr(err_msg(err), "FSB_ESCR0 (in use)"));
 	for (unsigned i = 0; i <= SCHED_MAX_EVENTS; i++)
 		ev[i] = one[0];
 	assert_int_equal(nb_sched_plan(ev, SCHED_MAX_EVENTS + 1, 2, ALL_COUNTERS, ALL_ESCRS, s, &runs,
-				       &bad, err, sizeof(err)), -E2BIG);
+				       &bad, &err), -E2BIG);
 	free(one);
+	err_free(err);
 }
 
 /* Every countable event of the table, at once: the runs they need, all placed. */
@@ -172,7 +173,7 @@ test_whole_table(void **state)
 	struct nb_event *ev;
 	struct nb_slot s[SCHED_MAX_EVENTS];
 	unsigned runs, bad;
-	char err[512];
+	struct pmustat_error *err = NULL;
 
 	(void)state;
 	for (size_t i = 0; i < nb_table_count(table); i++) {
@@ -184,13 +185,13 @@ test_whole_table(void **state)
 					d->name, d->masks[0].name);
 	}
 	ev = nb_test_events(table, spec, 4, &n);
-	assert_int_equal(nb_sched_plan(ev, (unsigned)n, 4, ALL_COUNTERS, ALL_ESCRS, s, &runs, &bad,
-				       err, sizeof(err)), 0);
+	assert_int_equal(nb_sched_plan(ev, (unsigned)n, 4, ALL_COUNTERS, ALL_ESCRS, s, &runs, &bad, &err), 0);
 	check_plan(ev, n, s, runs, ALL_COUNTERS, ALL_ESCRS);
 	print_message("%zu events in %u runs\n", n, runs);
 	/* The FIRM_ESCR0/1 pair alone selects 9 events: at least 5 runs. */
 	assert_true(runs >= 5);
 	free(ev);
+	err_free(err);
 }
 
 /* Brute force: can every event of @ev get a distinct ESCR and counter? */
@@ -235,7 +236,7 @@ test_exact_against_brute_force(void **state)
 		size_t n = 2 + (seed = seed * 1103515245u + 12345u) % 5, k = 0;
 		uint32_t counters_free = ALL_COUNTERS;
 		unsigned runs, bad;
-		char err[512];
+		struct pmustat_error *err = NULL;
 
 		for (unsigned c = 0; c < NB_COUNTERS; c++)
 			if (((seed = seed * 1103515245u + 12345u) >> 16) % 4 == 0)
@@ -252,12 +253,12 @@ test_exact_against_brute_force(void **state)
 				ev[k++] = e[0];
 			free(e);
 		}
-		if (nb_sched_plan(ev, (unsigned)n, 4, counters_free, ALL_ESCRS, s, &runs, &bad, err,
-				  sizeof(err)) != 0)
+		if (nb_sched_plan(ev, (unsigned)n, 4, counters_free, ALL_ESCRS, s, &runs, &bad, &err) != 0)
 			continue;	/* one event fits nowhere with these counters */
 		check_plan(ev, n, s, runs, counters_free, ALL_ESCRS);
 		assert_int_equal(runs == 1, fits(ev, n, 0, 0, 0, counters_free));
 		agree++;
+		err_free(err);
 	}
 	print_message("%u plans agree with brute force\n", agree);
 	assert_true(agree > 200);

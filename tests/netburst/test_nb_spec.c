@@ -15,6 +15,7 @@
 
 #include "netburst/nb_regs.h"
 #include "nb_test_util.h"
+#include "base/err.h"
 
 static struct nb_table *table;
 
@@ -35,14 +36,15 @@ refused(const char *spec, unsigned model, const char *what)
 {
 	struct nb_event *ev = NULL;
 	size_t n = 99;
-	char err[512];
+	struct pmustat_error *err = NULL;
 
 	print_message("%s\n", spec);
-	assert_int_equal(nb_spec_parse(spec, table, model, &ev, &n, err, sizeof(err)), -EINVAL);
+	assert_int_equal(nb_spec_parse(spec, table, model, &ev, &n, &err), -EINVAL);
 	assert_null(ev);
 	assert_int_equal(n, 0);
-	if (!strstr(err, what))
-		fail_msg("'%s': error '%s' does not say '%s'", spec, err, what);
+	if (!strstr(err_msg(err), what))
+		fail_msg("'%s': error '%s' does not say '%s'", spec, err_msg(err), what);
+	err_free(err);
 }
 
 static void

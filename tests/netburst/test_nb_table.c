@@ -20,6 +20,7 @@
 #include "events/event_table.h"
 #include "netburst/nb_regs.h"
 #include "netburst/nb_table.h"
+#include "base/err.h"
 
 static const char *events_dir;
 
@@ -27,10 +28,11 @@ static struct nb_table *
 load(void)
 {
 	struct nb_table *t;
-	char err[512];
+	struct pmustat_error *err = NULL;
 
-	if (nb_table_load(events_dir, "netburst", &t, err, sizeof(err)) != 0)
-		fail_msg("%s", err);
+	if (nb_table_load(events_dir, "netburst", &t, &err) != 0)
+		fail_msg("%s", err_msg(err));
+	err_free(err);
 	return t;
 }
 
@@ -167,20 +169,21 @@ test_kinds_do_not_mix(void **state)
 {
 	struct event_table *et;
 	struct nb_table *nt;
-	char err[512];
+	struct pmustat_error *err = NULL;
 
 	(void)state;
-	assert_int_equal(event_table_load(events_dir, "netburst", &et, err, sizeof(err)), -EMEDIUMTYPE);
-	assert_non_null(strstr(err, "netburst.json"));
-	assert_int_equal(nb_table_load(events_dir, "skylake", &nt, err, sizeof(err)), -EINVAL);
-	assert_non_null(strstr(err, "not a NetBurst table"));
-	assert_int_equal(nb_table_load(events_dir, "no_such", &nt, err, sizeof(err)), -ENOENT);
-	assert_int_equal(nb_table_load(events_dir, "../etc", &nt, err, sizeof(err)), -EINVAL);
+	assert_int_equal(event_table_load(events_dir, "netburst", &et, &err), -EMEDIUMTYPE);
+	assert_non_null(strstr(err_msg(err), "netburst.json"));
+	assert_int_equal(nb_table_load(events_dir, "skylake", &nt, &err), -EINVAL);
+	assert_non_null(strstr(err_msg(err), "not a NetBurst table"));
+	assert_int_equal(nb_table_load(events_dir, "no_such", &nt, &err), -ENOENT);
+	assert_int_equal(nb_table_load(events_dir, "../etc", &nt, &err), -EINVAL);
+	err_free(err);
 }
 
 /* A table with one event, @event (JSON), and @aliases in a temporary directory. */
 static int
-load_text(const char *event, const char *aliases, char *err, size_t errlen)
+load_text(const char *event, const char *aliases, struct pmustat_error **err)
 {
 	char dir[] = "/tmp/pmustat-nbtable-XXXXXX", path[PATH_MAX];
 	struct nb_table *t = NULL;
@@ -194,7 +197,7 @@ load_text(const char *event, const char *aliases, char *err, size_t errlen)
 	fprintf(f, "{\"format_version\": 1, \"pmu\": \"netburst\", \"table\": \"t\", "
 		"\"source\": {\"title\": \"test\"}, \"events\": [%s], \"aliases\": [%s]}", event, aliases);
 	fclose(f);
-	ret = nb_table_load(dir, "t", &t, err, errlen);
+	ret = nb_table_load(dir, "t", &t, err);
 	nb_table_free(t);
 	unlink(path);
 	rmdir(dir);
@@ -231,21 +234,22 @@ test_broken_tables(void **state)
 		{ GOOD, "{\"n\": \"e\", \"a\": \"e:RUNNING\", \"d\": \"x\"}", "name of an event" },
 		{ GOOD ", " GOOD, "", "twice" },
 	};
-	char err[512];
+	struct pmustat_error *err = NULL;
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		int ret = load_text(cases[i].event, cases[i].aliases, err, sizeof(err));
+		int ret = load_text(cases[i].event, cases[i].aliases, &err);
 
-		print_message("case %zu: %s\n", i, ret ? err : "loads");
+		print_message("case %zu: %s\n", i, ret ? err_msg(err) : "loads");
 		if (!cases[i].what) {
 			assert_int_equal(ret, 0);
 			continue;
 		}
 		assert_int_equal(ret, -EINVAL);
-		assert_non_null(strstr(err, "t.json"));
-		assert_non_null(strstr(err, cases[i].what));
+		assert_non_null(strstr(err_msg(err), "t.json"));
+		assert_non_null(strstr(err_msg(err), cases[i].what));
 	}
+	err_free(err);
 }
 
 int

@@ -11,6 +11,7 @@
 #include "events/event.h"
 #include "pmu/counter_sched.h"
 #include "test_util.h"
+#include "base/err.h"
 
 /* Every event placed once; no counter used twice in a run; masks honoured. */
 static void
@@ -53,10 +54,10 @@ test_default_set_one_run(void **state)
 	};
 	struct sched_slot s[5];
 	unsigned runs = 0, bad;
-	char err[256];
+	struct pmustat_error *err = NULL;
 
 	(void)state;
-	assert_int_equal(sched_plan(ev, 5, &caps, 0xf, 0x7, s, &runs, &bad, err, sizeof(err)), 0);
+	assert_int_equal(sched_plan(ev, 5, &caps, 0xf, 0x7, s, &runs, &bad, &err), 0);
 	assert_int_equal(runs, 1);
 	assert_int_equal(s[0].kind, SCHED_FIXED);
 	assert_int_equal(s[1].kind, SCHED_FIXED);
@@ -64,6 +65,7 @@ test_default_set_one_run(void **state)
 	assert_int_equal(s[3].kind, SCHED_GP);
 	assert_int_equal(s[4].kind, SCHED_GP);
 	check_plan(ev, 5, s, runs, 0xf, 0x7);
+	err_free(err);
 }
 
 static void
@@ -76,15 +78,16 @@ test_watchdog_cycles_to_gp(void **state)
 	};
 	struct sched_slot s[2];
 	unsigned runs = 0;
-	char err[256];
+	struct pmustat_error *err = NULL;
 
 	(void)state;
 	/* The NMI watchdog holds fixed counter 1. */
-	assert_int_equal(sched_plan(ev, 2, &caps, 0xf, 0x5, s, &runs, NULL, err, sizeof(err)), 0);
+	assert_int_equal(sched_plan(ev, 2, &caps, 0xf, 0x5, s, &runs, NULL, &err), 0);
 	assert_int_equal(runs, 1);
 	assert_int_equal(s[0].kind, SCHED_FIXED);
 	assert_int_equal(s[1].kind, SCHED_GP);
 	check_plan(ev, 2, s, runs, 0xf, 0x5);
+	err_free(err);
 }
 
 static void
@@ -94,18 +97,19 @@ test_six_on_four_two_runs(void **state)
 	struct event ev[6];
 	struct sched_slot s[6];
 	unsigned runs = 0, in_run[2] = { 0, 0 };
-	char err[256];
+	struct pmustat_error *err = NULL;
 
 	(void)state;
 	for (unsigned i = 0; i < 6; i++)
 		ev[i] = test_event("E", (uint8_t)(0x10 + i), 1, 0xf);
-	assert_int_equal(sched_plan(ev, 6, &caps, 0xf, 0x7, s, &runs, NULL, err, sizeof(err)), 0);
+	assert_int_equal(sched_plan(ev, 6, &caps, 0xf, 0x7, s, &runs, NULL, &err), 0);
 	assert_int_equal(runs, 2);
 	check_plan(ev, 6, s, runs, 0xf, 0x7);
 	for (unsigned i = 0; i < 6; i++)
 		in_run[s[i].run]++;
 	assert_int_equal(in_run[0], 4);
 	assert_int_equal(in_run[1], 2);
+	err_free(err);
 }
 
 static void
@@ -121,18 +125,19 @@ test_restricted_counters(void **state)
 	};
 	struct sched_slot s[5];
 	unsigned runs = 0;
-	char err[256];
+	struct pmustat_error *err = NULL;
 
 	(void)state;
 	caps.gp_counters = 8;
 	caps.gp_mask = 0xff;
-	assert_int_equal(sched_plan(ev, 5, &caps, 0xff, 0x7, s, &runs, NULL, err, sizeof(err)), 0);
+	assert_int_equal(sched_plan(ev, 5, &caps, 0xff, 0x7, s, &runs, NULL, &err), 0);
 	/* ANY first must not block ONLY0 off counter 0: one run, matched. */
 	assert_int_equal(runs, 1);
 	assert_int_equal(s[1].index, 0);
 	check_plan(ev, 5, s, runs, 0xff, 0x7);
 	for (unsigned i = 2; i < 5; i++)
 		assert_true(s[i].index < 4);
+	err_free(err);
 }
 
 static void
@@ -147,17 +152,18 @@ test_taken_alone(void **state)
 	};
 	struct sched_slot s[4];
 	unsigned runs = 0;
-	char err[256];
+	struct pmustat_error *err = NULL;
 
 	(void)state;
 	ev[2].flags |= EVENT_F_TAKEN_ALONE;
-	assert_int_equal(sched_plan(ev, 4, &caps, 0xf, 0x7, s, &runs, NULL, err, sizeof(err)), 0);
+	assert_int_equal(sched_plan(ev, 4, &caps, 0xf, 0x7, s, &runs, NULL, &err), 0);
 	assert_int_equal(runs, 2);
 	check_plan(ev, 4, s, runs, 0xf, 0x7);
 	/* No other GP event shares ALONE's run. */
 	for (unsigned i = 0; i < 4; i++)
 		if (i != 2 && s[i].kind == SCHED_GP)
 			assert_int_not_equal(s[i].run, s[2].run);
+	err_free(err);
 }
 
 static void
@@ -171,17 +177,18 @@ test_extra_msr_one_value_per_run(void **state)
 	};
 	struct sched_slot s[3];
 	unsigned runs = 0;
-	char err[256];
+	struct pmustat_error *err = NULL;
 
 	(void)state;
 	ev[0].extra_msr = ev[1].extra_msr = ev[2].extra_msr = 0x1a6;
 	ev[0].extra_value = 0x10001;
 	ev[1].extra_value = 0x20001;
 	ev[2].extra_value = 0x10001;
-	assert_int_equal(sched_plan(ev, 3, &caps, 0xf, 0x7, s, &runs, NULL, err, sizeof(err)), 0);
+	assert_int_equal(sched_plan(ev, 3, &caps, 0xf, 0x7, s, &runs, NULL, &err), 0);
 	assert_int_equal(runs, 2);
 	assert_int_equal(s[0].run, s[2].run);
 	assert_int_not_equal(s[0].run, s[1].run);
+	err_free(err);
 }
 
 static void
@@ -194,17 +201,18 @@ test_all_busy_refused(void **state)
 	};
 	struct sched_slot s[2];
 	unsigned runs = 0, bad = 99;
-	char err[256] = "";
+	struct pmustat_error *err = NULL;
 
 	(void)state;
 	/* Fixed 0 free, no GP counter free: branches cannot go anywhere. */
-	assert_int_equal(sched_plan(ev, 2, &caps, 0x0, 0x1, s, &runs, &bad, err, sizeof(err)), -ENOSPC);
+	assert_int_equal(sched_plan(ev, 2, &caps, 0x0, 0x1, s, &runs, &bad, &err), -ENOSPC);
 	assert_int_equal(bad, 1);
-	assert_non_null(strstr(err, "branches"));
+	assert_non_null(strstr(err_msg(err), "branches"));
 	/* A fixed-only event whose fixed counter is busy. */
 	ev[0].gp_mask = 0;
-	assert_int_equal(sched_plan(ev, 1, &caps, 0xf, 0x6, s, &runs, &bad, err, sizeof(err)), -ENOSPC);
+	assert_int_equal(sched_plan(ev, 1, &caps, 0xf, 0x6, s, &runs, &bad, &err), -ENOSPC);
 	assert_int_equal(bad, 0);
+	err_free(err);
 }
 
 static void
@@ -217,15 +225,16 @@ test_duplicate_fixed_goes_to_gp(void **state)
 	};
 	struct sched_slot s[2];
 	unsigned runs = 0;
-	char err[256];
+	struct pmustat_error *err = NULL;
 
 	(void)state;
 	ev[1].usr = false;
 	ev[1].os = true;
-	assert_int_equal(sched_plan(ev, 2, &caps, 0xf, 0x7, s, &runs, NULL, err, sizeof(err)), 0);
+	assert_int_equal(sched_plan(ev, 2, &caps, 0xf, 0x7, s, &runs, NULL, &err), 0);
 	assert_int_equal(runs, 1);
 	assert_int_equal(s[0].kind, SCHED_FIXED);
 	assert_int_equal(s[1].kind, SCHED_GP);
+	err_free(err);
 }
 
 static void

@@ -12,20 +12,22 @@
 #include "pmu/evtsel.h"
 #include "pmu/msr.h"
 #include "test_util.h"
+#include "base/err.h"
 
 static void
 test_llc_misses_skylake_user_only(void **state)
 {
 	struct pmu_caps caps = test_caps_skylake();
 	struct event e = test_event("LLC_MISSES", 0x2e, 0x41, 0xf);
-	char err[256];
+	struct pmustat_error *err = NULL;
 	uint64_t v = 0;
 
 	(void)state;
-	assert_int_equal(evtsel_encode(&e, &caps, true, &v, err, sizeof(err)), 0);
+	assert_int_equal(evtsel_encode(&e, &caps, true, &v, &err), 0);
 	assert_int_equal(v, 0x41412e);
-	assert_int_equal(evtsel_encode(&e, &caps, false, &v, err, sizeof(err)), 0);
+	assert_int_equal(evtsel_encode(&e, &caps, false, &v, &err), 0);
 	assert_int_equal(v, 0x01412e);
+	err_free(err);
 }
 
 static void
@@ -33,7 +35,7 @@ test_modifiers(void **state)
 {
 	struct pmu_caps caps = test_caps_skylake();
 	struct event e = test_event("X", 0xa3, 0x14, 0xf);
-	char err[256];
+	struct pmustat_error *err = NULL;
 	uint64_t v;
 
 	(void)state;
@@ -41,10 +43,11 @@ test_modifiers(void **state)
 	e.cmask = 20;
 	e.inv = true;
 	e.edge = true;
-	assert_int_equal(evtsel_encode(&e, &caps, false, &v, err, sizeof(err)), 0);
+	assert_int_equal(evtsel_encode(&e, &caps, false, &v, &err), 0);
 	assert_int_equal(v, 0x14ull << 24 | EVTSEL_INV | EVTSEL_EDGE | EVTSEL_OS | EVTSEL_USR | 0x14a3);
 	/* pmustat counts: never PC, never INT. */
 	assert_int_equal(v & (EVTSEL_PC | EVTSEL_INT), 0);
+	err_free(err);
 }
 
 static void
@@ -52,14 +55,15 @@ test_no_ring_refused(void **state)
 {
 	struct pmu_caps caps = test_caps_skylake();
 	struct event e = test_event("X", 0xc0, 0, 0xf);
-	char err[256] = "";
+	struct pmustat_error *err = NULL;
 	uint64_t v = 0x1234;
 
 	(void)state;
 	e.usr = false;
-	assert_int_equal(evtsel_encode(&e, &caps, true, &v, err, sizeof(err)), -EINVAL);
+	assert_int_equal(evtsel_encode(&e, &caps, true, &v, &err), -EINVAL);
 	assert_int_equal(v, 0x1234);
-	assert_non_null(strstr(err, "no ring"));
+	assert_non_null(strstr(err_msg(err), "no ring"));
+	err_free(err);
 }
 
 static void
@@ -67,23 +71,24 @@ test_anythread(void **state)
 {
 	struct pmu_caps caps = test_caps_skylake();
 	struct event e = test_event("X", 0x3c, 0, 0xf);
-	char err[256];
+	struct pmustat_error *err = NULL;
 	uint64_t v;
 	unsigned f;
 
 	(void)state;
 	e.any_thread = true;
 	/* v4 without the deprecation flag: ANY is a real bit. */
-	assert_int_equal(evtsel_encode(&e, &caps, false, &v, err, sizeof(err)), 0);
+	assert_int_equal(evtsel_encode(&e, &caps, false, &v, &err), 0);
 	assert_true(v & EVTSEL_ANY);
 	/* v5 (Ice Lake) deprecates it: reserved, refused. */
 	caps.version = 5;
 	caps.anythread_deprecated = true;
-	assert_int_equal(evtsel_encode(&e, &caps, false, &v, err, sizeof(err)), -EINVAL);
-	assert_non_null(strstr(err, "AnyThread"));
+	assert_int_equal(evtsel_encode(&e, &caps, false, &v, &err), -EINVAL);
+	assert_non_null(strstr(err_msg(err), "AnyThread"));
 	assert_false(evtsel_writable_mask(&caps) & EVTSEL_ANY);
 	e.fixed = 1;
-	assert_int_equal(evtsel_fixed_field(&e, &caps, &f, err, sizeof(err)), -EINVAL);
+	assert_int_equal(evtsel_fixed_field(&e, &caps, &f, &err), -EINVAL);
+	err_free(err);
 }
 
 static void
@@ -91,17 +96,18 @@ test_umask2_needs_v6(void **state)
 {
 	struct pmu_caps caps = test_caps_skylake();
 	struct event e = test_event("X", 0xd0, 0x01, 0xff);
-	char err[256];
+	struct pmustat_error *err = NULL;
 	uint64_t v;
 
 	(void)state;
 	e.umask_ext = 0x22;
-	assert_int_equal(evtsel_encode(&e, &caps, false, &v, err, sizeof(err)), -EINVAL);
-	assert_non_null(strstr(err, "UMASK2"));
+	assert_int_equal(evtsel_encode(&e, &caps, false, &v, &err), -EINVAL);
+	assert_non_null(strstr(err_msg(err), "UMASK2"));
 	caps.version = 6;
 	caps.anythread_deprecated = true;
-	assert_int_equal(evtsel_encode(&e, &caps, false, &v, err, sizeof(err)), 0);
+	assert_int_equal(evtsel_encode(&e, &caps, false, &v, &err), 0);
 	assert_int_equal(v, 0x22ull << 40 | EVTSEL_USR | 0x01d0);
+	err_free(err);
 }
 
 static void
@@ -126,15 +132,15 @@ test_fixed_field(void **state)
 {
 	struct pmu_caps caps = test_caps_skylake();
 	struct event e = test_fixed_event("instructions", 0, 0xc0, 0, 0xf);
-	char err[256];
+	struct pmustat_error *err = NULL;
 	unsigned f;
 
 	(void)state;
 	assert_true(evtsel_fixed_ok(&e, &caps));
-	assert_int_equal(evtsel_fixed_field(&e, &caps, &f, err, sizeof(err)), 0);
+	assert_int_equal(evtsel_fixed_field(&e, &caps, &f, &err), 0);
 	assert_int_equal(f, FIXED_CTRL_USR);
 	e.os = true;
-	assert_int_equal(evtsel_fixed_field(&e, &caps, &f, err, sizeof(err)), 0);
+	assert_int_equal(evtsel_fixed_field(&e, &caps, &f, &err), 0);
 	assert_int_equal(f, FIXED_CTRL_USR | FIXED_CTRL_OS);
 	/* A cmask cannot be applied by a fixed counter. */
 	e.cmask = 1;
@@ -143,6 +149,7 @@ test_fixed_field(void **state)
 	/* Fixed counter 3 (SLOTS) does not exist on Skylake. */
 	e.fixed = 3;
 	assert_false(evtsel_fixed_ok(&e, &caps));
+	err_free(err);
 }
 
 static void

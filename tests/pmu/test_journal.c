@@ -33,6 +33,7 @@
 #include "pmu/pmu.h"
 #include "pmu/counter_sched.h"
 #include "test_util.h"
+#include "base/err.h"
 
 #define CPU 1
 
@@ -144,17 +145,18 @@ save_and_journal_plan(struct fixture *f, bool force, bool all_fixed, struct jour
 {
 	struct sched_slot slots[8];
 	struct event ev[8];
-	char err[1024] = "";
+	struct pmustat_error *err = NULL;
 	unsigned n;
 
-	assert_int_equal(pmu_open(&pmu, f->hw, CPU, &f->info.pmu, false, err, sizeof(err)), 0);
+	assert_int_equal(pmu_open(&pmu, f->hw, CPU, &f->info.pmu, false, &err), 0);
 	if (force)
 		pmu_take_busy(&pmu);
 	n = run_plan(ev, slots, all_fixed);
-	if (journal_from_pmu(j, &pmu, ev, slots, n, 1, err, sizeof(err)) != 0)
-		fail_msg("journal_from_pmu: %s", err);
-	if (journal_write(f->jdir, j, err, sizeof(err)) != 0)
-		fail_msg("journal_write: %s", err);
+	if (journal_from_pmu(j, &pmu, ev, slots, n, 1, &err) != 0)
+		fail_msg("journal_from_pmu: %s", err_msg(err));
+	if (journal_write(f->jdir, j, &err) != 0)
+		fail_msg("journal_write: %s", err_msg(err));
+	err_free(err);
 }
 
 static void
@@ -164,11 +166,11 @@ save_and_journal(struct fixture *f, bool force, struct journal *j)
 }
 
 static int
-apply(struct fixture *f, const struct journal *j, char *err, size_t errlen)
+apply(struct fixture *f, const struct journal *j, struct pmustat_error **err)
 {
 	struct journal_result res;
 
-	return journal_apply(f->hw, &f->info.pmu, j, &res, err, errlen);
+	return journal_apply(f->hw, &f->info.pmu, j, &res, err);
 }
 
 /* What a killed run leaves: its counters programmed and counting. */
@@ -199,7 +201,8 @@ test_round_trip(void **state)
 {
 	struct fixture *f = fixture_new(EMU_MODEL_SKYLAKE, false);
 	struct journal j, back;
-	char err[1024] = "", path[PATH_MAX + 64];
+	struct pmustat_error *err = NULL;
+	char path[PATH_MAX + 64];
 	struct stat st;
 
 	(void)state;
@@ -217,8 +220,8 @@ test_round_trip(void **state)
 	journal_path(f->jdir, CPU, path, sizeof(path));
 	assert_int_equal(stat(path, &st), 0);
 	assert_int_equal(st.st_mode & 0777, 0600);
-	if (journal_read(f->jdir, CPU, &back, err, sizeof(err)) != 0)
-		fail_msg("journal_read: %s", err);
+	if (journal_read(f->jdir, CPU, &back, &err) != 0)
+		fail_msg("journal_read: %s", err_msg(err));
 	assert_int_equal(back.core, CPU);
 	assert_int_equal(back.pid, getpid());
 	assert_true(back.start_time == j.start_time);
@@ -236,8 +239,9 @@ test_round_trip(void **state)
 	/* Only our process wrote it: the owner is alive. */
 	assert_int_equal(journal_owner(&back), JOURNAL_OWNER_LIVE);
 	assert_int_equal(journal_remove(f->jdir, CPU), 0);
-	assert_int_equal(journal_read(f->jdir, CPU, &back, err, sizeof(err)), -ENOENT);
+	assert_int_equal(journal_read(f->jdir, CPU, &back, &err), -ENOENT);
 	fixture_free(f);
+	err_free(err);
 }
 
 static void
@@ -245,7 +249,7 @@ test_restore_bit_exact(void **state)
 {
 	struct fixture *f = fixture_new(EMU_MODEL_SKYLAKE, false);
 	struct journal j, back;
-	char err[1024] = "";
+	struct pmustat_error *err = NULL;
 
 	(void)state;
 	/* A state worth restoring: counters mid-way, an old overflow bit. */
@@ -257,13 +261,14 @@ test_restore_bit_exact(void **state)
 	program_like_a_run(f);
 	assert_true(emu_pmu_diff(f->before, f->emu, NULL) > 0);
 	assert_false(journal_matches(f->jdir, CPU, f->hw));
-	assert_int_equal(journal_read(f->jdir, CPU, &back, err, sizeof(err)), 0);
-	if (apply(f, &back, err, sizeof(err)) != 0)
-		fail_msg("journal_apply: %s", err);
+	assert_int_equal(journal_read(f->jdir, CPU, &back, &err), 0);
+	if (apply(f, &back, &err) != 0)
+		fail_msg("journal_apply: %s", err_msg(err));
 	assert_int_equal(emu_pmu_diff(f->before, f->emu, stderr), 0);
 	/* Restored: the PMU holds what the journal saved. */
 	assert_true(journal_matches(f->jdir, CPU, f->hw));
 	fixture_free(f);
+	err_free(err);
 }
 
 /* GLOBAL_CTRL and FIXED_CTR_CTRL: only the run's bits go back. */
@@ -272,7 +277,7 @@ test_shared_registers_merge(void **state)
 {
 	struct fixture *f = fixture_new(EMU_MODEL_SKYLAKE, true);
 	struct journal j;
-	char err[1024] = "";
+	struct pmustat_error *err = NULL;
 
 	(void)state;
 	snapshot(f);
@@ -282,7 +287,7 @@ test_shared_registers_merge(void **state)
 	/* Meanwhile the watchdog's owner reprograms its field and turns its counter off. */
 	wr(f, MSR_IA32_FIXED_CTR_CTRL, (rd(f, MSR_IA32_FIXED_CTR_CTRL) & ~0xf0ull) | 0xa0);
 	wr(f, MSR_IA32_PERF_GLOBAL_CTRL, rd(f, MSR_IA32_PERF_GLOBAL_CTRL) & ~GLOBAL_FIXED_BIT(1));
-	assert_int_equal(apply(f, &j, err, sizeof(err)), 0);
+	assert_int_equal(apply(f, &j, &err), 0);
 	assert_int_equal(FIXED_CTRL_FIELD(rd(f, MSR_IA32_FIXED_CTR_CTRL), 1), 0xa);
 	assert_int_equal(FIXED_CTRL_FIELD(rd(f, MSR_IA32_FIXED_CTR_CTRL), 0), 0);
 	assert_int_equal(rd(f, MSR_IA32_PERF_GLOBAL_CTRL),
@@ -290,6 +295,7 @@ test_shared_registers_merge(void **state)
 	assert_int_equal(rd(f, msr_evtsel(0)), 0);
 	assert_int_equal(rd(f, msr_evtsel(2)), 0);
 	fixture_free(f);
+	err_free(err);
 }
 
 /* A journal is checked whole before the first write. */
@@ -298,7 +304,7 @@ test_apply_refuses_bad_registers(void **state)
 {
 	struct fixture *f = fixture_new(EMU_MODEL_SKYLAKE, false);
 	struct journal j, bad;
-	char err[1024] = "";
+	struct pmustat_error *err = NULL;
 	unsigned writes;
 
 	(void)state;
@@ -312,35 +318,36 @@ test_apply_refuses_bad_registers(void **state)
 	for (unsigned i = 0; i < bad.nregs; i++)
 		if (bad.regs[i].msr == msr_evtsel(2))
 			bad.regs[i].value = 1ull << 32;
-	assert_int_equal(apply(f, &bad, err, sizeof(err)), -EBADMSG);
-	assert_non_null(strstr(err, "IA32_PERFEVTSEL2"));
-	assert_non_null(strstr(err, "reserved"));
+	assert_int_equal(apply(f, &bad, &err), -EBADMSG);
+	assert_non_null(strstr(err_msg(err), "IA32_PERFEVTSEL2"));
+	assert_non_null(strstr(err_msg(err), "reserved"));
 
 	/* An MSR stat mode never writes. */
 	bad = j;
 	bad.regs[bad.nregs++] = (struct journal_reg){ 0x1d9, 0 };	/* IA32_DEBUGCTL */
-	assert_int_equal(apply(f, &bad, err, sizeof(err)), -EBADMSG);
+	assert_int_equal(apply(f, &bad, &err), -EBADMSG);
 
 	/* A counter wider than 48 bits. */
 	bad = j;
 	for (unsigned i = 0; i < bad.nregs; i++)
 		if (bad.regs[i].msr == msr_pmc(0))
 			bad.regs[i].value = 1ull << 48;
-	assert_int_equal(apply(f, &bad, err, sizeof(err)), -EBADMSG);
+	assert_int_equal(apply(f, &bad, &err), -EBADMSG);
 
 	/* A counter the run did not own. */
 	bad = j;
 	bad.own_gp &= ~0x1u;
-	assert_int_equal(apply(f, &bad, err, sizeof(err)), -EBADMSG);
+	assert_int_equal(apply(f, &bad, &err), -EBADMSG);
 
 	/* Counters this PMU does not have. */
 	bad = j;
 	bad.own_gp |= 0x80;
-	assert_int_equal(apply(f, &bad, err, sizeof(err)), -EBADMSG);
+	assert_int_equal(apply(f, &bad, &err), -EBADMSG);
 
 	assert_int_equal(emu_hw_calls(f->hw, EMU_HW_OP_WRMSR), writes);
 	assert_int_equal(emu_pmu_diff(f->before, f->emu, stderr), 0);
 	fixture_free(f);
+	err_free(err);
 }
 
 static void
@@ -374,7 +381,8 @@ static void
 test_corrupt_or_truncated(void **state)
 {
 	struct fixture *f = fixture_new(EMU_MODEL_SKYLAKE, false);
-	char err[1024] = "", path[PATH_MAX + 64], good[8192], *text, msg[2048];
+	struct pmustat_error *err = NULL;
+	char path[PATH_MAX + 64], good[8192], *text, *note = NULL;
 	struct journal j, back;
 	size_t len;
 
@@ -385,7 +393,7 @@ test_corrupt_or_truncated(void **state)
 	memcpy(good, text, len);
 	for (size_t cut = 0; cut < len; cut++) {
 		write_file(path, good, cut);
-		if (journal_read(f->jdir, CPU, &back, err, sizeof(err)) != -EBADMSG)
+		if (journal_read(f->jdir, CPU, &back, &err) != -EBADMSG)
 			fail_msg("a journal cut at %zu of %zu bytes was accepted", cut, len);
 	}
 	for (size_t at = 0; at < len; at++) {
@@ -394,7 +402,7 @@ test_corrupt_or_truncated(void **state)
 		memcpy(bad, good, len);
 		bad[at] = bad[at] == '1' ? '2' : '1';
 		write_file(path, bad, len);
-		if (journal_read(f->jdir, CPU, &back, err, sizeof(err)) != -EBADMSG)
+		if (journal_read(f->jdir, CPU, &back, &err) != -EBADMSG)
 			fail_msg("a journal with byte %zu changed was accepted", at);
 	}
 	/* Another version, with a right checksum: still refused, and said so. */
@@ -402,7 +410,7 @@ test_corrupt_or_truncated(void **state)
 		struct journal v = j;
 		char *p;
 
-		assert_int_equal(journal_write(f->jdir, &v, err, sizeof(err)), 0);
+		assert_int_equal(journal_write(f->jdir, &v, &err), 0);
 		text = read_all(path, &len);
 		p = strstr(text, "pmustat-journal 2\n");
 		assert_non_null(p);
@@ -423,22 +431,24 @@ test_corrupt_or_truncated(void **state)
 			len = strlen(text);
 		}
 		write_file(path, text, len);
-		assert_int_equal(journal_read(f->jdir, CPU, &back, err, sizeof(err)), -EBADMSG);
-		assert_non_null(strstr(err, "version 9"));
+		assert_int_equal(journal_read(f->jdir, CPU, &back, &err), -EBADMSG);
+		assert_non_null(strstr(err_msg(err), "version 9"));
 	}
 	/* journal_recover reports it, writes nothing and keeps the file. */
 	program_like_a_run(f);
 	snapshot(f);
-	assert_int_equal(journal_recover(f->jdir, CPU, f->hw, &f->info.pmu, msg, sizeof(msg)), -EBADMSG);
-	assert_non_null(strstr(msg, "NOT applied"));
+	assert_int_equal(journal_recover(f->jdir, CPU, f->hw, &f->info.pmu, &note, &err), -EBADMSG);
+	assert_null(note);
+	assert_non_null(strstr(err_msg(err), "NOT applied"));
 	assert_int_equal(emu_pmu_diff(f->before, f->emu, stderr), 0);
 	assert_int_equal(access(path, F_OK), 0);
 	/* A symbolic link is not followed. */
 	unlink(path);
 	assert_int_equal(symlink("/etc/hostname", path), 0);
-	assert_int_equal(journal_read(f->jdir, CPU, &back, err, sizeof(err)), -EBADMSG);
+	assert_int_equal(journal_read(f->jdir, CPU, &back, &err), -EBADMSG);
 	unlink(path);
 	fixture_free(f);
+	err_free(err);
 }
 
 /* A journal of another core, or in a directory others may write, is not trusted. */
@@ -446,7 +456,8 @@ static void
 test_wrong_core_and_open_directory(void **state)
 {
 	struct fixture *f = fixture_new(EMU_MODEL_SKYLAKE, false);
-	char err[1024] = "", path[PATH_MAX + 64], other[PATH_MAX + 64];
+	struct pmustat_error *err = NULL;
+	char path[PATH_MAX + 64], other[PATH_MAX + 64];
 	struct journal j, back;
 
 	(void)state;
@@ -454,16 +465,17 @@ test_wrong_core_and_open_directory(void **state)
 	journal_path(f->jdir, CPU, path, sizeof(path));
 	journal_path(f->jdir, 0, other, sizeof(other));
 	assert_int_equal(rename(path, other), 0);
-	assert_int_equal(journal_read(f->jdir, 0, &back, err, sizeof(err)), -EBADMSG);
-	assert_non_null(strstr(err, "for core 1"));
+	assert_int_equal(journal_read(f->jdir, 0, &back, &err), -EBADMSG);
+	assert_non_null(strstr(err_msg(err), "for core 1"));
 	unlink(other);
-	assert_int_equal(journal_write(f->jdir, &j, err, sizeof(err)), 0);
+	assert_int_equal(journal_write(f->jdir, &j, &err), 0);
 	assert_int_equal(chmod(f->jdir, 0777), 0);
-	assert_int_equal(journal_read(f->jdir, CPU, &back, err, sizeof(err)), -EPERM);
-	assert_non_null(strstr(err, "not private"));
-	assert_int_equal(journal_write(f->jdir, &j, err, sizeof(err)), -EPERM);
+	assert_int_equal(journal_read(f->jdir, CPU, &back, &err), -EPERM);
+	assert_non_null(strstr(err_msg(err), "not private"));
+	assert_int_equal(journal_write(f->jdir, &j, &err), -EPERM);
 	assert_int_equal(chmod(f->jdir, 0700), 0);
 	fixture_free(f);
+	err_free(err);
 }
 
 static void
@@ -499,7 +511,8 @@ static void
 test_recover(void **state)
 {
 	struct fixture *f = fixture_new(EMU_MODEL_SKYLAKE, false);
-	char err[1024] = "", msg[2048] = "", path[PATH_MAX + 64];
+	struct pmustat_error *err = NULL;
+	char path[PATH_MAX + 64], *note = NULL;
 	struct journal j;
 	unsigned writes;
 
@@ -511,21 +524,24 @@ test_recover(void **state)
 
 	/* Our own pid, our start time: a run in progress. Hands off. */
 	writes = emu_hw_calls(f->hw, EMU_HW_OP_WRMSR);
-	assert_int_equal(journal_recover(f->jdir, CPU, f->hw, &f->info.pmu, msg, sizeof(msg)), -EBUSY);
-	assert_non_null(strstr(msg, "still counting"));
+	assert_int_equal(journal_recover(f->jdir, CPU, f->hw, &f->info.pmu, &note, &err), -EBUSY);
+	assert_non_null(strstr(err_msg(err), "still counting"));
 	assert_int_equal(emu_hw_calls(f->hw, EMU_HW_OP_WRMSR), writes);
 	assert_int_equal(access(path, F_OK), 0);
 
 	/* Same pid, another start time: the pid was reused, the run is gone. */
 	j.start_time += 100;
-	assert_int_equal(journal_write(f->jdir, &j, err, sizeof(err)), 0);
-	assert_int_equal(journal_recover(f->jdir, CPU, f->hw, &f->info.pmu, msg, sizeof(msg)), 1);
-	assert_non_null(strstr(msg, "another process"));
+	assert_int_equal(journal_write(f->jdir, &j, &err), 0);
+	assert_int_equal(journal_recover(f->jdir, CPU, f->hw, &f->info.pmu, &note, &err), 1);
+	assert_non_null(strstr(note, "another process"));
+	free(note);
 	assert_int_equal(emu_pmu_diff(f->before, f->emu, stderr), 0);
 	assert_int_equal(access(path, F_OK), -1);
 	/* Nothing left: nothing to do. */
-	assert_int_equal(journal_recover(f->jdir, CPU, f->hw, &f->info.pmu, msg, sizeof(msg)), 0);
+	assert_int_equal(journal_recover(f->jdir, CPU, f->hw, &f->info.pmu, &note, &err), 0);
+	assert_null(note);
 	fixture_free(f);
+	err_free(err);
 }
 
 /* --force took the watchdog's counter: its registers are in the journal and come back too. */
@@ -534,7 +550,7 @@ test_forced_counters_restored(void **state)
 {
 	struct fixture *f = fixture_new(EMU_MODEL_SKYLAKE, true);
 	struct journal j;
-	char err[1024] = "";
+	struct pmustat_error *err = NULL;
 
 	(void)state;
 	snapshot(f);
@@ -543,9 +559,10 @@ test_forced_counters_restored(void **state)
 	assert_int_equal(j.taken_fixed, 0x2);
 	wr(f, MSR_IA32_FIXED_CTR_CTRL, 0x222);
 	wr(f, msr_fixed_ctr(1), 5);
-	assert_int_equal(apply(f, &j, err, sizeof(err)), 0);
+	assert_int_equal(apply(f, &j, &err), 0);
 	assert_int_equal(emu_pmu_diff(f->before, f->emu, stderr), 0);
 	fixture_free(f);
+	err_free(err);
 }
 
 /* Haswell: no full-width writes; a 48-bit value cannot come back exactly (1), small ones do. */
@@ -554,16 +571,17 @@ test_legacy_counter_writes(void **state)
 {
 	struct fixture *f = fixture_new(EMU_MODEL_HASWELL, false);
 	struct journal j;
-	char err[1024] = "";
+	struct pmustat_error *err = NULL;
 
 	(void)state;
 	wr(f, msr_pmc(1), 0x1234);
 	snapshot(f);
 	save_and_journal(f, false, &j);
 	program_like_a_run(f);
-	assert_int_equal(apply(f, &j, err, sizeof(err)), 0);
+	assert_int_equal(apply(f, &j, &err), 0);
 	assert_int_equal(emu_pmu_diff(f->before, f->emu, stderr), 0);
 	fixture_free(f);
+	err_free(err);
 }
 
 /*
@@ -578,7 +596,7 @@ test_counters_taken_since_are_left_alone(void **state)
 	struct fixture *f = fixture_new(EMU_MODEL_SKYLAKE, false);
 	struct journal_result res;
 	struct journal j;
-	char err[1024] = "";
+	struct pmustat_error *err = NULL;
 	uint64_t gc;
 
 	(void)state;
@@ -595,7 +613,7 @@ test_counters_taken_since_are_left_alone(void **state)
 	wr(f, msr_fixed_ctr(0), 31337);
 	gc = rd(f, MSR_IA32_PERF_GLOBAL_CTRL) | 0x8;
 	wr(f, MSR_IA32_PERF_GLOBAL_CTRL, gc);
-	assert_int_equal(journal_apply(f->hw, &f->info.pmu, &j, &res, err, sizeof(err)), 0);
+	assert_int_equal(journal_apply(f->hw, &f->info.pmu, &j, &res, &err), 0);
 	assert_int_equal(res.restored_gp, 0x1);
 	assert_int_equal(res.left_gp, 0x4);
 	assert_int_equal(res.left_fixed, 0x1);
@@ -615,6 +633,7 @@ test_counters_taken_since_are_left_alone(void **state)
 	assert_int_equal(rd(f, msr_pmc(0)), 0x1234);
 	assert_int_equal(rd(f, MSR_IA32_PERF_GLOBAL_CTRL) & 1, f->before->cpu[CPU].regs.global_ctrl & 1);
 	fixture_free(f);
+	err_free(err);
 }
 
 /* A run killed and not reaped yet (a zombie) is dead: it counts nothing and holds no lock. */
@@ -668,10 +687,10 @@ test_largest_plan(void **state)
 	struct sched_slot slots[SCHED_MAX_EVENTS];
 	struct event ev[SCHED_MAX_EVENTS];
 	struct journal j, back;
-	char err[1024] = "";
+	struct pmustat_error *err = NULL;
 
 	(void)state;
-	assert_int_equal(pmu_open(&pmu, f->hw, CPU, &f->info.pmu, false, err, sizeof(err)), 0);
+	assert_int_equal(pmu_open(&pmu, f->hw, CPU, &f->info.pmu, false, &err), 0);
 	for (unsigned i = 0; i < SCHED_MAX_EVENTS; i++) {
 		char name[16];
 
@@ -679,18 +698,19 @@ test_largest_plan(void **state)
 		ev[i] = test_event(name, (uint8_t)(0x10 + i), (uint8_t)i, 0xf);
 		slots[i] = (struct sched_slot){ SCHED_GP, i % 4, i / 4 };
 	}
-	if (journal_from_pmu(&j, &pmu, ev, slots, SCHED_MAX_EVENTS, SCHED_MAX_EVENTS / 4, err, sizeof(err)))
-		fail_msg("journal_from_pmu: %s", err);
+	if (journal_from_pmu(&j, &pmu, ev, slots, SCHED_MAX_EVENTS, SCHED_MAX_EVENTS / 4, &err))
+		fail_msg("journal_from_pmu: %s", err_msg(err));
 	assert_int_equal(j.own_gp, 0xf);
 	/* Per-counter enables (GLOBAL_CTRL has the GP bits at power-up): two values an event. */
 	assert_int_equal(j.nwrote, 2 * SCHED_MAX_EVENTS);
-	if (journal_write(f->jdir, &j, err, sizeof(err)))
-		fail_msg("journal_write: %s", err);
-	if (journal_read(f->jdir, CPU, &back, err, sizeof(err)))
-		fail_msg("journal_read: %s", err);
+	if (journal_write(f->jdir, &j, &err))
+		fail_msg("journal_write: %s", err_msg(err));
+	if (journal_read(f->jdir, CPU, &back, &err))
+		fail_msg("journal_read: %s", err_msg(err));
 	assert_int_equal(back.nwrote, j.nwrote);
 	assert_memory_equal(back.wrote, j.wrote, j.nwrote * sizeof(j.wrote[0]));
 	fixture_free(f);
+	err_free(err);
 }
 
 int

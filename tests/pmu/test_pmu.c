@@ -20,6 +20,7 @@
 #include "pmu/pmu.h"
 #include "pmu/counter_sched.h"
 #include "test_util.h"
+#include "base/err.h"
 
 #define CPU 1
 
@@ -77,23 +78,24 @@ static void
 one_run(struct fixture *f, const struct event *ev, const struct sched_slot *s, unsigned n,
 	unsigned run, void (*workload)(struct fixture *), struct pmu_count *out, bool rdpmc)
 {
-	char err[512] = "";
+	struct pmustat_error *err = NULL;
 
-	if (pmu_program(&pmu, ev, s, n, run, err, sizeof(err)) != 0)
-		fail_msg("program: %s", err);
+	if (pmu_program(&pmu, ev, s, n, run, &err) != 0)
+		fail_msg("program: %s", err_msg(err));
 	/* Programmed but not enabled: nothing counts yet. */
 	assert_int_equal(emu_retire(f->emu, CPU, 0xc0, 0x00, 3, 1000000), 0);
 	assert_int_equal(pmu_enable(&pmu), 0);
 	pmu_mark_enabled(&pmu);
 	workload(f);
-	assert_int_equal(pmu_disable(&pmu, err, sizeof(err)), 0);
+	assert_int_equal(pmu_disable(&pmu, &err), 0);
 	/* Disabled: nothing counts any more. */
 	assert_int_equal(emu_retire(f->emu, CPU, 0xc0, 0x00, 3, 1000000), 0);
 	assert_int_equal(emu_retire(f->emu, CPU, 0x3c, 0x00, 3, 1000000), 0);
 	if (rdpmc)
 		emu_hw_set_current_cpu(f->hw, CPU);
-	if (pmu_read(&pmu, s, n, run, rdpmc, out, err, sizeof(err)) != 0)
-		fail_msg("read: %s", err);
+	if (pmu_read(&pmu, s, n, run, rdpmc, out, &err) != 0)
+		fail_msg("read: %s", err_msg(err));
+	err_free(err);
 }
 
 static void
@@ -129,21 +131,23 @@ default_events(struct event *ev)
 static void
 plan(struct fixture *f, const struct event *ev, unsigned n, struct sched_slot *s, unsigned *runs)
 {
-	char err[512] = "";
+	struct pmustat_error *err = NULL;
 
 	if (sched_plan(ev, n, &f->info.pmu, pmu_free_gp(&pmu), pmu_free_fixed(&pmu), s, runs,
-		       NULL, err, sizeof(err)) != 0)
-		fail_msg("plan: %s", err);
+		       NULL, &err) != 0)
+		fail_msg("plan: %s", err_msg(err));
+	err_free(err);
 }
 
 static void
 open_pmu(struct fixture *f)
 {
-	char err[512] = "";
+	struct pmustat_error *err = NULL;
 
-	if (pmu_open(&pmu, f->hw, CPU, &f->info.pmu, false, err, sizeof(err)) != 0)
-		fail_msg("open: %s", err);
+	if (pmu_open(&pmu, f->hw, CPU, &f->info.pmu, false, &err) != 0)
+		fail_msg("open: %s", err_msg(err));
 	pmu_arm_signal_restore(&pmu);
+	err_free(err);
 }
 
 static void
@@ -185,18 +189,19 @@ test_llc_misses_evtsel_value(void **state)
 	struct event ev = test_event("LLC_MISSES", 0x2e, 0x41, 0xf);
 	struct sched_slot s;
 	unsigned runs;
-	char err[256];
+	struct pmustat_error *err = NULL;
 
 	(void)state;
 	open_pmu(f);
 	plan(f, &ev, 1, &s, &runs);
-	assert_int_equal(pmu_program(&pmu, &ev, &s, 1, 0, err, sizeof(err)), 0);
+	assert_int_equal(pmu_program(&pmu, &ev, &s, 1, 0, &err), 0);
 	assert_int_equal(pmu_enable(&pmu), 0);
 	/* Whichever way it is enabled, the running EVTSEL is 0x41412E. */
 	assert_int_equal(f->emu->cpu[CPU].regs.evtsel[s.index], 0x41412e);
 	assert_int_equal(pmu_restore(&pmu), 0);
 	assert_int_equal(diffs(f), 0);
 	fixture_free(f);
+	err_free(err);
 }
 
 static void
@@ -241,18 +246,19 @@ test_six_events_two_runs(void **state)
 	assert_int_equal(runs, 2);
 	for (unsigned r = 0; r < runs; r++) {
 		struct pmu_count rc[6];
-		char err[256];
+		struct pmustat_error *err = NULL;
 
-		assert_int_equal(pmu_program(&pmu, ev, s, 6, r, err, sizeof(err)), 0);
+		assert_int_equal(pmu_program(&pmu, ev, s, 6, r, &err), 0);
 		assert_int_equal(pmu_enable(&pmu), 0);
 		pmu_mark_enabled(&pmu);
 		for (unsigned i = 0; i < 6; i++)
 			emu_retire(f->emu, CPU, (uint8_t)(0x10 + i), 1, 3, 1000 * (i + 1));
-		assert_int_equal(pmu_disable(&pmu, err, sizeof(err)), 0);
-		assert_int_equal(pmu_read(&pmu, s, 6, r, false, rc, err, sizeof(err)), 0);
+		assert_int_equal(pmu_disable(&pmu, &err), 0);
+		assert_int_equal(pmu_read(&pmu, s, 6, r, false, rc, &err), 0);
 		for (unsigned i = 0; i < 6; i++)
 			if (s[i].run == r)
 				c[i] = rc[i];
+		err_free(err);
 	}
 	for (unsigned i = 0; i < 6; i++)
 		assert_int_equal(c[i].value, 1000 * (i + 1));
@@ -346,7 +352,8 @@ test_all_busy_refused_nothing_written(void **state)
 	struct sched_slot s[2];
 	unsigned runs, bad;
 	uint64_t writes;
-	char err[512], who[1024];
+	struct pmustat_error *err = NULL;
+	char who[1024];
 
 	(void)state;
 	/* Someone else holds every GP counter (and the watchdog FC1). */
@@ -359,7 +366,7 @@ test_all_busy_refused_nothing_written(void **state)
 	open_pmu(f);
 	assert_int_equal(pmu.busy_gp, 0xf);
 	assert_int_equal(sched_plan(ev, 2, &f->info.pmu, pmu_free_gp(&pmu), pmu_free_fixed(&pmu),
-				    s, &runs, &bad, err, sizeof(err)), -ENOSPC);
+				    s, &runs, &bad, &err), -ENOSPC);
 	pmu_describe_busy(&pmu, "1\n", who, sizeof(who));
 	assert_non_null(strstr(who, "fixed1"));
 	assert_non_null(strstr(who, "NMI watchdog"));
@@ -370,6 +377,7 @@ test_all_busy_refused_nothing_written(void **state)
 	assert_int_equal(f->emu->cpu[CPU].stats.wrmsr, writes);
 	assert_int_equal(diffs(f), 0);
 	fixture_free(f);
+	err_free(err);
 }
 
 static void
@@ -441,7 +449,7 @@ test_restore_after_failed_write(void **state)
 	struct event ev[6];
 	struct sched_slot s[6];
 	unsigned runs;
-	char err[512] = "";
+	struct pmustat_error *err = NULL;
 
 	(void)state;
 	default_events(ev);
@@ -449,11 +457,12 @@ test_restore_after_failed_write(void **state)
 	plan(f, ev, 6, s, &runs);
 	/* The fourth write fails halfway through programming. */
 	emu_hw_inject(f->hw, EMU_HW_OP_WRMSR, 3, -EIO);
-	assert_int_equal(pmu_program(&pmu, ev, s, 6, 0, err, sizeof(err)), -EIO);
-	assert_non_null(strstr(err, "core 1"));
+	assert_int_equal(pmu_program(&pmu, ev, s, 6, 0, &err), -EIO);
+	assert_non_null(strstr(err_msg(err), "core 1"));
 	assert_int_equal(pmu_restore(&pmu), 0);
 	assert_int_equal(diffs(f), 0);
 	fixture_free(f);
+	err_free(err);
 }
 
 static void
@@ -463,19 +472,20 @@ test_restore_from_signal(void **state)
 	struct event ev[6];
 	struct sched_slot s[6];
 	unsigned runs;
-	char err[512];
+	struct pmustat_error *err = NULL;
 
 	(void)state;
 	default_events(ev);
 	open_pmu(f);
 	plan(f, ev, 6, s, &runs);
-	assert_int_equal(pmu_program(&pmu, ev, s, 6, 0, err, sizeof(err)), 0);
+	assert_int_equal(pmu_program(&pmu, ev, s, 6, 0, &err), 0);
 	assert_int_equal(pmu_enable(&pmu), 0);
 	basic_workload(f);
 	/* A signal mid-run: the handler's restore, without mark/disable/read. */
 	pmu_restore_from_signal();
 	assert_int_equal(diffs(f), 0);
 	fixture_free(f);
+	err_free(err);
 }
 
 static void

@@ -22,6 +22,7 @@
 #include "events/event_table.h"
 #include "pmu/msr.h"
 #include "pmu/pmu_state.h"
+#include "base/err.h"
 
 #define CPU 1
 #define EVENTS_DIR PMUSTAT_SOURCE_ROOT "/events"
@@ -70,10 +71,11 @@ static struct event_table *
 table(const char *name)
 {
 	struct event_table *t = NULL;
-	char err[512];
+	struct pmustat_error *err = NULL;
 
-	if (event_table_load(EVENTS_DIR, name, &t, err, sizeof(err)) != 0)
-		fail_msg("%s", err);
+	if (event_table_load(EVENTS_DIR, name, &t, &err) != 0)
+		fail_msg("%s", err_msg(err));
+	err_free(err);
 	return t;
 }
 
@@ -85,7 +87,8 @@ test_decode_hand_programmed(void **state)
 	struct emu_pmu before;
 	struct pmu_state st;
 	struct pmu_evtsel_fields e;
-	char err[512] = "", name[128];
+	struct pmustat_error *err = NULL;
+	char name[128];
 
 	(void)state;
 	/* pmc0: BR_INST_RETIRED.ALL_BRANCHES, user, enabled (pmustat's way). */
@@ -99,7 +102,7 @@ test_decode_hand_programmed(void **state)
 	wr(f, MSR_IA32_PERF_GLOBAL_STATUS_SET, 0x200000001ull);
 	memcpy(&before, f->emu, sizeof(before));
 
-	assert_int_equal(pmu_state_read(f->hw, CPU, &f->info.pmu, &st, err, sizeof(err)), 0);
+	assert_int_equal(pmu_state_read(f->hw, CPU, &f->info.pmu, &st, &err), 0);
 	/* Read only: not one write, not even an open for writing. */
 	assert_int_equal(emu_hw_calls(f->hw, EMU_HW_OP_WRMSR), 0);
 	assert_int_equal(emu_pmu_diff(&before, f->emu, stderr), 0);
@@ -154,6 +157,7 @@ test_decode_hand_programmed(void **state)
 	assert_string_equal(pmu_owner_name(PMU_OWNER_NMI_WATCHDOG), "nmi_watchdog");
 	event_table_free(t);
 	fixture_free(f);
+	err_free(err);
 }
 
 /* GLOBAL_INUSE alone (v4+) marks a counter busy, as pmu_open() does. */
@@ -162,14 +166,15 @@ test_inuse_and_versions(void **state)
 {
 	struct fixture *f = fixture_new(EMU_MODEL_HASWELL, false);
 	struct pmu_state st;
-	char err[512] = "";
+	struct pmustat_error *err = NULL;
 
 	(void)state;
 	wr(f, msr_evtsel(2), 0x4000c0);	/* EN only with event 0xc0 */
-	assert_int_equal(pmu_state_read(f->hw, CPU, &f->info.pmu, &st, err, sizeof(err)), 0);
+	assert_int_equal(pmu_state_read(f->hw, CPU, &f->info.pmu, &st, &err), 0);
 	assert_false(st.has_inuse);	/* v3 */
 	assert_int_equal(st.busy_gp, 0x4);
 	fixture_free(f);
+	err_free(err);
 }
 
 static void
@@ -177,40 +182,42 @@ test_read_errors_name_the_fix(void **state)
 {
 	struct fixture *f = fixture_new(EMU_MODEL_SKYLAKE, false);
 	struct pmu_state st;
-	char err[512] = "";
+	struct pmustat_error *err = NULL;
 
 	(void)state;
 	f->emu->config.msr = EMU_MSR_ABSENT;
-	assert_int_equal(pmu_state_read(f->hw, CPU, &f->info.pmu, &st, err, sizeof(err)), -ENOENT);
-	assert_non_null(strstr(err, "core 1"));
-	assert_non_null(strstr(err, "modprobe msr"));
+	assert_int_equal(pmu_state_read(f->hw, CPU, &f->info.pmu, &st, &err), -ENOENT);
+	assert_non_null(strstr(err_msg(err), "core 1"));
+	assert_non_null(strstr(err_msg(err), "modprobe msr"));
 	f->emu->config.msr = EMU_MSR_OK;
 	emu_hw_inject(f->hw, EMU_HW_OP_RDMSR, 3, -EIO);
-	assert_int_equal(pmu_state_read(f->hw, CPU, &f->info.pmu, &st, err, sizeof(err)), -EIO);
-	assert_non_null(strstr(err, "0x"));
+	assert_int_equal(pmu_state_read(f->hw, CPU, &f->info.pmu, &st, &err), -EIO);
+	assert_non_null(strstr(err_msg(err), "0x"));
 	fixture_free(f);
+	err_free(err);
 }
 
 static void
 test_parse_cpus(void **state)
 {
 	bool set[8];
-	char err[256];
+	struct pmustat_error *err = NULL;
 
 	(void)state;
-	assert_int_equal(pmu_state_parse_cpus("all", 8, set, err, sizeof(err)), 0);
+	assert_int_equal(pmu_state_parse_cpus("all", 8, set, &err), 0);
 	for (int i = 0; i < 8; i++)
 		assert_true(set[i]);
-	assert_int_equal(pmu_state_parse_cpus("0-2,5", 8, set, err, sizeof(err)), 0);
+	assert_int_equal(pmu_state_parse_cpus("0-2,5", 8, set, &err), 0);
 	assert_true(set[0] && set[1] && set[2] && !set[3] && !set[4] && set[5] && !set[6]);
-	assert_int_equal(pmu_state_parse_cpus("7", 8, set, err, sizeof(err)), 0);
+	assert_int_equal(pmu_state_parse_cpus("7", 8, set, &err), 0);
 	assert_true(set[7] && !set[0]);
 	static const char *const bad[] = { "", "8", "-1", "3-1", "1,", "1,,2", "a", "1-", " 1", "0x1", "1 " };
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		if (pmu_state_parse_cpus(bad[i], 8, set, err, sizeof(err)) != -EINVAL)
+		if (pmu_state_parse_cpus(bad[i], 8, set, &err) != -EINVAL)
 			fail_msg("-C \"%s\" was accepted", bad[i]);
-		assert_non_null(strstr(err, "not a CPU list"));
+		assert_non_null(strstr(err_msg(err), "not a CPU list"));
 	}
+	err_free(err);
 }
 
 int

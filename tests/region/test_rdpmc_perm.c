@@ -15,6 +15,7 @@
 
 #include "emu_hw.h"
 #include "region/rdpmc_perm.h"
+#include "base/err.h"
 
 struct machine {
 	struct emu_pmu *pmu;

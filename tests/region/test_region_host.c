@@ -18,6 +18,7 @@
 #include <cmocka.h>
 
 #include "region/region_host.h"
+#include "base/err.h"
 
 struct area {
 	struct region_host_params p;
@@ -29,7 +30,7 @@ struct area {
 static void
 area_new(struct area *a, unsigned nevents)
 {
-	char err[256];
+	struct pmustat_error *err = NULL;
 
 	memset(a, 0, sizeof(*a));
 	a->p.mode = PMUSTAT_REGION_MODE_RDPMC;
@@ -39,11 +40,12 @@ area_new(struct area *a, unsigned nevents)
 	a->p.record_capacity = 8;
 	for (unsigned i = 0; i < nevents; i++)
 		a->p.events[i] = (struct region_host_event){ .rdpmc_ecx = i, .width = 48, .perf_fd = -1 };
-	assert_int_equal(region_header_init(&a->p, &a->h, err, sizeof(err)), 0);
+	assert_int_equal(region_header_init(&a->p, &a->h, &err), 0);
 	a->size = (size_t)a->h.area_size;
 	a->buf = calloc(1, a->size);
 	assert_non_null(a->buf);
 	memcpy(a->buf, &a->h, sizeof(a->h));
+	err_free(err);
 }
 
 static struct pmustat_region_header *
@@ -83,22 +85,23 @@ add_record(struct area *a, uint32_t thread, const char *name, uint64_t calls, ui
 }
 
 static int
-parse(struct area *a, struct region_result *r, char *err, size_t size)
+parse(struct area *a, struct region_result *r, struct pmustat_error **err)
 {
-	return region_result_parse(a->buf, a->size, &a->p, r, err, size);
+	return region_result_parse(a->buf, a->size, &a->p, r, err);
 }
 
 static void
 expect_refused(struct area *a, const char *what)
 {
 	struct region_result r;
-	char err[256] = "";
+	struct pmustat_error *err = NULL;
 
-	assert_int_equal(parse(a, &r, err, sizeof(err)), -EPROTO);
-	if (!strstr(err, what))
-		fail_msg("refusal '%s' does not mention '%s'", err, what);
+	assert_int_equal(parse(a, &r, &err), -EPROTO);
+	if (!strstr(err_msg(err), what))
+		fail_msg("refusal '%s' does not mention '%s'", err_msg(err), what);
 	assert_int_equal(r.ncounts, 0);
 	assert_null(r.counts);
+	err_free(err);
 }
 
 static void
@@ -106,11 +109,11 @@ test_params_checked(void **state)
 {
 	struct region_host_params p = { .mode = PMUSTAT_REGION_MODE_RDPMC, .nevents = 1 };
 	struct pmustat_region_header h;
-	char err[256];
+	struct pmustat_error *err = NULL;
 
 	(void)state;
 	p.events[0].width = 48;
-	assert_int_equal(region_header_init(&p, &h, err, sizeof(err)), 0);
+	assert_int_equal(region_header_init(&p, &h, &err), 0);
 	assert_int_equal(h.thread_capacity, REGION_HOST_DEFAULT_THREADS);
 	assert_int_equal(h.record_capacity, REGION_HOST_DEFAULT_RECORDS);
 	assert_int_equal(h.thread_offset % 64, 0);
@@ -118,23 +121,24 @@ test_params_checked(void **state)
 	assert_int_equal(h.area_size, h.record_offset + (uint64_t)h.record_capacity * h.record_size);
 
 	p.nevents = 0;
-	assert_int_equal(region_header_init(&p, &h, err, sizeof(err)), -EINVAL);
+	assert_int_equal(region_header_init(&p, &h, &err), -EINVAL);
 	p.nevents = PMUSTAT_REGION_MAX_EVENTS + 1;
-	assert_int_equal(region_header_init(&p, &h, err, sizeof(err)), -EINVAL);
+	assert_int_equal(region_header_init(&p, &h, &err), -EINVAL);
 	p.nevents = 1;
 	p.events[0].width = 65;
-	assert_int_equal(region_header_init(&p, &h, err, sizeof(err)), -EINVAL);
+	assert_int_equal(region_header_init(&p, &h, &err), -EINVAL);
 	p.events[0].width = 40;
 	p.events[0].rdpmc_ecx = 0x80000000u;	/* would make rdpmc fault */
-	assert_int_equal(region_header_init(&p, &h, err, sizeof(err)), -EINVAL);
-	assert_non_null(strstr(err, "ECX"));
+	assert_int_equal(region_header_init(&p, &h, &err), -EINVAL);
+	assert_non_null(strstr(err_msg(err), "ECX"));
 	p.events[0].rdpmc_ecx = 1u << 30 | 2;
-	assert_int_equal(region_header_init(&p, &h, err, sizeof(err)), 0);
+	assert_int_equal(region_header_init(&p, &h, &err), 0);
 	p.record_capacity = PMUSTAT_REGION_MAX_RECORDS + 1;
-	assert_int_equal(region_header_init(&p, &h, err, sizeof(err)), -EINVAL);
+	assert_int_equal(region_header_init(&p, &h, &err), -EINVAL);
 	p.record_capacity = 0;
 	p.mode = 7;
-	assert_int_equal(region_header_init(&p, &h, err, sizeof(err)), -EINVAL);
+	assert_int_equal(region_header_init(&p, &h, &err), -EINVAL);
+	err_free(err);
 }
 
 static void
@@ -142,11 +146,11 @@ test_never_attached(void **state)
 {
 	struct region_result r;
 	struct area a;
-	char err[256];
+	struct pmustat_error *err = NULL;
 
 	(void)state;
 	area_new(&a, 2);
-	assert_int_equal(parse(&a, &r, err, sizeof(err)), 0);
+	assert_int_equal(parse(&a, &r, &err), 0);
 	assert_int_equal(r.attached, 0);
 	assert_int_equal(r.nthreads, 0);
 	assert_int_equal(r.ncounts, 0);
@@ -154,6 +158,7 @@ test_never_attached(void **state)
 	assert_int_equal(r.run, 1);
 	region_result_free(&r);
 	free(a.buf);
+	err_free(err);
 }
 
 static void
@@ -163,7 +168,7 @@ test_counts_and_totals(void **state)
 	struct pmustat_region_thread *t1;
 	struct region_result r;
 	struct area a;
-	char err[256];
+	struct pmustat_error *err = NULL;
 
 	(void)state;
 	area_new(&a, 2);
@@ -176,7 +181,7 @@ test_counts_and_totals(void **state)
 	add_record(&a, 0, "cold", 1, 50);
 	rec = add_record(&a, 1, "hot", 3, 30);
 	rec->begins = 4;	/* one still open when the thread ended */
-	assert_int_equal(parse(&a, &r, err, sizeof(err)), 0);
+	assert_int_equal(parse(&a, &r, &err), 0);
 
 	assert_int_equal(r.attached, 1);
 	assert_int_equal(r.nthreads, 2);
@@ -200,6 +205,7 @@ test_counts_and_totals(void **state)
 	assert_false(r.totals[1].saturated);
 	region_result_free(&r);
 	free(a.buf);
+	err_free(err);
 }
 
 static void
@@ -207,7 +213,7 @@ test_unfinished_entries_skipped(void **state)
 {
 	struct region_result r;
 	struct area a;
-	char err[256];
+	struct pmustat_error *err = NULL;
 
 	(void)state;
 	area_new(&a, 1);
@@ -215,12 +221,13 @@ test_unfinished_entries_skipped(void **state)
 	hdr(&a)->threads_used++;	/* slot taken, process killed before it was filled */
 	add_record(&a, 0, "hot", 1, 1);
 	hdr(&a)->records_used++;	/* likewise a record */
-	assert_int_equal(parse(&a, &r, err, sizeof(err)), 0);
+	assert_int_equal(parse(&a, &r, &err), 0);
 	assert_int_equal(r.skipped, 2);
 	assert_int_equal(r.nthreads, 1);
 	assert_int_equal(r.ncounts, 1);
 	region_result_free(&r);
 	free(a.buf);
+	err_free(err);
 }
 
 static void
@@ -228,7 +235,7 @@ test_names_made_printable(void **state)
 {
 	struct region_result r;
 	struct area a;
-	char err[256];
+	struct pmustat_error *err = NULL;
 
 	(void)state;
 	area_new(&a, 1);
@@ -236,13 +243,14 @@ test_names_made_printable(void **state)
 	add_record(&a, 0, "a\nb\x1b[31m", 1, 1);
 	add_record(&a, 0, "gr\xc3\xb6\xc3\x9f" "e", 1, 1);	/* valid UTF-8 stays */
 	add_record(&a, 0, "x\xff\xc3(\xed\xa0\x80", 1, 1);	/* invalid bytes, a surrogate */
-	assert_int_equal(parse(&a, &r, err, sizeof(err)), 0);
+	assert_int_equal(parse(&a, &r, &err), 0);
 	assert_int_equal(r.ncounts, 3);
 	assert_string_equal(r.counts[0].name, "a?b?[31m");
 	assert_string_equal(r.counts[1].name, "gr\xc3\xb6\xc3\x9f" "e");
 	assert_string_equal(r.counts[2].name, "x?" "?(?" "??");
 	region_result_free(&r);
 	free(a.buf);
+	err_free(err);
 }
 
 static void
@@ -251,7 +259,7 @@ test_duplicates_merged_sums_saturate(void **state)
 	struct pmustat_region_record *rec;
 	struct region_result r;
 	struct area a;
-	char err[256];
+	struct pmustat_error *err = NULL;
 
 	(void)state;
 	area_new(&a, 1);
@@ -262,7 +270,7 @@ test_duplicates_merged_sums_saturate(void **state)
 	rec->flags = PMUSTAT_REGION_NAME_TRUNCATED;
 	add_record(&a, 0, "x", 2, 20);
 	add_record(&a, 1, "x", 1, UINT64_MAX - 5);
-	assert_int_equal(parse(&a, &r, err, sizeof(err)), 0);
+	assert_int_equal(parse(&a, &r, &err), 0);
 	assert_int_equal(r.ncounts, 2);
 	assert_int_equal(r.counts[0].calls, 3);
 	assert_int_equal(r.counts[0].sum[0], 30);
@@ -272,6 +280,7 @@ test_duplicates_merged_sums_saturate(void **state)
 	assert_true(r.totals[0].saturated);
 	region_result_free(&r);
 	free(a.buf);
+	err_free(err);
 }
 
 static void
@@ -281,7 +290,7 @@ test_corruption_refused(void **state)
 	struct pmustat_region_thread *t;
 	struct region_result r;
 	struct area a;
-	char err[256];
+	struct pmustat_error *err = NULL;
 
 	(void)state;
 	area_new(&a, 2);
@@ -320,7 +329,7 @@ test_corruption_refused(void **state)
 	t->perf_error = 5;
 	expect_refused(&a, "thread slot 0");
 	t->perf_error = 0;
-	assert_int_equal(parse(&a, &r, err, sizeof(err)), 0);
+	assert_int_equal(parse(&a, &r, &err), 0);
 	region_result_free(&r);
 
 	rec = add_record(&a, 3, "hot", 1, 1);	/* thread beyond those used */
@@ -344,7 +353,7 @@ test_corruption_refused(void **state)
 	rec->reserved1[0] = 1;
 	expect_refused(&a, "record 0");
 	rec->reserved1[0] = 0;
-	assert_int_equal(parse(&a, &r, err, sizeof(err)), 0);
+	assert_int_equal(parse(&a, &r, &err), 0);
 	region_result_free(&r);
 
 	/* A record of an unpublished slot. */
@@ -353,8 +362,9 @@ test_corruption_refused(void **state)
 	free(a.buf);
 
 	area_new(&a, 1);
-	assert_int_equal(region_result_parse(a.buf, a.size - 1, &a.p, &r, err, sizeof(err)), -EPROTO);
+	assert_int_equal(region_result_parse(a.buf, a.size - 1, &a.p, &r, &err), -EPROTO);
 	free(a.buf);
+	err_free(err);
 }
 
 /* The real area: a sealed memfd the child inherits, read back by pread. */
@@ -368,12 +378,13 @@ test_area_round_trip(void **state)
 	struct region_area *a;
 	struct region_result r;
 	uint32_t used = 1;
-	char env[64], want[64], err[256];
+	struct pmustat_error *err = NULL;
+	char env[64], want[64];
 	int fd;
 
 	(void)state;
 	p.events[0].width = 48;
-	assert_int_equal(region_area_create(&p, &a, err, sizeof(err)), 0);
+	assert_int_equal(region_area_create(&p, &a, &err), 0);
 	fd = region_area_fd(a);
 	assert_true(fcntl(fd, F_GETFD) & FD_CLOEXEC);
 	assert_int_equal(region_area_env(a, env, sizeof(env)), 0);
@@ -397,7 +408,7 @@ test_area_round_trip(void **state)
 	assert_int_equal(pwrite(fd, &rec, sizeof(rec), h.record_offset), (ssize_t)sizeof(rec));
 	assert_int_equal(pwrite(fd, &used, 4, offsetof(struct pmustat_region_header, threads_used)), 4);
 	assert_int_equal(pwrite(fd, &used, 4, offsetof(struct pmustat_region_header, records_used)), 4);
-	assert_int_equal(region_area_read(a, &r, err, sizeof(err)), 0);
+	assert_int_equal(region_area_read(a, &r, &err), 0);
 	assert_int_equal(r.ntotals, 1);
 	assert_string_equal(r.totals[0].name, "loop");
 	assert_int_equal(r.totals[0].calls, 4);
@@ -406,8 +417,9 @@ test_area_round_trip(void **state)
 	region_area_free(a);
 
 	p.nevents = 0;
-	assert_int_equal(region_area_create(&p, &a, err, sizeof(err)), -EINVAL);
+	assert_int_equal(region_area_create(&p, &a, &err), -EINVAL);
 	assert_null(a);
+	err_free(err);
 }
 
 static void

@@ -17,6 +17,7 @@
 #include <cmocka.h>
 
 #include "report/baseline.h"
+#include "base/err.h"
 
 static char dir[] = "/tmp/pmustat-baseline-XXXXXX";
 static char path[sizeof(dir) + 32];
@@ -64,11 +65,11 @@ static void
 test_load_good(void **state)
 {
 	static struct baseline b;
-	char err[512];
+	struct pmustat_error *err = NULL;
 
 	(void)state;
 	write_file(good);
-	assert_int_equal(baseline_load(path, &b, err, sizeof(err)), 0);
+	assert_int_equal(baseline_load(path, &b, &err), 0);
 	assert_string_equal(b.cpu_model, "GenuineIntel-6-5E");
 	assert_string_equal(b.event_table, "skylake");
 	assert_int_equal(b.nevents, 4);
@@ -77,6 +78,7 @@ test_load_good(void **state)
 	/* With -r, the median. */
 	assert_true(b.events[1].value == 200.5);
 	assert_false(b.events[2].counted);
+	err_free(err);
 }
 
 static const struct {
@@ -111,32 +113,36 @@ static void
 test_load_bad(void **state)
 {
 	static struct baseline b;
-	char err[512], want[600];
+	struct pmustat_error *err = NULL;
+	char want[600];
 
 	(void)state;
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		write_file(bad[i].text);
-		if (baseline_load(path, &b, err, sizeof(err)) != -EINVAL)
+		if (baseline_load(path, &b, &err) != -EINVAL)
 			fail_msg("'%s' loaded", bad[i].text);
 		snprintf(want, sizeof(want), "baseline %s: ", path);
-		if (strncmp(err, want, strlen(want)) != 0 || !strstr(err, bad[i].msg))
-			fail_msg("'%s': '%s', want '%s' and '%s'", bad[i].text, err, want, bad[i].msg);
+		if (strncmp(err_msg(err), want, strlen(want)) != 0 || !strstr(err_msg(err), bad[i].msg))
+			fail_msg("'%s': '%s', want '%s' and '%s'", bad[i].text, err_msg(err), want, bad[i].msg);
 	}
+	err_free(err);
 }
 
 static void
 test_long_name_refused(void **state)
 {
 	static struct baseline b;
-	char text[1024], name[300], err[512];
+	struct pmustat_error *err = NULL;
+	char text[1024], name[300];
 
 	(void)state;
 	memset(name, 'A', sizeof(name) - 1);
 	name[sizeof(name) - 1] = '\0';
 	snprintf(text, sizeof(text), HEAD "\"events\": [{\"name\": \"%s\", \"requested\": \"x\", \"value\": 1}]}", name);
 	write_file(text);
-	assert_int_equal(baseline_load(path, &b, err, sizeof(err)), -EINVAL);
-	assert_non_null(strstr(err, "events[0].name: longer than"));
+	assert_int_equal(baseline_load(path, &b, &err), -EINVAL);
+	assert_non_null(strstr(err_msg(err), "events[0].name: longer than"));
+	err_free(err);
 }
 
 static void
@@ -144,7 +150,8 @@ test_too_many_events(void **state)
 {
 	static struct baseline b;
 	size_t size = 64 * (BASELINE_MAX_EVENTS + 2) + 512, n;
-	char *text = malloc(size), err[512];
+	struct pmustat_error *err = NULL;
+	char *text = malloc(size);
 
 	(void)state;
 	assert_non_null(text);
@@ -155,8 +162,9 @@ test_too_many_events(void **state)
 	snprintf(text + n, size - n, "]}");
 	write_file(text);
 	free(text);
-	assert_int_equal(baseline_load(path, &b, err, sizeof(err)), -EINVAL);
-	assert_non_null(strstr(err, "events: 257 entries"));
+	assert_int_equal(baseline_load(path, &b, &err), -EINVAL);
+	assert_non_null(strstr(err_msg(err), "events: 257 entries"));
+	err_free(err);
 }
 
 /* Above 16 MiB: refused from its size, before anything is read. */
@@ -164,7 +172,7 @@ static void
 test_size_limit(void **state)
 {
 	static struct baseline b;
-	char err[512];
+	struct pmustat_error *err = NULL;
 	int fd;
 
 	(void)state;
@@ -172,13 +180,14 @@ test_size_limit(void **state)
 	assert_true(fd >= 0);
 	assert_int_equal(ftruncate(fd, (off_t)BASELINE_MAX_BYTES + 1), 0);
 	close(fd);
-	assert_int_equal(baseline_load(path, &b, err, sizeof(err)), -EFBIG);
-	assert_non_null(strstr(err, "at most 16 MiB"));
+	assert_int_equal(baseline_load(path, &b, &err), -EFBIG);
+	assert_non_null(strstr(err_msg(err), "at most 16 MiB"));
 	unlink(path);
-	assert_int_equal(baseline_load(path, &b, err, sizeof(err)), -ENOENT);
-	assert_non_null(strstr(err, "cannot open"));
-	assert_int_equal(baseline_load(dir, &b, err, sizeof(err)), -EINVAL);
-	assert_non_null(strstr(err, "not a regular file"));
+	assert_int_equal(baseline_load(path, &b, &err), -ENOENT);
+	assert_non_null(strstr(err_msg(err), "cannot open"));
+	assert_int_equal(baseline_load(dir, &b, &err), -EINVAL);
+	assert_non_null(strstr(err_msg(err), "not a regular file"));
+	err_free(err);
 }
 
 static void
@@ -187,27 +196,28 @@ test_tolerances(void **state)
 	struct baseline_tolerances t;
 	struct baseline_event inst = { .name = "INST_RETIRED.ANY", .requested = "instructions" };
 	struct baseline_event llc = { .name = "LONGEST_LAT_CACHE.MISS", .requested = "LONGEST_LAT_CACHE.MISS" };
-	char err[256];
+	struct pmustat_error *err = NULL;
 
 	(void)state;
 	memset(&t, 0, sizeof(t));
 	assert_true(baseline_tolerance_for(&t, &inst) == 0);
-	assert_int_equal(baseline_parse_tolerance("2%", &t, err, sizeof(err)), 0);
+	assert_int_equal(baseline_parse_tolerance("2%", &t, &err), 0);
 	assert_true(t.default_percent == 2);
-	assert_int_equal(baseline_parse_tolerance("2.5", &t, err, sizeof(err)), 0);
+	assert_int_equal(baseline_parse_tolerance("2.5", &t, &err), 0);
 	assert_true(t.default_percent == 2.5);
-	assert_int_equal(baseline_parse_tolerance("INST_RETIRED.ANY=1%", &t, err, sizeof(err)), 0);
+	assert_int_equal(baseline_parse_tolerance("INST_RETIRED.ANY=1%", &t, &err), 0);
 	assert_true(baseline_tolerance_for(&t, &inst) == 1);
 	assert_true(baseline_tolerance_for(&t, &llc) == 2.5);
-	assert_int_equal(baseline_parse_tolerance("instructions=0.5%", &t, err, sizeof(err)), 0);
+	assert_int_equal(baseline_parse_tolerance("instructions=0.5%", &t, &err), 0);
 	assert_true(baseline_tolerance_for(&t, &inst) == 0.5);
-	assert_int_equal(baseline_parse_tolerance("x", &t, err, sizeof(err)), -EINVAL);
-	assert_non_null(strstr(err, "--tolerance x"));
-	assert_int_equal(baseline_parse_tolerance("-1%", &t, err, sizeof(err)), -EINVAL);
-	assert_int_equal(baseline_parse_tolerance("2%%", &t, err, sizeof(err)), -EINVAL);
-	assert_int_equal(baseline_parse_tolerance("=1%", &t, err, sizeof(err)), -EINVAL);
-	assert_int_equal(baseline_parse_tolerance("A=", &t, err, sizeof(err)), -EINVAL);
-	assert_int_equal(baseline_parse_tolerance("nan", &t, err, sizeof(err)), -EINVAL);
+	assert_int_equal(baseline_parse_tolerance("x", &t, &err), -EINVAL);
+	assert_non_null(strstr(err_msg(err), "--tolerance x"));
+	assert_int_equal(baseline_parse_tolerance("-1%", &t, &err), -EINVAL);
+	assert_int_equal(baseline_parse_tolerance("2%%", &t, &err), -EINVAL);
+	assert_int_equal(baseline_parse_tolerance("=1%", &t, &err), -EINVAL);
+	assert_int_equal(baseline_parse_tolerance("A=", &t, &err), -EINVAL);
+	assert_int_equal(baseline_parse_tolerance("nan", &t, &err), -EINVAL);
+	err_free(err);
 }
 
 static void
@@ -224,13 +234,13 @@ test_compare(void **state)
 		{ .name = "NEW.EVENT", .requested = "NEW.EVENT", .counted = true, .value = 9 },
 		{ .name = "INST_RETIRED.ANY", .requested = "instructions", .counted = false },
 	};
-	char err[256];
+	struct pmustat_error *err = NULL;
 
 	(void)state;
 	write_file(good);
-	assert_int_equal(baseline_load(path, &b, err, sizeof(err)), 0);
+	assert_int_equal(baseline_load(path, &b, &err), 0);
 	memset(&t, 0, sizeof(t));
-	assert_int_equal(baseline_parse_tolerance("2%", &t, err, sizeof(err)), 0);
+	assert_int_equal(baseline_parse_tolerance("2%", &t, &err), 0);
 	/*
 	 * INST_RETIRED.ANY matches "instructions" by its resolved name: +2%
 	 * passes at 2%; LLC shrank 25% (passes one-sided); branches were not
@@ -258,9 +268,10 @@ test_compare(void **state)
 	assert_false(out[0].passed);
 	assert_false(out[1].passed);
 	/* A per-event tolerance lets LLC shrink 30%. */
-	assert_int_equal(baseline_parse_tolerance("LONGEST_LAT_CACHE.MISS=30%", &t, err, sizeof(err)), 0);
+	assert_int_equal(baseline_parse_tolerance("LONGEST_LAT_CACHE.MISS=30%", &t, &err), 0);
 	assert_int_equal(baseline_compare(&b, cur + 1, 1, &t, out), 0);
 	assert_true(out[0].tolerance_percent == 30);
+	err_free(err);
 }
 
 /* -e cycles,cycles: the k-th occurrence now is compared with the k-th then. */
@@ -274,13 +285,13 @@ test_compare_event_listed_twice(void **state)
 		{ .name = "CORE_CYCLES", .requested = "cycles", .counted = true, .value = 100 },
 		{ .name = "CORE_CYCLES", .requested = "cycles", .counted = true, .value = 300 },
 	};
-	char err[256];
+	struct pmustat_error *err = NULL;
 
 	(void)state;
 	write_file(HEAD "\"events\": ["
 		   "{\"name\": \"CORE_CYCLES\", \"requested\": \"cycles\", \"value\": 100},"
 		   "{\"name\": \"CORE_CYCLES\", \"requested\": \"cycles\", \"value\": 300}]}");
-	assert_int_equal(baseline_load(path, &b, err, sizeof(err)), 0);
+	assert_int_equal(baseline_load(path, &b, &err), 0);
 	memset(&t, 0, sizeof(t));
 	assert_int_equal(baseline_compare(&b, cur, 2, &t, out), 0);
 	assert_true(out[0].base == 100 && out[1].base == 300);
@@ -290,6 +301,7 @@ test_compare_event_listed_twice(void **state)
 	cur[1].value = 100;
 	assert_int_equal(baseline_compare(&b, cur, 2, &t, out), 1);
 	assert_false(out[0].passed);
+	err_free(err);
 }
 
 /* Hostile paths: a FIFO does not block, a link is not followed, the file's text is not echoed. */
@@ -297,29 +309,31 @@ static void
 test_hostile_paths(void **state)
 {
 	static struct baseline b;
-	char fifo[sizeof(dir) + 16], link[sizeof(dir) + 16], err[512];
+	struct pmustat_error *err = NULL;
+	char fifo[sizeof(dir) + 16], link[sizeof(dir) + 16];
 
 	(void)state;
 	snprintf(fifo, sizeof(fifo), "%s/fifo", dir);
 	snprintf(link, sizeof(link), "%s/link", dir);
 	assert_int_equal(mkfifo(fifo, 0600), 0);
-	assert_int_equal(baseline_load(fifo, &b, err, sizeof(err)), -EINVAL);
-	assert_non_null(strstr(err, "not a regular file"));
+	assert_int_equal(baseline_load(fifo, &b, &err), -EINVAL);
+	assert_non_null(strstr(err_msg(err), "not a regular file"));
 	unlink(fifo);
 
 	write_file("TOPSECRET:$6$hash:19000\n");
 	assert_int_equal(symlink(path, link), 0);
-	assert_int_equal(baseline_load(link, &b, err, sizeof(err)), -ELOOP);
-	assert_non_null(strstr(err, "is a symbolic link"));
-	assert_int_equal(baseline_load(path, &b, err, sizeof(err)), -EINVAL);
-	assert_non_null(strstr(err, "not JSON: line 1"));
-	assert_null(strstr(err, "TOPSECRET"));
+	assert_int_equal(baseline_load(link, &b, &err), -ELOOP);
+	assert_non_null(strstr(err_msg(err), "is a symbolic link"));
+	assert_int_equal(baseline_load(path, &b, &err), -EINVAL);
+	assert_non_null(strstr(err_msg(err), "not JSON: line 1"));
+	assert_null(strstr(err_msg(err), "TOPSECRET"));
 
 	unlink(link);
 	/* (--save-baseline is written as every output file is: tests/cli/test_output_path.py.) */
 	write_file(good);
-	assert_int_equal(baseline_load(path, &b, err, sizeof(err)), 0);
+	assert_int_equal(baseline_load(path, &b, &err), 0);
 	assert_int_equal(b.nevents, 4);
+	err_free(err);
 }
 
 int

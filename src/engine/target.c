@@ -1,0 +1,66 @@
+/*
+ * target.c - see target.h.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/err.h"
+#include "engine/target.h"
+#include "events/cpu_source.h"
+#include "events/data_dir.h"
+#include "events/event_table.h"
+#include "netburst/nb_table.h"
+
+int
+target_open(struct target *t, struct hw *hw, const char *dump, int core, struct pmustat_error **err)
+{
+	int rc;
+
+	memset(t, 0, sizeof(*t));
+	t->live = dump == NULL;
+	t->dump = dump;
+	t->events_dir = pmustat_events_dir();
+	t->table_rc = 1;
+	rc = cpu_source_load(hw, dump, core, &t->cpu, &t->core, err);
+	if (rc < 0)
+		return rc;
+	cpu_mapfile_key(&t->cpu, t->key, sizeof(t->key));
+	snprintf(t->label, sizeof(t->label), "%s", t->cpu.brand[0] ? t->cpu.brand : t->key);
+	if (t->cpu.verdict != CPU_VERDICT_OK && !t->cpu.netburst.present)
+		return 0;
+	t->table_rc = mapfile_choose(t->events_dir, &t->cpu, &t->choice, &t->table_why);
+	return 0;
+}
+
+int
+target_load_table(struct target *t, struct pmustat_error **err)
+{
+	int rc;
+
+	if (t->table || t->nb || t->table_rc != 0)
+		return 0;
+	rc = event_table_load(t->events_dir, t->choice.table, &t->table, err);
+	if (rc == -EMEDIUMTYPE) {
+		err_clear(err);
+		rc = nb_table_load(t->events_dir, t->choice.table, &t->nb, err);
+	}
+	return rc;
+}
+
+bool
+target_can_count(const struct target *t)
+{
+	return t->cpu.verdict == CPU_VERDICT_OK;
+}
+
+void
+target_close(struct target *t)
+{
+	event_table_free(t->table);
+	nb_table_free(t->nb);
+	err_free(t->table_why);
+	t->table = NULL;
+	t->nb = NULL;
+	t->table_why = NULL;
+}
