@@ -31,7 +31,8 @@ struct pmustat_error {
 
 /*
  * *@err = a new error with @fmt's message, exit status EXIT_PMUSTAT_FAILURE
- * and errno -@rc (what it held before is freed). Returns @rc, so that
+ * and errno -@rc (what it held before is freed, after the message is
+ * built: err_msg(*err) may be one of the arguments). Returns @rc, so that
  * `return err_set(err, -EINVAL, "...")` reads as what it does.
  */
 int err_set(struct pmustat_error **err, int rc, const char *fmt, ...)

@@ -26,7 +26,7 @@
 #include "report/json_text.h"
 #include "netburst/nb_detect.h"
 #include "report/outfile.h"
-#include "engine/perf_backend.h"
+#include "engine/perf_counters.h"
 
 #define INFO_FORMAT_VERSION 1
 
@@ -457,7 +457,7 @@ cmd_info(int argc, char **argv, struct pmustat_error **err)
 	target_close(&t);
 	/* hw exists exactly when in->live. */
 	if (hw)
-		perf_env_probe(perf_linux(), hw, &in->perf);
+		perf_env_probe(perf_sys_linux(), hw, &in->perf);
 	if (hw && in->cpu_info.verdict == CPU_VERDICT_OK)
 		access_check(hw, &in->cpu_info, in->cpu, &in->access);
 	if (hw && in->cpu_info.netburst.present)

@@ -34,7 +34,7 @@
 #include "pmu/journal.h"
 #include "report/json_text.h"
 #include "pmu/pmu.h"
-#include "pmu/pmu_state.h"
+#include "pmu/owner.h"
 
 #define RESET_FORMAT_VERSION 1
 #define RESET_LOCK_WAIT_MS 2000
@@ -124,57 +124,55 @@ struct reset_core {
 	bool failed;
 };
 
+/* The message of a core so far, then @fmt's text after "; ". */
+static void
+say(struct reset_core *r, const char *text)
+{
+	strbuf_printf(&r->message, "%s%s", r->message.len ? "; " : "", text);
+}
+
 /*
- * Clear the counters --zero may clear on a core whose PMU @p has just
- * been opened: EVTSEL and counter to 0, their FIXED_CTR_CTRL fields to 0,
- * their overflow bits cleared. Only allow-listed MSRs; GLOBAL_CTRL is left
- * as it is (with EN and the fields clear nothing counts).
+ * Clear the counters --zero may clear: pmustat-style programming (owner.h:
+ * no interrupt bit), every busy counter with --force. Through the pmu,
+ * which writes only allow-listed MSRs; GLOBAL_CTRL is left as it is (with
+ * EN and the fields clear nothing counts).
  */
 static int
-zero_core(struct pmu *p, const struct pmu_state *st, bool force, struct reset_core *rc_out)
+zero_core(struct hw *hw, const struct cpu_info *cpu, int core, bool force, struct reset_core *r)
 {
-	uint64_t fc = st->fixed_ctrl, clear = 0;
-	size_t used = strlen(rc_out->zeroed);
-	char name[40];
+	struct pmustat_error *err = NULL;
+	const struct pmu_occupancy *occ;
+	uint32_t gp = 0, fixed = 0;
+	size_t used = strlen(r->zeroed);
+	struct pmu *p;
 	int rc;
 
-#define WR(msr, v) do { \
-		if (!pmu_msr_allowed(p, (msr))) \
-			return -EACCES; \
-		rc = hw_wrmsr(p->hw, p->cpu, (msr), (v)); \
-		if (rc) { \
-			strbuf_printf(&rc_out->message, \
-				 "core %d: writing %s (0x%x) failed: %s; %s", p->cpu, \
-				 pmu_msr_name((msr), name, sizeof(name)), (msr), strerror(-rc), hw_msr_hint(rc, true)); \
-			return rc; \
-		} \
-	} while (0)
+	rc = pmu_open(&p, hw, core, &cpu->pmu, false, NULL, &err);
+	if (rc < 0) {
+		say(r, err_msg(err));
+		err_free(err);
+		return rc;
+	}
+	occ = pmu_occupancy(p);
 	for (unsigned i = 0; i < PMU_MAX_GP; i++) {
-		if (!(st->busy_gp & (1u << i)) || (!force && (st->evtsel[i] & EVTSEL_INT)))
+		if (!(occ->busy_gp & (1u << i)) || (!force && !pmu_owner_pmustat_style(occ->gp[i])))
 			continue;
-		WR(msr_evtsel(i), 0);
-		WR(msr_pmc(i), 0);
-		clear |= 1ull << i;
-		used += (size_t)snprintf(rc_out->zeroed + used, sizeof(rc_out->zeroed) - used, " pmc%u", i);
+		gp |= 1u << i;
+		used += (size_t)snprintf(r->zeroed + used, sizeof(r->zeroed) - used, " pmc%u", i);
 	}
 	for (unsigned i = 0; i < PMU_MAX_FIXED; i++) {
-		if (!(st->busy_fixed & (1u << i)) ||
-		    (!force && (FIXED_CTRL_FIELD(st->fixed_ctrl, i) & FIXED_CTRL_PMI)))
+		if (!(occ->busy_fixed & (1u << i)) || (!force && !pmu_owner_pmustat_style(occ->fixed[i])))
 			continue;
-		fc &= ~(0xfull << (4 * i));
-		clear |= GLOBAL_FIXED_BIT(i);
-		used += (size_t)snprintf(rc_out->zeroed + used, sizeof(rc_out->zeroed) - used, " fixed%u", i);
+		fixed |= 1u << i;
+		used += (size_t)snprintf(r->zeroed + used, sizeof(r->zeroed) - used, " fixed%u", i);
 	}
-	if (fc != st->fixed_ctrl)
-		WR(MSR_IA32_FIXED_CTR_CTRL, fc);
-	for (unsigned i = 0; i < PMU_MAX_FIXED; i++)
-		if (clear & GLOBAL_FIXED_BIT(i))
-			WR(msr_fixed_ctr(i), 0);
-	/* Write 1 to clear. */
-	if (clear & st->global_status)
-		WR(MSR_IA32_PERF_GLOBAL_STATUS_RESET, clear & st->global_status);
-#undef WR
-	return 0;
+	rc = pmu_clear(p, gp, fixed, &err);
+	if (rc < 0) {
+		say(r, err_msg(err));
+		err_free(err);
+	}
+	pmu_close(p);
+	return rc;
 }
 
 /*
@@ -202,19 +200,10 @@ confirm_corrupt(const struct reset_opts *o, int core, const char *why)
 	return strcasecmp(answer, "y") == 0 || strcasecmp(answer, "yes") == 0;
 }
 
-/* The message of a core so far, then @fmt's text after "; ". */
-static void
-say(struct reset_core *r, const char *text)
-{
-	strbuf_printf(&r->message, "%s%s", r->message.len ? "; " : "", text);
-}
-
 static void
 reset_one(struct hw *hw, const struct reset_opts *o, int core, struct reset_core *r)
 {
-	static struct pmu p;
 	struct pmustat_error *err = NULL;
-	struct pmu_state st;
 	struct cpu_info cpu;
 	struct journal j;
 	bool have_journal, corrupt = false;
@@ -273,15 +262,7 @@ reset_one(struct hw *hw, const struct reset_opts *o, int core, struct reset_core
 		err_clear(&err);
 	}
 	if (o->zero) {
-		rc = pmu_state_read(hw, core, &cpu.pmu, &st, &err);
-		if (rc == 0)
-			rc = pmu_open(&p, hw, core, &cpu.pmu, false, &err);
-		if (rc < 0) {
-			say(r, err_msg(err));
-			r->failed = true;
-			goto out;
-		}
-		rc = zero_core(&p, &st, o->force, r);
+		rc = zero_core(hw, &cpu, core, o->force, r);
 		if (rc < 0) {
 			r->failed = true;
 			goto out;
@@ -330,7 +311,7 @@ cmd_reset(int argc, char **argv, struct pmustat_error **err)
 		err_set(err, -ENOMEM, "out of memory");
 		goto out;
 	}
-	if (pmu_state_parse_cpus(o.cpus ? o.cpus : "all", ncpus, set, err) < 0)
+	if (cpu_parse_list(o.cpus ? o.cpus : "all", ncpus, set, err) < 0)
 		goto out;
 	for (int i = 0; i < ncpus; i++) {
 		if (!set[i])

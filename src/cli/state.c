@@ -33,7 +33,8 @@
 #include "pmu/journal.h"
 #include "report/json_text.h"
 #include "hw/proc.h"
-#include "pmu/pmu_state.h"
+#include "pmu/owner.h"
+#include "pmu/snapshot.h"
 
 #define STATE_FORMAT_VERSION 1
 #define WATCH_MIN_MS 100
@@ -53,11 +54,13 @@ struct state_core {
 	char key[64];
 	char table_name[128];
 	struct event_table *table;
-	struct pmu_state st;
-	struct pmu_state prev;
+	struct pmu_snapshot st;
+	struct pmu_snapshot prev;
+	struct pmu_occupancy occ;	/* who holds each counter of st: owner.h's rule */
 	bool have_prev;
 	char watchdog[32];
-	struct pmu_state_pmustat pm;
+	struct pmu_owner_hints pm;	/* what is known of pmustat runs, and the watchdog */
+	char live_command[256];		/* the live run's command line, may be "" */
 	/* The journal, if any: its state, or why it is not trusted. */
 	int journal_rc;			/* 0, -ENOENT, -EBADMSG, -errno */
 	struct journal journal;
@@ -204,7 +207,7 @@ core_read(struct hw *hw, struct state_core *c)
 	struct pmustat_error *err = NULL;
 
 	c->prev = c->st;
-	if (pmu_state_read(hw, c->core, &c->cpu.pmu, &c->st, &err) < 0) {
+	if (pmu_snapshot_read(hw, c->core, &c->cpu.pmu, &c->st, &err) < 0) {
 		snprintf(c->error, sizeof(c->error), "%s", err_msg(err));
 		err_free(err);
 		return -1;
@@ -226,8 +229,9 @@ core_read(struct hw *hw, struct state_core *c)
 			c->pm.killed_pid = c->journal.pid;
 	}
 	if (c->pm.live_pid)
-		proc_command(c->pm.live_pid, c->pm.live_command, sizeof(c->pm.live_command));
-	pmu_state_guess_owners(&c->st, c->watchdog, &c->pm);
+		proc_command(c->pm.live_pid, c->live_command, sizeof(c->live_command));
+	c->pm.watchdog_on = pmu_owner_watchdog_on(c->watchdog);
+	pmu_snapshot_occupancy(&c->st, &c->pm, &c->occ);
 	return 0;
 }
 
@@ -248,9 +252,9 @@ owners_text(const struct state_core *c, char *buf, size_t size)
 
 	buf[0] = '\0';
 	for (unsigned i = 0; i < PMU_MAX_FIXED; i++)
-		seen[c->st.owner_fixed[i]] = true;
+		seen[c->occ.fixed[i]] = true;
 	for (unsigned i = 0; i < PMU_MAX_GP; i++)
-		seen[c->st.owner_gp[i]] = true;
+		seen[c->occ.gp[i]] = true;
 	for (int o = PMU_OWNER_NMI_WATCHDOG; o <= PMU_OWNER_UNKNOWN && used < size; o++) {
 		if (!seen[o])
 			continue;
@@ -258,7 +262,7 @@ owners_text(const struct state_core *c, char *buf, size_t size)
 					 pmu_owner_name((enum pmu_owner)o));
 		if (o == PMU_OWNER_PMUSTAT && used < size)
 			used += (size_t)snprintf(buf + used, size - used, " (pid %ld: %s)", (long)c->pm.live_pid,
-						 c->pm.live_command[0] ? c->pm.live_command : "?");
+						 c->live_command[0] ? c->live_command : "?");
 		else if (o == PMU_OWNER_PMUSTAT_KILLED && used < size)
 			used += (size_t)snprintf(buf + used, size - used, " (pid %ld, journal left)",
 						 (long)c->pm.killed_pid);
@@ -304,7 +308,7 @@ journal_text(const struct state_core *c, char *buf, size_t size)
 static void
 print_raw(FILE *out, const struct state_core *c)
 {
-	const struct pmu_state *s = &c->st;
+	const struct pmu_snapshot *s = &c->st;
 
 	printf("core %d\n", c->core);
 	fprintf(out, "  0x%03x IA32_PERF_GLOBAL_CTRL   0x%016llx\n", MSR_IA32_PERF_GLOBAL_CTRL,
@@ -334,7 +338,8 @@ print_raw(FILE *out, const struct state_core *c)
 static void
 print_human(FILE *out, const struct state_core *c, double dt)
 {
-	const struct pmu_state *s = &c->st;
+	const struct pmu_snapshot *s = &c->st;
+	const struct pmu_occupancy *occ = &c->occ;
 	const struct pmu_caps *p = &c->cpu.pmu;
 	char list[128], owners[512], name[128], j[800];
 
@@ -373,8 +378,8 @@ print_human(FILE *out, const struct state_core *c, double dt)
 		if (v >= 0)
 			snprintf(r, sizeof(r), "%.0f", v);
 		fprintf(out, "  fixed%-2u %-18s %20llu %14s  %-30s %-14s %s%s%s%s%s\n", i, ctl,
-			(unsigned long long)s->fixed_ctr[i], r, pmu_state_fixed_event_name(c->table, i),
-			pmu_owner_name(s->owner_fixed[i]), f ? "" : "off",
+			(unsigned long long)s->fixed_ctr[i], r, pmu_snapshot_fixed_event_name(c->table, i),
+			pmu_owner_name(occ->fixed[i]), f ? "" : "off",
 			f & FIXED_CTRL_OS ? "os " : "", f & FIXED_CTRL_USR ? "usr " : "",
 			f & FIXED_CTRL_ANY ? "any " : "", f & FIXED_CTRL_PMI ? "pmi" : "");
 	}
@@ -385,14 +390,14 @@ print_human(FILE *out, const struct state_core *c, double dt)
 
 		if (!(s->gp_mask & (1u << i)))
 			continue;
-		pmu_state_decode_evtsel(s->evtsel[i], &e);
+		pmu_evtsel_decode(s->evtsel[i], &e);
 		snprintf(ctl, sizeof(ctl), "EVTSEL 0x%08llx", (unsigned long long)s->evtsel[i]);
 		v = rate(c, c->prev.pmc[i], s->pmc[i], p->gp_width, dt);
 		if (v >= 0)
 			snprintf(r, sizeof(r), "%.0f", v);
-		pmu_state_event_name(c->table, s->evtsel[i], name, sizeof(name));
+		pmu_snapshot_event_name(c->table, s->evtsel[i], name, sizeof(name));
 		fprintf(out, "  pmc%-4u %-18s %20llu %14s  %-30s %-14s ", i, ctl, (unsigned long long)s->pmc[i], r,
-			name[0] ? name : "-", pmu_owner_name(s->owner_gp[i]));
+			name[0] ? name : "-", pmu_owner_name(occ->gp[i]));
 		if (s->evtsel[i] == 0) {
 			fprintf(out, "off\n");
 			continue;
@@ -452,7 +457,8 @@ json_rate(const struct state_core *c, uint64_t prev, uint64_t now, unsigned widt
 static json_t *
 core_json(const struct state_core *c, bool raw, double dt)
 {
-	const struct pmu_state *s = &c->st;
+	const struct pmu_snapshot *s = &c->st;
+	const struct pmu_occupancy *occ = &c->occ;
 	json_t *o = json_object(), *counters, *owners, *jn;
 	bool seen[PMU_OWNER_UNKNOWN + 1] = { false };
 	char name[128], path[256];
@@ -487,11 +493,11 @@ core_json(const struct state_core *c, bool raw, double dt)
 			      "global_enable", (s->global_ctrl & GLOBAL_FIXED_BIT(i)) != 0,
 			      "value", (json_int_t)s->fixed_ctr[i],
 			      "rate", json_rate(c, c->prev.fixed_ctr[i], s->fixed_ctr[i], c->cpu.pmu.fixed_width, dt),
-			      "event", pmu_state_fixed_event_name(c->table, i),
-			      "in_use", (s->busy_fixed & (1u << i)) != 0,
-			      "owner", pmu_owner_name(s->owner_fixed[i]));
+			      "event", pmu_snapshot_fixed_event_name(c->table, i),
+			      "in_use", (occ->busy_fixed & (1u << i)) != 0,
+			      "owner", pmu_owner_name(occ->fixed[i]));
 		json_array_append_new(counters, e);
-		seen[s->owner_fixed[i]] = true;
+		seen[occ->fixed[i]] = true;
 	}
 	for (unsigned i = 0; i < PMU_MAX_GP; i++) {
 		struct pmu_evtsel_fields f;
@@ -501,8 +507,8 @@ core_json(const struct state_core *c, bool raw, double dt)
 		if (!(s->gp_mask & (1u << i)))
 			continue;
 		snprintf(n, sizeof(n), "pmc%u", i);
-		pmu_state_decode_evtsel(s->evtsel[i], &f);
-		pmu_state_event_name(c->table, s->evtsel[i], name, sizeof(name));
+		pmu_evtsel_decode(s->evtsel[i], &f);
+		pmu_snapshot_event_name(c->table, s->evtsel[i], name, sizeof(name));
 		e = json_pack("{s:s, s:s, s:o, s:o, s:o, s:b, s:b, s:b, s:b, s:i, s:b, s:b, s:b, s:b}",
 			      "counter", n, "kind", "gp", "evtsel", hex(s->evtsel[i]),
 			      "event_select", hex(f.event), "umask", hex(f.umask),
@@ -512,10 +518,10 @@ core_json(const struct state_core *c, bool raw, double dt)
 		json_object_set_new(e, "value", json_integer((json_int_t)s->pmc[i]));
 		json_object_set_new(e, "rate", json_rate(c, c->prev.pmc[i], s->pmc[i], c->cpu.pmu.gp_width, dt));
 		json_object_set_new(e, "event", name[0] ? json_string(name) : json_null());
-		json_object_set_new(e, "in_use", json_boolean(s->busy_gp & (1u << i)));
-		json_object_set_new(e, "owner", json_string(pmu_owner_name(s->owner_gp[i])));
+		json_object_set_new(e, "in_use", json_boolean(occ->busy_gp & (1u << i)));
+		json_object_set_new(e, "owner", json_string(pmu_owner_name(occ->gp[i])));
 		json_array_append_new(counters, e);
-		seen[s->owner_gp[i]] = true;
+		seen[occ->gp[i]] = true;
 	}
 	owners = json_array();
 	for (int k = PMU_OWNER_NMI_WATCHDOG; k <= PMU_OWNER_UNKNOWN; k++)
@@ -524,7 +530,7 @@ core_json(const struct state_core *c, bool raw, double dt)
 	json_object_set_new(o, "owners", owners);
 	json_object_set_new(o, "pmustat_pid", c->pm.live_pid ? json_integer(c->pm.live_pid) : json_null());
 	json_object_set_new(o, "pmustat_command",
-			    c->pm.live_pid ? json_text(c->pm.live_command) : json_null());
+			    c->pm.live_pid ? json_text(c->live_command) : json_null());
 	json_object_set_new(o, "nmi_watchdog", c->watchdog[0] ? json_string(c->watchdog) : json_null());
 	json_object_set_new(o, "counters", counters);
 
@@ -627,7 +633,7 @@ cmd_state(int argc, char **argv, struct pmustat_error **err)
 		goto fail;
 	}
 	if (o.cpus) {
-		if (pmu_state_parse_cpus(o.cpus, ncpus, set, err) < 0) {
+		if (cpu_parse_list(o.cpus, ncpus, set, err) < 0) {
 			snprintf(first_error, sizeof(first_error), "%s", err_msg(*err));
 			goto fail;
 		}

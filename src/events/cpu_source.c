@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <libcpuid/libcpuid.h>
 #include <sched.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -269,6 +270,58 @@ cpu_parse_number(const char *arg, int *cpu)
 		return -EINVAL;
 	*cpu = (int)v;
 	return 0;
+}
+
+static bool
+cpu_num(const char **s, int ncpus, int *out)
+{
+	char *end;
+	long v;
+
+	if (**s < '0' || **s > '9')
+		return false;
+	errno = 0;
+	v = strtol(*s, &end, 10);
+	if (errno || v < 0 || v >= ncpus)
+		return false;
+	*s = end;
+	*out = (int)v;
+	return true;
+}
+
+int
+cpu_parse_list(const char *list, int ncpus, bool *set, struct pmustat_error **err)
+{
+	const char *s = list;
+
+	memset(set, 0, (size_t)ncpus * sizeof(*set));
+	if (strcmp(list, "all") == 0) {
+		for (int i = 0; i < ncpus; i++)
+			set[i] = true;
+		return 0;
+	}
+	for (;;) {
+		int a, b;
+
+		if (!cpu_num(&s, ncpus, &a))
+			goto bad;
+		b = a;
+		if (*s == '-') {
+			s++;
+			if (!cpu_num(&s, ncpus, &b) || b < a)
+				goto bad;
+		}
+		for (int i = a; i <= b; i++)
+			set[i] = true;
+		if (*s == '\0')
+			return 0;
+		if (*s != ',')
+			goto bad;
+		s++;
+	}
+bad:
+	return err_set(err, -EINVAL, "-C %s: not a CPU list; use \"all\", or CPUs and ranges below %d such as 0-3,6",
+		       list, ncpus);
 }
 
 int

@@ -6,6 +6,7 @@
 #ifndef PMUSTAT_CPU_SOURCE_H
 #define PMUSTAT_CPU_SOURCE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
 
@@ -36,6 +37,13 @@ int cpu_source_save(struct hw *hw, const int *cpus, int ncpus, FILE *out, const 
 
 /* A -C argument: a CPU number 0..CPU_SETSIZE-1. 0, or -EINVAL. */
 int cpu_parse_number(const char *arg, int *cpu);
+
+/*
+ * A -C LIST: "all", or comma-separated CPUs and ranges ("0-3,6"), each
+ * below @ncpus, into @set (@ncpus entries). 0, or -EINVAL with the usage
+ * message.
+ */
+int cpu_parse_list(const char *list, int ncpus, bool *set, struct pmustat_error **err);
 
 /* The last CPU in this process's affinity mask (pmustat's default core). */
 int cpu_default_core(void);

@@ -249,6 +249,13 @@ resolve_arch(struct parse_ctx *ctx, const struct arch_event *ae, struct event *e
 	    (caps->fixed_mask & (1u << ae->fixed)))
 		ev->fixed = ae->fixed;
 	ev->flags |= EVENT_F_ARCH;
+	/* Its GP encoding counts another clock (REF_XCLK): the fixed counter or nothing. */
+	if (ae->fixed >= 0 && !ae->fixed_twin) {
+		if (ev->fixed < 0)
+			return fail(ctx, "event '%s' (architectural \"%s\") counts on fixed counter %d, which this CPU does not report (CPUID.0AH); on a general-purpose counter its encoding (0x%02x/0x%02x) counts the reference clock at another rate: count that as CPU_CLK_UNHALTED.REF_XCLK or r%02x%02x",
+				    ev->requested, ae->name, ae->fixed, ae->code, ae->umask, ae->umask, ae->code);
+		ev->gp_mask = 0;
+	}
 	if (ev->fixed < 0 && !ev->gp_mask)
 		return fail(ctx, "event '%s': this CPU reports no general-purpose counter%s",
 			    ev->requested, ae->fixed >= 0 ? " and not its fixed counter" : "");
@@ -301,7 +308,23 @@ resolve_table(struct parse_ctx *ctx, const struct event_desc *d, struct event *e
 		return ret;
 
 	if (d->fixed >= 0) {
-		if (d->fixed >= PMU_MAX_FIXED || !(caps->fixed_mask & (1u << d->fixed)))
+		const struct arch_event *twin = arch_event_fixed_twin(d->fixed);
+		bool have_fixed = d->fixed < PMU_MAX_FIXED && (caps->fixed_mask & (1u << d->fixed));
+
+		/*
+		 * Intel's table puts it on its fixed counter only; where the
+		 * architectural GP encoding counts the same (INST_RETIRED.ANY,
+		 * CPU_CLK_UNHALTED.THREAD), a general-purpose counter with that
+		 * encoding serves when the fixed one is someone else's.
+		 */
+		if (twin && arch_event_available(caps, twin) && !d->umask_ext && (caps->gp_mask & GP_LIMIT_MASK)) {
+			ev->code = twin->code;
+			ev->umask = twin->umask;
+			ev->gp_mask = caps->gp_mask & GP_LIMIT_MASK;
+			ev->fixed = have_fixed ? d->fixed : -1;
+			return 0;
+		}
+		if (!have_fixed)
 			return fail(ctx, "event '%s' lives only on fixed counter %d, which %s",
 				    ev->requested, d->fixed,
 				    d->fixed >= PMU_MAX_FIXED ? "pmustat does not program" :
@@ -652,7 +675,7 @@ event_spec_append(const char *spec, const struct event_table *table,
 	for (;;) {
 		const char *end, *s, *e;
 		char text[EVENT_NAME_MAX + 1];
-		size_t len, i;
+		size_t len;
 
 		term_no++;
 		/* cpu/a=1,b=2/ holds commas: the term ends after its closing slash. */
@@ -702,13 +725,6 @@ event_spec_append(const char *spec, const struct event_table *table,
 		ret = parse_term(&ctx, text, &evs[n]);
 		if (ret)
 			goto fail;
-		for (i = 0; i < n; i++) {
-			if (event_spec_same(&evs[i], &evs[n])) {
-				ret = fail(&ctx, "event '%s' is given twice (the same as '%s')",
-					   evs[n].requested, evs[i].requested);
-				goto fail;
-			}
-		}
 		n++;
 		if (!*end)
 			break;

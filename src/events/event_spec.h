@@ -50,7 +50,8 @@ struct pmu_caps;
  * Events are refused when they are PEBS-only, uncore, unavailable per
  * CPUID.0AH:EBX, need an extra MSR other than 0x1a6/0x1a7, use UMASK2 or EQ
  * on a PMU older than v6, set AnyThread where it is deprecated, or fit no
- * counter this CPU has; and when the same event is given twice.
+ * counter this CPU has. The same event given twice is two events here: a
+ * caller counts it once (engine/requests.c) and reports each spelling.
  */
 int event_spec_parse(const char *spec, const struct event_table *table,
 		     const struct pmu_caps *caps, struct event **out, size_t *count,
@@ -58,16 +59,16 @@ int event_spec_parse(const char *spec, const struct event_table *table,
 
 /*
  * More events than any PMU counts in one run (the scheduler's limit is
- * lower): absurd lists are refused here, before the duplicate check makes
- * them quadratic (100 000 events took 10 s).
+ * lower): absurd lists are refused here, before a caller's search for
+ * duplicates makes them quadratic (100 000 events took 10 s).
  */
 #define EVENT_SPEC_MAX_EVENTS 256
 
 /*
  * Append the events of @spec to *@events (of *@count, grown with realloc),
- * for callers with several -e options; duplicates across calls are refused
- * too, and so is a total above EVENT_SPEC_MAX_EVENTS. Same errors as event_spec_parse(); on error *@events is unchanged
- * in content (it may have been reallocated).
+ * for callers with several -e options; a total above EVENT_SPEC_MAX_EVENTS
+ * is refused. Same errors as event_spec_parse(); on error *@events is
+ * unchanged in content (it may have been reallocated).
  */
 int event_spec_append(const char *spec, const struct event_table *table,
 		      const struct pmu_caps *caps, struct event **events,
@@ -75,8 +76,8 @@ int event_spec_append(const char *spec, const struct event_table *table,
 
 /*
  * Whether @a and @b count the same thing (same encoding, mode, counter and
- * extra MSR value; software events by name): the duplicate rule of -e, for
- * other lists of events (metrics) to deduplicate by.
+ * extra MSR value; software events by name): the rule by which an event
+ * asked for twice is counted once (engine/requests.c, metrics).
  */
 bool event_spec_same(const struct event *a, const struct event *b);
 

@@ -7,7 +7,8 @@
 #include "events/cpu.h"
 #include "hw/cpulock.h"
 #include "hw/hw.h"
-#include "pmu/pmu_state.h"
+#include "pmu/pmu.h"
+#include "pmu/snapshot.h"
 
 static void
 read_setting(struct hw *hw, enum hw_file file, char *out, size_t size)
@@ -39,25 +40,27 @@ read_lockdown(struct hw *hw, char *out, size_t size)
 	memcpy(out, open + 1, (size_t)(close - open));
 }
 
-/* Counters in use and their likely owners: pmu_state's rule and guesses. */
+/* Counters in use and their likely owners: owner.h's rule. */
 static void
 read_counters(struct hw *hw, const struct cpu_info *info, int cpu, struct access_report *r)
 {
-	struct pmu_state st;
-	struct pmu_state_pmustat pm;
+	struct pmu_owner_hints hints;
+	struct pmu_occupancy occ;
+	struct pmu_snapshot st;
 
-	r->counters_read = pmu_state_read(hw, cpu, &info->pmu, &st, NULL);
+	r->counters_read = pmu_snapshot_read(hw, cpu, &info->pmu, &st, NULL);
 	if (r->counters_read)
 		return;
-	memset(&pm, 0, sizeof(pm));
-	pm.live_pid = cpulock_holder(cpu);
-	pmu_state_guess_owners(&st, r->nmi_watchdog, &pm);
-	r->gp_busy = st.busy_gp;
-	r->fixed_busy = st.busy_fixed;
+	memset(&hints, 0, sizeof(hints));
+	hints.watchdog_on = pmu_owner_watchdog_on(r->nmi_watchdog);
+	hints.live_pid = cpulock_holder(cpu);
+	pmu_snapshot_occupancy(&st, &hints, &occ);
+	r->gp_busy = occ.busy_gp;
+	r->fixed_busy = occ.busy_fixed;
 	r->global_ctrl = st.global_ctrl;
 	r->fixed_ctrl = st.fixed_ctrl;
-	memcpy(r->owner_gp, st.owner_gp, sizeof(r->owner_gp));
-	memcpy(r->owner_fixed, st.owner_fixed, sizeof(r->owner_fixed));
+	memcpy(r->owner_gp, occ.gp, sizeof(r->owner_gp));
+	memcpy(r->owner_fixed, occ.fixed, sizeof(r->owner_fixed));
 }
 
 void
@@ -89,7 +92,7 @@ access_check(struct hw *hw, const struct cpu_info *info, int cpu, struct access_
 	 * is write-1-to-clear, so writing 0 to it changes nothing: a safe probe.
 	 */
 	if (r->msr_write == 0 && info->pmu.version >= 2)
-		r->write_probe = hw_wrmsr(hw, cpu, MSR_IA32_PERF_GLOBAL_STATUS_RESET, 0);
+		r->write_probe = pmu_write_probe(hw, cpu, &info->pmu);
 	if (r->msr_read == 0)
 		read_counters(hw, info, cpu, r);
 	if (info->pmu.version >= 2)

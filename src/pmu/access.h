@@ -13,7 +13,7 @@
 
 #include "hw/hw.h"
 #include "pmu/msr.h"
-#include "pmu/pmu_state.h"
+#include "pmu/owner.h"
 
 struct cpu_info;
 struct hw;

@@ -22,7 +22,7 @@
 #include "hw/proc.h"
 #include "pmu/journal.h"
 #include "pmu/msr.h"
-#include "pmu/pmu.h"
+#include "pmu/pmu_impl.h"
 #include "hw/run_dir.h"
 #include "pmu/counter_sched.h"
 #include "base/err.h"
@@ -77,9 +77,33 @@ add_wrote(struct journal *j, uint32_t msr, uint64_t v)
 	return 0;
 }
 
+/* Record what @w writes: EVTSEL and offcore values, fixed field values. */
+static int
+add_write(struct journal *j, const struct pmu_write *w, uint32_t *offcore)
+{
+	if (w->clear_ovf)
+		return 0;
+	for (unsigned i = 0; i < PMU_MAX_GP; i++)
+		if (w->msr == msr_evtsel(i))
+			return (w->mask & ~w->found) ? add_wrote(j, w->msr, w->value) : 0;
+	if (w->msr == MSR_OFFCORE_RSP_0 || w->msr == MSR_OFFCORE_RSP_1) {
+		*offcore |= 1u << (w->msr - MSR_OFFCORE_RSP_0);
+		return add_wrote(j, w->msr, w->value);
+	}
+	if (w->msr == MSR_IA32_FIXED_CTR_CTRL) {
+		for (unsigned i = 0; i < PMU_MAX_FIXED; i++) {
+			uint64_t f = 0xfull << (4 * i);
+
+			if ((w->mask & ~w->found) & f)
+				j->fields[i] |= (uint16_t)(1u << FIXED_CTRL_FIELD(w->value, i));
+		}
+	}
+	return 0;
+}
+
 int
-journal_from_pmu(struct journal *j, const struct pmu *p, const struct event *ev,
-		 const struct sched_slot *slots, unsigned n, unsigned runs, struct pmustat_error **err)
+journal_from_programs(struct journal *j, const struct pmu *p, const struct pmu_program *progs,
+		      unsigned nprogs, struct pmustat_error **err)
 {
 	uint32_t offcore = 0;
 	int rc;
@@ -88,42 +112,23 @@ journal_from_pmu(struct journal *j, const struct pmu *p, const struct event *ev,
 	j->core = p->cpu;
 	j->pid = getpid();
 	rc = journal_proc_start_time(j->pid, &j->start_time);
-	if (rc) {
+	if (rc)
 		return err_set(err, rc, "cannot read this process's start time: %s", strerror(-rc));
-	}
-	/* Exactly what the runs program: the same computation pmu_program() makes. */
-	for (unsigned run = 0; run < runs; run++) {
-		struct pmu_run_plan pl;
+	/* Exactly what the runs write: the programs pmu_program() executes. */
+	for (unsigned r = 0; r < nprogs; r++) {
+		const struct pmu_program *prog = &progs[r];
 
-		rc = pmu_plan_run(p, ev, slots, n, run, &pl, err);
-		if (rc)
-			return rc;
-		j->own_gp |= pl.gp;
-		j->own_fixed |= pl.fixed;
-		for (unsigned i = 0; i < PMU_MAX_GP; i++) {
-			if (!(pl.gp & (1u << i)))
-				continue;
-			rc = add_wrote(j, msr_evtsel(i), pl.evtsel[i]);
-			/* Per-counter mode: programmed without EN, enabled with it. */
-			if (!rc && pl.mode == PMU_ENABLE_PER_COUNTER)
-				rc = add_wrote(j, msr_evtsel(i), pl.evtsel[i] | EVTSEL_EN);
-			if (rc)
+		j->own_gp |= prog->gp;
+		j->own_fixed |= prog->fixed;
+		for (unsigned i = 0; i < prog->nprogram; i++)
+			if (add_write(j, &prog->program[i], &offcore))
 				goto too_many;
-		}
-		for (unsigned i = 0; i < PMU_MAX_FIXED; i++) {
-			if (!(pl.fixed & (1u << i)))
-				continue;
-			j->fields[i] |= (uint16_t)(1u << pl.field[i]);
-			if (pl.mode == PMU_ENABLE_PER_COUNTER)
-				j->fields[i] |= 1u;
-		}
-		for (unsigned o = 0; o < PMU_NUM_OFFCORE; o++) {
-			if (!(pl.offcore_used & (1u << o)))
-				continue;
-			offcore |= 1u << o;
-			if (add_wrote(j, MSR_OFFCORE_RSP_0 + o, pl.offcore[o]))
+		for (unsigned i = 0; i < prog->nenable; i++)
+			if (add_write(j, &prog->enable[i], &offcore))
 				goto too_many;
-		}
+		for (unsigned i = 0; i < prog->ndisable; i++)
+			if (add_write(j, &prog->disable[i], &offcore))
+				goto too_many;
 	}
 	j->taken_gp = j->own_gp & p->taken_gp;
 	j->taken_fixed = j->own_fixed & p->taken_fixed;
@@ -479,30 +484,6 @@ journal_owner(const struct journal *j)
 	return JOURNAL_OWNER_LIVE;
 }
 
-/* The struct pmu slot of @msr, or NULL. */
-static struct pmu_reg *
-slot_of(struct pmu *p, uint32_t msr)
-{
-	if (msr == MSR_IA32_PERF_GLOBAL_CTRL)
-		return &p->global_ctrl;
-	if (msr == MSR_IA32_FIXED_CTR_CTRL)
-		return p->fixed_mask ? &p->fixed_ctrl : NULL;
-	for (unsigned i = 0; i < PMU_MAX_GP; i++) {
-		if (!(p->gp_mask & (1u << i)))
-			continue;
-		if (msr == msr_evtsel(i))
-			return &p->evtsel[i];
-		if (msr == msr_pmc(i))
-			return &p->pmc[i];
-	}
-	for (unsigned i = 0; i < PMU_MAX_FIXED; i++)
-		if ((p->fixed_mask & (1u << i)) && msr == msr_fixed_ctr(i))
-			return &p->fixed_ctr[i];
-	if (msr == MSR_OFFCORE_RSP_0 || msr == MSR_OFFCORE_RSP_1)
-		return &p->offcore[msr - MSR_OFFCORE_RSP_0];
-	return NULL;
-}
-
 /* Is @v a value a restore may write to @msr of counter set @j? "" if so, else why not. */
 static const char *
 check_reg(const struct pmu *p, const struct journal *j, uint32_t msr, uint64_t v)
@@ -622,14 +603,14 @@ journal_apply(struct hw *hw, const struct pmu_caps *caps, const struct journal *
 	for (unsigned i = 0; i < j->nregs; i++)
 		if (j->regs[i].msr == MSR_OFFCORE_RSP_0 || j->regs[i].msr == MSR_OFFCORE_RSP_1)
 			offcore = true;
-	rc = pmu_open(&p, hw, j->core, caps, offcore, err);
+	rc = pmu_open_at(&p, hw, j->core, caps, offcore, NULL, err);
 	if (rc)
 		return rc;
 	/* Everything is checked before anything is written. */
 	for (unsigned i = 0; i < j->nregs; i++) {
 		const char *why = check_reg(&p, j, j->regs[i].msr, j->regs[i].value);
 
-		if (why[0] || !slot_of(&p, j->regs[i].msr))
+		if (why[0] || !pmu_reg_of(&p, j->regs[i].msr))
 			return err_set(err, -EBADMSG,
 				    "core %d: the journal's %s (0x%x) = 0x%llx is refused (%s); nothing was written",
 				    j->core, pmu_msr_name(j->regs[i].msr, name, sizeof(name)), j->regs[i].msr,
@@ -657,7 +638,7 @@ journal_apply(struct hw *hw, const struct pmu_caps *caps, const struct journal *
 			bits |= GLOBAL_FIXED_BIT(i);
 	for (unsigned i = 0; i < j->nregs; i++) {
 		uint32_t msr = j->regs[i].msr;
-		struct pmu_reg *r = slot_of(&p, msr);
+		struct pmu_reg *r = pmu_reg_of(&p, msr);
 		uint64_t v = j->regs[i].value;
 		bool put_back = true;
 

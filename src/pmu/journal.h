@@ -43,11 +43,10 @@
 
 struct pmustat_error;
 
-struct event;
 struct hw;
-struct sched_slot;
 struct pmu;
 struct pmu_caps;
+struct pmu_program;
 
 #define JOURNAL_DIR		"/run/pmustat"
 #define JOURNAL_VERSION		2
@@ -107,15 +106,14 @@ int
 journal_proc_start_time(pid_t pid, unsigned long long *start);
 
 /*
- * The journal of a stat run: this process; the counters the plan
- * (@ev[0..n), @slots, @runs runs) programs on @p (after pmu_open() and
- * pmu_take_busy()), their registers as @p saved them, and every value the
- * runs write to their control registers (pmu_plan_run()). 0, or -errno
- * with a message.
+ * The journal of a stat run: this process; the counters @progs[0..n)
+ * program on @p (after pmu_open() and pmu_take_busy()), their registers as
+ * @p saved them, and every value the runs write to their control
+ * registers. 0, or -errno with a message.
  */
 int
-journal_from_pmu(struct journal *j, const struct pmu *p, const struct event *ev,
-		 const struct sched_slot *slots, unsigned n, unsigned runs, struct pmustat_error **err);
+journal_from_programs(struct journal *j, const struct pmu *p, const struct pmu_program *progs,
+		      unsigned nprogs, struct pmustat_error **err);
 
 /*
  * Write @j durably as DIR/cpuN.journal (replacing any older one). 0, or

@@ -29,6 +29,8 @@
  */
 #define PMU_MAX_GP	8
 #define PMU_MAX_FIXED	4
+/* MSR_OFFCORE_RSP_0 and _1. */
+#define PMU_NUM_OFFCORE	2
 
 /* IA32_PERFEVTSELx fields. */
 #define EVTSEL_EVENT(v)		((uint64_t)(v) & 0xffu)

@@ -1,219 +1,33 @@
 /*
  * pmu.c - save, program, enable, read and restore one core's PMU.
  *
- * Every register pmustat may write is a struct pmu_reg in the struct pmu:
- * its value when found, what pmustat last wrote, and whether it was
- * written at all. Restore walks those slots and writes the saved values
- * back through the seam, nothing else, so it works from a signal handler.
- * Shared registers (IA32_PERF_GLOBAL_CTRL, IA32_FIXED_CTR_CTRL) are written
- * as found with only pmustat's bits or fields changed.
+ * Every register pmustat may write is a struct pmu_reg in the struct pmu
+ * (pmu_impl.h): its value when found, what pmustat last wrote, and whether
+ * it was written at all. A run's writes come as a value (program.h); each
+ * is checked against what pmustat may touch before any is written, then
+ * applied to the register as it is, changing only the write's mask. The
+ * restore (pmu_regs.c) walks the slots and writes the saved values back
+ * through the seam, nothing else, so it works from a signal handler.
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
-#include "pmu/delta.h"
-#include "events/event.h"
-#include "pmu/evtsel.h"
-#include "hw/hw.h"
-#include "pmu/msr.h"
-#include "pmu/pmu.h"
 #include "base/err.h"
-
-static struct pmu *signal_pmu;
-
-bool
-pmu_msr_allowed(const struct pmu *p, uint32_t msr)
-{
-	for (unsigned i = 0; i < PMU_MAX_GP; i++) {
-		if (!(p->gp_mask & (1u << i)))
-			continue;
-		if (msr == msr_evtsel(i) || msr == msr_pmc(i))
-			return true;
-		if (p->full_width && msr == msr_a_pmc(i))
-			return true;
-	}
-	for (unsigned i = 0; i < PMU_MAX_FIXED; i++)
-		if ((p->fixed_mask & (1u << i)) && msr == msr_fixed_ctr(i))
-			return true;
-	switch (msr) {
-	case MSR_IA32_FIXED_CTR_CTRL:
-		return p->fixed_mask != 0;
-	case MSR_IA32_PERF_GLOBAL_STATUS:
-	case MSR_IA32_PERF_GLOBAL_CTRL:
-	case MSR_IA32_PERF_GLOBAL_STATUS_RESET:
-		return p->caps.version >= 2;
-	case MSR_IA32_PERF_GLOBAL_STATUS_SET:
-	case MSR_IA32_PERF_GLOBAL_INUSE:
-		return p->caps.version >= 4;
-	case MSR_IA32_PERF_CAPABILITIES:
-		return p->caps.pdcm;
-	case MSR_OFFCORE_RSP_0:
-	case MSR_OFFCORE_RSP_1:
-		return true;
-	default:
-		return false;
-	}
-}
-
-static int
-rd(struct pmu *p, uint32_t msr, uint64_t *val)
-{
-	if (!pmu_msr_allowed(p, msr))
-		return -EACCES;
-	p->msr_reads++;
-	return hw_rdmsr(p->hw, p->cpu, msr, val);
-}
-
-static int
-wr(struct pmu *p, uint32_t msr, uint64_t val)
-{
-	if (!pmu_msr_allowed(p, msr))
-		return -EACCES;
-	p->msr_writes++;
-	p->armed = 1;
-	return hw_wrmsr(p->hw, p->cpu, msr, val);
-}
-
-/* Write @val to a saved register unless it is known to hold it already. */
-static int
-reg_set(struct pmu *p, struct pmu_reg *r, uint64_t val)
-{
-	int rc;
-
-	if (r->cur_known && r->cur == val)
-		return 0;
-	r->dirty = true;
-	rc = wr(p, r->msr, val);
-	if (rc == 0) {
-		r->cur = val;
-		r->cur_known = true;
-	} else {
-		r->cur_known = false;
-	}
-	return rc;
-}
-
-static int
-reg_load(struct pmu *p, struct pmu_reg *r, uint32_t msr)
-{
-	int rc;
-
-	r->msr = msr;
-	rc = rd(p, msr, &r->saved);
-	if (rc)
-		return rc;
-	r->cur = r->saved;
-	r->cur_known = true;
-	r->dirty = false;
-	return 0;
-}
-
-/*
- * Write a counter value. Full-width writes go to IA32_A_PMCx; legacy
- * writes to IA32_PMCx take bits 31:0 and sign-extend bit 31, so only
- * those bits are ever written (bits 63:32 of the value would be ignored at
- * best). Returns 1 when the counter cannot hold @val exactly this way.
- */
-static int
-pmc_set(struct pmu *p, unsigned i, uint64_t val)
-{
-	struct pmu_reg *r = &p->pmc[i];
-	uint64_t mask = delta_width_mask(p->caps.gp_width);
-	uint64_t lands;
-	int rc;
-
-	val &= mask;
-	/* It will count (or was written): restore it either way. */
-	r->dirty = true;
-	if (r->cur_known && r->cur == val)
-		return 0;
-	if (p->full_width) {
-		r->dirty = true;
-		rc = wr(p, msr_a_pmc(i), val);
-		lands = val;
-	} else {
-		uint32_t low = (uint32_t)val;
-
-		r->dirty = true;
-		rc = wr(p, msr_pmc(i), low);
-		lands = (uint64_t)(int64_t)(int32_t)low & mask;
-	}
-	if (rc) {
-		r->cur_known = false;
-		return rc;
-	}
-	r->cur = lands;
-	r->cur_known = true;
-	return lands == val ? 0 : 1;
-}
-
-static int
-fixed_ctr_set(struct pmu *p, unsigned i, uint64_t val)
-{
-	/* It will count (or was written): restore it either way. */
-	p->fixed_ctr[i].dirty = true;
-	return reg_set(p, &p->fixed_ctr[i], val & delta_width_mask(p->caps.fixed_width));
-}
-
-const char *
-pmu_msr_name(uint32_t msr, char *buf, size_t size)
-{
-	if (msr >= MSR_IA32_PERFEVTSEL0 && msr < MSR_IA32_PERFEVTSEL0 + PMU_MAX_GP)
-		snprintf(buf, size, "IA32_PERFEVTSEL%u", msr - MSR_IA32_PERFEVTSEL0);
-	else if (msr >= MSR_IA32_PMC0 && msr < MSR_IA32_PMC0 + PMU_MAX_GP)
-		snprintf(buf, size, "IA32_PMC%u", msr - MSR_IA32_PMC0);
-	else if (msr >= MSR_IA32_A_PMC0 && msr < MSR_IA32_A_PMC0 + PMU_MAX_GP)
-		snprintf(buf, size, "IA32_A_PMC%u", msr - MSR_IA32_A_PMC0);
-	else if (msr >= MSR_IA32_FIXED_CTR0 && msr < MSR_IA32_FIXED_CTR0 + PMU_MAX_FIXED)
-		snprintf(buf, size, "IA32_FIXED_CTR%u", msr - MSR_IA32_FIXED_CTR0);
-	else if (msr == MSR_IA32_FIXED_CTR_CTRL)
-		snprintf(buf, size, "IA32_FIXED_CTR_CTRL");
-	else if (msr == MSR_IA32_PERF_GLOBAL_STATUS)
-		snprintf(buf, size, "IA32_PERF_GLOBAL_STATUS");
-	else if (msr == MSR_IA32_PERF_GLOBAL_CTRL)
-		snprintf(buf, size, "IA32_PERF_GLOBAL_CTRL");
-	else if (msr == MSR_IA32_PERF_GLOBAL_STATUS_RESET)
-		snprintf(buf, size, "IA32_PERF_GLOBAL_STATUS_RESET");
-	else if (msr == MSR_IA32_PERF_GLOBAL_STATUS_SET)
-		snprintf(buf, size, "IA32_PERF_GLOBAL_STATUS_SET");
-	else if (msr == MSR_IA32_PERF_GLOBAL_INUSE)
-		snprintf(buf, size, "IA32_PERF_GLOBAL_INUSE");
-	else if (msr == MSR_IA32_PERF_CAPABILITIES)
-		snprintf(buf, size, "IA32_PERF_CAPABILITIES");
-	else if (msr == MSR_OFFCORE_RSP_0 || msr == MSR_OFFCORE_RSP_1)
-		snprintf(buf, size, "MSR_OFFCORE_RSP_%u", msr - MSR_OFFCORE_RSP_0);
-	else
-		snprintf(buf, size, "MSR");
-	return buf;
-}
-
-static int
-fail(const struct pmu *p, int rc, const char *what, uint32_t msr, bool write,
-     struct pmustat_error **err)
-{
-	char name[40];
-
-	return err_set(err, rc, "core %d: %s %s (0x%x) failed: %s; %s", p->cpu, what,
-		 pmu_msr_name(msr, name, sizeof(name)), msr, strerror(-rc),
-		 rc == -EACCES && !write ? "pmustat does not access this MSR" : hw_msr_hint(rc, write));
-}
-
-static uint64_t
-our_bits(uint32_t gp, uint32_t fixed)
-{
-	uint64_t bits = gp;
-
-	for (unsigned i = 0; i < PMU_MAX_FIXED; i++)
-		if (fixed & (1u << i))
-			bits |= GLOBAL_FIXED_BIT(i);
-	return bits;
-}
+#include "events/event.h"
+#include "hw/hw.h"
+#include "pmu/delta.h"
+#include "pmu/evtsel.h"
+#include "pmu/msr.h"
+#include "pmu/pmu_impl.h"
+#include "pmu/pmu_regs.h"
 
 int
-pmu_open(struct pmu *p, struct hw *hw, int cpu, const struct pmu_caps *caps,
-	 bool uses_offcore, struct pmustat_error **err)
+pmu_open_at(struct pmu *p, struct hw *hw, int cpu, const struct pmu_caps *caps, bool uses_offcore,
+	    const struct pmu_owner_hints *hints, struct pmustat_error **err)
 {
+	struct pmu_owner_regs regs;
 	uint64_t v;
 	int rc;
 
@@ -223,338 +37,302 @@ pmu_open(struct pmu *p, struct hw *hw, int cpu, const struct pmu_caps *caps,
 	p->caps = *caps;
 	p->gp_mask = caps->gp_mask & ((1u << PMU_MAX_GP) - 1);
 	p->fixed_mask = caps->fixed_mask & ((1u << PMU_MAX_FIXED) - 1);
-	if (caps->version < 2) {
+	if (caps->version < 2)
 		return err_set(err, -ENOTSUP, "core %d: architectural perfmon version %u has no IA32_PERF_GLOBAL_CTRL; pmustat needs version 2 or later",
-			 cpu, caps->version);
-	}
+			       cpu, caps->version);
 	rc = hw_msr_open(hw, cpu, true);
-	if (rc) {
-		return err_set(err, rc, "core %d: cannot open the MSR device for writing: %s; %s",
-			 cpu, strerror(-rc), hw_msr_hint(rc, true));
-	}
+	if (rc)
+		return err_set(err, rc, "core %d: cannot open the MSR device for writing: %s; %s", cpu,
+			       strerror(-rc), hw_msr_hint(rc, true));
 	if (caps->pdcm) {
-		rc = rd(p, MSR_IA32_PERF_CAPABILITIES, &p->perf_capabilities);
+		rc = pmu_rd(p, MSR_IA32_PERF_CAPABILITIES, &p->perf_capabilities);
 		if (rc)
-			return fail(p, rc, "reading", MSR_IA32_PERF_CAPABILITIES, false, err);
+			return pmu_fail(p, rc, "reading", MSR_IA32_PERF_CAPABILITIES, false, err);
 		p->full_width = p->perf_capabilities & PERF_CAP_FW_WRITE;
 	}
 	for (unsigned i = 0; i < PMU_MAX_GP; i++) {
 		if (!(p->gp_mask & (1u << i)))
 			continue;
-		rc = reg_load(p, &p->evtsel[i], msr_evtsel(i));
+		rc = pmu_reg_load(p, &p->evtsel[i], msr_evtsel(i));
 		if (rc)
-			return fail(p, rc, "reading", msr_evtsel(i), false, err);
-		rc = reg_load(p, &p->pmc[i], msr_pmc(i));
+			return pmu_fail(p, rc, "reading", msr_evtsel(i), false, err);
+		rc = pmu_reg_load(p, &p->pmc[i], msr_pmc(i));
 		if (rc)
-			return fail(p, rc, "reading", msr_pmc(i), false, err);
+			return pmu_fail(p, rc, "reading", msr_pmc(i), false, err);
 	}
 	for (unsigned i = 0; i < PMU_MAX_FIXED; i++) {
 		if (!(p->fixed_mask & (1u << i)))
 			continue;
-		rc = reg_load(p, &p->fixed_ctr[i], msr_fixed_ctr(i));
+		rc = pmu_reg_load(p, &p->fixed_ctr[i], msr_fixed_ctr(i));
 		if (rc)
-			return fail(p, rc, "reading", msr_fixed_ctr(i), false, err);
+			return pmu_fail(p, rc, "reading", msr_fixed_ctr(i), false, err);
 	}
 	if (p->fixed_mask) {
-		rc = reg_load(p, &p->fixed_ctrl, MSR_IA32_FIXED_CTR_CTRL);
+		rc = pmu_reg_load(p, &p->fixed_ctrl, MSR_IA32_FIXED_CTR_CTRL);
 		if (rc)
-			return fail(p, rc, "reading", MSR_IA32_FIXED_CTR_CTRL, false, err);
+			return pmu_fail(p, rc, "reading", MSR_IA32_FIXED_CTR_CTRL, false, err);
 	}
-	rc = reg_load(p, &p->global_ctrl, MSR_IA32_PERF_GLOBAL_CTRL);
+	rc = pmu_reg_load(p, &p->global_ctrl, MSR_IA32_PERF_GLOBAL_CTRL);
 	if (rc)
-		return fail(p, rc, "reading", MSR_IA32_PERF_GLOBAL_CTRL, false, err);
-	rc = rd(p, MSR_IA32_PERF_GLOBAL_STATUS, &p->status_saved);
+		return pmu_fail(p, rc, "reading", MSR_IA32_PERF_GLOBAL_CTRL, false, err);
+	rc = pmu_rd(p, MSR_IA32_PERF_GLOBAL_STATUS, &p->status_saved);
 	if (rc)
-		return fail(p, rc, "reading", MSR_IA32_PERF_GLOBAL_STATUS, false, err);
+		return pmu_fail(p, rc, "reading", MSR_IA32_PERF_GLOBAL_STATUS, false, err);
 	p->status_pending = p->status_saved;
 	if (caps->version >= 4) {
-		rc = rd(p, MSR_IA32_PERF_GLOBAL_INUSE, &v);
+		rc = pmu_rd(p, MSR_IA32_PERF_GLOBAL_INUSE, &v);
 		if (rc)
-			return fail(p, rc, "reading", MSR_IA32_PERF_GLOBAL_INUSE, false, err);
+			return pmu_fail(p, rc, "reading", MSR_IA32_PERF_GLOBAL_INUSE, false, err);
 		p->inuse = v;
 	}
 	if (uses_offcore) {
 		for (unsigned i = 0; i < PMU_NUM_OFFCORE; i++) {
-			rc = reg_load(p, &p->offcore[i], MSR_OFFCORE_RSP_0 + i);
+			rc = pmu_reg_load(p, &p->offcore[i], MSR_OFFCORE_RSP_0 + i);
 			if (rc)
-				return fail(p, rc, "reading", MSR_OFFCORE_RSP_0 + i, false, err);
+				return pmu_fail(p, rc, "reading", MSR_OFFCORE_RSP_0 + i, false, err);
 		}
 	}
-
-	/*
-	 * In use: an EVTSEL with EN or an event/umask, a non-zero fixed
-	 * field, or the CPU's own GLOBAL_INUSE view. A GLOBAL_CTRL bit alone
-	 * means nothing: perf sets every bit whether a counter is used or not.
-	 */
-	for (unsigned i = 0; i < PMU_MAX_GP; i++) {
-		if (!(p->gp_mask & (1u << i)))
-			continue;
-		if ((p->evtsel[i].saved & (EVTSEL_EN | 0xffffu)) || (p->inuse & (1ull << i)))
-			p->busy_gp |= 1u << i;
-	}
-	for (unsigned i = 0; i < PMU_MAX_FIXED; i++) {
-		if (!(p->fixed_mask & (1u << i)))
-			continue;
-		if (FIXED_CTRL_FIELD(p->fixed_ctrl.saved, i) || (p->inuse & GLOBAL_FIXED_BIT(i)))
-			p->busy_fixed |= 1u << i;
-	}
+	/* Who holds what: owner.h's rule, on the registers as found. */
+	memset(&regs, 0, sizeof(regs));
+	regs.gp_mask = p->gp_mask;
+	regs.fixed_mask = p->fixed_mask;
+	for (unsigned i = 0; i < PMU_MAX_GP; i++)
+		regs.evtsel[i] = p->evtsel[i].saved;
+	regs.fixed_ctrl = p->fixed_ctrl.saved;
+	regs.inuse = p->inuse;
+	pmu_owner_scan(&regs, hints, &p->occ);
 	return 0;
+}
+
+int
+pmu_open(struct pmu **out, struct hw *hw, int cpu, const struct pmu_caps *caps, bool uses_offcore,
+	 const struct pmu_owner_hints *hints, struct pmustat_error **err)
+{
+	struct pmu *p = calloc(1, sizeof(*p));
+	int rc;
+
+	*out = NULL;
+	if (!p)
+		return err_set(err, -ENOMEM, "out of memory");
+	rc = pmu_open_at(p, hw, cpu, caps, uses_offcore, hints, err);
+	if (rc) {
+		free(p);
+		return rc;
+	}
+	*out = p;
+	return 0;
+}
+
+void
+pmu_close(struct pmu *p)
+{
+	free(p);
+}
+
+const struct pmu_occupancy *
+pmu_occupancy(const struct pmu *p)
+{
+	return &p->occ;
+}
+
+uint64_t
+pmu_found_global_ctrl(const struct pmu *p)
+{
+	return p->global_ctrl.saved;
 }
 
 uint32_t
 pmu_free_gp(const struct pmu *p)
 {
-	return (p->gp_mask & ~p->busy_gp) | p->taken_gp;
+	return (p->gp_mask & ~p->occ.busy_gp) | p->taken_gp;
 }
 
 uint32_t
 pmu_free_fixed(const struct pmu *p)
 {
-	return (p->fixed_mask & ~p->busy_fixed) | p->taken_fixed;
+	return (p->fixed_mask & ~p->occ.busy_fixed) | p->taken_fixed;
 }
 
 void
 pmu_take_busy(struct pmu *p)
 {
-	p->taken_gp = p->busy_gp;
-	p->taken_fixed = p->busy_fixed;
+	p->taken_gp = p->occ.busy_gp;
+	p->taken_fixed = p->occ.busy_fixed;
 }
 
+/* Fields of IA32_FIXED_CTR_CTRL of the fixed counters @fixed. */
+static uint64_t
+fields_of(uint32_t fixed)
+{
+	uint64_t m = 0;
+
+	for (unsigned i = 0; i < PMU_MAX_FIXED; i++)
+		if (fixed & (1u << i))
+			m |= 0xfull << (4 * i);
+	return m;
+}
+
+/*
+ * May @w be written on @p? "" if so, else why not. Only a counter pmustat
+ * holds, only its bits and fields of a shared register, no reserved bit.
+ */
 static const char *
-owner_of(const struct pmu *p, bool fixed, unsigned i, bool watchdog_on)
+refusal(const struct pmu *p, const struct pmu_write *w)
 {
-	if (fixed) {
-		unsigned f = FIXED_CTRL_FIELD(p->fixed_ctrl.saved, i);
+	uint32_t gp = pmu_free_gp(p), fixed = pmu_free_fixed(p);
+	uint64_t set = w->value & w->mask & ~w->found;
 
-		if (i == 1 && (f & FIXED_CTRL_PMI) && watchdog_on)
-			return "the NMI watchdog (disable it: sudo sysctl kernel.nmi_watchdog=0)";
-		if (f & FIXED_CTRL_PMI)
-			return "perf_events (a perf session, or the NMI watchdog: see 'perf stat'/'perf record' processes)";
-	} else if (p->evtsel[i].saved & EVTSEL_INT) {
-		return "perf_events (a perf session, or the NMI watchdog: see 'perf stat'/'perf record' processes)";
+	if (!pmu_msr_allowed(p, w->msr))
+		return "not an MSR pmustat writes on this core";
+	if (w->clear_ovf)
+		return w->msr == MSR_IA32_PERF_GLOBAL_STATUS_RESET && !(w->mask & ~pmu_global_bits(gp, fixed)) ?
+			       "" : "overflow bits of counters pmustat does not hold";
+	for (unsigned i = 0; i < PMU_MAX_GP; i++) {
+		if (w->msr != msr_evtsel(i) && w->msr != msr_pmc(i))
+			continue;
+		if (!(gp & (1u << i)))
+			return "a counter somebody else holds";
+		if (w->msr == msr_evtsel(i))
+			return (set & ~evtsel_writable_mask(&p->caps)) ? "reserved bits set" : "";
+		return (set & ~delta_width_mask(p->caps.gp_width)) ? "wider than the counter" : "";
 	}
-	return "a tool that programs the MSRs directly (another pmustat, likwid, wrmsr)";
+	for (unsigned i = 0; i < PMU_MAX_FIXED; i++) {
+		if (w->msr != msr_fixed_ctr(i))
+			continue;
+		if (!(fixed & (1u << i)))
+			return "a counter somebody else holds";
+		return (set & ~delta_width_mask(p->caps.fixed_width)) ? "wider than the counter" : "";
+	}
+	switch (w->msr) {
+	case MSR_IA32_FIXED_CTR_CTRL: {
+		uint64_t ok = 0;
+
+		if (w->mask & ~fields_of(fixed))
+			return "fields of counters somebody else holds";
+		for (unsigned i = 0; i < PMU_MAX_FIXED; i++)
+			if (fixed & (1u << i))
+				ok |= fixed_ctrl_writable_mask(&p->caps, i);
+		return (set & ~ok) ? "reserved bits set" : "";
+	}
+	case MSR_IA32_PERF_GLOBAL_CTRL:
+		return (w->mask & ~pmu_global_bits(gp, fixed)) ? "enable bits of counters somebody else holds" : "";
+	case MSR_OFFCORE_RSP_0:
+	case MSR_OFFCORE_RSP_1:
+		return p->offcore[w->msr - MSR_OFFCORE_RSP_0].msr ? "" : "an offcore MSR pmustat did not save";
+	default:
+		return "not a register a run programs";
+	}
 }
 
-void
-pmu_describe_busy(const struct pmu *p, const char *nmi_watchdog, char *buf, size_t size)
+static int
+check_all(const struct pmu *p, const struct pmu_write *w, unsigned n, struct pmustat_error **err)
 {
-	bool watchdog_on = nmi_watchdog && nmi_watchdog[0] == '1';
-	size_t used = 0;
+	char name[40];
 
-	buf[0] = '\0';
-	for (unsigned i = 0; i < PMU_MAX_FIXED && used < size; i++) {
-		if (!(p->busy_fixed & (1u << i)))
-			continue;
-		used += (size_t)snprintf(buf + used, size - used, "%sfixed%u (IA32_FIXED_CTR_CTRL field 0x%x): %s",
-					 used ? "; " : "", i,
-					 (unsigned)FIXED_CTRL_FIELD(p->fixed_ctrl.saved, i),
-					 owner_of(p, true, i, watchdog_on));
-	}
-	for (unsigned i = 0; i < PMU_MAX_GP && used < size; i++) {
-		if (!(p->busy_gp & (1u << i)))
-			continue;
-		used += (size_t)snprintf(buf + used, size - used, "%spmc%u (IA32_PERFEVTSEL%u = 0x%llx): %s",
-					 used ? "; " : "", i, i,
-					 (unsigned long long)p->evtsel[i].saved,
-					 owner_of(p, false, i, watchdog_on));
-	}
-}
+	for (unsigned i = 0; i < n; i++) {
+		const char *why = refusal(p, &w[i]);
 
-static struct pmu_reg *
-offcore_reg(struct pmu *p, uint32_t msr)
-{
-	if (msr == MSR_OFFCORE_RSP_0 || msr == MSR_OFFCORE_RSP_1) {
-		struct pmu_reg *r = &p->offcore[msr - MSR_OFFCORE_RSP_0];
-
-		return r->msr ? r : NULL;
-	}
-	return NULL;
-}
-
-int
-pmu_plan_run(const struct pmu *p, const struct event *ev, const struct sched_slot *slots,
-	     unsigned n, unsigned run, struct pmu_run_plan *pl, struct pmustat_error **err)
-{
-	uint32_t own_gp = pmu_free_gp(p), own_fixed = pmu_free_fixed(p);
-	int rc;
-
-	memset(pl, 0, sizeof(*pl));
-	for (unsigned k = 0; k < n; k++) {
-		const struct sched_slot *s = &slots[k];
-
-		if (s->run != run || s->kind == SCHED_NONE)
-			continue;
-		if (s->kind == SCHED_FIXED) {
-			if (s->index >= PMU_MAX_FIXED || !(own_fixed & (1u << s->index))) {
-				return err_set(err, -EBUSY, "core %d: fixed counter %u is not free", p->cpu, s->index);
-			}
-			rc = evtsel_fixed_field(&ev[k], &p->caps, &pl->field[s->index], err);
-			if (rc)
-				return rc;
-			pl->fixed |= 1u << s->index;
-		} else {
-			if (s->index >= PMU_MAX_GP || !(own_gp & (1u << s->index))) {
-				return err_set(err, -EBUSY, "core %d: general-purpose counter %u is not free", p->cpu, s->index);
-			}
-			rc = evtsel_encode(&ev[k], &p->caps, false, &pl->evtsel[s->index], err);
-			if (rc)
-				return rc;
-			pl->gp |= 1u << s->index;
-		}
-		if (ev[k].extra_msr) {
-			unsigned o = ev[k].extra_msr - MSR_OFFCORE_RSP_0;
-
-			if (ev[k].extra_msr < MSR_OFFCORE_RSP_0 || o >= PMU_NUM_OFFCORE || !p->offcore[o].msr) {
-				return err_set(err, -EINVAL, "core %d: event %s needs MSR 0x%x, which pmustat did not save",
-					 p->cpu, ev[k].name, ev[k].extra_msr);
-			}
-			pl->offcore[o] = ev[k].extra_value;
-			pl->offcore_used |= 1u << o;
-		}
-	}
-	/*
-	 * GLOBAL_CTRL is ours to toggle when none of our counters' bits is
-	 * set; otherwise somebody (perf) keeps them set and the counters are
-	 * started one by one through EN and the fixed fields.
-	 */
-	pl->mode = (p->global_ctrl.saved & our_bits(pl->gp, pl->fixed)) == 0 ? PMU_ENABLE_GLOBAL
-									       : PMU_ENABLE_PER_COUNTER;
-	if (pl->mode == PMU_ENABLE_GLOBAL) {
-		for (unsigned i = 0; i < PMU_MAX_GP; i++)
-			if (pl->gp & (1u << i))
-				pl->evtsel[i] |= EVTSEL_EN;
+		if (why[0])
+			return err_set(err, -EPERM,
+				       "core %d: refusing to write %s (0x%x) with 0x%llx (mask 0x%llx): %s; nothing was written",
+				       p->cpu, pmu_msr_name(w[i].msr, name, sizeof(name)), w[i].msr,
+				       (unsigned long long)w[i].value, (unsigned long long)w[i].mask, why);
 	}
 	return 0;
 }
 
-int
-pmu_program(struct pmu *p, const struct event *ev, const struct sched_slot *slots,
-	    unsigned n, unsigned run, struct pmustat_error **err)
+/* What @w makes of @reg's value now. */
+static uint64_t
+apply(const struct pmu_reg *r, uint64_t now, const struct pmu_write *w)
 {
-	struct pmu_run_plan pl;
-	uint64_t *evtsel_val = pl.evtsel;
-	unsigned *field = pl.field;
-	uint32_t gp, fixed, own_gp = pmu_free_gp(p), own_fixed = pmu_free_fixed(p);
-	uint64_t bits, fc, gc, clear;
+	return (now & ~w->mask) | (w->value & w->mask & ~w->found) | (r->saved & w->found);
+}
+
+/* One write of the program step. */
+static int
+write_one(struct pmu *p, const struct pmu_write *w, struct pmustat_error **err)
+{
+	struct pmu_reg *r;
+	uint64_t v;
 	int rc;
 
-	rc = pmu_plan_run(p, ev, slots, n, run, &pl, err);
-	if (rc)
-		return rc;
-	gp = pl.gp;
-	fixed = pl.fixed;
-	bits = our_bits(gp, fixed);
-	gc = p->global_ctrl.saved;
-	p->mode = pl.mode;
+	if (w->clear_ovf) {
+		uint64_t clear = w->mask & p->status_pending;
 
-	/* Counting stays off: GLOBAL_CTRL as found (our bits clear in GLOBAL mode). */
-	if (p->mode == PMU_ENABLE_GLOBAL) {
-		rc = reg_set(p, &p->global_ctrl, gc);
+		if (!clear)
+			return 0;
+		rc = pmu_wr(p, MSR_IA32_PERF_GLOBAL_STATUS_RESET, clear);
 		if (rc)
-			return fail(p, rc, "writing", MSR_IA32_PERF_GLOBAL_CTRL, true, err);
+			return pmu_fail(p, rc, "writing", MSR_IA32_PERF_GLOBAL_STATUS_RESET, true, err);
+		p->status_pending &= ~clear;
+		return 0;
 	}
+	r = pmu_reg_of(p, w->msr);
+	if (!r)
+		return err_set(err, -EINVAL, "core %d: MSR 0x%x was not saved", p->cpu, w->msr);
+	v = apply(r, r->cur_known ? r->cur : r->saved, w);
 	for (unsigned i = 0; i < PMU_MAX_GP; i++) {
-		uint64_t v;
-
-		if (!(own_gp & (1u << i)))
-			continue;
-		/* Counters of another run go back to what they were. */
-		v = (gp & (1u << i)) ? evtsel_val[i] : p->evtsel[i].saved;
-		if (!(gp & (1u << i)) && !p->evtsel[i].dirty)
-			continue;
-		rc = reg_set(p, &p->evtsel[i], v);
-		if (rc)
-			return fail(p, rc, "writing", msr_evtsel(i), true, err);
-	}
-	if (p->fixed_mask) {
-		fc = p->fixed_ctrl.cur_known ? p->fixed_ctrl.cur : p->fixed_ctrl.saved;
-		for (unsigned i = 0; i < PMU_MAX_FIXED; i++) {
-			unsigned f;
-
-			if (!(own_fixed & (1u << i)))
-				continue;
-			if (fixed & (1u << i))
-				f = p->mode == PMU_ENABLE_GLOBAL ? field[i] : 0;
-			else
-				f = (unsigned)FIXED_CTRL_FIELD(p->fixed_ctrl.saved, i);
-			fc = fixed_ctrl_with_field(fc, i, f);
+		if (w->msr == msr_pmc(i)) {
+			rc = pmu_pmc_set(p, i, v);
+			return rc < 0 ? pmu_fail(p, rc, "writing", p->full_width ? msr_a_pmc(i) : w->msr, true, err) : 0;
 		}
-		rc = reg_set(p, &p->fixed_ctrl, fc);
-		if (rc)
-			return fail(p, rc, "writing", MSR_IA32_FIXED_CTR_CTRL, true, err);
-	}
-	for (unsigned k = 0; k < n; k++) {
-		struct pmu_reg *r;
-
-		if (slots[k].run != run || !ev[k].extra_msr)
-			continue;
-		r = offcore_reg(p, ev[k].extra_msr);
-		if (!r)
-			return -EINVAL;	/* checked above */
-		rc = reg_set(p, r, ev[k].extra_value);
-		if (rc)
-			return fail(p, rc, "writing", r->msr, true, err);
-	}
-	for (unsigned i = 0; i < PMU_MAX_GP; i++) {
-		if (!(gp & (1u << i)))
-			continue;
-		rc = pmc_set(p, i, 0);
-		if (rc < 0)
-			return fail(p, rc, "zeroing", p->full_width ? msr_a_pmc(i) : msr_pmc(i), true, err);
 	}
 	for (unsigned i = 0; i < PMU_MAX_FIXED; i++) {
-		if (!(fixed & (1u << i)))
+		if (w->msr == msr_fixed_ctr(i)) {
+			rc = pmu_fixed_ctr_set(p, i, v);
+			return rc ? pmu_fail(p, rc, "writing", w->msr, true, err) : 0;
+		}
+	}
+	rc = pmu_reg_set(p, r, v);
+	return rc ? pmu_fail(p, rc, "writing", w->msr, true, err) : 0;
+}
+
+/* The absolute values of a sequence, from the registers as programmed now. */
+static unsigned
+make_sequence(struct pmu *p, const struct pmu_write *w, unsigned n, struct pmu_seq_write *seq)
+{
+	unsigned k = 0;
+
+	for (unsigned i = 0; i < n && k < PMU_SEQ_MAX; i++) {
+		struct pmu_reg *r = pmu_reg_of(p, w[i].msr);
+
+		if (!r)
 			continue;
-		rc = fixed_ctr_set(p, i, 0);
-		if (rc)
-			return fail(p, rc, "zeroing", msr_fixed_ctr(i), true, err);
+		seq[k].msr = w[i].msr;
+		seq[k].val = apply(r, r->cur_known ? r->cur : r->saved, &w[i]);
+		k++;
 	}
-	/* Our overflow bits, as found or left by the last run: write 1 to clear. */
-	clear = bits & p->status_pending;
-	if (clear) {
-		rc = wr(p, MSR_IA32_PERF_GLOBAL_STATUS_RESET, clear);
-		if (rc)
-			return fail(p, rc, "writing", MSR_IA32_PERF_GLOBAL_STATUS_RESET, true, err);
-	}
-	/* From the go on, the child may make them overflow. */
-	p->status_pending = (p->status_pending & ~clear) | bits;
-	if (p->mode == PMU_ENABLE_PER_COUNTER && (gc & bits) != bits) {
-		/* EN and the fields are clear, so setting these starts nothing. */
-		rc = reg_set(p, &p->global_ctrl, gc | bits);
-		if (rc)
-			return fail(p, rc, "writing", MSR_IA32_PERF_GLOBAL_CTRL, true, err);
-	}
+	return k;
+}
 
-	/* The sequences the child and the parent write. */
+int
+pmu_program(struct pmu *p, const struct pmu_program *prog, struct pmustat_error **err)
+{
+	int rc;
+
+	rc = check_all(p, prog->program, prog->nprogram, err);
+	if (!rc)
+		rc = check_all(p, prog->enable, prog->nenable, err);
+	if (!rc)
+		rc = check_all(p, prog->disable, prog->ndisable, err);
+	if (rc)
+		return rc;
+	p->mode = prog->mode;
+	for (unsigned i = 0; i < prog->nprogram; i++) {
+		rc = write_one(p, &prog->program[i], err);
+		if (rc)
+			return rc;
+	}
+	/* From the go on, the child may make our counters overflow. */
+	p->status_pending |= pmu_global_bits(prog->gp, prog->fixed);
+	/* The sequences the child and the parent write, and what they will write to. */
 	p->may_count = true;
-	p->run_gp = gp;
-	p->run_fixed = fixed;
-	p->n_enable = p->n_disable = 0;
-	if (p->mode == PMU_ENABLE_GLOBAL) {
-		p->global_ctrl.dirty = true;
-		p->enable_seq[p->n_enable++] = (struct pmu_write){ MSR_IA32_PERF_GLOBAL_CTRL, gc | bits };
-		p->disable_seq[p->n_disable++] = (struct pmu_write){ MSR_IA32_PERF_GLOBAL_CTRL, gc };
-	} else {
-		uint64_t fc_on = p->fixed_ctrl.cur;
-
-		for (unsigned i = 0; i < PMU_MAX_FIXED; i++)
-			if (fixed & (1u << i))
-				fc_on = fixed_ctrl_with_field(fc_on, i, field[i]);
-		if (fixed) {
-			p->disable_seq[p->n_disable++] = (struct pmu_write){ MSR_IA32_FIXED_CTR_CTRL, p->fixed_ctrl.cur };
-		}
-		for (unsigned i = 0; i < PMU_MAX_GP; i++) {
-			if (!(gp & (1u << i)))
-				continue;
-			p->enable_seq[p->n_enable++] = (struct pmu_write){ msr_evtsel(i), evtsel_val[i] | EVTSEL_EN };
-			p->disable_seq[p->n_disable++] = (struct pmu_write){ msr_evtsel(i), evtsel_val[i] };
-		}
-		if (fixed) {
-			p->fixed_ctrl.dirty = true;
-			p->enable_seq[p->n_enable++] = (struct pmu_write){ MSR_IA32_FIXED_CTR_CTRL, fc_on };
-		}
-	}
+	p->run_gp = prog->gp;
+	p->run_fixed = prog->fixed;
+	p->n_enable = make_sequence(p, prog->enable, prog->nenable, p->enable_seq);
+	p->n_disable = make_sequence(p, prog->disable, prog->ndisable, p->disable_seq);
+	for (unsigned i = 0; i < p->n_enable; i++)
+		pmu_reg_of(p, p->enable_seq[i].msr)->dirty = true;
 	return 0;
 }
 
@@ -572,24 +350,12 @@ pmu_enable(void *arg)
 	return 0;
 }
 
-static struct pmu_reg *
-reg_of(struct pmu *p, uint32_t msr)
-{
-	if (msr == MSR_IA32_PERF_GLOBAL_CTRL)
-		return &p->global_ctrl;
-	if (msr == MSR_IA32_FIXED_CTR_CTRL)
-		return &p->fixed_ctrl;
-	if (msr >= MSR_IA32_PERFEVTSEL0 && msr < MSR_IA32_PERFEVTSEL0 + PMU_MAX_GP)
-		return &p->evtsel[msr - MSR_IA32_PERFEVTSEL0];
-	return NULL;
-}
-
 void
 pmu_mark_enabled(struct pmu *p)
 {
 	p->msr_writes += p->n_enable;
 	for (unsigned i = 0; i < p->n_enable; i++) {
-		struct pmu_reg *r = reg_of(p, p->enable_seq[i].msr);
+		struct pmu_reg *r = pmu_reg_of(p, p->enable_seq[i].msr);
 
 		if (r) {
 			r->cur = p->enable_seq[i].val;
@@ -612,15 +378,14 @@ pmu_disable(struct pmu *p, struct pmustat_error **err)
 
 	/* Always written: the child may or may not have enabled. */
 	for (unsigned i = 0; i < p->n_disable; i++) {
-		struct pmu_reg *r = reg_of(p, p->disable_seq[i].msr);
+		struct pmu_reg *r = pmu_reg_of(p, p->disable_seq[i].msr);
 		int rc;
 
 		if (r)
 			r->cur_known = false;
-		rc = r ? reg_set(p, r, p->disable_seq[i].val)
-		       : wr(p, p->disable_seq[i].msr, p->disable_seq[i].val);
+		rc = r ? pmu_reg_set(p, r, p->disable_seq[i].val) : pmu_wr(p, p->disable_seq[i].msr, p->disable_seq[i].val);
 		if (rc && !first)
-			first = fail(p, rc, "writing", p->disable_seq[i].msr, true, err);
+			first = pmu_fail(p, rc, "writing", p->disable_seq[i].msr, true, err);
 	}
 	if (!first)
 		p->may_count = false;
@@ -628,17 +393,18 @@ pmu_disable(struct pmu *p, struct pmustat_error **err)
 }
 
 int
-pmu_read(struct pmu *p, const struct sched_slot *slots, unsigned n, unsigned run,
-	 bool use_rdpmc, struct pmu_count *counts, struct pmustat_error **err)
+pmu_read(struct pmu *p, const struct sched_slot *slots, unsigned n, unsigned run, bool use_rdpmc,
+	 struct pmu_count *counts, struct pmustat_error **err)
 {
-	uint64_t status, bits = our_bits(p->run_gp, p->run_fixed);
+	uint64_t status, bits = pmu_global_bits(p->run_gp, p->run_fixed);
 	int rc;
 
-	rc = rd(p, MSR_IA32_PERF_GLOBAL_STATUS, &status);
+	rc = pmu_rd(p, MSR_IA32_PERF_GLOBAL_STATUS, &status);
 	if (rc)
-		return fail(p, rc, "reading", MSR_IA32_PERF_GLOBAL_STATUS, false, err);
+		return pmu_fail(p, rc, "reading", MSR_IA32_PERF_GLOBAL_STATUS, false, err);
 	for (unsigned k = 0; k < n; k++) {
 		const struct sched_slot *s = &slots[k];
+		struct pmu_reg *r;
 		uint64_t raw, bit;
 		unsigned width;
 		uint32_t msr, ecx;
@@ -650,168 +416,92 @@ pmu_read(struct pmu *p, const struct sched_slot *slots, unsigned n, unsigned run
 			ecx = RDPMC_FIXED | s->index;
 			bit = GLOBAL_FIXED_BIT(s->index);
 			width = p->caps.fixed_width;
+			r = &p->fixed_ctr[s->index];
 		} else {
 			msr = msr_pmc(s->index);
 			ecx = s->index;
 			bit = 1ull << s->index;
 			width = p->caps.gp_width;
+			r = &p->pmc[s->index];
 		}
 		if (use_rdpmc) {
 			p->rdpmc_reads++;
 			rc = hw_rdpmc(p->hw, p->cpu, ecx, &raw);
-			if (rc) {
-				return err_set(err, rc, "core %d: rdpmc 0x%x failed: %s", p->cpu, ecx, strerror(-rc));
-			}
-		} else {
-			rc = rd(p, msr, &raw);
 			if (rc)
-				return fail(p, rc, "reading", msr, false, err);
+				return err_set(err, rc, "core %d: rdpmc 0x%x failed: %s", p->cpu, ecx, strerror(-rc));
+		} else {
+			rc = pmu_rd(p, msr, &raw);
+			if (rc)
+				return pmu_fail(p, rc, "reading", msr, false, err);
 		}
 		counts[k].raw = raw;
 		counts[k].overflowed = status & bit;
 		counts[k].value = delta_count(0, raw, width, counts[k].overflowed);
-		if (s->kind == SCHED_FIXED) {
-			p->fixed_ctr[s->index].cur = raw & delta_width_mask(width);
-			p->fixed_ctr[s->index].cur_known = true;
-		} else {
-			p->pmc[s->index].cur = raw & delta_width_mask(width);
-			p->pmc[s->index].cur_known = true;
-		}
+		r->cur = raw & delta_width_mask(width);
+		r->cur_known = true;
 	}
 	if (status & bits) {
-		rc = wr(p, MSR_IA32_PERF_GLOBAL_STATUS_RESET, status & bits);
+		rc = pmu_wr(p, MSR_IA32_PERF_GLOBAL_STATUS_RESET, status & bits);
 		if (rc)
-			return fail(p, rc, "writing", MSR_IA32_PERF_GLOBAL_STATUS_RESET, true, err);
+			return pmu_fail(p, rc, "writing", MSR_IA32_PERF_GLOBAL_STATUS_RESET, true, err);
 	}
 	/* Disabled and cleared: nothing of ours can overflow any more. */
 	p->status_pending &= ~bits;
 	return 0;
 }
 
-/* The counters pmustat may have used, for the overflow bits at restore. */
-static uint64_t
-owned_bits(const struct pmu *p)
+int
+pmu_clear(struct pmu *p, uint32_t gp, uint32_t fixed, struct pmustat_error **err)
 {
-	uint64_t bits = 0;
+	uint64_t clear = pmu_global_bits(gp & p->gp_mask, fixed & p->fixed_mask);
+	uint64_t fc = p->fixed_ctrl.saved & ~fields_of(fixed);
+	int rc;
 
-	for (unsigned i = 0; i < PMU_MAX_GP; i++)
-		if (p->pmc[i].dirty)
-			bits |= 1ull << i;
+#define WR(msr, v)                                                                         \
+	do {                                                                               \
+		rc = pmu_wr(p, (msr), (v));                                                \
+		if (rc)                                                                    \
+			return pmu_fail(p, rc, "writing", (msr), true, err);               \
+	} while (0)
+	for (unsigned i = 0; i < PMU_MAX_GP; i++) {
+		if (!(gp & p->gp_mask & (1u << i)))
+			continue;
+		WR(msr_evtsel(i), 0);
+		WR(msr_pmc(i), 0);
+	}
+	if (p->fixed_mask && fc != p->fixed_ctrl.saved)
+		WR(MSR_IA32_FIXED_CTR_CTRL, fc);
 	for (unsigned i = 0; i < PMU_MAX_FIXED; i++)
-		if (p->fixed_ctr[i].dirty)
-			bits |= GLOBAL_FIXED_BIT(i);
-	return bits;
-}
-
-/*
- * Async-signal-safe: seam writes on data inside *p, nothing else. @force:
- * write every register pmustat wrote, even those it believes hold their
- * saved value already (from a signal, the child may have enabled without
- * the parent knowing).
- */
-static int
-restore(struct pmu *p, bool force)
-{
-	int first = 0, inexact = 0, rc;
-
-#define KEEP(rc) do { if ((rc) < 0 && !first) first = (rc); if ((rc) > 0) inexact = 1; } while (0)
-	if (!p->armed)
-		return 0;
-	/* Enabled behind our back (the child) or not: believe nothing then. */
-	if (p->may_count)
-		force = true;
-	/* GLOBAL_CTRL first: it stops whatever still counts. */
-	if (p->global_ctrl.dirty) {
-		if (force)
-			p->global_ctrl.cur_known = false;
-		rc = reg_set(p, &p->global_ctrl, p->global_ctrl.saved);
-		KEEP(rc);
-	}
-	for (unsigned i = 0; i < PMU_MAX_GP; i++) {
-		if (p->evtsel[i].dirty) {
-			if (force)
-				p->evtsel[i].cur_known = false;
-			rc = reg_set(p, &p->evtsel[i], p->evtsel[i].saved);
-			KEEP(rc);
-		}
-	}
-	if (p->fixed_ctrl.dirty) {
-		if (force)
-			p->fixed_ctrl.cur_known = false;
-		rc = reg_set(p, &p->fixed_ctrl, p->fixed_ctrl.saved);
-		KEEP(rc);
-	}
-	for (unsigned i = 0; i < PMU_NUM_OFFCORE; i++) {
-		if (p->offcore[i].dirty) {
-			if (force)
-				p->offcore[i].cur_known = false;
-			rc = reg_set(p, &p->offcore[i], p->offcore[i].saved);
-			KEEP(rc);
-		}
-	}
-	for (unsigned i = 0; i < PMU_MAX_GP; i++) {
-		if (p->pmc[i].dirty) {
-			if (force)
-				p->pmc[i].cur_known = false;
-			rc = pmc_set(p, i, p->pmc[i].saved);
-			KEEP(rc);
-		}
-	}
-	for (unsigned i = 0; i < PMU_MAX_FIXED; i++) {
-		if (p->fixed_ctr[i].dirty) {
-			if (force)
-				p->fixed_ctr[i].cur_known = false;
-			rc = fixed_ctr_set(p, i, p->fixed_ctr[i].saved);
-			KEEP(rc);
-		}
-	}
-	/*
-	 * Overflow bits of the counters we used: clear what we may have set,
-	 * and on v4+ set back what was set when we came (GLOBAL_STATUS_SET).
-	 */
-	{
-		uint64_t owned = owned_bits(p);
-		uint64_t clear = owned & p->status_pending & ~p->status_saved;
-		uint64_t set = owned & p->status_saved & ~p->status_pending;
-
-		if (clear) {
-			rc = wr(p, MSR_IA32_PERF_GLOBAL_STATUS_RESET, clear);
-			KEEP(rc);
-		}
-		if (set && p->caps.version >= 4) {
-			rc = wr(p, MSR_IA32_PERF_GLOBAL_STATUS_SET, set);
-			KEEP(rc);
-		}
-		p->status_pending = (p->status_pending & ~owned) | set;
-	}
-#undef KEEP
+		if (fixed & p->fixed_mask & (1u << i))
+			WR(msr_fixed_ctr(i), 0);
+	/* Write 1 to clear. */
+	if (clear & p->status_saved)
+		WR(MSR_IA32_PERF_GLOBAL_STATUS_RESET, clear & p->status_saved);
+#undef WR
+	/* This is the new state: nothing to put back. */
 	p->armed = 0;
-	p->may_count = false;
-	for (unsigned i = 0; i < PMU_MAX_GP; i++)
-		p->evtsel[i].dirty = p->pmc[i].dirty = false;
-	for (unsigned i = 0; i < PMU_MAX_FIXED; i++)
-		p->fixed_ctr[i].dirty = false;
-	p->fixed_ctrl.dirty = p->global_ctrl.dirty = false;
-	p->offcore[0].dirty = p->offcore[1].dirty = false;
-	if (first)
-		return first;
-	return inexact;
+	return 0;
 }
 
 int
-pmu_restore(struct pmu *p)
+pmu_write_probe(struct hw *hw, int cpu, const struct pmu_caps *caps)
 {
-	return restore(p, false);
+	if (caps->version < 2)
+		return -ENOTSUP;
+	return hw_wrmsr(hw, cpu, MSR_IA32_PERF_GLOBAL_STATUS_RESET, 0);
 }
 
 void
-pmu_arm_signal_restore(struct pmu *p)
+pmu_stats(const struct pmu *p, unsigned long *msr_reads, unsigned long *msr_writes,
+	  unsigned long *rdpmc_reads)
 {
-	signal_pmu = p;
+	*msr_reads = p->msr_reads;
+	*msr_writes = p->msr_writes;
+	*rdpmc_reads = p->rdpmc_reads;
 }
 
-int
-pmu_restore_from_signal(void)
+enum pmu_enable_mode
+pmu_mode(const struct pmu *p)
 {
-	return signal_pmu ? restore(signal_pmu, true) : 0;
+	return p->mode;
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "base/err.h"
 #include "report/check.h"
 
 struct parser {
@@ -391,8 +392,18 @@ check_parse(const char *text, struct check *c, struct check_error *err)
 void
 check_print_error(FILE *out, const char *text, const struct check_error *err)
 {
-	fprintf(out, "pmustat: --check: %s at column %u\n  %s\n  %*s^\n", err->msg, err->column + 1,
-		text, (int)err->column, "");
+	struct pmustat_error *e = NULL;
+
+	check_set_error(&e, text, err);
+	fprintf(out, "pmustat: %s\n", err_msg(e));
+	err_free(e);
+}
+
+int
+check_set_error(struct pmustat_error **err, const char *text, const struct check_error *ce)
+{
+	return err_set(err, -EINVAL, "--check: %s at column %u\n  %s\n  %*s^", ce->msg, ce->column + 1, text,
+		       (int)ce->column, "");
 }
 
 /* NOLINTBEGIN(misc-no-recursion): the tree has at most CHECK_MAX_NODES nodes. */

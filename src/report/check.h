@@ -24,6 +24,8 @@
 #include <stdbool.h>
 #include <stdio.h>
 
+struct pmustat_error;
+
 #define CHECK_TEXT_MAX 512
 #define CHECK_MAX_NODES 64
 #define CHECK_MAX_DEPTH 16
@@ -76,6 +78,10 @@ check_parse(const char *text, struct check *c, struct check_error *err);
  */
 void
 check_print_error(FILE *out, const char *text, const struct check_error *err);
+
+/* The same text, without "pmustat: " and the last newline, as an error value. Returns -EINVAL. */
+int
+check_set_error(struct pmustat_error **err, const char *text, const struct check_error *ce);
 
 /* The value of @event under @agg: 0, or -ENOENT when it was not counted. */
 typedef int (*check_lookup_fn)(void *ctx, const char *event, enum check_agg agg, double *value);

@@ -167,7 +167,7 @@ output_human(FILE *out, const struct stat_report *rep)
 
 	for (unsigned i = 0; i < rep->nrows; i++) {
 		const struct stat_row *row = &rep->rows[i];
-		char value[40], note[EVENT_NAME_MAX + 8], where[48] = "", spread[192] = "";
+		char value[40], note[EVENT_NAME_MAX + 8], where[192] = "", spread[192] = "";
 		const char *label = row_label(row);
 
 		if (row->counted && row->unit && strcmp(row->unit, "ns") == 0)
@@ -182,6 +182,10 @@ output_human(FILE *out, const struct stat_report *rep)
 			snprintf(note, sizeof(note), "#  %s", row->ev->name);
 		if (rep->runs > 1 && row->counted)
 			snprintf(where, sizeof(where), "  (run %u, %s)", row->run, row->counter);
+		/* Not on the counter it asked for: which one, and why. */
+		if (row->counted && row->counter_note[0])
+			snprintf(where + strlen(where), sizeof(where) - strlen(where), "  (on %s: %s)", row->counter,
+				 row->counter_note);
 		/* perf's spread, but the plain relative stddev (perf's is of the mean). */
 		if (rep->repeat > 1 && row->nvalues > 0)
 			snprintf(spread, sizeof(spread), "  ( +- %5.2f%% )", row->stats.rel_stddev_percent);
@@ -555,6 +559,7 @@ output_json(FILE *out, const struct stat_report *rep)
 		json_object_set_new(o, "requested", json_text(row->ev->requested));
 		json_object_set_new(o, "value", row->counted ? json_integer((json_int_t)row->value) : json_null());
 		json_object_set_new(o, "counter", json_string(row->counter));
+		json_object_set_new(o, "counter_note", row->counter_note[0] ? json_string(row->counter_note) : json_null());
 		json_object_set_new(o, "run", json_integer(row->run));
 		json_object_set_new(o, "status", json_text(row->status ? row->status :
 					(row->counted ? "counted" : "not counted")));

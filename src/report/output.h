@@ -24,6 +24,8 @@ struct event;
 struct stat_row {
 	const struct event *ev;	/* name, requested, encoding */
 	char counter[16];	/* "fixed0", "pmc3", or "-" */
+	/* Why not on the counter it asked for ("fixed counter 1 is held by the NMI watchdog"), or "". */
+	char counter_note[96];
 	unsigned run;		/* 1-based; 0 when not counted */
 	bool counted;
 	uint64_t value;

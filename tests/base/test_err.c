@@ -61,7 +61,7 @@ test_no_truncation(void **state)
 	err_wrap(&err, "core %d", 3);
 	assert_int_equal(strncmp(err_msg(err), "core 3: aaa", 11), 0);
 	assert_int_equal(strlen(err_msg(err)), 100001 + 8);
-	err_free(err);
+	err_clear(&err);
 	free(big);
 }
 
@@ -79,7 +79,7 @@ test_wrap_and_append(void **state)
 	/* Wrapping nothing makes an error of the context alone. */
 	assert_int_equal(err_wrap(&err, "core %d", 1), -EIO);
 	assert_string_equal(err_msg(err), "core 1");
-	err_free(err);
+	err_clear(&err);
 	assert_int_equal(err_wrap(NULL, "x"), -EIO);
 }
 

@@ -193,7 +193,7 @@ test_encoded_run_counts_exactly(void **state)
 	free(ev);
 	nb_table_free(t);
 	e2e_machine_free(&m);
-	err_free(err);
+	err_clear(&err);
 }
 
 int

@@ -64,7 +64,7 @@ setup(struct fixture *f, uint64_t preset, unsigned threads, unsigned records)
 	/* Every child of this test inherits it (pmustat does this in its child only). */
 	assert_int_equal(region_area_inherit(f->area), 0);
 	assert_int_equal(region_area_env(f->area, f->env, sizeof(f->env)), 0);
-	err_free(err);
+	err_clear(&err);
 }
 
 static void
@@ -100,7 +100,7 @@ read_result(struct fixture *f, struct region_result *r)
 
 	if (region_area_read(f->area, r, &err) != 0)
 		fail_msg("%s", err_msg(err));
-	err_free(err);
+	err_clear(&err);
 }
 
 static const struct region_total *
@@ -467,7 +467,7 @@ perf_script(struct fixture *f, int fd0, int fd1, const char *const steps[])
 	close(fd1);
 	if (region_area_read(f->area, &r, &err) != 0)
 		fail_msg("%s", err_msg(err));
-	err_free(err);
+	err_clear(&err);
 	return r;
 }
 

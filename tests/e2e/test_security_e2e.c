@@ -713,7 +713,7 @@ hold_lock(char **argv)
 		_exit(2);
 	/* _exit: no LeakSanitizer pass in a process that is no longer root's. */
 	_exit(0);
-	err_free(err);
+	err_clear(&err);
 }
 
 static void

@@ -442,7 +442,7 @@ hand_journal(const struct e2e_machine *m, const struct emu_pmu *before, pid_t pi
 	e2e_machine_path(m, JOURNAL_DIR, dir, sizeof(dir));
 	if (journal_write(dir, &j, &err) != 0)
 		fail_msg("journal_write: %s", err_msg(err));
-	err_free(err);
+	err_clear(&err);
 }
 
 static void

@@ -105,6 +105,6 @@ main(int argc, char **argv)
 	printf("table %s (%lld bytes): load + lookup min %.2f ms, median %.2f ms, max %.2f ms (%d runs; goal <= 5 ms)\n",
 	       largest, (long long)largest_size, t[0], t[RUNS / 2], t[RUNS - 1], RUNS);
 	printf("parse of a 5-event -e list: min %.3f ms, median %.3f ms\n", parse[0], parse[RUNS / 2]);
-	err_free(err);
+	err_clear(&err);
 	return 0;
 }

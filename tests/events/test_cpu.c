@@ -102,11 +102,12 @@ dump_path(const char *file, char *buf, size_t size)
 static void
 test_every_dump(void **state)
 {
+	struct pmustat_error *err = NULL;
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		const struct expect *e = &cases[i];
 		struct cpu_info c;
-		struct pmustat_error *err = NULL;
+		err_clear(&err);
 		char path[PATH_MAX];
 		int ret;
 
@@ -131,18 +132,20 @@ test_every_dump(void **state)
 		assert_int_equal(c.pmu.fixed_mask, e->fixed_mask);
 		assert_int_equal(c.pmu.arch_events_unavailable, e->arch_unavailable);
 		assert_int_equal(c.pmu.quirk != NULL, e->quirk);
-		err_free(err);
+		err_clear(&err);
 	}
+	err_clear(&err);
 }
 
 /* NetBurst from the two dumps: the ESCR/CCCR PMU, and only on those. */
 static void
 test_netburst_dumps(void **state)
 {
+	struct pmustat_error *err = NULL;
 	(void)state;
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct cpu_info c;
-		struct pmustat_error *err = NULL;
+		err_clear(&err);
 		char path[PATH_MAX];
 		bool netburst = strstr(cases[i].file, "netburst") != NULL;
 
@@ -159,8 +162,9 @@ test_netburst_dumps(void **state)
 		assert_int_equal(c.netburst.escrs, c.model <= 2 ? 45 : 43);
 		/* The 2.66 GHz Northwood has no HT; the Pentium 4 640 has. */
 		assert_int_equal(c.netburst.ht, c.model == 4);
-		err_free(err);
+		err_clear(&err);
 	}
+	err_clear(&err);
 }
 
 /* A family-15 CPUID: @logical processors per package, @cores, this one's APIC ID. */
@@ -233,12 +237,13 @@ test_hybrid_cpu_choice(void **state)
 	dump_path("intel-lakefield-hybrid-i5-l16g7.txt", path, sizeof(path));
 	assert_int_equal(cpu_source_load(NULL, path, 0, &c, &used, &err), 0);
 	assert_int_equal(c.core_type, ATOM);
-	err_free(err);
+	err_clear(&err);
 }
 
 static void
 test_mapfile_keys(void **state)
 {
+	struct pmustat_error *err = NULL;
 	static const struct {
 		const char *file;
 		const char *key;
@@ -252,15 +257,16 @@ test_mapfile_keys(void **state)
 	(void)state;
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
 		struct cpu_info c;
-		struct pmustat_error *err = NULL;
+		err_clear(&err);
 		char path[PATH_MAX], key[64];
 
 		dump_path(keys[i].file, path, sizeof(path));
 		assert_int_equal(cpu_source_load(NULL, path, -1, &c, NULL, &err), 0);
 		cpu_mapfile_key(&c, key, sizeof(key));
 		assert_string_equal(key, keys[i].key);
-		err_free(err);
+		err_clear(&err);
 	}
+	err_clear(&err);
 }
 
 static char tmpdir[] = "/tmp/pmustat-test-cpu-XXXXXX";
@@ -320,7 +326,7 @@ test_bad_dumps(void **state)
 	snprintf(path, sizeof(path), "%s/empty.txt", tmpdir);
 	unlink(path);
 	rmdir(tmpdir);
-	err_free(err);
+	err_clear(&err);
 }
 
 int

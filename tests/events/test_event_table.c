@@ -25,6 +25,7 @@ static const char *events_dir;
 static void
 test_every_table(void **state)
 {
+	struct pmustat_error *err = NULL;
 	DIR *d = opendir(events_dir);
 	struct dirent *de;
 	unsigned tables = 0;
@@ -33,7 +34,7 @@ test_every_table(void **state)
 	(void)state;
 	assert_non_null(d);
 	while ((de = readdir(d))) {
-		struct pmustat_error *err = NULL;
+		err_clear(&err);
 		char name[256];
 		size_t len = strlen(de->d_name), i;
 		struct event_table *t;
@@ -82,12 +83,13 @@ test_every_table(void **state)
 		events += event_table_count(t);
 		tables++;
 		event_table_free(t);
-		err_free(err);
+		err_clear(&err);
 	}
 	closedir(d);
 	/* 47 files, 18,475 events, less CLX's 1,008 dropped names. */
 	assert_int_equal(tables, 47);
 	assert_int_equal(events, 18475 - 1008);
+	err_clear(&err);
 }
 
 static void
@@ -157,7 +159,7 @@ test_lookup(void **state)
 	assert_int_equal(e->umask, 0x02);
 	assert_int_equal(e->extra[0].value, 0x10100);
 	event_table_free(t);
-	err_free(err);
+	err_clear(&err);
 }
 
 /* A table written to a temporary directory. */
@@ -221,7 +223,7 @@ test_bad_tables(void **state)
 			fail_msg("case %zu: \"%s\" lacks \"%s\"", i, err_msg(err), bad[i].error);
 	}
 	assert_int_equal(load_text(HEAD "{\"n\":\"A\",\"e\":1,\"u\":0,\"c\":1}]}", "t", &err), 0);
-	err_free(err);
+	err_clear(&err);
 }
 
 static void
@@ -237,7 +239,7 @@ test_missing(void **state)
 	assert_int_equal(event_table_load(events_dir, "../events/skylake", &t, &err), -EINVAL);
 	assert_int_equal(event_table_load(events_dir, "", &t, &err), -EINVAL);
 	event_table_free(NULL);
-	err_free(err);
+	err_clear(&err);
 }
 
 int

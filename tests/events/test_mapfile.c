@@ -86,13 +86,14 @@ fill_cpu(struct cpu_info *cpu, const char *vendor, unsigned family, unsigned mod
 static void
 test_cases(void **state)
 {
+	struct pmustat_error *err = NULL;
 	size_t i;
 
 	(void)state;
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		const struct map_case *c = &cases[i];
 		struct cpu_info cpu;
-		struct pmustat_error *err = NULL;
+		err_clear(&err);
 		char table[64] = "";
 		int ret;
 
@@ -109,8 +110,9 @@ test_cases(void **state)
 					 c->family, c->model, c->stepping, ret, table);
 			assert_non_null(strstr(err_msg(err), "mapfile.csv"));
 		}
-		err_free(err);
+		err_clear(&err);
 	}
+	err_clear(&err);
 }
 
 /* The hybrid failure says which CPUID.1AH values had no row. */
@@ -130,7 +132,7 @@ test_hybrid_message(void **state)
 	fill_cpu(&cpu, "GenuineIntel", 6, 0x97, 2, CPU_CORE_TYPE_CORE, 1);
 	assert_int_equal(mapfile_choose_table(events_dir, &cpu, table, 8, &err),
 			 -ENAMETOOLONG);
-	err_free(err);
+	err_clear(&err);
 }
 
 struct dump_case {
@@ -158,11 +160,12 @@ static const struct dump_case dumps[] = {
 static void
 test_dumps(void **state)
 {
+	struct pmustat_error *err = NULL;
 	size_t i;
 
 	(void)state;
 	for (i = 0; i < sizeof(dumps) / sizeof(dumps[0]); i++) {
-		struct pmustat_error *err = NULL;
+		err_clear(&err);
 		char path[PATH_MAX], table[64] = "";
 		struct cpu_info cpu;
 		int ret;
@@ -174,8 +177,9 @@ test_dumps(void **state)
 		if (dumps[i].table ? ret != 0 || strcmp(table, dumps[i].table) != 0 : ret != -ENOENT)
 			fail_msg("%s: got %d '%s' (%s), want %s", dumps[i].file, ret, table, err_msg(err),
 				 dumps[i].table ? dumps[i].table : "-ENOENT");
-		err_free(err);
+		err_clear(&err);
 	}
+	err_clear(&err);
 }
 
 /* A mapfile in a temporary directory; returns the result and the message. */
@@ -245,7 +249,7 @@ test_bad_mapfiles(void **state)
 	assert_int_equal(choose_from(MAP_HEADER "GenuineIntel-6-5E,,,first,V1\nGenuineIntel-6-5E,,,second,V1\n",
 				     &err, table, sizeof(table)), 0);
 	assert_string_equal(table, "first");
-	err_free(err);
+	err_clear(&err);
 }
 
 /* The metrics file comes from the same row as the table. */
@@ -293,7 +297,7 @@ test_metrics_column(void **state)
 	assert_int_equal(choose_from(METRICS_HEADER "GenuineIntel-6-5E,,,skylake,V1,../m\n",
 				     &err, table, sizeof(table)), -EINVAL);
 	assert_non_null(strstr(err_msg(err), "Metrics must be empty or a name"));
-	err_free(err);
+	err_clear(&err);
 }
 
 static void
@@ -307,7 +311,7 @@ test_missing_dir(void **state)
 	fill_cpu(&cpu, "GenuineIntel", 6, 0x5e, 3, 0, 0);
 	assert_int_equal(mapfile_choose_table("/nonexistent-pmustat", &cpu, table, sizeof(table), &err), -EIO);
 	assert_non_null(strstr(err_msg(err), "/nonexistent-pmustat/mapfile.csv"));
-	err_free(err);
+	err_clear(&err);
 }
 
 int

@@ -33,7 +33,7 @@ tolerances(char *line, struct baseline_tolerances *t)
 	}
 	if (t->n > BASELINE_MAX_TOLERANCES)
 		fuzz_fail("%u tolerances", t->n);
-	err_free(err);
+	err_clear(&err);
 }
 
 int
@@ -94,6 +94,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	free(cmp);
 	free(b);
-	err_free(err);
+	err_clear(&err);
 	return 0;
 }

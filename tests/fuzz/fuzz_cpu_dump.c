@@ -63,7 +63,7 @@ check_cpu(const struct cpu_info *c)
 			fuzz_fail("event on fixed counter %d", evs[i].fixed);
 	}
 	free(evs);
-	err_free(err);
+	err_clear(&err);
 }
 
 int
@@ -84,6 +84,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	} else if (!err_msg(err)[0]) {
 		fuzz_fail("error %d without a message", ret);
 	}
-	err_free(err);
+	err_clear(&err);
 	return 0;
 }

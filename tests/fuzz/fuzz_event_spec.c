@@ -70,7 +70,7 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 		if (event_table_load(fuzz_events_dir(), table_names[i], &tables[i], &err) != 0)
 			fuzz_fail("cannot load the %s table: %s", table_names[i], err_msg(err));
 	}
-	err_free(err);
+	err_clear(&err);
 	return 0;
 }
 
@@ -161,6 +161,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	check_events(evs, n, pmu);
 	free(evs);
 	free(text);
-	err_free(err);
+	err_clear(&err);
 	return 0;
 }

@@ -35,6 +35,7 @@ static const struct pmu_caps pmus[2] = {
 static void
 walk(const struct event_table *t)
 {
+	struct pmustat_error *err = NULL;
 	size_t n = event_table_count(t);
 
 	if (!event_table_name(t) || strcmp(event_table_name(t), "fuzz") != 0 ||
@@ -65,7 +66,7 @@ walk(const struct event_table *t)
 		for (size_t p = 0; p < sizeof(pmus) / sizeof(pmus[0]); p++) {
 			struct event *evs = NULL;
 			size_t count = 0;
-			struct pmustat_error *err = NULL;
+			err_clear(&err);
 
 			/* Names with ',' or ':' are split by the grammar; that is fine. */
 			if (event_spec_parse(d->name, t, &pmus[p], &evs, &count, &err) == 0) {
@@ -83,9 +84,10 @@ walk(const struct event_table *t)
 				}
 			}
 			free(evs);
-			err_free(err);
+			err_clear(&err);
 		}
 	}
+	err_clear(&err);
 }
 
 int
@@ -110,6 +112,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (!err_msg(err)[0])
 			fuzz_fail("error %d without a message", ret);
 	}
-	err_free(err);
+	err_clear(&err);
 	return 0;
 }

@@ -71,7 +71,7 @@ check_journal(const struct journal *j)
 	    memcmp(again.wrote, j->wrote, j->nwrote * sizeof(j->wrote[0])) != 0 ||
 	    memcmp(again.fields, j->fields, sizeof(j->fields)) != 0)
 		fuzz_fail("journal changed through write and read");
-	err_free(err);
+	err_clear(&err);
 }
 
 int
@@ -103,6 +103,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		check_journal(&j);
 	else if (ret != -ENOENT && !err_msg(err)[0])
 		fuzz_fail("error %d without a message", ret);
-	err_free(err);
+	err_clear(&err);
 	return 0;
 }

@@ -50,9 +50,10 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	struct pmustat_error *err = NULL;
 	fuzz_write("mapfile.csv", data, size);
 	for (size_t i = 0; i < sizeof(cpus) / sizeof(cpus[0]); i++) {
-		struct pmustat_error *err = NULL;
+		err_clear(&err);
 		char table[128];
 		/* Small on purpose: names that do not fit must be refused. */
 		size_t table_len = i == 1 ? 8 : sizeof(table);
@@ -74,7 +75,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			if (!err_msg(err)[0])
 				fuzz_fail("CPU %zu: error %d without a message", i, ret);
 		}
-		err_free(err);
+		err_clear(&err);
 	}
+	err_clear(&err);
 	return 0;
 }

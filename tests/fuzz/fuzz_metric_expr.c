@@ -98,6 +98,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (ret != 0) {
 		if (e || (ret != -EINVAL && ret != -ENOMEM) || !err_msg(err)[0])
 			fuzz_fail("refusal %d with tree %p, message '%s'", ret, (void *)e, err_msg(err));
+		err_clear(&err);
 		return 0;
 	}
 	if (!e || metric_expr_size(e) == 0 || metric_expr_size(e) > METRIC_EXPR_MAX_NODES)
@@ -150,6 +151,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			fuzz_fail("constants 0x%x decided, 0x%x in all", cu_decided, cu_all);
 	}
 	metric_expr_free(e);
-	err_free(err);
+	err_clear(&err);
 	return 0;
 }

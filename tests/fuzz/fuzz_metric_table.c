@@ -63,7 +63,7 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	atexit(remove_metrics_dir);
 	if (event_table_load(fuzz_events_dir(), "skylake", &skylake, &err) != 0)
 		fuzz_fail("%s", err_msg(err));
-	err_free(err);
+	err_clear(&err);
 	return 0;
 }
 
@@ -107,6 +107,7 @@ exercise(const struct metric_table *t)
 	c.known = 1u << METRIC_CONST_SMT_ON | 1u << METRIC_CONST_DURATION_MS;
 	if (metric_plan_build(t, &list, &c, skylake, &caps, true, false, &plan, &err) != 0) {
 		metric_list_free(&list);
+		err_clear(&err);
 		return;
 	}
 	for (unsigned i = 0; i < sizeof(values) / sizeof(values[0]); i++)
@@ -133,7 +134,7 @@ exercise(const struct metric_table *t)
 	}
 	metric_plan_free(plan);
 	metric_list_free(&list);
-	err_free(err);
+	err_clear(&err);
 }
 
 int
@@ -148,6 +149,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (ret != 0) {
 		if (t || (ret != -EINVAL && ret != -ENOMEM) || !err_msg(err)[0])
 			fuzz_fail("refusal %d with table %p, message '%s'", ret, (void *)t, err_msg(err));
+		err_clear(&err);
 		return 0;
 	}
 	for (size_t i = 0; i < metric_table_count(t); i++) {
@@ -167,6 +169,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fuzz_fail("metric_table_get past the end");
 	exercise(t);
 	metric_table_free(t);
-	err_free(err);
+	err_clear(&err);
 	return 0;
 }

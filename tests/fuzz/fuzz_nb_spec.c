@@ -37,7 +37,7 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	(void)argv;
 	if (nb_table_load(fuzz_events_dir(), "netburst", &table, &err) != 0)
 		fuzz_fail("cannot load the netburst table: %s", err_msg(err));
-	err_free(err);
+	err_clear(&err);
 	return 0;
 }
 
@@ -45,6 +45,7 @@ static void
 check_plan(const struct nb_event *ev, size_t n, const struct nb_slot *s, unsigned runs,
 	   const struct nb_target *target, uint32_t counters_free)
 {
+	struct pmustat_error *err = NULL;
 	for (size_t i = 0; i < n; i++) {
 		if (s[i].run >= runs || !(ev[i].escrs & (1ull << s[i].escr)) ||
 		    !nb_escr_exists(s[i].escr, target->model) ||
@@ -57,7 +58,7 @@ check_plan(const struct nb_event *ev, size_t n, const struct nb_slot *s, unsigne
 	}
 	for (unsigned r = 0; r < runs; r++) {
 		struct nb_run_writes w;
-		struct pmustat_error *err = NULL;
+		err_clear(&err);
 
 		if (nb_encode_run(ev, s, (unsigned)n, r, target, &w, &err) != 0)
 			fuzz_fail("run %u of a plan does not encode: %s", r, err_msg(err));
@@ -67,8 +68,9 @@ check_plan(const struct nb_event *ev, size_t n, const struct nb_slot *s, unsigne
 		for (unsigned i = 0; i < w.n_enable; i++)
 			if (!nb_cccr_ok(w.enable[i].value, target->ht))
 				fuzz_fail("CCCR value 0x%llx", (unsigned long long)w.enable[i].value);
-		err_free(err);
+		err_clear(&err);
 	}
+	err_clear(&err);
 }
 
 int
@@ -98,6 +100,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if ((ret != -EINVAL && ret != -ENOMEM) || !err_msg(err)[0] || evs || n)
 			fuzz_fail("error %d, message '%s'", ret, err_msg(err));
 		free(text);
+		err_clear(&err);
 		return 0;
 	}
 	for (size_t i = 0; i < n; i++) {
@@ -117,6 +120,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fuzz_fail("scheduling: %d '%s'", ret, err_msg(err));
 	free(evs);
 	free(text);
-	err_free(err);
+	err_clear(&err);
 	return 0;
 }

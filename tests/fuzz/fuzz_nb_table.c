@@ -45,7 +45,7 @@ resolve(const struct nb_table *t, const char *name)
 			fuzz_fail("'%s': ESCR value with a reserved bit", name);
 		free(evs);
 	}
-	err_free(err);
+	err_clear(&err);
 }
 
 static void
@@ -94,6 +94,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	} else if ((ret != -EINVAL && ret != -ENOMEM) || !err_msg(err)[0] || t) {
 		fuzz_fail("load failed with %d, message '%s'", ret, err_msg(err));
 	}
-	err_free(err);
+	err_clear(&err);
 	return 0;
 }

@@ -120,6 +120,6 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		region_result_free(&r);
 	}
 	free(area);
-	err_free(err);
+	err_clear(&err);
 	return 0;
 }

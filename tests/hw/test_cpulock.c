@@ -107,7 +107,7 @@ test_second_holder_is_named(void **state)
 	assert_true(fd >= 0);
 	assert_int_equal(cpulock_holder(CPU), getpid());
 	cpulock_release(fd);
-	err_free(err);
+	err_clear(&err);
 }
 
 int

@@ -128,7 +128,7 @@ census(const char *events_dir, const struct metric_consts *c)
 		if (total[r])
 			printf(" %s %u;", r < N_REASONS ? reasons[r] : "other", total[r]);
 	putchar('\n');
-	err_free(err);
+	err_clear(&err);
 }
 
 int
@@ -236,6 +236,6 @@ main(int argc, char **argv)
 	c.value[METRIC_CONST_THREADS] = 1;
 	census(argv[1], &c);
 	event_table_free(et);
-	err_free(err);
+	err_clear(&err);
 	return 0;
 }

@@ -43,7 +43,7 @@ table(const char *dir, const char *name)
 		return NULL;
 	}
 	snprintf(tables[n_tables].name, sizeof(tables[n_tables].name), "%s", name);
-	err_free(err);
+	err_clear(&err);
 	return tables[n_tables++].t;
 }
 

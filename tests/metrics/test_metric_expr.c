@@ -69,7 +69,7 @@ parse(const char *text)
 
 	if (metric_expr_parse(text, resolve, NULL, &e, &err) != 0)
 		fail_msg("'%s': %s", text, err_msg(err));
-	err_free(err);
+	err_clear(&err);
 	return e;
 }
 
@@ -254,7 +254,7 @@ test_parse_errors(void **state)
 			fail_msg("'%s': \"%s\", want \"%s\"", bad[i].text, err_msg(err), bad[i].error);
 		assert_null(e);
 	}
-	err_free(err);
+	err_clear(&err);
 }
 
 static void
@@ -287,7 +287,7 @@ test_limits(void **state)
 	assert_int_equal(metric_expr_size(e), 601);
 	metric_expr_free(e);
 	free(text);
-	err_free(err);
+	err_clear(&err);
 }
 
 /* Which events a formula reads once the constants decide its conditions. */

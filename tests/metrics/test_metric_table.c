@@ -83,7 +83,7 @@ test_every_table_parses(void **state)
 		      tables, metrics, thresholds, nodes);
 	assert_int_equal(tables, 21);
 	assert_int_equal(metrics, 4403);
-	err_free(err);
+	err_clear(&err);
 }
 
 static struct metric_table *
@@ -94,7 +94,7 @@ load(const char *name)
 
 	if (metric_table_load(events_dir, name, &t, &err) != 0)
 		fail_msg("%s", err_msg(err));
-	err_free(err);
+	err_clear(&err);
 	return t;
 }
 
@@ -123,7 +123,7 @@ select_names(const struct metric_table *t, const char *spec)
 		fail_msg("-M %s: %s", spec, err_msg(err));
 	snprintf(out, sizeof(out), "%s", names(t, &l));
 	metric_list_free(&l);
-	err_free(err);
+	err_clear(&err);
 	return out;
 }
 
@@ -202,7 +202,7 @@ test_select_errors(void **state)
 			    "Info_Thread_IPC");
 	metric_list_free(&l);
 	metric_table_free(t);
-	err_free(err);
+	err_clear(&err);
 }
 
 /* A table in a temporary events dir. */
@@ -277,7 +277,7 @@ test_bad_tables(void **state)
 		assert_int_equal(metric_table_load(events_dir, "../skylake", &t, &err),
 				 -EINVAL);
 	}
-	err_free(err);
+	err_clear(&err);
 }
 
 int

@@ -20,7 +20,7 @@ nb_test_table(const char *events_dir)
 
 	if (nb_table_load(events_dir, "netburst", &t, &err) != 0)
 		fail_msg("%s", err_msg(err));
-	err_free(err);
+	err_clear(&err);
 	return t;
 }
 
@@ -33,7 +33,7 @@ nb_test_events(const struct nb_table *t, const char *spec, unsigned model, size_
 
 	if (nb_spec_parse(spec, t, model, &ev, n, &err) != 0)
 		fail_msg("%s: %s", spec, err_msg(err));
-	err_free(err);
+	err_clear(&err);
 	return ev;
 }
 

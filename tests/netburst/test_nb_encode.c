@@ -188,7 +188,7 @@ test_run_writes(void **state)
 	assert_int_equal(nb_encode_run(ev, slots, 2, 0, &prescott_t1, &w, &err), -EINVAL);
 	assert_non_null(strstr(err_msg(err), "share"));
 	free(ev);
-	err_free(err);
+	err_clear(&err);
 }
 
 /* IQ_ESCR0/1 are gone from model 3: a plan naming them is refused there. */
@@ -204,7 +204,7 @@ test_model_escrs(void **state)
 	e.escrs |= 1ull << slot.escr;		/* as if an event could use it */
 	assert_int_equal(nb_encode_run(&e, &slot, 1, 0, &prescott_t0, &w, &err), -EINVAL);
 	assert_int_equal(nb_encode_run(&e, &slot, 1, 0, &northwood, &w, &err), 0);
-	err_free(err);
+	err_clear(&err);
 }
 
 int

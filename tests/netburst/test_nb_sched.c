@@ -65,7 +65,7 @@ plan(const char *spec, unsigned model, uint32_t counters_free, uint64_t escrs_fr
 	free(ev);
 	if (n_out)
 		*n_out = n;
-	err_free(err);
+	err_clear(&err);
 	return runs;
 }
 
@@ -161,7 +161,7 @@ test_refusals(void **state)
 	assert_int_equal(nb_sched_plan(ev, SCHED_MAX_EVENTS + 1, 2, ALL_COUNTERS, ALL_ESCRS, s, &runs,
 				       &bad, &err), -E2BIG);
 	free(one);
-	err_free(err);
+	err_clear(&err);
 }
 
 /* Every countable event of the table, at once: the runs they need, all placed. */
@@ -191,7 +191,7 @@ test_whole_table(void **state)
 	/* The FIRM_ESCR0/1 pair alone selects 9 events: at least 5 runs. */
 	assert_true(runs >= 5);
 	free(ev);
-	err_free(err);
+	err_clear(&err);
 }
 
 /* Brute force: can every event of @ev get a distinct ESCR and counter? */
@@ -218,6 +218,7 @@ fits(const struct nb_event *ev, size_t n, size_t i, uint64_t escrs_used, uint32_
 static void
 test_exact_against_brute_force(void **state)
 {
+	struct pmustat_error *err = NULL;
 	static const char *const pool[] = {
 		"cycles", "instructions", "branches", "branch-misses", "uops_retired", "x87_assist",
 		"machine_clear", "BSQ_cache_reference", "BSQ_allocation:REQ_TYPE0",
@@ -236,7 +237,7 @@ test_exact_against_brute_force(void **state)
 		size_t n = 2 + (seed = seed * 1103515245u + 12345u) % 5, k = 0;
 		uint32_t counters_free = ALL_COUNTERS;
 		unsigned runs, bad;
-		struct pmustat_error *err = NULL;
+		err_clear(&err);
 
 		for (unsigned c = 0; c < NB_COUNTERS; c++)
 			if (((seed = seed * 1103515245u + 12345u) >> 16) % 4 == 0)
@@ -258,10 +259,11 @@ test_exact_against_brute_force(void **state)
 		check_plan(ev, n, s, runs, counters_free, ALL_ESCRS);
 		assert_int_equal(runs == 1, fits(ev, n, 0, 0, 0, counters_free));
 		agree++;
-		err_free(err);
+		err_clear(&err);
 	}
 	print_message("%u plans agree with brute force\n", agree);
 	assert_true(agree > 200);
+	err_clear(&err);
 }
 
 int

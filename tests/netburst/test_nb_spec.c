@@ -44,7 +44,7 @@ refused(const char *spec, unsigned model, const char *what)
 	assert_int_equal(n, 0);
 	if (!strstr(err_msg(err), what))
 		fail_msg("'%s': error '%s' does not say '%s'", spec, err_msg(err), what);
-	err_free(err);
+	err_clear(&err);
 }
 
 static void

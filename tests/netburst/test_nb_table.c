@@ -32,7 +32,7 @@ load(void)
 
 	if (nb_table_load(events_dir, "netburst", &t, &err) != 0)
 		fail_msg("%s", err_msg(err));
-	err_free(err);
+	err_clear(&err);
 	return t;
 }
 
@@ -178,7 +178,7 @@ test_kinds_do_not_mix(void **state)
 	assert_non_null(strstr(err_msg(err), "not a NetBurst table"));
 	assert_int_equal(nb_table_load(events_dir, "no_such", &nt, &err), -ENOENT);
 	assert_int_equal(nb_table_load(events_dir, "../etc", &nt, &err), -EINVAL);
-	err_free(err);
+	err_clear(&err);
 }
 
 /* A table with one event, @event (JSON), and @aliases in a temporary directory. */
@@ -249,7 +249,7 @@ test_broken_tables(void **state)
 		assert_non_null(strstr(err_msg(err), "t.json"));
 		assert_non_null(strstr(err_msg(err), cases[i].what));
 	}
-	err_free(err);
+	err_clear(&err);
 }
 
 int

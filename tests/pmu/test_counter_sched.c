@@ -65,7 +65,7 @@ test_default_set_one_run(void **state)
 	assert_int_equal(s[3].kind, SCHED_GP);
 	assert_int_equal(s[4].kind, SCHED_GP);
 	check_plan(ev, 5, s, runs, 0xf, 0x7);
-	err_free(err);
+	err_clear(&err);
 }
 
 static void
@@ -87,7 +87,7 @@ test_watchdog_cycles_to_gp(void **state)
 	assert_int_equal(s[0].kind, SCHED_FIXED);
 	assert_int_equal(s[1].kind, SCHED_GP);
 	check_plan(ev, 2, s, runs, 0xf, 0x5);
-	err_free(err);
+	err_clear(&err);
 }
 
 static void
@@ -109,7 +109,7 @@ test_six_on_four_two_runs(void **state)
 		in_run[s[i].run]++;
 	assert_int_equal(in_run[0], 4);
 	assert_int_equal(in_run[1], 2);
-	err_free(err);
+	err_clear(&err);
 }
 
 static void
@@ -137,7 +137,7 @@ test_restricted_counters(void **state)
 	check_plan(ev, 5, s, runs, 0xff, 0x7);
 	for (unsigned i = 2; i < 5; i++)
 		assert_true(s[i].index < 4);
-	err_free(err);
+	err_clear(&err);
 }
 
 static void
@@ -163,7 +163,7 @@ test_taken_alone(void **state)
 	for (unsigned i = 0; i < 4; i++)
 		if (i != 2 && s[i].kind == SCHED_GP)
 			assert_int_not_equal(s[i].run, s[2].run);
-	err_free(err);
+	err_clear(&err);
 }
 
 static void
@@ -188,7 +188,7 @@ test_extra_msr_one_value_per_run(void **state)
 	assert_int_equal(runs, 2);
 	assert_int_equal(s[0].run, s[2].run);
 	assert_int_not_equal(s[0].run, s[1].run);
-	err_free(err);
+	err_clear(&err);
 }
 
 static void
@@ -212,7 +212,7 @@ test_all_busy_refused(void **state)
 	ev[0].gp_mask = 0;
 	assert_int_equal(sched_plan(ev, 1, &caps, 0xf, 0x6, s, &runs, &bad, &err), -ENOSPC);
 	assert_int_equal(bad, 0);
-	err_free(err);
+	err_clear(&err);
 }
 
 static void
@@ -234,7 +234,7 @@ test_duplicate_fixed_goes_to_gp(void **state)
 	assert_int_equal(runs, 1);
 	assert_int_equal(s[0].kind, SCHED_FIXED);
 	assert_int_equal(s[1].kind, SCHED_GP);
-	err_free(err);
+	err_clear(&err);
 }
 
 static void

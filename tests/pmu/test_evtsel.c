@@ -27,7 +27,7 @@ test_llc_misses_skylake_user_only(void **state)
 	assert_int_equal(v, 0x41412e);
 	assert_int_equal(evtsel_encode(&e, &caps, false, &v, &err), 0);
 	assert_int_equal(v, 0x01412e);
-	err_free(err);
+	err_clear(&err);
 }
 
 static void
@@ -47,7 +47,7 @@ test_modifiers(void **state)
 	assert_int_equal(v, 0x14ull << 24 | EVTSEL_INV | EVTSEL_EDGE | EVTSEL_OS | EVTSEL_USR | 0x14a3);
 	/* pmustat counts: never PC, never INT. */
 	assert_int_equal(v & (EVTSEL_PC | EVTSEL_INT), 0);
-	err_free(err);
+	err_clear(&err);
 }
 
 static void
@@ -63,7 +63,7 @@ test_no_ring_refused(void **state)
 	assert_int_equal(evtsel_encode(&e, &caps, true, &v, &err), -EINVAL);
 	assert_int_equal(v, 0x1234);
 	assert_non_null(strstr(err_msg(err), "no ring"));
-	err_free(err);
+	err_clear(&err);
 }
 
 static void
@@ -88,7 +88,7 @@ test_anythread(void **state)
 	assert_false(evtsel_writable_mask(&caps) & EVTSEL_ANY);
 	e.fixed = 1;
 	assert_int_equal(evtsel_fixed_field(&e, &caps, &f, &err), -EINVAL);
-	err_free(err);
+	err_clear(&err);
 }
 
 static void
@@ -107,7 +107,7 @@ test_umask2_needs_v6(void **state)
 	caps.anythread_deprecated = true;
 	assert_int_equal(evtsel_encode(&e, &caps, false, &v, &err), 0);
 	assert_int_equal(v, 0x22ull << 40 | EVTSEL_USR | 0x01d0);
-	err_free(err);
+	err_clear(&err);
 }
 
 static void
@@ -149,7 +149,7 @@ test_fixed_field(void **state)
 	/* Fixed counter 3 (SLOTS) does not exist on Skylake. */
 	e.fixed = 3;
 	assert_false(evtsel_fixed_ok(&e, &caps));
-	err_free(err);
+	err_clear(&err);
 }
 
 static void

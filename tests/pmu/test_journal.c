@@ -31,13 +31,15 @@
 #include "pmu/journal.h"
 #include "pmu/msr.h"
 #include "pmu/pmu.h"
+#include "pmu/program.h"
 #include "pmu/counter_sched.h"
 #include "test_util.h"
 #include "base/err.h"
 
 #define CPU 1
 
-static struct pmu pmu;
+static struct pmu *pmu;
+static struct pmu_caps f_caps;	/* the PMU pmu was opened on */
 
 struct fixture {
 	char dir[PATH_MAX];
@@ -139,6 +141,26 @@ run_plan(struct event *ev, struct sched_slot *slots, bool all_fixed)
 	return n;
 }
 
+/* The journal of @runs runs of @ev placed by @slots, as a stat run makes it from its plan. */
+static int
+journal_of(struct journal *j, const struct event *ev, const struct sched_slot *slots, unsigned n,
+	   unsigned runs, struct pmustat_error **err)
+{
+	static struct pmu_program progs[SCHED_MAX_EVENTS];
+	uint32_t earlier_gp = 0, earlier_fixed = 0;
+
+	for (unsigned r = 0; r < runs; r++) {
+		int rc = pmu_program_build(&f_caps, pmu_found_global_ctrl(pmu), ev, slots, n, r, earlier_gp,
+					   earlier_fixed, &progs[r], err);
+
+		if (rc)
+			return rc;
+		earlier_gp |= progs[r].gp;
+		earlier_fixed |= progs[r].fixed;
+	}
+	return journal_from_programs(j, pmu, progs, runs, err);
+}
+
 /* What a stat run does first: open (save) and write the journal of its plan. */
 static void
 save_and_journal_plan(struct fixture *f, bool force, bool all_fixed, struct journal *j)
@@ -148,15 +170,17 @@ save_and_journal_plan(struct fixture *f, bool force, bool all_fixed, struct jour
 	struct pmustat_error *err = NULL;
 	unsigned n;
 
-	assert_int_equal(pmu_open(&pmu, f->hw, CPU, &f->info.pmu, false, &err), 0);
+	pmu_close(pmu);
+	assert_int_equal(pmu_open(&pmu, f->hw, CPU, &f->info.pmu, false, NULL, &err), 0);
+	f_caps = f->info.pmu;
 	if (force)
-		pmu_take_busy(&pmu);
+		pmu_take_busy(pmu);
 	n = run_plan(ev, slots, all_fixed);
-	if (journal_from_pmu(j, &pmu, ev, slots, n, 1, &err) != 0)
-		fail_msg("journal_from_pmu: %s", err_msg(err));
+	if (journal_of(j, ev, slots, n, 1, &err) != 0)
+		fail_msg("journal_of: %s", err_msg(err));
 	if (journal_write(f->jdir, j, &err) != 0)
 		fail_msg("journal_write: %s", err_msg(err));
-	err_free(err);
+	err_clear(&err);
 }
 
 static void
@@ -241,7 +265,7 @@ test_round_trip(void **state)
 	assert_int_equal(journal_remove(f->jdir, CPU), 0);
 	assert_int_equal(journal_read(f->jdir, CPU, &back, &err), -ENOENT);
 	fixture_free(f);
-	err_free(err);
+	err_clear(&err);
 }
 
 static void
@@ -268,7 +292,7 @@ test_restore_bit_exact(void **state)
 	/* Restored: the PMU holds what the journal saved. */
 	assert_true(journal_matches(f->jdir, CPU, f->hw));
 	fixture_free(f);
-	err_free(err);
+	err_clear(&err);
 }
 
 /* GLOBAL_CTRL and FIXED_CTR_CTRL: only the run's bits go back. */
@@ -295,7 +319,7 @@ test_shared_registers_merge(void **state)
 	assert_int_equal(rd(f, msr_evtsel(0)), 0);
 	assert_int_equal(rd(f, msr_evtsel(2)), 0);
 	fixture_free(f);
-	err_free(err);
+	err_clear(&err);
 }
 
 /* A journal is checked whole before the first write. */
@@ -347,7 +371,7 @@ test_apply_refuses_bad_registers(void **state)
 	assert_int_equal(emu_hw_calls(f->hw, EMU_HW_OP_WRMSR), writes);
 	assert_int_equal(emu_pmu_diff(f->before, f->emu, stderr), 0);
 	fixture_free(f);
-	err_free(err);
+	err_clear(&err);
 }
 
 static void
@@ -448,7 +472,7 @@ test_corrupt_or_truncated(void **state)
 	assert_int_equal(journal_read(f->jdir, CPU, &back, &err), -EBADMSG);
 	unlink(path);
 	fixture_free(f);
-	err_free(err);
+	err_clear(&err);
 }
 
 /* A journal of another core, or in a directory others may write, is not trusted. */
@@ -475,7 +499,7 @@ test_wrong_core_and_open_directory(void **state)
 	assert_int_equal(journal_write(f->jdir, &j, &err), -EPERM);
 	assert_int_equal(chmod(f->jdir, 0700), 0);
 	fixture_free(f);
-	err_free(err);
+	err_clear(&err);
 }
 
 static void
@@ -541,7 +565,7 @@ test_recover(void **state)
 	assert_int_equal(journal_recover(f->jdir, CPU, f->hw, &f->info.pmu, &note, &err), 0);
 	assert_null(note);
 	fixture_free(f);
-	err_free(err);
+	err_clear(&err);
 }
 
 /* --force took the watchdog's counter: its registers are in the journal and come back too. */
@@ -562,7 +586,7 @@ test_forced_counters_restored(void **state)
 	assert_int_equal(apply(f, &j, &err), 0);
 	assert_int_equal(emu_pmu_diff(f->before, f->emu, stderr), 0);
 	fixture_free(f);
-	err_free(err);
+	err_clear(&err);
 }
 
 /* Haswell: no full-width writes; a 48-bit value cannot come back exactly (1), small ones do. */
@@ -581,7 +605,7 @@ test_legacy_counter_writes(void **state)
 	assert_int_equal(apply(f, &j, &err), 0);
 	assert_int_equal(emu_pmu_diff(f->before, f->emu, stderr), 0);
 	fixture_free(f);
-	err_free(err);
+	err_clear(&err);
 }
 
 /*
@@ -633,7 +657,7 @@ test_counters_taken_since_are_left_alone(void **state)
 	assert_int_equal(rd(f, msr_pmc(0)), 0x1234);
 	assert_int_equal(rd(f, MSR_IA32_PERF_GLOBAL_CTRL) & 1, f->before->cpu[CPU].regs.global_ctrl & 1);
 	fixture_free(f);
-	err_free(err);
+	err_clear(&err);
 }
 
 /* A run killed and not reaped yet (a zombie) is dead: it counts nothing and holds no lock. */
@@ -690,7 +714,9 @@ test_largest_plan(void **state)
 	struct pmustat_error *err = NULL;
 
 	(void)state;
-	assert_int_equal(pmu_open(&pmu, f->hw, CPU, &f->info.pmu, false, &err), 0);
+	pmu_close(pmu);
+	assert_int_equal(pmu_open(&pmu, f->hw, CPU, &f->info.pmu, false, NULL, &err), 0);
+	f_caps = f->info.pmu;
 	for (unsigned i = 0; i < SCHED_MAX_EVENTS; i++) {
 		char name[16];
 
@@ -698,8 +724,8 @@ test_largest_plan(void **state)
 		ev[i] = test_event(name, (uint8_t)(0x10 + i), (uint8_t)i, 0xf);
 		slots[i] = (struct sched_slot){ SCHED_GP, i % 4, i / 4 };
 	}
-	if (journal_from_pmu(&j, &pmu, ev, slots, SCHED_MAX_EVENTS, SCHED_MAX_EVENTS / 4, &err))
-		fail_msg("journal_from_pmu: %s", err_msg(err));
+	if (journal_of(&j, ev, slots, SCHED_MAX_EVENTS, SCHED_MAX_EVENTS / 4, &err))
+		fail_msg("journal_of: %s", err_msg(err));
 	assert_int_equal(j.own_gp, 0xf);
 	/* Per-counter enables (GLOBAL_CTRL has the GP bits at power-up): two values an event. */
 	assert_int_equal(j.nwrote, 2 * SCHED_MAX_EVENTS);
@@ -710,7 +736,7 @@ test_largest_plan(void **state)
 	assert_int_equal(back.nwrote, j.nwrote);
 	assert_memory_equal(back.wrote, j.wrote, j.nwrote * sizeof(j.wrote[0]));
 	fixture_free(f);
-	err_free(err);
+	err_clear(&err);
 }
 
 int

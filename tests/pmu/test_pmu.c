@@ -18,14 +18,19 @@
 #include "pmu/evtsel.h"
 #include "pmu/msr.h"
 #include "pmu/pmu.h"
+#include "pmu/pmu_impl.h"
+#include "pmu/program.h"
 #include "pmu/counter_sched.h"
 #include "test_util.h"
 #include "base/err.h"
+#include "base/strbuf.h"
 
 #define CPU 1
 
-/* Static, as cmd_stat keeps it: restore must not need the heap. */
-static struct pmu pmu;
+/* The PMU of the test; struct pmu's fields through pmu_impl.h (this is pmu/'s own test). */
+static struct pmu *pmu;
+/* The counters the runs programmed so far go back to what they were in a later run. */
+static uint32_t earlier_gp, earlier_fixed;
 
 struct fixture {
 	struct emu_pmu *emu;
@@ -73,6 +78,25 @@ diffs(struct fixture *f)
 	return emu_pmu_diff(f->before, f->emu, stderr);
 }
 
+/* Run @run's writes (pmu/program.h) through the pmu. */
+static int
+program(const struct event *ev, const struct sched_slot *s, unsigned n, unsigned run,
+	struct pmustat_error **err)
+{
+	struct pmu_program prog;
+	int rc;
+
+	if (run == 0)
+		earlier_gp = earlier_fixed = 0;
+	rc = pmu_program_build(&pmu->caps, pmu_found_global_ctrl(pmu), ev, s, n, run, earlier_gp, earlier_fixed,
+			       &prog, err);
+	if (rc)
+		return rc;
+	earlier_gp |= prog.gp;
+	earlier_fixed |= prog.fixed;
+	return pmu_program(pmu, &prog, err);
+}
+
 /* The whole sequence for one run of a plan; counts into @out. */
 static void
 one_run(struct fixture *f, const struct event *ev, const struct sched_slot *s, unsigned n,
@@ -80,22 +104,22 @@ one_run(struct fixture *f, const struct event *ev, const struct sched_slot *s, u
 {
 	struct pmustat_error *err = NULL;
 
-	if (pmu_program(&pmu, ev, s, n, run, &err) != 0)
+	if (program(ev, s, n, run, &err) != 0)
 		fail_msg("program: %s", err_msg(err));
 	/* Programmed but not enabled: nothing counts yet. */
 	assert_int_equal(emu_retire(f->emu, CPU, 0xc0, 0x00, 3, 1000000), 0);
-	assert_int_equal(pmu_enable(&pmu), 0);
-	pmu_mark_enabled(&pmu);
+	assert_int_equal(pmu_enable(pmu), 0);
+	pmu_mark_enabled(pmu);
 	workload(f);
-	assert_int_equal(pmu_disable(&pmu, &err), 0);
+	assert_int_equal(pmu_disable(pmu, &err), 0);
 	/* Disabled: nothing counts any more. */
 	assert_int_equal(emu_retire(f->emu, CPU, 0xc0, 0x00, 3, 1000000), 0);
 	assert_int_equal(emu_retire(f->emu, CPU, 0x3c, 0x00, 3, 1000000), 0);
 	if (rdpmc)
 		emu_hw_set_current_cpu(f->hw, CPU);
-	if (pmu_read(&pmu, s, n, run, rdpmc, out, &err) != 0)
+	if (pmu_read(pmu, s, n, run, rdpmc, out, &err) != 0)
 		fail_msg("read: %s", err_msg(err));
-	err_free(err);
+	err_clear(&err);
 }
 
 static void
@@ -133,21 +157,24 @@ plan(struct fixture *f, const struct event *ev, unsigned n, struct sched_slot *s
 {
 	struct pmustat_error *err = NULL;
 
-	if (sched_plan(ev, n, &f->info.pmu, pmu_free_gp(&pmu), pmu_free_fixed(&pmu), s, runs,
+	if (sched_plan(ev, n, &f->info.pmu, pmu_free_gp(pmu), pmu_free_fixed(pmu), s, runs,
 		       NULL, &err) != 0)
 		fail_msg("plan: %s", err_msg(err));
-	err_free(err);
+	err_clear(&err);
 }
 
 static void
 open_pmu(struct fixture *f)
 {
 	struct pmustat_error *err = NULL;
+	/* The watchdog's machines say so in nmi_watchdog: whose a busy counter is. */
+	struct pmu_owner_hints hints = { .watchdog_on = f->emu->config.watchdog };
 
-	if (pmu_open(&pmu, f->hw, CPU, &f->info.pmu, false, &err) != 0)
+	pmu_close(pmu);
+	if (pmu_open(&pmu, f->hw, CPU, &f->info.pmu, false, &hints, &err) != 0)
 		fail_msg("open: %s", err_msg(err));
-	pmu_arm_signal_restore(&pmu);
-	err_free(err);
+	pmu_arm_signal_restore(pmu);
+	err_clear(&err);
 }
 
 static void
@@ -162,8 +189,8 @@ test_skylake_exact_and_restored(void **state)
 	(void)state;
 	default_events(ev);
 	open_pmu(f);
-	assert_int_equal(pmu.busy_gp, 0);
-	assert_int_equal(pmu.busy_fixed, 0);
+	assert_int_equal(pmu->occ.busy_gp, 0);
+	assert_int_equal(pmu->occ.busy_fixed, 0);
 	plan(f, ev, 6, s, &runs);
 	assert_int_equal(runs, 1);
 	one_run(f, ev, s, 6, 0, basic_workload, c, true);
@@ -175,10 +202,10 @@ test_skylake_exact_and_restored(void **state)
 	assert_int_equal(c[5].value, 33);
 	/* LLC_MISSES user-only on Skylake: 0x41412E while it counted. */
 	assert_int_equal(s[5].kind, SCHED_GP);
-	assert_int_equal(pmu_restore(&pmu), 0);
+	assert_int_equal(pmu_restore(pmu), 0);
 	assert_int_equal(diffs(f), 0);
 	/* rdpmc reads, no MSR read of a counter. */
-	assert_int_equal(pmu.rdpmc_reads, 6);
+	assert_int_equal(pmu->rdpmc_reads, 6);
 	fixture_free(f);
 }
 
@@ -194,14 +221,14 @@ test_llc_misses_evtsel_value(void **state)
 	(void)state;
 	open_pmu(f);
 	plan(f, &ev, 1, &s, &runs);
-	assert_int_equal(pmu_program(&pmu, &ev, &s, 1, 0, &err), 0);
-	assert_int_equal(pmu_enable(&pmu), 0);
+	assert_int_equal(program(&ev, &s, 1, 0, &err), 0);
+	assert_int_equal(pmu_enable(pmu), 0);
 	/* Whichever way it is enabled, the running EVTSEL is 0x41412E. */
 	assert_int_equal(f->emu->cpu[CPU].regs.evtsel[s.index], 0x41412e);
-	assert_int_equal(pmu_restore(&pmu), 0);
+	assert_int_equal(pmu_restore(pmu), 0);
 	assert_int_equal(diffs(f), 0);
 	fixture_free(f);
-	err_free(err);
+	err_clear(&err);
 }
 
 static void
@@ -224,7 +251,7 @@ test_kernel_mode(void **state)
 	one_run(f, ev, s, 2, 0, basic_workload, c, false);
 	assert_int_equal(c[0].value, 100000);
 	assert_int_equal(c[1].value, 100700);
-	assert_int_equal(pmu_restore(&pmu), 0);
+	assert_int_equal(pmu_restore(pmu), 0);
 	assert_int_equal(diffs(f), 0);
 	fixture_free(f);
 }
@@ -232,6 +259,7 @@ test_kernel_mode(void **state)
 static void
 test_six_events_two_runs(void **state)
 {
+	struct pmustat_error *err = NULL;
 	struct fixture *f = fixture_new(EMU_MODEL_SKYLAKE, false);
 	struct event ev[6];
 	struct sched_slot s[6];
@@ -246,25 +274,26 @@ test_six_events_two_runs(void **state)
 	assert_int_equal(runs, 2);
 	for (unsigned r = 0; r < runs; r++) {
 		struct pmu_count rc[6];
-		struct pmustat_error *err = NULL;
+		err_clear(&err);
 
-		assert_int_equal(pmu_program(&pmu, ev, s, 6, r, &err), 0);
-		assert_int_equal(pmu_enable(&pmu), 0);
-		pmu_mark_enabled(&pmu);
+		assert_int_equal(program(ev, s, 6, r, &err), 0);
+		assert_int_equal(pmu_enable(pmu), 0);
+		pmu_mark_enabled(pmu);
 		for (unsigned i = 0; i < 6; i++)
 			emu_retire(f->emu, CPU, (uint8_t)(0x10 + i), 1, 3, 1000 * (i + 1));
-		assert_int_equal(pmu_disable(&pmu, &err), 0);
-		assert_int_equal(pmu_read(&pmu, s, 6, r, false, rc, &err), 0);
+		assert_int_equal(pmu_disable(pmu, &err), 0);
+		assert_int_equal(pmu_read(pmu, s, 6, r, false, rc, &err), 0);
 		for (unsigned i = 0; i < 6; i++)
 			if (s[i].run == r)
 				c[i] = rc[i];
-		err_free(err);
+		err_clear(&err);
 	}
 	for (unsigned i = 0; i < 6; i++)
 		assert_int_equal(c[i].value, 1000 * (i + 1));
-	assert_int_equal(pmu_restore(&pmu), 0);
+	assert_int_equal(pmu_restore(pmu), 0);
 	assert_int_equal(diffs(f), 0);
 	fixture_free(f);
+	err_clear(&err);
 }
 
 static void
@@ -294,7 +323,7 @@ test_count_past_2_48(void **state)
 	assert_int_equal(c[1].value, (1ull << 48) + 5);
 	/* Our overflow bits were cleared (write 1 to clear), then all restored. */
 	assert_int_equal(f->emu->cpu[CPU].regs.global_status, 0);
-	assert_int_equal(pmu_restore(&pmu), 0);
+	assert_int_equal(pmu_restore(pmu), 0);
 	assert_int_equal(diffs(f), 0);
 	fixture_free(f);
 }
@@ -320,8 +349,8 @@ test_watchdog_shared(void **state)
 	(void)state;
 	default_events(ev);
 	open_pmu(f);
-	assert_int_equal(pmu.busy_fixed, 0x2);
-	assert_int_equal(pmu.busy_gp, 0);
+	assert_int_equal(pmu->occ.busy_fixed, 0x2);
+	assert_int_equal(pmu->occ.busy_gp, 0);
 	plan(f, ev, 6, s, &runs);
 	assert_int_equal(runs, 1);
 	/* Core cycles go to a GP counter with the architectural encoding. */
@@ -329,14 +358,14 @@ test_watchdog_shared(void **state)
 	wd_before = f->emu->cpu[CPU].regs.fixed_ctr[1];
 	one_run(f, ev, s, 6, 0, watchdog_workload, c, true);
 	/* Every GLOBAL_CTRL bit is set: counters were enabled one by one. */
-	assert_int_equal(pmu.mode, PMU_ENABLE_PER_COUNTER);
+	assert_int_equal(pmu->mode, PMU_ENABLE_PER_COUNTER);
 	assert_int_equal(c[0].value, 5000);
 	assert_int_equal(c[1].value, 2500);
 	assert_int_equal(c[2].value, 2000);
 	assert_int_equal(c[3].value, 700);
 	assert_int_equal(c[4].value, 7);
 	assert_int_equal(c[5].value, 33);
-	assert_int_equal(pmu_restore(&pmu), 0);
+	assert_int_equal(pmu_restore(pmu), 0);
 	/* The watchdog counted on: its counter is the only difference. */
 	assert_int_equal(f->emu->cpu[CPU].regs.fixed_ctr[1] - wd_before, 2500 + 1000000);
 	f->before->cpu[CPU].regs.fixed_ctr[1] = f->emu->cpu[CPU].regs.fixed_ctr[1];
@@ -353,7 +382,7 @@ test_all_busy_refused_nothing_written(void **state)
 	unsigned runs, bad;
 	uint64_t writes;
 	struct pmustat_error *err = NULL;
-	char who[1024];
+	struct strbuf who = STRBUF_INIT;
 
 	(void)state;
 	/* Someone else holds every GP counter (and the watchdog FC1). */
@@ -364,20 +393,21 @@ test_all_busy_refused_nothing_written(void **state)
 	ev[0] = test_fixed_event("cycles", 1, 0x3c, 0, 0xf);
 	ev[1] = test_event("branches", 0xc4, 0, 0xf);
 	open_pmu(f);
-	assert_int_equal(pmu.busy_gp, 0xf);
-	assert_int_equal(sched_plan(ev, 2, &f->info.pmu, pmu_free_gp(&pmu), pmu_free_fixed(&pmu),
+	assert_int_equal(pmu->occ.busy_gp, 0xf);
+	assert_int_equal(sched_plan(ev, 2, &f->info.pmu, pmu_free_gp(pmu), pmu_free_fixed(pmu),
 				    s, &runs, &bad, &err), -ENOSPC);
-	pmu_describe_busy(&pmu, "1\n", who, sizeof(who));
-	assert_non_null(strstr(who, "fixed1"));
-	assert_non_null(strstr(who, "NMI watchdog"));
-	assert_non_null(strstr(who, "pmc0"));
-	assert_non_null(strstr(who, "perf_events"));
-	assert_non_null(strstr(who, "pmc3"));
-	assert_int_equal(pmu_restore(&pmu), 0);
+	pmu_occupancy_describe(pmu_occupancy(pmu), 0xf, 0x7, &who);
+	assert_non_null(strstr(strbuf_str(&who), "fixed1"));
+	assert_non_null(strstr(strbuf_str(&who), "NMI watchdog"));
+	assert_non_null(strstr(strbuf_str(&who), "pmc0"));
+	assert_non_null(strstr(strbuf_str(&who), "perf_events"));
+	assert_non_null(strstr(strbuf_str(&who), "pmc3"));
+	strbuf_free(&who);
+	assert_int_equal(pmu_restore(pmu), 0);
 	assert_int_equal(f->emu->cpu[CPU].stats.wrmsr, writes);
 	assert_int_equal(diffs(f), 0);
 	fixture_free(f);
-	err_free(err);
+	err_clear(&err);
 }
 
 static void
@@ -391,13 +421,13 @@ test_force_takes_and_restores(void **state)
 
 	(void)state;
 	open_pmu(f);
-	pmu_take_busy(&pmu);
+	pmu_take_busy(pmu);
 	plan(f, &ev, 1, &s, &runs);
 	assert_int_equal(s.kind, SCHED_FIXED);
 	assert_int_equal(s.index, 1);
 	one_run(f, &ev, &s, 1, 0, basic_workload, &c, false);
 	assert_int_equal(c.value, 2500);
-	assert_int_equal(pmu_restore(&pmu), 0);
+	assert_int_equal(pmu_restore(pmu), 0);
 	/* The watchdog's field and counter value as found. */
 	assert_int_equal(diffs(f), 0);
 	fixture_free(f);
@@ -418,12 +448,12 @@ test_legacy_writes_haswell(void **state)
 	f->emu->cpu[CPU].regs.pmc[1] = 0x123400000000ull;
 	memcpy(f->before, f->emu, sizeof(*f->emu));
 	open_pmu(f);
-	assert_false(pmu.full_width);
+	assert_false(pmu->full_width);
 	plan(f, &ev, 1, &s, &runs);
 	assert_int_equal(s.index, 0);
 	one_run(f, &ev, &s, 1, 0, basic_workload, &c, false);
 	assert_int_equal(c.value, 700);
-	assert_int_equal(pmu_restore(&pmu), 0);
+	assert_int_equal(pmu_restore(pmu), 0);
 	assert_int_equal(diffs(f), 0);
 	/* No full-width MSR was ever touched. */
 	assert_int_equal(f->emu->cpu[CPU].stats.gp_faults, 0);
@@ -436,7 +466,7 @@ test_legacy_writes_haswell(void **state)
 	plan(f, &ev, 1, &s, &runs);
 	one_run(f, &ev, &s, 1, 0, basic_workload, &c, false);
 	assert_int_equal(c.value, 700);
-	assert_int_equal(pmu_restore(&pmu), 1);
+	assert_int_equal(pmu_restore(pmu), 1);
 	assert_int_equal(f->emu->cpu[CPU].regs.pmc[0], 5);
 	assert_int_equal(f->emu->cpu[CPU].stats.gp_faults, 0);
 	fixture_free(f);
@@ -457,12 +487,12 @@ test_restore_after_failed_write(void **state)
 	plan(f, ev, 6, s, &runs);
 	/* The fourth write fails halfway through programming. */
 	emu_hw_inject(f->hw, EMU_HW_OP_WRMSR, 3, -EIO);
-	assert_int_equal(pmu_program(&pmu, ev, s, 6, 0, &err), -EIO);
+	assert_int_equal(program(ev, s, 6, 0, &err), -EIO);
 	assert_non_null(strstr(err_msg(err), "core 1"));
-	assert_int_equal(pmu_restore(&pmu), 0);
+	assert_int_equal(pmu_restore(pmu), 0);
 	assert_int_equal(diffs(f), 0);
 	fixture_free(f);
-	err_free(err);
+	err_clear(&err);
 }
 
 static void
@@ -478,14 +508,15 @@ test_restore_from_signal(void **state)
 	default_events(ev);
 	open_pmu(f);
 	plan(f, ev, 6, s, &runs);
-	assert_int_equal(pmu_program(&pmu, ev, s, 6, 0, &err), 0);
-	assert_int_equal(pmu_enable(&pmu), 0);
+	assert_int_equal(program(ev, s, 6, 0, &err), 0);
+	assert_int_equal(pmu_enable(pmu), 0);
 	basic_workload(f);
 	/* A signal mid-run: the handler's restore, without mark/disable/read. */
 	pmu_restore_from_signal();
 	assert_int_equal(diffs(f), 0);
+	pmu_arm_signal_restore(NULL);
 	fixture_free(f);
-	err_free(err);
+	err_clear(&err);
 }
 
 static void
@@ -506,12 +537,12 @@ test_msr_budget_four_events(void **state)
 	open_pmu(f);
 	plan(f, ev, 4, s, &runs);
 	one_run(f, ev, s, 4, 0, basic_workload, c, true);
-	assert_int_equal(pmu_restore(&pmu), 0);
+	assert_int_equal(pmu_restore(pmu), 0);
 	total = f->emu->cpu[CPU].stats.rdmsr + f->emu->cpu[CPU].stats.wrmsr;
 	print_message("MSR accesses for 4 events: %llu reads, %llu writes\n",
 		      (unsigned long long)f->emu->cpu[CPU].stats.rdmsr,
 		      (unsigned long long)f->emu->cpu[CPU].stats.wrmsr);
-	assert_int_equal(total, pmu.msr_reads + pmu.msr_writes);
+	assert_int_equal(total, pmu->msr_reads + pmu->msr_writes);
 	assert_true(total <= 40);
 	assert_int_equal(diffs(f), 0);
 	fixture_free(f);
@@ -524,15 +555,15 @@ test_allow_list(void **state)
 
 	(void)state;
 	open_pmu(f);
-	assert_true(pmu_msr_allowed(&pmu, 0x186));
-	assert_true(pmu_msr_allowed(&pmu, 0x189));
-	assert_false(pmu_msr_allowed(&pmu, 0x18a));	/* PERFEVTSEL4: Skylake has 4 */
-	assert_true(pmu_msr_allowed(&pmu, 0x4c1));
-	assert_true(pmu_msr_allowed(&pmu, 0x30b));
-	assert_false(pmu_msr_allowed(&pmu, 0x30c));	/* FIXED_CTR3: not on Skylake */
-	assert_false(pmu_msr_allowed(&pmu, 0x10));	/* TSC */
-	assert_false(pmu_msr_allowed(&pmu, 0x1a0));	/* MISC_ENABLE */
-	assert_int_equal(pmu_restore(&pmu), 0);
+	assert_true(pmu_msr_allowed(pmu, 0x186));
+	assert_true(pmu_msr_allowed(pmu, 0x189));
+	assert_false(pmu_msr_allowed(pmu, 0x18a));	/* PERFEVTSEL4: Skylake has 4 */
+	assert_true(pmu_msr_allowed(pmu, 0x4c1));
+	assert_true(pmu_msr_allowed(pmu, 0x30b));
+	assert_false(pmu_msr_allowed(pmu, 0x30c));	/* FIXED_CTR3: not on Skylake */
+	assert_false(pmu_msr_allowed(pmu, 0x10));	/* TSC */
+	assert_false(pmu_msr_allowed(pmu, 0x1a0));	/* MISC_ENABLE */
+	assert_int_equal(pmu_restore(pmu), 0);
 	fixture_free(f);
 }
 
@@ -553,18 +584,18 @@ test_global_ctrl_ours_one_enabling_write(void **state)
 	open_pmu(f);
 	plan(f, ev, 6, s, &runs);
 	one_run(f, ev, s, 6, 0, basic_workload, c, true);
-	assert_int_equal(pmu.mode, PMU_ENABLE_GLOBAL);
+	assert_int_equal(pmu->mode, PMU_ENABLE_GLOBAL);
 	/* One write starts every counter at once: GLOBAL_CTRL with exactly our bits. */
-	assert_int_equal(pmu.n_enable, 1);
-	assert_int_equal(pmu.enable_seq[0].msr, MSR_IA32_PERF_GLOBAL_CTRL);
-	assert_int_equal(pmu.enable_seq[0].val, 0x700000000ull | 0x7);
+	assert_int_equal(pmu->n_enable, 1);
+	assert_int_equal(pmu->enable_seq[0].msr, MSR_IA32_PERF_GLOBAL_CTRL);
+	assert_int_equal(pmu->enable_seq[0].val, 0x700000000ull | 0x7);
 	assert_int_equal(c[0].value, 5000);
 	assert_int_equal(c[1].value, 2500);
 	assert_int_equal(c[2].value, 2000);
 	assert_int_equal(c[3].value, 700);
 	assert_int_equal(c[4].value, 7);
 	assert_int_equal(c[5].value, 33);
-	assert_int_equal(pmu_restore(&pmu), 0);
+	assert_int_equal(pmu_restore(pmu), 0);
 	assert_int_equal(diffs(f), 0);
 	fixture_free(f);
 }

@@ -45,7 +45,7 @@ area_new(struct area *a, unsigned nevents)
 	a->buf = calloc(1, a->size);
 	assert_non_null(a->buf);
 	memcpy(a->buf, &a->h, sizeof(a->h));
-	err_free(err);
+	err_clear(&err);
 }
 
 static struct pmustat_region_header *
@@ -101,7 +101,7 @@ expect_refused(struct area *a, const char *what)
 		fail_msg("refusal '%s' does not mention '%s'", err_msg(err), what);
 	assert_int_equal(r.ncounts, 0);
 	assert_null(r.counts);
-	err_free(err);
+	err_clear(&err);
 }
 
 static void
@@ -138,7 +138,7 @@ test_params_checked(void **state)
 	p.record_capacity = 0;
 	p.mode = 7;
 	assert_int_equal(region_header_init(&p, &h, &err), -EINVAL);
-	err_free(err);
+	err_clear(&err);
 }
 
 static void
@@ -158,7 +158,7 @@ test_never_attached(void **state)
 	assert_int_equal(r.run, 1);
 	region_result_free(&r);
 	free(a.buf);
-	err_free(err);
+	err_clear(&err);
 }
 
 static void
@@ -205,7 +205,7 @@ test_counts_and_totals(void **state)
 	assert_false(r.totals[1].saturated);
 	region_result_free(&r);
 	free(a.buf);
-	err_free(err);
+	err_clear(&err);
 }
 
 static void
@@ -227,7 +227,7 @@ test_unfinished_entries_skipped(void **state)
 	assert_int_equal(r.ncounts, 1);
 	region_result_free(&r);
 	free(a.buf);
-	err_free(err);
+	err_clear(&err);
 }
 
 static void
@@ -250,7 +250,7 @@ test_names_made_printable(void **state)
 	assert_string_equal(r.counts[2].name, "x?" "?(?" "??");
 	region_result_free(&r);
 	free(a.buf);
-	err_free(err);
+	err_clear(&err);
 }
 
 static void
@@ -280,7 +280,7 @@ test_duplicates_merged_sums_saturate(void **state)
 	assert_true(r.totals[0].saturated);
 	region_result_free(&r);
 	free(a.buf);
-	err_free(err);
+	err_clear(&err);
 }
 
 static void
@@ -364,7 +364,7 @@ test_corruption_refused(void **state)
 	area_new(&a, 1);
 	assert_int_equal(region_result_parse(a.buf, a.size - 1, &a.p, &r, &err), -EPROTO);
 	free(a.buf);
-	err_free(err);
+	err_clear(&err);
 }
 
 /* The real area: a sealed memfd the child inherits, read back by pread. */
@@ -419,7 +419,7 @@ test_area_round_trip(void **state)
 	p.nevents = 0;
 	assert_int_equal(region_area_create(&p, &a, &err), -EINVAL);
 	assert_null(a);
-	err_free(err);
+	err_clear(&err);
 }
 
 static void

@@ -78,7 +78,7 @@ test_load_good(void **state)
 	/* With -r, the median. */
 	assert_true(b.events[1].value == 200.5);
 	assert_false(b.events[2].counted);
-	err_free(err);
+	err_clear(&err);
 }
 
 static const struct {
@@ -125,7 +125,7 @@ test_load_bad(void **state)
 		if (strncmp(err_msg(err), want, strlen(want)) != 0 || !strstr(err_msg(err), bad[i].msg))
 			fail_msg("'%s': '%s', want '%s' and '%s'", bad[i].text, err_msg(err), want, bad[i].msg);
 	}
-	err_free(err);
+	err_clear(&err);
 }
 
 static void
@@ -142,7 +142,7 @@ test_long_name_refused(void **state)
 	write_file(text);
 	assert_int_equal(baseline_load(path, &b, &err), -EINVAL);
 	assert_non_null(strstr(err_msg(err), "events[0].name: longer than"));
-	err_free(err);
+	err_clear(&err);
 }
 
 static void
@@ -164,7 +164,7 @@ test_too_many_events(void **state)
 	free(text);
 	assert_int_equal(baseline_load(path, &b, &err), -EINVAL);
 	assert_non_null(strstr(err_msg(err), "events: 257 entries"));
-	err_free(err);
+	err_clear(&err);
 }
 
 /* Above 16 MiB: refused from its size, before anything is read. */
@@ -187,7 +187,7 @@ test_size_limit(void **state)
 	assert_non_null(strstr(err_msg(err), "cannot open"));
 	assert_int_equal(baseline_load(dir, &b, &err), -EINVAL);
 	assert_non_null(strstr(err_msg(err), "not a regular file"));
-	err_free(err);
+	err_clear(&err);
 }
 
 static void
@@ -217,7 +217,7 @@ test_tolerances(void **state)
 	assert_int_equal(baseline_parse_tolerance("=1%", &t, &err), -EINVAL);
 	assert_int_equal(baseline_parse_tolerance("A=", &t, &err), -EINVAL);
 	assert_int_equal(baseline_parse_tolerance("nan", &t, &err), -EINVAL);
-	err_free(err);
+	err_clear(&err);
 }
 
 static void
@@ -271,7 +271,7 @@ test_compare(void **state)
 	assert_int_equal(baseline_parse_tolerance("LONGEST_LAT_CACHE.MISS=30%", &t, &err), 0);
 	assert_int_equal(baseline_compare(&b, cur + 1, 1, &t, out), 0);
 	assert_true(out[0].tolerance_percent == 30);
-	err_free(err);
+	err_clear(&err);
 }
 
 /* -e cycles,cycles: the k-th occurrence now is compared with the k-th then. */
@@ -301,7 +301,7 @@ test_compare_event_listed_twice(void **state)
 	cur[1].value = 100;
 	assert_int_equal(baseline_compare(&b, cur, 2, &t, out), 1);
 	assert_false(out[0].passed);
-	err_free(err);
+	err_clear(&err);
 }
 
 /* Hostile paths: a FIFO does not block, a link is not followed, the file's text is not echoed. */
@@ -333,7 +333,7 @@ test_hostile_paths(void **state)
 	write_file(good);
 	assert_int_equal(baseline_load(path, &b, &err), 0);
 	assert_int_equal(b.nevents, 4);
-	err_free(err);
+	err_clear(&err);
 }
 
 int

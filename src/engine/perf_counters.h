@@ -1,5 +1,5 @@
 /*
- * perf_backend.h - count through perf_event_open(2): the
+ * perf_counters.h - count through perf_event_open(2): the
  * kernel's own counters for machines where /dev/cpu/N/msr is out of reach
  * (no root, lockdown, msr.allow_writes=off, a VM with a vPMU but no MSRs),
  * and the software events (task-clock, page-faults, ...) for either
@@ -15,10 +15,11 @@
  * in its status.
  *
  * perf_event_open is a syscall, not a hw.h operation: it has its own seam,
- * struct perf_ops, so that the logic here runs against a test double.
+ * struct perf_seam (hw/perf_sys.h), so that the logic here runs against a
+ * test double.
  */
-#ifndef PMUSTAT_PERF_BACKEND_H
-#define PMUSTAT_PERF_BACKEND_H
+#ifndef PMUSTAT_PERF_COUNTERS_H
+#define PMUSTAT_PERF_COUNTERS_H
 
 #include <linux/perf_event.h>
 #include <stdbool.h>
@@ -26,41 +27,13 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "hw/perf_sys.h"
+
 struct pmustat_error;
 
 struct event;
 struct hw;
 struct pmu_caps;
-
-/* One read(2) of a counter: the count and its two times, in ns. */
-struct perf_value {
-	uint64_t value;
-	uint64_t enabled;
-	uint64_t running;
-};
-
-/* The seam. Every operation returns what it says or a negative errno. */
-struct perf_ops {
-	/* perf_event_open(2): a file descriptor. */
-	int (*open)(void *ctx, struct perf_event_attr *attr, pid_t pid, int cpu, int group_fd,
-		    unsigned long flags);
-	/* Read a counter opened with TOTAL_TIME_ENABLED|RUNNING: 0. */
-	int (*read)(void *ctx, int fd, struct perf_value *v);
-	/* ioctl(2) on a perf fd (PERF_EVENT_IOC_*): 0. */
-	int (*ioctl)(void *ctx, int fd, unsigned long request, unsigned long arg);
-	void (*close)(void *ctx, int fd);
-	/* Whether /sys/bus/event_source/devices/@pmu exists: 1 or 0. */
-	int (*pmu_exists)(void *ctx, const char *pmu);
-};
-
-struct perf_seam {
-	const struct perf_ops *ops;
-	void *ctx;
-};
-
-/* The real kernel. */
-const struct perf_seam *
-perf_linux(void);
 
 #define PERF_PARANOID_UNKNOWN (-100)
 

@@ -1,5 +1,6 @@
 /*
- * test_pmu_state.c - src/pmu_state.c on the in-process emulated PMU: a
+ * test_owner.c - who holds a counter (src/pmu/owner.c) on the registers
+ * read by src/pmu/snapshot.c, on the in-process emulated PMU: a
  * hand-programmed PMU is decoded field by field, its events named from the
  * core's table, its owners guessed, and reading it never writes.
  */
@@ -21,7 +22,10 @@
 #include "emu_pmu.h"
 #include "events/event_table.h"
 #include "pmu/msr.h"
-#include "pmu/pmu_state.h"
+#include "events/cpu_source.h"
+#include "pmu/owner.h"
+#include "pmu/pmu.h"
+#include "pmu/snapshot.h"
 #include "base/err.h"
 
 #define CPU 1
@@ -75,7 +79,7 @@ table(const char *name)
 
 	if (event_table_load(EVENTS_DIR, name, &t, &err) != 0)
 		fail_msg("%s", err_msg(err));
-	err_free(err);
+	err_clear(&err);
 	return t;
 }
 
@@ -85,7 +89,8 @@ test_decode_hand_programmed(void **state)
 	struct fixture *f = fixture_new(EMU_MODEL_SKYLAKE, true);
 	struct event_table *t = table("skylake");
 	struct emu_pmu before;
-	struct pmu_state st;
+	struct pmu_snapshot st;
+	struct pmu_occupancy occ;
 	struct pmu_evtsel_fields e;
 	struct pmustat_error *err = NULL;
 	char name[128];
@@ -102,7 +107,7 @@ test_decode_hand_programmed(void **state)
 	wr(f, MSR_IA32_PERF_GLOBAL_STATUS_SET, 0x200000001ull);
 	memcpy(&before, f->emu, sizeof(before));
 
-	assert_int_equal(pmu_state_read(f->hw, CPU, &f->info.pmu, &st, &err), 0);
+	assert_int_equal(pmu_snapshot_read(f->hw, CPU, &f->info.pmu, &st, &err), 0);
 	/* Read only: not one write, not even an open for writing. */
 	assert_int_equal(emu_hw_calls(f->hw, EMU_HW_OP_WRMSR), 0);
 	assert_int_equal(emu_pmu_diff(&before, f->emu, stderr), 0);
@@ -112,52 +117,53 @@ test_decode_hand_programmed(void **state)
 	assert_true(st.has_inuse);
 	assert_int_equal(st.fixed_ctrl, 0xb2);
 	assert_int_equal(st.pmc[0], 1000);
-	assert_int_equal(st.busy_gp, 0xb);
-	assert_int_equal(st.busy_fixed, 0x3);
+	pmu_snapshot_occupancy(&st, NULL, &occ);
+	assert_int_equal(occ.busy_gp, 0xb);
+	assert_int_equal(occ.busy_fixed, 0x3);
 
-	pmu_state_decode_evtsel(st.evtsel[1], &e);
+	pmu_evtsel_decode(st.evtsel[1], &e);
 	assert_int_equal(e.event, 0xa3);
 	assert_int_equal(e.umask, 0x04);
 	assert_int_equal(e.cmask, 1);
 	assert_true(e.usr && e.os && e.edge && e.intr && e.en && e.inv);
 	assert_false(e.any || e.pc);
 
-	assert_string_equal(pmu_state_event_name(t, st.evtsel[0], name, sizeof(name)),
+	assert_string_equal(pmu_snapshot_event_name(t, st.evtsel[0], name, sizeof(name)),
 			    "BR_INST_RETIRED.ALL_BRANCHES");
-	assert_string_equal(pmu_state_event_name(t, st.evtsel[3], name, sizeof(name)), "raw");
-	assert_string_equal(pmu_state_event_name(t, 0, name, sizeof(name)), "");
+	assert_string_equal(pmu_snapshot_event_name(t, st.evtsel[3], name, sizeof(name)), "raw");
+	assert_string_equal(pmu_snapshot_event_name(t, 0, name, sizeof(name)), "");
 	/* Without a table: the architectural name. */
-	assert_string_equal(pmu_state_event_name(NULL, 0x4100c4, name, sizeof(name)), "BRANCH_INSTRUCTIONS");
-	assert_string_equal(pmu_state_fixed_event_name(t, 1), "CPU_CLK_UNHALTED.THREAD");
+	assert_string_equal(pmu_snapshot_event_name(NULL, 0x4100c4, name, sizeof(name)), "BRANCH_INSTRUCTIONS");
+	assert_string_equal(pmu_snapshot_fixed_event_name(t, 1), "CPU_CLK_UNHALTED.THREAD");
 
 	/* Owners: the watchdog's fixed1, perf's INT counter, the rest unknown. */
-	pmu_state_guess_owners(&st, "1\n", NULL);
-	assert_int_equal(st.owner_fixed[1], PMU_OWNER_NMI_WATCHDOG);
-	assert_int_equal(st.owner_fixed[0], PMU_OWNER_UNKNOWN);
-	assert_int_equal(st.owner_fixed[2], PMU_OWNER_NONE);
-	assert_int_equal(st.owner_gp[1], PMU_OWNER_PERF);
-	assert_int_equal(st.owner_gp[0], PMU_OWNER_UNKNOWN);
-	assert_int_equal(st.owner_gp[2], PMU_OWNER_NONE);
+	pmu_snapshot_occupancy(&st, &(struct pmu_owner_hints){ .watchdog_on = pmu_owner_watchdog_on("1\n") }, &occ);
+	assert_int_equal(occ.fixed[1], PMU_OWNER_NMI_WATCHDOG);
+	assert_int_equal(occ.fixed[0], PMU_OWNER_UNKNOWN);
+	assert_int_equal(occ.fixed[2], PMU_OWNER_NONE);
+	assert_int_equal(occ.gp[1], PMU_OWNER_PERF);
+	assert_int_equal(occ.gp[0], PMU_OWNER_UNKNOWN);
+	assert_int_equal(occ.gp[2], PMU_OWNER_NONE);
 	/* Watchdog off: a PMI field is perf's. */
-	pmu_state_guess_owners(&st, "0", NULL);
-	assert_int_equal(st.owner_fixed[1], PMU_OWNER_PERF);
+	pmu_snapshot_occupancy(&st, &(struct pmu_owner_hints){ .watchdog_on = pmu_owner_watchdog_on("0") }, &occ);
+	assert_int_equal(occ.fixed[1], PMU_OWNER_PERF);
 	/* A pmustat run holds the core: its kind of counters are its. */
 	{
-		struct pmu_state_pmustat pm = { .live_pid = 1234 };
+		struct pmu_owner_hints pm = { .watchdog_on = true, .live_pid = 1234 };
 
-		pmu_state_guess_owners(&st, "1", &pm);
-		assert_int_equal(st.owner_gp[0], PMU_OWNER_PMUSTAT);
-		assert_int_equal(st.owner_fixed[0], PMU_OWNER_PMUSTAT);
-		assert_int_equal(st.owner_gp[1], PMU_OWNER_PERF);
+		pmu_snapshot_occupancy(&st, &pm, &occ);
+		assert_int_equal(occ.gp[0], PMU_OWNER_PMUSTAT);
+		assert_int_equal(occ.fixed[0], PMU_OWNER_PMUSTAT);
+		assert_int_equal(occ.gp[1], PMU_OWNER_PERF);
 		pm.live_pid = 0;
 		pm.killed_pid = 99;
-		pmu_state_guess_owners(&st, "1", &pm);
-		assert_int_equal(st.owner_gp[0], PMU_OWNER_PMUSTAT_KILLED);
+		pmu_snapshot_occupancy(&st, &pm, &occ);
+		assert_int_equal(occ.gp[0], PMU_OWNER_PMUSTAT_KILLED);
 	}
 	assert_string_equal(pmu_owner_name(PMU_OWNER_NMI_WATCHDOG), "nmi_watchdog");
 	event_table_free(t);
 	fixture_free(f);
-	err_free(err);
+	err_clear(&err);
 }
 
 /* GLOBAL_INUSE alone (v4+) marks a counter busy, as pmu_open() does. */
@@ -165,36 +171,79 @@ static void
 test_inuse_and_versions(void **state)
 {
 	struct fixture *f = fixture_new(EMU_MODEL_HASWELL, false);
-	struct pmu_state st;
+	struct pmu_snapshot st;
+	struct pmu_occupancy occ;
 	struct pmustat_error *err = NULL;
 
 	(void)state;
 	wr(f, msr_evtsel(2), 0x4000c0);	/* EN only with event 0xc0 */
-	assert_int_equal(pmu_state_read(f->hw, CPU, &f->info.pmu, &st, &err), 0);
+	assert_int_equal(pmu_snapshot_read(f->hw, CPU, &f->info.pmu, &st, &err), 0);
 	assert_false(st.has_inuse);	/* v3 */
-	assert_int_equal(st.busy_gp, 0x4);
+	pmu_snapshot_occupancy(&st, NULL, &occ);
+	assert_int_equal(occ.busy_gp, 0x4);
 	fixture_free(f);
-	err_free(err);
+	err_clear(&err);
+}
+
+/*
+ * One rule: what stat's pmu_open() finds held, and whose, is what state's
+ * snapshot shows, on the same registers (the watchdog, perf, someone else).
+ */
+static void
+test_stat_and_state_agree(void **state)
+{
+	struct fixture *f = fixture_new(EMU_MODEL_SKYLAKE, true);
+	struct pmu_owner_hints hints = { .watchdog_on = true };
+	const struct pmu_occupancy *po;
+	struct pmustat_error *err = NULL;
+	struct pmu_snapshot st;
+	struct pmu_occupancy occ;
+	struct pmu *p;
+
+	(void)state;
+	wr(f, msr_evtsel(0), 0x4300c0);			/* someone's, no INT */
+	wr(f, msr_evtsel(2), 0x4300c4 | EVTSEL_INT);	/* perf's */
+	wr(f, MSR_IA32_FIXED_CTR_CTRL, f->emu->cpu[CPU].regs.fixed_ctr_ctrl | 0x9);	/* perf's fixed0 */
+	assert_int_equal(pmu_snapshot_read(f->hw, CPU, &f->info.pmu, &st, &err), 0);
+	pmu_snapshot_occupancy(&st, &hints, &occ);
+	assert_int_equal(pmu_open(&p, f->hw, CPU, &f->info.pmu, false, &hints, &err), 0);
+	po = pmu_occupancy(p);
+	assert_int_equal(po->busy_gp, occ.busy_gp);
+	assert_int_equal(po->busy_fixed, occ.busy_fixed);
+	assert_memory_equal(po->gp, occ.gp, sizeof(occ.gp));
+	assert_memory_equal(po->fixed, occ.fixed, sizeof(occ.fixed));
+	assert_int_equal(occ.gp[0], PMU_OWNER_UNKNOWN);
+	assert_int_equal(occ.gp[2], PMU_OWNER_PERF);
+	assert_int_equal(occ.fixed[0], PMU_OWNER_PERF);
+	assert_int_equal(occ.fixed[1], PMU_OWNER_NMI_WATCHDOG);
+	/* reset --zero clears only pmustat-style programming. */
+	assert_true(pmu_owner_pmustat_style(occ.gp[0]));
+	assert_false(pmu_owner_pmustat_style(occ.gp[2]));
+	assert_false(pmu_owner_pmustat_style(occ.fixed[1]));
+	assert_int_equal(pmu_restore(p), 0);
+	pmu_close(p);
+	fixture_free(f);
+	err_clear(&err);
 }
 
 static void
 test_read_errors_name_the_fix(void **state)
 {
 	struct fixture *f = fixture_new(EMU_MODEL_SKYLAKE, false);
-	struct pmu_state st;
+	struct pmu_snapshot st;
 	struct pmustat_error *err = NULL;
 
 	(void)state;
 	f->emu->config.msr = EMU_MSR_ABSENT;
-	assert_int_equal(pmu_state_read(f->hw, CPU, &f->info.pmu, &st, &err), -ENOENT);
+	assert_int_equal(pmu_snapshot_read(f->hw, CPU, &f->info.pmu, &st, &err), -ENOENT);
 	assert_non_null(strstr(err_msg(err), "core 1"));
 	assert_non_null(strstr(err_msg(err), "modprobe msr"));
 	f->emu->config.msr = EMU_MSR_OK;
 	emu_hw_inject(f->hw, EMU_HW_OP_RDMSR, 3, -EIO);
-	assert_int_equal(pmu_state_read(f->hw, CPU, &f->info.pmu, &st, &err), -EIO);
+	assert_int_equal(pmu_snapshot_read(f->hw, CPU, &f->info.pmu, &st, &err), -EIO);
 	assert_non_null(strstr(err_msg(err), "0x"));
 	fixture_free(f);
-	err_free(err);
+	err_clear(&err);
 }
 
 static void
@@ -204,20 +253,20 @@ test_parse_cpus(void **state)
 	struct pmustat_error *err = NULL;
 
 	(void)state;
-	assert_int_equal(pmu_state_parse_cpus("all", 8, set, &err), 0);
+	assert_int_equal(cpu_parse_list("all", 8, set, &err), 0);
 	for (int i = 0; i < 8; i++)
 		assert_true(set[i]);
-	assert_int_equal(pmu_state_parse_cpus("0-2,5", 8, set, &err), 0);
+	assert_int_equal(cpu_parse_list("0-2,5", 8, set, &err), 0);
 	assert_true(set[0] && set[1] && set[2] && !set[3] && !set[4] && set[5] && !set[6]);
-	assert_int_equal(pmu_state_parse_cpus("7", 8, set, &err), 0);
+	assert_int_equal(cpu_parse_list("7", 8, set, &err), 0);
 	assert_true(set[7] && !set[0]);
 	static const char *const bad[] = { "", "8", "-1", "3-1", "1,", "1,,2", "a", "1-", " 1", "0x1", "1 " };
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		if (pmu_state_parse_cpus(bad[i], 8, set, &err) != -EINVAL)
+		if (cpu_parse_list(bad[i], 8, set, &err) != -EINVAL)
 			fail_msg("-C \"%s\" was accepted", bad[i]);
 		assert_non_null(strstr(err_msg(err), "not a CPU list"));
 	}
-	err_free(err);
+	err_clear(&err);
 }
 
 int
@@ -226,6 +275,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_decode_hand_programmed),
 		cmocka_unit_test(test_inuse_and_versions),
+		cmocka_unit_test(test_stat_and_state_agree),
 		cmocka_unit_test(test_read_errors_name_the_fix),
 		cmocka_unit_test(test_parse_cpus),
 	};

@@ -1,5 +1,5 @@
 /*
- * pmu_state.c - see pmu_state.h. Nothing here writes an MSR: the seam is
+ * snapshot.c - see snapshot.h. Nothing here writes an MSR: the seam is
  * opened read-only, so even a bug could not change the PMU it inspects.
  */
 #include <errno.h>
@@ -14,7 +14,7 @@
 #include "events/event_table.h"
 #include "hw/hw.h"
 #include "pmu/pmu.h"
-#include "pmu/pmu_state.h"
+#include "pmu/snapshot.h"
 #include "base/err.h"
 
 static int
@@ -30,8 +30,8 @@ rd(struct hw *hw, int cpu, uint32_t msr, uint64_t *val, struct pmustat_error **e
 }
 
 int
-pmu_state_read(struct hw *hw, int cpu, const struct pmu_caps *caps, struct pmu_state *st,
-	       struct pmustat_error **err)
+pmu_snapshot_read(struct hw *hw, int cpu, const struct pmu_caps *caps, struct pmu_snapshot *st,
+		  struct pmustat_error **err)
 {
 	int rc;
 
@@ -66,76 +66,33 @@ pmu_state_read(struct hw *hw, int cpu, const struct pmu_caps *caps, struct pmu_s
 		if ((rc = rd(hw, cpu, msr_evtsel(i), &st->evtsel[i], err)) ||
 		    (rc = rd(hw, cpu, msr_pmc(i), &st->pmc[i], err)))
 			return rc;
-		if ((st->evtsel[i] & (EVTSEL_EN | 0xffffu)) || (st->global_inuse & (1ull << i)))
-			st->busy_gp |= 1u << i;
 	}
 	for (unsigned i = 0; i < PMU_MAX_FIXED; i++) {
 		if (!(st->fixed_mask & (1u << i)))
 			continue;
 		if ((rc = rd(hw, cpu, msr_fixed_ctr(i), &st->fixed_ctr[i], err)))
 			return rc;
-		if (FIXED_CTRL_FIELD(st->fixed_ctrl, i) || (st->global_inuse & GLOBAL_FIXED_BIT(i)))
-			st->busy_fixed |= 1u << i;
 	}
 	return 0;
 }
 
 void
-pmu_state_guess_owners(struct pmu_state *st, const char *nmi_watchdog,
-		       const struct pmu_state_pmustat *pm)
+pmu_snapshot_occupancy(const struct pmu_snapshot *st, const struct pmu_owner_hints *hints,
+		       struct pmu_occupancy *out)
 {
-	bool watchdog_on = nmi_watchdog && nmi_watchdog[0] == '1';
-	enum pmu_owner ours = PMU_OWNER_UNKNOWN;
+	struct pmu_owner_regs regs;
 
-	/* pmustat never sets INT or PMI; a live run beats a journal left by a dead one. */
-	if (pm && pm->live_pid > 0)
-		ours = PMU_OWNER_PMUSTAT;
-	else if (pm && pm->killed_pid > 0)
-		ours = PMU_OWNER_PMUSTAT_KILLED;
-	for (unsigned i = 0; i < PMU_MAX_FIXED; i++) {
-		unsigned f = (unsigned)FIXED_CTRL_FIELD(st->fixed_ctrl, i);
-
-		st->owner_fixed[i] = PMU_OWNER_NONE;
-		if (!(st->busy_fixed & (1u << i)))
-			continue;
-		/* Linux's watchdog: cycles on fixed counter 1, both rings, with its PMI. */
-		if (i == 1 && f == 0xb && watchdog_on)
-			st->owner_fixed[i] = PMU_OWNER_NMI_WATCHDOG;
-		else if (f & FIXED_CTRL_PMI)
-			st->owner_fixed[i] = PMU_OWNER_PERF;
-		else
-			st->owner_fixed[i] = ours;
-	}
-	for (unsigned i = 0; i < PMU_MAX_GP; i++) {
-		st->owner_gp[i] = PMU_OWNER_NONE;
-		if (!(st->busy_gp & (1u << i)))
-			continue;
-		st->owner_gp[i] = (st->evtsel[i] & EVTSEL_INT) ? PMU_OWNER_PERF : ours;
-	}
-}
-
-const char *
-pmu_owner_name(enum pmu_owner owner)
-{
-	switch (owner) {
-	case PMU_OWNER_NONE:
-		return "none";
-	case PMU_OWNER_NMI_WATCHDOG:
-		return "nmi_watchdog";
-	case PMU_OWNER_PERF:
-		return "perf";
-	case PMU_OWNER_PMUSTAT:
-		return "pmustat";
-	case PMU_OWNER_PMUSTAT_KILLED:
-		return "pmustat_killed";
-	case PMU_OWNER_UNKNOWN:
-		break;
-	}
-	return "unknown";
+	memset(&regs, 0, sizeof(regs));
+	regs.gp_mask = st->gp_mask;
+	regs.fixed_mask = st->fixed_mask;
+	memcpy(regs.evtsel, st->evtsel, sizeof(regs.evtsel));
+	regs.fixed_ctrl = st->fixed_ctrl;
+	regs.inuse = st->has_inuse ? st->global_inuse : 0;
+	pmu_owner_scan(&regs, hints, out);
 }
 
 void
-pmu_state_decode_evtsel(uint64_t v, struct pmu_evtsel_fields *f)
+pmu_evtsel_decode(uint64_t v, struct pmu_evtsel_fields *f)
 {
 	f->event = (uint8_t)(v & 0xff);
 	f->umask = (uint8_t)((v >> 8) & 0xff);
@@ -166,7 +123,7 @@ desc_matches(const struct event_desc *d, const struct pmu_evtsel_fields *f)
 }
 
 const char *
-pmu_state_event_name(const struct event_table *table, uint64_t evtsel, char *buf, size_t size)
+pmu_snapshot_event_name(const struct event_table *table, uint64_t evtsel, char *buf, size_t size)
 {
 	struct pmu_evtsel_fields f;
 	const struct event_desc *alias = NULL;
@@ -175,7 +132,7 @@ pmu_state_event_name(const struct event_table *table, uint64_t evtsel, char *buf
 		snprintf(buf, size, "%s", "");
 		return buf;
 	}
-	pmu_state_decode_evtsel(evtsel, &f);
+	pmu_evtsel_decode(evtsel, &f);
 	for (size_t i = 0; table && i < event_table_count(table); i++) {
 		const struct event_desc *d = event_table_get(table, i);
 
@@ -208,7 +165,7 @@ pmu_state_event_name(const struct event_table *table, uint64_t evtsel, char *buf
 }
 
 const char *
-pmu_state_fixed_event_name(const struct event_table *table, unsigned i)
+pmu_snapshot_fixed_event_name(const struct event_table *table, unsigned i)
 {
 	static const char *const arch[PMU_MAX_FIXED] = {
 		"INST_RETIRED.ANY", "CPU_CLK_UNHALTED.THREAD", "CPU_CLK_UNHALTED.REF_TSC", "TOPDOWN.SLOTS",
@@ -221,56 +178,4 @@ pmu_state_fixed_event_name(const struct event_table *table, unsigned i)
 			return d->name;
 	}
 	return i < PMU_MAX_FIXED ? arch[i] : "raw";
-}
-
-static bool
-cpu_num(const char **s, int ncpus, int *out)
-{
-	char *end;
-	long v;
-
-	if (**s < '0' || **s > '9')
-		return false;
-	errno = 0;
-	v = strtol(*s, &end, 10);
-	if (errno || v < 0 || v >= ncpus)
-		return false;
-	*s = end;
-	*out = (int)v;
-	return true;
-}
-
-int
-pmu_state_parse_cpus(const char *list, int ncpus, bool *set, struct pmustat_error **err)
-{
-	const char *s = list;
-
-	memset(set, 0, (size_t)ncpus * sizeof(*set));
-	if (strcmp(list, "all") == 0) {
-		for (int i = 0; i < ncpus; i++)
-			set[i] = true;
-		return 0;
-	}
-	for (;;) {
-		int a, b;
-
-		if (!cpu_num(&s, ncpus, &a))
-			goto bad;
-		b = a;
-		if (*s == '-') {
-			s++;
-			if (!cpu_num(&s, ncpus, &b) || b < a)
-				goto bad;
-		}
-		for (int i = a; i <= b; i++)
-			set[i] = true;
-		if (*s == '\0')
-			return 0;
-		if (*s != ',')
-			goto bad;
-		s++;
-	}
-bad:
-	return err_set(err, -EINVAL, "-C %s: not a CPU list; use \"all\", or CPUs and ranges below %d such as 0-3,6",
-		       list, ncpus);
 }

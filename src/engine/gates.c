@@ -1,0 +1,163 @@
+/*
+ * gates.c - see gates.h.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/err.h"
+#include "base/exit_codes.h"
+#include "base/invoker.h"
+#include "engine/gates.h"
+#include "engine/interval.h"
+#include "engine/target.h"
+#include "events/event.h"
+#include "report/output.h"
+
+int
+gates_prepare(struct gates *g, const struct stat_opts *o, const struct target *t, const struct invoker *inv,
+	      int core, struct pmustat_error **err)
+{
+	const struct baseline *b = &g->baseline;
+	const char *table = t->table_rc == 0 ? t->choice.table : "";
+	struct invoker_fs fs;
+	int rc;
+
+	if (o->interval_ms && t->live && (rc = interval_check_cpus(core, err)))
+		return rc;
+	/* Opened now (as the invoking user), written only when the run succeeds. */
+	if (o->save_baseline) {
+		rc = outfile_open(&g->baseline_file, "--save-baseline", o->save_baseline, inv, err);
+		if (rc)
+			return rc;
+		g->baseline_open = true;
+	}
+	if (!o->baseline)
+		return 0;
+	/* Read with the invoking user's rights: root's files are not theirs to compare with. */
+	rc = invoker_fs_enter(inv, &fs, err);
+	if (rc == 0) {
+		rc = baseline_load(o->baseline, &g->baseline, err);
+		invoker_fs_leave(&fs);
+	}
+	if (rc || o->allow_cpu_mismatch)
+		return rc;
+	if (strcmp(b->cpu_model, t->key) != 0)
+		return err_set(err, -EINVAL,
+			       "baseline %s was recorded on %s (%s), this is %s (%s): counts of different CPU models do not compare; record a baseline on this CPU, or pass --allow-cpu-mismatch",
+			       o->baseline, b->cpu_model, b->cpu[0] ? b->cpu : "?", t->key, t->label);
+	if (strcmp(b->event_table, table) != 0)
+		return err_set(err, -EINVAL,
+			       "baseline %s was counted with event table '%s', this run uses '%s': the same names may not be the same events; record a baseline with this table, or pass --allow-cpu-mismatch",
+			       o->baseline, b->event_table[0] ? b->event_table : "(none)", table[0] ? table : "(none)");
+	return 0;
+}
+
+struct rows_view {
+	const struct stat_row *rows;
+	unsigned nrows;
+};
+
+/* --check's view of a row: @agg of its counts. */
+static int
+lookup_event(void *ctx, const char *event, enum check_agg agg, double *value)
+{
+	const struct rows_view *v = ctx;
+
+	for (unsigned i = 0; i < v->nrows; i++) {
+		const struct stat_row *row = &v->rows[i];
+
+		if (!check_event_matches(event, row->ev->requested, row->ev->name))
+			continue;
+		if (!row->counted || row->nvalues == 0)
+			return -ENOENT;
+		switch (agg) {
+		case CHECK_AGG_MEAN:
+			*value = row->stats.mean;
+			break;
+		case CHECK_AGG_MIN:
+			*value = (double)row->stats.min;
+			break;
+		case CHECK_AGG_MAX:
+			*value = (double)row->stats.max;
+			break;
+		default:
+			*value = row->stats.median;
+			break;
+		}
+		return 0;
+	}
+	return -ENOENT;
+}
+
+int
+gates_evaluate(struct gates *g, const struct stat_opts *o, const struct stat_row *rows, unsigned nrows,
+	       int *status, struct pmustat_error **err)
+{
+	struct rows_view view = { rows, nrows };
+	struct baseline_event *cur;
+
+	g->evaluated = true;
+	for (unsigned k = 0; k < o->nchecks; k++) {
+		check_eval(&o->checks[k], lookup_event, &view, &g->results[k]);
+		if (!g->results[k].passed)
+			g->failed = true;
+	}
+	if (o->baseline) {
+		cur = calloc(nrows ? nrows : 1, sizeof(*cur));
+		g->cmp = calloc(nrows ? nrows : 1, sizeof(*g->cmp));
+		if (!cur || !g->cmp) {
+			free(cur);
+			g->evaluated = false;
+			return err_set(err, -ENOMEM, "out of memory");
+		}
+		for (unsigned i = 0; i < nrows; i++) {
+			snprintf(cur[i].name, sizeof(cur[i].name), "%s", rows[i].ev->name);
+			snprintf(cur[i].requested, sizeof(cur[i].requested), "%s", rows[i].ev->requested);
+			cur[i].counted = rows[i].counted && rows[i].nvalues > 0;
+			cur[i].value = rows[i].stats.median;
+		}
+		if (baseline_compare(&g->baseline, cur, nrows, &o->tolerances, g->cmp))
+			g->failed = true;
+		free(cur);
+	}
+	/* The command's own failure wins; a gate only turns a 0 into EXIT_GATE_FAILED. */
+	if (g->failed && *status == 0)
+		*status = EXIT_GATE_FAILED;
+	return 0;
+}
+
+int
+gates_save_baseline(struct gates *g, const struct stat_opts *o, const struct stat_report *rep, bool ran,
+		    int status, FILE *notes, struct pmustat_error **err)
+{
+	struct stat_report copy = *rep;
+
+	if (!g->baseline_open)
+		return 0;
+	g->baseline_open = false;
+	if (!ran || status != 0) {
+		if (notes)
+			fprintf(notes, "pmustat: --save-baseline %s: not written: %s\n", o->save_baseline,
+				ran ? "the run failed (exit status not 0)" : "nothing was counted");
+		outfile_abort(&g->baseline_file);
+		return 0;
+	}
+	copy.json_one_line = false;
+	if (output_json(g->baseline_file.f, &copy) != 0 && !ferror(g->baseline_file.f)) {
+		outfile_abort(&g->baseline_file);
+		return err_set(err, -ENOMEM, "--save-baseline %s: out of memory; the file was left as it was",
+			       o->save_baseline);
+	}
+	return outfile_commit(&g->baseline_file, err);
+}
+
+void
+gates_free(struct gates *g)
+{
+	if (g->baseline_open)
+		outfile_abort(&g->baseline_file);
+	g->baseline_open = false;
+	free(g->cmp);
+	g->cmp = NULL;
+}

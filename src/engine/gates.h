@@ -1,0 +1,58 @@
+/*
+ * gates.h - the CI gates of a stat run: --check expressions and a
+ * --baseline comparison after the runs (a failure turns exit 0 into 3),
+ * and --save-baseline's record of a run that succeeded. What can be
+ * checked before any hardware is: the baseline read and matched to this
+ * CPU and table, the --save-baseline file opened (as the invoking user),
+ * -I's second CPU.
+ */
+#ifndef PMUSTAT_GATES_H
+#define PMUSTAT_GATES_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+#include "engine/stat.h"
+#include "report/baseline.h"
+#include "report/check.h"
+#include "report/outfile.h"
+
+struct invoker;
+struct pmustat_error;
+struct stat_report;
+struct stat_row;
+struct target;
+
+struct gates {
+	struct outfile baseline_file;		/* --save-baseline, open until written or dropped */
+	bool baseline_open;
+	struct baseline baseline;		/* --baseline, as read */
+	struct check_result results[STAT_MAX_CHECKS];
+	struct baseline_cmp *cmp;		/* one per row */
+	bool evaluated;
+	bool failed;
+};
+
+/* Before any hardware. 0, or -errno with @err. */
+int
+gates_prepare(struct gates *g, const struct stat_opts *o, const struct target *t, const struct invoker *inv,
+	      int core, struct pmustat_error **err);
+
+/* After the runs, when the command ran: the checks and the comparison; *@status 0 -> 3 on a failure. */
+int
+gates_evaluate(struct gates *g, const struct stat_opts *o, const struct stat_row *rows, unsigned nrows,
+	       int *status, struct pmustat_error **err);
+
+/*
+ * --save-baseline: @rep as JSON when the run succeeded (status 0), the file
+ * left as it was otherwise (said on @notes). 0, or -errno with @err: the
+ * file could not be written (then it is as it was).
+ */
+int
+gates_save_baseline(struct gates *g, const struct stat_opts *o, const struct stat_report *rep, bool ran,
+		    int status, FILE *notes, struct pmustat_error **err);
+
+void
+gates_free(struct gates *g);
+
+#endif

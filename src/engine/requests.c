@@ -1,0 +1,241 @@
+/*
+ * requests.c - see requests.h.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/err.h"
+#include "engine/requests.h"
+#include "engine/stat.h"
+#include "engine/target.h"
+#include "events/event_spec.h"
+#include "events/sw_events.h"
+#include "pmu/counter_sched.h"
+#include "report/check.h"
+
+/* The most rows: every spelling of at most this many -e terms. */
+#define MAX_ROWS EVENT_SPEC_MAX_EVENTS
+
+static int
+grow(void **array, unsigned *cap, unsigned need, size_t size)
+{
+	unsigned ncap;
+	void *p;
+
+	if (need <= *cap)
+		return 0;
+	ncap = *cap ? *cap * 2 : 16;
+	while (ncap < need)
+		ncap *= 2;
+	p = realloc(*array, (size_t)ncap * size);
+	if (!p)
+		return -ENOMEM;
+	*array = p;
+	*cap = ncap;
+	return 0;
+}
+
+/* Index of the counted event that counts what @e counts, or -1. */
+static int
+find_same(const struct stat_events *s, const struct event *e)
+{
+	const struct event *list = event_is_software(e) ? s->sw : s->hw;
+	unsigned n = event_is_software(e) ? s->nsw : s->nhw;
+
+	for (unsigned i = 0; i < n; i++)
+		if (event_spec_same(&list[i], e))
+			return (int)(event_is_software(e) ? s->nhw + i : i);
+	return -1;
+}
+
+/* Count @e (once), reported as its own row unless that spelling is there already. */
+static int
+add(struct stat_events *s, const struct event *e, struct pmustat_error **err)
+{
+	int idx = find_same(s, e);
+
+	for (unsigned r = 0; r < s->nrows; r++)
+		if (strcmp(s->rows[r].requested, e->requested) == 0 && (int)s->row_event[r] == idx)
+			return 0;
+	if (s->nrows >= MAX_ROWS)
+		return err_set(err, -E2BIG, "too many events: at most %d names can be counted", MAX_ROWS);
+	if (idx < 0 && event_is_software(e)) {
+		if (grow((void **)&s->sw, &s->cap_sw, s->nsw + 1, sizeof(*s->sw)))
+			return err_set(err, -ENOMEM, "out of memory");
+		s->sw[s->nsw] = *e;
+		idx = (int)(s->nhw + s->nsw++);
+	} else if (idx < 0) {
+		if (grow((void **)&s->hw, &s->cap_hw, s->nhw + 1, sizeof(*s->hw)))
+			return err_set(err, -ENOMEM, "out of memory");
+		for (unsigned r = 0; r < s->nrows; r++)
+			if (s->row_event[r] >= s->nhw)
+				s->row_event[r]++;
+		s->hw[s->nhw] = *e;
+		idx = (int)s->nhw++;
+	} else if (!event_is_software(e)) {
+		/* The same event by another name: it may go wherever either may go. */
+		s->hw[idx].gp_mask |= e->gp_mask;
+	}
+	if (s->nrows == s->cap_rows) {
+		unsigned cap = s->cap_rows;
+
+		if (grow((void **)&s->rows, &cap, s->nrows + 1, sizeof(*s->rows)))
+			return err_set(err, -ENOMEM, "out of memory");
+		cap = s->cap_rows;
+		if (grow((void **)&s->row_event, &cap, s->nrows + 1, sizeof(*s->row_event)))
+			return err_set(err, -ENOMEM, "out of memory");
+		s->cap_rows = cap;
+	}
+	s->rows[s->nrows] = *e;
+	s->row_event[s->nrows++] = (unsigned)idx;
+	return 0;
+}
+
+/*
+ * Parse one -e list (or name) and add its events. Architectural aliases and
+ * raw events need no table, so the table (the bulk of pmustat's start-up
+ * time) is read only for names that are neither.
+ */
+static int
+add_spec(struct stat_events *s, struct target *t, const char *spec, struct pmustat_error **err)
+{
+	struct event *ev = NULL;
+	size_t n = 0;
+	int rc;
+
+	rc = event_spec_parse(spec, t->table, &t->cpu.pmu, &ev, &n, err);
+	if (rc == -EINVAL && !t->table && t->table_rc == 0) {
+		rc = target_load_table(t, err);
+		if (rc)
+			return -EIO;
+		rc = event_spec_parse(spec, t->table, &t->cpu.pmu, &ev, &n, err);
+	}
+	for (size_t i = 0; rc == 0 && i < n; i++)
+		rc = add(s, &ev[i], err);
+	free(ev);
+	return rc;
+}
+
+/* Rows of hardware events first, each kind in the order asked. */
+static void
+order_rows(struct stat_events *s)
+{
+	unsigned k = 0;
+
+	for (unsigned pass = 0; pass < 2; pass++) {
+		for (unsigned r = k; r < s->nrows; r++) {
+			bool hw = s->row_event[r] < s->nhw;
+
+			if (hw != (pass == 0))
+				continue;
+			/* Move row r to k, keeping the others' order. */
+			struct event row = s->rows[r];
+			unsigned idx = s->row_event[r];
+
+			memmove(&s->rows[k + 1], &s->rows[k], (r - k) * sizeof(*s->rows));
+			memmove(&s->row_event[k + 1], &s->row_event[k], (r - k) * sizeof(*s->row_event));
+			s->rows[k] = row;
+			s->row_event[k] = idx;
+			k++;
+		}
+	}
+}
+
+static bool
+row_named(const struct stat_events *s, const char *name)
+{
+	for (unsigned r = 0; r < s->nrows; r++)
+		if (check_event_matches(name, s->rows[r].requested, s->rows[r].name))
+			return true;
+	return false;
+}
+
+int
+requests_resolve(const struct stat_opts *o, struct target *t, struct stat_events *s,
+		 struct pmustat_error **err)
+{
+	static const char *const defaults[] = {
+		"instructions", "cycles", "ref-cycles", "slots", "branches", "branch-misses",
+	};
+	bool cpu_bad = !target_can_count(t);
+	int rc;
+
+	memset(s, 0, sizeof(*s));
+	for (unsigned i = 0; i < o->nspecs; i++) {
+		rc = add_spec(s, t, o->specs[i], err);
+		if (rc == -EIO || rc == -ENOMEM || rc == -E2BIG)
+			return rc;
+		if (rc < 0 && cpu_bad)
+			return err_set(err, rc, "core %d (%s): %s; %s (software events such as task-clock and page-faults need no PMU)",
+				       t->core, t->key, cpu_verdict_text(t->cpu.verdict), err_msg(*err));
+		if (rc < 0)
+			return rc;
+	}
+	if (o->nspecs == 0 && cpu_bad)
+		return err_set(err, -ENODEV, "core %d (%s): %s", t->core, t->key, cpu_verdict_text(t->cpu.verdict));
+	for (size_t i = 0; o->nspecs == 0 && i < sizeof(defaults) / sizeof(defaults[0]); i++) {
+		/* SLOTS only where fixed counter 3 exists. */
+		if (strcmp(defaults[i], "slots") == 0 && !(t->cpu.pmu.fixed_mask & 0x8))
+			continue;
+		rc = add_spec(s, t, defaults[i], err);
+		if (rc == -EIO || rc == -ENOMEM)
+			return rc;
+		/* A default this CPU does not have is left out, not fatal. */
+		if (rc < 0 && o->verbose)
+			fprintf(stderr, "pmustat: default event left out: %s\n", err_msg(*err));
+		if (rc < 0)
+			err_clear(err);
+	}
+	/* An event a --check names is counted even when -e does not list it. */
+	for (unsigned k = 0; k < o->nchecks; k++) {
+		for (unsigned j = 0; j < o->checks[k].nevents; j++) {
+			const char *name = o->checks[k].events[j];
+
+			if (row_named(s, name))
+				continue;
+			rc = add_spec(s, t, name, err);
+			if (rc == -EIO || rc == -ENOMEM)
+				return rc;
+			if (rc < 0)
+				return err_set(err, rc, "--check '%s': %s", o->checks[k].text, err_msg(*err));
+		}
+	}
+	if (s->nrows == 0)
+		return err_set(err, -EINVAL, "no event to count");
+	if (s->nhw + s->nsw > SCHED_MAX_EVENTS)
+		return err_set(err, -E2BIG, "%u events; pmustat counts at most %d per invocation", s->nhw + s->nsw,
+			       SCHED_MAX_EVENTS);
+	if (s->nhw && cpu_bad)
+		return err_set(err, -ENODEV, "core %d (%s): %s", t->core, t->key, cpu_verdict_text(t->cpu.verdict));
+	order_rows(s);
+	return 0;
+}
+
+const struct event *
+requests_row_event(const struct stat_events *e, unsigned r)
+{
+	unsigned i = e->row_event[r];
+
+	return i < e->nhw ? &e->hw[i] : &e->sw[i - e->nhw];
+}
+
+bool
+requests_uses_offcore(const struct stat_events *e)
+{
+	for (unsigned i = 0; i < e->nhw; i++)
+		if (e->hw[i].extra_msr)
+			return true;
+	return false;
+}
+
+void
+requests_free(struct stat_events *e)
+{
+	free(e->hw);
+	free(e->sw);
+	free(e->rows);
+	free(e->row_event);
+	memset(e, 0, sizeof(*e));
+}

@@ -1,0 +1,56 @@
+/*
+ * requests.h - the names the user asked to count, resolved: every -e term,
+ * the default set without -e, and the events a --check names that are not
+ * asked for otherwise.
+ *
+ * An event is counted once however often and however it is spelled (the
+ * same encoding: event_spec_same(); `-e cycles,cycles`, or a --check on
+ * BR_MISP_RETIRED.ALL_BRANCHES beside the default branch-misses) and
+ * reported under each spelling used: one row per spelling, each pointing
+ * at the event counted for it. Hardware events are counted on the PMU,
+ * software events by the kernel; the rows of hardware events come first.
+ */
+#ifndef PMUSTAT_REQUESTS_H
+#define PMUSTAT_REQUESTS_H
+
+#include <stdbool.h>
+
+#include "events/event.h"
+
+struct pmustat_error;
+struct stat_opts;
+struct target;
+
+struct stat_events {
+	struct event *hw;		/* counted on the PMU, in the order first asked */
+	unsigned nhw;
+	struct event *sw;		/* counted by the kernel */
+	unsigned nsw;
+	struct event *rows;		/* one per spelling: its name and requested text */
+	unsigned nrows;
+	unsigned *row_event;		/* per row: i < nhw: hw[i]; else sw[i - nhw] */
+	unsigned cap_hw, cap_sw, cap_rows;
+};
+
+/*
+ * Resolve @o's names against @t (its table is loaded when a name is not an
+ * alias or a raw event). 0, or -errno with @err: an unknown or refused
+ * event, hardware events on a CPU pmustat cannot count, nothing to count.
+ * A default event this CPU lacks is left out (said with -v).
+ */
+int
+requests_resolve(const struct stat_opts *o, struct target *t, struct stat_events *out,
+		 struct pmustat_error **err);
+
+/* The counted event of row @r. */
+const struct event *
+requests_row_event(const struct stat_events *e, unsigned r);
+
+/* Whether any hardware event needs an offcore response MSR. */
+bool
+requests_uses_offcore(const struct stat_events *e);
+
+void
+requests_free(struct stat_events *e);
+
+#endif

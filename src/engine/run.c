@@ -1,0 +1,284 @@
+/*
+ * run.c - see run.h.
+ */
+#include <errno.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/err.h"
+#include "base/exit_codes.h"
+#include "base/invoker.h"
+#include "engine/plan.h"
+#include "engine/requests.h"
+#include "engine/run.h"
+#include "engine/signals.h"
+#include "engine/stat.h"
+
+extern char **environ;
+
+static double
+now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+int
+run_fail_err(struct run_ctx *c, struct pmustat_error **err)
+{
+	if (!c->error)
+		err_move(&c->error, err);
+	else
+		err_clear(err);
+	c->status = EXIT_PMUSTAT_FAILURE;
+	return c->status;
+}
+
+int
+run_fail(struct run_ctx *c, int rc, const char *fmt, ...)
+{
+	struct pmustat_error *e = NULL;
+	va_list ap;
+
+	va_start(ap, fmt);
+	err_setv(&e, rc, fmt, ap);
+	va_end(ap);
+	return run_fail_err(c, &e);
+}
+
+int
+run_backend_of(const struct run_ctx *c, bool software)
+{
+	/* Beside the MSR backend, software events are the perf backend's. */
+	if (software && c->nbackends == 2)
+		return 1;
+	return 0;
+}
+
+void
+run_pin_self(int core, bool onto)
+{
+	static cpu_set_t allowed;
+	static bool have_allowed;
+	cpu_set_t set;
+
+	if (!have_allowed) {
+		if (sched_getaffinity(0, sizeof(allowed), &allowed) != 0)
+			return;
+		have_allowed = true;
+	}
+	set = allowed;
+	if (onto) {
+		CPU_ZERO(&set);
+		CPU_SET(core, &set);
+	} else {
+		CPU_CLR(core, &set);
+		if (CPU_COUNT(&set) == 0)
+			return;
+	}
+	(void)sched_setaffinity(0, sizeof(set), &set);
+}
+
+/*
+ * The command runs as the invoking user (SUDO_UID) unless --as-root, with
+ * that user's groups and HOME, USER, LOGNAME and SHELL, as sudo -u would.
+ */
+static int
+privileges(struct run_ctx *c, struct runner_opts *ro)
+{
+	const struct invoker *inv = c->inv;
+
+	if (c->o->as_root || !inv || !invoker_is_other(inv))
+		return 0;
+	ro->drop_privileges = true;
+	ro->uid = inv->uid;
+	ro->gid = inv->gid;
+	ro->ngroups = inv->ngroups < RUNNER_MAX_GROUPS ? inv->ngroups : RUNNER_MAX_GROUPS;
+	memcpy(ro->groups, inv->groups, (size_t)ro->ngroups * sizeof(ro->groups[0]));
+	if (!c->command_env)
+		c->command_env = invoker_environ(inv, environ);
+	if (!c->command_env)
+		return run_fail(c, -ENOMEM, "out of memory for the command's environment");
+	ro->envp = c->command_env;
+	return 0;
+}
+
+/* The command never ran: 127, 126 or 125, and why. */
+static int
+child_failed(struct run_ctx *c, const struct runner_failure *rf)
+{
+	const char *cmd = c->o->command[0];
+	struct pmustat_error *e = NULL;
+	int status = runner_failure_exit_status(rf);
+
+	if ((rf->stage == RUNNER_RESOLVE || rf->stage == RUNNER_EXEC) && rf->err == ENOENT)
+		err_set_status(&e, status, -ENOENT, "%s: command not found", cmd);
+	else if (rf->stage == RUNNER_RESOLVE || rf->stage == RUNNER_EXEC)
+		err_set_status(&e, status, -rf->err, "%s: cannot execute: %s", cmd, strerror(rf->err));
+	else
+		err_set_status(&e, status, -rf->err, "%s: %s failed: %s", cmd, runner_stage_name(rf->stage),
+			       strerror(rf->err));
+	run_fail_err(c, &e);
+	c->status = status;
+	return status;
+}
+
+/*
+ * A run killed by a signal (^C) ends the series: the user wants out, not
+ * the next run. The events of the runs left say why they have no count.
+ */
+static bool
+stop_after_killed_run(struct run_ctx *c, unsigned run, unsigned nruns, int ws)
+{
+	if (!WIFSIGNALED(ws) || run + 1 >= nruns)
+		return false;
+	for (unsigned u = 0; u < c->ev->nhw; u++)
+		if (c->plan && c->plan->slots[u].run > run)
+			c->counts[u].status = "not counted: an earlier run was killed";
+	return true;
+}
+
+static void
+discard_all(struct run_ctx *c, unsigned run)
+{
+	for (unsigned b = 0; b < c->nbackends; b++)
+		c->backends[b]->discard(c, run);
+}
+
+/* One run: the command once, its batch of events counted. 1: the series ends. */
+static int
+one_run(struct run_ctx *c, unsigned run, unsigned nruns)
+{
+	struct pmustat_error *err = NULL, *stop_err = NULL;
+	const struct backend_ops *sampler = NULL;
+	struct runner_failure rf;
+	struct runner_opts ro;
+	struct runner r;
+	double t0;
+	int ws = 0, rc;
+
+	memset(&ro, 0, sizeof(ro));
+	ro.cpu = c->core;
+	if (privileges(c, &ro))
+		return -1;
+	for (unsigned b = 0; b < c->nbackends; b++) {
+		if (c->backends[b]->arm(c, run, &ro, &err)) {
+			discard_all(c, run);
+			return run_fail_err(c, &err), -1;
+		}
+	}
+	rc = runner_start(&r, c->o->command, &ro, &rf);
+	if (rc) {
+		discard_all(c, run);
+		return child_failed(c, &rf), -1;
+	}
+	for (unsigned b = 0; b < c->nbackends; b++) {
+		if (c->backends[b]->attach(c, run, r.pid, &err)) {
+			runner_cancel(&r);
+			discard_all(c, run);
+			return run_fail_err(c, &err), -1;
+		}
+	}
+	run_pin_self(c->core, false);
+	/* -I: a thread off the core reads the counters while the command runs. */
+	if (c->o->interval_ms && c->backends[0]->sample_start) {
+		c->cur_run = run + 1;
+		sampler = c->backends[0];
+		if (sampler->sample_start(c, run, &err)) {
+			runner_cancel(&r);
+			discard_all(c, run);
+			return run_fail_err(c, &err), -1;
+		}
+	}
+	t0 = now();
+	rc = signals_go_and_wait(&r, &rf, &ws);
+	if (sampler)
+		sampler->sample_stop(c, run);
+	/* The child may have enabled before it failed: always stop, first thing. */
+	for (unsigned b = 0; b < c->nbackends; b++) {
+		if (c->backends[b]->stop(c, run, &err) && !stop_err)
+			err_move(&stop_err, &err);
+		err_clear(&err);
+	}
+	c->elapsed += now() - t0;
+	if (stop_err || rf.stage != RUNNER_OK || rc) {
+		discard_all(c, run);
+		if (stop_err)
+			return run_fail_err(c, &stop_err), -1;
+		if (rf.stage != RUNNER_OK)
+			return child_failed(c, &rf), -1;
+		return run_fail(c, rc, "waiting for %s: %s", c->o->command[0], strerror(-rc)), -1;
+	}
+	c->command_ran = true;
+	for (unsigned b = 0; b < c->nbackends; b++) {
+		if (c->backends[b]->collect(c, run, &err)) {
+			discard_all(c, run);
+			return run_fail_err(c, &err), -1;
+		}
+	}
+	if (sampler)
+		sampler->sample_finish(c, run);
+	c->status = runner_exit_status(ws);
+	return stop_after_killed_run(c, run, nruns, ws) ? 1 : 0;
+}
+
+int
+run_once(struct run_ctx *c)
+{
+	unsigned nruns = c->plan && c->plan->nruns ? c->plan->nruns : 1;
+
+	signals_install();
+	signals_block(true);
+	for (unsigned run = 0; run < nruns; run++)
+		if (one_run(c, run, nruns))
+			break;
+	return c->status;
+}
+
+int
+run_rounds(struct run_ctx *c)
+{
+	unsigned n = c->ev->nhw + c->ev->nsw;
+	int first_failure = 0;
+
+	c->repeat = c->o->dry_run ? 1 : c->o->repeat;
+	c->values = calloc((size_t)(n ? n : 1) * c->repeat, sizeof(*c->values));
+	c->nvalues = calloc(n ? n : 1, sizeof(*c->nvalues));
+	if (!c->values || !c->nvalues)
+		return run_fail(c, -ENOMEM, "out of memory for %u runs of %u events", c->repeat, n);
+	for (unsigned round = 0; round < c->repeat; round++) {
+		c->round = round + 1;
+		c->rounds = round + 1;
+		for (unsigned u = 0; u < n; u++) {
+			c->counts[u].counted = false;
+			c->counts[u].status = "not counted";
+		}
+		(void)run_once(c);
+		for (unsigned u = 0; u < n; u++)
+			if (c->counts[u].counted)
+				c->values[(size_t)u * c->repeat + c->nvalues[u]++] = c->counts[u].value;
+		if (c->error)
+			break;
+		if (c->status && !first_failure)
+			first_failure = c->status;
+		if (c->status && (!c->o->keep_going || c->status == EXIT_SIGNAL_BASE + SIGINT ||
+				  c->status == EXIT_SIGNAL_BASE + SIGTERM)) {
+			if (round + 1 < c->repeat && c->notes)
+				fprintf(c->notes, "pmustat: run %u of %u of %s exited %d; stopping (--keep-going goes on)\n",
+					round + 1, c->repeat, c->o->command[0], c->status);
+			break;
+		}
+	}
+	if (!c->error && c->repeat > 1)
+		c->status = first_failure;
+	return c->status;
+}

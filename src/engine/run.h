@@ -1,0 +1,170 @@
+/*
+ * run.h - the one run loop: -r rounds of the plan's runs (batches of
+ * events, the command once each), over a table of backends that count: the
+ * MSR backend (backend_msr.c: pmustat programs the PMU) or the perf
+ * backend (backend_perf.c: the kernel counts through perf_event_open),
+ * and beside the MSR one the perf backend for the software events.
+ *
+ * For each run of each round the loop asks every backend, in this order:
+ * arm (before the fork: program the counters, and say what the corked
+ * child calls right before execve), attach (the child exists: perf opens
+ * its counters on it), then uncorks and waits, then stop (first thing:
+ * disable), and collect (the command ran) or discard (it did not). -I
+ * samples the counters while the command runs; a run killed by a signal
+ * ends the series; -r stops at the first failing run of the command
+ * unless --keep-going.
+ */
+#ifndef PMUSTAT_RUN_H
+#define PMUSTAT_RUN_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <sys/types.h>
+
+#include "engine/interval.h"
+#include "engine/runner.h"
+#include "report/stats.h"
+
+struct hw;
+struct invoker;
+struct perf_seam;
+struct plan;
+struct pmustat_error;
+struct run_ctx;
+struct stat_events;
+struct stat_opts;
+struct target;
+
+/* What one counted event gave in the current round. */
+struct run_count {
+	bool counted;
+	uint64_t value;
+	const char *status;		/* "counted", or why not (static, or status_buf) */
+	char status_buf[128];
+	unsigned run;			/* 1-based; 0: not in any */
+	bool perf_times;		/* enabled/running are the kernel's */
+	uint64_t enabled, running;
+};
+
+struct backend_ops {
+	const char *name;		/* "msr", "perf" */
+	/* Once before the first run (after the plan), and once after the last, on every path. */
+	int (*begin)(struct run_ctx *c, struct pmustat_error **err);
+	void (*end)(struct run_ctx *c);
+	/* Run @run, before the fork: program; fill what the child calls before execve. */
+	int (*arm)(struct run_ctx *c, unsigned run, struct runner_opts *ro, struct pmustat_error **err);
+	/* The corked child @pid exists. */
+	int (*attach)(struct run_ctx *c, unsigned run, pid_t pid, struct pmustat_error **err);
+	/*
+	 * -I: sample while the command runs (NULL: this backend cannot);
+	 * stop right after it, then after collect() the last interval.
+	 */
+	int (*sample_start)(struct run_ctx *c, unsigned run, struct pmustat_error **err);
+	void (*sample_stop)(struct run_ctx *c, unsigned run);
+	void (*sample_finish)(struct run_ctx *c, unsigned run);
+	/* The command ended or never started: stop counting, first thing. */
+	int (*stop)(struct run_ctx *c, unsigned run, struct pmustat_error **err);
+	/* It ran: this run's counts into c->counts. Else: drop them. */
+	int (*collect)(struct run_ctx *c, unsigned run, struct pmustat_error **err);
+	void (*discard)(struct run_ctx *c, unsigned run);
+};
+
+extern const struct backend_ops backend_msr;
+extern const struct backend_ops backend_perf;
+
+/*
+ * --dry-run on the MSR backend: the plan without the lock or a write, around
+ * the counters in use when this core's MSRs can be read, else (a CPU of a
+ * dump, no access) with every counter assumed free and GLOBAL_CTRL as at
+ * power-up.
+ */
+int
+backend_msr_plan_dry(struct run_ctx *c, struct pmustat_error **err);
+
+/*
+ * The perf backend's plan: the hardware events in batches of what the PMU
+ * has counters for, the kernel assigning them.
+ */
+int
+backend_perf_plan(struct run_ctx *c, struct pmustat_error **err);
+
+/* --dry-run: the perf_event_attr of each event (@with_hw: the hardware ones too). */
+void
+backend_perf_print_dry(struct run_ctx *c, bool with_hw, FILE *out);
+
+/* Everything one stat invocation holds while it counts. */
+struct run_ctx {
+	const struct stat_opts *o;
+	struct target *t;
+	struct hw *hw;
+	const struct perf_seam *perf;
+	const struct stat_events *ev;
+	struct plan *plan;		/* hardware events on counters, in runs */
+	int core;
+	FILE *notes;			/* pmustat's own notes (NULL: they would spoil a record) */
+
+	const struct backend_ops *backends[2];	/* the hardware events', then the software events' */
+	void *state[2];			/* each backend's own */
+	unsigned nbackends;
+	char backend_why[1024];		/* why auto did not take the MSR path */
+
+	/* The current round: per counted event (hw then sw). */
+	struct run_count *counts;
+	unsigned round;			/* 1-based, while running */
+	unsigned cur_run;		/* 1-based batch, while running (-I) */
+	char **command_env;		/* the command's environment when it runs as the invoker */
+	const struct invoker *inv;
+
+	/* -I: the callback of a sample (the engine's report), and its argument. */
+	void (*emit_interval)(void *arg, double time, const uint64_t *deltas);
+	void *emit_arg;
+
+	/* Every round's count of each counted event u: values[u * repeat + k], k < nvalues[u]. */
+	unsigned repeat;
+	uint64_t *values;
+	unsigned *nvalues;
+	unsigned rounds;		/* rounds run (fewer than repeat: stopped at a failure) */
+
+	/* What happened. */
+	const char *read_method;	/* "rdpmc", "MSR reads", "perf_event": set by the hardware backend */
+	int status;			/* exit status so far */
+	bool command_ran;
+	double elapsed;
+	struct pmustat_error *error;	/* pmustat's own failure, once */
+};
+
+/* The backend of event @i's kind, and its index in c->backends. */
+int
+run_backend_of(const struct run_ctx *c, bool software);
+
+/*
+ * One round: the plan's runs, each with the command. Sets c->status,
+ * c->command_ran, c->elapsed, c->counts; a failure of pmustat itself goes
+ * to c->error (status 125, or 126/127 when the command could not run).
+ */
+int
+run_once(struct run_ctx *c);
+
+/*
+ * -r N: the whole sequence N times (once with --dry-run), each count kept
+ * in c->values. Stops at the first failing run of the command unless
+ * --keep-going (^C, SIGTERM stop anyway), and at any failure of pmustat
+ * itself. The first non-zero status of the command is the one reported.
+ */
+int
+run_rounds(struct run_ctx *c);
+
+/* A failure of pmustat: @fmt into c->error (kept if one is there), status 125. Returns the status. */
+int
+run_fail(struct run_ctx *c, int rc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
+/* Take @err as c->error (kept if one is there), status 125. Returns the status. */
+int
+run_fail_err(struct run_ctx *c, struct pmustat_error **err);
+
+/* Keep pmustat off the measured core while the command runs, and on it to rdpmc. */
+void
+run_pin_self(int core, bool onto);
+
+#endif

@@ -1,0 +1,415 @@
+/*
+ * stat.c - see stat.h: the steps of a stat run in order. Resolve
+ * everything touching nothing but CPUID (the CPU, its table, the events,
+ * the gates' files); choose the backend; make the plan (around the
+ * counters in use, read from the core under its lock); run the rounds;
+ * restore; evaluate the gates; report. A failure anywhere still gets a
+ * report (JSON consumers always get their record) and becomes the error
+ * main() prints.
+ */
+#include <errno.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/err.h"
+#include "base/exit_codes.h"
+#include "base/invoker.h"
+#include "config.h"
+#include "engine/gates.h"
+#include "engine/perf_counters.h"
+#include "engine/plan.h"
+#include "engine/requests.h"
+#include "engine/run.h"
+#include "engine/stat.h"
+#include "engine/target.h"
+#include "events/cpu_source.h"
+#include "events/event_spec.h"
+#include "events/sw_events.h"
+#include "hw/hw.h"
+#include "report/json_text.h"
+#include "report/outfile.h"
+#include "report/output.h"
+
+/* Everything one invocation holds: static, it is large (the gates' baseline). */
+struct stat_state {
+	struct run_ctx c;
+	struct target t;
+	bool target_open;
+	struct stat_events ev;
+	struct gates g;
+	struct invoker inv;
+	struct outfile out_file;
+	FILE *out;
+	enum backend backend;		/* the one chosen; AUTO before the choice */
+	struct stat_row *rows;
+	const char **names;		/* per hardware event, for the plan's printout */
+};
+
+/* The CPU to count on (or the dump's), its table. */
+static int
+open_target(struct stat_state *s, struct pmustat_error **err)
+{
+	const struct stat_opts *o = s->c.o;
+	int core = o->core;
+	int rc;
+
+	if (!o->cpu_dump) {
+		cpu_set_t allowed;
+
+		s->c.hw = hw_linux_new();
+		if (!s->c.hw)
+			return err_set(err, -ENOMEM, "out of memory");
+		if (core < 0)
+			core = cpu_default_core();
+		/* The command is pinned there: say so now, not after programming. */
+		if (sched_getaffinity(0, sizeof(allowed), &allowed) == 0 && !CPU_ISSET(core, &allowed))
+			return err_set(err, -EINVAL,
+				       "core %d is outside the CPUs pmustat may run on (its affinity: taskset, cgroup cpuset); pick one of those with -C",
+				       core);
+	}
+	rc = target_open(&s->t, s->c.hw, o->cpu_dump, core, err);
+	if (rc)
+		return rc;
+	s->target_open = true;
+	s->c.core = s->t.core;
+	if (s->t.table_rc == -ENOENT && target_can_count(&s->t))
+		fprintf(stderr, "pmustat: warning: %s; architectural events only\n", err_msg(s->t.table_why));
+	else if (s->t.table_rc < 0 && s->t.table_rc != -ENOENT && target_can_count(&s->t))
+		return err_set(err, s->t.table_rc, "%s", err_msg(s->t.table_why));
+	return 0;
+}
+
+/* --backend, and what auto finds (-v says which and why). */
+static void
+choose_backend(struct stat_state *s)
+{
+	struct run_ctx *c = &s->c;
+	const struct stat_opts *o = c->o;
+
+	if (o->cpu_dump)
+		s->backend = o->backend == BACKEND_PERF ? BACKEND_PERF : BACKEND_MSR;
+	else
+		s->backend = backend_choose(o->backend, s->ev.nhw, c->hw, &s->t.cpu, c->core, c->backend_why,
+					    sizeof(c->backend_why));
+	/* Software events only: nothing for the MSR path to do. */
+	if (s->ev.nhw == 0)
+		s->backend = BACKEND_PERF;
+	c->nbackends = 0;
+	c->backends[c->nbackends++] = s->backend == BACKEND_PERF ? &backend_perf : &backend_msr;
+	if (s->backend == BACKEND_MSR && s->ev.nsw)
+		c->backends[c->nbackends++] = &backend_perf;
+	if (o->verbose)
+		fprintf(stderr, "pmustat: backend %s%s%s\n", backend_name(s->backend),
+			c->backend_why[0] ? ": the MSR path is closed: " : "", c->backend_why);
+}
+
+/* One row per spelling; counters from the plan once there is one. */
+static int
+make_rows(struct stat_state *s, struct pmustat_error **err)
+{
+	const struct stat_events *ev = &s->ev;
+
+	free(s->rows);
+	s->rows = calloc(ev->nrows ? ev->nrows : 1, sizeof(*s->rows));
+	if (!s->rows)
+		return err_set(err, -ENOMEM, "out of memory");
+	for (unsigned r = 0; r < ev->nrows; r++) {
+		struct stat_row *row = &s->rows[r];
+		unsigned u = ev->row_event[r];
+		const struct event *counted = requests_row_event(ev, r);
+
+		row->ev = &ev->rows[r];
+		snprintf(row->counter, sizeof(row->counter), "-");
+		row->status = "not counted";
+		if (u >= ev->nhw) {
+			row->unit = sw_event_of(counted)->unit;
+			continue;
+		}
+		if (!s->c.plan)
+			continue;
+		plan_counter_name(s->c.plan, u, row->counter, sizeof(row->counter));
+		row->run = s->c.plan->slots[u].run + 1;
+		plan_event_note(s->c.plan, u, row->counter_note, sizeof(row->counter_note));
+	}
+	return 0;
+}
+
+/* The rounds' counts into the rows: every round's, their statistics, the median. */
+static void
+fill_rows(struct stat_state *s)
+{
+	struct run_ctx *c = &s->c;
+
+	for (unsigned r = 0; r < s->ev.nrows; r++) {
+		struct stat_row *row = &s->rows[r];
+		unsigned u = s->ev.row_event[r];
+		const struct run_count *rc;
+
+		if (!c->counts)
+			continue;
+		rc = &c->counts[u];
+		row->counted = rc->counted;
+		row->value = rc->value;
+		snprintf(row->status_buf, sizeof(row->status_buf), "%s", rc->status ? rc->status : "not counted");
+		row->status = row->status_buf;
+		if (rc->run)
+			row->run = rc->run;
+		row->perf_times = rc->perf_times;
+		row->enabled = rc->enabled;
+		row->running = rc->running;
+		if (!c->values)
+			continue;
+		row->values = c->values + (size_t)u * c->repeat;
+		row->nvalues = c->nvalues[u];
+		if (row->nvalues == 0 || stats_compute(row->values, row->nvalues, &row->stats))
+			continue;
+		/* Counted in an earlier round though not in the last: still counted. */
+		if (!row->counted)
+			row->status = "counted";
+		row->counted = true;
+		row->value = (uint64_t)(row->stats.median + 0.5);
+	}
+}
+
+/* The -I callback (the sampler's thread): one record of this run's hardware rows. */
+static void
+emit_interval(void *arg, double time, const uint64_t *deltas)
+{
+	static bool header_done;
+	struct stat_state *s = arg;
+	uint64_t row_deltas[EVENT_SPEC_MAX_EVENTS];
+	struct stat_interval iv;
+	unsigned n = 0;
+
+	for (unsigned r = 0; r < s->ev.nrows && s->ev.row_event[r] < s->ev.nhw; r++)
+		row_deltas[n++] = deltas[s->ev.row_event[r]];
+	iv.time = time;
+	iv.round = s->c.round ? s->c.round : 1;
+	iv.run = s->c.cur_run;
+	iv.rows = s->rows;
+	iv.nrows = n;
+	iv.deltas = row_deltas;
+	iv.header = !header_done;
+	header_done = true;
+	output_interval(s->out, &iv, s->c.o->sep, s->c.o->json);
+}
+
+/* --dry-run: the plan, on stderr when the record goes there; nothing is touched. */
+static int
+dry_run(struct stat_state *s, struct pmustat_error **err)
+{
+	struct run_ctx *c = &s->c;
+	FILE *out = (c->o->json || c->o->sep) ? stderr : s->out;
+	int rc;
+
+	rc = c->backends[0] == &backend_perf ? backend_perf_plan(c, err) : backend_msr_plan_dry(c, err);
+	if (rc)
+		return rc;
+	s->names = calloc(s->ev.nhw ? s->ev.nhw : 1, sizeof(*s->names));
+	if (!s->names)
+		return err_set(err, -ENOMEM, "out of memory");
+	for (unsigned u = 0; u < s->ev.nhw; u++)
+		s->names[u] = s->ev.hw[u].requested[0] ? s->ev.hw[u].requested : s->ev.hw[u].name;
+	if (s->ev.nhw)
+		plan_print(c->plan, s->t.label, s->names, out);
+	if (c->backends[0] == &backend_perf || c->nbackends == 2)
+		backend_perf_print_dry(c, c->backends[0] == &backend_perf, out);
+	rc = make_rows(s, err);
+	for (unsigned r = 0; rc == 0 && r < s->ev.nrows; r++)
+		s->rows[r].status = "not counted: dry run";
+	return rc;
+}
+
+/* Count: the backends' begin, the rounds, their end on every path. */
+static int
+count(struct stat_state *s, struct pmustat_error **err)
+{
+	struct run_ctx *c = &s->c;
+	unsigned begun = 0;
+	int rc = 0;
+
+	if (c->backends[0] == &backend_perf) {
+		if (c->o->interval_ms)
+			return err_set(err, -EINVAL, "-I reads the counters with MSR reads: it needs the MSR backend (%s)",
+				       c->backend_why[0] ? c->backend_why : "--backend perf");
+		rc = backend_perf_plan(c, err);
+		if (rc)
+			return rc;
+	}
+	c->counts = calloc(s->ev.nhw + s->ev.nsw + 1, sizeof(*c->counts));
+	if (!c->counts)
+		return err_set(err, -ENOMEM, "out of memory");
+	for (; begun < c->nbackends; begun++) {
+		rc = c->backends[begun]->begin(c, err);
+		if (rc) {
+			begun++;	/* its end() cleans up what it did */
+			break;
+		}
+	}
+	if (rc == 0)
+		rc = make_rows(s, err);
+	if (rc == 0) {
+		c->emit_interval = emit_interval;
+		c->emit_arg = s;
+		(void)run_rounds(c);
+	}
+	while (begun-- > 0)
+		c->backends[begun]->end(c);
+	return rc;
+}
+
+static void
+report(struct stat_state *s)
+{
+	struct run_ctx *c = &s->c;
+	struct stat_report rep;
+
+	memset(&rep, 0, sizeof(rep));
+	rep.version = PMUSTAT_VERSION;
+	rep.cpu = s->target_open ? s->t.label : NULL;
+	rep.core = c->core;
+	rep.event_table = s->target_open && s->t.table_rc == 0 && target_can_count(&s->t) ? s->t.choice.table : NULL;
+	rep.command = c->o->command;
+	rep.exit_status = c->status;
+	rep.command_ran = c->command_ran;
+	rep.elapsed = c->elapsed;
+	rep.runs = c->plan ? c->plan->nruns : 0;
+	rep.read_method = c->command_ran ? c->read_method : NULL;
+	rep.error = c->error ? err_msg(c->error) : NULL;
+	rep.backend = s->backend != BACKEND_AUTO ? backend_name(s->backend) : NULL;
+	rep.software = s->ev.nsw > 0;
+	rep.rows = s->rows;
+	rep.nrows = s->rows ? s->ev.nrows : 0;
+	rep.cpu_model = s->target_open ? s->t.key : NULL;
+	rep.repeat = c->o->repeat;
+	rep.rounds = c->rounds;
+	rep.checks = c->o->checks;
+	rep.nchecks = c->o->nchecks;
+	rep.check_results = s->g.evaluated && c->o->nchecks ? s->g.results : NULL;
+	rep.baseline_path = c->o->baseline;
+	rep.baseline = s->g.evaluated && c->o->baseline ? s->g.cmp : NULL;
+	rep.tolerance_both = c->o->tolerances.both;
+	rep.gate_failed = s->g.failed;
+	rep.json_one_line = c->o->interval_ms > 0;
+	if (c->o->json)
+		(void)output_json(s->out, &rep);
+	else if (c->o->sep)
+		output_csv(s->out, &rep, c->o->sep);
+	else if (c->command_ran)
+		output_human(s->out, &rep);
+	/*
+	 * PASS/FAIL lines: after the table; with -x/--json they are records
+	 * of the output, and repeated on stderr only when that goes to a file.
+	 */
+	if (!c->o->json && !c->o->sep)
+		output_gate_lines(s->out, &rep);
+	else if (s->out != stderr)
+		output_gate_lines(stderr, &rep);
+	if (c->o->save_baseline) {
+		struct pmustat_error *e = NULL;
+
+		if (gates_save_baseline(&s->g, c->o, &rep, c->command_ran, c->status, c->notes, &e))
+			run_fail_err(c, &e);
+	}
+	/* JSON text is UTF-8: say that some was repaired (where it does not spoil the record's stream). */
+	if (c->o->json && json_text_repaired() && c->notes)
+		fprintf(c->notes, "pmustat: note: text that is not valid UTF-8 (an event name, an argument) is written with U+FFFD in place of each bad byte in the JSON\n");
+}
+
+static void
+state_free(struct stat_state *s)
+{
+	if (s->c.values)
+		free(s->c.values);
+	free(s->c.nvalues);
+	free(s->c.counts);
+	free(s->c.command_env);
+	plan_free(s->c.plan);
+	err_free(s->c.error);
+	gates_free(&s->g);
+	requests_free(&s->ev);
+	if (s->target_open)
+		target_close(&s->t);
+	hw_free(s->c.hw);
+	free(s->rows);
+	free(s->names);
+}
+
+int
+stat_main(const struct stat_opts *o, struct pmustat_error **err)
+{
+	static struct stat_state s;
+	struct pmustat_error *e = NULL;
+	int status;
+
+	memset(&s, 0, sizeof(s));
+	s.c.o = o;
+	s.c.t = &s.t;
+	s.c.ev = &s.ev;
+	s.c.core = -1;
+	s.c.perf = perf_sys_linux();
+	s.c.inv = &s.inv;
+	/* Who the command runs as and the files are written for: never a guess. */
+	if (invoker_get(&s.inv, err))
+		return EXIT_PMUSTAT_FAILURE;
+	if (o->output) {
+		if (outfile_open(&s.out_file, "-o", o->output, &s.inv, err))
+			return EXIT_PMUSTAT_FAILURE;
+	} else {
+		outfile_wrap(&s.out_file, stderr, "standard error");
+	}
+	s.out = s.out_file.f;
+	/* pmustat's notes go to stderr, unless -x/--json output goes there (the record stays pure). */
+	s.c.notes = (o->json || o->sep) && s.out == stderr ? NULL : stderr;
+
+	/* Rows exist once the events resolved, so every later failure can still list them. */
+	if (open_target(&s, &e) || requests_resolve(o, &s.t, &s.ev, &e)) {
+		if (o->dry_run && !o->cpu_dump && s.target_open && !target_can_count(&s.t))
+			err_append(&e, "; 'pmustat --dry-run --cpu-dump FILE' prints the plan for the CPU of a libcpuid raw dump");
+		run_fail_err(&s.c, &e);
+		requests_free(&s.ev);
+		(void)make_rows(&s, &e);
+		goto out;
+	}
+	if (gates_prepare(&s.g, o, &s.t, &s.inv, s.c.core, &e)) {
+		run_fail_err(&s.c, &e);
+		(void)make_rows(&s, &e);
+		goto out;
+	}
+	choose_backend(&s);
+	if (o->dry_run ? dry_run(&s, &e) : count(&s, &e))
+		run_fail_err(&s.c, &e);
+	if (!s.rows)
+		(void)make_rows(&s, &e);
+	fill_rows(&s);
+	if (s.c.command_ran && !s.c.error && !o->dry_run && gates_evaluate(&s.g, o, s.rows, s.ev.nrows, &s.c.status, &e))
+		run_fail_err(&s.c, &e);
+out:
+	err_clear(&e);
+	report(&s);
+	/*
+	 * The results are written, or pmustat failed: a write that did not
+	 * reach the file (a full disk, /dev/full, a closed stderr) names the
+	 * file, which is then left as it was.
+	 */
+	if (outfile_commit(&s.out_file, &e) != 0) {
+		if (s.c.error)
+			err_append(&s.c.error, "; and %s", err_msg(e));
+		else
+			run_fail_err(&s.c, &e);
+		s.c.status = EXIT_PMUSTAT_FAILURE;
+		err_clear(&e);
+	}
+	status = s.c.status;
+	if (s.c.error) {
+		err_move(err, &s.c.error);
+		/* The command could not run: its own status (126, 127) stays. */
+		if (status != EXIT_CANNOT_EXEC && status != EXIT_NOT_FOUND)
+			status = EXIT_PMUSTAT_FAILURE;
+		(*err)->status = status;
+	}
+	state_free(&s);
+	return status;
+}

@@ -1,0 +1,67 @@
+/*
+ * stat.h - counting events for a command: what `pmustat [options] --
+ * COMMAND` asks for, as a value (cli/stat.c fills it from argv), and the
+ * one call that does it.
+ *
+ * The data flow, one file per step:
+ *
+ *	argv      -> struct stat_opts          cli/stat.c
+ *	the CPU   -> struct target             engine/target.c
+ *	names     -> events and rows           engine/requests.c
+ *	events    -> struct plan (MSR writes)  engine/plan.c (printed by plan_print.c)
+ *	plan      -> counts, per run           engine/run.c over engine/backend_*.c
+ *	counts    -> deltas, statistics        pmu/delta.c, engine/result.c
+ *	result    -> table, CSV, JSON          report/output.c
+ */
+#ifndef PMUSTAT_STAT_H
+#define PMUSTAT_STAT_H
+
+#include <stdbool.h>
+
+#include "engine/backend.h"
+#include "report/baseline.h"
+#include "report/check.h"
+
+struct pmustat_error;
+
+#define STAT_MAX_SPECS	64
+#define STAT_MAX_CHECKS	32
+#define STAT_MAX_REPEAT	100000
+
+struct stat_opts {
+	const char *specs[STAT_MAX_SPECS];	/* -e, in order */
+	unsigned nspecs;
+	int core;				/* -C; -1: the last allowed CPU */
+	const char *cpu_dump;			/* --cpu-dump: plan for that CPU (with --dry-run) */
+	const char *sep;			/* -x */
+	bool json;
+	const char *output;			/* -o */
+	bool force;
+	bool no_rerun;
+	bool as_root;
+	bool dry_run;
+	int verbose;
+	/* CI gates. */
+	unsigned repeat;			/* -r N; 1 without */
+	bool keep_going;
+	struct check checks[STAT_MAX_CHECKS];
+	unsigned nchecks;
+	const char *save_baseline;
+	const char *baseline;
+	struct baseline_tolerances tolerances;
+	bool allow_cpu_mismatch;
+	unsigned interval_ms;			/* -I; 0 without */
+	enum backend backend;
+	char **command;				/* argv of COMMAND, NULL-terminated */
+};
+
+/*
+ * Count @o's events for its command and report them (or, with --dry-run,
+ * print the plan). Returns the exit status: the command's own, 128+N for
+ * a signal, 3 for a failed gate; when pmustat itself fails, 125 (126, 127:
+ * the command could not run) with *@err set, the report still written.
+ */
+int
+stat_main(const struct stat_opts *o, struct pmustat_error **err);
+
+#endif

@@ -1,0 +1,105 @@
+/*
+ * owner.h - the one rule for "is this counter in use, and whose is it",
+ * for stat (which counters it may take, and whom a refusal names), state
+ * (the owner column) and reset (which counters --zero clears) alike.
+ *
+ * In use: an IA32_PERFEVTSELx with EN or an event/umask, a non-zero
+ * IA32_FIXED_CTR_CTRL field, or the CPU's own IA32_PERF_GLOBAL_INUSE view
+ * (v4+). A GLOBAL_CTRL bit alone means nothing: perf and the power-up
+ * state set them all.
+ *
+ * Whose: Linux's NMI watchdog (nmi_watchdog is 1 and fixed counter 1's
+ * field is OS|USR|PMI, 0xB); perf_events (a counter with its interrupt
+ * enabled: perf sets INT/PMI on every counter it programs, pmustat never
+ * does); otherwise pmustat-style programming: a pmustat run (the core's
+ * lock is held), a killed one (its journal is there), or someone unknown
+ * that writes the MSRs directly. (Perf's PEBS counters have no INT bit
+ * either; telling them apart needs IA32_PEBS_ENABLE, which pmustat does
+ * not read yet: they show as unknown.)
+ *
+ * Pure: the registers come in as values.
+ */
+#ifndef PMUSTAT_OWNER_H
+#define PMUSTAT_OWNER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "pmu/msr.h"
+
+struct strbuf;
+
+enum pmu_owner {
+	PMU_OWNER_NONE = 0,		/* not in use */
+	PMU_OWNER_NMI_WATCHDOG,
+	PMU_OWNER_PERF,
+	PMU_OWNER_PMUSTAT,		/* a pmustat run in progress */
+	PMU_OWNER_PMUSTAT_KILLED,	/* left by a killed run: its journal is there */
+	PMU_OWNER_UNKNOWN,
+};
+
+/* The registers the rule reads (the counters' own controls). */
+struct pmu_owner_regs {
+	uint32_t gp_mask;		/* the counters that exist */
+	uint32_t fixed_mask;
+	uint64_t evtsel[PMU_MAX_GP];
+	uint64_t fixed_ctrl;
+	uint64_t inuse;			/* IA32_PERF_GLOBAL_INUSE, 0 before v4 */
+};
+
+/* What else is known about the core. */
+struct pmu_owner_hints {
+	bool watchdog_on;		/* /proc/sys/kernel/nmi_watchdog is 1 */
+	pid_t live_pid;			/* a pmustat run holds the core's lock (0: none, or it is us) */
+	pid_t killed_pid;		/* a journal's run is gone (0: none) */
+};
+
+/* Every counter of one core: in use or not, and by whom. */
+struct pmu_occupancy {
+	uint32_t busy_gp;
+	uint32_t busy_fixed;
+	enum pmu_owner gp[PMU_MAX_GP];		/* PMU_OWNER_NONE when not busy */
+	enum pmu_owner fixed[PMU_MAX_FIXED];
+	uint64_t evtsel[PMU_MAX_GP];		/* what they hold, for messages */
+	unsigned field[PMU_MAX_FIXED];
+	pid_t live_pid, killed_pid;		/* the hints' pids, for messages */
+};
+
+/* The rule. @hints may be NULL (nothing known). */
+void
+pmu_owner_scan(const struct pmu_owner_regs *regs, const struct pmu_owner_hints *hints,
+	       struct pmu_occupancy *out);
+
+/* The hint of /proc/sys/kernel/nmi_watchdog's text ("1\n"; NULL: unknown). */
+bool
+pmu_owner_watchdog_on(const char *nmi_watchdog);
+
+/* "none", "nmi_watchdog", "perf", "pmustat", "pmustat_killed", "unknown". */
+const char *
+pmu_owner_name(enum pmu_owner owner);
+
+/*
+ * Who that is and what to do about it, for people: "the NMI watchdog
+ * (disable it: sudo sysctl kernel.nmi_watchdog=0)".
+ */
+const char *
+pmu_owner_who(enum pmu_owner owner);
+
+/*
+ * Whether --zero may clear a counter of @owner without --force:
+ * pmustat-style programming (no interrupt bit), never the watchdog's or
+ * perf's.
+ */
+bool
+pmu_owner_pmustat_style(enum pmu_owner owner);
+
+/*
+ * The busy counters among @gp and @fixed, each with what it holds and
+ * who: "fixed1 (IA32_FIXED_CTR_CTRL field 0xb): the NMI watchdog (...);
+ * pmc0 (IA32_PERFEVTSEL0 = 0x53003c): ...". Appended to @b.
+ */
+void
+pmu_occupancy_describe(const struct pmu_occupancy *o, uint32_t gp, uint32_t fixed, struct strbuf *b);
+
+#endif

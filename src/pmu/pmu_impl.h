@@ -1,0 +1,78 @@
+/*
+ * pmu_impl.h - struct pmu itself, for the files of pmu/ only (pmu.c, and
+ * journal.c, which replays a journal through it). Everything else uses
+ * pmu.h's functions.
+ */
+#ifndef PMUSTAT_PMU_IMPL_H
+#define PMUSTAT_PMU_IMPL_H
+
+#include <signal.h>
+
+#include "pmu/pmu.h"
+
+/* One saved register: its value when found and what pmustat last wrote. */
+struct pmu_reg {
+	uint32_t msr;		/* 0 when this slot is unused */
+	uint64_t saved;
+	uint64_t cur;		/* valid when cur_known */
+	bool cur_known;
+	bool dirty;		/* written by pmustat: restore it */
+};
+
+/* A write of the enable or disable sequence, its value made absolute. */
+struct pmu_seq_write {
+	uint32_t msr;
+	uint64_t val;
+};
+
+struct pmu {
+	struct hw *hw;
+	int cpu;
+	struct pmu_caps caps;
+	uint32_t gp_mask;		/* caps' GP counters, capped at PMU_MAX_GP */
+	uint32_t fixed_mask;
+	bool full_width;		/* IA32_PERF_CAPABILITIES[13] */
+	uint64_t perf_capabilities;
+
+	struct pmu_reg evtsel[PMU_MAX_GP];
+	struct pmu_reg pmc[PMU_MAX_GP];
+	struct pmu_reg fixed_ctr[PMU_MAX_FIXED];
+	struct pmu_reg fixed_ctrl;
+	struct pmu_reg global_ctrl;
+	struct pmu_reg offcore[PMU_NUM_OFFCORE];
+	uint64_t status_saved;		/* GLOBAL_STATUS when found */
+	uint64_t status_pending;	/* overflow bits that may be set now */
+	uint64_t inuse;			/* GLOBAL_INUSE (v4+), else 0 */
+
+	/* Who held the counters when found, and those of them --force takes. */
+	struct pmu_occupancy occ;
+	uint32_t taken_gp, taken_fixed;
+
+	/* The current run. */
+	uint32_t run_gp, run_fixed;
+	enum pmu_enable_mode mode;
+	struct pmu_seq_write enable_seq[PMU_SEQ_MAX];
+	struct pmu_seq_write disable_seq[PMU_SEQ_MAX];
+	unsigned n_enable, n_disable;
+	/* Programmed and not disabled since: the child may have enabled. */
+	bool may_count;
+
+	/* Accesses made, for the figures (rdpmc not included). */
+	unsigned long msr_reads, msr_writes, rdpmc_reads;
+	/* Set once something was written; cleared by pmu_restore(). */
+	volatile sig_atomic_t armed;
+};
+
+/*
+ * Open @p in place (journal.c's replay keeps its own): pmu_open() without
+ * the allocation.
+ */
+int
+pmu_open_at(struct pmu *p, struct hw *hw, int cpu, const struct pmu_caps *caps, bool uses_offcore,
+	    const struct pmu_owner_hints *hints, struct pmustat_error **err);
+
+/* The saved-register slot of @msr on @p, or NULL. */
+struct pmu_reg *
+pmu_reg_of(struct pmu *p, uint32_t msr);
+
+#endif

@@ -1,0 +1,350 @@
+/*
+ * pmu_regs.c - the saved registers of a struct pmu: the allow-list, the
+ * reads and writes through the seam (counted, checked against the list),
+ * a counter's full-width or legacy write, and the restore of every
+ * register written, which also runs from a signal handler: seam writes on
+ * data inside the struct pmu, nothing else.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "base/err.h"
+#include "hw/hw.h"
+#include "pmu/delta.h"
+#include "pmu/msr.h"
+#include "pmu/pmu_impl.h"
+#include "pmu/pmu_regs.h"
+
+static struct pmu *signal_pmu;
+
+bool
+pmu_msr_allowed(const struct pmu *p, uint32_t msr)
+{
+	for (unsigned i = 0; i < PMU_MAX_GP; i++) {
+		if (!(p->gp_mask & (1u << i)))
+			continue;
+		if (msr == msr_evtsel(i) || msr == msr_pmc(i))
+			return true;
+		if (p->full_width && msr == msr_a_pmc(i))
+			return true;
+	}
+	for (unsigned i = 0; i < PMU_MAX_FIXED; i++)
+		if ((p->fixed_mask & (1u << i)) && msr == msr_fixed_ctr(i))
+			return true;
+	switch (msr) {
+	case MSR_IA32_FIXED_CTR_CTRL:
+		return p->fixed_mask != 0;
+	case MSR_IA32_PERF_GLOBAL_STATUS:
+	case MSR_IA32_PERF_GLOBAL_CTRL:
+	case MSR_IA32_PERF_GLOBAL_STATUS_RESET:
+		return p->caps.version >= 2;
+	case MSR_IA32_PERF_GLOBAL_STATUS_SET:
+	case MSR_IA32_PERF_GLOBAL_INUSE:
+		return p->caps.version >= 4;
+	case MSR_IA32_PERF_CAPABILITIES:
+		return p->caps.pdcm;
+	case MSR_OFFCORE_RSP_0:
+	case MSR_OFFCORE_RSP_1:
+		return true;
+	default:
+		return false;
+	}
+}
+
+int
+pmu_rd(struct pmu *p, uint32_t msr, uint64_t *val)
+{
+	if (!pmu_msr_allowed(p, msr))
+		return -EACCES;
+	p->msr_reads++;
+	return hw_rdmsr(p->hw, p->cpu, msr, val);
+}
+
+int
+pmu_wr(struct pmu *p, uint32_t msr, uint64_t val)
+{
+	if (!pmu_msr_allowed(p, msr))
+		return -EACCES;
+	p->msr_writes++;
+	p->armed = 1;
+	return hw_wrmsr(p->hw, p->cpu, msr, val);
+}
+
+/* Write @val to a saved register unless it is known to hold it already. */
+int
+pmu_reg_set(struct pmu *p, struct pmu_reg *r, uint64_t val)
+{
+	int rc;
+
+	if (r->cur_known && r->cur == val)
+		return 0;
+	r->dirty = true;
+	rc = pmu_wr(p, r->msr, val);
+	if (rc == 0) {
+		r->cur = val;
+		r->cur_known = true;
+	} else {
+		r->cur_known = false;
+	}
+	return rc;
+}
+
+int
+pmu_reg_load(struct pmu *p, struct pmu_reg *r, uint32_t msr)
+{
+	int rc;
+
+	r->msr = msr;
+	rc = pmu_rd(p, msr, &r->saved);
+	if (rc)
+		return rc;
+	r->cur = r->saved;
+	r->cur_known = true;
+	r->dirty = false;
+	return 0;
+}
+
+/*
+ * Write a counter value. Full-width writes go to IA32_A_PMCx; legacy
+ * writes to IA32_PMCx take bits 31:0 and sign-extend bit 31, so only
+ * those bits are ever written (bits 63:32 of the value would be ignored at
+ * best). Returns 1 when the counter cannot hold @val exactly this way.
+ */
+int
+pmu_pmc_set(struct pmu *p, unsigned i, uint64_t val)
+{
+	struct pmu_reg *r = &p->pmc[i];
+	uint64_t mask = delta_width_mask(p->caps.gp_width);
+	uint64_t lands;
+	int rc;
+
+	val &= mask;
+	/* It will count (or was written): restore it either way. */
+	r->dirty = true;
+	if (r->cur_known && r->cur == val)
+		return 0;
+	if (p->full_width) {
+		r->dirty = true;
+		rc = pmu_wr(p, msr_a_pmc(i), val);
+		lands = val;
+	} else {
+		uint32_t low = (uint32_t)val;
+
+		r->dirty = true;
+		rc = pmu_wr(p, msr_pmc(i), low);
+		lands = (uint64_t)(int64_t)(int32_t)low & mask;
+	}
+	if (rc) {
+		r->cur_known = false;
+		return rc;
+	}
+	r->cur = lands;
+	r->cur_known = true;
+	return lands == val ? 0 : 1;
+}
+
+int
+pmu_fixed_ctr_set(struct pmu *p, unsigned i, uint64_t val)
+{
+	/* It will count (or was written): restore it either way. */
+	p->fixed_ctr[i].dirty = true;
+	return pmu_reg_set(p, &p->fixed_ctr[i], val & delta_width_mask(p->caps.fixed_width));
+}
+
+const char *
+pmu_msr_name(uint32_t msr, char *buf, size_t size)
+{
+	if (msr >= MSR_IA32_PERFEVTSEL0 && msr < MSR_IA32_PERFEVTSEL0 + PMU_MAX_GP)
+		snprintf(buf, size, "IA32_PERFEVTSEL%u", msr - MSR_IA32_PERFEVTSEL0);
+	else if (msr >= MSR_IA32_PMC0 && msr < MSR_IA32_PMC0 + PMU_MAX_GP)
+		snprintf(buf, size, "IA32_PMC%u", msr - MSR_IA32_PMC0);
+	else if (msr >= MSR_IA32_A_PMC0 && msr < MSR_IA32_A_PMC0 + PMU_MAX_GP)
+		snprintf(buf, size, "IA32_A_PMC%u", msr - MSR_IA32_A_PMC0);
+	else if (msr >= MSR_IA32_FIXED_CTR0 && msr < MSR_IA32_FIXED_CTR0 + PMU_MAX_FIXED)
+		snprintf(buf, size, "IA32_FIXED_CTR%u", msr - MSR_IA32_FIXED_CTR0);
+	else if (msr == MSR_IA32_FIXED_CTR_CTRL)
+		snprintf(buf, size, "IA32_FIXED_CTR_CTRL");
+	else if (msr == MSR_IA32_PERF_GLOBAL_STATUS)
+		snprintf(buf, size, "IA32_PERF_GLOBAL_STATUS");
+	else if (msr == MSR_IA32_PERF_GLOBAL_CTRL)
+		snprintf(buf, size, "IA32_PERF_GLOBAL_CTRL");
+	else if (msr == MSR_IA32_PERF_GLOBAL_STATUS_RESET)
+		snprintf(buf, size, "IA32_PERF_GLOBAL_STATUS_RESET");
+	else if (msr == MSR_IA32_PERF_GLOBAL_STATUS_SET)
+		snprintf(buf, size, "IA32_PERF_GLOBAL_STATUS_SET");
+	else if (msr == MSR_IA32_PERF_GLOBAL_INUSE)
+		snprintf(buf, size, "IA32_PERF_GLOBAL_INUSE");
+	else if (msr == MSR_IA32_PERF_CAPABILITIES)
+		snprintf(buf, size, "IA32_PERF_CAPABILITIES");
+	else if (msr == MSR_OFFCORE_RSP_0 || msr == MSR_OFFCORE_RSP_1)
+		snprintf(buf, size, "MSR_OFFCORE_RSP_%u", msr - MSR_OFFCORE_RSP_0);
+	else
+		snprintf(buf, size, "MSR");
+	return buf;
+}
+
+int
+pmu_fail(const struct pmu *p, int rc, const char *what, uint32_t msr, bool write,
+     struct pmustat_error **err)
+{
+	char name[40];
+
+	return err_set(err, rc, "core %d: %s %s (0x%x) failed: %s; %s", p->cpu, what,
+		 pmu_msr_name(msr, name, sizeof(name)), msr, strerror(-rc),
+		 rc == -EACCES && !write ? "pmustat does not access this MSR" : hw_msr_hint(rc, write));
+}
+
+struct pmu_reg *
+pmu_reg_of(struct pmu *p, uint32_t msr)
+{
+	if (msr == MSR_IA32_PERF_GLOBAL_CTRL)
+		return &p->global_ctrl;
+	if (msr == MSR_IA32_FIXED_CTR_CTRL)
+		return p->fixed_mask ? &p->fixed_ctrl : NULL;
+	for (unsigned i = 0; i < PMU_MAX_GP; i++) {
+		if (!(p->gp_mask & (1u << i)))
+			continue;
+		if (msr == msr_evtsel(i))
+			return &p->evtsel[i];
+		if (msr == msr_pmc(i))
+			return &p->pmc[i];
+	}
+	for (unsigned i = 0; i < PMU_MAX_FIXED; i++)
+		if ((p->fixed_mask & (1u << i)) && msr == msr_fixed_ctr(i))
+			return &p->fixed_ctr[i];
+	if (msr == MSR_OFFCORE_RSP_0 || msr == MSR_OFFCORE_RSP_1) {
+		struct pmu_reg *r = &p->offcore[msr - MSR_OFFCORE_RSP_0];
+
+		return r->msr ? r : NULL;
+	}
+	return NULL;
+}
+
+/* The counters pmustat may have used, for the overflow bits at restore. */
+static uint64_t
+owned_bits(const struct pmu *p)
+{
+	uint64_t bits = 0;
+
+	for (unsigned i = 0; i < PMU_MAX_GP; i++)
+		if (p->pmc[i].dirty)
+			bits |= 1ull << i;
+	for (unsigned i = 0; i < PMU_MAX_FIXED; i++)
+		if (p->fixed_ctr[i].dirty)
+			bits |= GLOBAL_FIXED_BIT(i);
+	return bits;
+}
+
+/*
+ * Async-signal-safe: seam writes on data inside *p, nothing else. @force:
+ * write every register pmustat wrote, even those it believes hold their
+ * saved value already (from a signal, the child may have enabled without
+ * the parent knowing).
+ */
+static int
+restore(struct pmu *p, bool force)
+{
+	int first = 0, inexact = 0, rc;
+
+#define KEEP(rc) do { if ((rc) < 0 && !first) first = (rc); if ((rc) > 0) inexact = 1; } while (0)
+	if (!p->armed)
+		return 0;
+	/* Enabled behind our back (the child) or not: believe nothing then. */
+	if (p->may_count)
+		force = true;
+	/* GLOBAL_CTRL first: it stops whatever still counts. */
+	if (p->global_ctrl.dirty) {
+		if (force)
+			p->global_ctrl.cur_known = false;
+		rc = pmu_reg_set(p, &p->global_ctrl, p->global_ctrl.saved);
+		KEEP(rc);
+	}
+	for (unsigned i = 0; i < PMU_MAX_GP; i++) {
+		if (p->evtsel[i].dirty) {
+			if (force)
+				p->evtsel[i].cur_known = false;
+			rc = pmu_reg_set(p, &p->evtsel[i], p->evtsel[i].saved);
+			KEEP(rc);
+		}
+	}
+	if (p->fixed_ctrl.dirty) {
+		if (force)
+			p->fixed_ctrl.cur_known = false;
+		rc = pmu_reg_set(p, &p->fixed_ctrl, p->fixed_ctrl.saved);
+		KEEP(rc);
+	}
+	for (unsigned i = 0; i < PMU_NUM_OFFCORE; i++) {
+		if (p->offcore[i].dirty) {
+			if (force)
+				p->offcore[i].cur_known = false;
+			rc = pmu_reg_set(p, &p->offcore[i], p->offcore[i].saved);
+			KEEP(rc);
+		}
+	}
+	for (unsigned i = 0; i < PMU_MAX_GP; i++) {
+		if (p->pmc[i].dirty) {
+			if (force)
+				p->pmc[i].cur_known = false;
+			rc = pmu_pmc_set(p, i, p->pmc[i].saved);
+			KEEP(rc);
+		}
+	}
+	for (unsigned i = 0; i < PMU_MAX_FIXED; i++) {
+		if (p->fixed_ctr[i].dirty) {
+			if (force)
+				p->fixed_ctr[i].cur_known = false;
+			rc = pmu_fixed_ctr_set(p, i, p->fixed_ctr[i].saved);
+			KEEP(rc);
+		}
+	}
+	/*
+	 * Overflow bits of the counters we used: clear what we may have set,
+	 * and on v4+ set back what was set when we came (GLOBAL_STATUS_SET).
+	 */
+	{
+		uint64_t owned = owned_bits(p);
+		uint64_t clear = owned & p->status_pending & ~p->status_saved;
+		uint64_t set = owned & p->status_saved & ~p->status_pending;
+
+		if (clear) {
+			rc = pmu_wr(p, MSR_IA32_PERF_GLOBAL_STATUS_RESET, clear);
+			KEEP(rc);
+		}
+		if (set && p->caps.version >= 4) {
+			rc = pmu_wr(p, MSR_IA32_PERF_GLOBAL_STATUS_SET, set);
+			KEEP(rc);
+		}
+		p->status_pending = (p->status_pending & ~owned) | set;
+	}
+#undef KEEP
+	p->armed = 0;
+	p->may_count = false;
+	for (unsigned i = 0; i < PMU_MAX_GP; i++)
+		p->evtsel[i].dirty = p->pmc[i].dirty = false;
+	for (unsigned i = 0; i < PMU_MAX_FIXED; i++)
+		p->fixed_ctr[i].dirty = false;
+	p->fixed_ctrl.dirty = p->global_ctrl.dirty = false;
+	p->offcore[0].dirty = p->offcore[1].dirty = false;
+	if (first)
+		return first;
+	return inexact;
+}
+
+int
+pmu_restore(struct pmu *p)
+{
+	return restore(p, false);
+}
+
+void
+pmu_arm_signal_restore(struct pmu *p)
+{
+	signal_pmu = p;
+}
+
+int
+pmu_restore_from_signal(void)
+{
+	return signal_pmu ? restore(signal_pmu, true) : 0;
+}

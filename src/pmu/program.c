@@ -1,0 +1,156 @@
+/*
+ * program.c - see program.h. The order is the one pmustat has always
+ * written in: the shared enable off, the event selects (and those of an
+ * earlier run back to what they were), the fixed fields, the offcore
+ * responses, the counters from zero, our overflow bits cleared, and, when
+ * another user keeps GLOBAL_CTRL bits set, ours set too (with EN and the
+ * fields still clear nothing starts).
+ */
+#include <errno.h>
+#include <string.h>
+
+#include "base/err.h"
+#include "events/event.h"
+#include "pmu/evtsel.h"
+#include "pmu/program.h"
+
+uint64_t
+pmu_global_bits(uint32_t gp, uint32_t fixed)
+{
+	uint64_t bits = gp;
+
+	for (unsigned i = 0; i < PMU_MAX_FIXED; i++)
+		if (fixed & (1u << i))
+			bits |= GLOBAL_FIXED_BIT(i);
+	return bits;
+}
+
+static void
+add(struct pmu_write *list, unsigned *n, unsigned max, struct pmu_write w)
+{
+	if (*n < max)
+		list[(*n)++] = w;
+}
+
+#define PROGRAM(...) add(out->program, &out->nprogram, PMU_PROGRAM_MAX, (struct pmu_write){ __VA_ARGS__ })
+#define ENABLE(...) add(out->enable, &out->nenable, PMU_SEQ_MAX, (struct pmu_write){ __VA_ARGS__ })
+#define DISABLE(...) add(out->disable, &out->ndisable, PMU_SEQ_MAX, (struct pmu_write){ __VA_ARGS__ })
+
+int
+pmu_program_build(const struct pmu_caps *caps, uint64_t global_ctrl, const struct event *ev,
+		  const struct sched_slot *slots, unsigned n, unsigned run, uint32_t earlier_gp,
+		  uint32_t earlier_fixed, struct pmu_program *out, struct pmustat_error **err)
+{
+	uint64_t evtsel[PMU_MAX_GP] = { 0 }, offcore[PMU_NUM_OFFCORE] = { 0 };
+	uint64_t bits, fmask = 0, fvalue = 0, ffound = 0, fon = 0, fixed_fields = 0;
+	unsigned field[PMU_MAX_FIXED] = { 0 };
+	uint32_t offcore_used = 0;
+	int rc;
+
+	memset(out, 0, sizeof(*out));
+	out->run = run;
+	for (unsigned k = 0; k < n; k++) {
+		const struct sched_slot *s = &slots[k];
+
+		if (s->run != run || s->kind == SCHED_NONE)
+			continue;
+		if (s->kind == SCHED_FIXED) {
+			if (s->index >= PMU_MAX_FIXED)
+				return err_set(err, -EINVAL, "fixed counter %u is beyond what pmustat programs", s->index);
+			rc = evtsel_fixed_field(&ev[k], caps, &field[s->index], err);
+			if (rc)
+				return rc;
+			out->fixed |= 1u << s->index;
+		} else {
+			if (s->index >= PMU_MAX_GP)
+				return err_set(err, -EINVAL, "general-purpose counter %u is beyond what pmustat programs",
+					       s->index);
+			rc = evtsel_encode(&ev[k], caps, false, &evtsel[s->index], err);
+			if (rc)
+				return rc;
+			out->gp |= 1u << s->index;
+		}
+		if (ev[k].extra_msr) {
+			unsigned o = ev[k].extra_msr - MSR_OFFCORE_RSP_0;
+
+			if (ev[k].extra_msr < MSR_OFFCORE_RSP_0 || o >= PMU_NUM_OFFCORE)
+				return err_set(err, -EINVAL, "event %s needs MSR 0x%x, which pmustat does not program",
+					       ev[k].name, ev[k].extra_msr);
+			offcore[o] = ev[k].extra_value;
+			offcore_used |= 1u << o;
+		}
+	}
+	bits = pmu_global_bits(out->gp, out->fixed);
+	/*
+	 * GLOBAL_CTRL is ours to toggle when none of our counters' bits is
+	 * set; otherwise somebody (perf) keeps them set and the counters are
+	 * started one by one through EN and the fixed fields.
+	 */
+	out->mode = (global_ctrl & bits) == 0 ? PMU_ENABLE_GLOBAL : PMU_ENABLE_PER_COUNTER;
+	if (out->mode == PMU_ENABLE_GLOBAL)
+		for (unsigned i = 0; i < PMU_MAX_GP; i++)
+			if (out->gp & (1u << i))
+				evtsel[i] |= EVTSEL_EN;
+
+	/* Counting stays off: our GLOBAL_CTRL bits clear in GLOBAL mode. */
+	if (out->mode == PMU_ENABLE_GLOBAL && bits)
+		PROGRAM(.msr = MSR_IA32_PERF_GLOBAL_CTRL, .mask = bits, .value = 0);
+	for (unsigned i = 0; i < PMU_MAX_GP; i++) {
+		if (out->gp & (1u << i))
+			PROGRAM(.msr = msr_evtsel(i), .mask = UINT64_MAX, .value = evtsel[i]);
+		else if (earlier_gp & (1u << i))
+			PROGRAM(.msr = msr_evtsel(i), .mask = UINT64_MAX, .found = UINT64_MAX);
+	}
+	for (unsigned i = 0; i < PMU_MAX_FIXED; i++) {
+		uint64_t f = 0xfull << (4 * i);
+
+		if (out->fixed & (1u << i)) {
+			fmask |= f;
+			if (out->mode == PMU_ENABLE_GLOBAL)
+				fvalue |= (uint64_t)field[i] << (4 * i);
+			fon |= (uint64_t)field[i] << (4 * i);
+		} else if (earlier_fixed & (1u << i)) {
+			fmask |= f;
+			ffound |= f;
+		}
+	}
+	if (fmask)
+		PROGRAM(.msr = MSR_IA32_FIXED_CTR_CTRL, .mask = fmask, .value = fvalue, .found = ffound);
+	for (unsigned o = 0; o < PMU_NUM_OFFCORE; o++)
+		if (offcore_used & (1u << o))
+			PROGRAM(.msr = MSR_OFFCORE_RSP_0 + o, .mask = UINT64_MAX, .value = offcore[o]);
+	for (unsigned i = 0; i < PMU_MAX_GP; i++)
+		if (out->gp & (1u << i))
+			PROGRAM(.msr = msr_pmc(i), .mask = UINT64_MAX, .value = 0);
+	for (unsigned i = 0; i < PMU_MAX_FIXED; i++)
+		if (out->fixed & (1u << i))
+			PROGRAM(.msr = msr_fixed_ctr(i), .mask = UINT64_MAX, .value = 0);
+	/* Our overflow bits, as found or left by the last run: write 1 to clear. */
+	if (bits)
+		PROGRAM(.msr = MSR_IA32_PERF_GLOBAL_STATUS_RESET, .mask = bits, .value = bits, .clear_ovf = true);
+	/* EN and the fields are clear, so setting these starts nothing. */
+	if (out->mode == PMU_ENABLE_PER_COUNTER && bits)
+		PROGRAM(.msr = MSR_IA32_PERF_GLOBAL_CTRL, .mask = bits, .value = bits);
+
+	if (out->mode == PMU_ENABLE_GLOBAL) {
+		if (bits) {
+			ENABLE(.msr = MSR_IA32_PERF_GLOBAL_CTRL, .mask = bits, .value = bits);
+			DISABLE(.msr = MSR_IA32_PERF_GLOBAL_CTRL, .mask = bits, .value = 0);
+		}
+		return 0;
+	}
+	for (unsigned i = 0; i < PMU_MAX_FIXED; i++)
+		if (out->fixed & (1u << i))
+			fixed_fields |= 0xfull << (4 * i);
+	if (out->fixed)
+		DISABLE(.msr = MSR_IA32_FIXED_CTR_CTRL, .mask = fixed_fields, .value = 0);
+	for (unsigned i = 0; i < PMU_MAX_GP; i++) {
+		if (!(out->gp & (1u << i)))
+			continue;
+		ENABLE(.msr = msr_evtsel(i), .mask = UINT64_MAX, .value = evtsel[i] | EVTSEL_EN);
+		DISABLE(.msr = msr_evtsel(i), .mask = UINT64_MAX, .value = evtsel[i]);
+	}
+	if (out->fixed)
+		ENABLE(.msr = MSR_IA32_FIXED_CTR_CTRL, .mask = fixed_fields, .value = fon);
+	return 0;
+}
