@@ -1,34 +1,48 @@
+/*
+ * data_dir.c - see data_dir.h.
+ */
 #include "config.h"
 #include "events/data_dir.h"
 
 #include <limits.h>
+#include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
-/*
- * Decided by where the binary is, not by an environment variable: pmustat
- * runs as root, and what it reads must not be redirectable by the caller.
- */
+/* Whether @dir holds event tables (their mapfile). */
+static int
+holds_tables(const char *dir)
+{
+	char path[PATH_MAX];
+
+	if ((size_t)snprintf(path, sizeof(path), "%s/mapfile.csv", dir) >= sizeof(path))
+		return 0;
+	return access(path, F_OK) == 0;
+}
+
 const char *
 pmustat_events_dir(void)
 {
+	static const char *const beside[] = { "../share/pmustat/events", "share/pmustat/events" };
 	static char dir[PATH_MAX];
-	char exe[PATH_MAX];
+	char exe[PATH_MAX], *slash;
 	ssize_t n;
-	size_t root_len = strlen(PMUSTAT_BUILD_ROOT);
 
 	if (dir[0])
 		return dir;
-
 	n = readlink("/proc/self/exe", exe, sizeof(exe) - 1);
 	if (n > 0) {
 		exe[n] = '\0';
-		if (strncmp(exe, PMUSTAT_BUILD_ROOT, root_len) == 0 &&
-		    (exe[root_len] == '/' || exe[root_len] == '\0')) {
-			strncpy(dir, PMUSTAT_SOURCE_ROOT "/events", sizeof(dir) - 1);
-			return dir;
+		slash = strrchr(exe, '/');
+		if (slash) {
+			*slash = '\0';
+			for (size_t i = 0; i < sizeof(beside) / sizeof(beside[0]); i++) {
+				if ((size_t)snprintf(dir, sizeof(dir), "%s/%s", exe, beside[i]) < sizeof(dir) &&
+				    holds_tables(dir))
+					return dir;
+			}
 		}
 	}
-	strncpy(dir, PMUSTAT_EVENTS_DIR, sizeof(dir) - 1);
+	snprintf(dir, sizeof(dir), "%s", PMUSTAT_EVENTS_DIR);
 	return dir;
 }

@@ -1,6 +1,13 @@
 /*
- * data_dir.h - where the event tables are: the source tree's events/ when
- * pmustat runs from its build directory, the installed copy otherwise.
+ * data_dir.h - where the event tables are, found from where the binary is
+ * (never from an environment variable: pmustat runs as root, and what it
+ * reads must not be redirectable by the caller):
+ *
+ *	BINDIR/../share/pmustat/events	an installed pmustat, wherever its prefix
+ *	BINDIR/share/pmustat/events	the build tree (meson links the source's events/ there)
+ *	PMUSTAT_EVENTS_DIR		the configured prefix's, as a last resort
+ *
+ * No build path is compiled in: a release binary carries only its prefix.
  */
 #ifndef PMUSTAT_DATA_DIR_H
 #define PMUSTAT_DATA_DIR_H

@@ -1,4 +1,3 @@
-#include "config.h"
 #include "fuzz_util.h"
 
 #include <dirent.h>
@@ -102,5 +101,5 @@ fuzz_events_dir(void)
 {
 	const char *dir = getenv("FUZZ_EVENTS_DIR");
 
-	return dir && *dir ? dir : PMUSTAT_SOURCE_ROOT "/events";
+	return dir && *dir ? dir : FUZZ_SOURCE_EVENTS_DIR;
 }

@@ -29,7 +29,8 @@
 #include "base/err.h"
 
 #define CPU 1
-#define EVENTS_DIR PMUSTAT_SOURCE_ROOT "/events"
+/* The source tree's events/, from meson (argv[1]). */
+static const char *events_dir;
 
 struct fixture {
 	struct emu_pmu *emu;
@@ -77,7 +78,7 @@ table(const char *name)
 	struct event_table *t = NULL;
 	struct pmustat_error *err = NULL;
 
-	if (event_table_load(EVENTS_DIR, name, &t, &err) != 0)
+	if (event_table_load(events_dir, name, &t, &err) != 0)
 		fail_msg("%s", err_msg(err));
 	err_clear(&err);
 	return t;
@@ -270,7 +271,7 @@ test_parse_cpus(void **state)
 }
 
 int
-main(void)
+main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_decode_hand_programmed),
@@ -280,5 +281,10 @@ main(void)
 		cmocka_unit_test(test_parse_cpus),
 	};
 
+	if (argc != 2) {
+		fprintf(stderr, "usage: %s EVENTS_DIR\n", argv[0]);
+		return 2;
+	}
+	events_dir = argv[1];
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
