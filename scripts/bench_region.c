@@ -12,6 +12,9 @@
  * (the same instructions; rdtsc's latency stands in for rdpmc's), and the
  * library in a program not started by pmustat.
  *
+ * `bench-region --trace shared|static|idle` prints the instructions of one
+ * pair instead, each as OBJECT+OFFSET (for addr2line -f or objdump).
+ *
  * likwid's marker API is not run here (it needs a PMU and its access
  * daemon): its cost is given as the system calls its code makes per
  * LIKWID_MARKER_START/STOP, with the cost of those calls measured here.
@@ -38,6 +41,9 @@
 #define NEVENTS 4
 #define GOAL_INSNS 60
 #define GOAL_NS 100
+
+/* --trace: print every step of the counted pair. */
+static bool trace;
 
 struct steps {
 	long total;
@@ -72,6 +78,31 @@ emulate_rdpmc(pid_t pid, struct user_regs_struct *regs, uint64_t value)
 		die("PTRACE_SETREGS");
 }
 
+/* Where @rip is in @pid: its mapped file and the offset in it. */
+static void
+print_location(pid_t pid, uint64_t rip)
+{
+	char path[64], line[512], file[400];
+	unsigned long long start, end, off;
+	FILE *maps;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	maps = fopen(path, "r");
+	if (!maps)
+		die(path);
+	while (fgets(line, sizeof(line), maps)) {
+		file[0] = '\0';
+		if (sscanf(line, "%llx-%llx %*s %llx %*s %*s %399s", &start, &end, &off, file) >= 3 &&
+		    rip >= start && rip < end) {
+			printf("%s+0x%llx\n", file[0] ? file : "?", (unsigned long long)(rip - start + off));
+			fclose(maps);
+			return;
+		}
+	}
+	fclose(maps);
+	printf("0x%llx\n", (unsigned long long)rip);
+}
+
 /* Single-step @pid from its stop to @marker; rdpmc executed on its behalf. */
 static void
 step_to(pid_t pid, uint64_t marker, struct steps *s)
@@ -87,6 +118,9 @@ step_to(pid_t pid, uint64_t marker, struct steps *s)
 		if (regs.rip == marker)
 			return;
 		uint64_t insn = peek(pid, regs.rip);
+
+		if (trace)
+			print_location(pid, regs.rip);
 
 		if ((insn & 0xffff) == 0x330f) {
 			/* rdpmc: done here, whether or not it would fault. */
@@ -193,6 +227,7 @@ count_pair(const char *prog, const char *env, struct steps *pair)
 	}
 	close(pfd[0]);
 	step_to(pid, marker, &with);
+	trace = false;
 	run_to_stop(pid);
 	step_to(pid, marker, &without);
 	ptrace(PTRACE_CONT, pid, NULL, NULL);
@@ -293,18 +328,32 @@ main(int argc, char **argv)
 	struct region_area *area;
 	struct steps s;
 	char env[64], err[256];
-	long n = argc > 1 ? atol(argv[1]) : 2000000;
+	long n = argc == 2 ? atol(argv[1]) : 2000000;
 	long shared_insns, static_insns, idle_insns;
 	struct hw *hw;
 	double ns;
 	bool rdpmc_works;
 
+	const char *trace_what = argc == 3 && strcmp(argv[1], "--trace") == 0 ? argv[2] : NULL;
+
+	if (trace_what && strcmp(trace_what, "shared") != 0 && strcmp(trace_what, "static") != 0 &&
+	    strcmp(trace_what, "idle") != 0) {
+		fprintf(stderr, "usage: bench-region [PAIRS] | --trace shared|static|idle\n");
+		return 2;
+	}
 	for (unsigned i = 0; i < NEVENTS; i++)
 		p.events[i] = (struct region_host_event){ .rdpmc_ecx = i, .width = 48, .perf_fd = -1 };
 	if (region_area_create(&p, &area, err, sizeof(err)) < 0 || region_area_inherit(area) < 0 ||
 	    region_area_env(area, env, sizeof(env)) < 0) {
 		fprintf(stderr, "bench-region: %s\n", err);
 		return 1;
+	}
+	if (trace_what) {
+		trace = true;
+		count_pair(strcmp(trace_what, "static") == 0 ? stat : shared,
+			   strcmp(trace_what, "idle") == 0 ? NULL : env, &s);
+		region_area_free(area);
+		return 0;
 	}
 	hw = hw_linux_new();
 	rdpmc_works = hw && hw_rdpmc_probe(hw, sched_getcpu()) == 0;
