@@ -132,6 +132,13 @@ perf_end(const struct lib_frame *f, struct pmustat_region_record *rec)
 	}
 }
 
+/* Unroll a loop over the events completely (its count is a constant in each variant). */
+#if defined(__clang__)
+#define LIB_UNROLL	_Pragma("clang loop unroll(full)")
+#else
+#define LIB_UNROLL	_Pragma("GCC unroll 16")
+#endif
+
 /*
  * The counters at a begin, into frame @f: the last thing a begin does.
  * @n is a constant in each variant, so the loop is unrolled and nothing
@@ -145,7 +152,7 @@ read_begin(struct lib_frame *f, unsigned n)
 		return;
 	}
 	lib_lfence();
-#pragma GCC unroll 16
+	LIB_UNROLL
 	for (unsigned i = 0; i < n; i++) {
 		uint64_t lo, hi;
 
@@ -166,7 +173,7 @@ read_end(const struct lib_frame *f, struct pmustat_region_record *rec, unsigned 
 		return;
 	}
 	lib_lfence();
-#pragma GCC unroll 16
+	LIB_UNROLL
 	for (unsigned i = 0; i < n; i++) {
 		uint64_t lo, hi;
 
