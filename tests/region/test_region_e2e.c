@@ -404,6 +404,18 @@ test_depth_limit(void **state)
 	assert_int_equal(total(&r, "after")->calls, 1);
 	region_result_free(&r);
 	teardown(&f);
+
+	/* A name the thread knows, begun on a full stack: dropped like a new one, then all closes. */
+	r = script(&f, (const char *[]){ "b:a", "e:a", "b*64:d", "b:a", "r:1", "b:a", "e:a", "e:a", "e*64:d",
+					 "b:a", "r:2", "e:a", NULL }, 0, 0);
+	assert_int_equal(r.threads[0].depth_dropped, 2);
+	assert_int_equal(r.threads[0].unmatched_ends, 0);
+	assert_int_equal(total(&r, "a")->calls, 2);
+	assert_int_equal(total(&r, "a")->sum[0], 2);
+	assert_int_equal(total(&r, "d63")->calls, 1);
+	assert_int_equal(total(&r, "d63")->sum[0], 1);
+	region_result_free(&r);
+	teardown(&f);
 }
 
 static void
