@@ -82,17 +82,6 @@ lookup_slow(struct lib_thread *t, const char *name)
 	return r;
 }
 
-/* The region for @name: the first probe inline (names that alternate at one depth). */
-static inline struct lib_region *
-lookup(struct lib_thread *t, const char *name)
-{
-	uint32_t k = lib_hash(name);
-
-	if (t->key[k] == name)
-		return t->region[k];
-	return lookup_slow(t, name);
-}
-
 /*
  * Perf mode: the counters from the threads' perf pages (lib_perf_read());
  * a pair either of whose reads failed is a call, not summed.
@@ -199,12 +188,13 @@ begin_nested(struct lib_region *r)
 }
 
 /*
- * Every begin whose name is not the one the top frame held: the thread's
- * first call, a name new at this depth, NULL, a full stack. Makes the top
- * frame hold @name's region, then begins again (a hit).
+ * Every begin the hot path does not take: the thread's first call, a name
+ * not at its first probe in the thread's table (new, or a pointer not seen
+ * before), NULL, a full stack. Makes the top frame hold @name's region,
+ * then begins again (a hit).
  */
 static __attribute__((noinline)) void
-begin_miss(const char *name)
+begin_slow(const char *name)
 {
 	struct lib_thread *t = lib_self;
 	struct lib_frame *f;
@@ -222,7 +212,7 @@ begin_miss(const char *name)
 		return;
 	}
 	f->key = name;
-	f->region = lookup(t, name);
+	f->region = lookup_slow(t, name);
 	lib_begin_call(name);
 }
 
@@ -275,11 +265,24 @@ static inline __attribute__((always_inline)) void
 begin(const char *name, unsigned n)
 {
 	struct lib_frame *f = lib_top;
+	struct lib_thread *t;
 	struct lib_region *r;
+	uint32_t k;
 
 	if (__builtin_expect(f->key != name, 0)) {
-		begin_miss(name);
-		return;
+		/*
+		 * Another name than this depth held last (names that take turns
+		 * in a loop): the thread's table, first probe only, inline. Not
+		 * into a guard frame; NULL is in no table.
+		 */
+		t = lib_self;
+		k = lib_hash(name);
+		if (__builtin_expect(!t || t->key[k] != name || f >= &t->frames[LIB_FRAME_FULL], 0)) {
+			begin_slow(name);
+			return;
+		}
+		f->key = name;
+		f->region = t->region[k];
 	}
 	lib_top = f + 1;
 	r = f->region;
