@@ -12,8 +12,10 @@
  * (the same instructions; rdtsc's latency stands in for rdpmc's), and the
  * library in a program not started by pmustat.
  *
- * `bench-region --trace shared|static|idle` prints the instructions of one
- * pair instead, each as OBJECT+OFFSET (for addr2line -f or objdump).
+ * `bench-region --trace shared|static|idle [same|alternate|recursive]`
+ * prints the instructions of the measured window instead (from the stop in
+ * raise() to marker(), pairs included), each as OBJECT+OFFSET (for
+ * addr2line -f or objdump).
  *
  * likwid's marker API is not run here (it needs a PMU and its access
  * daemon): its cost is given as the system calls its code makes per
@@ -103,9 +105,9 @@ print_location(pid_t pid, uint64_t rip)
 	printf("0x%llx\n", (unsigned long long)rip);
 }
 
-/* Single-step @pid from its stop to @marker; rdpmc executed on its behalf. */
+/* Single-step @pid from its stop to @marker; rdpmc executed on its behalf (@nevents per read). */
 static void
-step_to(pid_t pid, uint64_t marker, struct steps *s)
+step_to(pid_t pid, uint64_t marker, unsigned nevents, struct steps *s)
 {
 	struct user_regs_struct regs;
 	uint64_t fake = 1000;
@@ -125,9 +127,9 @@ step_to(pid_t pid, uint64_t marker, struct steps *s)
 		if ((insn & 0xffff) == 0x330f) {
 			/* rdpmc: done here, whether or not it would fault. */
 			s->rdpmc++;
-			if (s->rdpmc == NEVENTS)
+			if (s->rdpmc == nevents)
 				s->last_begin_rdpmc = s->total;
-			if (s->rdpmc == NEVENTS + 1)
+			if (s->rdpmc == nevents + 1)
 				s->first_end_rdpmc = s->total;
 			fake += 7;
 			emulate_rdpmc(pid, &regs, fake);
@@ -192,9 +194,13 @@ wait_stop(pid_t pid, int sig)
 	}
 }
 
-/* Instructions of one pair in @prog; @env: the area's variable or NULL (inactive). */
+/*
+ * Instructions of the pairs of @pattern (bench-region-child count) in
+ * @prog; @env: the variable of an area with @nevents events, or NULL
+ * (inactive).
+ */
 static long
-count_pair(const char *prog, const char *env, struct steps *pair)
+count_pairs(const char *prog, const char *env, const char *pattern, unsigned nevents, struct steps *pair)
 {
 	struct steps with, without;
 	uint64_t marker;
@@ -214,7 +220,8 @@ count_pair(const char *prog, const char *env, struct steps *pair)
 		close(pfd[0]);
 		snprintf(fdarg, sizeof(fdarg), "%d", pfd[1]);
 		ptrace(PTRACE_TRACEME, 0, NULL, NULL);
-		execve(prog, (char *[]){ (char *)prog, count, fdarg, NULL }, env ? envp : (char *[]){ NULL });
+		execve(prog, (char *[]){ (char *)prog, count, fdarg, (char *)pattern, NULL },
+		       env ? envp : (char *[]){ NULL });
 		_exit(127);
 	}
 	close(pfd[1]);
@@ -226,10 +233,10 @@ count_pair(const char *prog, const char *env, struct steps *pair)
 		exit(1);
 	}
 	close(pfd[0]);
-	step_to(pid, marker, &with);
+	step_to(pid, marker, nevents, &with);
 	trace = false;
 	run_to_stop(pid);
-	step_to(pid, marker, &without);
+	step_to(pid, marker, nevents, &without);
 	ptrace(PTRACE_CONT, pid, NULL, NULL);
 	waitpid(pid, &status, 0);
 	*pair = with;
@@ -320,38 +327,52 @@ likwid_model(void)
 	       2 * (gettid_ns + 3 * trip_ns + NEVENTS * affinity_ns));
 }
 
+/* An area of @nevents rdpmc events (GP counters 0.., width 48) and its variable in @env. */
+static struct region_area *
+make_area(unsigned nevents, char *env, size_t size)
+{
+	struct region_host_params p = { .mode = PMUSTAT_REGION_MODE_RDPMC, .nevents = nevents };
+	struct region_area *area;
+	char err[256];
+
+	for (unsigned i = 0; i < nevents; i++)
+		p.events[i] = (struct region_host_event){ .rdpmc_ecx = i, .width = 48, .perf_fd = -1 };
+	if (region_area_create(&p, &area, err, sizeof(err)) < 0 || region_area_inherit(area) < 0 ||
+	    region_area_env(area, env, size) < 0) {
+		fprintf(stderr, "bench-region: %s\n", err);
+		exit(1);
+	}
+	return area;
+}
+
 int
 main(int argc, char **argv)
 {
-	struct region_host_params p = { .mode = PMUSTAT_REGION_MODE_RDPMC, .nevents = NEVENTS };
+	static const unsigned by_events[] = { 1, 2, 4, 8, 16 };
 	const char *shared = BENCH_CHILD_SHARED, *stat = BENCH_CHILD_STATIC, *tsc = BENCH_CHILD_RDTSC;
+	const char *trace_what = (argc == 3 || argc == 4) && strcmp(argv[1], "--trace") == 0 ? argv[2] : NULL;
+	const char *trace_pattern = argc == 4 ? argv[3] : "same";
 	struct region_area *area;
 	struct steps s;
-	char env[64], err[256];
+	char env[64];
 	long n = argc == 2 ? atol(argv[1]) : 2000000;
-	long shared_insns, static_insns, idle_insns;
+	long insns;
 	struct hw *hw;
 	double ns;
 	bool rdpmc_works;
 
-	const char *trace_what = argc == 3 && strcmp(argv[1], "--trace") == 0 ? argv[2] : NULL;
-
-	if (trace_what && strcmp(trace_what, "shared") != 0 && strcmp(trace_what, "static") != 0 &&
-	    strcmp(trace_what, "idle") != 0) {
-		fprintf(stderr, "usage: bench-region [PAIRS] | --trace shared|static|idle\n");
+	if (trace_what && ((strcmp(trace_what, "shared") != 0 && strcmp(trace_what, "static") != 0 &&
+			    strcmp(trace_what, "idle") != 0) ||
+			   (strcmp(trace_pattern, "same") != 0 && strcmp(trace_pattern, "alternate") != 0 &&
+			    strcmp(trace_pattern, "recursive") != 0))) {
+		fprintf(stderr, "usage: bench-region [PAIRS] | --trace shared|static|idle [same|alternate|recursive]\n");
 		return 2;
 	}
-	for (unsigned i = 0; i < NEVENTS; i++)
-		p.events[i] = (struct region_host_event){ .rdpmc_ecx = i, .width = 48, .perf_fd = -1 };
-	if (region_area_create(&p, &area, err, sizeof(err)) < 0 || region_area_inherit(area) < 0 ||
-	    region_area_env(area, env, sizeof(env)) < 0) {
-		fprintf(stderr, "bench-region: %s\n", err);
-		return 1;
-	}
+	area = make_area(NEVENTS, env, sizeof(env));
 	if (trace_what) {
 		trace = true;
-		count_pair(strcmp(trace_what, "static") == 0 ? stat : shared,
-			   strcmp(trace_what, "idle") == 0 ? NULL : env, &s);
+		count_pairs(strcmp(trace_what, "static") == 0 ? stat : shared,
+			    strcmp(trace_what, "idle") == 0 ? NULL : env, trace_pattern, NEVENTS, &s);
 		region_area_free(area);
 		return 0;
 	}
@@ -361,26 +382,44 @@ main(int argc, char **argv)
 
 	printf("libpmustat-region: one begin/end pair, %d events, rdpmc mode\n\n", NEVENTS);
 	printf("instructions per pair (single-stepped; call and argument included; goal <= %d):\n", GOAL_INSNS);
-	shared_insns = count_pair(shared, env, &s);
-	printf("  shared library (through the PLT)  %4ld   (%ld rdpmc, %ld lfence)\n", shared_insns,
-	       s.rdpmc, s.lfence);
-	static_insns = count_pair(stat, env, &s);
-	printf("  static library                    %4ld\n", static_insns);
-	printf("  of them inside the counted window %4ld   (after begin's last rdpmc, before end's first:\n"
-	       "                                           counted by INST_RETIRED in every pair)\n",
+	insns = count_pairs(shared, env, "same", NEVENTS, &s);
+	printf("  shared library                      %4ld   (%ld rdpmc, %ld lfence)\n", insns, s.rdpmc,
+	       s.lfence);
+	insns = count_pairs(stat, env, "same", NEVENTS, &s);
+	printf("  static library                      %4ld\n", insns);
+	printf("    of them inside the counted window %4ld   (after begin's last rdpmc, before end's first:\n"
+	       "                                             counted by INST_RETIRED in every pair)\n",
 	       s.first_end_rdpmc - s.last_begin_rdpmc - 1);
-	idle_insns = count_pair(shared, NULL, &s);
-	printf("  not started by pmustat            %4ld   (%ld rdpmc)\n", idle_insns, s.rdpmc);
+	insns = count_pairs(stat, env, "alternate", NEVENTS, &s);
+	printf("  two names taking turns, per pair    %4ld   (static; each begin misses the frame's name)\n",
+	       insns / 2);
+	insns = count_pairs(stat, env, "recursive", NEVENTS, &s);
+	printf("  inside an open pair of its region   %4ld   (static; recursion: %ld rdpmc)\n", insns, s.rdpmc);
+	insns = count_pairs(shared, NULL, "same", NEVENTS, &s);
+	printf("  not started by pmustat              %4ld   (shared; %ld rdpmc)\n", insns, s.rdpmc);
+	region_area_free(area);
 
+	printf("  by number of events (static):      ");
+	for (size_t i = 0; i < sizeof(by_events) / sizeof(by_events[0]); i++) {
+		char env_n[64];
+		struct region_area *a = make_area(by_events[i], env_n, sizeof(env_n));
+
+		printf(" %u: %ld", by_events[i], count_pairs(stat, env_n, "same", by_events[i], &s));
+		region_area_free(a);
+	}
+	printf("\n");
+
+	area = make_area(NEVENTS, env, sizeof(env));
 	printf("\nnanoseconds per pair (%ld pairs, minus an empty loop; goal <= %d):\n", n, GOAL_NS);
 	if (rdpmc_works && (ns = time_pair(shared, env, n)) >= 0)
-		printf("  with rdpmc                        %6.1f\n", ns);
+		printf("  with rdpmc                          %6.1f\n", ns);
 	else
-		printf("  with rdpmc                        not measured: rdpmc faults on this machine\n");
+		printf("  with rdpmc                          not measured: rdpmc faults on this machine\n");
 	ns = time_pair(tsc, env, n);
-	printf("  rdtsc standing in for rdpmc       %6.1f   (same instructions, rdtsc's latency)\n", ns);
+	printf("  rdtsc standing in for rdpmc         %6.1f   (static; same instructions, rdtsc's latency)\n",
+	       ns);
 	ns = time_pair(shared, NULL, n);
-	printf("  not started by pmustat            %6.1f\n\n", ns);
+	printf("  not started by pmustat              %6.1f\n\n", ns);
 
 	likwid_model();
 	region_area_free(area);
