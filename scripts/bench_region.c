@@ -271,6 +271,28 @@ now_ns(void)
 	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
+/*
+ * ns of what a pair of NEVENTS events cannot do without, with rdtsc for
+ * rdpmc: lfence, the reads, lfence, twice. The floor of the rdtsc figure.
+ */
+static double
+time_fenced_reads(long n)
+{
+	double t0;
+	uint32_t lo, hi;
+
+	t0 = now_ns();
+	for (long i = 0; i < n; i++) {
+		for (int side = 0; side < 2; side++) {
+			__asm__ volatile("lfence" ::: "memory");
+			for (int e = 0; e < NEVENTS; e++)
+				__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+			__asm__ volatile("lfence" ::: "memory");
+		}
+	}
+	return (now_ns() - t0) / (double)n;
+}
+
 /* What likwid's marker calls cost in system calls, measured here. */
 static void
 likwid_model(void)
@@ -418,6 +440,8 @@ main(int argc, char **argv)
 	ns = time_pair(tsc, env, n);
 	printf("  rdtsc standing in for rdpmc         %6.1f   (static; same instructions, rdtsc's latency)\n",
 	       ns);
+	printf("  the fenced rdtsc reads alone        %6.1f   (lfence, %d rdtsc, lfence, twice; no library)\n",
+	       time_fenced_reads(n), NEVENTS);
 	ns = time_pair(shared, NULL, n);
 	printf("  not started by pmustat              %6.1f\n\n", ns);
 
