@@ -51,8 +51,7 @@ struct steps {
 	long total;
 	long rdpmc;
 	long lfence;
-	long first_end_rdpmc;	/* step numbers of the 4th and 5th rdpmc */
-	long last_begin_rdpmc;
+	long at[2 * PMUSTAT_REGION_MAX_EVENTS];	/* step number of each rdpmc */
 };
 
 static void
@@ -126,11 +125,9 @@ step_to(pid_t pid, uint64_t marker, unsigned nevents, struct steps *s)
 
 		if ((insn & 0xffff) == 0x330f) {
 			/* rdpmc: done here, whether or not it would fault. */
+			if (s->rdpmc < 2 * (long)nevents && s->rdpmc < 2 * (long)PMUSTAT_REGION_MAX_EVENTS)
+				s->at[s->rdpmc] = s->total;
 			s->rdpmc++;
-			if (s->rdpmc == nevents)
-				s->last_begin_rdpmc = s->total;
-			if (s->rdpmc == nevents + 1)
-				s->first_end_rdpmc = s->total;
 			fake += 7;
 			emulate_rdpmc(pid, &regs, fake);
 			s->total++;
@@ -409,9 +406,10 @@ main(int argc, char **argv)
 	       s.lfence);
 	insns = count_pairs(stat, env, "same", NEVENTS, &s);
 	printf("  static library                      %4ld\n", insns);
-	printf("    of them inside the counted window %4ld   (after begin's last rdpmc, before end's first:\n"
-	       "                                             counted by INST_RETIRED in every pair)\n",
-	       s.first_end_rdpmc - s.last_begin_rdpmc - 1);
+	/* Event i counts what retires between its read at the begin and its read at the end. */
+	printf("    of them inside an event's window  %ld..%ld (event 1..%d: between its two rdpmc; an\n"
+	       "                                             instructions event counts them in every pair)\n",
+	       s.at[NEVENTS] - s.at[0] - 1, s.at[2 * NEVENTS - 1] - s.at[NEVENTS - 1] - 1, NEVENTS);
 	insns = count_pairs(stat, env, "alternate", NEVENTS, &s);
 	printf("  two names taking turns, per pair    %4ld   (static; each begin misses the frame's name)\n",
 	       insns / 2);
