@@ -17,9 +17,11 @@
  *    which the constructor points at the variant for the area's number of
  *    events (the reads unrolled, no loop, no switch), or at a return;
  *  - the key compare also catches a thread's first call, an empty or full
- *    stack and begins beyond it (guard frames, lib_region.h); the misses,
- *    recursion, names without a record and perf mode go to noinline
- *    functions.
+ *    stack and begins beyond it (guard frames, lib_region.h);
+ *  - a begin of another name than its frame held probes the thread's table
+ *    once, inline (two regions that take turns in a loop); everything else
+ *    (new names and pointers, recursion, names without a record, perf
+ *    mode, mismatched ends) goes to noinline functions.
  */
 #include <pmustat/region.h>
 
@@ -232,7 +234,7 @@ end_nested(struct lib_frame *f)
  * for names that stay), so an equal name ends the frame under that pointer.
  */
 static __attribute__((noinline)) void
-end_miss(const char *name)
+end_slow(const char *name)
 {
 	struct lib_thread *t = lib_self;
 	struct lib_frame *f;
@@ -302,7 +304,7 @@ end(const char *name, unsigned n)
 	struct pmustat_region_record *rec;
 
 	if (__builtin_expect(f->key != name, 0)) {
-		end_miss(name);
+		end_slow(name);
 		return;
 	}
 	r = f->region;

@@ -176,8 +176,16 @@ lib_lfence(void)
 
 /*
  * rdpmc without fences; the callers put lfence before the first and after
- * the last read of a group (SDM vol. 3B, RDPMC: LFENCE before waits for the
- * counted work to finish, LFENCE after keeps later work out of the count).
+ * the last read of a group, four per pair: before a begin's reads (earlier
+ * work finishes outside the region), after them (the region's work does not
+ * start before them), and likewise at the end. The SDM's RDPMC entry (vol.
+ * 2B) asks for a serializing instruction such as CPUID before and/or after
+ * the read for an exact count; LFENCE orders instruction execution the same
+ * way (vol. 2A, LFENCE: it does not execute until all prior instructions
+ * have completed locally, and no later instruction begins execution until
+ * it completes) without CPUID's cost, a VM exit in a virtual machine, but
+ * does not drain the store buffer. Reads of one group need no fence
+ * between them: each event's window is bracketed by its own two reads.
  */
 #ifndef LIB_READ_INSN
 #define LIB_READ_INSN "rdpmc"	/* the cost benchmark builds a copy with "rdtsc" */
