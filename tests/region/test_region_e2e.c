@@ -182,6 +182,26 @@ test_demo_exact(void **state)
 	teardown(&f);
 }
 
+/* The shared library loaded with dlopen() after the program started: the same exact sums. */
+static void
+test_loaded_with_dlopen(void **state)
+{
+	struct region_result r;
+	struct fixture f;
+
+	(void)state;
+	setup(&f, 0, 0, 0);
+	run_pinned(&f, (const char *[]){ REGION_DLOPEN, REGION_LIB, NULL }, NULL, 0);
+	read_result(&f, &r);
+	assert_int_equal(r.attached, 1);
+	assert_int_equal(r.nthreads, 2);
+	expect_total(&r, "hot", 3, 1205);
+	expect_total(&r, "inner", 1, 5);
+	assert_int_equal(r.threads[0].unmatched_ends + r.threads[1].unmatched_ends, 0);
+	region_result_free(&r);
+	teardown(&f);
+}
+
 /* Not started by pmustat: no area, no rdpmc, nothing recorded, never a fault. */
 static void
 test_without_pmustat(void **state)
@@ -659,6 +679,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_demo_exact),
 		cmocka_unit_test(test_without_pmustat),
+		cmocka_unit_test(test_loaded_with_dlopen),
 		cmocka_unit_test(test_mismatched_ends),
 		cmocka_unit_test(test_same_name_other_pointer),
 		cmocka_unit_test(test_recursion_and_left_open),
