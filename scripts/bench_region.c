@@ -12,6 +12,11 @@
  * (the same instructions; rdtsc's latency stands in for rdpmc's), and the
  * library in a program not started by pmustat.
  *
+ * `bench-region --trace shared|static|idle [same|alternate|recursive]`
+ * prints the instructions of the measured window instead (from the stop in
+ * raise() to marker(), pairs included), each as OBJECT+OFFSET (for
+ * addr2line -f or objdump).
+ *
  * likwid's marker API is not run here (it needs a PMU and its access
  * daemon): its cost is given as the system calls its code makes per
  * LIKWID_MARKER_START/STOP, with the cost of those calls measured here.
@@ -32,20 +37,22 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/err.h"
 #include "hw/hw.h"
 #include "region/region_host.h"
-#include "base/err.h"
 
 #define NEVENTS 4
 #define GOAL_INSNS 60
 #define GOAL_NS 100
 
+/* --trace: print every step of the counted pair. */
+static bool trace;
+
 struct steps {
 	long total;
 	long rdpmc;
 	long lfence;
-	long first_end_rdpmc;	/* step numbers of the 4th and 5th rdpmc */
-	long last_begin_rdpmc;
+	long at[2 * PMUSTAT_REGION_MAX_EVENTS];	/* step number of each rdpmc */
 };
 
 static void
@@ -73,9 +80,34 @@ emulate_rdpmc(pid_t pid, struct user_regs_struct *regs, uint64_t value)
 		die("PTRACE_SETREGS");
 }
 
-/* Single-step @pid from its stop to @marker; rdpmc executed on its behalf. */
+/* Where @rip is in @pid: its mapped file and the offset in it. */
 static void
-step_to(pid_t pid, uint64_t marker, struct steps *s)
+print_location(pid_t pid, uint64_t rip)
+{
+	char path[64], line[512], file[400];
+	unsigned long long start, end, off;
+	FILE *maps;
+
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	maps = fopen(path, "r");
+	if (!maps)
+		die(path);
+	while (fgets(line, sizeof(line), maps)) {
+		file[0] = '\0';
+		if (sscanf(line, "%llx-%llx %*s %llx %*s %*s %399s", &start, &end, &off, file) >= 3 &&
+		    rip >= start && rip < end) {
+			printf("%s+0x%llx\n", file[0] ? file : "?", (unsigned long long)(rip - start + off));
+			fclose(maps);
+			return;
+		}
+	}
+	fclose(maps);
+	printf("0x%llx\n", (unsigned long long)rip);
+}
+
+/* Single-step @pid from its stop to @marker; rdpmc executed on its behalf (@nevents per read). */
+static void
+step_to(pid_t pid, uint64_t marker, unsigned nevents, struct steps *s)
 {
 	struct user_regs_struct regs;
 	uint64_t fake = 1000;
@@ -89,13 +121,14 @@ step_to(pid_t pid, uint64_t marker, struct steps *s)
 			return;
 		uint64_t insn = peek(pid, regs.rip);
 
+		if (trace)
+			print_location(pid, regs.rip);
+
 		if ((insn & 0xffff) == 0x330f) {
 			/* rdpmc: done here, whether or not it would fault. */
+			if (s->rdpmc < 2 * (long)nevents && s->rdpmc < 2 * (long)PMUSTAT_REGION_MAX_EVENTS)
+				s->at[s->rdpmc] = s->total;
 			s->rdpmc++;
-			if (s->rdpmc == NEVENTS)
-				s->last_begin_rdpmc = s->total;
-			if (s->rdpmc == NEVENTS + 1)
-				s->first_end_rdpmc = s->total;
 			fake += 7;
 			emulate_rdpmc(pid, &regs, fake);
 			s->total++;
@@ -159,9 +192,13 @@ wait_stop(pid_t pid, int sig)
 	}
 }
 
-/* Instructions of one pair in @prog; @env: the area's variable or NULL (inactive). */
+/*
+ * Instructions of the pairs of @pattern (bench-region-child count) in
+ * @prog; @env: the variable of an area with @nevents events, or NULL
+ * (inactive).
+ */
 static long
-count_pair(const char *prog, const char *env, struct steps *pair)
+count_pairs(const char *prog, const char *env, const char *pattern, unsigned nevents, struct steps *pair)
 {
 	struct steps with, without;
 	uint64_t marker;
@@ -181,7 +218,8 @@ count_pair(const char *prog, const char *env, struct steps *pair)
 		close(pfd[0]);
 		snprintf(fdarg, sizeof(fdarg), "%d", pfd[1]);
 		ptrace(PTRACE_TRACEME, 0, NULL, NULL);
-		execve(prog, (char *[]){ (char *)prog, count, fdarg, NULL }, env ? envp : (char *[]){ NULL });
+		execve(prog, (char *[]){ (char *)prog, count, fdarg, (char *)pattern, NULL },
+		       env ? envp : (char *[]){ NULL });
 		_exit(127);
 	}
 	close(pfd[1]);
@@ -193,32 +231,41 @@ count_pair(const char *prog, const char *env, struct steps *pair)
 		exit(1);
 	}
 	close(pfd[0]);
-	step_to(pid, marker, &with);
+	step_to(pid, marker, nevents, &with);
+	trace = false;
 	run_to_stop(pid);
-	step_to(pid, marker, &without);
+	step_to(pid, marker, nevents, &without);
 	ptrace(PTRACE_CONT, pid, NULL, NULL);
 	waitpid(pid, &status, 0);
 	*pair = with;
 	return with.total - without.total;
 }
 
+/* Timed runs of each figure: the least is reported (other load on the machine only adds). */
+#define TIMED_RUNS 5
+
 /* ns per pair from `prog time N`, or a negative value when it failed (rdpmc faulted). */
 static double
 time_pair(const char *prog, const char *env, long n)
 {
 	char cmd[1024], line[128];
-	double ns = -1;
-	FILE *f;
+	double best = -1;
 
 	snprintf(cmd, sizeof(cmd), "env -i %s %s time %ld 2>/dev/null", env ? env : "", prog, n);
-	f = popen(cmd, "r");
-	if (!f)
-		return -1;
-	while (fgets(line, sizeof(line), f))
-		sscanf(line, "ns-per-pair %lf", &ns);
-	if (pclose(f) != 0)
-		return -1;
-	return ns;
+	for (int run = 0; run < TIMED_RUNS; run++) {
+		double ns = -1;
+		FILE *f = popen(cmd, "r");
+
+		if (!f)
+			return -1;
+		while (fgets(line, sizeof(line), f))
+			sscanf(line, "ns-per-pair %lf", &ns);
+		if (pclose(f) != 0 || ns < 0)
+			return -1;
+		if (best < 0 || ns < best)
+			best = ns;
+	}
+	return best;
 }
 
 static double
@@ -228,6 +275,33 @@ now_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
+}
+
+/*
+ * ns of what a pair of NEVENTS events cannot do without, with rdtsc for
+ * rdpmc: lfence, the reads, lfence, twice. The floor of the rdtsc figure.
+ */
+static double
+time_fenced_reads(long n)
+{
+	double t0, ns, best = -1;
+	uint32_t lo, hi;
+
+	for (int run = 0; run < TIMED_RUNS; run++) {
+		t0 = now_ns();
+		for (long i = 0; i < n; i++) {
+			for (int side = 0; side < 2; side++) {
+				__asm__ volatile("lfence" ::: "memory");
+				for (int e = 0; e < NEVENTS; e++)
+					__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+				__asm__ volatile("lfence" ::: "memory");
+			}
+		}
+		ns = (now_ns() - t0) / (double)n;
+		if (best < 0 || ns < best)
+			best = ns;
+	}
+	return best;
 }
 
 /* What likwid's marker calls cost in system calls, measured here. */
@@ -286,27 +360,54 @@ likwid_model(void)
 	       2 * (gettid_ns + 3 * trip_ns + NEVENTS * affinity_ns));
 }
 
+/* An area of @nevents rdpmc events (GP counters 0.., width 48) and its variable in @env. */
+static struct region_area *
+make_area(unsigned nevents, char *env, size_t size)
+{
+	struct region_host_params p = { .mode = PMUSTAT_REGION_MODE_RDPMC, .nevents = nevents };
+	struct region_area *area;
+	struct pmustat_error *err = NULL;
+
+	for (unsigned i = 0; i < nevents; i++)
+		p.events[i] = (struct region_host_event){ .rdpmc_ecx = i, .width = 48, .perf_fd = -1 };
+	if (region_area_create(&p, &area, &err) < 0 || region_area_inherit(area) < 0 ||
+	    region_area_env(area, env, size) < 0) {
+		fprintf(stderr, "bench-region: %s\n", err_msg(err));
+		exit(1);
+	}
+	return area;
+}
+
 int
 main(int argc, char **argv)
 {
-	struct region_host_params p = { .mode = PMUSTAT_REGION_MODE_RDPMC, .nevents = NEVENTS };
+	static const unsigned by_events[] = { 1, 2, 4, 8, 16 };
 	const char *shared = BENCH_CHILD_SHARED, *stat = BENCH_CHILD_STATIC, *tsc = BENCH_CHILD_RDTSC;
+	const char *trace_what = (argc == 3 || argc == 4) && strcmp(argv[1], "--trace") == 0 ? argv[2] : NULL;
+	const char *trace_pattern = argc == 4 ? argv[3] : "same";
 	struct region_area *area;
 	struct steps s;
-	struct pmustat_error *err = NULL;
 	char env[64];
-	long n = argc > 1 ? atol(argv[1]) : 2000000;
-	long shared_insns, static_insns, idle_insns;
+	long n = argc == 2 ? atol(argv[1]) : 2000000;
+	long insns;
 	struct hw *hw;
 	double ns;
 	bool rdpmc_works;
 
-	for (unsigned i = 0; i < NEVENTS; i++)
-		p.events[i] = (struct region_host_event){ .rdpmc_ecx = i, .width = 48, .perf_fd = -1 };
-	if (region_area_create(&p, &area, &err) < 0 || region_area_inherit(area) < 0 ||
-	    region_area_env(area, env, sizeof(env)) < 0) {
-		fprintf(stderr, "bench-region: %s\n", err_msg(err));
-		return 1;
+	if (trace_what && ((strcmp(trace_what, "shared") != 0 && strcmp(trace_what, "static") != 0 &&
+			    strcmp(trace_what, "idle") != 0) ||
+			   (strcmp(trace_pattern, "same") != 0 && strcmp(trace_pattern, "alternate") != 0 &&
+			    strcmp(trace_pattern, "recursive") != 0))) {
+		fprintf(stderr, "usage: bench-region [PAIRS] | --trace shared|static|idle [same|alternate|recursive]\n");
+		return 2;
+	}
+	area = make_area(NEVENTS, env, sizeof(env));
+	if (trace_what) {
+		trace = true;
+		count_pairs(strcmp(trace_what, "static") == 0 ? stat : shared,
+			    strcmp(trace_what, "idle") == 0 ? NULL : env, trace_pattern, NEVENTS, &s);
+		region_area_free(area);
+		return 0;
 	}
 	hw = hw_linux_new();
 	rdpmc_works = hw && hw_rdpmc_probe(hw, sched_getcpu()) == 0;
@@ -314,29 +415,50 @@ main(int argc, char **argv)
 
 	printf("libpmustat-region: one begin/end pair, %d events, rdpmc mode\n\n", NEVENTS);
 	printf("instructions per pair (single-stepped; call and argument included; goal <= %d):\n", GOAL_INSNS);
-	shared_insns = count_pair(shared, env, &s);
-	printf("  shared library (through the PLT)  %4ld   (%ld rdpmc, %ld lfence)\n", shared_insns,
-	       s.rdpmc, s.lfence);
-	static_insns = count_pair(stat, env, &s);
-	printf("  static library                    %4ld\n", static_insns);
-	printf("  of them inside the counted window %4ld   (after begin's last rdpmc, before end's first:\n"
-	       "                                           counted by INST_RETIRED in every pair)\n",
-	       s.first_end_rdpmc - s.last_begin_rdpmc - 1);
-	idle_insns = count_pair(shared, NULL, &s);
-	printf("  not started by pmustat            %4ld   (%ld rdpmc)\n", idle_insns, s.rdpmc);
+	insns = count_pairs(shared, env, "same", NEVENTS, &s);
+	printf("  shared library                      %4ld   (%ld rdpmc, %ld lfence)\n", insns, s.rdpmc,
+	       s.lfence);
+	insns = count_pairs(stat, env, "same", NEVENTS, &s);
+	printf("  static library                      %4ld\n", insns);
+	/* Event i counts what retires between its read at the begin and its read at the end. */
+	printf("    of them inside an event's window  %ld..%ld (event 1..%d: between its two rdpmc; an\n"
+	       "                                             instructions event counts them in every pair)\n",
+	       s.at[NEVENTS] - s.at[0] - 1, s.at[2 * NEVENTS - 1] - s.at[NEVENTS - 1] - 1, NEVENTS);
+	insns = count_pairs(stat, env, "alternate", NEVENTS, &s);
+	printf("  two names taking turns, per pair    %4ld   (static; each begin misses the frame's name)\n",
+	       insns / 2);
+	insns = count_pairs(stat, env, "recursive", NEVENTS, &s);
+	printf("  inside an open pair of its region   %4ld   (static; recursion: %ld rdpmc)\n", insns, s.rdpmc);
+	insns = count_pairs(shared, NULL, "same", NEVENTS, &s);
+	printf("  not started by pmustat              %4ld   (shared; %ld rdpmc)\n", insns, s.rdpmc);
+	region_area_free(area);
 
-	printf("\nnanoseconds per pair (%ld pairs, minus an empty loop; goal <= %d):\n", n, GOAL_NS);
+	printf("  by number of events (static):      ");
+	for (size_t i = 0; i < sizeof(by_events) / sizeof(by_events[0]); i++) {
+		char env_n[64];
+		struct region_area *a = make_area(by_events[i], env_n, sizeof(env_n));
+
+		printf(" %u: %ld", by_events[i], count_pairs(stat, env_n, "same", by_events[i], &s));
+		region_area_free(a);
+	}
+	printf("\n");
+
+	area = make_area(NEVENTS, env, sizeof(env));
+	printf("\nnanoseconds per pair (%ld pairs, minus an empty loop; least of %d runs; goal <= %d):\n", n,
+	       TIMED_RUNS, GOAL_NS);
 	if (rdpmc_works && (ns = time_pair(shared, env, n)) >= 0)
-		printf("  with rdpmc                        %6.1f\n", ns);
+		printf("  with rdpmc                          %6.1f\n", ns);
 	else
-		printf("  with rdpmc                        not measured: rdpmc faults on this machine\n");
+		printf("  with rdpmc                          not measured: rdpmc faults on this machine\n");
 	ns = time_pair(tsc, env, n);
-	printf("  rdtsc standing in for rdpmc       %6.1f   (same instructions, rdtsc's latency)\n", ns);
+	printf("  rdtsc standing in for rdpmc         %6.1f   (static; same instructions, rdtsc's latency)\n",
+	       ns);
+	printf("  the fenced rdtsc reads alone        %6.1f   (lfence, %d rdtsc, lfence, twice; no library)\n",
+	       time_fenced_reads(n), NEVENTS);
 	ns = time_pair(shared, NULL, n);
-	printf("  not started by pmustat            %6.1f\n\n", ns);
+	printf("  not started by pmustat              %6.1f\n\n", ns);
 
 	likwid_model();
 	region_area_free(area);
-	err_free(err);
 	return 0;
 }

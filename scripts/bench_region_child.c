@@ -3,10 +3,14 @@
  * measures; one copy per way of linking libpmustat-region (shared, static,
  * and a static copy with rdtsc standing in for rdpmc).
  *
- *	bench-region-child count FD	begin/end once to warm up, write the
- *		address of marker() to FD, then twice: raise(SIGSTOP),
- *		window(1 pair, then none), marker(). The tracer single-steps
- *		from each stop to marker(): the difference is one pair.
+ *	bench-region-child count FD [same|alternate|recursive]
+ *		begin/end once to warm up, write the address of marker() to
+ *		FD, then twice: raise(SIGSTOP), window(pairs, then none),
+ *		marker(). The tracer single-steps from each stop to marker():
+ *		the difference is the pairs. same: one pair of one name (the
+ *		common loop); alternate: two pairs of two names that take
+ *		turns at one depth (each begin a miss); recursive: one pair
+ *		inside an open pair of the same name (no reads).
  *	bench-region-child time N	N pairs (and N empty iterations),
  *		timed with CLOCK_MONOTONIC: "ns-per-pair X" on stdout.
  *
@@ -15,6 +19,7 @@
 #include <pmustat/region.h>
 
 #include <signal.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -22,10 +27,14 @@
 #include <time.h>
 #include <unistd.h>
 
-static const char name[] = "bench";
+static const char name[] = "bench", other[] = "other";
 
 __attribute__((noinline)) void marker(void);
-__attribute__((noinline)) void window(int pair);
+__attribute__((noinline)) void window_one(int pair);
+__attribute__((noinline)) void window_two(int pair);
+
+/* The window measured: called through this pointer with and without its pairs alike. */
+static void (*window)(int pair) = window_one;
 
 __attribute__((noinline)) void
 marker(void)
@@ -34,11 +43,23 @@ marker(void)
 }
 
 __attribute__((noinline)) void
-window(int pair)
+window_one(int pair)
 {
 	if (pair) {
 		pmustat_region_begin(name);
 		pmustat_region_end(name);
+	}
+	__asm__ volatile("" ::: "memory");
+}
+
+__attribute__((noinline)) void
+window_two(int pair)
+{
+	if (pair) {
+		pmustat_region_begin(name);
+		pmustat_region_end(name);
+		pmustat_region_begin(other);
+		pmustat_region_end(other);
 	}
 	__asm__ volatile("" ::: "memory");
 }
@@ -55,10 +76,16 @@ now_ns(void)
 int
 main(int argc, char **argv)
 {
-	if (argc == 3 && strcmp(argv[1], "count") == 0) {
+	if ((argc == 3 || argc == 4) && strcmp(argv[1], "count") == 0) {
+		const char *pattern = argc == 4 ? argv[3] : "same";
+		bool recursive = strcmp(pattern, "recursive") == 0;
 		uintptr_t addr = (uintptr_t)marker;
 		int fd = atoi(argv[2]);
 
+		if (strcmp(pattern, "alternate") == 0)
+			window = window_two;
+		if (recursive)
+			pmustat_region_begin(name);
 		window(1);	/* first call: the thread's slot and the region's record */
 		if (write(fd, &addr, sizeof(addr)) != (ssize_t)sizeof(addr))
 			return 2;
@@ -69,6 +96,8 @@ main(int argc, char **argv)
 		raise(SIGSTOP);
 		window(0);
 		marker();
+		if (recursive)
+			pmustat_region_end(name);
 		return 0;
 	}
 	if (argc == 3 && strcmp(argv[1], "time") == 0) {
@@ -86,6 +115,6 @@ main(int argc, char **argv)
 		printf("ns-per-pair %.2f\n", ((t1 - t0) - (t2 - t1)) / (double)n);
 		return 0;
 	}
-	fprintf(stderr, "usage: bench-region-child count FD | time N\n");
+	fprintf(stderr, "usage: bench-region-child count FD [same|alternate|recursive] | time N\n");
 	return 2;
 }

@@ -206,9 +206,8 @@ parse_alias(const struct nb_table *t, json_t *a, struct nb_alias *out)
 		return "alias without a name (no ':', ',', '=' or space), \"a\" or \"d\"";
 	if (nb_table_find(t, out->name))
 		return "alias with the name of an event";
-	if (strlen(out->target) >= sizeof(buf))
+	if ((size_t)snprintf(buf, sizeof(buf), "%s", out->target) >= sizeof(buf))
 		return "alias target too long";
-	strcpy(buf, out->target);
 	tok = strtok_r(buf, ":", &save);
 	out->event = tok ? nb_table_find(t, tok) : NULL;
 	if (!out->event)

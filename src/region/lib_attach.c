@@ -2,8 +2,9 @@
  * lib_attach.c - how libpmustat-region finds pmustat: at load time it looks
  * for PMUSTAT_REGION_FD, validates and maps the area behind it (see
  * region_abi.h), and copies what the hot path needs into lib_cfg. Without
- * the variable, or with an area it cannot trust, lib_active stays 0 and
- * every call returns after one load and one branch.
+ * the variable, or with an area it cannot trust, lib_begin_call and
+ * lib_end_call stay a return: every call is one jump through a pointer
+ * (a load and a branch) and that return.
  *
  * Also here: a thread's first call (its slot, its private state, in perf
  * mode its counter pages), records, thread exit and fork.
@@ -19,9 +20,15 @@
 
 #include "lib_region.h"
 
-LIB_HIDDEN int lib_active;
 LIB_HIDDEN const char lib_no_key[1];
 LIB_HIDDEN struct lib_config lib_cfg;
+LIB_HIDDEN struct lib_frame lib_detached[2] = { { .key = lib_no_key }, { .key = lib_no_key } };
+/*
+ * (A TLS variable with an address for initial value: the dynamic linker
+ * relocates the TLS image before it copies it for any thread.)
+ */
+LIB_HIDDEN __thread struct lib_frame *lib_top __attribute__((tls_model("initial-exec"))) =
+	&lib_detached[1];
 LIB_HIDDEN __thread struct lib_thread *lib_self __attribute__((tls_model("initial-exec")));
 
 static pthread_key_t thread_key;
@@ -122,8 +129,10 @@ thread_free(void *p)
 			close(t->own_fd[i]);
 		}
 	}
-	if (lib_self == t)
+	if (lib_self == t) {
 		lib_self = NULL;
+		lib_top = &lib_detached[1];
+	}
 	free(t);
 }
 
@@ -145,6 +154,7 @@ after_fork_child(void)
 			close(t->own_fd[i]);
 	}
 	lib_self = NULL;
+	lib_top = &lib_detached[1];
 	pthread_setspecific(thread_key, NULL);
 	free(t);
 }
@@ -189,11 +199,13 @@ lib_thread_attach(void)
 		lib_count(&h->calls_dropped);
 		return NULL;
 	}
-	t->top = t->frames;
-	t->limit = t->frames + PMUSTAT_REGION_MAX_DEPTH;
 	t->scratch.state = 0;
 	t->dropped.rec = &t->scratch;
 	t->dropped.name = "";
+	t->dropped.minus_open = LIB_NEVER_OPEN;
+	/* No frame matches a name yet; the guards never will. */
+	for (uint32_t i = 0; i < LIB_FRAMES; i++)
+		t->frames[i].key = lib_no_key;
 	t->pid = (int)getpid();
 	for (uint32_t i = 0; i < PMUSTAT_REGION_MAX_EVENTS; i++)
 		t->own_fd[i] = -1;
@@ -221,6 +233,7 @@ lib_thread_attach(void)
 		thread_perf_pages(t, tid);
 	pthread_setspecific(thread_key, t);
 	lib_self = t;
+	lib_top = &t->frames[1];
 	return t;
 }
 
@@ -334,5 +347,5 @@ lib_region_init(void)
 	if (attach(fd) < 0)
 		return;
 	pthread_atfork(NULL, NULL, after_fork_child);
-	__atomic_store_n(&lib_active, 1, __ATOMIC_RELEASE);
+	lib_arm();
 }

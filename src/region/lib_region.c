@@ -2,13 +2,26 @@
  * lib_region.c - pmustat_region_begin() and pmustat_region_end(): the hot
  * path of libpmustat-region.
  *
- * A begin finds the thread's region for @name (a pointer-keyed table, the
- * name's contents only on a miss), pushes a frame and reads the counters
- * into it last thing; an end checks that it closes the innermost frame,
+ * A begin finds the region for @name in the frame at the top of the
+ * thread's stack, which remembers the name it held last (one compare in a
+ * loop that begins the same region again), pushes it and reads the
+ * counters last thing; an end checks that it closes the innermost frame,
  * reads the counters first thing and adds the differences, modulo each
  * counter's width, to the region's record in pmustat's area. No locks, no
  * system calls: each thread writes only its own records. See region_abi.h
  * for the semantics (nesting, recursion, what is dropped and counted).
+ *
+ * The instructions of a pair are counted by scripts/bench-region; what
+ * the hot path does not need is out of line:
+ *  - the exported functions only jump through lib_begin_call/lib_end_call,
+ *    which the constructor points at the variant for the area's number of
+ *    events (the reads unrolled, no loop, no switch), or at a return;
+ *  - the key compare also catches a thread's first call, an empty or full
+ *    stack and begins beyond it (guard frames, lib_region.h);
+ *  - a begin of another name than its frame held probes the thread's table
+ *    once, inline (two regions that take turns in a loop); everything else
+ *    (new names and pointers, recursion, names without a record, perf
+ *    mode, mismatched ends) goes to noinline functions.
  */
 #include <pmustat/region.h>
 
@@ -30,10 +43,8 @@ lookup_slow(struct lib_thread *t, const char *name)
 	struct lib_region *r = NULL;
 	struct pmustat_region_record *rec;
 
-	if (!t->slot) {
-		lib_count(&lib_cfg.hdr->calls_dropped);
+	if (!t->slot)
 		return &t->dropped;
-	}
 	for (uint32_t i = 0; i < LIB_TABLE; i++) {
 		uint32_t k = (h + i) & (LIB_TABLE - 1);
 
@@ -50,15 +61,12 @@ lookup_slow(struct lib_thread *t, const char *name)
 	}
 	if (!r) {
 		rec = t->nregions < LIB_MAX_REGIONS ? lib_record_new(t, name) : NULL;
-		if (!rec) {
-			/* Not cached: every pair of it is counted as dropped. */
-			lib_count(&t->slot->regions_dropped);
-			return &t->dropped;
-		}
+		if (!rec)
+			return &t->dropped;	/* not cached: asked again, counted per pair */
 		r = &t->regions[t->nregions++];
 		r->rec = rec;
 		r->name = name;
-		r->open = 0;
+		r->minus_open = 0;
 	}
 	/* Keep the table at most 3/4 full so probes end; past that, this path. */
 	if (t->nentries < LIB_TABLE / 4 * 3) {
@@ -76,33 +84,15 @@ lookup_slow(struct lib_thread *t, const char *name)
 	return r;
 }
 
-static inline struct lib_region *
-lookup(struct lib_thread *t, const char *name)
-{
-	uint32_t k = lib_hash(name);
-
-	if (t->key[k] == name)
-		return t->region[k];
-	return lookup_slow(t, name);
-}
-
-/* Each case reads one event and falls through to the next (Duff's device). */
-#define BEGIN_CASE(i) \
-	case (i) + 1: \
-		LIB_RDPMC(lib_cfg.ecx[i], lo, hi); \
-		f->start[i].half[0] = (uint32_t)lo; \
-		f->start[i].half[1] = (uint32_t)hi
-#define BEGIN_READ(i)	BEGIN_CASE(i); __attribute__((fallthrough))
-
-#define END_CASE(i) \
-	case (i) + 1: \
-		LIB_RDPMC(lib_cfg.ecx[i], lo, hi); \
-		rec->sum[i] += ((hi << 32 | lo) - f->start[i].v) & lib_cfg.mask[i]
-#define END_READ(i)	END_CASE(i); __attribute__((fallthrough))
-
+/*
+ * Perf mode: the counters from the threads' perf pages (lib_perf_read());
+ * a pair either of whose reads failed is a call, not summed.
+ */
 static __attribute__((noinline)) void
-perf_begin(struct lib_thread *t, struct lib_frame *f)
+perf_begin(struct lib_frame *f)
 {
+	struct lib_thread *t = lib_self;
+
 	f->counted = 1;
 	lib_lfence();
 	for (uint32_t i = 0; i < lib_cfg.nevents; i++) {
@@ -112,10 +102,10 @@ perf_begin(struct lib_thread *t, struct lib_frame *f)
 	lib_lfence();
 }
 
-/* pop() in perf mode: the counters from the pages, then the bookkeeping. */
 static __attribute__((noinline)) void
-perf_pop(struct lib_thread *t, struct lib_frame *f, struct pmustat_region_record *rec)
+perf_end(const struct lib_frame *f, struct pmustat_region_record *rec)
 {
+	struct lib_thread *t = lib_self;
 	uint64_t now[PMUSTAT_REGION_MAX_EVENTS];
 	bool ok = f->counted;
 
@@ -131,203 +121,246 @@ perf_pop(struct lib_thread *t, struct lib_frame *f, struct pmustat_region_record
 	} else {
 		rec->uncounted++;
 	}
-	rec->calls++;
-	t->top = f;
 }
 
-/* The counters at a begin, into the new frame @f: the last thing a begin does. */
-static inline __attribute__((always_inline)) void
-read_begin(struct lib_thread *t, struct lib_frame *f)
-{
-	uint64_t lo, hi;
+/* Unroll a loop over the events completely (its count is a constant in each variant). */
+#if defined(__clang__)
+#define LIB_UNROLL	_Pragma("clang loop unroll(full)")
+#else
+#define LIB_UNROLL	_Pragma("GCC unroll 16")
+#endif
 
-	lib_lfence();
-	switch (lib_cfg.rdpmc_n) {
-	BEGIN_READ(15);
-	BEGIN_READ(14);
-	BEGIN_READ(13);
-	BEGIN_READ(12);
-	BEGIN_READ(11);
-	BEGIN_READ(10);
-	BEGIN_READ(9);
-	BEGIN_READ(8);
-	BEGIN_READ(7);
-	BEGIN_READ(6);
-	BEGIN_READ(5);
-	BEGIN_READ(4);
-	BEGIN_READ(3);
-	BEGIN_READ(2);
-	BEGIN_READ(1);
-	BEGIN_CASE(0);
-		break;
-	case 0:
-		perf_begin(t, f);	/* perf mode */
+/*
+ * The counters at a begin, into frame @f: the last thing a begin does.
+ * @n is a constant in each variant, so the loop is unrolled and nothing
+ * but the reads and their stores remains.
+ */
+static inline __attribute__((always_inline)) void
+read_begin(struct lib_frame *f, unsigned n)
+{
+	if (n == 0) {
+		perf_begin(f);
 		return;
-	default:
-		__builtin_unreachable();	/* 0..16, checked when attaching */
+	}
+	lib_lfence();
+	LIB_UNROLL
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t lo, hi;
+
+		LIB_RDPMC(lib_cfg.ecx[i], lo, hi);
+		/* Two 32-bit stores: combining the halves waits for the end. */
+		f->start[i].half[0] = (uint32_t)lo;
+		f->start[i].half[1] = (uint32_t)hi;
+	}
+	lib_lfence();
+}
+
+/* The counters at an end, the differences modulo each counter's width into @rec. */
+static inline __attribute__((always_inline)) void
+read_end(const struct lib_frame *f, struct pmustat_region_record *rec, unsigned n)
+{
+	if (n == 0) {
+		perf_end(f, rec);
+		return;
+	}
+	lib_lfence();
+	LIB_UNROLL
+	for (unsigned i = 0; i < n; i++) {
+		uint64_t lo, hi;
+
+		LIB_RDPMC(lib_cfg.ecx[i], lo, hi);
+		rec->sum[i] += ((hi << 32 | lo) - f->start[i].v) & lib_cfg.mask[i];
 	}
 	lib_lfence();
 }
 
 /*
- * The counters at an end, differences into @rec; in perf mode perf_pop()
- * does the whole close and this returns false.
+ * A begin of region @r that must not read: @r is already open in this
+ * thread (recursion: the outermost pair counts), or it is the thread's
+ * stand-in for names that got no record, whose pairs are counted here.
  */
-static inline __attribute__((always_inline)) bool
-read_end(struct lib_thread *t, struct lib_frame *f, struct pmustat_region_record *rec)
-{
-	uint64_t lo, hi;
-
-	lib_lfence();
-	switch (lib_cfg.rdpmc_n) {
-	END_READ(15);
-	END_READ(14);
-	END_READ(13);
-	END_READ(12);
-	END_READ(11);
-	END_READ(10);
-	END_READ(9);
-	END_READ(8);
-	END_READ(7);
-	END_READ(6);
-	END_READ(5);
-	END_READ(4);
-	END_READ(3);
-	END_READ(2);
-	END_READ(1);
-	END_CASE(0);
-		break;
-	case 0:
-		perf_pop(t, f, rec);
-		return false;
-	default:
-		__builtin_unreachable();
-	}
-	lib_lfence();
-	return true;
-}
-
-/* Push a frame for region @r and read the counters unless it is already open. */
-static inline __attribute__((always_inline)) void
-push(struct lib_thread *t, struct lib_frame *f, const char *name, struct lib_region *r)
-{
-	t->top = f + 1;
-	f->key = name;
-	f->region = r;
-	r->rec->begins++;
-	if (r->open++ == 0)
-		read_begin(t, f);
-	/* else recursion: counted by the outermost pair */
-}
-
-/* The calling thread's state, made on its first call (NULL: it cannot record). */
-static inline struct lib_thread *
-self(void)
+static __attribute__((noinline)) void
+begin_nested(struct lib_region *r)
 {
 	struct lib_thread *t = lib_self;
 
-	return t ? t : lib_thread_attach();
+	if (r != &t->dropped)
+		return;
+	lib_count(t->slot ? &t->slot->regions_dropped : &lib_cfg.hdr->calls_dropped);
 }
 
-/* Every begin the hot path does not take: first call of a thread, a name not cached, too deep. */
+/*
+ * Every begin the hot path does not take: the thread's first call, a name
+ * not at its first probe in the thread's table (new, or a pointer not seen
+ * before), NULL, a full stack. Makes the top frame hold @name's region,
+ * then begins again (a hit).
+ */
 static __attribute__((noinline)) void
 begin_slow(const char *name)
 {
-	struct lib_thread *t;
+	struct lib_thread *t = lib_self;
 	struct lib_frame *f;
 
-	if (!name || !(t = self()))
+	if (!name)
 		return;
-	f = t->top;
-	if (f == t->limit) {
+	if (!t && !(t = lib_thread_attach()))
+		return;
+	f = lib_top;
+	if (f >= &t->frames[LIB_FRAME_FULL]) {
 		t->excess++;
 		if (t->slot)
 			t->slot->depth_dropped++;
+		lib_top = &t->frames[LIB_FRAME_EXCESS];
 		return;
 	}
-	push(t, f, name, lookup(t, name));
+	f->key = name;
+	f->region = lookup_slow(t, name);
+	lib_begin_call(name);
+}
+
+/* An end that closes recursion (an outer pair of the region is open) or a dropped name. */
+static __attribute__((noinline)) void
+end_nested(struct lib_frame *f)
+{
+	f->region->rec->calls++;
+	lib_top = f;
+}
+
+/*
+ * Every end whose name is not the pointer the innermost frame was begun
+ * with: the thread's first call, ends of begins dropped for depth, nothing
+ * open, another pointer to the same name, or a mismatch. Regions are their
+ * names' contents, and the begin's pointer is still valid (region.h asks
+ * for names that stay), so an equal name ends the frame under that pointer.
+ */
+static __attribute__((noinline)) void
+end_slow(const char *name)
+{
+	struct lib_thread *t = lib_self;
+	struct lib_frame *f;
+
+	if (!name)
+		return;
+	if (!t && !(t = lib_thread_attach()))
+		return;
+	if (t->excess) {
+		if (--t->excess == 0)
+			lib_top = &t->frames[LIB_FRAME_FULL];
+		return;
+	}
+	f = lib_top - 1;
+	if (f == &t->frames[0] || strcmp(f->key, name) != 0) {
+		if (t->slot)
+			t->slot->unmatched_ends++;
+		return;
+	}
+	lib_end_call(f->key);
+}
+
+/*
+ * The hot paths, for @n events read with rdpmc (0: perf mode). Everything
+ * a begin does before its reads and an end after them is outside the
+ * counted window; an end does only what it must (which frame, is it the
+ * outermost pair) before it reads.
+ */
+static inline __attribute__((always_inline)) void
+begin(const char *name, unsigned n)
+{
+	struct lib_frame *f = lib_top;
+	struct lib_thread *t;
+	struct lib_region *r;
+	uint32_t k;
+
+	if (__builtin_expect(f->key != name, 0)) {
+		/*
+		 * Another name than this depth held last (names that take turns
+		 * in a loop): the thread's table, first probe only, inline. Not
+		 * into a guard frame; NULL is in no table.
+		 */
+		t = lib_self;
+		k = lib_hash(name);
+		if (__builtin_expect(!t || t->key[k] != name || f >= &t->frames[LIB_FRAME_FULL], 0)) {
+			begin_slow(name);
+			return;
+		}
+		f->key = name;
+		f->region = t->region[k];
+	}
+	lib_top = f + 1;
+	r = f->region;
+	r->rec->begins++;
+	if (__builtin_expect(!lib_dec_was_zero(&r->minus_open), 0)) {
+		begin_nested(r);
+		return;
+	}
+	read_begin(f, n);
+}
+
+static inline __attribute__((always_inline)) void
+end(const char *name, unsigned n)
+{
+	struct lib_frame *f = lib_top - 1;
+	struct lib_region *r;
+	struct pmustat_region_record *rec;
+
+	if (__builtin_expect(f->key != name, 0)) {
+		end_slow(name);
+		return;
+	}
+	r = f->region;
+	if (__builtin_expect(++r->minus_open != 0, 0)) {
+		end_nested(f);
+		return;
+	}
+	rec = r->rec;
+	read_end(f, rec, n);
+	rec->calls++;
+	lib_top = f;
+}
+
+#define VARIANT(n) \
+	static void begin_##n(const char *name) { begin(name, n); } \
+	static void end_##n(const char *name) { end(name, n); }
+VARIANT(0) VARIANT(1) VARIANT(2) VARIANT(3) VARIANT(4) VARIANT(5) VARIANT(6)
+VARIANT(7) VARIANT(8) VARIANT(9) VARIANT(10) VARIANT(11) VARIANT(12) VARIANT(13)
+VARIANT(14) VARIANT(15) VARIANT(16)
+
+/* Per number of rdpmc events; [0]: perf mode. */
+static lib_call_fn *const begin_variant[] = {
+	begin_0, begin_1, begin_2, begin_3, begin_4, begin_5, begin_6, begin_7, begin_8,
+	begin_9, begin_10, begin_11, begin_12, begin_13, begin_14, begin_15, begin_16,
+};
+static lib_call_fn *const end_variant[] = {
+	end_0, end_1, end_2, end_3, end_4, end_5, end_6, end_7, end_8,
+	end_9, end_10, end_11, end_12, end_13, end_14, end_15, end_16,
+};
+_Static_assert(sizeof(begin_variant) / sizeof(begin_variant[0]) == PMUSTAT_REGION_MAX_EVENTS + 1,
+	       "a variant per number of events");
+
+static void
+inactive(const char *name)
+{
+	(void)name;
+}
+
+LIB_HIDDEN lib_call_fn *lib_begin_call = inactive;
+LIB_HIDDEN lib_call_fn *lib_end_call = inactive;
+
+LIB_HIDDEN void
+lib_arm(void)
+{
+	lib_begin_call = begin_variant[lib_cfg.rdpmc_n];
+	lib_end_call = end_variant[lib_cfg.rdpmc_n];
 }
 
 LIB_EXPORT void
 pmustat_region_begin(const char *name)
 {
-	struct lib_thread *t;
-	struct lib_frame *f;
-	uint32_t k;
-
-	if (__builtin_expect(!lib_active, 0))
-		return;
-	t = lib_self;
-	if (__builtin_expect(!t, 0))
-		goto slow;
-	f = t->top;
-	k = lib_hash(name);
-	/* (A NULL name never matches: empty slots hold lib_no_key.) */
-	if (__builtin_expect(f == t->limit || t->key[k] != name, 0))
-		goto slow;
-	push(t, f, name, t->region[k]);
-	return;
-slow:
-	begin_slow(name);
-}
-
-/* Close frame @f of @t: read the counters unless an outer pair of the same region is open. */
-static inline __attribute__((always_inline)) void
-pop(struct lib_thread *t, struct lib_frame *f)
-{
-	struct lib_region *r = f->region;
-	struct pmustat_region_record *rec = r->rec;
-
-	if (--r->open == 0 && !read_end(t, f, rec))
-		return;
-	/* else recursion: the outermost pair counts */
-	rec->calls++;
-	t->top = f;
-}
-
-/*
- * Every end the hot path does not take: first call of a thread, begins
- * dropped for depth, nothing open, or @name not the pointer the innermost
- * frame was begun with. Regions are their names' contents, and the
- * begin's pointer is still valid (region.h asks for names that stay).
- */
-static __attribute__((noinline)) void
-end_slow(const char *name)
-{
-	struct lib_thread *t;
-	struct lib_frame *f;
-
-	if (!name || !(t = self()))
-		return;
-	if (t->excess) {
-		t->excess--;
-		return;
-	}
-	f = t->top - (t->top != t->frames);
-	if (t->top == t->frames || strcmp(f->key, name) != 0) {
-		if (t->slot)
-			t->slot->unmatched_ends++;
-		return;
-	}
-	pop(t, f);
+	lib_begin_call(name);
 }
 
 LIB_EXPORT void
 pmustat_region_end(const char *name)
 {
-	struct lib_thread *t;
-	struct lib_frame *f;
-
-	if (__builtin_expect(!lib_active, 0))
-		return;
-	t = lib_self;
-	if (__builtin_expect(!t || t->excess || t->top == t->frames, 0))
-		goto slow;
-	f = t->top - 1;
-	if (__builtin_expect(f->key != name, 0))
-		goto slow;
-	pop(t, f);
-	return;
-slow:
-	end_slow(name);
+	lib_end_call(name);
 }

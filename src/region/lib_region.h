@@ -23,10 +23,32 @@
 #define LIB_HIDDEN __attribute__((visibility("hidden")))
 #define LIB_EXPORT __attribute__((visibility("default")))
 
-/* Distinct name pointers one thread may have cached (power of two). */
+/* Distinct name pointers one thread may have in its table (power of two). */
 #define LIB_TABLE		256u
 /* Distinct regions one thread may have. */
 #define LIB_MAX_REGIONS		192u
+
+/*
+ * A thread's stack of open regions, with guard frames whose key no name
+ * can match (lib_no_key), so that the hot paths' single key compare also
+ * catches an empty stack, a full one and begins beyond it:
+ *
+ *	frames[0]			guard: an end with nothing open
+ *	frames[1 .. MAX_DEPTH]		the open regions
+ *	frames[LIB_FRAME_FULL]		guard: a begin on a full stack
+ *	frames[LIB_FRAME_EXCESS]	guard: lib_top points here while begins
+ *					beyond the limit are open (excess)
+ */
+#define LIB_FRAME_FULL		(PMUSTAT_REGION_MAX_DEPTH + 1)
+#define LIB_FRAME_EXCESS	(PMUSTAT_REGION_MAX_DEPTH + 2)
+#define LIB_FRAMES		(PMUSTAT_REGION_MAX_DEPTH + 3)
+
+/*
+ * minus_open of a region that got no record: far from 0 either way, so its
+ * begins never read the counters and its ends never count, and both take
+ * the out-of-line path that counts them as dropped.
+ */
+#define LIB_NEVER_OPEN		0x80000000u
 
 /* What the library took from the area's header, validated. */
 struct lib_config {
@@ -50,7 +72,13 @@ struct lib_config {
 struct lib_region {
 	struct pmustat_region_record *rec;
 	const char *name;		/* the first pointer seen for it */
-	uint32_t open;			/* open pairs now (> 1: recursion) */
+	/*
+	 * Minus the pairs of it open now (recursion: more than one), modulo
+	 * 2^32; 0 when closed. Negated so that "the first begin" is the borrow
+	 * of a decrement and "the last end" the zero of an increment, each one
+	 * instruction on memory. LIB_NEVER_OPEN for names without a record.
+	 */
+	uint32_t minus_open;
 };
 
 /* A counter value, stored as rdpmc gives it (EDX:EAX) without combining the halves. */
@@ -59,24 +87,28 @@ union lib_value {
 	uint32_t half[2];
 };
 
+/*
+ * One level of a thread's stack. It keeps its key and region after it is
+ * closed: the next begin at the same depth is, in the common loop, the same
+ * name, and finds its region with one compare (a cache per depth, so nested
+ * regions each hit at their own level).
+ */
 struct lib_frame {
-	const char *key;
+	const char *key;		/* the name pointer it was begun with last */
 	struct lib_region *region;
-	uint32_t counted;		/* 0: the begin could not read the counters (perf) */
+	uint32_t counted;		/* perf mode: 0 when the begin could not read the counters */
 	uint32_t pad;
 	union lib_value start[PMUSTAT_REGION_MAX_EVENTS];
 };
 
 struct lib_thread {
-	struct lib_frame *top;		/* next free frame */
-	struct lib_frame *limit;
 	uint64_t excess;		/* begins beyond the depth limit, still open */
 	struct pmustat_region_thread *slot;	/* NULL: the thread got none */
 	uint32_t slot_index;
 	uint32_t nregions;
 	uint32_t nentries;
 	int pid;
-	/* Where names that got no record go: counted nowhere. */
+	/* Where names that got no record go: counted as dropped, never read. */
 	struct lib_region dropped;
 	struct pmustat_region_record scratch;
 	/* perf mode: this thread's pages (the owner's, or its own events). */
@@ -86,19 +118,48 @@ struct lib_thread {
 	const char *key[LIB_TABLE];
 	struct lib_region *region[LIB_TABLE];
 	struct lib_region regions[LIB_MAX_REGIONS];
-	struct lib_frame frames[PMUSTAT_REGION_MAX_DEPTH];
+	struct lib_frame frames[LIB_FRAMES];
 };
 
-extern LIB_HIDDEN int lib_active;
-/* The key of an empty table slot: no caller can pass this pointer. */
+typedef void lib_call_fn(const char *name);
+
+/*
+ * What pmustat_region_begin() and _end() jump to: a function that returns
+ * when the library is inactive (not started by pmustat: the call costs the
+ * load and the branch of that jump), else the variant for the area's mode
+ * and number of events. Set once, by the constructor.
+ */
+extern LIB_HIDDEN lib_call_fn *lib_begin_call;
+extern LIB_HIDDEN lib_call_fn *lib_end_call;
+/* The key of an empty table slot and of guard frames: no caller can pass this pointer. */
 extern LIB_HIDDEN const char lib_no_key[1];
 extern LIB_HIDDEN struct lib_config lib_cfg;
+/* Two guard frames: lib_top of a thread that has no state yet (or no more). */
+extern LIB_HIDDEN struct lib_frame lib_detached[2];
+/* The next free frame of the calling thread; &lib_detached[1] until its first call. */
+extern LIB_HIDDEN __thread struct lib_frame *lib_top __attribute__((tls_model("initial-exec")));
 extern LIB_HIDDEN __thread struct lib_thread *lib_self __attribute__((tls_model("initial-exec")));
 
 /* The calling thread's state, made on its first call; NULL when it cannot be. */
 LIB_HIDDEN struct lib_thread *lib_thread_attach(void);
 /* Record of a region not seen before in @t (copied name), or NULL. */
 LIB_HIDDEN struct pmustat_region_record *lib_record_new(struct lib_thread *t, const char *name);
+/* Point lib_begin_call and lib_end_call at the variants for lib_cfg (when attached). */
+LIB_HIDDEN void lib_arm(void);
+
+/*
+ * --*x, and whether *x was 0 (the borrow): one instruction on memory and a
+ * branch on the carry flag, which gcc 12 does not make of the C. (An
+ * increment's zero it does: ++x != 0 is addl $1 and jne.)
+ */
+static inline bool
+lib_dec_was_zero(uint32_t *x)
+{
+	bool borrow;
+
+	__asm__("subl $1, %0" : "+m"(*x), "=@ccc"(borrow));
+	return borrow;
+}
 
 /* Atomic add on a counter in the shared area (relaxed: pmustat reads after the run). */
 static inline void
@@ -115,8 +176,16 @@ lib_lfence(void)
 
 /*
  * rdpmc without fences; the callers put lfence before the first and after
- * the last read of a group (SDM vol. 3B, RDPMC: LFENCE before waits for the
- * counted work to finish, LFENCE after keeps later work out of the count).
+ * the last read of a group, four per pair: before a begin's reads (earlier
+ * work finishes outside the region), after them (the region's work does not
+ * start before them), and likewise at the end. The SDM's RDPMC entry (vol.
+ * 2B) asks for a serializing instruction such as CPUID before and/or after
+ * the read for an exact count; LFENCE orders instruction execution the same
+ * way (vol. 2A, LFENCE: it does not execute until all prior instructions
+ * have completed locally, and no later instruction begins execution until
+ * it completes) without CPUID's cost, a VM exit in a virtual machine, but
+ * does not drain the store buffer. Reads of one group need no fence
+ * between them: each event's window is bracketed by its own two reads.
  */
 #ifndef LIB_READ_INSN
 #define LIB_READ_INSN "rdpmc"	/* the cost benchmark builds a copy with "rdtsc" */

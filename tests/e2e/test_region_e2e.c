@@ -41,9 +41,16 @@ struct fixture {
 	char env[64];
 };
 
-/* GP0 counts LLC misses from @preset, FIXED0 instructions; the area says so. */
+/*
+ * GP0 counts LLC misses from @preset, FIXED0 instructions (10 per miss);
+ * the area has @nevents events, alternately on GP0 and FIXED0. With
+ * @narrow, event i is read as a counter of 8 + i bits: each sum is then its
+ * own counter's count modulo its own width, so an event read with another
+ * event's ECX or mask shows.
+ */
 static void
-setup(struct fixture *f, uint64_t preset, unsigned threads, unsigned records)
+setup_events(struct fixture *f, uint64_t preset, unsigned threads, unsigned records, unsigned nevents,
+	     bool narrow)
 {
 	struct pmustat_error *err = NULL;
 
@@ -54,9 +61,11 @@ setup(struct fixture *f, uint64_t preset, unsigned threads, unsigned records)
 	assert_int_equal(e2e_set_msr(&f->m, CPU, MSR_IA32_FIXED_CTR_CTRL, FIXED_CTRL_USR), 0);
 	assert_int_equal(e2e_set_msr(&f->m, CPU, MSR_IA32_PERF_GLOBAL_CTRL, 1ull | 1ull << 32), 0);
 	f->p.mode = PMUSTAT_REGION_MODE_RDPMC;
-	f->p.nevents = 2;
-	f->p.events[0] = (struct region_host_event){ .rdpmc_ecx = 0, .width = WIDTH, .perf_fd = -1 };
-	f->p.events[1] = (struct region_host_event){ .rdpmc_ecx = 1u << 30, .width = WIDTH, .perf_fd = -1 };
+	f->p.nevents = nevents;
+	for (unsigned i = 0; i < nevents; i++)
+		f->p.events[i] = (struct region_host_event){
+			.rdpmc_ecx = i % 2 ? 1u << 30 : 0, .width = narrow ? 8 + i : WIDTH, .perf_fd = -1,
+		};
 	f->p.thread_capacity = threads;
 	f->p.record_capacity = records;
 	if (region_area_create(&f->p, &f->area, &err) != 0)
@@ -65,6 +74,13 @@ setup(struct fixture *f, uint64_t preset, unsigned threads, unsigned records)
 	assert_int_equal(region_area_inherit(f->area), 0);
 	assert_int_equal(region_area_env(f->area, f->env, sizeof(f->env)), 0);
 	err_clear(&err);
+}
+
+/* GP0 and FIXED0 at their width. */
+static void
+setup(struct fixture *f, uint64_t preset, unsigned threads, unsigned records)
+{
+	setup_events(f, preset, threads, records, 2, false);
 }
 
 static void
@@ -165,6 +181,26 @@ test_demo_exact(void **state)
 	/* Whole run: every event, inside regions or not, and the counter did wrap. */
 	assert_int_equal(e2e_msr(&f.m, CPU, MSR_IA32_PMC0), (preset + 1233) & MASK);
 	assert_int_equal(e2e_msr(&f.m, CPU, MSR_IA32_FIXED_CTR0), 12330);
+	region_result_free(&r);
+	teardown(&f);
+}
+
+/* The shared library loaded with dlopen() after the program started: the same exact sums. */
+static void
+test_loaded_with_dlopen(void **state)
+{
+	struct region_result r;
+	struct fixture f;
+
+	(void)state;
+	setup(&f, 0, 0, 0);
+	run_pinned(&f, (const char *[]){ REGION_DLOPEN, REGION_LIB, NULL }, NULL, 0);
+	read_result(&f, &r);
+	assert_int_equal(r.attached, 1);
+	assert_int_equal(r.nthreads, 2);
+	expect_total(&r, "hot", 3, 1205);
+	expect_total(&r, "inner", 1, 5);
+	assert_int_equal(r.threads[0].unmatched_ends + r.threads[1].unmatched_ends, 0);
 	region_result_free(&r);
 	teardown(&f);
 }
@@ -279,6 +315,98 @@ test_recursion_and_left_open(void **state)
 	teardown(&f);
 }
 
+/*
+ * Begins find their region in the frame at their depth, which remembers the
+ * name it held last: names that alternate at one depth (each begin a miss),
+ * nested regions repeated (hits at two depths), inner names that alternate
+ * under a repeated outer one.
+ */
+static void
+test_frame_cache_sequences(void **state)
+{
+	struct region_result r;
+	struct fixture f;
+
+	(void)state;
+	r = script(&f, (const char *[]){ "b:a", "r:1", "e:a", "b:b", "r:2", "e:b", "b:a", "r:4", "e:a",
+					 "b:b", "r:8", "e:b", "b:a", "r:16", "e:a", NULL }, 0, 0);
+	expect_total(&r, "a", 3, 21);
+	expect_total(&r, "b", 2, 10);
+	assert_int_equal(r.ntotals, 2);
+	region_result_free(&r);
+	teardown(&f);
+
+	r = script(&f, (const char *[]){ "b:o", "r:1", "b:i", "r:2", "e:i", "e:o", "b:o", "r:4", "b:i",
+					 "r:8", "e:i", "r:16", "e:o", "b:o", "b:i", "r:32", "e:i", "e:o", NULL },
+		   0, 0);
+	expect_total(&r, "o", 3, 63);
+	expect_total(&r, "i", 3, 42);
+	region_result_free(&r);
+	teardown(&f);
+
+	r = script(&f, (const char *[]){ "b:o", "b:x", "r:1", "e:x", "b:y", "r:2", "e:y", "e:o", "b:o",
+					 "b:y", "r:4", "e:y", "b:x", "r:8", "e:x", "r:16", "e:o", NULL }, 0, 0);
+	expect_total(&r, "o", 2, 31);
+	expect_total(&r, "x", 2, 9);
+	expect_total(&r, "y", 2, 6);
+	assert_int_equal(r.threads[0].unmatched_ends, 0);
+	region_result_free(&r);
+	teardown(&f);
+}
+
+/* Recursion when every frame already holds the region: still the outermost pair only. */
+static void
+test_recursion_through_the_cache(void **state)
+{
+	struct region_result r;
+	struct fixture f;
+
+	(void)state;
+	/* The second round hits at both depths; then r alone at depth 1, not recursive. */
+	r = script(&f, (const char *[]){ "b:r", "r:1", "b:r", "r:2", "e:r", "e:r", "b:r", "r:4", "b:r",
+					 "r:8", "e:r", "r:16", "e:r", "b:o", "b:r", "r:32", "e:r", "e:o", NULL },
+		   0, 0);
+	expect_total(&r, "r", 5, 63);
+	assert_int_equal(total(&r, "r")->begins, 5);
+	expect_total(&r, "o", 1, 32);
+	region_result_free(&r);
+	teardown(&f);
+}
+
+/*
+ * Every variant, 1 to 16 events: each reads its events with their own ECX
+ * and mask, on its first pair (the thread's first call, a miss) and on
+ * its second (a hit), and writes no sum beyond them (the reader refuses
+ * an area with sums of unprogrammed events).
+ */
+static void
+test_every_number_of_events(void **state)
+{
+	const uint64_t units = 300;
+	struct region_result r;
+	struct fixture f;
+
+	(void)state;
+	for (unsigned n = 1; n <= PMUSTAT_REGION_MAX_EVENTS; n++) {
+		setup_events(&f, 0, 0, 0, n, true);
+		run_pinned(&f, (const char *[]){ REGION_SCRIPT, "b:a", "r:300", "e:a", "b:a", "r:300", "e:a",
+						 NULL }, NULL, 0);
+		read_result(&f, &r);
+		assert_int_equal(r.ntotals, 1);
+		assert_int_equal(r.totals[0].calls, 2);
+		for (unsigned i = 0; i < n; i++) {
+			uint64_t per_pair = (i % 2 ? 10 * units : units) & ((1ull << (8 + i)) - 1);
+
+			if (r.totals[0].sum[i] != 2 * per_pair)
+				fail_msg("%u events: event %u summed %llu, want %llu", n, i,
+					 (unsigned long long)r.totals[0].sum[i],
+					 (unsigned long long)(2 * per_pair));
+		}
+		region_result_free(&r);
+		teardown(&f);
+	}
+}
+
 static void
 test_depth_limit(void **state)
 {
@@ -299,6 +427,18 @@ test_depth_limit(void **state)
 	assert_int_equal(total(&r, "after")->calls, 1);
 	region_result_free(&r);
 	teardown(&f);
+
+	/* A name the thread knows, begun on a full stack: dropped like a new one, then all closes. */
+	r = script(&f, (const char *[]){ "b:a", "e:a", "b*64:d", "b:a", "r:1", "b:a", "e:a", "e:a", "e*64:d",
+					 "b:a", "r:2", "e:a", NULL }, 0, 0);
+	assert_int_equal(r.threads[0].depth_dropped, 2);
+	assert_int_equal(r.threads[0].unmatched_ends, 0);
+	assert_int_equal(total(&r, "a")->calls, 2);
+	assert_int_equal(total(&r, "a")->sum[0], 2);
+	assert_int_equal(total(&r, "d63")->calls, 1);
+	assert_int_equal(total(&r, "d63")->sum[0], 1);
+	region_result_free(&r);
+	teardown(&f);
 }
 
 static void
@@ -308,12 +448,16 @@ test_record_area_full(void **state)
 	struct fixture f;
 
 	(void)state;
-	r = script(&f, (const char *[]){ "b*10:n", "r:2", "e*10:n", "b:n9", "e:n9", NULL }, 0, 8);
+	/* The second n9 at depth 0 finds it in that frame: it must still be counted as dropped. */
+	r = script(&f, (const char *[]){ "b*10:n", "r:2", "e*10:n", "b:n9", "e:n9", "b:n9", "r:1", "e:n9",
+					 "b:n0", "r:4", "e:n0", NULL }, 0, 8);
 	assert_int_equal(r.ncounts, 8);
-	/* n8 and n9 got no record: their 3 pairs are counted as dropped, not lost silently. */
-	assert_int_equal(r.threads[0].regions_dropped, 3);
+	/* n8 and n9 got no record: their 4 pairs are counted as dropped, not lost silently. */
+	assert_int_equal(r.threads[0].regions_dropped, 4);
 	assert_int_equal(r.threads[0].unmatched_ends, 0);
 	assert_int_equal(total(&r, "n7")->sum[0], 2);
+	assert_int_equal(total(&r, "n0")->calls, 2);
+	assert_int_equal(total(&r, "n0")->sum[0], 6);
 	region_result_free(&r);
 	teardown(&f);
 }
@@ -325,12 +469,12 @@ test_threads_and_slot_limit(void **state)
 	struct fixture f;
 
 	(void)state;
-	r = script(&f, (const char *[]){ "threads:8", "b:t", "b:u", "e:u", "e:t", NULL }, 4, 0);
+	r = script(&f, (const char *[]){ "threads:8", "b:t", "b:u", "e:u", "e:t", "b:t", "e:t", NULL }, 4, 0);
 	assert_int_equal(r.nthreads, 4);
 	assert_int_equal(r.threads_dropped, 4);
-	/* Each thread without a slot drops its two pairs. */
-	assert_int_equal(r.calls_dropped, 8);
-	assert_int_equal(total(&r, "t")->calls, 4);
+	/* Each thread without a slot drops its three pairs (the last one a hit at its depth). */
+	assert_int_equal(r.calls_dropped, 12);
+	assert_int_equal(total(&r, "t")->calls, 8);
 	assert_int_equal(total(&r, "t")->threads, 4);
 	assert_int_equal(total(&r, "u")->calls, 4);
 	for (unsigned i = 0; i < r.nthreads; i++)
@@ -478,7 +622,7 @@ test_perf_pages(void **state)
 	struct fixture f;
 
 	(void)state;
-	/* index is ECX + 1: GP0, and fixed counter 0 (which nothing retires here). */
+	/* index is ECX + 1: GP0, and fixed counter 0 (10 instructions per miss). */
 	r = perf_script(&f, fake_page(1, 1000, true), fake_page((1u << 30) + 1, -5, true),
 			(const char *[]){ "b:a", "r:7", "e:a", "b:a", "r:3", "e:a", NULL });
 	assert_int_equal(r.attached, 1);
@@ -486,7 +630,7 @@ test_perf_pages(void **state)
 	assert_int_equal(total(&r, "a")->calls, 2);
 	assert_int_equal(total(&r, "a")->uncounted, 0);
 	assert_int_equal(total(&r, "a")->sum[0], 10);
-	assert_int_equal(total(&r, "a")->sum[1], 0);
+	assert_int_equal(total(&r, "a")->sum[1], 100);
 	region_result_free(&r);
 	teardown(&f);
 }
@@ -539,9 +683,13 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_demo_exact),
 		cmocka_unit_test(test_without_pmustat),
+		cmocka_unit_test(test_loaded_with_dlopen),
 		cmocka_unit_test(test_mismatched_ends),
 		cmocka_unit_test(test_same_name_other_pointer),
 		cmocka_unit_test(test_recursion_and_left_open),
+		cmocka_unit_test(test_frame_cache_sequences),
+		cmocka_unit_test(test_recursion_through_the_cache),
+		cmocka_unit_test(test_every_number_of_events),
 		cmocka_unit_test(test_depth_limit),
 		cmocka_unit_test(test_record_area_full),
 		cmocka_unit_test(test_threads_and_slot_limit),

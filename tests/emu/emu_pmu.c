@@ -403,10 +403,10 @@ threads_per_core(const struct cpu_raw_data_t *raw)
 {
 	uint32_t max_leaf = raw->basic_cpuid[0][0];
 	unsigned logical, cores = 1;
+	unsigned smt_threads = raw->intel_fn11[0][1] & 0xffff;
 
-	if (max_leaf >= 0xb && ((raw->intel_fn11[0][2] >> 8) & 0xff) == 1 &&
-	    (raw->intel_fn11[0][1] & 0xffff))
-		return raw->intel_fn11[0][1] & 0xffff;
+	if (max_leaf >= 0xb && ((raw->intel_fn11[0][2] >> 8) & 0xff) == 1 && smt_threads)
+		return smt_threads;
 	if (!((raw->basic_cpuid[1][3] >> 28) & 1))
 		return 1;
 	logical = (raw->basic_cpuid[1][1] >> 16) & 0xff;

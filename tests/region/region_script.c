@@ -2,11 +2,14 @@
  * region-script - drive libpmustat-region call by call, for the tests of
  * its bookkeeping. Each argument is one step:
  *
- *	b:NAME		pmustat_region_begin(NAME), the pointer of this argument
- *	B:NAME		the same name from another pointer (a copy)
- *	e:NAME		pmustat_region_end(NAME)
- *	E:NAME		the same from a copy
- *	r:N		retire N LONGEST_LAT_CACHE.MISS (0x2e/0x41) in user mode
+ *	b:NAME		pmustat_region_begin(NAME), with one pointer per NAME
+ *			(the first argument that named it), as a string
+ *			literal would give
+ *	B:NAME		the same name from another pointer (a new copy)
+ *	e:NAME		pmustat_region_end(NAME), the same pointer as b:NAME
+ *	E:NAME		the same from a new copy
+ *	r:N		retire N LONGEST_LAT_CACHE.MISS (0x2e/0x41) and 10 N
+ *			INST_RETIRED.ANY (0xc0/0x00) in user mode
  *	b*K:PREFIX	begin K regions named PREFIX0..PREFIX(K-1), in order
  *	e*K:PREFIX	end them, in reverse order
  *	fork		fork; the parent waits for the child, and both go on
@@ -57,6 +60,24 @@ keep(void *p)
 	return p;
 }
 
+/*
+ * The pointer b:NAME and e:NAME pass: the first argument's with these
+ * contents. main() interns them all before any thread runs.
+ */
+static const char *
+interned(const char *name)
+{
+	static const char *seen[256];
+	static size_t nseen;
+
+	for (size_t i = 0; i < nseen; i++)
+		if (strcmp(seen[i], name) == 0)
+			return seen[i];
+	if (nseen == sizeof(seen) / sizeof(seen[0]))
+		die("too many names");
+	return seen[nseen++] = name;
+}
+
 /* K names PREFIX0.., kept. */
 static char **
 names(const char *prefix, long k)
@@ -92,9 +113,9 @@ run(int argc, char **argv)
 		long k;
 
 		if (strncmp(a, "b:", 2) == 0) {
-			pmustat_region_begin(a + 2);
+			pmustat_region_begin(interned(a + 2));
 		} else if (strncmp(a, "e:", 2) == 0) {
-			pmustat_region_end(a + 2);
+			pmustat_region_end(interned(a + 2));
 		} else if (strncmp(a, "B:", 2) == 0 || strncmp(a, "E:", 2) == 0) {
 			char *copy = keep(strdup(a + 2));
 
@@ -103,7 +124,9 @@ run(int argc, char **argv)
 			else
 				pmustat_region_end(copy);
 		} else if (strncmp(a, "r:", 2) == 0) {
-			if (!retire_fn || retire_fn(0x2e, 0x41, 3, strtoull(a + 2, NULL, 0)) != 0)
+			unsigned long long n = strtoull(a + 2, NULL, 0);
+
+			if (!retire_fn || retire_fn(0x2e, 0x41, 3, n) != 0 || retire_fn(0xc0, 0x00, 3, 10 * n) != 0)
 				die("pmuemu_retire failed (is libpmuemu.so preloaded?)");
 		} else if ((a[0] == 'b' || a[0] == 'e') && a[1] == '*') {
 			char **v;
@@ -153,6 +176,10 @@ int
 main(int argc, char **argv)
 {
 	retire_fn = (pmuemu_retire_fn)(uintptr_t)dlsym(RTLD_DEFAULT, "pmuemu_retire");
+	/* Every name interned now: the threads of threads:N only look them up. */
+	for (int i = 1; i < argc; i++)
+		if (strncmp(argv[i], "b:", 2) == 0 || strncmp(argv[i], "e:", 2) == 0)
+			interned(argv[i] + 2);
 	run(argc - 1, argv + 1);
 	return 0;
 }
