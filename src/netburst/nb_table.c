@@ -374,6 +374,8 @@ nb_table_source(const struct nb_table *t)
 const struct nb_event_desc *
 nb_table_find(const struct nb_table *t, const char *name)
 {
+	if (!t->events)	/* no events loaded yet (an empty table has no array) */
+		return NULL;
 	return bsearch(name, t->events, t->count, sizeof(*t->events), desc_key);
 }
 
