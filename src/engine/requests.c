@@ -143,6 +143,24 @@ order_rows(struct stat_events *s)
 	}
 }
 
+/* A default hardware event this CPU cannot count: a row "not supported", and why. */
+static void
+add_unsupported(struct stat_events *s, const struct target *t, const char *name)
+{
+	struct event *e;
+
+	if (s->nunsupported >= REQUESTS_MAX_DEFAULTS)
+		return;
+	e = &s->unsupported[s->nunsupported++];
+	memset(e, 0, sizeof(*e));
+	snprintf(e->name, sizeof(e->name), "%s", name);
+	snprintf(e->requested, sizeof(e->requested), "%s", name);
+	e->fixed = -1;
+	e->usr = true;
+	snprintf(s->unsupported_why, sizeof(s->unsupported_why), "core %d (%s): %s", t->core, t->key,
+		 cpu_verdict_text(t->cpu.verdict));
+}
+
 static bool
 row_named(const struct stat_events *s, const char *name)
 {
@@ -159,6 +177,9 @@ requests_resolve(const struct stat_opts *o, struct target *t, struct stat_events
 	static const char *const defaults[] = {
 		"instructions", "cycles", "ref-cycles", "slots", "branches", "branch-misses",
 	};
+	static const char *const sw_defaults[] = {
+		"task-clock", "context-switches", "cpu-migrations", "page-faults",
+	};
 	bool cpu_bad = !target_can_count(t);
 	int rc;
 
@@ -173,12 +194,19 @@ requests_resolve(const struct stat_opts *o, struct target *t, struct stat_events
 		if (rc < 0)
 			return rc;
 	}
-	if (o->nspecs == 0 && cpu_bad)
-		return err_set(err, -ENODEV, "core %d (%s): %s", t->core, t->key, cpu_verdict_text(t->cpu.verdict));
+	for (size_t i = 0; o->nspecs == 0 && i < sizeof(sw_defaults) / sizeof(sw_defaults[0]); i++) {
+		rc = add_spec(s, t, sw_defaults[i], err);
+		if (rc < 0)
+			return rc;
+	}
 	for (size_t i = 0; o->nspecs == 0 && i < sizeof(defaults) / sizeof(defaults[0]); i++) {
 		/* SLOTS only where fixed counter 3 exists. */
 		if (strcmp(defaults[i], "slots") == 0 && !(t->cpu.pmu.fixed_mask & 0x8))
 			continue;
+		if (cpu_bad) {
+			add_unsupported(s, t, defaults[i]);
+			continue;
+		}
 		rc = add_spec(s, t, defaults[i], err);
 		if (rc == -EIO || rc == -ENOMEM)
 			return rc;

@@ -200,6 +200,10 @@ output_human(FILE *out, const struct stat_report *rep)
 	if (rep->command_ran)
 		fprintf(out, "%18.9f seconds time elapsed%s\n\n", rep->elapsed,
 			rep->runs > 1 || rep->repeat > 1 ? " (all runs)" : "");
+	if (rep->command_ran && rep->have_times)
+		fprintf(out, "%18.9f seconds user\n%18.9f seconds sys\n\n", rep->user_time, rep->sys_time);
+	if (rep->not_supported_why)
+		fprintf(out, " Hardware events <not supported>: %s\n\n", rep->not_supported_why);
 	if (rep->read_method && rep->backend && strcmp(rep->backend, "perf") == 0)
 		fprintf(out, " Counted through perf_event (backend perf): the command's own counts, all its threads and children, from its execve on.\n\n");
 	else if (rep->read_method)
@@ -263,6 +267,8 @@ output_csv(FILE *out, const struct stat_report *rep, const char *sep)
 
 		if (row->counted)
 			csv_number(out, sep, true, "%llu", (unsigned long long)row->value);
+		else if (row->status && strcmp(row->status, "not supported") == 0)
+			csv_field(out, sep, true, "<not supported>");
 		else
 			csv_field(out, sep, true, "<not counted>");
 		csv_field(out, sep, false, row->unit ? row->unit : "");
@@ -582,6 +588,12 @@ output_json(FILE *out, const struct stat_report *rep)
 	json_object_set_new(root, "runs", json_integer(rep->runs));
 	json_object_set_new(root, "repeat", json_integer(rep->repeat ? rep->repeat : 1));
 	json_object_set_new(root, "elapsed_seconds", rep->command_ran ? json_real(rep->elapsed) : json_null());
+	json_object_set_new(root, "user_seconds",
+			    rep->command_ran && rep->have_times ? json_real(rep->user_time) : json_null());
+	json_object_set_new(root, "sys_seconds",
+			    rep->command_ran && rep->have_times ? json_real(rep->sys_time) : json_null());
+	json_object_set_new(root, "not_supported_reason",
+			    rep->not_supported_why ? json_text(rep->not_supported_why) : json_null());
 	json_object_set_new(root, "backend", rep->backend ? json_string(rep->backend) : json_null());
 	json_object_set_new(root, "read_method", rep->read_method ? json_string(rep->read_method) : json_null());
 	json_object_set_new(root, "error", rep->error ? json_text(rep->error) : json_null());

@@ -420,6 +420,8 @@ class GatesE2E(unittest.TestCase):
         text = text.replace(WORKLOAD, "emu-workload").replace(self.dir, "DIR")
         text = re.sub(r"\b\d+\.\d{9} seconds time elapsed", "X.XXXXXXXXX seconds time elapsed", text)
         text = re.sub(r'"elapsed_seconds": [0-9.e-]+', '"elapsed_seconds": 0.0', text)
+        text = re.sub(r"\b\d+\.\d{9} seconds (user|sys)", r"X.XXXXXXXXX seconds \1", text)
+        text = re.sub(r'"(user|sys)_seconds": [0-9.e-]+', r'"\1_seconds": 0.0', text)
         text = re.sub(r"core %d\b" % CORE, "core N", text)
         text = re.sub(r'"core": %d\b' % CORE, '"core": 0', text)
         return text

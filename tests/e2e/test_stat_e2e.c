@@ -152,7 +152,7 @@ test_default_events_exact(void **state)
 	assert_int_equal(json_integer_value(json_object_get(root, "core")), core);
 	assert_string_equal(json_string_value(json_object_get(root, "event_table")), "skylake");
 	assert_int_equal(json_integer_value(json_object_get(root, "exit_status")), 0);
-	assert_int_equal(json_array_size(json_object_get(root, "events")), 5);
+	assert_int_equal(json_array_size(json_object_get(root, "events")), 9);
 	/* instructions, cycles, ref-cycles, branches, branch-misses: user only. */
 	assert_int_equal(value_at(root, 0), 5000);
 	assert_int_equal(value_at(root, 1), 2500);
@@ -164,6 +164,16 @@ test_default_events_exact(void **state)
 	assert_string_equal(json_string_value(json_object_get(event_at(root, 3), "counter")), "pmc0");
 	assert_string_equal(json_string_value(json_object_get(event_at(root, 3), "requested")), "branches");
 	assert_string_equal(json_string_value(json_object_get(event_at(root, 3), "status")), "counted");
+	/* Then perf's software events, through perf_event beside the MSR path, and the command's times. */
+	assert_string_equal(json_string_value(json_object_get(event_at(root, 5), "name")), "task-clock");
+	assert_string_equal(json_string_value(json_object_get(event_at(root, 6), "name")), "context-switches");
+	assert_string_equal(json_string_value(json_object_get(event_at(root, 7), "name")), "cpu-migrations");
+	assert_string_equal(json_string_value(json_object_get(event_at(root, 8), "name")), "page-faults");
+	assert_true(value_at(root, 5) > 0);
+	assert_true(value_at(root, 8) > 0);
+	assert_true(json_is_number(json_object_get(root, "user_seconds")));
+	assert_true(json_is_number(json_object_get(root, "sys_seconds")));
+	assert_true(json_is_null(json_object_get(root, "not_supported_reason")));
 	json_decref(root);
 	assert_restored(&m, before);
 	free(before);
