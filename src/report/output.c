@@ -11,6 +11,7 @@
 
 #include "events/event.h"
 #include "report/json_text.h"
+#include "report/label.h"
 #include "report/output.h"
 
 void
@@ -94,10 +95,33 @@ comment(const struct stat_report *rep, const struct stat_row *row, char *buf, si
 	}
 }
 
-static const char *
+/* The name a row is shown under: as asked for, with its ring when restricted to one (label.h). */
+struct label {
+	char text[EVENT_NAME_MAX + 8];
+};
+
+static struct label
 row_label(const struct stat_row *row)
 {
-	return row->ev->requested[0] ? row->ev->requested : row->ev->name;
+	struct label l;
+
+	label_of(row->ev, l.text, sizeof(l.text));
+	return l;
+}
+
+/* The name column: 30 wide as perf's, wider when a name is, so annotations stay in line. */
+static int
+label_width(const struct stat_row *rows, unsigned nrows)
+{
+	size_t w = 30;
+
+	for (unsigned i = 0; i < nrows; i++) {
+		size_t n = strlen(row_label(&rows[i]).text);
+
+		if (n > w)
+			w = n;
+	}
+	return (int)w;
 }
 
 static void
@@ -149,6 +173,8 @@ print_stats(FILE *out, const struct stat_row *row)
 void
 output_human(FILE *out, const struct stat_report *rep)
 {
+	int width;
+
 	fprintf(out, "\n Performance counter stats for '");
 	print_command(out, rep->command);
 	fprintf(out, "'");
@@ -165,10 +191,12 @@ output_human(FILE *out, const struct stat_report *rep)
 		fprintf(out, " (%u runs, each event counted in one)", rep->runs);
 	fprintf(out, ":\n\n");
 
+	width = label_width(rep->rows, rep->nrows);
 	for (unsigned i = 0; i < rep->nrows; i++) {
 		const struct stat_row *row = &rep->rows[i];
 		char value[40], note[EVENT_NAME_MAX + 8], where[192] = "", spread[192] = "";
-		const char *label = row_label(row);
+		const struct label lab = row_label(row);
+		const char *label = lab.text;
 
 		if (row->counted && row->unit && strcmp(row->unit, "ns") == 0)
 			snprintf(value, sizeof(value), "%.2f msec", (double)row->value / 1e6);
@@ -178,7 +206,8 @@ output_human(FILE *out, const struct stat_report *rep)
 			snprintf(value, sizeof(value), "<%s>", row->status ? row->status : "not counted");
 		comment(rep, row, note, sizeof(note));
 		/* No ratio to show: say what the typed name resolved to. */
-		if (!note[0] && row->ev->name[0] && strcmp(label, row->ev->name) != 0)
+		if (!note[0] && row->ev->name[0] && strcmp(row->ev->requested[0] ? row->ev->requested : row->ev->name,
+							   row->ev->name) != 0)
 			snprintf(note, sizeof(note), "#  %s", row->ev->name);
 		if (rep->runs > 1 && row->counted)
 			snprintf(where, sizeof(where), "  (run %u, %s)", row->run, row->counter);
@@ -192,7 +221,7 @@ output_human(FILE *out, const struct stat_report *rep)
 		/* Multiplexed or user-mode-only counts are raw: say so on the line. */
 		if (row->counted && row->status && strcmp(row->status, "counted") != 0)
 			snprintf(spread + strlen(spread), sizeof(spread) - strlen(spread), "  (%s)", row->status);
-		fprintf(out, "%18s      %-30s %s%s%s\n", value, label, note, where, spread);
+		fprintf(out, "%18s      %-*s %s%s%s\n", value, width, label, note, where, spread);
 		if (rep->repeat > 1 && row->nvalues > 0)
 			print_stats(out, row);
 	}
@@ -272,7 +301,7 @@ output_csv(FILE *out, const struct stat_report *rep, const char *sep)
 		else
 			csv_field(out, sep, true, "<not counted>");
 		csv_field(out, sep, false, row->unit ? row->unit : "");
-		csv_field(out, sep, false, row_label(row));
+		csv_field(out, sep, false, row_label(row).text);
 		csv_field(out, sep, false, row->ev->name);
 		csv_field(out, sep, false, row->counter);
 		csv_number(out, sep, false, "%u", row->run);
@@ -395,7 +424,7 @@ output_interval(FILE *out, const struct stat_interval *iv, const char *sep, bool
 			if (iv->rows[i].run != iv->run)
 				continue;
 			/* Names are table text: let jansson escape them. */
-			name = json_text(row_label(&iv->rows[i]));
+			name = json_text(iv->rows[i].ev->requested[0] ? iv->rows[i].ev->requested : iv->rows[i].ev->name);
 			text = name ? json_dumps(name, JSON_ENCODE_ANY) : NULL;
 			fprintf(out, "%s{\"requested\": %s, \"value\": %llu}", n++ ? ", " : "",
 				text ? text : "\"\"", (unsigned long long)iv->deltas[i]);
@@ -419,12 +448,12 @@ output_interval(FILE *out, const struct stat_interval *iv, const char *sep, bool
 			csv_number(out, sep, false, "%u", iv->round);
 			csv_number(out, sep, false, "%u", iv->run);
 			csv_number(out, sep, false, "%llu", (unsigned long long)iv->deltas[i]);
-			csv_field(out, sep, false, row_label(&iv->rows[i]));
+			csv_field(out, sep, false, row_label(&iv->rows[i]).text);
 			fputc('\n', out);
 			continue;
 		}
 		output_thousands(iv->deltas[i], value, sizeof(value));
-		fprintf(out, "%14.6f %18s      %s\n", iv->time, value, row_label(&iv->rows[i]));
+		fprintf(out, "%14.6f %18s      %s\n", iv->time, value, row_label(&iv->rows[i]).text);
 	}
 	fflush(out);
 }
@@ -563,6 +592,7 @@ output_json(FILE *out, const struct stat_report *rep)
 		}
 		json_object_set_new(o, "name", json_text(row->ev->name));
 		json_object_set_new(o, "requested", json_text(row->ev->requested));
+		json_object_set_new(o, "privilege", json_string(label_privilege(row->ev)));
 		json_object_set_new(o, "value", row->counted ? json_integer((json_int_t)row->value) : json_null());
 		json_object_set_new(o, "counter", json_string(row->counter));
 		json_object_set_new(o, "counter_note", row->counter_note[0] ? json_string(row->counter_note) : json_null());

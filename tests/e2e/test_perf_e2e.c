@@ -354,7 +354,7 @@ check_default_set_table(const char *err)
 	assert_non_null(strstr(err, "      cpu-migrations"));
 	assert_non_null(strstr(err, "      page-faults"));
 	for (size_t i = 0; i < sizeof(hw) / sizeof(hw[0]); i++) {
-		snprintf(line, sizeof(line), "   <not supported>      %s ", hw[i]);
+		snprintf(line, sizeof(line), "   <not supported>      %s:u ", hw[i]);
 		if (!strstr(err, line))
 			fail_msg("no '%s' in: %s", line, err);
 	}

@@ -204,7 +204,7 @@ test_fixed_only_events_move_to_their_twin(void **state)
 	e2e_result_free(&r);
 	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "-x", ";", "-e", "CPU_CLK_UNHALTED.THREAD",
 					  "--", WL, "--retire", "0x3c:0:77", NULL });
-	e2e_assert_err_contains(&r, "77;;CPU_CLK_UNHALTED.THREAD;CPU_CLK_UNHALTED.THREAD;pmc0;1;counted");
+	e2e_assert_err_contains(&r, "77;;CPU_CLK_UNHALTED.THREAD:u;CPU_CLK_UNHALTED.THREAD;pmc0;1;counted");
 	e2e_result_free(&r);
 	/* The watchdog counted on; the rest is as it was. */
 	{

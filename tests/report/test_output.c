@@ -104,7 +104,7 @@ test_human(void **state)
 
 	(void)state;
 	assert_non_null(strstr(s, "Performance counter stats for 'true --flag' on core 1"));
-	assert_non_null(strstr(s, "2,000,000      instructions"));
+	assert_non_null(strstr(s, "2,000,000      instructions:u "));
 	assert_non_null(strstr(s, "2.00  insn per cycle"));
 	assert_non_null(strstr(s, "1.00% of all branches"));
 	assert_non_null(strstr(s, "seconds time elapsed"));
@@ -121,6 +121,35 @@ test_human(void **state)
 	free(s);
 }
 
+/* The column of names widens for a long one: every annotation starts in the same column. */
+static void
+test_human_long_name_keeps_columns(void **state)
+{
+	struct stat_report rep = make_report();
+	char *s, *line;
+	long col = -1;
+
+	(void)state;
+	snprintf(ev[2].requested, sizeof(ev[2].requested), "BR_INST_RETIRED.ALL_BRANCHES:cmask=1:edge");
+	snprintf(ev[1].requested, sizeof(ev[1].requested), "CPU_CLK_UNHALTED.THREAD");
+	rows[2].status = "counted (user mode only: kernel.perf_event_paranoid=2)";
+	s = render(0, &rep);
+	for (line = strtok(s, "\n"); line; line = strtok(NULL, "\n")) {
+		const char *a = strstr(line, "#  ");
+
+		if (!a)
+			a = strstr(line, "(counted");
+		if (!a)
+			continue;
+		if (col < 0)
+			col = a - line;
+		if (a - line != col)
+			fail_msg("annotation at column %ld, not %ld: '%s'", (long)(a - line), col, line);
+	}
+	assert_true(col > 0);
+	free(s);
+}
+
 static void
 test_csv(void **state)
 {
@@ -131,8 +160,8 @@ test_csv(void **state)
 	rows[3].counted = false;
 	rows[3].status = "counter busy";
 	s = render(1, &rep);
-	assert_non_null(strstr(s, "2000000;;instructions;INST_RETIRED.ANY;fixed0;1;counted\n"));
-	assert_non_null(strstr(s, "<not counted>;;branch-misses;BR_MISP_RETIRED.ALL_BRANCHES;pmc1;1;counter busy\n"));
+	assert_non_null(strstr(s, "2000000;;instructions:u;INST_RETIRED.ANY;fixed0;1;counted\n"));
+	assert_non_null(strstr(s, "<not counted>;;branch-misses:u;BR_MISP_RETIRED.ALL_BRANCHES;pmc1;1;counter busy\n"));
 	free(s);
 }
 
@@ -159,6 +188,7 @@ test_json(void **state)
 	e0 = json_array_get(json_object_get(root, "events"), 0);
 	assert_string_equal(json_string_value(json_object_get(e0, "name")), "INST_RETIRED.ANY");
 	assert_string_equal(json_string_value(json_object_get(e0, "requested")), "instructions");
+	assert_string_equal(json_string_value(json_object_get(e0, "privilege")), "u");
 	assert_int_equal(json_integer_value(json_object_get(e0, "value")), 2000000);
 	assert_string_equal(json_string_value(json_object_get(e0, "counter")), "fixed0");
 	assert_int_equal(json_integer_value(json_object_get(e0, "run")), 1);
@@ -187,6 +217,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_thousands),
 		cmocka_unit_test(test_human),
+		cmocka_unit_test(test_human_long_name_keeps_columns),
 		cmocka_unit_test(test_csv),
 		cmocka_unit_test(test_json),
 	};
