@@ -24,6 +24,7 @@ stat_usage_options(FILE *out)
 {
 	fprintf(out,
 		"  -e, --event EVENTS     events to count, comma-separated (see 'pmustat list');\n"
+		"                         '{a,b}' counts a group in the same run;\n"
 		"                         default: instructions, cycles, ref-cycles (slots),\n"
 		"                         branches, branch-misses, task-clock, context-switches,\n"
 		"                         cpu-migrations, page-faults, and user/sys time; without\n"

@@ -33,6 +33,7 @@ struct stat_events {
 	unsigned nrows;
 	unsigned *row_event;		/* per row: i < nhw: hw[i]; else sw[i - nhw] */
 	unsigned cap_hw, cap_sw, cap_rows;
+	unsigned groups;		/* the highest event.group given out */
 	/*
 	 * The default set on a CPU pmustat cannot count (a VM without a PMU):
 	 * its hardware events, by name only, reported "not supported" after

@@ -13,6 +13,7 @@
 #include "report/json_text.h"
 #include "report/label.h"
 #include "report/output.h"
+#include "report/ratios.h"
 
 void
 output_thousands(uint64_t v, char *buf, size_t size)
@@ -30,30 +31,6 @@ output_thousands(uint64_t v, char *buf, size_t size)
 		buf[out++] = digits[i];
 	}
 	buf[out] = '\0';
-}
-
-static bool
-is_instructions(const struct event *e)
-{
-	return e->fixed == 0 || (e->code == 0xc0 && e->umask == 0x00);
-}
-
-static bool
-is_core_cycles(const struct event *e)
-{
-	return e->fixed == 1 || (e->code == 0x3c && e->umask == 0x00);
-}
-
-static bool
-is_branches(const struct event *e)
-{
-	return e->code == 0xc4 && e->umask == 0x00 && e->fixed < 0;
-}
-
-static bool
-is_branch_misses(const struct event *e)
-{
-	return e->code == 0xc5 && e->umask == 0x00 && e->fixed < 0;
 }
 
 /* A counted row of the same run and ring filter as @row matching @pred. */
@@ -74,25 +51,19 @@ partner(const struct stat_report *rep, const struct stat_row *row,
 	return NULL;
 }
 
+/* A ratio (ratios.h) of counts from the same run, or nothing. */
 static void
 comment(const struct stat_report *rep, const struct stat_row *row, char *buf, size_t size)
 {
+	const struct ratio *r = ratio_of(row->ev);
 	const struct stat_row *p;
 
 	buf[0] = '\0';
-	if (!row->counted)
+	if (!row->counted || !r)
 		return;
-	if (is_instructions(row->ev)) {
-		p = partner(rep, row, is_core_cycles);
-		if (p && p->value)
-			snprintf(buf, size, "#  %6.2f  insn per cycle",
-				 (double)row->value / (double)p->value);
-	} else if (is_branch_misses(row->ev)) {
-		p = partner(rep, row, is_branches);
-		if (p && p->value)
-			snprintf(buf, size, "#  %6.2f%% of all branches",
-				 100.0 * (double)row->value / (double)p->value);
-	}
+	p = partner(rep, row, r->denominator);
+	if (p && p->value)
+		snprintf(buf, size, "#  %6.2f%s", r->scale * (double)row->value / (double)p->value, r->unit);
 }
 
 /* The name a row is shown under: as asked for, with its ring when restricted to one (label.h). */
