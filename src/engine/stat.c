@@ -305,6 +305,7 @@ report(struct stat_state *s)
 	rep.tolerance_both = c->o->tolerances.both;
 	rep.gate_failed = s->g.failed;
 	rep.json_one_line = c->o->interval_ms > 0;
+	rep.verbose = c->o->verbose;
 	if (c->o->json)
 		(void)output_json(s->out, &rep);
 	else if (c->o->sep)

@@ -13,7 +13,7 @@
 #include "report/json_text.h"
 #include "report/label.h"
 #include "report/output.h"
-#include "report/ratios.h"
+#include "report/comment.h"
 
 void
 output_thousands(uint64_t v, char *buf, size_t size)
@@ -31,39 +31,6 @@ output_thousands(uint64_t v, char *buf, size_t size)
 		buf[out++] = digits[i];
 	}
 	buf[out] = '\0';
-}
-
-/* A counted row of the same run and ring filter as @row matching @pred. */
-static const struct stat_row *
-partner(const struct stat_report *rep, const struct stat_row *row,
-	bool (*pred)(const struct event *))
-{
-	for (unsigned i = 0; i < rep->nrows; i++) {
-		const struct stat_row *r = &rep->rows[i];
-
-		if (r == row || !r->counted || r->run != row->run)
-			continue;
-		if (r->ev->usr != row->ev->usr || r->ev->os != row->ev->os)
-			continue;
-		if (pred(r->ev))
-			return r;
-	}
-	return NULL;
-}
-
-/* A ratio (ratios.h) of counts from the same run, or nothing. */
-static void
-comment(const struct stat_report *rep, const struct stat_row *row, char *buf, size_t size)
-{
-	const struct ratio *r = ratio_of(row->ev);
-	const struct stat_row *p;
-
-	buf[0] = '\0';
-	if (!row->counted || !r)
-		return;
-	p = partner(rep, row, r->denominator);
-	if (p && p->value)
-		snprintf(buf, size, "#  %6.2f%s", r->scale * (double)row->value / (double)p->value, r->unit);
 }
 
 /* The name a row is shown under: as asked for, with its ring when restricted to one (label.h). */
@@ -175,10 +142,10 @@ output_human(FILE *out, const struct stat_report *rep)
 			output_thousands(row->value, value, sizeof(value));
 		else
 			snprintf(value, sizeof(value), "<%s>", row->status ? row->status : "not counted");
-		comment(rep, row, note, sizeof(note));
-		/* No ratio to show: say what the typed name resolved to. */
-		if (!note[0] && row->ev->name[0] && strcmp(row->ev->requested[0] ? row->ev->requested : row->ev->name,
-							   row->ev->name) != 0)
+		comment_of(rep, row, note, sizeof(note));
+		/* -v, nothing else to say: what the typed name resolved to. */
+		if (rep->verbose && !note[0] && row->ev->name[0] &&
+		    strcmp(row->ev->requested[0] ? row->ev->requested : row->ev->name, row->ev->name) != 0)
 			snprintf(note, sizeof(note), "#  %s", row->ev->name);
 		if (rep->runs > 1 && row->counted)
 			snprintf(where, sizeof(where), "  (run %u, %s)", row->run, row->counter);

@@ -78,6 +78,7 @@ struct stat_report {
 	bool tolerance_both;
 	bool gate_failed;		/* a check or a comparison failed */
 	bool json_one_line;		/* -I: every JSON record is one line */
+	bool verbose;			/* -v: the table's comment names the resolved event */
 };
 
 /* One -I record: the counts of one interval of one run. */

@@ -68,6 +68,12 @@ ratio_of(const struct event *numerator)
 }
 
 bool
+ratio_is_cycles(const struct event *e)
+{
+	return !(e->flags & EVENT_F_SOFTWARE) && is_core_cycles(e);
+}
+
+bool
 ratio_pair(const struct event *a, const struct event *b)
 {
 	const struct ratio *r;

@@ -23,6 +23,10 @@ struct ratio {
 const struct ratio *
 ratio_of(const struct event *numerator);
 
+/* Whether @e counts core cycles (fixed counter 1 or its GP twin). */
+bool
+ratio_is_cycles(const struct event *e);
+
 /* Whether a ratio needs @a and @b in the same run (either order, same rings). */
 bool
 ratio_pair(const struct event *a, const struct event *b);
