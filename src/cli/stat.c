@@ -24,8 +24,11 @@ stat_usage_options(FILE *out)
 {
 	fprintf(out,
 		"  -e, --event EVENTS     events to count, comma-separated (see 'pmustat list');\n"
+		"                         '{a,b}' counts a group in the same run;\n"
 		"                         default: instructions, cycles, ref-cycles (slots),\n"
-		"                         branches, branch-misses\n"
+		"                         branches, branch-misses, task-clock, context-switches,\n"
+		"                         cpu-migrations, page-faults, and user/sys time; without\n"
+		"                         a usable PMU the hardware ones show <not supported>\n"
 		"  -C, --cpu CORE         count on this core (default: the last allowed CPU)\n"
 		"  -x, --field-separator SEP  CSV output\n"
 		"      --json             one JSON object\n"

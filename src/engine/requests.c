@@ -14,6 +14,7 @@
 #include "events/sw_events.h"
 #include "pmu/counter_sched.h"
 #include "report/check.h"
+#include "report/ratios.h"
 
 /* The most rows: every spelling of at most this many -e terms. */
 #define MAX_ROWS EVENT_SPEC_MAX_EVENTS
@@ -50,6 +51,23 @@ find_same(const struct stat_events *s, const struct event *e)
 	return -1;
 }
 
+/*
+ * The same event named in a group and elsewhere: counted once, so its
+ * groups become one (every event of them in one run).
+ */
+static void
+join_groups(struct stat_events *s, unsigned idx, const struct event *e)
+{
+	unsigned old = s->hw[idx].group;
+
+	if (!e->group || old == e->group)
+		return;
+	for (unsigned i = 0; old && i < s->nhw; i++)
+		if (s->hw[i].group == old)
+			s->hw[i].group = e->group;
+	s->hw[idx].group = e->group;
+}
+
 /* Count @e (once), reported as its own row unless that spelling is there already. */
 static int
 add(struct stat_events *s, const struct event *e, struct pmustat_error **err)
@@ -77,6 +95,7 @@ add(struct stat_events *s, const struct event *e, struct pmustat_error **err)
 	} else if (!event_is_software(e)) {
 		/* The same event by another name: it may go wherever either may go. */
 		s->hw[idx].gp_mask |= e->gp_mask;
+		join_groups(s, (unsigned)idx, e);
 	}
 	if (s->nrows == s->cap_rows) {
 		unsigned cap = s->cap_rows;
@@ -102,6 +121,7 @@ static int
 add_spec(struct stat_events *s, struct target *t, const char *spec, struct pmustat_error **err)
 {
 	struct event *ev = NULL;
+	unsigned top = s->groups;
 	size_t n = 0;
 	int rc;
 
@@ -112,10 +132,37 @@ add_spec(struct stat_events *s, struct target *t, const char *spec, struct pmust
 			return -EIO;
 		rc = event_spec_parse(spec, t->table, &t->cpu.pmu, &ev, &n, err);
 	}
+	/* Each list numbers its groups from 1: past those of earlier lists. */
+	for (size_t i = 0; rc == 0 && i < n; i++) {
+		if (ev[i].group) {
+			ev[i].group += s->groups;
+			top = ev[i].group > top ? ev[i].group : top;
+		}
+	}
 	for (size_t i = 0; rc == 0 && i < n; i++)
 		rc = add(s, &ev[i], err);
+	s->groups = top > s->groups ? top : s->groups;
 	free(ev);
 	return rc;
+}
+
+/*
+ * The pairs a ratio of the table needs (instructions and cycles, branch
+ * misses and branches, cache misses and references) are counted in the
+ * same run when they fit one: a group of their own unless the user
+ * grouped either.
+ */
+static void
+pair_ratios(struct stat_events *s)
+{
+	for (unsigned i = 0; i < s->nhw; i++) {
+		for (unsigned j = 0; j < s->nhw; j++) {
+			if (i == j || s->hw[i].group || s->hw[j].group || !ratio_pair(&s->hw[i], &s->hw[j]))
+				continue;
+			s->hw[i].group = s->hw[j].group = ++s->groups;
+			s->hw[i].group_soft = s->hw[j].group_soft = true;
+		}
+	}
 }
 
 /* Rows of hardware events first, each kind in the order asked. */
@@ -143,6 +190,24 @@ order_rows(struct stat_events *s)
 	}
 }
 
+/* A default hardware event this CPU cannot count: a row "not supported", and why. */
+static void
+add_unsupported(struct stat_events *s, const struct target *t, const char *name)
+{
+	struct event *e;
+
+	if (s->nunsupported >= REQUESTS_MAX_DEFAULTS)
+		return;
+	e = &s->unsupported[s->nunsupported++];
+	memset(e, 0, sizeof(*e));
+	snprintf(e->name, sizeof(e->name), "%s", name);
+	snprintf(e->requested, sizeof(e->requested), "%s", name);
+	e->fixed = -1;
+	e->usr = true;
+	snprintf(s->unsupported_why, sizeof(s->unsupported_why), "core %d (%s): %s", t->core, t->key,
+		 cpu_verdict_text(t->cpu.verdict));
+}
+
 static bool
 row_named(const struct stat_events *s, const char *name)
 {
@@ -159,6 +224,9 @@ requests_resolve(const struct stat_opts *o, struct target *t, struct stat_events
 	static const char *const defaults[] = {
 		"instructions", "cycles", "ref-cycles", "slots", "branches", "branch-misses",
 	};
+	static const char *const sw_defaults[] = {
+		"task-clock", "context-switches", "cpu-migrations", "page-faults",
+	};
 	bool cpu_bad = !target_can_count(t);
 	int rc;
 
@@ -173,12 +241,19 @@ requests_resolve(const struct stat_opts *o, struct target *t, struct stat_events
 		if (rc < 0)
 			return rc;
 	}
-	if (o->nspecs == 0 && cpu_bad)
-		return err_set(err, -ENODEV, "core %d (%s): %s", t->core, t->key, cpu_verdict_text(t->cpu.verdict));
+	for (size_t i = 0; o->nspecs == 0 && i < sizeof(sw_defaults) / sizeof(sw_defaults[0]); i++) {
+		rc = add_spec(s, t, sw_defaults[i], err);
+		if (rc < 0)
+			return rc;
+	}
 	for (size_t i = 0; o->nspecs == 0 && i < sizeof(defaults) / sizeof(defaults[0]); i++) {
 		/* SLOTS only where fixed counter 3 exists. */
 		if (strcmp(defaults[i], "slots") == 0 && !(t->cpu.pmu.fixed_mask & 0x8))
 			continue;
+		if (cpu_bad) {
+			add_unsupported(s, t, defaults[i]);
+			continue;
+		}
 		rc = add_spec(s, t, defaults[i], err);
 		if (rc == -EIO || rc == -ENOMEM)
 			return rc;
@@ -209,6 +284,7 @@ requests_resolve(const struct stat_opts *o, struct target *t, struct stat_events
 			       SCHED_MAX_EVENTS);
 	if (s->nhw && cpu_bad)
 		return err_set(err, -ENODEV, "core %d (%s): %s", t->core, t->key, cpu_verdict_text(t->cpu.verdict));
+	pair_ratios(s);
 	order_rows(s);
 	return 0;
 }

@@ -21,6 +21,9 @@ struct pmustat_error;
 struct stat_opts;
 struct target;
 
+/* The most hardware events of the default set. */
+#define REQUESTS_MAX_DEFAULTS 8
+
 struct stat_events {
 	struct event *hw;		/* counted on the PMU, in the order first asked */
 	unsigned nhw;
@@ -30,13 +33,27 @@ struct stat_events {
 	unsigned nrows;
 	unsigned *row_event;		/* per row: i < nhw: hw[i]; else sw[i - nhw] */
 	unsigned cap_hw, cap_sw, cap_rows;
+	unsigned groups;		/* the highest event.group given out */
+	/*
+	 * The default set on a CPU pmustat cannot count (a VM without a PMU):
+	 * its hardware events, by name only, reported "not supported" after
+	 * the rows, and why (one line for them all).
+	 */
+	struct event unsupported[REQUESTS_MAX_DEFAULTS];
+	unsigned nunsupported;
+	char unsupported_why[512];
 };
 
 /*
  * Resolve @o's names against @t (its table is loaded when a name is not an
  * alias or a raw event). 0, or -errno with @err: an unknown or refused
  * event, hardware events on a CPU pmustat cannot count, nothing to count.
- * A default event this CPU lacks is left out (said with -v).
+ * A default event this CPU lacks is left out (said with -v). Without -e:
+ * perf's default set, the software events task-clock, context-switches,
+ * cpu-migrations and page-faults and the hardware ones; on a CPU pmustat
+ * cannot count (no PMU) the hardware ones go to out->unsupported and the
+ * software ones still count. A name given with -e that cannot be counted
+ * always fails.
  */
 int
 requests_resolve(const struct stat_opts *o, struct target *t, struct stat_events *out,

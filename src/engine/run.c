@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -154,6 +156,12 @@ discard_all(struct run_ctx *c, unsigned run)
 		c->backends[b]->discard(c, run);
 }
 
+static double
+timeval_diff(const struct timeval *a, const struct timeval *b)
+{
+	return (double)(a->tv_sec - b->tv_sec) + (double)(a->tv_usec - b->tv_usec) / 1e6;
+}
+
 /* One run: the command once, its batch of events counted. 1: the series ends. */
 static int
 one_run(struct run_ctx *c, unsigned run, unsigned nruns)
@@ -163,6 +171,7 @@ one_run(struct run_ctx *c, unsigned run, unsigned nruns)
 	struct runner_failure rf;
 	struct runner_opts ro;
 	struct runner r;
+	struct rusage ru0, ru1;
 	double t0;
 	int ws = 0, rc;
 
@@ -199,6 +208,9 @@ one_run(struct run_ctx *c, unsigned run, unsigned nruns)
 			return run_fail_err(c, &err), -1;
 		}
 	}
+	/* The command's user and sys time: what the children reaped since grew by. */
+	if (getrusage(RUSAGE_CHILDREN, &ru0) != 0)
+		memset(&ru0, 0, sizeof(ru0));
 	t0 = now();
 	rc = signals_go_and_wait(&r, &rf, &ws);
 	if (sampler)
@@ -210,6 +222,10 @@ one_run(struct run_ctx *c, unsigned run, unsigned nruns)
 		err_clear(&err);
 	}
 	c->elapsed += now() - t0;
+	if (getrusage(RUSAGE_CHILDREN, &ru1) == 0) {
+		c->user_time += timeval_diff(&ru1.ru_utime, &ru0.ru_utime);
+		c->sys_time += timeval_diff(&ru1.ru_stime, &ru0.ru_stime);
+	}
 	if (stop_err || rf.stage != RUNNER_OK || rc) {
 		discard_all(c, run);
 		if (stop_err)

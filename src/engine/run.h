@@ -131,6 +131,7 @@ struct run_ctx {
 	int status;			/* exit status so far */
 	bool command_ran;
 	double elapsed;
+	double user_time, sys_time;	/* the command's CPU time (its reaped children's too), seconds */
 	struct pmustat_error *error;	/* pmustat's own failure, once */
 };
 

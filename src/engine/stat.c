@@ -112,9 +112,17 @@ make_rows(struct stat_state *s, struct pmustat_error **err)
 	const struct stat_events *ev = &s->ev;
 
 	free(s->rows);
-	s->rows = calloc(ev->nrows ? ev->nrows : 1, sizeof(*s->rows));
+	s->rows = calloc(ev->nrows + ev->nunsupported + 1, sizeof(*s->rows));
 	if (!s->rows)
 		return err_set(err, -ENOMEM, "out of memory");
+	/* The default set's hardware events this machine cannot count: after the others. */
+	for (unsigned k = 0; k < ev->nunsupported; k++) {
+		struct stat_row *row = &s->rows[ev->nrows + k];
+
+		row->ev = &ev->unsupported[k];
+		snprintf(row->counter, sizeof(row->counter), "-");
+		row->status = "not supported";
+	}
 	for (unsigned r = 0; r < ev->nrows; r++) {
 		struct stat_row *row = &s->rows[r];
 		unsigned u = ev->row_event[r];
@@ -281,7 +289,11 @@ report(struct stat_state *s)
 	rep.backend = s->backend != BACKEND_AUTO ? backend_name(s->backend) : NULL;
 	rep.software = s->ev.nsw > 0;
 	rep.rows = s->rows;
-	rep.nrows = s->rows ? s->ev.nrows : 0;
+	rep.nrows = s->rows ? s->ev.nrows + s->ev.nunsupported : 0;
+	rep.not_supported_why = s->ev.nunsupported ? s->ev.unsupported_why : NULL;
+	rep.have_times = c->command_ran;
+	rep.user_time = c->user_time;
+	rep.sys_time = c->sys_time;
 	rep.cpu_model = s->target_open ? s->t.key : NULL;
 	rep.repeat = c->o->repeat;
 	rep.rounds = c->rounds;
@@ -293,6 +305,7 @@ report(struct stat_state *s)
 	rep.tolerance_both = c->o->tolerances.both;
 	rep.gate_failed = s->g.failed;
 	rep.json_one_line = c->o->interval_ms > 0;
+	rep.verbose = c->o->verbose;
 	if (c->o->json)
 		(void)output_json(s->out, &rep);
 	else if (c->o->sep)

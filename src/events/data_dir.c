@@ -23,7 +23,8 @@ holds_tables(const char *dir)
 const char *
 pmustat_events_dir(void)
 {
-	static const char *const beside[] = { "../share/pmustat/events", "share/pmustat/events" };
+	/* PMUSTAT_EVENTS_REL is "" when bindir or datadir was configured absolute. */
+	static const char *const beside[] = { PMUSTAT_EVENTS_REL, "share/pmustat/events" };
 	static char dir[PATH_MAX];
 	char exe[PATH_MAX], *slash;
 	ssize_t n;
@@ -37,7 +38,8 @@ pmustat_events_dir(void)
 		if (slash) {
 			*slash = '\0';
 			for (size_t i = 0; i < sizeof(beside) / sizeof(beside[0]); i++) {
-				if ((size_t)snprintf(dir, sizeof(dir), "%s/%s", exe, beside[i]) < sizeof(dir) &&
+				if (beside[i][0] &&
+				    (size_t)snprintf(dir, sizeof(dir), "%s/%s", exe, beside[i]) < sizeof(dir) &&
 				    holds_tables(dir))
 					return dir;
 			}

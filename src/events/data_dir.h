@@ -3,7 +3,8 @@
  * (never from an environment variable: pmustat runs as root, and what it
  * reads must not be redirectable by the caller):
  *
- *	BINDIR/../share/pmustat/events	an installed pmustat, wherever its prefix
+ *	BINDIR/../share/pmustat/events	an installed pmustat, wherever its prefix was
+ *					moved (PMUSTAT_EVENTS_REL: bindir to datadir, as configured)
  *	BINDIR/share/pmustat/events	the build tree (meson links the source's events/ there)
  *	PMUSTAT_EVENTS_DIR		the configured prefix's, as a last resort
  *

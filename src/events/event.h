@@ -54,6 +54,15 @@ struct event {
 	uint64_t extra_value;
 
 	unsigned flags;		/* enum event_flag */
+
+	/*
+	 * Events with the same non-zero group are counted in the same run:
+	 * perf's -e '{a,b}' (refused when they cannot fit one run), or, with
+	 * group_soft, a pair pmustat keeps together for a ratio (IPC, miss
+	 * rates), split when it cannot fit.
+	 */
+	unsigned group;
+	bool group_soft;
 };
 
 #endif

@@ -233,13 +233,19 @@ event_spec_append(const char *spec, const struct event_table *table,
 	const char *p = spec;
 	size_t start = *count, n = *count, cap = *count, term_no = 0;
 	struct event *evs = *events;
+	unsigned group = 0, next_group = 1;
 	int ret = 0;
 
 	if (!spec || !*spec)
 		return spec_fail(&ctx, "empty event list");
+	/* Groups of earlier lists keep their numbers. */
+	for (size_t i = 0; i < start; i++)
+		if (evs[i].group >= next_group)
+			next_group = evs[i].group + 1;
 	for (;;) {
-		const char *end, *s, *e;
+		const char *end, *s, *e, *close;
 		char text[EVENT_NAME_MAX + 1];
+		bool closes = false;
 		size_t len;
 
 		term_no++;
@@ -247,6 +253,18 @@ event_spec_append(const char *spec, const struct event_table *table,
 		s = p;
 		while (*s == ' ' || *s == '\t')
 			s++;
+		/* perf's groups: '{a,b}' are counted in the same run. */
+		if (*s == '{') {
+			if (group) {
+				ret = spec_fail(&ctx, "groups do not nest: '{' inside the group before item %zu of '%.60s%s'",
+						term_no, spec, strlen(spec) > 60 ? "..." : "");
+				goto fail;
+			}
+			group = next_group++;
+			s++;
+			while (*s == ' ' || *s == '\t')
+				s++;
+		}
 		end = s;
 		if (strncasecmp(s, "cpu/", 4) == 0) {
 			end = strchr(s + 4, '/');
@@ -256,6 +274,23 @@ event_spec_append(const char *spec, const struct event_table *table,
 		e = end;
 		while (e > s && (e[-1] == ' ' || e[-1] == '\t'))
 			e--;
+		close = memchr(s, '}', (size_t)(e - s));
+		if (close) {
+			if (!group) {
+				ret = spec_fail(&ctx, "'}' without its '{' in item %zu of '%.60s%s'", term_no, spec,
+						strlen(spec) > 60 ? "..." : "");
+				goto fail;
+			}
+			if (close + 1 != e) {
+				ret = spec_fail(&ctx, "'%.*s': nothing may follow a group's '}' (modifiers such as :u go on each event of the group)",
+						(int)(e - s), s);
+				goto fail;
+			}
+			closes = true;
+			e = close;
+			while (e > s && (e[-1] == ' ' || e[-1] == '\t'))
+				e--;
+		}
 		len = (size_t)(e - s);
 		if (len == 0) {
 			ret = spec_fail(&ctx, "empty event name (item %zu of '%.60s%s')", term_no, spec,
@@ -290,10 +325,23 @@ event_spec_append(const char *spec, const struct event_table *table,
 		ret = parse_term(&ctx, text, &evs[n]);
 		if (ret)
 			goto fail;
+		if (group && (evs[n].flags & EVENT_F_SOFTWARE)) {
+			ret = spec_fail(&ctx, "'%s' is a software event: the kernel counts it over the whole command, so it cannot be grouped with hardware events; put it outside the braces",
+					text);
+			goto fail;
+		}
+		evs[n].group = group;
 		n++;
+		if (closes)
+			group = 0;
 		if (!*end)
 			break;
 		p = end + 1;
+	}
+	if (group) {
+		ret = spec_fail(&ctx, "the group opened with '{' in '%.60s%s' has no closing '}'", spec,
+				strlen(spec) > 60 ? "..." : "");
+		goto fail;
 	}
 	*count = n;
 	return 0;

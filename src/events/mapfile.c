@@ -164,7 +164,7 @@ mapfile_choose(const char *events_dir, const struct cpu_info *cpu,
 	if (!f) {
 		/* -ENOENT means "no row" to callers: a missing file is not that. */
 		ret = errno == ENOENT ? -EIO : -errno;
-		return err_set(err, ret, "%s: %s (pmustat's event tables are missing: reinstall it)",
+		return err_set(err, ret, "%s: %s (pmustat's event tables are missing: it looks beside its binary, in ../share/pmustat/events, then in its configured prefix; install it with 'meson install', and move or copy the installed tree as a whole, not the binary alone)",
 			 path, strerror(errno));
 	}
 	while ((len = getline(&line, &cap, f)) >= 0) {

@@ -163,13 +163,98 @@ explain(const struct event *e, const struct pmu_caps *caps, uint32_t gp_free,
 		 label(e), fixed_txt, e->gp_mask & caps->gp_mask, gp_free);
 }
 
+/* Add @i and every unplaced event of its group (@grp) to @rs, or none of them. */
+static bool
+try_add_group(struct run_state *rs, const struct event *ev, unsigned n, unsigned i, const unsigned *grp,
+	      const bool *placed, const struct pmu_caps *caps, uint32_t gp_free, uint32_t fixed_free,
+	      struct sched_slot *slots, unsigned run)
+{
+	struct run_state before = *rs;
+
+	if (!grp[i])
+		return try_add(rs, ev, i, caps, gp_free, fixed_free, &slots[i], run);
+	for (unsigned j = 0; j < n; j++) {
+		if (placed[j] || grp[j] != grp[i])
+			continue;
+		if (!try_add(rs, ev, j, caps, gp_free, fixed_free, &slots[j], run)) {
+			*rs = before;
+			return false;
+		}
+	}
+	return true;
+}
+
+/* The group of event @i as written: "{a,b,c}" into @buf. */
+static void
+group_text(const struct event *ev, unsigned n, unsigned i, char *buf, size_t size)
+{
+	size_t len = 0;
+
+	snprintf(buf, size, "{");
+	for (unsigned j = 0; j < n; j++) {
+		if (ev[j].group != ev[i].group)
+			continue;
+		len = strlen(buf);
+		snprintf(buf + len, size - len, "%s%s", buf[1] ? "," : "", label(&ev[j]));
+	}
+	len = strlen(buf);
+	snprintf(buf + len, size - len, "}");
+}
+
+/*
+ * Each event's group as scheduled (@grp): a group pmustat formed for a
+ * ratio (soft) that cannot fit one run is split; one the user wrote that
+ * cannot fails the plan.
+ */
+static int
+groups_that_fit(const struct event *ev, unsigned n, const struct pmu_caps *caps, uint32_t gp_free,
+		uint32_t fixed_free, unsigned *grp, unsigned *bad, struct pmustat_error **err)
+{
+	bool none[SCHED_MAX_EVENTS] = { false };
+	struct sched_slot probe[SCHED_MAX_EVENTS];
+
+	for (unsigned i = 0; i < n; i++)
+		grp[i] = ev[i].group;
+	for (unsigned i = 0; i < n; i++) {
+		struct run_state empty = { 0 };
+		char text[512];
+		unsigned members = 0;
+		bool first = true;
+
+		if (!grp[i])
+			continue;
+		for (unsigned j = 0; j < i; j++)
+			if (grp[j] == grp[i])
+				first = false;
+		if (!first || try_add_group(&empty, ev, n, i, grp, none, caps, gp_free, fixed_free, probe, 0))
+			continue;
+		if (ev[i].group_soft) {
+			for (unsigned j = i; j < n; j++)
+				if (ev[j].group == ev[i].group)
+					grp[j] = 0;
+			continue;
+		}
+		for (unsigned j = 0; j < n; j++)
+			members += ev[j].group == ev[i].group;
+		if (bad)
+			*bad = i;
+		group_text(ev, n, i, text, sizeof(text));
+		return err_set(err, -ENOSPC,
+			       "event group %s cannot be counted in one run: its %u events need more counters than the %u general-purpose (mask 0x%x) and fixed (mask 0x%x) ones free on this core, or events that exclude each other; make the group smaller, or drop the braces to count them in separate runs",
+			       text, members, (unsigned)__builtin_popcount(gp_free), gp_free, fixed_free);
+	}
+	return 0;
+}
+
 int
 sched_plan(const struct event *ev, unsigned n, const struct pmu_caps *caps,
 	   uint32_t gp_free, uint32_t fixed_free, struct sched_slot *slots,
 	   unsigned *runs, unsigned *bad, struct pmustat_error **err)
 {
 	bool placed[SCHED_MAX_EVENTS] = { false };
+	unsigned grp[SCHED_MAX_EVENTS];
 	unsigned left = n, run = 0;
+	int rc;
 
 	if (n > SCHED_MAX_EVENTS) {
 		return err_set(err, -E2BIG, "%u events requested; pmustat counts at most %u at once",
@@ -193,6 +278,9 @@ sched_plan(const struct event *ev, unsigned n, const struct pmu_caps *caps,
 			return -ENOSPC;
 		}
 	}
+	rc = groups_that_fit(ev, n, caps, gp_free, fixed_free, grp, bad, err);
+	if (rc)
+		return rc;
 
 	while (left > 0) {
 		struct run_state rs = { 0 };
@@ -201,9 +289,13 @@ sched_plan(const struct event *ev, unsigned n, const struct pmu_caps *caps,
 		for (unsigned i = 0; i < n; i++) {
 			if (placed[i])
 				continue;
-			if (try_add(&rs, ev, i, caps, gp_free, fixed_free, &slots[i], run)) {
-				placed[i] = true;
-				left--;
+			if (!try_add_group(&rs, ev, n, i, grp, placed, caps, gp_free, fixed_free, slots, run))
+				continue;
+			for (unsigned j = 0; j < n; j++) {
+				if (!placed[j] && (j == i || (grp[i] && grp[j] == grp[i]))) {
+					placed[j] = true;
+					left--;
+				}
 			}
 		}
 		/* Cannot be empty: every event fits an empty run (checked above). */

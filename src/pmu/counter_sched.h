@@ -7,6 +7,9 @@
  * each event counted exactly once, in one run. An event flagged
  * EVENT_F_TAKEN_ALONE is the only GP event of its run; events that need the
  * same extra MSR (offcore response) share a run only with the same value.
+ * Events of one group (event.group) go in the same run: a group that
+ * cannot fit one run fails the plan (-ENOSPC), unless pmustat formed it
+ * for a ratio (group_soft), which is then split.
  * Pure: no hardware.
  */
 #ifndef PMUSTAT_SCHED_H

@@ -11,7 +11,9 @@
 
 #include "events/event.h"
 #include "report/json_text.h"
+#include "report/label.h"
 #include "report/output.h"
+#include "report/comment.h"
 
 void
 output_thousands(uint64_t v, char *buf, size_t size)
@@ -31,73 +33,33 @@ output_thousands(uint64_t v, char *buf, size_t size)
 	buf[out] = '\0';
 }
 
-static bool
-is_instructions(const struct event *e)
-{
-	return e->fixed == 0 || (e->code == 0xc0 && e->umask == 0x00);
-}
+/* The name a row is shown under: as asked for, with its ring when restricted to one (label.h). */
+struct label {
+	char text[EVENT_NAME_MAX + 8];
+};
 
-static bool
-is_core_cycles(const struct event *e)
-{
-	return e->fixed == 1 || (e->code == 0x3c && e->umask == 0x00);
-}
-
-static bool
-is_branches(const struct event *e)
-{
-	return e->code == 0xc4 && e->umask == 0x00 && e->fixed < 0;
-}
-
-static bool
-is_branch_misses(const struct event *e)
-{
-	return e->code == 0xc5 && e->umask == 0x00 && e->fixed < 0;
-}
-
-/* A counted row of the same run and ring filter as @row matching @pred. */
-static const struct stat_row *
-partner(const struct stat_report *rep, const struct stat_row *row,
-	bool (*pred)(const struct event *))
-{
-	for (unsigned i = 0; i < rep->nrows; i++) {
-		const struct stat_row *r = &rep->rows[i];
-
-		if (r == row || !r->counted || r->run != row->run)
-			continue;
-		if (r->ev->usr != row->ev->usr || r->ev->os != row->ev->os)
-			continue;
-		if (pred(r->ev))
-			return r;
-	}
-	return NULL;
-}
-
-static void
-comment(const struct stat_report *rep, const struct stat_row *row, char *buf, size_t size)
-{
-	const struct stat_row *p;
-
-	buf[0] = '\0';
-	if (!row->counted)
-		return;
-	if (is_instructions(row->ev)) {
-		p = partner(rep, row, is_core_cycles);
-		if (p && p->value)
-			snprintf(buf, size, "#  %6.2f  insn per cycle",
-				 (double)row->value / (double)p->value);
-	} else if (is_branch_misses(row->ev)) {
-		p = partner(rep, row, is_branches);
-		if (p && p->value)
-			snprintf(buf, size, "#  %6.2f%% of all branches",
-				 100.0 * (double)row->value / (double)p->value);
-	}
-}
-
-static const char *
+static struct label
 row_label(const struct stat_row *row)
 {
-	return row->ev->requested[0] ? row->ev->requested : row->ev->name;
+	struct label l;
+
+	label_of(row->ev, l.text, sizeof(l.text));
+	return l;
+}
+
+/* The name column: 30 wide as perf's, wider when a name is, so annotations stay in line. */
+static int
+label_width(const struct stat_row *rows, unsigned nrows)
+{
+	size_t w = 30;
+
+	for (unsigned i = 0; i < nrows; i++) {
+		size_t n = strlen(row_label(&rows[i]).text);
+
+		if (n > w)
+			w = n;
+	}
+	return (int)w;
 }
 
 static void
@@ -149,6 +111,8 @@ print_stats(FILE *out, const struct stat_row *row)
 void
 output_human(FILE *out, const struct stat_report *rep)
 {
+	int width;
+
 	fprintf(out, "\n Performance counter stats for '");
 	print_command(out, rep->command);
 	fprintf(out, "'");
@@ -165,10 +129,12 @@ output_human(FILE *out, const struct stat_report *rep)
 		fprintf(out, " (%u runs, each event counted in one)", rep->runs);
 	fprintf(out, ":\n\n");
 
+	width = label_width(rep->rows, rep->nrows);
 	for (unsigned i = 0; i < rep->nrows; i++) {
 		const struct stat_row *row = &rep->rows[i];
 		char value[40], note[EVENT_NAME_MAX + 8], where[192] = "", spread[192] = "";
-		const char *label = row_label(row);
+		const struct label lab = row_label(row);
+		const char *label = lab.text;
 
 		if (row->counted && row->unit && strcmp(row->unit, "ns") == 0)
 			snprintf(value, sizeof(value), "%.2f msec", (double)row->value / 1e6);
@@ -176,9 +142,10 @@ output_human(FILE *out, const struct stat_report *rep)
 			output_thousands(row->value, value, sizeof(value));
 		else
 			snprintf(value, sizeof(value), "<%s>", row->status ? row->status : "not counted");
-		comment(rep, row, note, sizeof(note));
-		/* No ratio to show: say what the typed name resolved to. */
-		if (!note[0] && row->ev->name[0] && strcmp(label, row->ev->name) != 0)
+		comment_of(rep, row, note, sizeof(note));
+		/* -v, nothing else to say: what the typed name resolved to. */
+		if (rep->verbose && !note[0] && row->ev->name[0] &&
+		    strcmp(row->ev->requested[0] ? row->ev->requested : row->ev->name, row->ev->name) != 0)
 			snprintf(note, sizeof(note), "#  %s", row->ev->name);
 		if (rep->runs > 1 && row->counted)
 			snprintf(where, sizeof(where), "  (run %u, %s)", row->run, row->counter);
@@ -192,7 +159,7 @@ output_human(FILE *out, const struct stat_report *rep)
 		/* Multiplexed or user-mode-only counts are raw: say so on the line. */
 		if (row->counted && row->status && strcmp(row->status, "counted") != 0)
 			snprintf(spread + strlen(spread), sizeof(spread) - strlen(spread), "  (%s)", row->status);
-		fprintf(out, "%18s      %-30s %s%s%s\n", value, label, note, where, spread);
+		fprintf(out, "%18s      %-*s %s%s%s\n", value, width, label, note, where, spread);
 		if (rep->repeat > 1 && row->nvalues > 0)
 			print_stats(out, row);
 	}
@@ -200,6 +167,10 @@ output_human(FILE *out, const struct stat_report *rep)
 	if (rep->command_ran)
 		fprintf(out, "%18.9f seconds time elapsed%s\n\n", rep->elapsed,
 			rep->runs > 1 || rep->repeat > 1 ? " (all runs)" : "");
+	if (rep->command_ran && rep->have_times)
+		fprintf(out, "%18.9f seconds user\n%18.9f seconds sys\n\n", rep->user_time, rep->sys_time);
+	if (rep->not_supported_why)
+		fprintf(out, " Hardware events <not supported>: %s\n\n", rep->not_supported_why);
 	if (rep->read_method && rep->backend && strcmp(rep->backend, "perf") == 0)
 		fprintf(out, " Counted through perf_event (backend perf): the command's own counts, all its threads and children, from its execve on.\n\n");
 	else if (rep->read_method)
@@ -263,10 +234,12 @@ output_csv(FILE *out, const struct stat_report *rep, const char *sep)
 
 		if (row->counted)
 			csv_number(out, sep, true, "%llu", (unsigned long long)row->value);
+		else if (row->status && strcmp(row->status, "not supported") == 0)
+			csv_field(out, sep, true, "<not supported>");
 		else
 			csv_field(out, sep, true, "<not counted>");
 		csv_field(out, sep, false, row->unit ? row->unit : "");
-		csv_field(out, sep, false, row_label(row));
+		csv_field(out, sep, false, row_label(row).text);
 		csv_field(out, sep, false, row->ev->name);
 		csv_field(out, sep, false, row->counter);
 		csv_number(out, sep, false, "%u", row->run);
@@ -389,7 +362,7 @@ output_interval(FILE *out, const struct stat_interval *iv, const char *sep, bool
 			if (iv->rows[i].run != iv->run)
 				continue;
 			/* Names are table text: let jansson escape them. */
-			name = json_text(row_label(&iv->rows[i]));
+			name = json_text(iv->rows[i].ev->requested[0] ? iv->rows[i].ev->requested : iv->rows[i].ev->name);
 			text = name ? json_dumps(name, JSON_ENCODE_ANY) : NULL;
 			fprintf(out, "%s{\"requested\": %s, \"value\": %llu}", n++ ? ", " : "",
 				text ? text : "\"\"", (unsigned long long)iv->deltas[i]);
@@ -413,12 +386,12 @@ output_interval(FILE *out, const struct stat_interval *iv, const char *sep, bool
 			csv_number(out, sep, false, "%u", iv->round);
 			csv_number(out, sep, false, "%u", iv->run);
 			csv_number(out, sep, false, "%llu", (unsigned long long)iv->deltas[i]);
-			csv_field(out, sep, false, row_label(&iv->rows[i]));
+			csv_field(out, sep, false, row_label(&iv->rows[i]).text);
 			fputc('\n', out);
 			continue;
 		}
 		output_thousands(iv->deltas[i], value, sizeof(value));
-		fprintf(out, "%14.6f %18s      %s\n", iv->time, value, row_label(&iv->rows[i]));
+		fprintf(out, "%14.6f %18s      %s\n", iv->time, value, row_label(&iv->rows[i]).text);
 	}
 	fflush(out);
 }
@@ -557,6 +530,7 @@ output_json(FILE *out, const struct stat_report *rep)
 		}
 		json_object_set_new(o, "name", json_text(row->ev->name));
 		json_object_set_new(o, "requested", json_text(row->ev->requested));
+		json_object_set_new(o, "privilege", json_string(label_privilege(row->ev)));
 		json_object_set_new(o, "value", row->counted ? json_integer((json_int_t)row->value) : json_null());
 		json_object_set_new(o, "counter", json_string(row->counter));
 		json_object_set_new(o, "counter_note", row->counter_note[0] ? json_string(row->counter_note) : json_null());
@@ -582,6 +556,12 @@ output_json(FILE *out, const struct stat_report *rep)
 	json_object_set_new(root, "runs", json_integer(rep->runs));
 	json_object_set_new(root, "repeat", json_integer(rep->repeat ? rep->repeat : 1));
 	json_object_set_new(root, "elapsed_seconds", rep->command_ran ? json_real(rep->elapsed) : json_null());
+	json_object_set_new(root, "user_seconds",
+			    rep->command_ran && rep->have_times ? json_real(rep->user_time) : json_null());
+	json_object_set_new(root, "sys_seconds",
+			    rep->command_ran && rep->have_times ? json_real(rep->sys_time) : json_null());
+	json_object_set_new(root, "not_supported_reason",
+			    rep->not_supported_why ? json_text(rep->not_supported_why) : json_null());
 	json_object_set_new(root, "backend", rep->backend ? json_string(rep->backend) : json_null());
 	json_object_set_new(root, "read_method", rep->read_method ? json_string(rep->read_method) : json_null());
 	json_object_set_new(root, "error", rep->error ? json_text(rep->error) : json_null());

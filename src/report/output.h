@@ -54,6 +54,10 @@ struct stat_report {
 	int exit_status;		/* pmustat's own exit status */
 	bool command_ran;
 	double elapsed;			/* seconds, summed over runs */
+	bool have_times;		/* user_time and sys_time are the command's */
+	double user_time, sys_time;	/* its CPU time in user and kernel mode, seconds, summed over runs */
+	/* Why the rows "not supported" (the default set without a PMU) are, or NULL. */
+	const char *not_supported_why;
 	unsigned runs;
 	const char *read_method;	/* "rdpmc", "msr" or NULL */
 	const char *error;		/* pmustat's failure, or NULL */
@@ -74,6 +78,7 @@ struct stat_report {
 	bool tolerance_both;
 	bool gate_failed;		/* a check or a comparison failed */
 	bool json_one_line;		/* -I: every JSON record is one line */
+	bool verbose;			/* -v: the table's comment names the resolved event */
 };
 
 /* One -I record: the counts of one interval of one run. */

@@ -53,7 +53,7 @@ with tempfile.TemporaryDirectory(prefix="pmustat-events-emu-") as tmp:
               "-e %s: exit %d, %r" % (spec, p.returncode, p.stderr))
     # An event asked for twice is counted once: one row (perf accepts it too).
     p = run(skl, "-C", "0", "-x", ",", "-e", "cycles,cycles", "true")
-    check(p.returncode == 0 and p.stderr.count(",cycles,") == 1,
+    check(p.returncode == 0 and p.stderr.count(",cycles:u,") == 1,
           "-e cycles,cycles: exit %d, %r" % (p.returncode, p.stderr))
     subprocess.run([pmu_emu, "save", skl, after], check=True)
     d = subprocess.run([pmu_emu, "diff", before, after], capture_output=True, text=True)

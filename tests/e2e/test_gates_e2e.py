@@ -324,7 +324,7 @@ class GatesE2E(unittest.TestCase):
         # CSV on stderr: every line is an event, check or baseline record.
         r = self.pmustat(["-x", ",", "-e", "INST_RETIRED.ANY"] + fail, cmd)
         self.assertEqual(r.status, 3)
-        self.assertEqual(r.err, "1000,,INST_RETIRED.ANY,INST_RETIRED.ANY,fixed0,1,counted\n"
+        self.assertEqual(r.err, "1000,,INST_RETIRED.ANY:u,INST_RETIRED.ANY,fixed0,1,counted\n"
                                 "check,FAIL,1000,10,INST_RETIRED.ANY < 10\n")
 
     # -I
@@ -360,14 +360,14 @@ class GatesE2E(unittest.TestCase):
         rows = [line.split(",") for line in r.err.splitlines() if line.startswith("interval,")]
         for rnd in ("1", "2"):
             self.assertEqual(sum(int(x[4]) for x in rows if x[2] == rnd), 300)
-        self.assertIn("300,,INST_RETIRED.ANY,INST_RETIRED.ANY,fixed0,1,counted,2,300,300,300,300,0,0.0000\n", r.err)
+        self.assertIn("300,,INST_RETIRED.ANY:u,INST_RETIRED.ANY,fixed0,1,counted,2,300,300,300,300,0,0.0000\n", r.err)
         # Human: a header, then one line per event and interval, before the table.
         r = self.pmustat(["-I", "25", "-e", "INST_RETIRED.ANY"],
                          self.workload(INST + ":1000", extra=["--steps", "2", "--step-ms", "60"]))
         self.assertEqual(r.status, 0, r.err)
         lines = r.err.splitlines()
         self.assertEqual(lines[0], "#         time             counts      event")
-        counts = [int(re.match(r" +[0-9.]+ +([0-9,]+) +INST_RETIRED.ANY$", line).group(1).replace(",", ""))
+        counts = [int(re.match(r" +[0-9.]+ +([0-9,]+) +INST_RETIRED.ANY:u$", line).group(1).replace(",", ""))
                   for line in lines[1:lines.index("")]]
         self.assertEqual(sum(counts), 2000)
 
@@ -420,6 +420,8 @@ class GatesE2E(unittest.TestCase):
         text = text.replace(WORKLOAD, "emu-workload").replace(self.dir, "DIR")
         text = re.sub(r"\b\d+\.\d{9} seconds time elapsed", "X.XXXXXXXXX seconds time elapsed", text)
         text = re.sub(r'"elapsed_seconds": [0-9.e-]+', '"elapsed_seconds": 0.0', text)
+        text = re.sub(r"\b\d+\.\d{9} seconds (user|sys)", r"X.XXXXXXXXX seconds \1", text)
+        text = re.sub(r'"(user|sys)_seconds": [0-9.e-]+', r'"\1_seconds": 0.0', text)
         text = re.sub(r"core %d\b" % CORE, "core N", text)
         text = re.sub(r'"core": %d\b' % CORE, '"core": 0', text)
         return text
@@ -478,7 +480,10 @@ class HostileNames(unittest.TestCase):
                         rows = list(csv.reader(io.StringIO(self.split(text, sep)), delimiter="\x1f"))
                         self.assertEqual(len(rows), 1, text)
                         self.assertEqual(len(rows[0]), 14 if repeat else 7, text)
-                        self.assertEqual(rows[0][2], spelling, text)
+                        # perf's event field: the spelling, with the ring when it does not say it.
+                        labelled = spelling if spelling.endswith(("/u", ":u")) else \
+                            spelling + ("u" if spelling.endswith("/") else ":u")
+                        self.assertEqual(rows[0][2], labelled, text)
                         self.assertEqual(rows[0][6], "counted", text)
                         if "cmask" not in spelling:
                             self.assertEqual(rows[0][0], "7", text)

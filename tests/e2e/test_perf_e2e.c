@@ -331,6 +331,101 @@ test_auto_falls_back_to_perf(void **state)
 	e2e_machine_free(&m);
 }
 
+/* Occurrences of @needle in @hay. */
+static unsigned
+count_of(const char *hay, const char *needle)
+{
+	unsigned n = 0;
+
+	for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
+		n++;
+	return n;
+}
+
+/* The default set's human table without a PMU: software events, times, one reason line. */
+static void
+check_default_set_table(const char *err)
+{
+	static const char *const hw[] = { "instructions", "cycles", "branches", "branch-misses" };
+	char line[64];
+
+	assert_non_null(strstr(err, " msec      task-clock"));
+	assert_non_null(strstr(err, "      context-switches"));
+	assert_non_null(strstr(err, "      cpu-migrations"));
+	assert_non_null(strstr(err, "      page-faults"));
+	for (size_t i = 0; i < sizeof(hw) / sizeof(hw[0]); i++) {
+		snprintf(line, sizeof(line), "   <not supported>      %s:u ", hw[i]);
+		if (!strstr(err, line))
+			fail_msg("no '%s' in: %s", line, err);
+	}
+	assert_non_null(strstr(err, " seconds user\n"));
+	assert_non_null(strstr(err, " seconds sys\n"));
+	/* One line says why, for them all. */
+	assert_int_equal(count_of(err, "Hardware events <not supported>: "), 1);
+}
+
+/*
+ * A VM without a PMU, the common CI runner: `pmustat -- COMMAND` without -e
+ * counts perf's software events, marks the default hardware events
+ * <not supported> with the reason once, and exits with the command's
+ * status; a hardware event named with -e is still refused (125). On the
+ * emulated VM (any host), and on this machine when it has no PMU.
+ */
+static void
+test_default_set_without_pmu(void **state)
+{
+	struct e2e_machine m;
+	struct e2e_result r;
+	char cpus[16], out[PATH_MAX + 16], err[16384];
+	json_error_t jerr;
+	json_t *root, *e;
+
+	(void)state;
+	snprintf(cpus, sizeof(cpus), "%d", core + 1);
+	e2e_machine_new(&m, (const char *[]){ "--model", "nopmu", "--cpus", cpus, "--rdpmc=off", NULL });
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "/bin/sh", "-c", "exit 7", NULL });
+	e2e_assert_status(&r, 7);
+	check_default_set_table(r.err);
+	e2e_assert_err_contains(&r, "Hardware events <not supported>: core ");
+	e2e_assert_err_contains(&r, "exposes no PMU");
+	e2e_result_free(&r);
+
+	snprintf(out, sizeof(out), "%s/out.json", m.dir);
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "--json", "-o", out, PERF_TOUCH, "10", "0",
+					  NULL });
+	e2e_assert_status(&r, 0);
+	root = json_load_file(out, 0, &jerr);
+	assert_non_null(root);
+	assert_string_equal(json_string_value(json_object_get(root, "backend")), "perf");
+	assert_non_null(strstr(json_string_value(json_object_get(root, "not_supported_reason")), "exposes no PMU"));
+	assert_true(json_is_number(json_object_get(root, "user_seconds")));
+	assert_true(json_real_value(json_object_get(root, "sys_seconds")) >= 0);
+	e = event_named(root, "page-faults");
+	assert_true(json_integer_value(json_object_get(e, "value")) >= 2560);
+	e = event_named(root, "instructions");
+	assert_true(json_is_null(json_object_get(e, "value")));
+	assert_string_equal(json_string_value(json_object_get(e, "status")), "not supported");
+	json_decref(root);
+	unlink(out);
+	e2e_result_free(&r);
+
+	/* Named explicitly: refused, as before. */
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "-e", "instructions", "/bin/sh", "-c",
+					  "exit 7", NULL });
+	e2e_assert_status(&r, 125);
+	e2e_assert_err_contains(&r, "exposes no PMU");
+	e2e_result_free(&r);
+	e2e_machine_free(&m);
+
+	if (have_cpu_pmu()) {
+		print_message("this machine has a CPU PMU: its own default set is not the one without\n");
+		return;
+	}
+	assert_int_equal(run_real(-1, (const char *[]){ E2E_PMUSTAT, "/bin/sh", "-c", "exit 5", NULL }, err,
+				  sizeof(err)), 5);
+	check_default_set_table(err);
+}
+
 int
 main(void)
 {
@@ -341,6 +436,7 @@ main(void)
 		cmocka_unit_test(test_hardware_refused_without_pmu),
 		cmocka_unit_test(test_auto_picks_msr_under_the_emulator),
 		cmocka_unit_test(test_auto_falls_back_to_perf),
+		cmocka_unit_test(test_default_set_without_pmu),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

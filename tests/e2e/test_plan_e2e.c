@@ -204,7 +204,7 @@ test_fixed_only_events_move_to_their_twin(void **state)
 	e2e_result_free(&r);
 	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "-x", ";", "-e", "CPU_CLK_UNHALTED.THREAD",
 					  "--", WL, "--retire", "0x3c:0:77", NULL });
-	e2e_assert_err_contains(&r, "77;;CPU_CLK_UNHALTED.THREAD;CPU_CLK_UNHALTED.THREAD;pmc0;1;counted");
+	e2e_assert_err_contains(&r, "77;;CPU_CLK_UNHALTED.THREAD:u;CPU_CLK_UNHALTED.THREAD;pmc0;1;counted");
 	e2e_result_free(&r);
 	/* The watchdog counted on; the rest is as it was. */
 	{
@@ -293,6 +293,95 @@ test_dry_run_plan(void **state)
 	e2e_machine_free(&m);
 }
 
+static long long
+run_of(json_t *root, const char *typed)
+{
+	return json_integer_value(json_object_get(row(root, typed), "run"));
+}
+
+/*
+ * perf's groups: -e '{a,b}' counts its events in the same run of the
+ * command. Five GP events on four counters: without braces the first four
+ * share run 1; with them each group has a run of its own.
+ */
+static void
+test_groups_counted_in_one_run(void **state)
+{
+	struct e2e_machine m;
+	struct e2e_result r;
+	struct emu_pmu *before, *after;
+	json_t *root;
+
+	(void)state;
+	machine(&m, "skylake", false);
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "--json", "-o", out_path(&m),
+					  "-e", "{r01c4,r02c4},{r03c4,r04c4,BR_INST_RETIRED.ALL_BRANCHES}", "--", WL,
+					  "--retire", "0xc4:0:1000", NULL });
+	e2e_assert_status(&r, 0);
+	root = record(&m);
+	assert_int_equal(json_integer_value(json_object_get(root, "runs")), 2);
+	assert_int_equal(run_of(root, "r01c4"), 1);
+	assert_int_equal(run_of(root, "r02c4"), 1);
+	assert_int_equal(run_of(root, "r03c4"), 2);
+	assert_int_equal(run_of(root, "r04c4"), 2);
+	assert_int_equal(run_of(root, "BR_INST_RETIRED.ALL_BRANCHES"), 2);
+	assert_int_equal(value(root, "BR_INST_RETIRED.ALL_BRANCHES"), 1000);
+	json_decref(root);
+	e2e_result_free(&r);
+
+	/* A group larger than the free counters: refused with the reason, nothing touched. */
+	before = e2e_state(&m);
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "-e", "{r01c4,r02c4,r03c4,r04c4,r05c4}",
+					  "--", WL, NULL });
+	e2e_assert_status(&r, 125);
+	e2e_assert_err_contains(&r, "event group {r01c4,r02c4,r03c4,r04c4,r05c4} cannot be counted in one run");
+	e2e_assert_err_contains(&r, "drop the braces");
+	after = e2e_state(&m);
+	assert_int_equal(emu_pmu_diff(before, after, stderr), 0);
+	free(before);
+	free(after);
+	e2e_result_free(&r);
+	e2e_machine_free(&m);
+}
+
+/*
+ * The ratios of the table need both events from one run: the scheduler
+ * keeps the pair together instead of splitting it (branches in run 1,
+ * branch-misses in run 2, and no miss rate), without braces.
+ */
+static void
+test_ratio_pairs_kept_together(void **state)
+{
+	struct e2e_machine m;
+	struct e2e_result r;
+	json_t *root;
+
+	(void)state;
+	machine(&m, "skylake", false);
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "--json", "-o", out_path(&m),
+					  "-e", "r01c4,r02c4,r03c4,branches,branch-misses,cache-references,cache-misses",
+					  "--", WL, "--retire", "0xc4:0:1000", "--retire", "0xc5:0:10", "--retire",
+					  "0x2e:0x4f:400", "--retire", "0x2e:0x41:100", NULL });
+	e2e_assert_status(&r, 0);
+	root = record(&m);
+	assert_int_equal(run_of(root, "branches"), run_of(root, "branch-misses"));
+	assert_int_equal(run_of(root, "cache-references"), run_of(root, "cache-misses"));
+	assert_int_equal(value(root, "branch-misses"), 10);
+	assert_int_equal(value(root, "cache-misses"), 100);
+	json_decref(root);
+	e2e_result_free(&r);
+
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "-e",
+					  "r01c4,r02c4,r03c4,branches,branch-misses,cache-references,cache-misses",
+					  "--", WL, "--retire", "0xc4:0:1000", "--retire", "0xc5:0:10", "--retire",
+					  "0x2e:0x4f:400", "--retire", "0x2e:0x41:100", NULL });
+	e2e_assert_status(&r, 0);
+	e2e_assert_err_contains(&r, "1.00% of all branches");
+	e2e_assert_err_contains(&r, "25.00% of all cache refs");
+	e2e_result_free(&r);
+	e2e_machine_free(&m);
+}
+
 int
 main(void)
 {
@@ -302,6 +391,8 @@ main(void)
 		cmocka_unit_test(test_fixed_only_events_move_to_their_twin),
 		cmocka_unit_test(test_reference_cycles_never_move),
 		cmocka_unit_test(test_dry_run_plan),
+		cmocka_unit_test(test_groups_counted_in_one_run),
+		cmocka_unit_test(test_ratio_pairs_kept_together),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);

@@ -152,7 +152,7 @@ test_default_events_exact(void **state)
 	assert_int_equal(json_integer_value(json_object_get(root, "core")), core);
 	assert_string_equal(json_string_value(json_object_get(root, "event_table")), "skylake");
 	assert_int_equal(json_integer_value(json_object_get(root, "exit_status")), 0);
-	assert_int_equal(json_array_size(json_object_get(root, "events")), 5);
+	assert_int_equal(json_array_size(json_object_get(root, "events")), 9);
 	/* instructions, cycles, ref-cycles, branches, branch-misses: user only. */
 	assert_int_equal(value_at(root, 0), 5000);
 	assert_int_equal(value_at(root, 1), 2500);
@@ -164,6 +164,16 @@ test_default_events_exact(void **state)
 	assert_string_equal(json_string_value(json_object_get(event_at(root, 3), "counter")), "pmc0");
 	assert_string_equal(json_string_value(json_object_get(event_at(root, 3), "requested")), "branches");
 	assert_string_equal(json_string_value(json_object_get(event_at(root, 3), "status")), "counted");
+	/* Then perf's software events, through perf_event beside the MSR path, and the command's times. */
+	assert_string_equal(json_string_value(json_object_get(event_at(root, 5), "name")), "task-clock");
+	assert_string_equal(json_string_value(json_object_get(event_at(root, 6), "name")), "context-switches");
+	assert_string_equal(json_string_value(json_object_get(event_at(root, 7), "name")), "cpu-migrations");
+	assert_string_equal(json_string_value(json_object_get(event_at(root, 8), "name")), "page-faults");
+	assert_true(value_at(root, 5) > 0);
+	assert_true(value_at(root, 8) > 0);
+	assert_true(json_is_number(json_object_get(root, "user_seconds")));
+	assert_true(json_is_number(json_object_get(root, "sys_seconds")));
+	assert_true(json_is_null(json_object_get(root, "not_supported_reason")));
 	json_decref(root);
 	assert_restored(&m, before);
 	free(before);
@@ -619,8 +629,8 @@ test_csv(void **state)
 	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "-x", ";", "-e", "branches,instructions",
 					  WL, USER_WORK, NULL });
 	e2e_assert_status(&r, 0);
-	e2e_assert_err_contains(&r, "700;;branches;BRANCH_INSTRUCTIONS;pmc0;1;counted\n");
-	e2e_assert_err_contains(&r, "5000;;instructions;INSTRUCTIONS_RETIRED;fixed0;1;counted\n");
+	e2e_assert_err_contains(&r, "700;;branches:u;BRANCH_INSTRUCTIONS;pmc0;1;counted\n");
+	e2e_assert_err_contains(&r, "5000;;instructions:u;INSTRUCTIONS_RETIRED;fixed0;1;counted\n");
 	e2e_result_free(&r);
 	e2e_machine_free(&m);
 }
@@ -832,8 +842,8 @@ test_icelake_slots_by_default(void **state)
 	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "-x", ",", WL,
 					  "--retire", "0xa4:1:12345", "--retire", "0xc0:0:11", NULL });
 	e2e_assert_status(&r, 0);
-	e2e_assert_err_contains(&r, "12345,,slots,TOPDOWN_SLOTS,fixed3,1,counted\n");
-	e2e_assert_err_contains(&r, "11,,instructions,INSTRUCTIONS_RETIRED,fixed0,1,counted\n");
+	e2e_assert_err_contains(&r, "12345,,slots:u,TOPDOWN_SLOTS,fixed3,1,counted\n");
+	e2e_assert_err_contains(&r, "11,,instructions:u,INSTRUCTIONS_RETIRED,fixed0,1,counted\n");
 	e2e_result_free(&r);
 	e2e_machine_free(&m);
 }

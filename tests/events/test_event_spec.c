@@ -569,6 +569,50 @@ test_suggest(void **state)
 	assert_int_equal(event_spec_suggest("ZZZZZZZZZZZZZZZZZZZZZ", tables[T_SKL], out, 3), 0);
 }
 
+/* perf's groups: '{a,b}' marks its events with one group number, refused forms say why. */
+static void
+test_groups(void **state)
+{
+	static const struct { const char *spec, *why; } bad[] = {
+		{ "{branches,{cycles}}", "groups do not nest" },
+		{ "{branches,cycles", "has no closing '}'" },
+		{ "branches}", "'}' without its '{'" },
+		{ "{branches,cycles}:u", "nothing may follow a group's '}'" },
+		{ "{branches,task-clock}", "'task-clock' is a software event" },
+		{ "{}", "empty event name" },
+	};
+	struct pmustat_error *err = NULL;
+	struct event *ev = NULL;
+	size_t n = 0;
+
+	(void)state;
+	assert_int_equal(event_spec_parse("instructions,{branches, branch-misses },cycles,{ r412e }", NULL, &skl_caps,
+					  &ev, &n, &err), 0);
+	assert_int_equal(n, 5);
+	assert_int_equal(ev[0].group, 0);
+	assert_int_equal(ev[1].group, 1);
+	assert_int_equal(ev[2].group, 1);
+	assert_string_equal(ev[2].requested, "branch-misses");
+	assert_int_equal(ev[3].group, 0);
+	assert_int_equal(ev[4].group, 2);
+	assert_string_equal(ev[4].requested, "r412e");
+	/* A second list appended numbers its groups after the first's. */
+	assert_int_equal(event_spec_append("{cpu/event=0x3c,umask=0x0/,cycles:k}", NULL, &skl_caps, &ev, &n, &err), 0);
+	assert_int_equal(n, 7);
+	assert_int_equal(ev[5].group, 3);
+	assert_int_equal(ev[6].group, 3);
+	free(ev);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		ev = NULL;
+		if (event_spec_parse(bad[i].spec, NULL, &skl_caps, &ev, &n, &err) != -EINVAL)
+			fail_msg("'%s' accepted", bad[i].spec);
+		if (!strstr(err_msg(err), bad[i].why))
+			fail_msg("'%s': '%s' lacks '%s'", bad[i].spec, err_msg(err), bad[i].why);
+		err_clear(&err);
+		free(ev);
+	}
+}
+
 /* The SDM table the lead specified, and the EBX gate. */
 static void
 test_arch_events(void **state)
@@ -641,6 +685,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_append),
 		cmocka_unit_test(test_suggest),
 		cmocka_unit_test(test_arch_events),
+		cmocka_unit_test(test_groups),
 	};
 
 	if (argc != 2) {

@@ -252,10 +252,80 @@ test_counter_names(void **state)
 	assert_string_equal(buf, "-");
 }
 
+/* Five GP events on four counters: a group at the end goes whole into the second run. */
+static void
+test_group_counted_in_one_run(void **state)
+{
+	struct pmu_caps caps = test_caps_skylake();
+	struct event ev[] = {
+		test_event("a", 0x01, 1, 0xf),
+		test_event("b", 0x02, 1, 0xf),
+		test_event("c", 0x03, 1, 0xf),
+		test_event("branches", 0xc4, 0, 0xf),
+		test_event("branch-misses", 0xc5, 0, 0xf),
+	};
+	struct sched_slot s[5];
+	unsigned runs = 0;
+	struct pmustat_error *err = NULL;
+
+	(void)state;
+	/* Without a group the pair is split (branches in run 1, its misses in run 2). */
+	assert_int_equal(sched_plan(ev, 5, &caps, 0xf, 0x7, s, &runs, NULL, &err), 0);
+	assert_int_equal(runs, 2);
+	assert_int_not_equal(s[3].run, s[4].run);
+	ev[3].group = ev[4].group = 1;
+	assert_int_equal(sched_plan(ev, 5, &caps, 0xf, 0x7, s, &runs, NULL, &err), 0);
+	assert_int_equal(runs, 2);
+	assert_int_equal(s[3].run, s[4].run);
+	check_plan(ev, 5, s, runs, 0xf, 0x7);
+	/* A group first: its members together in run 1, the others wherever they fit. */
+	ev[3].group = ev[4].group = 0;
+	ev[0].group = ev[2].group = ev[4].group = 7;
+	assert_int_equal(sched_plan(ev, 5, &caps, 0xf, 0x7, s, &runs, NULL, &err), 0);
+	assert_int_equal(s[0].run, s[2].run);
+	assert_int_equal(s[0].run, s[4].run);
+	check_plan(ev, 5, s, runs, 0xf, 0x7);
+	err_clear(&err);
+}
+
+/* A group larger than the free counters is refused with the reason; a ratio's pair is split instead. */
+static void
+test_group_that_cannot_fit(void **state)
+{
+	struct pmu_caps caps = test_caps_skylake();
+	struct event ev[] = {
+		test_event("a", 0x01, 1, 0xf),
+		test_event("b", 0x02, 1, 0xf),
+		test_event("branches", 0xc4, 0, 0xf),
+		test_event("branch-misses", 0xc5, 0, 0xf),
+	};
+	struct sched_slot s[4];
+	unsigned runs = 0, bad = 99;
+	struct pmustat_error *err = NULL;
+
+	(void)state;
+	for (unsigned i = 0; i < 4; i++)
+		ev[i].group = 3;
+	/* Two GP counters free (the others held by someone else). */
+	assert_int_equal(sched_plan(ev, 4, &caps, 0x3, 0x7, s, &runs, &bad, &err), -ENOSPC);
+	assert_int_equal(bad, 0);
+	assert_non_null(strstr(err_msg(err), "event group {a,b,branches,branch-misses} cannot be counted in one run"));
+	assert_non_null(strstr(err_msg(err), "2 general-purpose"));
+	err_clear(&err);
+	for (unsigned i = 0; i < 4; i++)
+		ev[i].group_soft = true;
+	assert_int_equal(sched_plan(ev, 4, &caps, 0x3, 0x7, s, &runs, &bad, &err), 0);
+	assert_int_equal(runs, 2);
+	check_plan(ev, 4, s, runs, 0x3, 0x7);
+	err_clear(&err);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_group_counted_in_one_run),
+		cmocka_unit_test(test_group_that_cannot_fit),
 		cmocka_unit_test(test_default_set_one_run),
 		cmocka_unit_test(test_watchdog_cycles_to_gp),
 		cmocka_unit_test(test_six_on_four_two_runs),

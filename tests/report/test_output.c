@@ -104,7 +104,7 @@ test_human(void **state)
 
 	(void)state;
 	assert_non_null(strstr(s, "Performance counter stats for 'true --flag' on core 1"));
-	assert_non_null(strstr(s, "2,000,000      instructions"));
+	assert_non_null(strstr(s, "2,000,000      instructions:u "));
 	assert_non_null(strstr(s, "2.00  insn per cycle"));
 	assert_non_null(strstr(s, "1.00% of all branches"));
 	assert_non_null(strstr(s, "seconds time elapsed"));
@@ -121,6 +121,90 @@ test_human(void **state)
 	free(s);
 }
 
+/* The column of names widens for a long one: every annotation starts in the same column. */
+static void
+test_human_long_name_keeps_columns(void **state)
+{
+	struct stat_report rep = make_report();
+	char *s, *line;
+	long col = -1;
+
+	(void)state;
+	snprintf(ev[2].requested, sizeof(ev[2].requested), "BR_INST_RETIRED.ALL_BRANCHES:cmask=1:edge");
+	snprintf(ev[1].requested, sizeof(ev[1].requested), "CPU_CLK_UNHALTED.THREAD");
+	rows[2].status = "counted (user mode only: kernel.perf_event_paranoid=2)";
+	rep.verbose = true;	/* every row has a comment */
+	s = render(0, &rep);
+	for (line = strtok(s, "\n"); line; line = strtok(NULL, "\n")) {
+		const char *a = strstr(line, "#  ");
+
+		if (!a)
+			a = strstr(line, "(counted");
+		if (!a)
+			continue;
+		if (col < 0)
+			col = a - line;
+		if (a - line != col)
+			fail_msg("annotation at column %ld, not %ld: '%s'", (long)(a - line), col, line);
+	}
+	assert_true(col > 0);
+	free(s);
+}
+
+/* perf's comments: GHz, CPUs utilized, /sec over task-clock; the resolved name only with -v. */
+static void
+test_human_rates(void **state)
+{
+	struct stat_report rep = make_report();
+	struct stat_row all[6];
+	struct event sw[2];
+	char *s;
+
+	(void)state;
+	memcpy(all, rows, sizeof(rows));
+	sw[0] = test_event("task-clock", 0, 0, 0);
+	sw[0].flags = EVENT_F_SOFTWARE;
+	sw[0].os = true;
+	sw[1] = sw[0];
+	snprintf(sw[1].name, sizeof(sw[1].name), "page-faults");
+	snprintf(sw[1].requested, sizeof(sw[1].requested), "page-faults");
+	memset(&all[4], 0, 2 * sizeof(all[0]));
+	for (unsigned i = 4; i < 6; i++) {
+		all[i].ev = &sw[i - 4];
+		all[i].run = 1;
+		all[i].counted = true;
+		all[i].status = "counted";
+	}
+	all[4].unit = "ns";
+	all[4].value = 500000000;	/* 0.5 s of CPU */
+	all[5].value = 2000;
+	rep.rows = all;
+	rep.nrows = 6;
+	rep.elapsed = 0.25;
+	s = render(0, &rep);
+	/* 1,000,000 cycles in 0.5 s of task-clock; 0.5 s of CPU in 0.25 s; 2000 faults in 0.5 s. */
+	assert_non_null(strstr(s, "cycles:u                       #     0.002 GHz\n"));
+	assert_non_null(strstr(s, "#     2.000 CPUs utilized\n"));
+	assert_non_null(strstr(s, "#     4.000 K/sec\n"));
+	/* The resolved name is not a comment... */
+	assert_null(strstr(s, "#  BR_INST_RETIRED.ALL_BRANCHES"));
+	free(s);
+	/* ...but -v says it. */
+	rep.verbose = true;
+	s = render(0, &rep);
+	assert_non_null(strstr(s, "#  BR_INST_RETIRED.ALL_BRANCHES"));
+	free(s);
+	/* Several runs: no CPUs utilized (the elapsed time is all of them), cycles' GHz only from run 1. */
+	rep.verbose = false;
+	rep.runs = 2;
+	all[1].run = 2;
+	s = render(0, &rep);
+	assert_null(strstr(s, "CPUs utilized"));
+	assert_null(strstr(s, "GHz"));
+	assert_non_null(strstr(s, "K/sec"));
+	free(s);
+}
+
 static void
 test_csv(void **state)
 {
@@ -131,8 +215,8 @@ test_csv(void **state)
 	rows[3].counted = false;
 	rows[3].status = "counter busy";
 	s = render(1, &rep);
-	assert_non_null(strstr(s, "2000000;;instructions;INST_RETIRED.ANY;fixed0;1;counted\n"));
-	assert_non_null(strstr(s, "<not counted>;;branch-misses;BR_MISP_RETIRED.ALL_BRANCHES;pmc1;1;counter busy\n"));
+	assert_non_null(strstr(s, "2000000;;instructions:u;INST_RETIRED.ANY;fixed0;1;counted\n"));
+	assert_non_null(strstr(s, "<not counted>;;branch-misses:u;BR_MISP_RETIRED.ALL_BRANCHES;pmc1;1;counter busy\n"));
 	free(s);
 }
 
@@ -159,6 +243,7 @@ test_json(void **state)
 	e0 = json_array_get(json_object_get(root, "events"), 0);
 	assert_string_equal(json_string_value(json_object_get(e0, "name")), "INST_RETIRED.ANY");
 	assert_string_equal(json_string_value(json_object_get(e0, "requested")), "instructions");
+	assert_string_equal(json_string_value(json_object_get(e0, "privilege")), "u");
 	assert_int_equal(json_integer_value(json_object_get(e0, "value")), 2000000);
 	assert_string_equal(json_string_value(json_object_get(e0, "counter")), "fixed0");
 	assert_int_equal(json_integer_value(json_object_get(e0, "run")), 1);
@@ -187,6 +272,8 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_thousands),
 		cmocka_unit_test(test_human),
+		cmocka_unit_test(test_human_long_name_keeps_columns),
+		cmocka_unit_test(test_human_rates),
 		cmocka_unit_test(test_csv),
 		cmocka_unit_test(test_json),
 	};
