@@ -124,7 +124,18 @@ pmu_restore(struct pmu *p);
 void
 pmu_arm_signal_restore(struct pmu *p);
 
-/* pmu_restore() of the armed pmu, with its result; async-signal-safe. */
+/*
+ * The same for the @n PMUs of @ps (a run on several cores; the array
+ * must live until disarmed with n = 0). They are restored in order.
+ */
+void
+pmu_arm_signal_restore_all(struct pmu *const *ps, unsigned n);
+
+/*
+ * pmu_restore() of the armed PMUs, every one even after a failure: the
+ * first failure (-errno), else 1 if a value was inexact, else 0;
+ * async-signal-safe.
+ */
 int
 pmu_restore_from_signal(void);
 

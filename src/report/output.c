@@ -11,6 +11,7 @@
 
 #include "events/event.h"
 #include "report/json_text.h"
+#include "base/cpulist.h"
 #include "report/output.h"
 
 void
@@ -146,14 +147,34 @@ print_stats(FILE *out, const struct stat_row *row)
 	fputc('\n', out);
 }
 
+/* -A: the row's count on each core, one line each, as perf stat -A prints it. */
+static void
+print_per_cpu(FILE *out, const struct stat_report *rep, const struct stat_row *row, const char *where)
+{
+	for (unsigned c = 0; c < rep->ncores; c++) {
+		char value[40], cpu[16], spread[64] = "";
+
+		output_thousands(row->cpu_values[c], value, sizeof(value));
+		snprintf(cpu, sizeof(cpu), "CPU%d", rep->cores[c]);
+		if (rep->repeat > 1 && row->nvalues > 0 && row->cpu_stats)
+			snprintf(spread, sizeof(spread), "  ( +- %5.2f%% )", row->cpu_stats[c].rel_stddev_percent);
+		fprintf(out, "%-8s%18s      %-30s%s%s\n", cpu, value, row_label(row), where, spread);
+	}
+}
+
 void
 output_human(FILE *out, const struct stat_report *rep)
 {
+	char list[256];
+
 	fprintf(out, "\n Performance counter stats for '");
 	print_command(out, rep->command);
 	fprintf(out, "'");
-	if (rep->core >= 0)
+	if (rep->ncores > 1) {
+		fprintf(out, " on cores %s", cpulist_format(rep->cores, rep->ncores, list, sizeof(list)));
+	} else if (rep->core >= 0) {
 		fprintf(out, " on core %d", rep->core);
+	}
 	if (rep->repeat > 1 && rep->runs > 1)
 		fprintf(out, " (%u rounds of %u runs, each event counted in one run per round)",
 			rep->repeat, rep->runs);
@@ -192,6 +213,10 @@ output_human(FILE *out, const struct stat_report *rep)
 		/* Multiplexed or user-mode-only counts are raw: say so on the line. */
 		if (row->counted && row->status && strcmp(row->status, "counted") != 0)
 			snprintf(spread + strlen(spread), sizeof(spread) - strlen(spread), "  (%s)", row->status);
+		if (rep->per_cpu && row->cpu_values) {
+			print_per_cpu(out, rep, row, where);
+			continue;
+		}
 		fprintf(out, "%18s      %-30s %s%s%s\n", value, label, note, where, spread);
 		if (rep->repeat > 1 && row->nvalues > 0)
 			print_stats(out, row);
@@ -202,6 +227,11 @@ output_human(FILE *out, const struct stat_report *rep)
 			rep->runs > 1 || rep->repeat > 1 ? " (all runs)" : "");
 	if (rep->read_method && rep->backend && strcmp(rep->backend, "perf") == 0)
 		fprintf(out, " Counted through perf_event (backend perf): the command's own counts, all its threads and children, from its execve on.\n\n");
+	else if (rep->read_method && rep->ncores > 1)
+		fprintf(out, " Counts read with %s (backend msr) on cores %s, %s: anything else that ran on them is included.%s\n\n",
+			rep->read_method, cpulist_format(rep->cores, rep->ncores, list, sizeof(list)),
+			rep->per_cpu ? "one line per core" : "summed over them",
+			rep->software ? " Software events: through perf_event, the command's own." : "");
 	else if (rep->read_method)
 		fprintf(out, " Counts read with %s (backend msr). Counts are per core: anything else that ran on core %d is included.%s\n\n",
 			rep->read_method, rep->core,
@@ -255,36 +285,63 @@ csv_number(FILE *out, const char *sep, bool first, const char *fmt, ...)
 	csv_field(out, sep, first, buf);
 }
 
+/*
+ * One event's CSV line: @cpu (-A: "CPU<N>" first, "" for an event not
+ * counted per core; NULL without -A), @value and @stats the sum's or the core's.
+ */
+static void
+csv_row(FILE *out, const struct stat_report *rep, const struct stat_row *row, const char *sep, const char *cpu,
+	uint64_t value, const struct stats_summary *stats)
+{
+	if (cpu)
+		csv_field(out, sep, true, cpu);
+	if (row->counted)
+		csv_number(out, sep, !cpu, "%llu", (unsigned long long)value);
+	else
+		csv_field(out, sep, !cpu, "<not counted>");
+	csv_field(out, sep, false, row->unit ? row->unit : "");
+	csv_field(out, sep, false, row_label(row));
+	csv_field(out, sep, false, row->ev->name);
+	csv_field(out, sep, false, row->counter);
+	csv_number(out, sep, false, "%u", row->run);
+	csv_field(out, sep, false, row->status ? row->status : (row->counted ? "counted" : "not counted"));
+	if (rep->repeat > 1 && row->nvalues > 0) {
+		csv_number(out, sep, false, "%u", stats->n);
+		csv_number(out, sep, false, "%.6g", stats->mean);
+		csv_number(out, sep, false, "%.6g", stats->median);
+		csv_number(out, sep, false, "%llu", (unsigned long long)stats->min);
+		csv_number(out, sep, false, "%llu", (unsigned long long)stats->max);
+		csv_number(out, sep, false, "%.6g", stats->stddev);
+		csv_number(out, sep, false, "%.4f", stats->rel_stddev_percent);
+	} else if (rep->repeat > 1) {
+		csv_field(out, sep, false, "0");
+		for (int k = 0; k < 6; k++)
+			csv_field(out, sep, false, "");
+	}
+	fputc('\n', out);
+}
+
 void
 output_csv(FILE *out, const struct stat_report *rep, const char *sep)
 {
 	for (unsigned i = 0; i < rep->nrows; i++) {
 		const struct stat_row *row = &rep->rows[i];
 
-		if (row->counted)
-			csv_number(out, sep, true, "%llu", (unsigned long long)row->value);
-		else
-			csv_field(out, sep, true, "<not counted>");
-		csv_field(out, sep, false, row->unit ? row->unit : "");
-		csv_field(out, sep, false, row_label(row));
-		csv_field(out, sep, false, row->ev->name);
-		csv_field(out, sep, false, row->counter);
-		csv_number(out, sep, false, "%u", row->run);
-		csv_field(out, sep, false, row->status ? row->status : (row->counted ? "counted" : "not counted"));
-		if (rep->repeat > 1 && row->nvalues > 0) {
-			csv_number(out, sep, false, "%u", row->stats.n);
-			csv_number(out, sep, false, "%.6g", row->stats.mean);
-			csv_number(out, sep, false, "%.6g", row->stats.median);
-			csv_number(out, sep, false, "%llu", (unsigned long long)row->stats.min);
-			csv_number(out, sep, false, "%llu", (unsigned long long)row->stats.max);
-			csv_number(out, sep, false, "%.6g", row->stats.stddev);
-			csv_number(out, sep, false, "%.4f", row->stats.rel_stddev_percent);
-		} else if (rep->repeat > 1) {
-			csv_field(out, sep, false, "0");
-			for (int k = 0; k < 6; k++)
-				csv_field(out, sep, false, "");
+		if (!rep->per_cpu) {
+			csv_row(out, rep, row, sep, NULL, row->value, &row->stats);
+			continue;
 		}
-		fputc('\n', out);
+		if (!row->cpu_values) {
+			csv_row(out, rep, row, sep, "", row->value, &row->stats);
+			continue;
+		}
+		for (unsigned c = 0; c < rep->ncores; c++) {
+			char cpu[16];
+
+			snprintf(cpu, sizeof(cpu), "CPU%d", rep->cores[c]);
+			csv_row(out, rep, row, sep, cpu, row->cpu_values[c],
+				row->cpu_stats ? &row->cpu_stats[c] : &row->stats);
+		}
 	}
 	for (unsigned i = 0; rep->check_results && i < rep->nchecks; i++) {
 		const struct check_result *r = &rep->check_results[i];
@@ -530,6 +587,25 @@ json_baseline(const struct stat_report *rep, json_t *failed)
 	return o;
 }
 
+/* [{"cpu": N, "value": V}, ...] of a row counted per core, else null. */
+static json_t *
+json_per_cpu(const struct stat_report *rep, const struct stat_row *row)
+{
+	json_t *a;
+
+	if (!row->counted || !row->cpu_values)
+		return json_null();
+	a = json_array();
+	for (unsigned c = 0; a && c < rep->ncores; c++) {
+		json_t *o = json_object();
+
+		json_object_set_new(o, "cpu", json_integer(rep->cores[c]));
+		json_object_set_new(o, "value", json_integer((json_int_t)row->cpu_values[c]));
+		json_array_append_new(a, o);
+	}
+	return a ? a : json_null();
+}
+
 int
 output_json(FILE *out, const struct stat_report *rep)
 {
@@ -568,6 +644,8 @@ output_json(FILE *out, const struct stat_report *rep)
 		json_object_set_new(o, "unit", row->unit ? json_string(row->unit) : json_null());
 		json_object_set_new(o, "time_enabled_ns", row->perf_times ? json_integer((json_int_t)row->enabled) : json_null());
 		json_object_set_new(o, "time_running_ns", row->perf_times ? json_integer((json_int_t)row->running) : json_null());
+		if (rep->listed_cores)
+			json_object_set_new(o, "per_cpu", json_per_cpu(rep, row));
 		json_array_append_new(events, o);
 	}
 	json_object_set_new(root, "format_version", json_integer(OUTPUT_FORMAT_VERSION));
@@ -576,6 +654,13 @@ output_json(FILE *out, const struct stat_report *rep)
 	json_object_set_new(root, "cpu", rep->cpu ? json_text(rep->cpu) : json_null());
 	json_object_set_new(root, "cpu_model", rep->cpu_model ? json_string(rep->cpu_model) : json_null());
 	json_object_set_new(root, "core", rep->core >= 0 ? json_integer(rep->core) : json_null());
+	if (rep->listed_cores) {
+		json_t *cores = json_array();
+
+		for (unsigned c = 0; c < rep->ncores; c++)
+			json_array_append_new(cores, json_integer(rep->cores[c]));
+		json_object_set_new(root, "cores", cores);
+	}
 	json_object_set_new(root, "event_table", rep->event_table ? json_string(rep->event_table) : json_null());
 	json_object_set_new(root, "command", command);
 	json_object_set_new(root, "exit_status", json_integer(rep->exit_status));

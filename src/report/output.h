@@ -43,12 +43,23 @@ struct stat_row {
 	uint64_t enabled;	/* ns the event was enabled */
 	uint64_t running;	/* ns it was on a counter (< enabled: multiplexed) */
 	char status_buf[128];	/* storage a status may point into */
+	/*
+	 * Per core of stat_report.cores (hardware rows counted; NULL
+	 * otherwise): the count on each, with -r the median of its rounds,
+	 * and their statistics when nvalues > 0; value is their sum.
+	 */
+	const uint64_t *cpu_values;
+	const struct stats_summary *cpu_stats;
 };
 
 struct stat_report {
 	const char *version;		/* pmustat's */
 	const char *cpu;		/* brand or mapfile key */
 	int core;			/* -1 when not chosen yet */
+	const int *cores;		/* every core counted, ascending (@core is the first) */
+	unsigned ncores;		/* 0: not chosen yet */
+	bool per_cpu;			/* -A: one line per core */
+	bool listed_cores;		/* -C LIST or -a: the JSON has cores and per_cpu */
 	const char *event_table;	/* NULL: architectural events only */
 	char *const *command;		/* argv, NULL-terminated; may be NULL */
 	int exit_status;		/* pmustat's own exit status */
