@@ -43,7 +43,8 @@ struct msr_state {
 	struct msr_core *cores;		/* ascending */
 	struct pmu **pmus;		/* per core, for the child's enable and the signal handler */
 	struct interval_sampler sampler;
-	uint64_t finals[SCHED_MAX_EVENTS];
+	uint64_t *finals;		/* -I: this run's counts per core, [k * SCHED_MAX_EVENTS + u] */
+	const struct sched_slot **slots;	/* per core, its plan's */
 };
 
 static struct msr_state *
@@ -289,7 +290,9 @@ msr_begin(struct run_ctx *c, struct pmustat_error **err)
 	c->state[0] = s;
 	s->cores = calloc(c->ncores, sizeof(*s->cores));
 	s->pmus = calloc(c->ncores, sizeof(*s->pmus));
-	if (!s->cores || !s->pmus)
+	s->finals = calloc((size_t)c->ncores * SCHED_MAX_EVENTS, sizeof(*s->finals));
+	s->slots = calloc(c->ncores, sizeof(*s->slots));
+	if (!s->cores || !s->pmus || !s->finals || !s->slots)
 		return err_set(err, -ENOMEM, "out of memory");
 	s->n = c->ncores;
 	for (unsigned i = 0; i < s->n; i++) {
@@ -303,6 +306,8 @@ msr_begin(struct run_ctx *c, struct pmustat_error **err)
 	rc = plan_cores(c, err);
 	if (rc)
 		return rc;
+	for (unsigned i = 0; i < s->n; i++)
+		s->slots[i] = s->cores[i].plan->slots;
 	for (unsigned i = 0; c->o->verbose && i < s->n; i++)
 		verbose_plan(c, i);
 	rc = journal_cores(c, err);
@@ -373,8 +378,11 @@ msr_end(struct run_ctx *c)
 	signals_block(false);
 	if (s->cores)
 		free_plans(c);
+	interval_finish(&s->sampler, NULL);
 	free(s->cores);
 	free(s->pmus);
+	free(s->finals);
+	free(s->slots);
 	free(s);
 	c->state[0] = NULL;
 }
@@ -424,10 +432,8 @@ msr_attach(struct run_ctx *c, unsigned run, pid_t pid, struct pmustat_error **er
 static int
 msr_sample_start(struct run_ctx *c, unsigned run, struct pmustat_error **err)
 {
-	if (c->ncores > 1)
-		return err_set(err, -ENOTSUP, "-I samples one core; it does not take -C LIST or -a yet");
-	return interval_start(&state(c)->sampler, c->hw, c->core, &c->t->cpu.pmu, c->plan->slots, c->ev->nhw,
-			      run, c->o->interval_ms, c->emit_interval, c->emit_arg, err);
+	return interval_start(&state(c)->sampler, c->hw, c->cores, c->ncores, &c->t->cpu.pmu, state(c)->slots,
+			      c->ev->nhw, run, c->o->interval_ms, c->emit_interval, c->emit_arg, err);
 }
 
 static void
@@ -474,7 +480,7 @@ msr_collect(struct run_ctx *c, unsigned run, struct pmustat_error **err)
 	struct pmu_count counts[SCHED_MAX_EVENTS];
 	int rc;
 
-	memset(s->finals, 0, sizeof(s->finals));
+	memset(s->finals, 0, (size_t)s->n * SCHED_MAX_EVENTS * sizeof(*s->finals));
 	for (unsigned u = 0; u < c->ev->nhw; u++)
 		if (c->plan->slots[u].run == run)
 			c->counts[u].value = 0;
@@ -495,7 +501,7 @@ msr_collect(struct run_ctx *c, unsigned run, struct pmustat_error **err)
 			c->counts[u].status = "counted";
 			c->counts[u].run = run + 1;
 			c->core_counts[(size_t)u * s->n + i] = counts[u].value;
-			s->finals[u] += counts[u].value;
+			s->finals[(size_t)i * SCHED_MAX_EVENTS + u] = counts[u].value;
 		}
 	}
 	return 0;

@@ -119,7 +119,7 @@ struct run_ctx {
 	const struct invoker *inv;
 
 	/* -I: the callback of a sample (the engine's report), and its argument. */
-	void (*emit_interval)(void *arg, double time, const uint64_t *deltas);
+	void (*emit_interval)(void *arg, double time, const uint64_t *deltas, const uint64_t *core_deltas);
 	void *emit_arg;
 
 	/*

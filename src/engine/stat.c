@@ -47,6 +47,7 @@ struct stat_state {
 	enum backend backend;		/* the one chosen; AUTO before the choice */
 	struct stat_row *rows;
 	uint64_t *cpu_values;		/* per row and core: rows' cpu_values point here */
+	uint64_t *interval_cpu_deltas;	/* -I with a list of cores: per row and core */
 	struct stats_summary *cpu_stats;
 	const char **names;		/* per hardware event, for the plan's printout */
 };
@@ -237,7 +238,7 @@ fill_rows(struct stat_state *s)
 
 /* The -I callback (the sampler's thread): one record of this run's hardware rows. */
 static void
-emit_interval(void *arg, double time, const uint64_t *deltas)
+emit_interval(void *arg, double time, const uint64_t *deltas, const uint64_t *core_deltas)
 {
 	static bool header_done;
 	struct stat_state *s = arg;
@@ -245,14 +246,23 @@ emit_interval(void *arg, double time, const uint64_t *deltas)
 	struct stat_interval iv;
 	unsigned n = 0;
 
-	for (unsigned r = 0; r < s->ev.nrows && s->ev.row_event[r] < s->ev.nhw; r++)
+	for (unsigned r = 0; r < s->ev.nrows && s->ev.row_event[r] < s->ev.nhw; r++) {
+		/* Per row and core (-A, --json with a list): the sampler thread's own buffer. */
+		for (unsigned k = 0; s->interval_cpu_deltas && k < s->c.ncores; k++)
+			s->interval_cpu_deltas[(size_t)n * s->c.ncores + k] =
+				core_deltas[(size_t)k * SCHED_MAX_EVENTS + s->ev.row_event[r]];
 		row_deltas[n++] = deltas[s->ev.row_event[r]];
+	}
 	iv.time = time;
 	iv.round = s->c.round ? s->c.round : 1;
 	iv.run = s->c.cur_run;
 	iv.rows = s->rows;
 	iv.nrows = n;
 	iv.deltas = row_deltas;
+	iv.cores = s->c.cores;
+	iv.ncores = s->c.ncores;
+	iv.cpu_deltas = s->interval_cpu_deltas;
+	iv.per_cpu = s->c.o->per_cpu;
 	iv.header = !header_done;
 	header_done = true;
 	output_interval(s->out, &iv, s->c.o->sep, s->c.o->json);
@@ -317,6 +327,12 @@ count(struct stat_state *s, struct pmustat_error **err)
 	}
 	if (rc == 0)
 		rc = make_rows(s, err);
+	if (rc == 0 && c->o->interval_ms && (c->o->cpu_list || c->o->all_cpus)) {
+		s->interval_cpu_deltas = calloc((size_t)(s->ev.nrows ? s->ev.nrows : 1) * c->ncores,
+						sizeof(*s->interval_cpu_deltas));
+		if (!s->interval_cpu_deltas)
+			rc = err_set(err, -ENOMEM, "out of memory");
+	}
 	if (rc == 0) {
 		c->emit_interval = emit_interval;
 		c->emit_arg = s;
@@ -410,6 +426,7 @@ state_free(struct stat_state *s)
 	free(s->rows);
 	free(s->cpu_values);
 	free(s->cpu_stats);
+	free(s->interval_cpu_deltas);
 	free(s->names);
 }
 
@@ -449,7 +466,7 @@ stat_main(const struct stat_opts *o, struct pmustat_error **err)
 		(void)make_rows(&s, &e);
 		goto out;
 	}
-	if (gates_prepare(&s.g, o, &s.t, &s.inv, s.c.core, &e)) {
+	if (gates_prepare(&s.g, o, &s.t, &s.inv, s.c.cores, s.c.ncores, &e)) {
 		run_fail_err(&s.c, &e);
 		(void)make_rows(&s, &e);
 		goto out;

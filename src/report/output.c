@@ -433,6 +433,31 @@ output_gate_lines(FILE *out, const struct stat_report *rep)
 	}
 }
 
+/* -I -A: row @i's count of the interval on each core, a line each. */
+static void
+interval_per_cpu(FILE *out, const struct stat_interval *iv, unsigned i, const char *sep)
+{
+	for (unsigned k = 0; k < iv->ncores; k++) {
+		uint64_t v = iv->cpu_deltas[(size_t)i * iv->ncores + k];
+		char cpu[16], value[40];
+
+		snprintf(cpu, sizeof(cpu), "CPU%d", iv->cores[k]);
+		if (sep) {
+			csv_field(out, sep, true, "interval");
+			csv_number(out, sep, false, "%.6f", iv->time);
+			csv_number(out, sep, false, "%u", iv->round);
+			csv_number(out, sep, false, "%u", iv->run);
+			csv_field(out, sep, false, cpu);
+			csv_number(out, sep, false, "%llu", (unsigned long long)v);
+			csv_field(out, sep, false, row_label(&iv->rows[i]));
+			fputc('\n', out);
+			continue;
+		}
+		output_thousands(v, value, sizeof(value));
+		fprintf(out, "%14.6f %-8s%18s      %s\n", iv->time, cpu, value, row_label(&iv->rows[i]));
+	}
+}
+
 void
 output_interval(FILE *out, const struct stat_interval *iv, const char *sep, bool json)
 {
@@ -448,8 +473,16 @@ output_interval(FILE *out, const struct stat_interval *iv, const char *sep, bool
 			/* Names are table text: let jansson escape them. */
 			name = json_text(row_label(&iv->rows[i]));
 			text = name ? json_dumps(name, JSON_ENCODE_ANY) : NULL;
-			fprintf(out, "%s{\"requested\": %s, \"value\": %llu}", n++ ? ", " : "",
+			fprintf(out, "%s{\"requested\": %s, \"value\": %llu", n++ ? ", " : "",
 				text ? text : "\"\"", (unsigned long long)iv->deltas[i]);
+			if (iv->cpu_deltas) {
+				fprintf(out, ", \"per_cpu\": [");
+				for (unsigned k = 0; k < iv->ncores; k++)
+					fprintf(out, "%s{\"cpu\": %d, \"value\": %llu}", k ? ", " : "", iv->cores[k],
+						(unsigned long long)iv->cpu_deltas[(size_t)i * iv->ncores + k]);
+				fputc(']', out);
+			}
+			fputc('}', out);
 			free(text);
 			json_decref(name);
 		}
@@ -457,13 +490,19 @@ output_interval(FILE *out, const struct stat_interval *iv, const char *sep, bool
 		fflush(out);
 		return;
 	}
-	if (!sep && iv->header)
+	if (!sep && iv->header && iv->per_cpu && iv->cpu_deltas)
+		fprintf(out, "#%13s %-8s%18s      %s\n", "time", "cpu", "counts", "event");
+	else if (!sep && iv->header)
 		fprintf(out, "#%13s %18s      %s\n", "time", "counts", "event");
 	for (unsigned i = 0; i < iv->nrows; i++) {
 		char value[40];
 
 		if (iv->rows[i].run != iv->run)
 			continue;
+		if (iv->per_cpu && iv->cpu_deltas) {
+			interval_per_cpu(out, iv, i, sep);
+			continue;
+		}
 		if (sep) {
 			csv_field(out, sep, true, "interval");
 			csv_number(out, sep, false, "%.6f", iv->time);

@@ -96,6 +96,11 @@ struct stat_interval {
 	unsigned nrows;
 	const uint64_t *deltas;		/* per row: counted during the interval */
 	bool header;			/* human: print the column header first */
+	/* With -C LIST or -a (cpu_deltas not NULL): per row i and core k, cpu_deltas[i * ncores + k]. */
+	const int *cores;
+	unsigned ncores;
+	const uint64_t *cpu_deltas;
+	bool per_cpu;			/* -A: one line per core */
 };
 
 /* perf stat's table with comments (IPC, branch miss ratio) and caveats. */
@@ -139,7 +144,9 @@ output_gate_lines(FILE *out, const struct stat_report *rep);
 
 /*
  * One -I record: human lines, CSV lines ("interval" SEP time SEP round SEP
- * run SEP value SEP event) or one compact JSON object on one line.
+ * run SEP value SEP event; with -A "interval" SEP time SEP round SEP run
+ * SEP CPU<N> SEP value SEP event per core) or one compact JSON object on
+ * one line (with a list of cores, each event with per_cpu).
  */
 void
 output_interval(FILE *out, const struct stat_interval *iv, const char *sep, bool json);

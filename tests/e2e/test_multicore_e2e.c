@@ -518,6 +518,135 @@ test_all_cpus_and_bad_lists(void **state)
 	e2e_machine_free(&m);
 }
 
+/* The sum of the "interval" CSV lines of @cpu ("CPU<N>", or NULL: lines without a CPU field) for @event. */
+static long long
+interval_sum(const char *text, const char *cpu, const char *event)
+{
+	long long sum = 0;
+
+	for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
+		char fields[7][64];
+		int n = sscanf(l, "interval,%63[^,],%63[^,],%63[^,],%63[^,],%63[^,\n],%63[^,\n]", fields[0], fields[1],
+			       fields[2], fields[3], fields[4], fields[5]);
+
+		if (cpu && n == 6 && strcmp(fields[3], cpu) == 0 && strcmp(fields[5], event) == 0)
+			sum += atoll(fields[4]);
+		else if (!cpu && n == 5 && strcmp(fields[4], event) == 0)
+			sum += atoll(fields[3]);
+	}
+	return sum;
+}
+
+/*
+ * -I with a list of cores: the sampler reads every listed core (from a CPU
+ * not counted), the intervals add up to the sums, and with -A each core's
+ * intervals to its own count. A list of one CPU runs the same code on any
+ * host; two cores need a third CPU for the sampler.
+ */
+static void
+test_interval_per_cpu(void **state)
+{
+	struct e2e_machine m;
+	struct e2e_result r;
+	cpu_set_t set;
+	char one[16], cpu[16];
+	int third = -1;
+
+	(void)state;
+	NEED_TWO_CPUS();
+	machine(&m, false);
+	snprintf(one, sizeof(one), "%d-%d", cpu1, cpu1);
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", one, "-A", "-I", "50", "-x", ",", "-e",
+		"INST_RETIRED.ANY", "--", WL, "--quiet", "--retire", "0xc0:0:1000", "--steps", "3", "--step-ms", "80",
+		NULL });
+	e2e_assert_status(&r, 0);
+	snprintf(cpu, sizeof(cpu), "CPU%d", cpu1);
+	assert_int_equal(interval_sum(r.err, cpu, "INST_RETIRED.ANY"), 3000);
+	e2e_assert_err_contains(&r, ",3000,,INST_RETIRED.ANY,");
+	e2e_result_free(&r);
+
+	/* No CPU left for the sampler: refused before anything is touched. */
+	CPU_ZERO(&set);
+	CPU_SET(cpu0, &set);
+	CPU_SET(cpu1, &set);
+	{
+		cpu_set_t old;
+
+		assert_int_equal(sched_getaffinity(0, sizeof(old), &old), 0);
+		assert_int_equal(sched_setaffinity(0, sizeof(set), &set), 0);
+		e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", list_arg, "-I", "50", "-e", "INST_RETIRED.ANY",
+			"--", WL, "--quiet", NULL });
+		assert_int_equal(sched_setaffinity(0, sizeof(old), &old), 0);
+		for (int c = cpu1 + 1; c < CPU_SETSIZE && c < EMU_MAX_CPUS && third < 0; c++)
+			if (CPU_ISSET(c, &old))
+				third = c;
+	}
+	e2e_assert_status(&r, 125);
+	e2e_assert_err_contains(&r, "-I reads the counters from a CPU that is not counted");
+	e2e_result_free(&r);
+	e2e_machine_free(&m);
+	if (third < 0)
+		return;
+
+	/* A third CPU for the sampler: two cores sampled, each exact. */
+	{
+		char cpus[16];
+
+		snprintf(cpus, sizeof(cpus), "%d", third + 1);
+		e2e_machine_new(&m, (const char *[]){ "--model", "skylake", "--cpus", cpus, NULL });
+	}
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", list_arg, "-A", "-I", "50", "-x", ",", "-e",
+		"INST_RETIRED.ANY", "--", WL, "--quiet", "--threads", "2", "--spread", "--retire", "0xc0:0:1000",
+		"--steps", "3", "--step-ms", "80", NULL });
+	e2e_assert_status(&r, 0);
+	snprintf(cpu, sizeof(cpu), "CPU%d", cpu0);
+	assert_int_equal(interval_sum(r.err, cpu, "INST_RETIRED.ANY"), 3000);
+	snprintf(cpu, sizeof(cpu), "CPU%d", cpu1);
+	assert_int_equal(interval_sum(r.err, cpu, "INST_RETIRED.ANY"), 3000);
+	e2e_result_free(&r);
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", list_arg, "-I", "50", "-x", ",", "-e",
+		"INST_RETIRED.ANY", "--", WL, "--quiet", "--threads", "2", "--retire", "0xc0:0:1000", "--steps", "3",
+		"--step-ms", "80", NULL });
+	e2e_assert_status(&r, 0);
+	assert_int_equal(interval_sum(r.err, NULL, "INST_RETIRED.ANY"), 6000);
+	e2e_result_free(&r);
+	e2e_machine_free(&m);
+}
+
+/* -r and --check gate on the sums over the cores. */
+static void
+test_repeat_and_check_on_sums(void **state)
+{
+	struct e2e_machine m;
+	struct e2e_result r;
+
+	(void)state;
+	NEED_TWO_CPUS();
+	machine(&m, false);
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", list_arg, "-r", "3", "--check", "INST_RETIRED.ANY == 2000",
+		"-e", "INST_RETIRED.ANY", "--", WL, "--quiet", "--threads", "2", "--retire", "0xc0:0:1000", NULL });
+	e2e_assert_status(&r, 0);
+	e2e_assert_err_contains(&r, "PASS  INST_RETIRED.ANY == 2000");
+	e2e_result_free(&r);
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", list_arg, "--check", "INST_RETIRED.ANY <= 1000", "-e",
+		"INST_RETIRED.ANY", "--", WL, "--quiet", "--threads", "2", "--spread", "--retire", "0xc0:0:1000", NULL });
+	e2e_assert_status(&r, 3);
+	e2e_assert_err_contains(&r, "FAIL  INST_RETIRED.ANY <= 1000  (measured 2000)");
+	e2e_result_free(&r);
+	/* -A with -r: each core's median of its rounds. */
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", list_arg, "-A", "-r", "2", "-x", ",", "-e",
+		"INST_RETIRED.ANY", "--", WL, "--quiet", "--threads", "2", "--spread", "--retire", "0xc0:0:1000", NULL });
+	e2e_assert_status(&r, 0);
+	{
+		char line[64];
+
+		snprintf(line, sizeof(line), "CPU%d,1000,,INST_RETIRED.ANY,", cpu1);
+		e2e_assert_err_contains(&r, line);
+	}
+	e2e_result_free(&r);
+	e2e_machine_free(&m);
+}
+
 int
 main(void)
 {
@@ -532,6 +661,8 @@ main(void)
 		cmocka_unit_test(test_crash_and_error_restore_both),
 		cmocka_unit_test(test_core_locked_by_another_run),
 		cmocka_unit_test(test_all_cpus_and_bad_lists),
+		cmocka_unit_test(test_interval_per_cpu),
+		cmocka_unit_test(test_repeat_and_check_on_sums),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);
