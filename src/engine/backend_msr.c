@@ -96,24 +96,6 @@ make_plan(struct run_ctx *c, const struct pmu_occupancy *occ, const char *assume
 	return make_plan_for(c, c->core, occ, assumed_why, global_ctrl, gc_assumed, 0, 0, &c->plan, err);
 }
 
-int
-backend_msr_plan_dry(struct run_ctx *c, struct pmustat_error **err)
-{
-	struct pmu_owner_hints hints;
-	struct pmu_occupancy occ;
-	struct pmu_snapshot snap;
-
-	/* A CPU of a dump, or no MSR access here: nobody holds anything, the power-up state. */
-	if (!c->t->live)
-		return make_plan(c, NULL, "a CPU of a dump", c->t->cpu.pmu.gp_mask, true, err);
-	if (hw_msr_open(c->hw, c->core, false) != 0 ||
-	    pmu_snapshot_read(c->hw, c->core, &c->t->cpu.pmu, &snap, NULL) != 0)
-		return make_plan(c, NULL, "this core's MSRs are not readable", c->t->cpu.pmu.gp_mask, true, err);
-	hints_of(c, &hints);
-	pmu_snapshot_occupancy(&snap, &hints, &occ);
-	return make_plan(c, &occ, NULL, snap.global_ctrl, false, err);
-}
-
 static void
 verbose_plan(struct run_ctx *c, unsigned i)
 {
@@ -163,45 +145,43 @@ free_plans(struct run_ctx *c)
 }
 
 /*
- * Each core's plan around who holds what on it: its own counters. Every
- * core must count each event in the same run of the command (a thread's
- * events are summed over the cores it ran on); when their own plans batch
- * the events differently, every core keeps to the counters free on all.
- * A core that cannot take the events refuses the whole run (its plan's
- * error names it); nothing has been written yet.
+ * Each core's plan around who holds what on it (@occ[i], and GLOBAL_CTRL
+ * as found, @gctrl[i]): its own counters. Every core must count each event
+ * in the same run of the command (a thread's events are summed over the
+ * cores it ran on); when their own plans batch the events differently,
+ * every core keeps to the counters free on all. A core that cannot take
+ * the events refuses the whole run (its plan's error names it); nothing
+ * has been written yet. @plans[0..ncores) are set (c->plan is plans[0]).
  */
 static int
-plan_cores(struct run_ctx *c, struct pmustat_error **err)
+plan_all(struct run_ctx *c, const struct pmu_occupancy *const *occ, const uint64_t *gctrl, const char *assumed_why,
+	 bool gc_assumed, struct plan **plans, struct pmustat_error **err)
 {
-	struct msr_state *s = state(c);
 	uint32_t common_gp = ~0u, common_fixed = ~0u;
 	bool same = true;
 	int rc;
 
 	for (unsigned pass = 0; pass < 2; pass++) {
-		for (unsigned i = 0; i < s->n; i++) {
+		for (unsigned i = 0; i < c->ncores; i++) {
 			uint32_t avoid_gp = 0, avoid_fixed = 0;
-			struct plan **out = i == 0 ? &c->plan : &s->cores[i].plan;
 
 			if (pass == 1) {
-				avoid_gp = s->cores[i].plan->gp_free & ~common_gp;
-				avoid_fixed = s->cores[i].plan->fixed_free & ~common_fixed;
-				plan_free(s->cores[i].plan);
-				s->cores[i].plan = NULL;
-				*out = NULL;
+				avoid_gp = plans[i]->gp_free & ~common_gp;
+				avoid_fixed = plans[i]->fixed_free & ~common_fixed;
+				plan_free(plans[i]);
+				plans[i] = NULL;
 			}
-			rc = make_plan_for(c, s->cores[i].core, pmu_occupancy(s->pmus[i]), NULL,
-					   pmu_found_global_ctrl(s->pmus[i]), false, avoid_gp, avoid_fixed, out, err);
-			if (i == 0)
-				s->cores[0].plan = c->plan;
+			rc = make_plan_for(c, c->cores[i], occ[i], assumed_why, gctrl[i], gc_assumed, avoid_gp,
+					   avoid_fixed, &plans[i], err);
+			c->plan = plans[0];
 			if (rc) {
-				if (s->n > 1)
+				if (c->ncores > 1)
 					err_append(err, "; nothing was written on any of the cores");
 				return rc;
 			}
-			common_gp &= (*out)->gp_free;
-			common_fixed &= (*out)->fixed_free;
-			if (i > 0 && !same_runs(c->plan, *out, c->ev->nhw))
+			common_gp &= plans[i]->gp_free;
+			common_fixed &= plans[i]->fixed_free;
+			if (i > 0 && !same_runs(plans[0], plans[i], c->ev->nhw))
 				same = false;
 		}
 		if (same)
@@ -212,6 +192,97 @@ plan_cores(struct run_ctx *c, struct pmustat_error **err)
 		same = true;
 	}
 	return err_set(err, -EBUSY, "the cores cannot count the events in the same runs of the command; nothing was written on any of the cores");
+}
+
+static int
+plan_cores(struct run_ctx *c, struct pmustat_error **err)
+{
+	struct msr_state *s = state(c);
+	const struct pmu_occupancy **occ = calloc(s->n, sizeof(*occ));
+	uint64_t *gctrl = calloc(s->n, sizeof(*gctrl));
+	struct plan **plans = calloc(s->n, sizeof(*plans));
+	int rc = -ENOMEM;
+
+	if (!occ || !gctrl || !plans) {
+		err_set(err, rc, "out of memory");
+		goto out;
+	}
+	for (unsigned i = 0; i < s->n; i++) {
+		occ[i] = pmu_occupancy(s->pmus[i]);
+		gctrl[i] = pmu_found_global_ctrl(s->pmus[i]);
+	}
+	rc = plan_all(c, occ, gctrl, NULL, false, plans, err);
+	for (unsigned i = 0; i < s->n; i++)
+		s->cores[i].plan = plans[i];
+out:
+	free(occ);
+	free(gctrl);
+	free(plans);
+	return rc;
+}
+
+/*
+ * --dry-run on several cores: each core's plan from its snapshot (reads
+ * only), or, when one core's MSRs cannot be read, every counter assumed
+ * free on all.
+ */
+static int
+plan_dry_cores(struct run_ctx *c, struct pmustat_error **err)
+{
+	struct pmu_owner_hints hints;
+	struct pmu_snapshot snap;
+	struct pmu_occupancy *occ = calloc(c->ncores, sizeof(*occ));
+	const struct pmu_occupancy **occp = calloc(c->ncores, sizeof(*occp));
+	uint64_t *gctrl = calloc(c->ncores, sizeof(*gctrl));
+	const char *assumed = NULL;
+	int rc = -ENOMEM;
+
+	c->plans = calloc(c->ncores, sizeof(*c->plans));
+	if (!occ || !occp || !gctrl || !c->plans) {
+		err_set(err, rc, "out of memory");
+		goto out;
+	}
+	hints_of(c, &hints);
+	for (unsigned i = 0; i < c->ncores && !assumed; i++) {
+		if (hw_msr_open(c->hw, c->cores[i], false) != 0 ||
+		    pmu_snapshot_read(c->hw, c->cores[i], &c->t->cpu.pmu, &snap, NULL) != 0) {
+			assumed = "a core's MSRs are not readable";
+			break;
+		}
+		pmu_snapshot_occupancy(&snap, &hints, &occ[i]);
+		occp[i] = &occ[i];
+		gctrl[i] = snap.global_ctrl;
+	}
+	for (unsigned i = 0; assumed && i < c->ncores; i++) {
+		occp[i] = NULL;
+		gctrl[i] = c->t->cpu.pmu.gp_mask;
+	}
+	rc = plan_all(c, occp, gctrl, assumed, assumed != NULL, c->plans, err);
+out:
+	free(occ);
+	free(occp);
+	free(gctrl);
+	return rc;
+}
+
+int
+backend_msr_plan_dry(struct run_ctx *c, struct pmustat_error **err)
+{
+	struct pmu_owner_hints hints;
+	struct pmu_occupancy occ;
+	struct pmu_snapshot snap;
+
+	/* A CPU of a dump, or no MSR access here: nobody holds anything, the power-up state. */
+	if (!c->t->live)
+		return make_plan(c, NULL, "a CPU of a dump", c->t->cpu.pmu.gp_mask, true, err);
+	if (c->ncores > 1)
+		return plan_dry_cores(c, err);
+	if (hw_msr_open(c->hw, c->core, false) != 0 ||
+	    pmu_snapshot_read(c->hw, c->core, &c->t->cpu.pmu, &snap, NULL) != 0)
+		return make_plan(c, NULL, "this core's MSRs are not readable", c->t->cpu.pmu.gp_mask, true, err);
+	hints_of(c, &hints);
+	pmu_snapshot_occupancy(&snap, &hints, &occ);
+	return make_plan(c, &occ, NULL, snap.global_ctrl, false, err);
 }
 
 /* Lock, recover and open (reads only) every core, in ascending order. */

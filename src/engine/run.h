@@ -101,6 +101,7 @@ struct run_ctx {
 	const struct perf_seam *perf;
 	const struct stat_events *ev;
 	struct plan *plan;		/* hardware events on counters, in runs (the first core's) */
+	struct plan **plans;		/* --dry-run on several cores: each core's (plans[0] is plan) */
 	int core;			/* the first counted core: its CPUID, table and plan */
 	const int *cores;		/* every counted core, ascending (engine/cores.h) */
 	unsigned ncores;

@@ -284,8 +284,8 @@ dry_run(struct stat_state *s, struct pmustat_error **err)
 		return err_set(err, -ENOMEM, "out of memory");
 	for (unsigned u = 0; u < s->ev.nhw; u++)
 		s->names[u] = s->ev.hw[u].requested[0] ? s->ev.hw[u].requested : s->ev.hw[u].name;
-	if (s->ev.nhw)
-		plan_print(c->plan, s->t.label, s->names, out);
+	for (unsigned i = 0; s->ev.nhw && i < (c->plans ? c->ncores : 1); i++)
+		plan_print(c->plans ? c->plans[i] : c->plan, s->t.label, s->names, out);
 	if (c->backends[0] == &backend_perf || c->nbackends == 2)
 		backend_perf_print_dry(c, c->backends[0] == &backend_perf, out);
 	rc = make_rows(s, err);
@@ -413,6 +413,9 @@ state_free(struct stat_state *s)
 	free(s->c.nvalues);
 	free(s->c.counts);
 	free(s->c.command_env);
+	for (unsigned i = 1; s->c.plans && i < s->c.ncores; i++)
+		plan_free(s->c.plans[i]);
+	free(s->c.plans);
 	plan_free(s->c.plan);
 	err_free(s->c.error);
 	gates_free(&s->g);

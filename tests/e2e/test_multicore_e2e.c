@@ -647,6 +647,86 @@ test_repeat_and_check_on_sums(void **state)
 	e2e_machine_free(&m);
 }
 
+/*
+ * Busy counters on one core that would batch the events differently:
+ * every core keeps to the counters free on all, so each event is counted
+ * on both cores in the same run, exactly.
+ */
+static void
+test_batches_common_to_every_core(void **state)
+{
+	struct e2e_machine m;
+	struct e2e_result r;
+	struct emu_pmu *before;
+	json_t *root;
+
+	(void)state;
+	NEED_TWO_CPUS();
+	machine(&m, false);
+	/* Another user holds three of the second core's four general-purpose counters. */
+	for (unsigned i = 1; i < 4; i++)
+		assert_int_equal(e2e_set_msr(&m, (unsigned)cpu1, msr_evtsel(i), 0x43003c), 0);
+	before = e2e_state(&m);
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", list_arg, "--json", "-e",
+		"LONGEST_LAT_CACHE.MISS,BR_INST_RETIRED.ALL_BRANCHES", "--", WL, "--quiet", "--threads", "2",
+		"--spread", "--retire", "0x2e:0x41:7", "--retire", "0xc4:0:300", NULL });
+	e2e_assert_status(&r, 0);
+	root = parse_json(r.err);
+	assert_int_equal(json_integer_value(json_object_get(root, "runs")), 2);
+	assert_int_equal(value(root, "LONGEST_LAT_CACHE.MISS"), 14);
+	assert_int_equal(per_cpu(root, "BR_INST_RETIRED.ALL_BRANCHES", cpu0), 300);
+	assert_int_equal(per_cpu(root, "BR_INST_RETIRED.ALL_BRANCHES", cpu1), 300);
+	json_decref(root);
+	assert_restored(&m, before);
+	e2e_result_free(&r);
+
+	/* --dry-run prints each core's plan. */
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", list_arg, "--dry-run", "-e",
+		"LONGEST_LAT_CACHE.MISS,BR_INST_RETIRED.ALL_BRANCHES", "--", WL, NULL });
+	e2e_assert_status(&r, 0);
+	{
+		char line[96];
+
+		snprintf(line, sizeof(line), "counting plan for core %d (", cpu0);
+		e2e_assert_err_contains(&r, line);
+		snprintf(line, sizeof(line), "counting plan for core %d (", cpu1);
+		e2e_assert_err_contains(&r, line);
+		e2e_assert_err_contains(&r, "2 events, 2 runs of the command");
+	}
+	e2e_result_free(&r);
+	free(before);
+	e2e_machine_free(&m);
+}
+
+/* A list across a hybrid's core types, and the perf backend: refused, naming why. */
+static void
+test_refused_lists(void **state)
+{
+	struct e2e_machine m;
+	struct e2e_result r;
+	char msg[64];
+
+	(void)state;
+	NEED_TWO_CPUS();
+	if (cpu0 != 0 || cpu1 != 1)
+		skip();		/* the hybrid's P-cores are CPUs [0, pcores) */
+	e2e_machine_new(&m, (const char *[]){ "--model", "alderlake", "--cpus", "2", "--pcores", "1", NULL });
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", "0,1", "-e", "INST_RETIRED.ANY", "--", WL, "--quiet", NULL });
+	e2e_assert_status(&r, 125);
+	e2e_assert_err_contains(&r, "cores 0 (GenuineIntel-6-97-2, core) and 1 (GenuineIntel-6-97-2, atom) are different CPUs");
+	e2e_result_free(&r);
+	e2e_machine_free(&m);
+
+	machine(&m, false);
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "--backend", "perf", "-C", list_arg, "-e", "INST_RETIRED.ANY",
+		"--", WL, "--quiet", NULL });
+	e2e_assert_status(&r, 125);
+	snprintf(msg, sizeof(msg), "needs the MSR backend");
+	e2e_assert_err_contains(&r, msg);
+	e2e_result_free(&r);
+	e2e_machine_free(&m);
+}
+
 int
 main(void)
 {
@@ -663,6 +743,8 @@ main(void)
 		cmocka_unit_test(test_all_cpus_and_bad_lists),
 		cmocka_unit_test(test_interval_per_cpu),
 		cmocka_unit_test(test_repeat_and_check_on_sums),
+		cmocka_unit_test(test_batches_common_to_every_core),
+		cmocka_unit_test(test_refused_lists),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);
