@@ -315,8 +315,9 @@ open_cores(struct run_ctx *c, struct pmustat_error **err)
 	signals_block(true);
 	hints_of(c, &hints);
 	for (unsigned i = 0; i < s->n; i++) {
-		rc = pmu_open(&s->pmus[i], c->hw, s->cores[i].core, &c->t->cpu.pmu, requests_uses_offcore(c->ev),
-			      &hints, err);
+		/* The counters' values are read once the plan says which it uses. */
+		rc = pmu_open_lean(&s->pmus[i], c->hw, s->cores[i].core, &c->t->cpu.pmu,
+				   requests_uses_offcore(c->ev), &hints, err);
 		if (rc)
 			return rc;
 		if (c->o->force)
@@ -338,7 +339,17 @@ journal_cores(struct run_ctx *c, struct pmustat_error **err)
 	if (rc)
 		return err_set(err, rc, "out of memory");
 	for (unsigned i = 0; i < s->n; i++) {
-		rc = journal_from_programs(&j, s->pmus[i], s->cores[i].plan->runs, s->cores[i].plan->nruns, err);
+		const struct plan *plan = s->cores[i].plan;
+		uint32_t gp = 0, fixed = 0;
+
+		for (unsigned r = 0; r < plan->nruns; r++) {
+			gp |= plan->runs[r].gp;
+			fixed |= plan->runs[r].fixed;
+		}
+		rc = pmu_save_counters(s->pmus[i], gp, fixed, err);
+		if (rc)
+			return rc;
+		rc = journal_from_programs(&j, s->pmus[i], plan->runs, plan->nruns, err);
 		if (rc == 0)
 			rc = journal_write(JOURNAL_DIR, &j, err);
 		if (rc)
