@@ -5,6 +5,7 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,7 +30,11 @@ stat_usage_options(FILE *out)
 		"                         branches, branch-misses, task-clock, context-switches,\n"
 		"                         cpu-migrations, page-faults, and user/sys time; without\n"
 		"                         a usable PMU the hardware ones show <not supported>\n"
-		"  -C, --cpu CORE         count on this core (default: the last allowed CPU)\n"
+		"  -C, --cpu LIST         count on these cores: N, or CPUs and ranges as in\n"
+		"                         0,2-3 (default: the last allowed CPU); COMMAND runs\n"
+		"                         on them, the counts are summed\n"
+		"  -a, --all-cpus         count on every CPU pmustat may run on\n"
+		"  -A, --no-aggr          one count per CPU instead of the sum\n"
 		"  -x, --field-separator SEP  CSV output\n"
 		"      --json             one JSON object\n"
 		"  -o, --output FILE      write the results to FILE instead of stderr\n"
@@ -63,7 +68,7 @@ static void
 usage(FILE *out)
 {
 	fprintf(out,
-		"usage: pmustat [-e EVENTS]... [-C CORE] [-x SEP | --json] [-o FILE] [--force]\n"
+		"usage: pmustat [-e EVENTS]... [-C LIST | -a] [-A] [-x SEP | --json] [-o FILE] [--force]\n"
 		"               [--no-rerun] [--as-root] [--dry-run [--cpu-dump FILE]]\n"
 		"               [--backend msr|perf|auto] [-v] [--] COMMAND [ARGS...]\n"
 		"\n");
@@ -101,11 +106,13 @@ enum {
 };
 
 /* '+': the first non-option word is COMMAND; its options are its own. */
-#define STAT_OPTSTRING "+e:C:x:o:vhr:I:"
+#define STAT_OPTSTRING "+e:C:aAx:o:vhr:I:"
 
 static const struct option longopts[] = {
 	{ "event", required_argument, NULL, 'e' },
 	{ "cpu", required_argument, NULL, 'C' },
+	{ "all-cpus", no_argument, NULL, 'a' },
+	{ "no-aggr", no_argument, NULL, 'A' },
 	{ "field-separator", required_argument, NULL, 'x' },
 	{ "json", no_argument, NULL, 'j' },
 	{ "output", required_argument, NULL, 'o' },
@@ -141,9 +148,32 @@ take_option(int c, struct stat_opts *o, struct pmustat_error **err)
 			return cli_usage_error(err, STAT_PROG, "at most %d -e options", STAT_MAX_SPECS);
 		o->specs[o->nspecs++] = optarg;
 		return 0;
-	case 'C':
-		if (cpu_parse_number(optarg, &o->core))
-			return cli_usage_error(err, STAT_PROG, "-C %s: not a CPU number", optarg);
+	case 'C': {
+		static bool listed[CPU_SETSIZE];
+
+		o->cpu_list = NULL;
+		o->all_cpus = false;
+		if (cpu_parse_number(optarg, &o->core) == 0)
+			return 0;
+		if (strcmp(optarg, "all") == 0) {
+			o->all_cpus = true;
+			return 0;
+		}
+		/* Checked here, resolved against pmustat's affinity when the run starts. */
+		if (cpu_parse_list(optarg, CPU_SETSIZE, listed, NULL))
+			return cli_usage_error(err, STAT_PROG,
+					       "-C %s: not a CPU number, nor a list of CPUs below %d such as 0,2-3",
+					       optarg, CPU_SETSIZE);
+		o->cpu_list = optarg;
+		return 0;
+	}
+	case 'a':
+		o->all_cpus = true;
+		o->cpu_list = NULL;
+		o->core = -1;
+		return 0;
+	case 'A':
+		o->per_cpu = true;
 		return 0;
 	case 'x':
 		o->sep = optarg;
@@ -233,6 +263,8 @@ check_options(const struct stat_opts *o, struct pmustat_error **err)
 		return cli_usage_error(err, STAT_PROG,
 				       "--cpu-dump %s describes another machine: it goes with --dry-run (the plan for that CPU)",
 				       o->cpu_dump);
+	if (o->cpu_dump && (o->cpu_list || o->all_cpus))
+		return cli_usage_error(err, STAT_PROG, "--cpu-dump plans for the one CPU of a dump: give -C N, not a list or -a");
 	return 0;
 }
 

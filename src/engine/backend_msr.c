@@ -29,13 +29,22 @@
 
 #define LOCK_WAIT_MS 2000
 
-struct msr_state {
-	struct pmu *pmu;
+/* One counted core. */
+struct msr_core {
+	int core;
 	int lock_fd;
+	struct plan *plan;		/* the first core's is c->plan (the run's), not freed here */
 	bool journaled;
 	bool use_rdpmc;
+};
+
+struct msr_state {
+	unsigned n;
+	struct msr_core *cores;		/* ascending */
+	struct pmu **pmus;		/* per core, for the child's enable and the signal handler */
 	struct interval_sampler sampler;
-	uint64_t finals[SCHED_MAX_EVENTS];
+	uint64_t *finals;		/* -I: this run's counts per core, [k * SCHED_MAX_EVENTS + u] */
+	const struct sched_slot **slots;	/* per core, its plan's */
 };
 
 static struct msr_state *
@@ -56,13 +65,14 @@ hints_of(struct run_ctx *c, struct pmu_owner_hints *h)
 }
 
 static int
-make_plan(struct run_ctx *c, const struct pmu_occupancy *occ, const char *assumed_why, uint64_t global_ctrl,
-	  bool gc_assumed, struct pmustat_error **err)
+make_plan_for(struct run_ctx *c, int core, const struct pmu_occupancy *occ, const char *assumed_why,
+	      uint64_t global_ctrl, bool gc_assumed, uint32_t avoid_gp, uint32_t avoid_fixed, struct plan **out,
+	      struct pmustat_error **err)
 {
 	struct plan_input in;
 
 	memset(&in, 0, sizeof(in));
-	in.core = c->core;
+	in.core = core;
 	in.caps = &c->t->cpu.pmu;
 	in.events = c->ev->hw;
 	in.nevents = c->ev->nhw;
@@ -74,7 +84,185 @@ make_plan(struct run_ctx *c, const struct pmu_occupancy *occ, const char *assume
 	in.global_ctrl_assumed = gc_assumed;
 	in.force = c->o->force;
 	in.no_rerun = c->o->no_rerun;
-	return plan_make(&in, &c->plan, err);
+	in.avoid_gp = avoid_gp;
+	in.avoid_fixed = avoid_fixed;
+	return plan_make(&in, out, err);
+}
+
+static int
+make_plan(struct run_ctx *c, const struct pmu_occupancy *occ, const char *assumed_why, uint64_t global_ctrl,
+	  bool gc_assumed, struct pmustat_error **err)
+{
+	return make_plan_for(c, c->core, occ, assumed_why, global_ctrl, gc_assumed, 0, 0, &c->plan, err);
+}
+
+static void
+verbose_plan(struct run_ctx *c, unsigned i)
+{
+	struct msr_state *s = state(c);
+	const struct pmu_occupancy *occ = pmu_occupancy(s->pmus[i]);
+	const struct plan *plan = s->cores[i].plan;
+	char counter[16];
+
+	fprintf(stderr, "pmustat: core %d (%s), table %s, %u run(s)\n", s->cores[i].core, c->t->key,
+		c->t->table ? c->t->choice.table : "(architectural events only)", plan->nruns);
+	for (unsigned k = 0; k < c->ev->nhw; k++) {
+		plan_counter_name(plan, k, counter, sizeof(counter));
+		fprintf(stderr, "pmustat:   %-30s -> %s, run %u\n", c->ev->hw[k].name, counter, plan->slots[k].run + 1);
+	}
+	if (occ->busy_gp | occ->busy_fixed) {
+		struct strbuf who = STRBUF_INIT;
+
+		pmu_occupancy_describe(occ, occ->busy_gp, occ->busy_fixed, &who);
+		fprintf(stderr, "pmustat: core %d: %s counters in use: %s\n", s->cores[i].core,
+			c->o->force ? "taking" : "scheduled around", strbuf_str(&who));
+		strbuf_free(&who);
+	}
+}
+
+/* Do two plans count every event in the same run of the command? */
+static bool
+same_runs(const struct plan *a, const struct plan *b, unsigned nevents)
+{
+	if (a->nruns != b->nruns)
+		return false;
+	for (unsigned k = 0; k < nevents; k++)
+		if (a->slots[k].run != b->slots[k].run)
+			return false;
+	return true;
+}
+
+static void
+free_plans(struct run_ctx *c)
+{
+	struct msr_state *s = state(c);
+
+	for (unsigned i = 0; i < s->n; i++) {
+		if (s->cores[i].plan != c->plan)
+			plan_free(s->cores[i].plan);
+		s->cores[i].plan = NULL;
+	}
+}
+
+/*
+ * Each core's plan around who holds what on it (@occ[i], and GLOBAL_CTRL
+ * as found, @gctrl[i]): its own counters. Every core must count each event
+ * in the same run of the command (a thread's events are summed over the
+ * cores it ran on); when their own plans batch the events differently,
+ * every core keeps to the counters free on all. A core that cannot take
+ * the events refuses the whole run (its plan's error names it); nothing
+ * has been written yet. @plans[0..ncores) are set (c->plan is plans[0]).
+ */
+static int
+plan_all(struct run_ctx *c, const struct pmu_occupancy *const *occ, const uint64_t *gctrl, const char *assumed_why,
+	 bool gc_assumed, struct plan **plans, struct pmustat_error **err)
+{
+	uint32_t common_gp = ~0u, common_fixed = ~0u;
+	bool same = true;
+	int rc;
+
+	for (unsigned pass = 0; pass < 2; pass++) {
+		for (unsigned i = 0; i < c->ncores; i++) {
+			uint32_t avoid_gp = 0, avoid_fixed = 0;
+
+			if (pass == 1) {
+				avoid_gp = plans[i]->gp_free & ~common_gp;
+				avoid_fixed = plans[i]->fixed_free & ~common_fixed;
+				plan_free(plans[i]);
+				plans[i] = NULL;
+			}
+			rc = make_plan_for(c, c->cores[i], occ[i], assumed_why, gctrl[i], gc_assumed, avoid_gp,
+					   avoid_fixed, &plans[i], err);
+			c->plan = plans[0];
+			if (rc) {
+				if (c->ncores > 1)
+					err_append(err, "; nothing was written on any of the cores");
+				return rc;
+			}
+			common_gp &= plans[i]->gp_free;
+			common_fixed &= plans[i]->fixed_free;
+			if (i > 0 && !same_runs(plans[0], plans[i], c->ev->nhw))
+				same = false;
+		}
+		if (same)
+			return 0;
+		/* The second pass keeps to the counters free on every core. */
+		if (pass == 0 && c->o->verbose)
+			fprintf(stderr, "pmustat: the cores' own plans batch the events differently; every core uses only the counters free on all\n");
+		same = true;
+	}
+	return err_set(err, -EBUSY, "the cores cannot count the events in the same runs of the command; nothing was written on any of the cores");
+}
+
+static int
+plan_cores(struct run_ctx *c, struct pmustat_error **err)
+{
+	struct msr_state *s = state(c);
+	const struct pmu_occupancy **occ = calloc(s->n, sizeof(*occ));
+	uint64_t *gctrl = calloc(s->n, sizeof(*gctrl));
+	struct plan **plans = calloc(s->n, sizeof(*plans));
+	int rc = -ENOMEM;
+
+	if (!occ || !gctrl || !plans) {
+		err_set(err, rc, "out of memory");
+		goto out;
+	}
+	for (unsigned i = 0; i < s->n; i++) {
+		occ[i] = pmu_occupancy(s->pmus[i]);
+		gctrl[i] = pmu_found_global_ctrl(s->pmus[i]);
+	}
+	rc = plan_all(c, occ, gctrl, NULL, false, plans, err);
+	for (unsigned i = 0; i < s->n; i++)
+		s->cores[i].plan = plans[i];
+out:
+	free(occ);
+	free(gctrl);
+	free(plans);
+	return rc;
+}
+
+/*
+ * --dry-run on several cores: each core's plan from its snapshot (reads
+ * only), or, when one core's MSRs cannot be read, every counter assumed
+ * free on all.
+ */
+static int
+plan_dry_cores(struct run_ctx *c, struct pmustat_error **err)
+{
+	struct pmu_owner_hints hints;
+	struct pmu_snapshot snap;
+	struct pmu_occupancy *occ = calloc(c->ncores, sizeof(*occ));
+	const struct pmu_occupancy **occp = calloc(c->ncores, sizeof(*occp));
+	uint64_t *gctrl = calloc(c->ncores, sizeof(*gctrl));
+	const char *assumed = NULL;
+	int rc = -ENOMEM;
+
+	c->plans = calloc(c->ncores, sizeof(*c->plans));
+	if (!occ || !occp || !gctrl || !c->plans) {
+		err_set(err, rc, "out of memory");
+		goto out;
+	}
+	hints_of(c, &hints);
+	for (unsigned i = 0; i < c->ncores && !assumed; i++) {
+		if (hw_msr_open(c->hw, c->cores[i], false) != 0 ||
+		    pmu_snapshot_read(c->hw, c->cores[i], &c->t->cpu.pmu, &snap, NULL) != 0) {
+			assumed = "a core's MSRs are not readable";
+			break;
+		}
+		pmu_snapshot_occupancy(&snap, &hints, &occ[i]);
+		occp[i] = &occ[i];
+		gctrl[i] = snap.global_ctrl;
+	}
+	for (unsigned i = 0; assumed && i < c->ncores; i++) {
+		occp[i] = NULL;
+		gctrl[i] = c->t->cpu.pmu.gp_mask;
+	}
+	rc = plan_all(c, occp, gctrl, assumed, assumed != NULL, c->plans, err);
+out:
+	free(occ);
+	free(occp);
+	free(gctrl);
+	return rc;
 }
 
 int
@@ -87,6 +275,8 @@ backend_msr_plan_dry(struct run_ctx *c, struct pmustat_error **err)
 	/* A CPU of a dump, or no MSR access here: nobody holds anything, the power-up state. */
 	if (!c->t->live)
 		return make_plan(c, NULL, "a CPU of a dump", c->t->cpu.pmu.gp_mask, true, err);
+	if (c->ncores > 1)
+		return plan_dry_cores(c, err);
 	if (hw_msr_open(c->hw, c->core, false) != 0 ||
 	    pmu_snapshot_read(c->hw, c->core, &c->t->cpu.pmu, &snap, NULL) != 0)
 		return make_plan(c, NULL, "this core's MSRs are not readable", c->t->cpu.pmu.gp_mask, true, err);
@@ -95,134 +285,219 @@ backend_msr_plan_dry(struct run_ctx *c, struct pmustat_error **err)
 	return make_plan(c, &occ, NULL, snap.global_ctrl, false, err);
 }
 
-static void
-verbose_plan(struct run_ctx *c)
+/* Lock, recover and open (reads only) every core, in ascending order. */
+static int
+open_cores(struct run_ctx *c, struct pmustat_error **err)
 {
-	const struct pmu_occupancy *occ = pmu_occupancy(state(c)->pmu);
-	char counter[16];
+	struct msr_state *s = state(c);
+	struct pmu_owner_hints hints;
+	int rc;
 
-	fprintf(stderr, "pmustat: core %d (%s), table %s, %u run(s)\n", c->core, c->t->key,
-		c->t->table ? c->t->choice.table : "(architectural events only)", c->plan->nruns);
-	for (unsigned k = 0; k < c->ev->nhw; k++) {
-		plan_counter_name(c->plan, k, counter, sizeof(counter));
-		fprintf(stderr, "pmustat:   %-30s -> %s, run %u\n", c->ev->hw[k].name, counter, c->plan->slots[k].run + 1);
+	/* One pmustat per core; ascending, so runs with overlapping lists cannot deadlock. */
+	for (unsigned i = 0; i < s->n; i++) {
+		s->cores[i].lock_fd = cpulock_acquire(s->cores[i].core, LOCK_WAIT_MS, err);
+		if (s->cores[i].lock_fd < 0)
+			return s->cores[i].lock_fd;
 	}
-	if (occ->busy_gp | occ->busy_fixed) {
-		struct strbuf who = STRBUF_INIT;
+	/* A run killed mid-count left its journal: put back what it saved first. */
+	for (unsigned i = 0; i < s->n; i++) {
+		char *note = NULL;
 
-		pmu_occupancy_describe(occ, occ->busy_gp, occ->busy_fixed, &who);
-		fprintf(stderr, "pmustat: %s counters in use: %s\n", c->o->force ? "taking" : "scheduled around",
-			strbuf_str(&who));
-		strbuf_free(&who);
+		rc = journal_recover(JOURNAL_DIR, s->cores[i].core, c->hw, &c->t->cpu.pmu, &note, err);
+		if (rc == 1)
+			fprintf(stderr, "pmustat: %s\n", note);
+		free(note);
+		if (rc < 0)
+			return rc;
 	}
+	/* Save the PMUs (reads only) and find who else uses them; hardware steps hold the signals. */
+	signals_install();
+	signals_block(true);
+	hints_of(c, &hints);
+	for (unsigned i = 0; i < s->n; i++) {
+		/* The counters' values are read once the plan says which it uses. */
+		rc = pmu_open_lean(&s->pmus[i], c->hw, s->cores[i].core, &c->t->cpu.pmu,
+				   requests_uses_offcore(c->ev), &hints, err);
+		if (rc)
+			return rc;
+		if (c->o->force)
+			pmu_take_busy(s->pmus[i]);
+	}
+	pmu_arm_signal_restore_all(s->pmus, s->n);
+	return 0;
+}
+
+/* What pmu_open() saved goes to each core's crash journal before the first write. */
+static int
+journal_cores(struct run_ctx *c, struct pmustat_error **err)
+{
+	struct msr_state *s = state(c);
+	struct journal j;
+	int rc;
+
+	rc = journal_arm_signal_remove_cores(JOURNAL_DIR, c->cores, c->ncores);
+	if (rc)
+		return err_set(err, rc, "out of memory");
+	for (unsigned i = 0; i < s->n; i++) {
+		const struct plan *plan = s->cores[i].plan;
+		uint32_t gp = 0, fixed = 0;
+
+		for (unsigned r = 0; r < plan->nruns; r++) {
+			gp |= plan->runs[r].gp;
+			fixed |= plan->runs[r].fixed;
+		}
+		rc = pmu_save_counters(s->pmus[i], gp, fixed, err);
+		if (rc)
+			return rc;
+		rc = journal_from_programs(&j, s->pmus[i], plan->runs, plan->nruns, err);
+		if (rc == 0)
+			rc = journal_write(JOURNAL_DIR, &j, err);
+		if (rc)
+			return err_set(err, rc, "core %d: %s; pmustat keeps a journal so that a killed run can be undone, and counts only with one",
+				       s->cores[i].core, err_msg(*err));
+		s->cores[i].journaled = true;
+	}
+	return 0;
 }
 
 static int
 msr_begin(struct run_ctx *c, struct pmustat_error **err)
 {
-	struct pmu_owner_hints hints;
 	struct msr_state *s = calloc(1, sizeof(*s));
-	struct journal j;
-	char *note = NULL;
+	bool rdpmc = true;
 	int rc;
 
 	if (!s)
 		return err_set(err, -ENOMEM, "out of memory");
-	s->lock_fd = -1;
 	c->state[0] = s;
-	/* One pmustat per core. */
-	s->lock_fd = cpulock_acquire(c->core, LOCK_WAIT_MS, err);
-	if (s->lock_fd < 0)
-		return s->lock_fd;
-	/* A run killed mid-count left its journal: put back what it saved first. */
-	rc = journal_recover(JOURNAL_DIR, c->core, c->hw, &c->t->cpu.pmu, &note, err);
-	if (rc == 1)
-		fprintf(stderr, "pmustat: %s\n", note);
-	free(note);
-	if (rc < 0)
-		return rc;
-	/* Save the PMU (reads only) and find who else uses it; hardware steps hold the signals. */
-	signals_install();
-	signals_block(true);
-	hints_of(c, &hints);
-	rc = pmu_open(&s->pmu, c->hw, c->core, &c->t->cpu.pmu, requests_uses_offcore(c->ev), &hints, err);
-	if (rc)
-		return rc;
-	pmu_arm_signal_restore(s->pmu);
-	if (c->o->force)
-		pmu_take_busy(s->pmu);
-	/* Schedule around counters in use (refuse, naming them, when impossible). */
-	rc = make_plan(c, pmu_occupancy(s->pmu), NULL, pmu_found_global_ctrl(s->pmu), false, err);
-	if (rc)
-		return rc;
-	if (c->o->verbose)
-		verbose_plan(c);
-	/* What pmu_open() saved goes to the crash journal before the first write. */
-	journal_arm_signal_remove(JOURNAL_DIR, c->core);
-	rc = journal_from_programs(&j, s->pmu, c->plan->runs, c->plan->nruns, err);
-	if (rc == 0)
-		rc = journal_write(JOURNAL_DIR, &j, err);
-	if (rc) {
-		journal_arm_signal_remove(NULL, 0);
-		return err_set(err, rc, "core %d: %s; pmustat keeps a journal so that a killed run can be undone, and counts only with one",
-			       c->core, err_msg(*err));
+	s->cores = calloc(c->ncores, sizeof(*s->cores));
+	s->pmus = calloc(c->ncores, sizeof(*s->pmus));
+	s->finals = calloc((size_t)c->ncores * SCHED_MAX_EVENTS, sizeof(*s->finals));
+	s->slots = calloc(c->ncores, sizeof(*s->slots));
+	if (!s->cores || !s->pmus || !s->finals || !s->slots)
+		return err_set(err, -ENOMEM, "out of memory");
+	s->n = c->ncores;
+	for (unsigned i = 0; i < s->n; i++) {
+		s->cores[i].core = c->cores[i];
+		s->cores[i].lock_fd = -1;
 	}
-	s->journaled = true;
-	s->use_rdpmc = hw_rdpmc_probe(c->hw, c->core) == 0;
-	c->read_method = s->use_rdpmc ? "rdpmc" : "MSR reads";
+	rc = open_cores(c, err);
+	if (rc)
+		return rc;
+	/* Schedule around counters in use (refuse, naming them and the core, when impossible). */
+	rc = plan_cores(c, err);
+	if (rc)
+		return rc;
+	for (unsigned i = 0; i < s->n; i++)
+		s->slots[i] = s->cores[i].plan->slots;
+	for (unsigned i = 0; c->o->verbose && i < s->n; i++)
+		verbose_plan(c, i);
+	rc = journal_cores(c, err);
+	if (rc)
+		return rc;
+	for (unsigned i = 0; i < s->n; i++)
+		rdpmc = rdpmc && hw_rdpmc_probe(c->hw, s->cores[i].core) == 0;
+	for (unsigned i = 0; i < s->n; i++)
+		s->cores[i].use_rdpmc = rdpmc;
+	c->read_method = rdpmc ? "rdpmc" : "MSR reads";
 	return 0;
+}
+
+/* Restore core @i, remove its journal; the first failure goes to c->error. */
+static void
+end_core(struct run_ctx *c, unsigned i, unsigned long *stats)
+{
+	struct msr_state *s = state(c);
+	struct msr_core *mc = &s->cores[i];
+	int rc;
+
+	if (s->pmus[i]) {
+		unsigned long reads, writes, rdpmc;
+
+		rc = pmu_restore(s->pmus[i]);
+		/* Failed, but nothing had changed (every write refused): no journal needed. */
+		if (mc->journaled && (rc >= 0 || journal_matches(JOURNAL_DIR, mc->core, c->hw)))
+			(void)journal_remove(JOURNAL_DIR, mc->core);
+		else if (mc->journaled)
+			fprintf(stderr, "pmustat: core %d: the journal of what was saved is kept; 'pmustat reset -C %d' retries the restore\n",
+				mc->core, mc->core);
+		if (rc < 0)
+			run_fail(c, rc, "core %d: restoring the PMU failed (%s); the counters may still be programmed: %s",
+				 mc->core, strerror(-rc), hw_msr_hint(rc, true));
+		else if (rc == 1)
+			fprintf(stderr, "pmustat: warning: core %d: a counter's old value could not be restored exactly (no full-width writes on this CPU)\n",
+				mc->core);
+		pmu_stats(s->pmus[i], &reads, &writes, &rdpmc);
+		stats[0] += reads;
+		stats[1] += writes;
+		stats[2] += rdpmc;
+	} else if (mc->journaled) {
+		(void)journal_remove(JOURNAL_DIR, mc->core);
+	}
 }
 
 static void
 msr_end(struct run_ctx *c)
 {
 	struct msr_state *s = state(c);
-	int rc;
+	unsigned long stats[3] = { 0, 0, 0 };
 
 	if (!s)
 		return;
-	if (s->pmu) {
-		rc = pmu_restore(s->pmu);
-		/* Failed, but nothing had changed (every write refused): no journal needed. */
-		if (s->journaled && (rc >= 0 || journal_matches(JOURNAL_DIR, c->core, c->hw)))
-			(void)journal_remove(JOURNAL_DIR, c->core);
-		else if (s->journaled)
-			fprintf(stderr, "pmustat: core %d: the journal of what was saved is kept; 'pmustat reset -C %d' retries the restore\n",
-				c->core, c->core);
-		journal_arm_signal_remove(NULL, 0);
-		if (rc < 0)
-			run_fail(c, rc, "core %d: restoring the PMU failed (%s); the counters may still be programmed: %s",
-				 c->core, strerror(-rc), hw_msr_hint(rc, true));
-		else if (rc == 1)
-			fprintf(stderr, "pmustat: warning: core %d: a counter's old value could not be restored exactly (no full-width writes on this CPU)\n",
-				c->core);
-		pmu_arm_signal_restore(NULL);
-		if (c->o->verbose) {
-			unsigned long reads, writes, rdpmc;
-
-			pmu_stats(s->pmu, &reads, &writes, &rdpmc);
-			fprintf(stderr, "pmustat: %lu MSR reads, %lu MSR writes, %lu rdpmc; enable through %s\n", reads,
-				writes, rdpmc,
-				pmu_mode(s->pmu) == PMU_ENABLE_GLOBAL ? "IA32_PERF_GLOBAL_CTRL" : "per-counter enables");
-		}
-		pmu_close(s->pmu);
-	}
-	cpulock_release(s->lock_fd);
+	for (unsigned i = 0; s->pmus && i < s->n; i++)
+		end_core(c, i, stats);
+	(void)journal_arm_signal_remove_cores(NULL, NULL, 0);
+	pmu_arm_signal_restore_all(NULL, 0);
+	if (c->o->verbose && s->pmus && s->n && s->pmus[0])
+		fprintf(stderr, "pmustat: %lu MSR reads, %lu MSR writes, %lu rdpmc%s%s; enable through %s\n", stats[0],
+			stats[1], stats[2], s->n > 1 ? " on " : "", s->n > 1 ? "every core" : "",
+			pmu_mode(s->pmus[0]) == PMU_ENABLE_GLOBAL ? "IA32_PERF_GLOBAL_CTRL" : "per-counter enables");
+	for (unsigned i = 0; s->pmus && i < s->n; i++)
+		pmu_close(s->pmus[i]);
+	/* Released in reverse, after every core is restored. */
+	for (unsigned i = s->n; s->cores && i-- > 0;)
+		cpulock_release(s->cores[i].lock_fd);
 	signals_block(false);
+	if (s->cores)
+		free_plans(c);
+	interval_finish(&s->sampler, NULL);
+	free(s->cores);
+	free(s->pmus);
+	free(s->finals);
+	free(s->slots);
 	free(s);
 	c->state[0] = NULL;
+}
+
+/* The child's enable, right before execve: every core's, in order. Async-signal-safe. */
+static int
+enable_cores(void *arg)
+{
+	struct msr_state *s = arg;
+
+	for (unsigned i = 0; i < s->n; i++) {
+		int rc = pmu_enable(s->pmus[i]);
+
+		if (rc)
+			return rc;
+	}
+	return 0;
 }
 
 static int
 msr_arm(struct run_ctx *c, unsigned run, struct runner_opts *ro, struct pmustat_error **err)
 {
-	/* Program, then fork: the child enables from its copy, made ready before fork(). */
-	int rc = pmu_program(state(c)->pmu, &c->plan->runs[run], err);
+	struct msr_state *s = state(c);
 
-	if (rc)
-		return rc;
-	ro->enable = pmu_enable;
-	ro->arg = state(c)->pmu;
+	/* Program every core, then fork: the child enables from its copy, made ready before fork(). */
+	for (unsigned i = 0; i < s->n; i++) {
+		int rc = pmu_program(s->pmus[i], &s->cores[i].plan->runs[run], err);
+
+		if (rc)
+			return rc;
+	}
+	ro->enable = enable_cores;
+	ro->arg = s;
 	return 0;
 }
 
@@ -239,8 +514,8 @@ msr_attach(struct run_ctx *c, unsigned run, pid_t pid, struct pmustat_error **er
 static int
 msr_sample_start(struct run_ctx *c, unsigned run, struct pmustat_error **err)
 {
-	return interval_start(&state(c)->sampler, c->hw, c->core, &c->t->cpu.pmu, c->plan->slots, c->ev->nhw,
-			      run, c->o->interval_ms, c->emit_interval, c->emit_arg, err);
+	return interval_start(&state(c)->sampler, c->hw, c->cores, c->ncores, &c->t->cpu.pmu, state(c)->slots,
+			      c->ev->nhw, run, c->o->interval_ms, c->emit_interval, c->emit_arg, err);
 }
 
 static void
@@ -260,10 +535,24 @@ msr_sample_finish(struct run_ctx *c, unsigned run)
 static int
 msr_stop(struct run_ctx *c, unsigned run, struct pmustat_error **err)
 {
+	struct msr_state *s = state(c);
+	struct pmustat_error *e = NULL;
+	int first = 0;
+
 	(void)run;
-	/* The child may have enabled before it failed: always disable. */
-	pmu_mark_enabled(state(c)->pmu);
-	return pmu_disable(state(c)->pmu, err);
+	/* The child may have enabled before it failed: always disable, every core. */
+	for (unsigned i = 0; i < s->n; i++) {
+		int rc;
+
+		pmu_mark_enabled(s->pmus[i]);
+		rc = pmu_disable(s->pmus[i], &e);
+		if (rc && !first) {
+			first = rc;
+			err_move(err, &e);
+		}
+		err_clear(&e);
+	}
+	return first;
 }
 
 static int
@@ -273,20 +562,29 @@ msr_collect(struct run_ctx *c, unsigned run, struct pmustat_error **err)
 	struct pmu_count counts[SCHED_MAX_EVENTS];
 	int rc;
 
-	if (s->use_rdpmc)
-		run_pin_self(c->core, true);
-	rc = pmu_read(s->pmu, c->plan->slots, c->ev->nhw, run, s->use_rdpmc, counts, err);
-	if (rc)
-		return rc;
-	memset(s->finals, 0, sizeof(s->finals));
-	for (unsigned u = 0; u < c->ev->nhw; u++) {
-		if (c->plan->slots[u].run != run)
-			continue;
-		c->counts[u].counted = true;
-		c->counts[u].value = counts[u].value;
-		c->counts[u].status = "counted";
-		c->counts[u].run = run + 1;
-		s->finals[u] = counts[u].value;
+	memset(s->finals, 0, (size_t)s->n * SCHED_MAX_EVENTS * sizeof(*s->finals));
+	for (unsigned u = 0; u < c->ev->nhw; u++)
+		if (c->plan->slots[u].run == run)
+			c->counts[u].value = 0;
+	for (unsigned i = 0; i < s->n; i++) {
+		const struct plan *plan = s->cores[i].plan;
+
+		/* rdpmc reads the counters of the CPU it runs on. */
+		if (s->cores[i].use_rdpmc)
+			run_pin_self(s->cores[i].core, true);
+		rc = pmu_read(s->pmus[i], plan->slots, c->ev->nhw, run, s->cores[i].use_rdpmc, counts, err);
+		if (rc)
+			return rc;
+		for (unsigned u = 0; u < c->ev->nhw; u++) {
+			if (plan->slots[u].run != run)
+				continue;
+			c->counts[u].counted = true;
+			c->counts[u].value += counts[u].value;
+			c->counts[u].status = "counted";
+			c->counts[u].run = run + 1;
+			c->core_counts[(size_t)u * s->n + i] = counts[u].value;
+			s->finals[(size_t)i * SCHED_MAX_EVENTS + u] = counts[u].value;
+		}
 	}
 	return 0;
 }

@@ -16,14 +16,14 @@
 
 int
 gates_prepare(struct gates *g, const struct stat_opts *o, const struct target *t, const struct invoker *inv,
-	      int core, struct pmustat_error **err)
+	      const int *cores, unsigned ncores, struct pmustat_error **err)
 {
 	const struct baseline *b = &g->baseline;
 	const char *table = t->table_rc == 0 ? t->choice.table : "";
 	struct invoker_fs fs;
 	int rc;
 
-	if (o->interval_ms && t->live && (rc = interval_check_cpus(core, err)))
+	if (o->interval_ms && t->live && (rc = interval_check_cpus(cores, ncores, err)))
 		return rc;
 	/* Opened now (as the invoking user), written only when the run succeeds. */
 	if (o->save_baseline) {

@@ -33,10 +33,10 @@ struct gates {
 	bool failed;
 };
 
-/* Before any hardware. 0, or -errno with @err. */
+/* Before any hardware (@cores: the counted cores). 0, or -errno with @err. */
 int
 gates_prepare(struct gates *g, const struct stat_opts *o, const struct target *t, const struct invoker *inv,
-	      int core, struct pmustat_error **err);
+	      const int *cores, unsigned ncores, struct pmustat_error **err);
 
 /* After the runs, when the command ran: the checks and the comparison; *@status 0 -> 3 on a failure. */
 int

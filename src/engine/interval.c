@@ -6,6 +6,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -14,6 +15,7 @@
 #include "hw/hw.h"
 #include "engine/interval.h"
 #include "pmu/msr.h"
+#include "base/cpulist.h"
 #include "base/err.h"
 
 /* The sampler a fatal signal must stop, while one runs. */
@@ -28,26 +30,31 @@ mono_now(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
 }
 
-/* The CPUs this process may use, less @cpu; false when none is left. */
+/* The CPUs this process may use, less @cpus; false when none is left. */
 static bool
-other_cpus(int cpu, cpu_set_t *set)
+other_cpus(const int *cpus, unsigned ncpus, cpu_set_t *set)
 {
 	if (sched_getaffinity(0, sizeof(*set), set) != 0)
 		return false;
-	if (cpu >= 0 && cpu < CPU_SETSIZE)
-		CPU_CLR(cpu, set);
+	for (unsigned k = 0; k < ncpus; k++)
+		if (cpus[k] >= 0 && cpus[k] < CPU_SETSIZE)
+			CPU_CLR(cpus[k], set);
 	return CPU_COUNT(set) > 0;
 }
 
 int
-interval_check_cpus(int cpu, struct pmustat_error **err)
+interval_check_cpus(const int *cpus, unsigned ncpus, struct pmustat_error **err)
 {
 	cpu_set_t set;
+	char list[256];
 
-	if (other_cpus(cpu, &set))
+	if (other_cpus(cpus, ncpus, &set))
 		return 0;
+	if (ncpus > 1)
+		return err_set(err, -ESRCH, "-I reads the counters from a CPU that is not counted, and pmustat may run on no CPU but cores %s (affinity: taskset, cgroup cpuset); leave a CPU out of -C or drop -I",
+			       cpulist_format(cpus, ncpus, list, sizeof(list)));
 	return err_set(err, -ESRCH, "-I reads the counters from another CPU than core %d, and pmustat may run on no other (affinity: taskset, cgroup cpuset); allow a second CPU or drop -I",
-		 cpu);
+		 ncpus ? cpus[0] : -1);
 }
 
 static void
@@ -56,6 +63,7 @@ sample(struct interval_sampler *s)
 	uint64_t deltas[SCHED_MAX_EVENTS];
 
 	memset(deltas, 0, sizeof(deltas));
+	memset(s->core_deltas, 0, (size_t)s->ncores * SCHED_MAX_EVENTS * sizeof(*s->core_deltas));
 	/*
 	 * Announce the reads, then look for a halt (the handler does the
 	 * converse): either the handler sees the reads and waits for them, or
@@ -66,29 +74,35 @@ sample(struct interval_sampler *s)
 		atomic_store(&s->in_read, 0);
 		return;
 	}
-	for (unsigned i = 0; i < s->n; i++) {
-		uint64_t raw;
-		int rc;
+	for (unsigned k = 0; k < s->ncores; k++) {
+		struct interval_core *c = &s->cores[k];
+		uint64_t *cd = s->core_deltas + (size_t)k * SCHED_MAX_EVENTS;
 
-		if (!s->msr[i])
-			continue;
-		rc = hw_rdmsr(s->hw, s->cpu, s->msr[i], &raw);
-		if (rc) {
-			/* Reported once at the end; the final count is still read normally. */
-			if (!s->read_error)
-				s->read_error = rc;
-			continue;
+		for (unsigned i = 0; i < s->n; i++) {
+			uint64_t raw;
+			int rc;
+
+			if (!c->msr[i])
+				continue;
+			rc = hw_rdmsr(s->hw, c->cpu, c->msr[i], &raw);
+			if (rc) {
+				/* Reported once at the end; the final count is still read normally. */
+				if (!s->read_error)
+					s->read_error = rc;
+				continue;
+			}
+			/* Modulo the width: one wrap between two samples is counted right. */
+			cd[i] = (raw - c->last[i]) & c->mask[i];
+			c->last[i] = raw & c->mask[i];
+			c->reported[i] += cd[i];
+			deltas[i] += cd[i];
 		}
-		/* Modulo the width: one wrap between two samples is counted right. */
-		deltas[i] = (raw - s->last[i]) & s->mask[i];
-		s->last[i] = raw & s->mask[i];
-		s->reported[i] += deltas[i];
 	}
 	atomic_store(&s->in_read, 0);
 	/* Halted meanwhile: pmustat is going down; print nothing more. */
 	if (atomic_load(&s->halt))
 		return;
-	s->emit(s->arg, mono_now() - s->t0, deltas);
+	s->emit(s->arg, mono_now() - s->t0, deltas, s->core_deltas);
 }
 
 static void *
@@ -119,9 +133,9 @@ sampler_main(void *arg)
 }
 
 int
-interval_start(struct interval_sampler *s, struct hw *hw, int cpu, const struct pmu_caps *caps,
-	       const struct sched_slot *slots, unsigned n, unsigned run, unsigned period_ms,
-	       interval_emit_fn emit, void *arg, struct pmustat_error **err)
+interval_start(struct interval_sampler *s, struct hw *hw, const int *cpus, unsigned ncpus,
+	       const struct pmu_caps *caps, const struct sched_slot *const *slots, unsigned n, unsigned run,
+	       unsigned period_ms, interval_emit_fn emit, void *arg, struct pmustat_error **err)
 {
 	pthread_condattr_t cattr;
 	pthread_attr_t attr;
@@ -133,24 +147,35 @@ interval_start(struct interval_sampler *s, struct hw *hw, int cpu, const struct 
 	atomic_init(&s->halt, 0);
 	atomic_init(&s->in_read, 0);
 	s->hw = hw;
-	s->cpu = cpu;
 	s->period_ms = period_ms < INTERVAL_MIN_MS ? INTERVAL_MIN_MS : period_ms;
 	s->emit = emit;
 	s->arg = arg;
 	s->n = n;
-	for (unsigned i = 0; i < n; i++) {
-		if (slots[i].run != run)
-			continue;
-		if (slots[i].kind == SCHED_FIXED) {
-			s->msr[i] = msr_fixed_ctr(slots[i].index);
-			s->mask[i] = delta_width_mask(caps->fixed_width);
-		} else if (slots[i].kind == SCHED_GP) {
-			s->msr[i] = msr_pmc(slots[i].index);
-			s->mask[i] = delta_width_mask(caps->gp_width);
+	if (!other_cpus(cpus, ncpus, &set))
+		return interval_check_cpus(cpus, ncpus, err);
+	s->cores = calloc(ncpus, sizeof(*s->cores));
+	s->core_deltas = calloc((size_t)ncpus * SCHED_MAX_EVENTS, sizeof(*s->core_deltas));
+	if (!s->cores || !s->core_deltas) {
+		interval_finish(s, NULL);
+		return err_set(err, -ENOMEM, "out of memory");
+	}
+	s->ncores = ncpus;
+	for (unsigned k = 0; k < ncpus; k++) {
+		struct interval_core *c = &s->cores[k];
+
+		c->cpu = cpus[k];
+		for (unsigned i = 0; i < n; i++) {
+			if (slots[k][i].run != run)
+				continue;
+			if (slots[k][i].kind == SCHED_FIXED) {
+				c->msr[i] = msr_fixed_ctr(slots[k][i].index);
+				c->mask[i] = delta_width_mask(caps->fixed_width);
+			} else if (slots[k][i].kind == SCHED_GP) {
+				c->msr[i] = msr_pmc(slots[k][i].index);
+				c->mask[i] = delta_width_mask(caps->gp_width);
+			}
 		}
 	}
-	if (!other_cpus(cpu, &set))
-		return interval_check_cpus(cpu, err);
 	pthread_condattr_init(&cattr);
 	pthread_condattr_setclock(&cattr, CLOCK_MONOTONIC);
 	pthread_cond_init(&s->cond, &cattr);
@@ -169,6 +194,7 @@ interval_start(struct interval_sampler *s, struct hw *hw, int cpu, const struct 
 	if (rc) {
 		pthread_cond_destroy(&s->cond);
 		pthread_mutex_destroy(&s->lock);
+		interval_finish(s, NULL);
 		return err_set(err, -rc, "-I: cannot start the sampling thread: %s", strerror(rc));
 	}
 	s->running = true;
@@ -212,8 +238,20 @@ interval_finish(struct interval_sampler *s, const uint64_t *final)
 	uint64_t deltas[SCHED_MAX_EVENTS];
 
 	memset(deltas, 0, sizeof(deltas));
-	for (unsigned i = 0; i < s->n; i++)
-		if (s->msr[i])
-			deltas[i] = final[i] - s->reported[i];
-	s->emit(s->arg, mono_now() - s->t0, deltas);
+	for (unsigned k = 0; final && k < s->ncores; k++) {
+		const struct interval_core *c = &s->cores[k];
+		uint64_t *cd = s->core_deltas + (size_t)k * SCHED_MAX_EVENTS;
+
+		for (unsigned i = 0; i < s->n; i++) {
+			cd[i] = c->msr[i] ? final[(size_t)k * SCHED_MAX_EVENTS + i] - c->reported[i] : 0;
+			deltas[i] += cd[i];
+		}
+	}
+	if (final && s->ncores)
+		s->emit(s->arg, mono_now() - s->t0, deltas, s->core_deltas);
+	free(s->cores);
+	free(s->core_deltas);
+	s->cores = NULL;
+	s->core_deltas = NULL;
+	s->ncores = 0;
 }

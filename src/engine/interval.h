@@ -25,22 +25,32 @@ struct pmustat_error;
 struct hw;
 struct pmu_caps;
 
-/* @deltas[i] for each slot i of the run (others 0); @time since interval_start(). */
-typedef void (*interval_emit_fn)(void *arg, double time, const uint64_t *deltas);
+/*
+ * @deltas[i] for each slot i of the run (others 0), summed over the cores;
+ * @core_deltas[k * SCHED_MAX_EVENTS + i] the same on the k-th core;
+ * @time since interval_start().
+ */
+typedef void (*interval_emit_fn)(void *arg, double time, const uint64_t *deltas, const uint64_t *core_deltas);
 
-struct interval_sampler {
-	struct hw *hw;
+/* One sampled core: the counters of this run there. */
+struct interval_core {
 	int cpu;
-	unsigned period_ms;
-	interval_emit_fn emit;
-	void *arg;
-
-	/* The counters of this run. */
-	unsigned n;
 	uint32_t msr[SCHED_MAX_EVENTS];		/* 0: slot not in this run */
 	uint64_t mask[SCHED_MAX_EVENTS];
 	uint64_t last[SCHED_MAX_EVENTS];	/* raw reading at the last sample */
 	uint64_t reported[SCHED_MAX_EVENTS];	/* sum of the deltas emitted */
+};
+
+struct interval_sampler {
+	struct hw *hw;
+	unsigned period_ms;
+	interval_emit_fn emit;
+	void *arg;
+
+	unsigned n;				/* slots */
+	unsigned ncores;
+	struct interval_core *cores;		/* ncores */
+	uint64_t *core_deltas;			/* ncores * SCHED_MAX_EVENTS, for emit */
 	int read_error;				/* first -errno of a read, or 0 */
 
 	double t0;
@@ -59,22 +69,23 @@ struct interval_sampler {
 };
 
 /*
- * Can a sampler run beside @cpu: is there another CPU this process may
- * use? 0, or -ESRCH with a message in @err.
+ * Can a sampler run beside the @ncpus counted @cpus: is there another CPU
+ * this process may use? 0, or -ESRCH with a message in @err.
  */
 int
-interval_check_cpus(int cpu, struct pmustat_error **err);
+interval_check_cpus(const int *cpus, unsigned ncpus, struct pmustat_error **err);
 
 /*
- * Start sampling run @run of @slots[0..n) on @cpu (counters zeroed and
- * programmed, not necessarily enabled yet). The thread is pinned to the
- * CPUs this process may use, less @cpu, and blocks every signal.
- * 0, or -errno with a message.
+ * Start sampling run @run on the @ncpus cores @cpus, of @slots[k][0..n)
+ * on core k (each core's plan; counters zeroed and programmed, not
+ * necessarily enabled yet). The thread is pinned to the CPUs this process
+ * may use, less @cpus, and blocks every signal. 0, or -errno with a
+ * message.
  */
 int
-interval_start(struct interval_sampler *s, struct hw *hw, int cpu, const struct pmu_caps *caps,
-	       const struct sched_slot *slots, unsigned n, unsigned run, unsigned period_ms,
-	       interval_emit_fn emit, void *arg, struct pmustat_error **err);
+interval_start(struct interval_sampler *s, struct hw *hw, const int *cpus, unsigned ncpus,
+	       const struct pmu_caps *caps, const struct sched_slot *const *slots, unsigned n, unsigned run,
+	       unsigned period_ms, interval_emit_fn emit, void *arg, struct pmustat_error **err);
 
 /* Stop and join the thread (no more samples after it returns). */
 void
@@ -90,8 +101,10 @@ void
 interval_halt_from_signal(void);
 
 /*
- * Emit the last interval: @final[i] (the run's counts) less what the
- * samples reported. Call after interval_stop() and the final read.
+ * Emit the last interval: @final[k * SCHED_MAX_EVENTS + i] (the run's
+ * counts on the k-th core) less what the samples reported, and free what
+ * interval_start() allocated. Call after interval_stop() and the final
+ * read (or with @final NULL to free without emitting).
  */
 void
 interval_finish(struct interval_sampler *s, const uint64_t *final);

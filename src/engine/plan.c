@@ -98,6 +98,8 @@ plan_make(const struct plan_input *in, struct plan **out, struct pmustat_error *
 			p->gp_free |= p->taken_gp;
 			p->fixed_free |= p->taken_fixed;
 		}
+		p->gp_free &= ~in->avoid_gp;
+		p->fixed_free &= ~in->avoid_fixed;
 	}
 	p->slots = calloc(in->nevents ? in->nevents : 1, sizeof(*p->slots));
 	if (!p->slots) {

@@ -36,6 +36,11 @@ struct plan_input {
 	bool force;			/* take the busy counters (--force) */
 	bool no_rerun;			/* one run or a refusal (--no-rerun) */
 	bool kernel_counts;		/* the perf backend: the kernel schedules, every counter is ours */
+	/*
+	 * Counters free here but kept unused, so that every core of a run on
+	 * several counts each event in the same run of the command.
+	 */
+	uint32_t avoid_gp, avoid_fixed;
 };
 
 struct plan {

@@ -90,6 +90,23 @@ run_pin_self(int core, bool onto)
 	(void)sched_setaffinity(0, sizeof(set), &set);
 }
 
+void
+run_keep_off(const int *cores, unsigned n)
+{
+	cpu_set_t set;
+
+	if (n == 1) {
+		run_pin_self(cores[0], false);
+		return;
+	}
+	if (sched_getaffinity(0, sizeof(set), &set) != 0)
+		return;
+	for (unsigned i = 0; i < n; i++)
+		CPU_CLR(cores[i], &set);
+	if (CPU_COUNT(&set) > 0)
+		(void)sched_setaffinity(0, sizeof(set), &set);
+}
+
 /*
  * The command runs as the invoking user (SUDO_UID) unless --as-root, with
  * that user's groups and HOME, USER, LOGNAME and SHELL, as sudo -u would.
@@ -177,6 +194,12 @@ one_run(struct run_ctx *c, unsigned run, unsigned nruns)
 
 	memset(&ro, 0, sizeof(ro));
 	ro.cpu = c->core;
+	/* Several cores: the command and its threads may run on any of them. */
+	if (c->ncores > 1) {
+		ro.cpu = -1;
+		ro.cpus = c->cores;
+		ro.ncpus = c->ncores;
+	}
 	if (privileges(c, &ro))
 		return -1;
 	for (unsigned b = 0; b < c->nbackends; b++) {
@@ -197,7 +220,7 @@ one_run(struct run_ctx *c, unsigned run, unsigned nruns)
 			return run_fail_err(c, &err), -1;
 		}
 	}
-	run_pin_self(c->core, false);
+	run_keep_off(c->cores, c->ncores);
 	/* -I: a thread off the core reads the counters while the command runs. */
 	if (c->o->interval_ms && c->backends[0]->sample_start) {
 		c->cur_run = run + 1;
@@ -269,7 +292,9 @@ run_rounds(struct run_ctx *c)
 	c->repeat = c->o->dry_run ? 1 : c->o->repeat;
 	c->values = calloc((size_t)(n ? n : 1) * c->repeat, sizeof(*c->values));
 	c->nvalues = calloc(n ? n : 1, sizeof(*c->nvalues));
-	if (!c->values || !c->nvalues)
+	c->core_values = calloc((size_t)(c->ev->nhw ? c->ev->nhw : 1) * c->ncores * c->repeat,
+				sizeof(*c->core_values));
+	if (!c->values || !c->nvalues || !c->core_values)
 		return run_fail(c, -ENOMEM, "out of memory for %u runs of %u events", c->repeat, n);
 	for (unsigned round = 0; round < c->repeat; round++) {
 		c->round = round + 1;
@@ -279,9 +304,14 @@ run_rounds(struct run_ctx *c)
 			c->counts[u].status = "not counted";
 		}
 		(void)run_once(c);
-		for (unsigned u = 0; u < n; u++)
-			if (c->counts[u].counted)
-				c->values[(size_t)u * c->repeat + c->nvalues[u]++] = c->counts[u].value;
+		for (unsigned u = 0; u < n; u++) {
+			if (!c->counts[u].counted)
+				continue;
+			for (unsigned i = 0; u < c->ev->nhw && i < c->ncores; i++)
+				c->core_values[((size_t)u * c->ncores + i) * c->repeat + c->nvalues[u]] =
+					c->ncores > 1 ? c->core_counts[(size_t)u * c->ncores + i] : c->counts[u].value;
+			c->values[(size_t)u * c->repeat + c->nvalues[u]++] = c->counts[u].value;
+		}
 		if (c->error)
 			break;
 		if (c->status && !first_failure)

@@ -100,8 +100,11 @@ struct run_ctx {
 	struct hw *hw;
 	const struct perf_seam *perf;
 	const struct stat_events *ev;
-	struct plan *plan;		/* hardware events on counters, in runs */
-	int core;
+	struct plan *plan;		/* hardware events on counters, in runs (the first core's) */
+	struct plan **plans;		/* --dry-run on several cores: each core's (plans[0] is plan) */
+	int core;			/* the first counted core: its CPUID, table and plan */
+	const int *cores;		/* every counted core, ascending (engine/cores.h) */
+	unsigned ncores;
 	FILE *notes;			/* pmustat's own notes (NULL: they would spoil a record) */
 
 	const struct backend_ops *backends[2];	/* the hardware events', then the software events' */
@@ -117,13 +120,21 @@ struct run_ctx {
 	const struct invoker *inv;
 
 	/* -I: the callback of a sample (the engine's report), and its argument. */
-	void (*emit_interval)(void *arg, double time, const uint64_t *deltas);
+	void (*emit_interval)(void *arg, double time, const uint64_t *deltas, const uint64_t *core_deltas);
 	void *emit_arg;
+
+	/*
+	 * Per core i of each hardware event u in the current round:
+	 * core_counts[u * ncores + i] (their sum is counts[u].value).
+	 */
+	uint64_t *core_counts;
 
 	/* Every round's count of each counted event u: values[u * repeat + k], k < nvalues[u]. */
 	unsigned repeat;
 	uint64_t *values;
 	unsigned *nvalues;
+	/* And per core of the hardware events: core_values[(u * ncores + i) * repeat + k]. */
+	uint64_t *core_values;
 	unsigned rounds;		/* rounds run (fewer than repeat: stopped at a failure) */
 
 	/* What happened. */
@@ -167,5 +178,9 @@ run_fail_err(struct run_ctx *c, struct pmustat_error **err);
 /* Keep pmustat off the measured core while the command runs, and on it to rdpmc. */
 void
 run_pin_self(int core, bool onto);
+
+/* Keep pmustat off every counted core while the command runs (unless none would be left). */
+void
+run_keep_off(const int *cores, unsigned n);
 
 #endif

@@ -176,11 +176,14 @@ child(int go_fd, int report_fd, char *const argv[], const struct runner_opts *op
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 
-	if (opts->cpu >= 0) {
+	if (opts->cpu >= 0 || opts->ncpus) {
 		cpu_set_t set;
 
 		CPU_ZERO(&set);
-		CPU_SET(opts->cpu, &set);
+		if (opts->cpu >= 0)
+			CPU_SET(opts->cpu, &set);
+		for (unsigned i = 0; opts->cpu < 0 && i < opts->ncpus; i++)
+			CPU_SET(opts->cpus[i], &set);
 		if (sched_setaffinity(0, sizeof(set), &set) != 0) {
 			child_report(report_fd, RUNNER_PIN, errno);
 			_exit(EXIT_PMUSTAT_FAILURE);

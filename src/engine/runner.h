@@ -31,6 +31,8 @@ enum runner_stage {
 
 struct runner_opts {
 	int cpu;		/* pin the child here; < 0: leave affinity alone */
+	const int *cpus;	/* with cpu < 0: pin it to these @ncpus CPUs (NULL: none) */
+	unsigned ncpus;
 	bool drop_privileges;
 	uid_t uid;
 	gid_t gid;

@@ -17,6 +17,7 @@
 #include "base/exit_codes.h"
 #include "base/invoker.h"
 #include "config.h"
+#include "engine/cores.h"
 #include "engine/gates.h"
 #include "engine/perf_counters.h"
 #include "engine/plan.h"
@@ -37,6 +38,7 @@ struct stat_state {
 	struct run_ctx c;
 	struct target t;
 	bool target_open;
+	struct cores cores;
 	struct stat_events ev;
 	struct gates g;
 	struct invoker inv;
@@ -44,36 +46,66 @@ struct stat_state {
 	FILE *out;
 	enum backend backend;		/* the one chosen; AUTO before the choice */
 	struct stat_row *rows;
+	uint64_t *cpu_values;		/* per row and core: rows' cpu_values point here */
+	uint64_t *interval_cpu_deltas;	/* -I with a list of cores: per row and core */
+	struct stats_summary *cpu_stats;
 	const char **names;		/* per hardware event, for the plan's printout */
 };
 
-/* The CPU to count on (or the dump's), its table. */
+/*
+ * Every listed core must be the CPU the first one is (same mapfile key and
+ * PMU): one table and one plan shape serve them all. A list across the
+ * core types of a hybrid is refused, naming both.
+ */
+static int
+same_cpu_everywhere(struct stat_state *s, struct pmustat_error **err)
+{
+	for (unsigned i = 1; i < s->cores.n; i++) {
+		struct cpu_info other;
+		char key[64];
+		int rc;
+
+		rc = cpu_source_load(s->c.hw, NULL, s->cores.cpu[i], &other, NULL, err);
+		if (rc)
+			return rc;
+		cpu_mapfile_key(&other, key, sizeof(key));
+		if (strcmp(key, s->t.key) == 0 && other.core_type == s->t.cpu.core_type &&
+		    other.pmu.gp_mask == s->t.cpu.pmu.gp_mask && other.pmu.fixed_mask == s->t.cpu.pmu.fixed_mask)
+			continue;
+		return err_set(err, -EINVAL,
+			       "cores %d (%s%s%s) and %d (%s%s%s) are different CPUs: pmustat counts a list of cores of one type only; list the cores of each type in a run of its own",
+			       s->c.core, s->t.key, s->t.cpu.hybrid ? ", " : "",
+			       s->t.cpu.hybrid ? cpu_core_type_name(s->t.cpu.core_type) : "", s->cores.cpu[i], key,
+			       other.hybrid ? ", " : "", other.hybrid ? cpu_core_type_name(other.core_type) : "");
+	}
+	return 0;
+}
+
+/* The cores to count on (or the dump's CPU), the first one's table. */
 static int
 open_target(struct stat_state *s, struct pmustat_error **err)
 {
 	const struct stat_opts *o = s->c.o;
-	int core = o->core;
 	int rc;
 
 	if (!o->cpu_dump) {
-		cpu_set_t allowed;
-
 		s->c.hw = hw_linux_new();
 		if (!s->c.hw)
 			return err_set(err, -ENOMEM, "out of memory");
-		if (core < 0)
-			core = cpu_default_core();
-		/* The command is pinned there: say so now, not after programming. */
-		if (sched_getaffinity(0, sizeof(allowed), &allowed) == 0 && !CPU_ISSET(core, &allowed))
-			return err_set(err, -EINVAL,
-				       "core %d is outside the CPUs pmustat may run on (its affinity: taskset, cgroup cpuset); pick one of those with -C",
-				       core);
 	}
-	rc = target_open(&s->t, s->c.hw, o->cpu_dump, core, err);
+	rc = cores_resolve(o, &s->cores, err);
+	if (rc)
+		return rc;
+	rc = target_open(&s->t, s->c.hw, o->cpu_dump, s->cores.cpu[0], err);
 	if (rc)
 		return rc;
 	s->target_open = true;
 	s->c.core = s->t.core;
+	s->cores.cpu[0] = s->t.core;
+	s->c.cores = s->cores.cpu;
+	s->c.ncores = s->cores.n;
+	if (target_can_count(&s->t) && (rc = same_cpu_everywhere(s, err)))
+		return rc;
 	if (s->t.table_rc == -ENOENT && target_can_count(&s->t))
 		fprintf(stderr, "pmustat: warning: %s; architectural events only\n", err_msg(s->t.table_why));
 	else if (s->t.table_rc < 0 && s->t.table_rc != -ENOENT && target_can_count(&s->t))
@@ -144,11 +176,40 @@ make_rows(struct stat_state *s, struct pmustat_error **err)
 	return 0;
 }
 
+/* Row @r's count on each core (event @u): with -r, each core's median. */
+static void
+fill_cpu_values(struct stat_state *s, unsigned r, unsigned u)
+{
+	struct run_ctx *c = &s->c;
+	struct stat_row *row = &s->rows[r];
+	size_t at = (size_t)r * c->ncores;
+
+	if (!s->cpu_values || !c->core_values)
+		return;
+	for (unsigned i = 0; i < c->ncores; i++) {
+		const uint64_t *v = c->core_values + ((size_t)u * c->ncores + i) * c->repeat;
+		struct stats_summary *st = &s->cpu_stats[at + i];
+
+		if (stats_compute(v, c->nvalues[u], st))
+			return;
+		s->cpu_values[at + i] = (uint64_t)(st->median + 0.5);
+	}
+	row->cpu_values = s->cpu_values + at;
+	row->cpu_stats = s->cpu_stats + at;
+}
+
 /* The rounds' counts into the rows: every round's, their statistics, the median. */
 static void
 fill_rows(struct stat_state *s)
 {
 	struct run_ctx *c = &s->c;
+
+	free(s->cpu_values);
+	free(s->cpu_stats);
+	s->cpu_values = calloc((size_t)(s->ev.nrows ? s->ev.nrows : 1) * (c->ncores ? c->ncores : 1),
+			       sizeof(*s->cpu_values));
+	s->cpu_stats = calloc((size_t)(s->ev.nrows ? s->ev.nrows : 1) * (c->ncores ? c->ncores : 1),
+			      sizeof(*s->cpu_stats));
 
 	for (unsigned r = 0; r < s->ev.nrows; r++) {
 		struct stat_row *row = &s->rows[r];
@@ -173,6 +234,8 @@ fill_rows(struct stat_state *s)
 		row->nvalues = c->nvalues[u];
 		if (row->nvalues == 0 || stats_compute(row->values, row->nvalues, &row->stats))
 			continue;
+		if (u < s->ev.nhw && s->backend == BACKEND_MSR)
+			fill_cpu_values(s, r, u);
 		/* Counted in an earlier round though not in the last: still counted. */
 		if (!row->counted)
 			row->status = "counted";
@@ -183,7 +246,7 @@ fill_rows(struct stat_state *s)
 
 /* The -I callback (the sampler's thread): one record of this run's hardware rows. */
 static void
-emit_interval(void *arg, double time, const uint64_t *deltas)
+emit_interval(void *arg, double time, const uint64_t *deltas, const uint64_t *core_deltas)
 {
 	static bool header_done;
 	struct stat_state *s = arg;
@@ -191,14 +254,23 @@ emit_interval(void *arg, double time, const uint64_t *deltas)
 	struct stat_interval iv;
 	unsigned n = 0;
 
-	for (unsigned r = 0; r < s->ev.nrows && s->ev.row_event[r] < s->ev.nhw; r++)
+	for (unsigned r = 0; r < s->ev.nrows && s->ev.row_event[r] < s->ev.nhw; r++) {
+		/* Per row and core (-A, --json with a list): the sampler thread's own buffer. */
+		for (unsigned k = 0; s->interval_cpu_deltas && k < s->c.ncores; k++)
+			s->interval_cpu_deltas[(size_t)n * s->c.ncores + k] =
+				core_deltas[(size_t)k * SCHED_MAX_EVENTS + s->ev.row_event[r]];
 		row_deltas[n++] = deltas[s->ev.row_event[r]];
+	}
 	iv.time = time;
 	iv.round = s->c.round ? s->c.round : 1;
 	iv.run = s->c.cur_run;
 	iv.rows = s->rows;
 	iv.nrows = n;
 	iv.deltas = row_deltas;
+	iv.cores = s->c.cores;
+	iv.ncores = s->c.ncores;
+	iv.cpu_deltas = s->interval_cpu_deltas;
+	iv.per_cpu = s->c.o->per_cpu;
 	iv.header = !header_done;
 	header_done = true;
 	output_interval(s->out, &iv, s->c.o->sep, s->c.o->json);
@@ -220,8 +292,8 @@ dry_run(struct stat_state *s, struct pmustat_error **err)
 		return err_set(err, -ENOMEM, "out of memory");
 	for (unsigned u = 0; u < s->ev.nhw; u++)
 		s->names[u] = s->ev.hw[u].requested[0] ? s->ev.hw[u].requested : s->ev.hw[u].name;
-	if (s->ev.nhw)
-		plan_print(c->plan, s->t.label, s->names, out);
+	for (unsigned i = 0; s->ev.nhw && i < (c->plans ? c->ncores : 1); i++)
+		plan_print(c->plans ? c->plans[i] : c->plan, s->t.label, s->names, out);
 	if (c->backends[0] == &backend_perf || c->nbackends == 2)
 		backend_perf_print_dry(c, c->backends[0] == &backend_perf, out);
 	rc = make_rows(s, err);
@@ -238,6 +310,10 @@ count(struct stat_state *s, struct pmustat_error **err)
 	unsigned begun = 0;
 	int rc = 0;
 
+	if (c->backends[0] == &backend_perf && c->ncores > 1 && s->ev.nhw)
+		return err_set(err, -ENOTSUP,
+			       "counting several cores (-C LIST, -a) needs the MSR backend; the perf backend counts the command on one core%s%s",
+			       c->backend_why[0] ? ", and the MSR path is closed: " : "", c->backend_why);
 	if (c->backends[0] == &backend_perf) {
 		if (c->o->interval_ms)
 			return err_set(err, -EINVAL, "-I reads the counters with MSR reads: it needs the MSR backend (%s)",
@@ -247,7 +323,8 @@ count(struct stat_state *s, struct pmustat_error **err)
 			return rc;
 	}
 	c->counts = calloc(s->ev.nhw + s->ev.nsw + 1, sizeof(*c->counts));
-	if (!c->counts)
+	c->core_counts = calloc((size_t)(s->ev.nhw ? s->ev.nhw : 1) * c->ncores, sizeof(*c->core_counts));
+	if (!c->counts || !c->core_counts)
 		return err_set(err, -ENOMEM, "out of memory");
 	for (; begun < c->nbackends; begun++) {
 		rc = c->backends[begun]->begin(c, err);
@@ -258,6 +335,12 @@ count(struct stat_state *s, struct pmustat_error **err)
 	}
 	if (rc == 0)
 		rc = make_rows(s, err);
+	if (rc == 0 && c->o->interval_ms && (c->o->cpu_list || c->o->all_cpus)) {
+		s->interval_cpu_deltas = calloc((size_t)(s->ev.nrows ? s->ev.nrows : 1) * c->ncores,
+						sizeof(*s->interval_cpu_deltas));
+		if (!s->interval_cpu_deltas)
+			rc = err_set(err, -ENOMEM, "out of memory");
+	}
 	if (rc == 0) {
 		c->emit_interval = emit_interval;
 		c->emit_arg = s;
@@ -278,6 +361,10 @@ report(struct stat_state *s)
 	rep.version = PMUSTAT_VERSION;
 	rep.cpu = s->target_open ? s->t.label : NULL;
 	rep.core = c->core;
+	rep.cores = c->cores;
+	rep.ncores = c->ncores;
+	rep.per_cpu = c->o->per_cpu;
+	rep.listed_cores = c->ncores > 1 || c->o->cpu_list || c->o->all_cpus;
 	rep.event_table = s->target_open && s->t.table_rc == 0 && target_can_count(&s->t) ? s->t.choice.table : NULL;
 	rep.command = c->o->command;
 	rep.exit_status = c->status;
@@ -339,6 +426,9 @@ state_free(struct stat_state *s)
 	free(s->c.nvalues);
 	free(s->c.counts);
 	free(s->c.command_env);
+	for (unsigned i = 1; s->c.plans && i < s->c.ncores; i++)
+		plan_free(s->c.plans[i]);
+	free(s->c.plans);
 	plan_free(s->c.plan);
 	err_free(s->c.error);
 	gates_free(&s->g);
@@ -346,7 +436,13 @@ state_free(struct stat_state *s)
 	if (s->target_open)
 		target_close(&s->t);
 	hw_free(s->c.hw);
+	cores_free(&s->cores);
+	free(s->c.core_values);
+	free(s->c.core_counts);
 	free(s->rows);
+	free(s->cpu_values);
+	free(s->cpu_stats);
+	free(s->interval_cpu_deltas);
 	free(s->names);
 }
 
@@ -386,7 +482,7 @@ stat_main(const struct stat_opts *o, struct pmustat_error **err)
 		(void)make_rows(&s, &e);
 		goto out;
 	}
-	if (gates_prepare(&s.g, o, &s.t, &s.inv, s.c.core, &e)) {
+	if (gates_prepare(&s.g, o, &s.t, &s.inv, s.c.cores, s.c.ncores, &e)) {
 		run_fail_err(&s.c, &e);
 		(void)make_rows(&s, &e);
 		goto out;

@@ -31,7 +31,10 @@ struct pmustat_error;
 struct stat_opts {
 	const char *specs[STAT_MAX_SPECS];	/* -e, in order */
 	unsigned nspecs;
-	int core;				/* -C; -1: the last allowed CPU */
+	int core;				/* -C N; -1: the last allowed CPU */
+	const char *cpu_list;			/* -C LIST of several CPUs (perf's syntax); NULL: core */
+	bool all_cpus;				/* -a: every CPU pmustat may run on */
+	bool per_cpu;				/* -A, --no-aggr: one line per CPU, not the sum */
 	const char *cpu_dump;			/* --cpu-dump: plan for that CPU (with --dry-run) */
 	const char *sep;			/* -x */
 	bool json;

@@ -30,6 +30,9 @@
 
 static char signal_path[PATH_MAX];
 static volatile sig_atomic_t signal_armed;
+/* Several cores' journals: paths made when armed (the handler only unlinks). */
+static char (*signal_paths)[PATH_MAX];
+static volatile sig_atomic_t signal_npaths;
 
 void
 journal_path(const char *dir, int core, char *buf, size_t size)
@@ -500,4 +503,26 @@ journal_remove_from_signal(void)
 	/* unlink() is async-signal-safe; the path was built when armed. */
 	if (signal_armed)
 		(void)unlink(signal_path);
+	for (sig_atomic_t i = 0; signal_paths && i < signal_npaths; i++)
+		(void)unlink(signal_paths[i]);
+}
+
+int
+journal_arm_signal_remove_cores(const char *dir, const int *cores, unsigned n)
+{
+	char (*paths)[PATH_MAX] = NULL;
+
+	signal_npaths = 0;
+	free(signal_paths);
+	signal_paths = NULL;
+	if (!dir || n == 0)
+		return 0;
+	paths = calloc(n, sizeof(*paths));
+	if (!paths)
+		return -ENOMEM;
+	for (unsigned i = 0; i < n; i++)
+		journal_path(dir, cores[i], paths[i], sizeof(paths[i]));
+	signal_paths = paths;
+	signal_npaths = (sig_atomic_t)n;
+	return 0;
 }

@@ -187,4 +187,12 @@ journal_arm_signal_remove(const char *dir, int core);
 void
 journal_remove_from_signal(void);
 
+/*
+ * The same for a run on several cores: every one of @cores' journals is
+ * removed by journal_remove_from_signal(). Disarm with @dir NULL. 0 or
+ * -ENOMEM.
+ */
+int
+journal_arm_signal_remove_cores(const char *dir, const int *cores, unsigned n);
+
 #endif

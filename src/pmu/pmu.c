@@ -24,8 +24,31 @@
 #include "pmu/pmu_regs.h"
 
 int
-pmu_open_at(struct pmu *p, struct hw *hw, int cpu, const struct pmu_caps *caps, bool uses_offcore,
-	    const struct pmu_owner_hints *hints, struct pmustat_error **err)
+pmu_save_counters(struct pmu *p, uint32_t gp, uint32_t fixed, struct pmustat_error **err)
+{
+	int rc;
+
+	for (unsigned i = 0; i < PMU_MAX_GP; i++) {
+		if (!(gp & p->gp_mask & (1u << i)) || p->pmc[i].msr)
+			continue;
+		rc = pmu_reg_load(p, &p->pmc[i], msr_pmc(i));
+		if (rc)
+			return pmu_fail(p, rc, "reading", msr_pmc(i), false, err);
+	}
+	for (unsigned i = 0; i < PMU_MAX_FIXED; i++) {
+		if (!(fixed & p->fixed_mask & (1u << i)) || p->fixed_ctr[i].msr)
+			continue;
+		rc = pmu_reg_load(p, &p->fixed_ctr[i], msr_fixed_ctr(i));
+		if (rc)
+			return pmu_fail(p, rc, "reading", msr_fixed_ctr(i), false, err);
+	}
+	return 0;
+}
+
+/* pmu_open_at(), the counters' values read only when @values (else pmu_save_counters() later). */
+static int
+open_at(struct pmu *p, struct hw *hw, int cpu, const struct pmu_caps *caps, bool uses_offcore,
+	const struct pmu_owner_hints *hints, bool values, struct pmustat_error **err)
 {
 	struct pmu_owner_regs regs;
 	uint64_t v;
@@ -56,17 +79,9 @@ pmu_open_at(struct pmu *p, struct hw *hw, int cpu, const struct pmu_caps *caps, 
 		rc = pmu_reg_load(p, &p->evtsel[i], msr_evtsel(i));
 		if (rc)
 			return pmu_fail(p, rc, "reading", msr_evtsel(i), false, err);
-		rc = pmu_reg_load(p, &p->pmc[i], msr_pmc(i));
-		if (rc)
-			return pmu_fail(p, rc, "reading", msr_pmc(i), false, err);
 	}
-	for (unsigned i = 0; i < PMU_MAX_FIXED; i++) {
-		if (!(p->fixed_mask & (1u << i)))
-			continue;
-		rc = pmu_reg_load(p, &p->fixed_ctr[i], msr_fixed_ctr(i));
-		if (rc)
-			return pmu_fail(p, rc, "reading", msr_fixed_ctr(i), false, err);
-	}
+	if (values && (rc = pmu_save_counters(p, p->gp_mask, p->fixed_mask, err)))
+		return rc;
 	if (p->fixed_mask) {
 		rc = pmu_reg_load(p, &p->fixed_ctrl, MSR_IA32_FIXED_CTR_CTRL);
 		if (rc)
@@ -105,8 +120,15 @@ pmu_open_at(struct pmu *p, struct hw *hw, int cpu, const struct pmu_caps *caps, 
 }
 
 int
-pmu_open(struct pmu **out, struct hw *hw, int cpu, const struct pmu_caps *caps, bool uses_offcore,
-	 const struct pmu_owner_hints *hints, struct pmustat_error **err)
+pmu_open_at(struct pmu *p, struct hw *hw, int cpu, const struct pmu_caps *caps, bool uses_offcore,
+	    const struct pmu_owner_hints *hints, struct pmustat_error **err)
+{
+	return open_at(p, hw, cpu, caps, uses_offcore, hints, true, err);
+}
+
+static int
+open_new(struct pmu **out, struct hw *hw, int cpu, const struct pmu_caps *caps, bool uses_offcore,
+	 const struct pmu_owner_hints *hints, bool values, struct pmustat_error **err)
 {
 	struct pmu *p = calloc(1, sizeof(*p));
 	int rc;
@@ -114,13 +136,27 @@ pmu_open(struct pmu **out, struct hw *hw, int cpu, const struct pmu_caps *caps, 
 	*out = NULL;
 	if (!p)
 		return err_set(err, -ENOMEM, "out of memory");
-	rc = pmu_open_at(p, hw, cpu, caps, uses_offcore, hints, err);
+	rc = open_at(p, hw, cpu, caps, uses_offcore, hints, values, err);
 	if (rc) {
 		free(p);
 		return rc;
 	}
 	*out = p;
 	return 0;
+}
+
+int
+pmu_open(struct pmu **out, struct hw *hw, int cpu, const struct pmu_caps *caps, bool uses_offcore,
+	 const struct pmu_owner_hints *hints, struct pmustat_error **err)
+{
+	return open_new(out, hw, cpu, caps, uses_offcore, hints, true, err);
+}
+
+int
+pmu_open_lean(struct pmu **out, struct hw *hw, int cpu, const struct pmu_caps *caps, bool uses_offcore,
+	      const struct pmu_owner_hints *hints, struct pmustat_error **err)
+{
+	return open_new(out, hw, cpu, caps, uses_offcore, hints, false, err);
 }
 
 void

@@ -55,6 +55,19 @@ int
 pmu_open(struct pmu **out, struct hw *hw, int cpu, const struct pmu_caps *caps, bool uses_offcore,
 	 const struct pmu_owner_hints *hints, struct pmustat_error **err);
 
+/*
+ * pmu_open() without reading the counters' values: a run on many cores
+ * reads only those its plan uses, with pmu_save_counters() before the
+ * journal. A counter not saved cannot be written (pmu_program() refuses).
+ */
+int
+pmu_open_lean(struct pmu **out, struct hw *hw, int cpu, const struct pmu_caps *caps, bool uses_offcore,
+	      const struct pmu_owner_hints *hints, struct pmustat_error **err);
+
+/* Read and save the values of the counters @gp and @fixed not saved yet. 0, or -errno with @err. */
+int
+pmu_save_counters(struct pmu *p, uint32_t gp, uint32_t fixed, struct pmustat_error **err);
+
 /* Free @p (NULL is fine); pmu_restore() first. */
 void
 pmu_close(struct pmu *p);
@@ -124,7 +137,18 @@ pmu_restore(struct pmu *p);
 void
 pmu_arm_signal_restore(struct pmu *p);
 
-/* pmu_restore() of the armed pmu, with its result; async-signal-safe. */
+/*
+ * The same for the @n PMUs of @ps (a run on several cores; the array
+ * must live until disarmed with n = 0). They are restored in order.
+ */
+void
+pmu_arm_signal_restore_all(struct pmu *const *ps, unsigned n);
+
+/*
+ * pmu_restore() of the armed PMUs, every one even after a failure: the
+ * first failure (-errno), else 1 if a value was inexact, else 0;
+ * async-signal-safe.
+ */
 int
 pmu_restore_from_signal(void);
 

@@ -16,7 +16,10 @@
 #include "pmu/pmu_impl.h"
 #include "pmu/pmu_regs.h"
 
-static struct pmu *signal_pmu;
+/* The PMUs a fatal signal's handler restores: one, or a run's cores (the caller's array). */
+static struct pmu *signal_one;
+static struct pmu *const *volatile signal_pmus;
+static volatile unsigned signal_npmus;
 
 bool
 pmu_msr_allowed(const struct pmu *p, uint32_t msr)
@@ -340,11 +343,35 @@ pmu_restore(struct pmu *p)
 void
 pmu_arm_signal_restore(struct pmu *p)
 {
-	signal_pmu = p;
+	signal_npmus = 0;
+	signal_one = p;
+	signal_pmus = p ? &signal_one : NULL;
+	signal_npmus = p ? 1 : 0;
+}
+
+void
+pmu_arm_signal_restore_all(struct pmu *const *ps, unsigned n)
+{
+	signal_npmus = 0;
+	signal_pmus = n ? ps : NULL;
+	signal_npmus = n;
 }
 
 int
 pmu_restore_from_signal(void)
 {
-	return signal_pmu ? restore(signal_pmu, true) : 0;
+	struct pmu *const *ps = signal_pmus;
+	unsigned n = signal_npmus;
+	int first = 0;
+
+	/* Every core, even after one failed; the first failure is the result. */
+	for (unsigned i = 0; ps && i < n; i++) {
+		int rc = ps[i] ? restore(ps[i], true) : 0;
+
+		if (rc < 0 && first == 0)
+			first = rc;
+		else if (rc > 0 && first == 0)
+			first = rc;
+	}
+	return first;
 }

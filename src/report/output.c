@@ -12,6 +12,7 @@
 #include "events/event.h"
 #include "report/json_text.h"
 #include "report/label.h"
+#include "base/cpulist.h"
 #include "report/output.h"
 #include "report/comment.h"
 
@@ -108,16 +109,36 @@ print_stats(FILE *out, const struct stat_row *row)
 	fputc('\n', out);
 }
 
+/* -A: the row's count on each core, one line each, as perf stat -A prints it. */
+static void
+print_per_cpu(FILE *out, const struct stat_report *rep, const struct stat_row *row, int width, const char *label,
+	      const char *where)
+{
+	for (unsigned c = 0; c < rep->ncores; c++) {
+		char value[40], cpu[16], spread[64] = "";
+
+		output_thousands(row->cpu_values[c], value, sizeof(value));
+		snprintf(cpu, sizeof(cpu), "CPU%d", rep->cores[c]);
+		if (rep->repeat > 1 && row->nvalues > 0 && row->cpu_stats)
+			snprintf(spread, sizeof(spread), "  ( +- %5.2f%% )", row->cpu_stats[c].rel_stddev_percent);
+		fprintf(out, "%-8s%18s      %-*s %s%s\n", cpu, value, width, label, where, spread);
+	}
+}
+
 void
 output_human(FILE *out, const struct stat_report *rep)
 {
 	int width;
+	char list[256];
 
 	fprintf(out, "\n Performance counter stats for '");
 	print_command(out, rep->command);
 	fprintf(out, "'");
-	if (rep->core >= 0)
+	if (rep->ncores > 1) {
+		fprintf(out, " on cores %s", cpulist_format(rep->cores, rep->ncores, list, sizeof(list)));
+	} else if (rep->core >= 0) {
 		fprintf(out, " on core %d", rep->core);
+	}
 	if (rep->repeat > 1 && rep->runs > 1)
 		fprintf(out, " (%u rounds of %u runs, each event counted in one run per round)",
 			rep->repeat, rep->runs);
@@ -159,6 +180,10 @@ output_human(FILE *out, const struct stat_report *rep)
 		/* Multiplexed or user-mode-only counts are raw: say so on the line. */
 		if (row->counted && row->status && strcmp(row->status, "counted") != 0)
 			snprintf(spread + strlen(spread), sizeof(spread) - strlen(spread), "  (%s)", row->status);
+		if (rep->per_cpu && row->cpu_values) {
+			print_per_cpu(out, rep, row, width, label, where);
+			continue;
+		}
 		fprintf(out, "%18s      %-*s %s%s%s\n", value, width, label, note, where, spread);
 		if (rep->repeat > 1 && row->nvalues > 0)
 			print_stats(out, row);
@@ -173,6 +198,11 @@ output_human(FILE *out, const struct stat_report *rep)
 		fprintf(out, " Hardware events <not supported>: %s\n\n", rep->not_supported_why);
 	if (rep->read_method && rep->backend && strcmp(rep->backend, "perf") == 0)
 		fprintf(out, " Counted through perf_event (backend perf): the command's own counts, all its threads and children, from its execve on.\n\n");
+	else if (rep->read_method && rep->ncores > 1)
+		fprintf(out, " Counts read with %s (backend msr) on cores %s, %s: anything else that ran on them is included.%s\n\n",
+			rep->read_method, cpulist_format(rep->cores, rep->ncores, list, sizeof(list)),
+			rep->per_cpu ? "one line per core" : "summed over them",
+			rep->software ? " Software events: through perf_event, the command's own." : "");
 	else if (rep->read_method)
 		fprintf(out, " Counts read with %s (backend msr). Counts are per core: anything else that ran on core %d is included.%s\n\n",
 			rep->read_method, rep->core,
@@ -226,38 +256,65 @@ csv_number(FILE *out, const char *sep, bool first, const char *fmt, ...)
 	csv_field(out, sep, first, buf);
 }
 
+/*
+ * One event's CSV line: @cpu (-A: "CPU<N>" first, "" for an event not
+ * counted per core; NULL without -A), @value and @stats the sum's or the core's.
+ */
+static void
+csv_row(FILE *out, const struct stat_report *rep, const struct stat_row *row, const char *sep, const char *cpu,
+	uint64_t value, const struct stats_summary *stats)
+{
+	if (cpu)
+		csv_field(out, sep, true, cpu);
+	if (row->counted)
+		csv_number(out, sep, !cpu, "%llu", (unsigned long long)value);
+	else if (row->status && strcmp(row->status, "not supported") == 0)
+		csv_field(out, sep, !cpu, "<not supported>");
+	else
+		csv_field(out, sep, !cpu, "<not counted>");
+	csv_field(out, sep, false, row->unit ? row->unit : "");
+	csv_field(out, sep, false, row_label(row).text);
+	csv_field(out, sep, false, row->ev->name);
+	csv_field(out, sep, false, row->counter);
+	csv_number(out, sep, false, "%u", row->run);
+	csv_field(out, sep, false, row->status ? row->status : (row->counted ? "counted" : "not counted"));
+	if (rep->repeat > 1 && row->nvalues > 0) {
+		csv_number(out, sep, false, "%u", stats->n);
+		csv_number(out, sep, false, "%.6g", stats->mean);
+		csv_number(out, sep, false, "%.6g", stats->median);
+		csv_number(out, sep, false, "%llu", (unsigned long long)stats->min);
+		csv_number(out, sep, false, "%llu", (unsigned long long)stats->max);
+		csv_number(out, sep, false, "%.6g", stats->stddev);
+		csv_number(out, sep, false, "%.4f", stats->rel_stddev_percent);
+	} else if (rep->repeat > 1) {
+		csv_field(out, sep, false, "0");
+		for (int k = 0; k < 6; k++)
+			csv_field(out, sep, false, "");
+	}
+	fputc('\n', out);
+}
+
 void
 output_csv(FILE *out, const struct stat_report *rep, const char *sep)
 {
 	for (unsigned i = 0; i < rep->nrows; i++) {
 		const struct stat_row *row = &rep->rows[i];
 
-		if (row->counted)
-			csv_number(out, sep, true, "%llu", (unsigned long long)row->value);
-		else if (row->status && strcmp(row->status, "not supported") == 0)
-			csv_field(out, sep, true, "<not supported>");
-		else
-			csv_field(out, sep, true, "<not counted>");
-		csv_field(out, sep, false, row->unit ? row->unit : "");
-		csv_field(out, sep, false, row_label(row).text);
-		csv_field(out, sep, false, row->ev->name);
-		csv_field(out, sep, false, row->counter);
-		csv_number(out, sep, false, "%u", row->run);
-		csv_field(out, sep, false, row->status ? row->status : (row->counted ? "counted" : "not counted"));
-		if (rep->repeat > 1 && row->nvalues > 0) {
-			csv_number(out, sep, false, "%u", row->stats.n);
-			csv_number(out, sep, false, "%.6g", row->stats.mean);
-			csv_number(out, sep, false, "%.6g", row->stats.median);
-			csv_number(out, sep, false, "%llu", (unsigned long long)row->stats.min);
-			csv_number(out, sep, false, "%llu", (unsigned long long)row->stats.max);
-			csv_number(out, sep, false, "%.6g", row->stats.stddev);
-			csv_number(out, sep, false, "%.4f", row->stats.rel_stddev_percent);
-		} else if (rep->repeat > 1) {
-			csv_field(out, sep, false, "0");
-			for (int k = 0; k < 6; k++)
-				csv_field(out, sep, false, "");
+		if (!rep->per_cpu) {
+			csv_row(out, rep, row, sep, NULL, row->value, &row->stats);
+			continue;
 		}
-		fputc('\n', out);
+		if (!row->cpu_values) {
+			csv_row(out, rep, row, sep, "", row->value, &row->stats);
+			continue;
+		}
+		for (unsigned c = 0; c < rep->ncores; c++) {
+			char cpu[16];
+
+			snprintf(cpu, sizeof(cpu), "CPU%d", rep->cores[c]);
+			csv_row(out, rep, row, sep, cpu, row->cpu_values[c],
+				row->cpu_stats ? &row->cpu_stats[c] : &row->stats);
+		}
 	}
 	for (unsigned i = 0; rep->check_results && i < rep->nchecks; i++) {
 		const struct check_result *r = &rep->check_results[i];
@@ -349,6 +406,31 @@ output_gate_lines(FILE *out, const struct stat_report *rep)
 	}
 }
 
+/* -I -A: row @i's count of the interval on each core, a line each. */
+static void
+interval_per_cpu(FILE *out, const struct stat_interval *iv, unsigned i, const char *sep)
+{
+	for (unsigned k = 0; k < iv->ncores; k++) {
+		uint64_t v = iv->cpu_deltas[(size_t)i * iv->ncores + k];
+		char cpu[16], value[40];
+
+		snprintf(cpu, sizeof(cpu), "CPU%d", iv->cores[k]);
+		if (sep) {
+			csv_field(out, sep, true, "interval");
+			csv_number(out, sep, false, "%.6f", iv->time);
+			csv_number(out, sep, false, "%u", iv->round);
+			csv_number(out, sep, false, "%u", iv->run);
+			csv_field(out, sep, false, cpu);
+			csv_number(out, sep, false, "%llu", (unsigned long long)v);
+			csv_field(out, sep, false, row_label(&iv->rows[i]).text);
+			fputc('\n', out);
+			continue;
+		}
+		output_thousands(v, value, sizeof(value));
+		fprintf(out, "%14.6f %-8s%18s      %s\n", iv->time, cpu, value, row_label(&iv->rows[i]).text);
+	}
+}
+
 void
 output_interval(FILE *out, const struct stat_interval *iv, const char *sep, bool json)
 {
@@ -364,8 +446,16 @@ output_interval(FILE *out, const struct stat_interval *iv, const char *sep, bool
 			/* Names are table text: let jansson escape them. */
 			name = json_text(iv->rows[i].ev->requested[0] ? iv->rows[i].ev->requested : iv->rows[i].ev->name);
 			text = name ? json_dumps(name, JSON_ENCODE_ANY) : NULL;
-			fprintf(out, "%s{\"requested\": %s, \"value\": %llu}", n++ ? ", " : "",
+			fprintf(out, "%s{\"requested\": %s, \"value\": %llu", n++ ? ", " : "",
 				text ? text : "\"\"", (unsigned long long)iv->deltas[i]);
+			if (iv->cpu_deltas) {
+				fprintf(out, ", \"per_cpu\": [");
+				for (unsigned k = 0; k < iv->ncores; k++)
+					fprintf(out, "%s{\"cpu\": %d, \"value\": %llu}", k ? ", " : "", iv->cores[k],
+						(unsigned long long)iv->cpu_deltas[(size_t)i * iv->ncores + k]);
+				fputc(']', out);
+			}
+			fputc('}', out);
 			free(text);
 			json_decref(name);
 		}
@@ -373,13 +463,19 @@ output_interval(FILE *out, const struct stat_interval *iv, const char *sep, bool
 		fflush(out);
 		return;
 	}
-	if (!sep && iv->header)
+	if (!sep && iv->header && iv->per_cpu && iv->cpu_deltas)
+		fprintf(out, "#%13s %-8s%18s      %s\n", "time", "cpu", "counts", "event");
+	else if (!sep && iv->header)
 		fprintf(out, "#%13s %18s      %s\n", "time", "counts", "event");
 	for (unsigned i = 0; i < iv->nrows; i++) {
 		char value[40];
 
 		if (iv->rows[i].run != iv->run)
 			continue;
+		if (iv->per_cpu && iv->cpu_deltas) {
+			interval_per_cpu(out, iv, i, sep);
+			continue;
+		}
 		if (sep) {
 			csv_field(out, sep, true, "interval");
 			csv_number(out, sep, false, "%.6f", iv->time);
@@ -503,6 +599,25 @@ json_baseline(const struct stat_report *rep, json_t *failed)
 	return o;
 }
 
+/* [{"cpu": N, "value": V}, ...] of a row counted per core, else null. */
+static json_t *
+json_per_cpu(const struct stat_report *rep, const struct stat_row *row)
+{
+	json_t *a;
+
+	if (!row->counted || !row->cpu_values)
+		return json_null();
+	a = json_array();
+	for (unsigned c = 0; a && c < rep->ncores; c++) {
+		json_t *o = json_object();
+
+		json_object_set_new(o, "cpu", json_integer(rep->cores[c]));
+		json_object_set_new(o, "value", json_integer((json_int_t)row->cpu_values[c]));
+		json_array_append_new(a, o);
+	}
+	return a ? a : json_null();
+}
+
 int
 output_json(FILE *out, const struct stat_report *rep)
 {
@@ -542,6 +657,8 @@ output_json(FILE *out, const struct stat_report *rep)
 		json_object_set_new(o, "unit", row->unit ? json_string(row->unit) : json_null());
 		json_object_set_new(o, "time_enabled_ns", row->perf_times ? json_integer((json_int_t)row->enabled) : json_null());
 		json_object_set_new(o, "time_running_ns", row->perf_times ? json_integer((json_int_t)row->running) : json_null());
+		if (rep->listed_cores)
+			json_object_set_new(o, "per_cpu", json_per_cpu(rep, row));
 		json_array_append_new(events, o);
 	}
 	json_object_set_new(root, "format_version", json_integer(OUTPUT_FORMAT_VERSION));
@@ -550,6 +667,13 @@ output_json(FILE *out, const struct stat_report *rep)
 	json_object_set_new(root, "cpu", rep->cpu ? json_text(rep->cpu) : json_null());
 	json_object_set_new(root, "cpu_model", rep->cpu_model ? json_string(rep->cpu_model) : json_null());
 	json_object_set_new(root, "core", rep->core >= 0 ? json_integer(rep->core) : json_null());
+	if (rep->listed_cores) {
+		json_t *cores = json_array();
+
+		for (unsigned c = 0; c < rep->ncores; c++)
+			json_array_append_new(cores, json_integer(rep->cores[c]));
+		json_object_set_new(root, "cores", cores);
+	}
 	json_object_set_new(root, "event_table", rep->event_table ? json_string(rep->event_table) : json_null());
 	json_object_set_new(root, "command", command);
 	json_object_set_new(root, "exit_status", json_integer(rep->exit_status));

@@ -43,12 +43,23 @@ struct stat_row {
 	uint64_t enabled;	/* ns the event was enabled */
 	uint64_t running;	/* ns it was on a counter (< enabled: multiplexed) */
 	char status_buf[128];	/* storage a status may point into */
+	/*
+	 * Per core of stat_report.cores (hardware rows counted; NULL
+	 * otherwise): the count on each, with -r the median of its rounds,
+	 * and their statistics when nvalues > 0; value is their sum.
+	 */
+	const uint64_t *cpu_values;
+	const struct stats_summary *cpu_stats;
 };
 
 struct stat_report {
 	const char *version;		/* pmustat's */
 	const char *cpu;		/* brand or mapfile key */
 	int core;			/* -1 when not chosen yet */
+	const int *cores;		/* every core counted, ascending (@core is the first) */
+	unsigned ncores;		/* 0: not chosen yet */
+	bool per_cpu;			/* -A: one line per core */
+	bool listed_cores;		/* -C LIST or -a: the JSON has cores and per_cpu */
 	const char *event_table;	/* NULL: architectural events only */
 	char *const *command;		/* argv, NULL-terminated; may be NULL */
 	int exit_status;		/* pmustat's own exit status */
@@ -90,6 +101,11 @@ struct stat_interval {
 	unsigned nrows;
 	const uint64_t *deltas;		/* per row: counted during the interval */
 	bool header;			/* human: print the column header first */
+	/* With -C LIST or -a (cpu_deltas not NULL): per row i and core k, cpu_deltas[i * ncores + k]. */
+	const int *cores;
+	unsigned ncores;
+	const uint64_t *cpu_deltas;
+	bool per_cpu;			/* -A: one line per core */
 };
 
 /* perf stat's table with comments (IPC, branch miss ratio) and caveats. */
@@ -133,7 +149,9 @@ output_gate_lines(FILE *out, const struct stat_report *rep);
 
 /*
  * One -I record: human lines, CSV lines ("interval" SEP time SEP round SEP
- * run SEP value SEP event) or one compact JSON object on one line.
+ * run SEP value SEP event; with -A "interval" SEP time SEP round SEP run
+ * SEP CPU<N> SEP value SEP event per core) or one compact JSON object on
+ * one line (with a list of cores, each event with per_cpu).
  */
 void
 output_interval(FILE *out, const struct stat_interval *iv, const char *sep, bool json);

@@ -7,6 +7,7 @@
  *
  *	emu-workload [--cpu N] [--kernel] [STEP]... [--rdpmc ECX]... [--sleep MS]
  *	             [--crash] [--exit N] [--quiet] [--steps N --step-ms MS]
+ *	             [--threads N [--spread]]
  *
  * STEPs run in the order given:
  *	--retire CODE:UMASK:N[:u|:k]	N events of one kind, one burst
@@ -35,11 +36,19 @@
  * prints "cpu N" first (unless --quiet). --cpu N pins it to CPU N first
  * (a test that acts on "the workload's CPU" needs it to stay there). Without the preload library it
  * says so and exits 2; a step that fails exits 2 with the reason.
+ *
+ * --threads N runs the steps (with --steps, all of them) in N threads at
+ * once, each retiring on the CPU it runs on: a threaded program, whose
+ * total is N times the steps' wherever its threads ran. With --spread,
+ * thread i first pins itself to the (i mod k)-th of the k CPUs the
+ * process may run on (as likwid-pin places threads), and prints "thread
+ * I cpu C" (unless --quiet), so that each CPU's share is known too.
  */
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
+#include <pthread.h>
 #include <inttypes.h>
 #include <limits.h>
 #include <sched.h>
@@ -54,6 +63,7 @@
 #include "emu_preload_api.h"
 
 #define MAX_STEPS 64
+#define MAX_THREADS 256
 
 enum step_kind { STEP_RETIRE, STEP_ACT, STEP_SYNC, STEP_NB };
 
@@ -72,7 +82,7 @@ usage(void)
 		"[--offcore RSP:N[:u|:k]]... [--nb SEL:MASK:INPUTS[:u|:k]]... [--act ACTION]... "
 		"[--sync PREFIX]... "
 		"[--rdpmc ECX]... [--sleep MS] [--crash] [--exit N] [--quiet] "
-		"[--steps N --step-ms MS]\nACTION: %s\n", emu_action_syntax);
+		"[--steps N --step-ms MS] [--threads N [--spread]]\nACTION: %s\n", emu_action_syntax);
 	exit(2);
 }
 
@@ -249,6 +259,94 @@ run_steps(const struct step *steps, unsigned n, pmuemu_retire_fn retire, pmuemu_
 	return 0;
 }
 
+/* One thread of --threads: its CPU (-1: not pinned) and the steps. */
+struct worker {
+	pthread_t thread;
+	unsigned index;
+	int cpu;
+	bool quiet;
+	const struct step *steps;
+	unsigned nsteps;
+	long repeat, step_ms;
+	pmuemu_retire_fn retire;
+	pmuemu_act_fn act;
+	int status;
+};
+
+static void *
+worker_main(void *arg)
+{
+	struct worker *w = arg;
+
+	if (w->cpu >= 0) {
+		cpu_set_t set;
+
+		CPU_ZERO(&set);
+		CPU_SET(w->cpu, &set);
+		if (sched_setaffinity(0, sizeof(set), &set) < 0) {
+			fprintf(stderr, "emu-workload: thread %u cannot pin to cpu %d: %s\n", w->index, w->cpu,
+				strerror(errno));
+			w->status = 2;
+			return NULL;
+		}
+		if (!w->quiet)
+			printf("thread %u cpu %d\n", w->index, w->cpu);
+	}
+	for (long k = 0; k < w->repeat && w->status == 0; k++) {
+		if (k > 0)
+			sleep_for(w->step_ms);
+		w->status = run_steps(w->steps, w->nsteps, w->retire, w->act);
+	}
+	return NULL;
+}
+
+/* The (i mod k)-th CPU of the k this process may run on. */
+static int
+spread_cpu(unsigned i)
+{
+	cpu_set_t set;
+	int k, seen = 0;
+
+	if (sched_getaffinity(0, sizeof(set), &set) < 0 || (k = CPU_COUNT(&set)) == 0)
+		return -1;
+	for (int c = 0; c < CPU_SETSIZE; c++)
+		if (CPU_ISSET(c, &set) && seen++ == (int)(i % (unsigned)k))
+			return c;
+	return -1;
+}
+
+/* --threads N: the steps in N threads at once. 0, or 2 after a message. */
+static int
+run_threads(unsigned n, bool spread, bool quiet, const struct step *steps, unsigned nsteps, long repeat,
+	    long step_ms, pmuemu_retire_fn retire, pmuemu_act_fn act)
+{
+	static struct worker w[MAX_THREADS];
+	int status = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		w[i] = (struct worker){ .index = i, .cpu = spread ? spread_cpu(i) : -1, .quiet = quiet,
+					.steps = steps, .nsteps = nsteps, .repeat = repeat, .step_ms = step_ms,
+					.retire = retire, .act = act };
+	}
+	/* Started after every CPU was chosen: the first thread's pin does not change the others'. */
+	for (unsigned i = 0; i < n; i++) {
+		int rc = pthread_create(&w[i].thread, NULL, worker_main, &w[i]);
+
+		if (rc) {
+			fprintf(stderr, "emu-workload: thread %u: %s\n", i, strerror(rc));
+			for (unsigned j = 0; j < i; j++)
+				pthread_join(w[j].thread, NULL);
+			return 2;
+		}
+	}
+	for (unsigned i = 0; i < n; i++) {
+		pthread_join(w[i].thread, NULL);
+		if (w[i].status)
+			status = w[i].status;
+	}
+	return status;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -268,14 +366,16 @@ main(int argc, char **argv)
 		{ "steps", required_argument, NULL, 'n' },
 		{ "step-ms", required_argument, NULL, 'm' },
 		{ "cpu", required_argument, NULL, 'C' },
+		{ "threads", required_argument, NULL, 'T' },
+		{ "spread", no_argument, NULL, 'S' },
 		{ NULL, 0, NULL, 0 },
 	};
 	static struct step steps[MAX_STEPS];
 	uint32_t rdpmc_ecx[MAX_STEPS];
 	unsigned nsteps = 0, nrdpmc = 0, ring = 3;
 	long sleep_ms = 0, exit_status = 0, repeat = 1, step_ms = 0;
-	bool crash = false, quiet = false;
-	long pin = -1;
+	bool crash = false, quiet = false, spread = false;
+	long pin = -1, threads = 0;
 	pmuemu_retire_fn retire;
 	pmuemu_active_fn active;
 	pmuemu_act_fn act;
@@ -335,6 +435,14 @@ main(int argc, char **argv)
 			if (pin < 0 || pin >= CPU_SETSIZE)
 				usage();
 			break;
+		case 'T':
+			threads = strtol(optarg, NULL, 0);
+			if (threads < 1 || threads > MAX_THREADS)
+				usage();
+			break;
+		case 'S':
+			spread = true;
+			break;
 		default:
 			usage();
 		}
@@ -368,7 +476,9 @@ main(int argc, char **argv)
 	if (!quiet)
 		printf("cpu %d\n", sched_getcpu());
 	fflush(stdout);
-	for (long k = 0; k < repeat; k++) {
+	if (threads > 0 && run_threads((unsigned)threads, spread, quiet, steps, nsteps, repeat, step_ms, retire, act))
+		return 2;
+	for (long k = 0; threads == 0 && k < repeat; k++) {
 		if (k > 0)
 			sleep_for(step_ms);
 		if (run_steps(steps, nsteps, retire, act))
