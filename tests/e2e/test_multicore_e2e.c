@@ -222,9 +222,9 @@ test_per_cpu_lines(void **state)
 	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", list_arg, "-A", "-x", ",", "-e", "INST_RETIRED.ANY",
 		"--", WL, "--quiet", "--threads", "2", "--spread", "--retire", "0xc0:0:1000", NULL });
 	e2e_assert_status(&r, 0);
-	snprintf(line, sizeof(line), "CPU%d,1000,,INST_RETIRED.ANY,INST_RETIRED.ANY,fixed0,1,counted\n", cpu0);
+	snprintf(line, sizeof(line), "CPU%d,1000,,INST_RETIRED.ANY:u,INST_RETIRED.ANY,fixed0,1,counted\n", cpu0);
 	e2e_assert_err_contains(&r, line);
-	snprintf(line, sizeof(line), "CPU%d,1000,,INST_RETIRED.ANY,", cpu1);
+	snprintf(line, sizeof(line), "CPU%d,1000,,INST_RETIRED.ANY:u,", cpu1);
 	e2e_assert_err_contains(&r, line);
 	e2e_result_free(&r);
 
@@ -232,7 +232,7 @@ test_per_cpu_lines(void **state)
 	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", list_arg, "-x", ",", "-e", "INST_RETIRED.ANY", "--", WL,
 		"--quiet", "--threads", "2", "--spread", "--retire", "0xc0:0:1000", NULL });
 	e2e_assert_status(&r, 0);
-	assert_string_equal(r.err, "2000,,INST_RETIRED.ANY,INST_RETIRED.ANY,fixed0,1,counted\n");
+	assert_string_equal(r.err, "2000,,INST_RETIRED.ANY:u,INST_RETIRED.ANY,fixed0,1,counted\n");
 	e2e_result_free(&r);
 
 	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", list_arg, "-A", "-e", "INST_RETIRED.ANY", "--", WL,
@@ -561,8 +561,8 @@ test_interval_per_cpu(void **state)
 		NULL });
 	e2e_assert_status(&r, 0);
 	snprintf(cpu, sizeof(cpu), "CPU%d", cpu1);
-	assert_int_equal(interval_sum(r.err, cpu, "INST_RETIRED.ANY"), 3000);
-	e2e_assert_err_contains(&r, ",3000,,INST_RETIRED.ANY,");
+	assert_int_equal(interval_sum(r.err, cpu, "INST_RETIRED.ANY:u"), 3000);
+	e2e_assert_err_contains(&r, ",3000,,INST_RETIRED.ANY:u,");
 	e2e_result_free(&r);
 
 	/* No CPU left for the sampler: refused before anything is touched. */
@@ -600,15 +600,15 @@ test_interval_per_cpu(void **state)
 		"--steps", "3", "--step-ms", "80", NULL });
 	e2e_assert_status(&r, 0);
 	snprintf(cpu, sizeof(cpu), "CPU%d", cpu0);
-	assert_int_equal(interval_sum(r.err, cpu, "INST_RETIRED.ANY"), 3000);
+	assert_int_equal(interval_sum(r.err, cpu, "INST_RETIRED.ANY:u"), 3000);
 	snprintf(cpu, sizeof(cpu), "CPU%d", cpu1);
-	assert_int_equal(interval_sum(r.err, cpu, "INST_RETIRED.ANY"), 3000);
+	assert_int_equal(interval_sum(r.err, cpu, "INST_RETIRED.ANY:u"), 3000);
 	e2e_result_free(&r);
 	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", list_arg, "-I", "50", "-x", ",", "-e",
 		"INST_RETIRED.ANY", "--", WL, "--quiet", "--threads", "2", "--retire", "0xc0:0:1000", "--steps", "3",
 		"--step-ms", "80", NULL });
 	e2e_assert_status(&r, 0);
-	assert_int_equal(interval_sum(r.err, NULL, "INST_RETIRED.ANY"), 6000);
+	assert_int_equal(interval_sum(r.err, NULL, "INST_RETIRED.ANY:u"), 6000);
 	e2e_result_free(&r);
 	e2e_machine_free(&m);
 }
@@ -640,7 +640,7 @@ test_repeat_and_check_on_sums(void **state)
 	{
 		char line[64];
 
-		snprintf(line, sizeof(line), "CPU%d,1000,,INST_RETIRED.ANY,", cpu1);
+		snprintf(line, sizeof(line), "CPU%d,1000,,INST_RETIRED.ANY:u,", cpu1);
 		e2e_assert_err_contains(&r, line);
 	}
 	e2e_result_free(&r);
