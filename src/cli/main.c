@@ -30,6 +30,7 @@ usage(FILE *out)
 		"usage: pmustat [-e EVENTS]... [-C CORE] [options] [--] COMMAND [ARGS...]\n"
 		"       pmustat info [--json] [--cpu-dump FILE] [--save-cpu-dump FILE] [-C N]\n"
 		"       pmustat list [PATTERN] [--metrics] [--long] [--json] [--cpu-dump FILE] [--table NAME]\n"
+		"       pmustat list --tables [PATTERN] [--json]\n"
 		"       pmustat state [-C LIST] [--json] [--raw] [--watch MS [--count N]]\n"
 		"       pmustat reset [-C LIST] [--zero [--yes] [--force]] [--json]\n"
 		"       pmustat --version | --help\n"
