@@ -55,7 +55,16 @@ struct info {
 static void
 info_usage(FILE *out)
 {
-	fprintf(out, "usage: pmustat info [--json] [--cpu-dump FILE] [--save-cpu-dump FILE] [-C N]\n");
+	fprintf(out, "usage: pmustat info [--json] [--cpu-dump FILE] [--save-cpu-dump FILE] [-C N]\n"
+		"\n"
+		"  -C, --cpu N            the CPU to describe (default: the last allowed CPU)\n"
+		"      --json             one JSON object\n"
+		"      --cpu-dump FILE    describe the CPU of a libcpuid raw dump instead:\n"
+		"                         what pmustat would do on that machine\n"
+		"      --save-cpu-dump FILE  write this machine's raw CPUID to FILE (bug reports)\n"
+		"CPU, PMU version and counters, the event table, msr driver, permissions,\n"
+		"lockdown, rdpmc, NMI watchdog, counters in use, and a verdict with the fix.\n"
+		"Exit status: 0 pmustat can count here, 1 it cannot, 125 error.\n");
 }
 
 #define INFO_PROG "pmustat info"

@@ -6,7 +6,6 @@
 #include "config.h"
 
 #include <errno.h>
-#include <fnmatch.h>
 #include <getopt.h>
 #include <jansson.h>
 #include <sched.h>
@@ -23,9 +22,11 @@
 #include "engine/target.h"
 #include "events/data_dir.h"
 #include "events/event_table.h"
+#include "events/generic_events.h"
 #include "base/exit_codes.h"
 #include "hw/hw.h"
 #include "cli/list_metrics.h"
+#include "cli/list_tables.h"
 #include "netburst/nb_list.h"
 #include "netburst/nb_table.h"
 
@@ -39,6 +40,7 @@ struct list_opts {
 	const char *table;
 	int cpu;
 	bool metrics;
+	bool tables;
 };
 
 /* What is being listed: a table (architectural or NetBurst), and/or the CPU it was chosen for. */
@@ -56,7 +58,18 @@ static void
 list_usage(FILE *out)
 {
 	fprintf(out,
-		"usage: pmustat list [PATTERN] [--metrics] [--long] [--json] [--cpu-dump FILE | --table NAME] [-C N]\n");
+		"usage: pmustat list [PATTERN] [--metrics] [--long] [--json] [--cpu-dump FILE | --table NAME] [-C N]\n"
+		"       pmustat list --tables [PATTERN] [--json]\n"
+		"\n"
+		"  PATTERN            a substring (any case) or a glob of names and descriptions;\n"
+		"                     common synonyms match too (llc finds the L3 events)\n"
+		"  -l, --long         encodings, counters, restrictions\n"
+		"      --json         one JSON object\n"
+		"      --metrics      Intel's TMA and Info metrics instead of the events\n"
+		"      --table NAME   any table by name instead of this CPU's\n"
+		"      --tables       the tables pmustat has, and the CPUs each is for\n"
+		"      --cpu-dump FILE  the table of the CPU of a libcpuid raw dump\n"
+		"  -C, --cpu N        the table of CPU N (hybrids: its core type)\n");
 }
 
 #define LIST_PROG "pmustat list"
@@ -72,6 +85,7 @@ parse_opts(int argc, char **argv, struct list_opts *o, struct pmustat_error **er
 		{ "cpu-dump", required_argument, NULL, 'd' },
 		{ "table", required_argument, NULL, 't' },
 		{ "metrics", no_argument, NULL, 'm' },
+		{ "tables", no_argument, NULL, 'T' },
 		{ "cpu", required_argument, NULL, 'C' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -98,6 +112,9 @@ parse_opts(int argc, char **argv, struct list_opts *o, struct pmustat_error **er
 		case 'm':
 			o->metrics = true;
 			break;
+		case 'T':
+			o->tables = true;
+			break;
 		case 'C':
 			if (cli_parse_cpu(optarg, &o->cpu, LIST_PROG, err))
 				return -EINVAL;
@@ -113,21 +130,12 @@ parse_opts(int argc, char **argv, struct list_opts *o, struct pmustat_error **er
 		o->pattern = argv[optind++];
 	if (optind < argc)
 		return cli_usage_error(err, LIST_PROG, "unexpected argument '%s' (one PATTERN at most)", argv[optind]);
+	if (o->tables && (o->table || o->cpu_dump || o->cpu >= 0 || o->metrics || o->long_format))
+		return cli_usage_error(err, LIST_PROG, "--tables lists every table: it takes only a PATTERN and --json");
 	if (o->table && (o->cpu_dump || o->cpu >= 0))
 		return cli_usage_error(err, LIST_PROG,
 				       "--table names the table; --cpu-dump and -C choose one by CPU: give one of them");
 	return 0;
-}
-
-/* Substring, or a glob when the pattern has glob characters; both ignore case. */
-bool
-list_text_matches(const char *pattern, const char *text)
-{
-	if (!pattern)
-		return true;
-	if (strpbrk(pattern, "*?["))
-		return fnmatch(pattern, text, FNM_CASEFOLD) == 0;
-	return strcasestr(text, pattern) != NULL;
 }
 
 static bool
@@ -216,7 +224,58 @@ print_long(FILE *out, const struct event_desc *d)
 static bool
 arch_matches(const char *pattern, const struct arch_event *ae)
 {
-	return list_text_matches(pattern, ae->key) || list_text_matches(pattern, ae->name);
+	if (list_text_matches(pattern, ae->key) || list_text_matches(pattern, ae->name))
+		return true;
+	/* Found by perf's name for it too (cache-misses: LLC_MISSES). */
+	for (size_t i = 0; i < generic_event_count(); i++) {
+		const struct generic_event *g = generic_event_get(i);
+
+		if (g->arch_key && strcmp(g->arch_key, ae->key) == 0 && list_text_matches(pattern, g->name))
+			return true;
+	}
+	return false;
+}
+
+/* What a generic name counts here: the architectural event, the table's, or nothing. */
+static const char *
+generic_target(const struct generic_event *g, const struct listing *l)
+{
+	const struct event_desc *d;
+
+	if (g->arch_key)
+		return g->arch_key;
+	d = generic_event_in_table(g, l->table);
+	return d ? d->name : NULL;
+}
+
+static bool
+generic_matches(const char *pattern, const struct generic_event *g, const struct listing *l)
+{
+	const char *target = generic_target(g, l);
+
+	return list_text_matches(pattern, g->name) || list_text_matches(pattern, g->desc) ||
+	       (target && list_text_matches(pattern, target));
+}
+
+/* perf's generic names, with what each counts on this table. */
+static void
+print_generic(const struct list_opts *o, const struct listing *l, bool after_something)
+{
+	size_t shown = 0;
+
+	for (size_t i = 0; i < generic_event_count(); i++) {
+		const struct generic_event *g = generic_event_get(i);
+		const char *target = generic_target(g, l);
+
+		if (!generic_matches(o->pattern, g, l))
+			continue;
+		if (!shown++)
+			printf("%sperf's generic names (-e takes them; what each counts here):\n",
+			       after_something ? "\n" : "");
+		printf("  %-24s %s\n        = %s\n", g->name, g->desc,
+		       target ? target : l->table ? "nothing in this table" : "needs the CPU's event table");
+	}
+	return;
 }
 
 static bool
@@ -295,7 +354,8 @@ print_text(const struct list_opts *o, const struct listing *l)
 			printf("  CPUID.0AH:EBX bit %u\n", ae->bit);
 		}
 	}
-	print_software(o, l->table || arch_shown);
+	print_generic(o, l, l->table || arch_shown);
+	print_software(o, true);
 }
 
 static json_t *
@@ -352,7 +412,7 @@ static int
 print_json(const struct list_opts *o, const struct listing *l)
 {
 	json_t *root = json_object(), *events = json_array(), *arch = json_array();
-	json_t *sw_events = json_array();
+	json_t *sw_events = json_array(), *generic = json_array();
 	size_t i;
 	unsigned a;
 	int ret;
@@ -391,8 +451,17 @@ print_json(const struct list_opts *o, const struct listing *l)
 			"available", l->have_cpu ?
 				json_boolean(arch_event_available(&l->cpu.pmu, ae)) : json_null()));
 	}
+	for (i = 0; i < generic_event_count(); i++) {
+		const struct generic_event *g = generic_event_get(i);
+		const char *target = generic_target(g, l);
+
+		if (generic_matches(o->pattern, g, l))
+			json_array_append_new(generic, json_pack("{s:s, s:o, s:s}", "name", g->name,
+				"counts", target ? json_string(target) : json_null(), "description", g->desc));
+	}
 software:
 	json_object_set_new(root, "architectural_events", arch);
+	json_object_set_new(root, "generic_events", generic);
 	for (i = 0; i < sw_event_count(); i++) {
 		const struct sw_event *sw = sw_event_get(i);
 
@@ -484,10 +553,16 @@ cmd_list(int argc, char **argv, struct pmustat_error **err)
 	if (ret != 0)
 		return ret > 0 ? 0 : EXIT_PMUSTAT_FAILURE;
 
+	if (o.tables) {
+		if (list_tables(pmustat_events_dir(), o.pattern, o.json, err) < 0)
+			return EXIT_PMUSTAT_FAILURE;
+		return fflush(stdout) == 0 && !ferror(stdout) ? 0 :
+		       (err_set(err, -EIO, "cannot write the listing to standard output"), EXIT_PMUSTAT_FAILURE);
+	}
 	if (o.table) {
 		ret = load_table(o.table, &l, err);
 		if (ret == -ENOENT)
-			err_append(err, "; the tables are the *.json files in %s", pmustat_events_dir());
+			list_tables_suggest(pmustat_events_dir(), o.table, err);
 		if (ret < 0)
 			return EXIT_PMUSTAT_FAILURE;
 	} else if (load_for_cpu(&o, &l, err) < 0) {

@@ -30,8 +30,10 @@ usage(FILE *out)
 		"usage: pmustat [-e EVENTS]... [-C CORE] [options] [--] COMMAND [ARGS...]\n"
 		"       pmustat info [--json] [--cpu-dump FILE] [--save-cpu-dump FILE] [-C N]\n"
 		"       pmustat list [PATTERN] [--metrics] [--long] [--json] [--cpu-dump FILE] [--table NAME]\n"
+		"       pmustat list --tables [PATTERN] [--json]\n"
 		"       pmustat state [-C LIST] [--json] [--raw] [--watch MS [--count N]]\n"
 		"       pmustat reset [-C LIST] [--zero [--yes] [--force]] [--json]\n"
+		"       pmustat help [COMMAND]\n"
 		"       pmustat --version | --help\n"
 		"\n"
 		"Counts Intel PMU events for COMMAND by programming the counters of one core.\n");
@@ -62,6 +64,30 @@ finish(const char *prog, int status, struct pmustat_error *err)
 	return status;
 }
 
+/* pmustat help [COMMAND]: the overall help, or COMMAND's --help. */
+static int
+help_command(int argc, char **argv)
+{
+	char help_arg[] = "--help";
+	char *sub_argv[] = { NULL, help_arg, NULL };
+
+	if (argc < 3 || strcmp(argv[2], "stat") == 0) {
+		help();
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++) {
+		if (strcmp(argv[2], subcommands[i].word) == 0) {
+			struct pmustat_error *err = NULL;
+
+			sub_argv[0] = argv[2];
+			return finish(subcommands[i].prog, subcommands[i].run(2, sub_argv, &err), err);
+		}
+	}
+	fprintf(stderr, "pmustat help: no command '%s'; the commands are stat (counting, the default), info, list, state, reset\n",
+		argv[2]);
+	return EXIT_PMUSTAT_FAILURE;
+}
+
 int
 main(int argc, char **argv)
 {
@@ -78,6 +104,8 @@ main(int argc, char **argv)
 				return finish(subcommands[i].prog, status, err);
 			}
 		}
+		if (strcmp(argv[1], "help") == 0)
+			return help_command(argc, argv);
 		if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
 			help();
 			return 0;

@@ -4,6 +4,7 @@
  * stat_main(). Nothing here touches the machine.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <sched.h>
 #include <stdio.h>
@@ -36,8 +37,10 @@ stat_usage_options(FILE *out)
 		"  -a, --all-cpus         count on every CPU pmustat may run on\n"
 		"  -A, --no-aggr          one count per CPU instead of the sum\n"
 		"  -x, --field-separator SEP  CSV output\n"
-		"      --json             one JSON object\n"
+		"  -j, --json             one JSON object\n"
+		"      --csv-header       with -x, a first line naming the fields\n"
 		"  -o, --output FILE      write the results to FILE instead of stderr\n"
+		"      --log-fd N         write the results to inherited descriptor N (N>FILE)\n"
 		"      --force            take counters another user holds (restored after)\n"
 		"      --no-rerun         refuse instead of running COMMAND once per batch\n"
 		"      --as-root          under sudo, run COMMAND as root, not SUDO_UID\n"
@@ -103,10 +106,12 @@ enum {
 	OPT_TOLERANCE_BOTH,
 	OPT_ALLOW_CPU_MISMATCH,
 	OPT_CPU_DUMP,
+	OPT_LOG_FD,
+	OPT_CSV_HEADER,
 };
 
 /* '+': the first non-option word is COMMAND; its options are its own. */
-#define STAT_OPTSTRING "+e:C:aAx:o:vhr:I:"
+#define STAT_OPTSTRING "+e:C:aAx:o:vhr:I:j"
 
 static const struct option longopts[] = {
 	{ "event", required_argument, NULL, 'e' },
@@ -133,6 +138,8 @@ static const struct option longopts[] = {
 	{ "tolerance-both", no_argument, NULL, OPT_TOLERANCE_BOTH },
 	{ "allow-cpu-mismatch", no_argument, NULL, OPT_ALLOW_CPU_MISMATCH },
 	{ "interval-print", required_argument, NULL, 'I' },
+	{ "log-fd", required_argument, NULL, OPT_LOG_FD },
+	{ "csv-header", no_argument, NULL, OPT_CSV_HEADER },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -183,6 +190,24 @@ take_option(int c, struct stat_opts *o, struct pmustat_error **err)
 		return 0;
 	case 'o':
 		o->output = optarg;
+		return 0;
+	case OPT_LOG_FD: {
+		int fl;
+		unsigned n;
+
+		if (strcmp(optarg, "0") == 0 || parse_count(optarg, 1u << 20, &n) || n <= 2)
+			return cli_usage_error(err, STAT_PROG, "--log-fd %s: want a descriptor number above 2 (stdin, stdout and stderr are not for that)",
+					       optarg);
+		fl = fcntl((int)n, F_GETFL);
+		if (fl < 0 || (fl & O_ACCMODE) == O_RDONLY)
+			return cli_usage_error(err, STAT_PROG,
+					       "--log-fd %u: not a descriptor open for writing (open it in the shell: pmustat --log-fd %u ... %u>FILE)",
+					       n, n, n);
+		o->log_fd = (int)n;
+		return 0;
+	}
+	case OPT_CSV_HEADER:
+		o->csv_header = true;
 		return 0;
 	case 'f':
 		o->force = true;
@@ -251,6 +276,10 @@ check_options(const struct stat_opts *o, struct pmustat_error **err)
 {
 	if (o->sep && o->json)
 		return cli_usage_error(err, STAT_PROG, "-x and --json exclude each other");
+	if (o->output && o->log_fd >= 0)
+		return cli_usage_error(err, STAT_PROG, "-o and --log-fd exclude each other: the results go to one place");
+	if (o->csv_header && !o->sep)
+		return cli_usage_error(err, STAT_PROG, "--csv-header goes with -x SEP (CSV output)");
 	if (o->sep && !output_csv_separator_ok(o->sep))
 		return err_set(err, -EINVAL,
 			       "-x '%s': a separator must be non-empty and hold no double quote and no line break (fields that contain it are quoted with \")",
@@ -276,6 +305,7 @@ cmd_stat(int argc, char **argv, struct pmustat_error **err)
 
 	memset(&o, 0, sizeof(o));
 	o.core = -1;
+	o.log_fd = -1;
 	o.repeat = 1;
 	optind = 1;
 	opterr = 0;

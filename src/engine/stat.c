@@ -393,6 +393,7 @@ report(struct stat_state *s)
 	rep.gate_failed = s->g.failed;
 	rep.json_one_line = c->o->interval_ms > 0;
 	rep.verbose = c->o->verbose;
+	rep.csv_header = c->o->csv_header;
 	if (c->o->json)
 		(void)output_json(s->out, &rep);
 	else if (c->o->sep)
@@ -466,6 +467,14 @@ stat_main(const struct stat_opts *o, struct pmustat_error **err)
 	if (o->output) {
 		if (outfile_open(&s.out_file, "-o", o->output, &s.inv, err))
 			return EXIT_PMUSTAT_FAILURE;
+	} else if (o->log_fd >= 0) {
+		static char name[32];
+		FILE *f = fdopen(o->log_fd, "w");
+
+		if (!f)
+			return err_set(err, -errno, "--log-fd %d: %s", o->log_fd, strerror(errno)), EXIT_PMUSTAT_FAILURE;
+		snprintf(name, sizeof(name), "descriptor %d (--log-fd)", o->log_fd);
+		outfile_wrap(&s.out_file, f, name);
 	} else {
 		outfile_wrap(&s.out_file, stderr, "standard error");
 	}

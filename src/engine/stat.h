@@ -39,6 +39,8 @@ struct stat_opts {
 	const char *sep;			/* -x */
 	bool json;
 	const char *output;			/* -o */
+	int log_fd;				/* --log-fd N: the results to this inherited descriptor; -1 */
+	bool csv_header;			/* --csv-header: -x output starts with the field names */
 	bool force;
 	bool no_rerun;
 	bool as_root;

@@ -18,30 +18,13 @@
 #include "events/arch_events.h"
 #include "events/cpu.h"
 #include "events/event_table.h"
+#include "events/generic_events.h"
 #include "pmu/msr.h"
 #include "events/suggest.h"
 #include "events/sw_events.h"
 #include "base/strbuf.h"
 #include "base/err.h"
 #include "events/event_resolve.h"
-
-/* Familiar names for the architectural events (perf's generic names). */
-static const struct {
-	const char *name;
-	const char *key;	/* arch_events.h key */
-} generic_aliases[] = {
-	{ "cycles", "CORE_CYCLES" },
-	{ "instructions", "INSTRUCTIONS_RETIRED" },
-	{ "ref-cycles", "REF_CYCLES" },
-	{ "branches", "BRANCH_INSTRUCTIONS" },
-	{ "branch-instructions", "BRANCH_INSTRUCTIONS" },
-	{ "branch-misses", "BRANCH_MISSES" },
-	{ "cache-references", "LLC_REFERENCES" },
-	{ "cache-misses", "LLC_MISSES" },
-	{ "slots", "TOPDOWN_SLOTS" },
-};
-
-#define N_GENERIC (sizeof(generic_aliases) / sizeof(generic_aliases[0]))
 
 static const char *
 table_label(const struct event_table *table)
@@ -52,11 +35,10 @@ table_label(const struct event_table *table)
 static const struct arch_event *
 find_alias(const char *name)
 {
-	size_t i;
+	const struct generic_event *g = generic_event_find(name);
 
-	for (i = 0; i < N_GENERIC; i++)
-		if (strcasecmp(generic_aliases[i].name, name) == 0)
-			return arch_event_by_key(generic_aliases[i].key);
+	if (g && g->arch_key)
+		return arch_event_by_key(g->arch_key);
 	return arch_event_by_key(name);
 }
 
@@ -90,8 +72,8 @@ consider_known_names(struct suggest *s, const struct event_table *table)
 
 	for (i = 0; i < arch_event_count(); i++)
 		suggest_consider(s, arch_event_get(i)->key);
-	for (i = 0; i < N_GENERIC; i++)
-		suggest_consider(s, generic_aliases[i].name);
+	for (i = 0; i < generic_event_count(); i++)
+		suggest_consider(s, generic_event_get(i)->name);
 	for (i = 0; i < sw_event_count(); i++)
 		suggest_consider(s, sw_event_get(i)->name);
 	for (i = 0; table && i < event_table_count(table); i++) {
@@ -183,6 +165,7 @@ parse_term(struct parse_ctx *ctx, const char *text, struct event *ev)
 		} else {
 			const struct arch_event *ae = find_alias(buf);
 			const struct sw_event *sw = sw_event_find(buf);
+			const struct generic_event *g = generic_event_find(buf);
 			const struct event_desc *d;
 
 			if (sw) {
@@ -192,6 +175,15 @@ parse_term(struct parse_ctx *ctx, const char *text, struct event *ev)
 				mods = NULL;
 			} else if (ae) {
 				ret = spec_resolve_arch(ctx, ae, ev);
+			} else if (g && ctx->table && (d = generic_event_in_table(g, ctx->table))) {
+				/* perf's cache names: the table's event that counts it. */
+				ret = spec_resolve_table(ctx, d, ev);
+			} else if (g && !g->arch_key && !ctx->table) {
+				return spec_fail(ctx, "event '%s' (perf's name for %s) needs this CPU's event table, and there is none (architectural events only)",
+						 buf, g->desc);
+			} else if (g && ctx->table) {
+				return spec_fail(ctx, "event '%s' (perf's name for %s) has no equivalent in table %s; 'pmustat list %s' shows what is there",
+						 buf, g->desc, event_table_name(ctx->table), g->name);
 			} else if (ctx->table && (d = event_table_find(ctx->table, buf))) {
 				ret = spec_resolve_table(ctx, d, ev);
 			} else if (looks_uncore(buf)) {

@@ -297,6 +297,13 @@ csv_row(FILE *out, const struct stat_report *rep, const struct stat_row *row, co
 void
 output_csv(FILE *out, const struct stat_report *rep, const char *sep)
 {
+	static const char *const fields[] = { "value", "unit", "event", "name", "counter", "run", "status",
+					      "runs", "mean", "median", "min", "max", "stddev", "rel_stddev_percent" };
+
+	for (unsigned k = 0; rep->csv_header && k < (rep->repeat > 1 ? 14u : 7u); k++)
+		csv_field(out, sep, k == 0, fields[k]);
+	if (rep->csv_header)
+		fputc('\n', out);
 	for (unsigned i = 0; i < rep->nrows; i++) {
 		const struct stat_row *row = &rep->rows[i];
 

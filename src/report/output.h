@@ -90,6 +90,7 @@ struct stat_report {
 	bool gate_failed;		/* a check or a comparison failed */
 	bool json_one_line;		/* -I: every JSON record is one line */
 	bool verbose;			/* -v: the table's comment names the resolved event */
+	bool csv_header;		/* --csv-header: the CSV starts with the field names */
 };
 
 /* One -I record: the counts of one interval of one run. */

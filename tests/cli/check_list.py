@@ -98,6 +98,46 @@ for args, text in ((("--table", "nosuch"), "no event table 'nosuch'"),
     check(rc == 125 and text in err, "%s: exit %d, %r" % (args, rc, err))
 rc, out, err = run("--help")
 check(rc == 0 and "usage: pmustat list" in out, "--help")
+check("--tables" in out and "--table NAME" in out and "synonyms" in out, "--help describes the options: %r" % out)
+
+# Every name -e takes is listed: perf's generic names, with what each counts in this table.
+doc = jlist("--table", "skylake", "cache-misses")
+check([g["name"] for g in doc["generic_events"]] == ["cache-misses"] and
+      doc["generic_events"][0]["counts"] == "LLC_MISSES", "generic cache-misses: %r" % doc["generic_events"])
+check([a["name"] for a in doc["architectural_events"]] == ["LLC_MISSES"],
+      "cache-misses finds its architectural event: %r" % doc["architectural_events"])
+doc = jlist("--table", "skylake", "L1-dcache-load-misses")
+check([(g["name"], g["counts"]) for g in doc["generic_events"]] == [("L1-dcache-load-misses", "L1D.REPLACEMENT")],
+      "L1-dcache-load-misses on skylake: %r" % doc["generic_events"])
+doc = jlist("--table", "haswell", "dTLB-load-misses")
+check([(g["name"], g["counts"]) for g in doc["generic_events"]] ==
+      [("dTLB-load-misses", "DTLB_LOAD_MISSES.MISS_CAUSES_A_WALK")], "haswell dTLB: %r" % doc["generic_events"])
+doc = jlist("--table", "alderlake_goldencove", "L1-icache-load-misses")
+check([(g["name"], g["counts"]) for g in doc["generic_events"]] == [("L1-icache-load-misses", None)],
+      "a generic name the table cannot express: %r" % doc["generic_events"])
+rc, out, err = run("--table", "skylake", "dtlb-load")
+check(rc == 0 and "dTLB-load-misses" in out and "= DTLB_LOAD_MISSES.MISS_CAUSES_A_WALK" in out,
+      "text listing of generic names: %r" % out[-400:])
+
+# Common synonyms: llc finds the L3 events and LONGEST_LAT_CACHE, icache the instruction cache's.
+doc = jlist("--table", "skylake", "llc")
+found = [e["name"] for e in doc["events"]]
+check("LONGEST_LAT_CACHE.MISS" in found and "MEM_LOAD_RETIRED.L3_MISS" in found, "llc: %r" % found[:20])
+doc = jlist("--table", "skylake", "icache")
+found = [e["name"] for e in doc["events"]]
+check("ICACHE_64B.IFTAG_MISS" in found, "icache: %r" % found[:20])
+
+# --tables lists the tables and their CPUs; --table with a typo suggests the nearest.
+rc, out, err = run("--tables")
+check(rc == 0 and "  skylake " in out and "GenuineIntel-6-5E" in out and "  netburst " in out,
+      "--tables: %r" % out[:300])
+rc, out, err = run("--tables", "--json", "skylake")
+doc = json.loads(out) if rc == 0 else {}
+check(sorted(t["name"] for t in doc.get("tables", [])) == ["skylake", "skylakex"], "--tables skylake: %r" % out)
+rc, out, err = run("--table", "skylak")
+check(rc == 125 and "did you mean skylake" in err, "--table typo: %d %r" % (rc, err))
+rc, out, err = run("--tables", "--table", "skylake")
+check(rc == 125 and "--tables lists every table" in err, "--tables with --table: %d %r" % (rc, err))
 
 for f in failures:
     print("FAIL:", f)

@@ -29,6 +29,7 @@ prefix=$(dirname "$(dirname "$bin")")
 mv "$prefix" "$tmp/moved"
 pmustat="$tmp/moved/bin/pmustat"
 [ -f "$tmp/moved/share/pmustat/events/mapfile.csv" ] || fail "no share/pmustat/events/mapfile.csv installed"
+[ -f "$tmp/moved/share/bash-completion/completions/pmustat" ] || fail "no bash completion installed"
 
 out=$("$pmustat" list --table skylake LONGEST_LAT_CACHE.MISS 2>&1) || fail "moved pmustat list: $out"
 case $out in

@@ -426,6 +426,56 @@ test_default_set_without_pmu(void **state)
 	check_default_set_table(err);
 }
 
+/*
+ * Machine output without the command's noise: -j is --json, --csv-header
+ * names the CSV fields, --log-fd N writes the results to an inherited
+ * descriptor (stderr keeps only what the command writes there).
+ */
+static void
+test_machine_output_options(void **state)
+{
+	char err[8192], cmd[PATH_MAX * 2], path[PATH_MAX];
+	json_error_t jerr;
+	json_t *root;
+	FILE *f;
+	char text[4096];
+	size_t n;
+
+	(void)state;
+	assert_int_equal(run_real(-1, (const char *[]){ E2E_PMUSTAT, "-j", "-e", "page-faults", "true", NULL }, err,
+				  sizeof(err)), 0);
+	root = json_loads(err, 0, &jerr);
+	if (!root)
+		fail_msg("-j: not JSON (%s): %s", jerr.text, err);
+	assert_string_equal(json_string_value(json_object_get(root, "type")), "stat");
+	json_decref(root);
+
+	assert_int_equal(run_real(-1, (const char *[]){ E2E_PMUSTAT, "-x", ";", "--csv-header", "-e", "page-faults",
+							"true", NULL }, err, sizeof(err)), 0);
+	if (strncmp(err, "value;unit;event;name;counter;run;status\n", 41) != 0 || !strstr(err, ";;page-faults;"))
+		fail_msg("--csv-header: %s", err);
+	assert_int_equal(run_real(-1, (const char *[]){ E2E_PMUSTAT, "--csv-header", "-e", "page-faults", "true",
+							NULL }, err, sizeof(err)), 125);
+	assert_non_null(strstr(err, "--csv-header goes with -x"));
+
+	snprintf(path, sizeof(path), "%s/log-fd.txt", tmpdir);
+	snprintf(cmd, sizeof(cmd), "exec %s --log-fd 3 -x , -e page-faults sh -c 'echo own-stderr >&2' 3>%s",
+		 E2E_PMUSTAT, path);
+	assert_int_equal(run_real(-1, (const char *[]){ "/bin/sh", "-c", cmd, NULL }, err, sizeof(err)), 0);
+	assert_string_equal(err, "own-stderr\n");
+	f = fopen(path, "r");
+	assert_non_null(f);
+	n = fread(text, 1, sizeof(text) - 1, f);
+	text[n] = '\0';
+	fclose(f);
+	unlink(path);
+	if (!strstr(text, ",,page-faults,page-faults,-,1,counted\n"))
+		fail_msg("--log-fd 3 wrote: %s", text);
+	assert_int_equal(run_real(-1, (const char *[]){ E2E_PMUSTAT, "--log-fd", "9", "true", NULL }, err,
+				  sizeof(err)), 125);
+	assert_non_null(strstr(err, "--log-fd 9: not a descriptor open for writing"));
+}
+
 int
 main(void)
 {
@@ -437,6 +487,7 @@ main(void)
 		cmocka_unit_test(test_auto_picks_msr_under_the_emulator),
 		cmocka_unit_test(test_auto_falls_back_to_perf),
 		cmocka_unit_test(test_default_set_without_pmu),
+		cmocka_unit_test(test_machine_output_options),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);

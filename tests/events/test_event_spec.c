@@ -613,6 +613,36 @@ test_groups(void **state)
 	}
 }
 
+/* perf's hardware-cache names resolve to the table's event that counts it, where there is one. */
+static void
+test_generic_cache_names(void **state)
+{
+	struct pmustat_error *err = NULL;
+	struct event *ev = NULL;
+	size_t n = 0;
+
+	(void)state;
+	assert_int_equal(event_spec_parse("L1-dcache-load-misses,dTLB-load-misses:k", tables[T_SKL], &skl_caps, &ev, &n,
+					  &err), 0);
+	assert_int_equal(n, 2);
+	assert_string_equal(ev[0].name, "L1D.REPLACEMENT");
+	assert_string_equal(ev[0].requested, "L1-dcache-load-misses");
+	assert_int_equal(ev[0].code, 0x51);
+	assert_int_equal(ev[0].umask, 0x01);
+	assert_true(ev[0].usr && !ev[0].os);
+	assert_string_equal(ev[1].name, "DTLB_LOAD_MISSES.MISS_CAUSES_A_WALK");
+	assert_true(!ev[1].usr && ev[1].os);
+	free(ev);
+	/* Haswell's name for the same thing. */
+	assert_int_equal(event_spec_parse("L1-dcache-loads", tables[T_HSW], &skl_caps, &ev, &n, &err), 0);
+	assert_string_equal(ev[0].name, "MEM_UOPS_RETIRED.ALL_LOADS");
+	free(ev);
+	/* Without a table: says it needs one (the caller loads it and asks again). */
+	assert_int_equal(event_spec_parse("LLC-load-misses", NULL, &skl_caps, &ev, &n, &err), -EINVAL);
+	assert_non_null(strstr(err_msg(err), "needs this CPU's event table"));
+	err_clear(&err);
+}
+
 /* The SDM table the lead specified, and the EBX gate. */
 static void
 test_arch_events(void **state)
@@ -686,6 +716,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_suggest),
 		cmocka_unit_test(test_arch_events),
 		cmocka_unit_test(test_groups),
+		cmocka_unit_test(test_generic_cache_names),
 	};
 
 	if (argc != 2) {
