@@ -27,14 +27,14 @@ static void
 usage(FILE *out)
 {
 	fprintf(out,
-		"usage: pmustat [-e EVENTS]... [-C CORE] [options] [--] COMMAND [ARGS...]\n"
+		"usage: pmustat [-e EVENTS]... [-C LIST | -a] [-A] [options] [--] COMMAND [ARGS...]\n"
 		"       pmustat info [--json] [--cpu-dump FILE] [--save-cpu-dump FILE] [-C N]\n"
 		"       pmustat list [PATTERN] [--metrics] [--long] [--json] [--cpu-dump FILE] [--table NAME]\n"
 		"       pmustat state [-C LIST] [--json] [--raw] [--watch MS [--count N]]\n"
 		"       pmustat reset [-C LIST] [--zero [--yes] [--force]] [--json]\n"
 		"       pmustat --version | --help\n"
 		"\n"
-		"Counts Intel PMU events for COMMAND by programming the counters of one core.\n");
+		"Counts Intel PMU events for COMMAND by programming the counters of the cores it runs on.\n");
 }
 
 static void
