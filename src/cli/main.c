@@ -27,7 +27,7 @@ static void
 usage(FILE *out)
 {
 	fprintf(out,
-		"usage: pmustat [-e EVENTS]... [-C CORE] [options] [--] COMMAND [ARGS...]\n"
+		"usage: pmustat [-e EVENTS]... [-C LIST | -a] [-A] [options] [--] COMMAND [ARGS...]\n"
 		"       pmustat info [--json] [--cpu-dump FILE] [--save-cpu-dump FILE] [-C N]\n"
 		"       pmustat list [PATTERN] [--metrics] [--long] [--json] [--cpu-dump FILE] [--table NAME]\n"
 		"       pmustat list --tables [PATTERN] [--json]\n"
@@ -36,7 +36,7 @@ usage(FILE *out)
 		"       pmustat help [COMMAND]\n"
 		"       pmustat --version | --help\n"
 		"\n"
-		"Counts Intel PMU events for COMMAND by programming the counters of one core.\n");
+		"Counts Intel PMU events for COMMAND by programming the counters of the cores it runs on.\n");
 }
 
 static void

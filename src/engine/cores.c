@@ -80,11 +80,3 @@ cores_free(struct cores *c)
 	c->cpu = NULL;
 	c->n = 0;
 }
-
-void
-cores_set(const struct cores *c, cpu_set_t *set)
-{
-	CPU_ZERO(set);
-	for (unsigned i = 0; i < c->n; i++)
-		CPU_SET(c->cpu[i], set);
-}

@@ -31,8 +31,4 @@ cores_resolve(const struct stat_opts *o, struct cores *out, struct pmustat_error
 void
 cores_free(struct cores *c);
 
-/* The cores as a CPU set. */
-void
-cores_set(const struct cores *c, cpu_set_t *set);
-
 #endif

@@ -66,19 +66,29 @@ run_backend_of(const struct run_ctx *c, bool software)
 	return 0;
 }
 
-void
-run_pin_self(int core, bool onto)
+/* The CPUs pmustat may run on, as first found (before any pinning of its own). */
+static bool
+allowed_cpus(cpu_set_t *out)
 {
 	static cpu_set_t allowed;
 	static bool have_allowed;
-	cpu_set_t set;
 
 	if (!have_allowed) {
 		if (sched_getaffinity(0, sizeof(allowed), &allowed) != 0)
-			return;
+			return false;
 		have_allowed = true;
 	}
-	set = allowed;
+	*out = allowed;
+	return true;
+}
+
+void
+run_pin_self(int core, bool onto)
+{
+	cpu_set_t set;
+
+	if (!allowed_cpus(&set))
+		return;
 	if (onto) {
 		CPU_ZERO(&set);
 		CPU_SET(core, &set);
@@ -95,16 +105,16 @@ run_keep_off(const int *cores, unsigned n)
 {
 	cpu_set_t set;
 
-	if (n == 1) {
-		run_pin_self(cores[0], false);
+	cpu_set_t off;
+
+	/* From all pmustat may use: the last read may have pinned it onto one core. */
+	if (!allowed_cpus(&set))
 		return;
-	}
-	if (sched_getaffinity(0, sizeof(set), &set) != 0)
-		return;
+	off = set;
 	for (unsigned i = 0; i < n; i++)
-		CPU_CLR(cores[i], &set);
-	if (CPU_COUNT(&set) > 0)
-		(void)sched_setaffinity(0, sizeof(set), &set);
+		CPU_CLR(cores[i], &off);
+	/* No CPU outside the list (-a): anywhere it may, never left on one core. */
+	(void)sched_setaffinity(0, sizeof(set), CPU_COUNT(&off) > 0 ? &off : &set);
 }
 
 /*

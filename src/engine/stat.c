@@ -310,10 +310,11 @@ count(struct stat_state *s, struct pmustat_error **err)
 	unsigned begun = 0;
 	int rc = 0;
 
-	if (c->backends[0] == &backend_perf && c->ncores > 1 && s->ev.nhw)
+	/* The kernel counts the command (inherit: every thread) wherever it runs: a sum, not per CPU. */
+	if (c->backends[0] == &backend_perf && c->o->per_cpu && s->ev.nhw)
 		return err_set(err, -ENOTSUP,
-			       "counting several cores (-C LIST, -a) needs the MSR backend; the perf backend counts the command on one core%s%s",
-			       c->backend_why[0] ? ", and the MSR path is closed: " : "", c->backend_why);
+			       "-A (per-CPU counts) needs the MSR backend; the perf backend counts the command, all its threads and children, summed over the CPUs they ran on%s%s",
+			       c->backend_why[0] ? "; and the MSR path is closed: " : "", c->backend_why);
 	if (c->backends[0] == &backend_perf) {
 		if (c->o->interval_ms)
 			return err_set(err, -EINVAL, "-I reads the counters with MSR reads: it needs the MSR backend (%s)",

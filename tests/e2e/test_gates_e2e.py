@@ -372,6 +372,25 @@ class GatesE2E(unittest.TestCase):
         self.assertEqual(sum(counts), 2000)
 
     @unittest.skipUnless(OTHER_CPUS, "-I needs a second CPU")
+    def test_list_of_cores_records(self):
+        """-C LIST: the final and interval records carry cores and per_cpu, valid against the schema."""
+        steps = self.workload(INST + ":1000", extra=["--steps", "3", "--step-ms", "60"])
+        r = self.pmustat(["-C", "%d-%d" % (CORE, CORE), "-I", "20", "--json", "-o", "iv.json",
+                          "-e", "INST_RETIRED.ANY,task-clock"], steps)
+        self.assertEqual(r.status, 0, r.err)
+        with open(self.path("iv.json")) as f:
+            records = [json.loads(line) for line in f]
+        for rec in records:
+            validate(rec)
+        final = records[-1]
+        self.assertEqual(final["cores"], [CORE])
+        inst = [e for e in final["events"] if e["requested"] == "INST_RETIRED.ANY"][0]
+        self.assertEqual(inst["per_cpu"], [{"cpu": CORE, "value": 3000}])
+        clock = [e for e in final["events"] if e["requested"] == "task-clock"][0]
+        self.assertIsNone(clock["per_cpu"])
+        self.assertEqual(sum(e["per_cpu"][0]["value"] for rec in records[:-1] for e in rec["events"]
+                             if e["requested"] == "INST_RETIRED.ANY"), 3000)
+
     def test_interval_per_batch(self):
         # Six GP events on four counters: each run of the command has its own intervals.
         evs = ["BR_INST_RETIRED.ALL_BRANCHES", "BR_MISP_RETIRED.ALL_BRANCHES", "LONGEST_LAT_CACHE.MISS",

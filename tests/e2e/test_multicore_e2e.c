@@ -698,7 +698,7 @@ test_batches_common_to_every_core(void **state)
 	e2e_machine_free(&m);
 }
 
-/* A list across a hybrid's core types, and the perf backend: refused, naming why. */
+/* A list across a hybrid's core types, and -A on the perf backend: refused, naming why. */
 static void
 test_refused_lists(void **state)
 {
@@ -717,12 +717,20 @@ test_refused_lists(void **state)
 	e2e_result_free(&r);
 	e2e_machine_free(&m);
 
+	/* The perf backend counts the command wherever it runs: sums, not -A. */
 	machine(&m, false);
-	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "--backend", "perf", "-C", list_arg, "-e", "INST_RETIRED.ANY",
-		"--", WL, "--quiet", NULL });
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "--backend", "perf", "-C", list_arg, "-A", "-e",
+		"INST_RETIRED.ANY", "--", WL, "--quiet", NULL });
 	e2e_assert_status(&r, 125);
-	snprintf(msg, sizeof(msg), "needs the MSR backend");
+	snprintf(msg, sizeof(msg), "-A (per-CPU counts) needs the MSR backend");
 	e2e_assert_err_contains(&r, msg);
+	e2e_result_free(&r);
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "--backend", "perf", "-C", list_arg, "-e", "task-clock", "--",
+		WL, "--quiet", "--threads", "2", NULL });
+	e2e_assert_status(&r, 0);
+	snprintf(msg, sizeof(msg), "on cores %s:", range_arg);
+	e2e_assert_err_contains(&r, msg);
+	e2e_assert_err_contains(&r, "task-clock");
 	e2e_result_free(&r);
 	e2e_machine_free(&m);
 }
