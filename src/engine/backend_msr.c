@@ -25,6 +25,7 @@
 #include "hw/hw.h"
 #include "pmu/journal.h"
 #include "pmu/pmu.h"
+#include "pmu/rdpmc_journal.h"
 #include "pmu/snapshot.h"
 
 #define LOCK_WAIT_MS 2000
@@ -117,6 +118,26 @@ verbose_plan(struct run_ctx *c)
 	}
 }
 
+/*
+ * A killed --regions run left rdpmc allowed for every process: put back
+ * what it found (--regions refuses on a journal it cannot apply; other
+ * runs only say so).
+ */
+static void
+recover_rdpmc(struct run_ctx *c)
+{
+	struct pmustat_error *e = NULL;
+	char *note = NULL;
+	int rc = rdpmc_journal_recover(JOURNAL_DIR, c->hw, &note, &e);
+
+	if (rc == 1 && note)
+		fprintf(stderr, "pmustat: %s\n", note);
+	else if (rc < 0 && rc != -EBUSY && !c->o->regions)
+		fprintf(stderr, "pmustat: warning: %s\n", err_msg(e));
+	free(note);
+	err_clear(&e);
+}
+
 static int
 msr_begin(struct run_ctx *c, struct pmustat_error **err)
 {
@@ -141,6 +162,7 @@ msr_begin(struct run_ctx *c, struct pmustat_error **err)
 	free(note);
 	if (rc < 0)
 		return rc;
+	recover_rdpmc(c);
 	/* Save the PMU (reads only) and find who else uses it; hardware steps hold the signals. */
 	signals_install();
 	signals_block(true);

@@ -10,6 +10,7 @@
 #include "base/invoker.h"
 #include "engine/gates.h"
 #include "engine/interval.h"
+#include "engine/regions.h"
 #include "engine/target.h"
 #include "events/event.h"
 #include "report/output.h"
@@ -56,6 +57,7 @@ gates_prepare(struct gates *g, const struct stat_opts *o, const struct target *t
 struct rows_view {
 	const struct stat_row *rows;
 	unsigned nrows;
+	const struct region_report *regions;
 };
 
 /* --check's view of a row: @agg of its counts. */
@@ -87,14 +89,15 @@ lookup_event(void *ctx, const char *event, enum check_agg agg, double *value)
 		}
 		return 0;
 	}
-	return -ENOENT;
+	/* REGION:EVENT (the event's own :modifiers after it). */
+	return regions_lookup(v->regions, v->rows, v->nrows, event, (int)agg, value);
 }
 
 int
 gates_evaluate(struct gates *g, const struct stat_opts *o, const struct stat_row *rows, unsigned nrows,
-	       int *status, struct pmustat_error **err)
+	       const struct region_report *regions, int *status, struct pmustat_error **err)
 {
-	struct rows_view view = { rows, nrows };
+	struct rows_view view = { rows, nrows, regions };
 	struct baseline_event *cur;
 
 	g->evaluated = true;

@@ -19,6 +19,7 @@
 
 struct invoker;
 struct pmustat_error;
+struct region_report;
 struct stat_report;
 struct stat_row;
 struct target;
@@ -38,10 +39,14 @@ int
 gates_prepare(struct gates *g, const struct stat_opts *o, const struct target *t, const struct invoker *inv,
 	      int core, struct pmustat_error **err);
 
-/* After the runs, when the command ran: the checks and the comparison; *@status 0 -> 3 on a failure. */
+/*
+ * After the runs, when the command ran: the checks and the comparison;
+ * *@status 0 -> 3 on a failure. A name no row has may be REGION:EVENT, an
+ * event of one of @regions (--regions; NULL without).
+ */
 int
 gates_evaluate(struct gates *g, const struct stat_opts *o, const struct stat_row *rows, unsigned nrows,
-	       int *status, struct pmustat_error **err);
+	       const struct region_report *regions, int *status, struct pmustat_error **err);
 
 /*
  * --save-baseline: @rep as JSON when the run succeeded (status 0), the file

@@ -12,6 +12,7 @@
 #include "events/event.h"
 #include "report/json_text.h"
 #include "report/output.h"
+#include "report/region_output.h"
 
 void
 output_thousands(uint64_t v, char *buf, size_t size)
@@ -197,6 +198,8 @@ output_human(FILE *out, const struct stat_report *rep)
 			print_stats(out, row);
 	}
 	fprintf(out, "\n");
+	if (rep->regions && rep->command_ran)
+		region_output_human(out, rep->regions, rep->rows, rep->nrows, rep->repeat > 1);
 	if (rep->command_ran)
 		fprintf(out, "%18.9f seconds time elapsed%s\n\n", rep->elapsed,
 			rep->runs > 1 || rep->repeat > 1 ? " (all runs)" : "");
@@ -237,6 +240,12 @@ csv_field(FILE *out, const char *sep, bool first, const char *text)
 		fputc(*c, out);
 	}
 	fputc('"', out);
+}
+
+void
+output_csv_field(FILE *out, const char *sep, bool first, const char *text)
+{
+	csv_field(out, sep, first, text);
 }
 
 /* A number as a CSV field (the separator may be '.' or a digit: quoted then too). */
@@ -286,6 +295,8 @@ output_csv(FILE *out, const struct stat_report *rep, const char *sep)
 		}
 		fputc('\n', out);
 	}
+	if (rep->regions)
+		region_output_csv(out, rep->regions, rep->rows, rep->nrows, sep);
 	for (unsigned i = 0; rep->check_results && i < rep->nchecks; i++) {
 		const struct check_result *r = &rep->check_results[i];
 
@@ -586,6 +597,8 @@ output_json(FILE *out, const struct stat_report *rep)
 	json_object_set_new(root, "read_method", rep->read_method ? json_string(rep->read_method) : json_null());
 	json_object_set_new(root, "error", rep->error ? json_text(rep->error) : json_null());
 	json_object_set_new(root, "events", events);
+	if (rep->regions)
+		json_object_set_new(root, "regions", region_output_json(rep->regions, rep->rows, rep->nrows));
 	{
 		json_t *failed = json_array();
 

@@ -18,6 +18,7 @@
 #include "report/stats.h"
 
 struct event;
+struct region_report;
 
 #define OUTPUT_FORMAT_VERSION 1
 
@@ -74,6 +75,7 @@ struct stat_report {
 	bool tolerance_both;
 	bool gate_failed;		/* a check or a comparison failed */
 	bool json_one_line;		/* -I: every JSON record is one line */
+	const struct region_report *regions;	/* --regions (report/region_output.h), else NULL */
 };
 
 /* One -I record: the counts of one interval of one run. */
@@ -111,6 +113,10 @@ output_csv(FILE *out, const struct stat_report *rep, const char *sep);
  */
 bool
 output_csv_separator_ok(const char *sep);
+
+/* One CSV field, after @sep unless @first, quoted as output_csv() says. */
+void
+output_csv_field(FILE *out, const char *sep, bool first, const char *text);
 
 /*
  * One JSON object and a newline (man/pmustat-output.schema.json); on one
