@@ -107,20 +107,39 @@ gates_evaluate(struct gates *g, const struct stat_opts *o, const struct stat_row
 			g->failed = true;
 	}
 	if (o->baseline) {
-		cur = calloc(nrows ? nrows : 1, sizeof(*cur));
-		g->cmp = calloc(nrows ? nrows : 1, sizeof(*g->cmp));
+		size_t ncur = nrows + (size_t)(regions ? regions->nregions : 0) * nrows;
+		unsigned n = 0;
+
+		cur = calloc(ncur ? ncur : 1, sizeof(*cur));
+		g->cmp = calloc(ncur ? ncur : 1, sizeof(*g->cmp));
 		if (!cur || !g->cmp) {
 			free(cur);
 			g->evaluated = false;
 			return err_set(err, -ENOMEM, "out of memory");
 		}
-		for (unsigned i = 0; i < nrows; i++) {
-			snprintf(cur[i].name, sizeof(cur[i].name), "%s", rows[i].ev->name);
-			snprintf(cur[i].requested, sizeof(cur[i].requested), "%s", rows[i].ev->requested);
-			cur[i].counted = rows[i].counted && rows[i].nvalues > 0;
-			cur[i].value = rows[i].stats.median;
+		for (unsigned i = 0; i < nrows; i++, n++) {
+			snprintf(cur[n].name, sizeof(cur[n].name), "%s", rows[i].ev->name);
+			snprintf(cur[n].requested, sizeof(cur[n].requested), "%s", rows[i].ev->requested);
+			cur[n].counted = rows[i].counted && rows[i].nvalues > 0;
+			cur[n].value = rows[i].stats.median;
 		}
-		if (baseline_compare(&g->baseline, cur, nrows, &o->tolerances, g->cmp))
+		/* REGION:EVENT, compared like events when the baseline has them too. */
+		for (unsigned k = 0; regions && k < regions->nregions; k++) {
+			const struct region_out *reg = &regions->regions[k];
+
+			for (unsigned i = 0; i < nrows; i++) {
+				if (!reg->ev[i].applies)
+					continue;
+				baseline_region_name(cur[n].name, sizeof(cur[n].name), reg->name, rows[i].ev->name);
+				baseline_region_name(cur[n].requested, sizeof(cur[n].requested), reg->name,
+						     rows[i].ev->requested);
+				cur[n].counted = reg->ev[i].counted;
+				cur[n].value = reg->ev[i].stats.median;
+				n++;
+			}
+		}
+		g->ncmp = n;
+		if (baseline_compare(&g->baseline, cur, n, &o->tolerances, g->cmp))
 			g->failed = true;
 		free(cur);
 	}

@@ -29,7 +29,8 @@ struct gates {
 	bool baseline_open;
 	struct baseline baseline;		/* --baseline, as read */
 	struct check_result results[STAT_MAX_CHECKS];
-	struct baseline_cmp *cmp;		/* one per row */
+	struct baseline_cmp *cmp;		/* one per row, then per region and hardware row (REGION:EVENT) */
+	unsigned ncmp;
 	bool evaluated;
 	bool failed;
 };

@@ -294,6 +294,7 @@ report(struct stat_state *s)
 	rep.check_results = s->g.evaluated && c->o->nchecks ? s->g.results : NULL;
 	rep.baseline_path = c->o->baseline;
 	rep.baseline = s->g.evaluated && c->o->baseline ? s->g.cmp : NULL;
+	rep.nbaseline = rep.baseline ? s->g.ncmp : 0;
 	rep.tolerance_both = c->o->tolerances.both;
 	rep.gate_failed = s->g.failed;
 	rep.json_one_line = c->o->interval_ms > 0;

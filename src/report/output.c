@@ -312,7 +312,7 @@ output_csv(FILE *out, const struct stat_report *rep, const char *sep)
 		csv_field(out, sep, false, rep->checks[i].text);
 		fputc('\n', out);
 	}
-	for (unsigned i = 0; rep->baseline && i < rep->nrows; i++) {
+	for (unsigned i = 0; rep->baseline && i < rep->nbaseline; i++) {
 		const struct baseline_cmp *c = &rep->baseline[i];
 
 		if (!c->in_baseline)
@@ -366,7 +366,7 @@ output_gate_lines(FILE *out, const struct stat_report *rep)
 		}
 		fprintf(out, ")\n");
 	}
-	for (unsigned i = 0; rep->baseline && i < rep->nrows; i++) {
+	for (unsigned i = 0; rep->baseline && i < rep->nbaseline; i++) {
 		const struct baseline_cmp *c = &rep->baseline[i];
 
 		if (!c->in_baseline)
@@ -515,7 +515,7 @@ json_baseline(const struct stat_report *rep, json_t *failed)
 	}
 	json_object_set_new(o, "file", json_text(rep->baseline_path ? rep->baseline_path : ""));
 	json_object_set_new(o, "tolerance_both", json_boolean(rep->tolerance_both));
-	for (unsigned i = 0; i < rep->nrows; i++) {
+	for (unsigned i = 0; i < rep->nbaseline; i++) {
 		const struct baseline_cmp *c = &rep->baseline[i];
 		json_t *e;
 		char what[BASELINE_NAME_MAX + 16];

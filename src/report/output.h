@@ -69,9 +69,10 @@ struct stat_report {
 	const struct check *checks;
 	const struct check_result *check_results;
 	unsigned nchecks;
-	/* --baseline FILE: one comparison per row (NULL: no baseline). */
+	/* --baseline FILE: one comparison per row, then per region and row (NULL: no baseline). */
 	const char *baseline_path;
 	const struct baseline_cmp *baseline;
+	unsigned nbaseline;
 	bool tolerance_both;
 	bool gate_failed;		/* a check or a comparison failed */
 	bool json_one_line;		/* -I: every JSON record is one line */

@@ -289,6 +289,63 @@ test_checks(void **state)
 	e2e_machine_free(&m);
 }
 
+/* Set region @name's first event in the baseline @path to @value (and its median). */
+static void
+edit_baseline(const char *path, const char *name, long long value)
+{
+	json_error_t jerr;
+	json_t *root = json_load_file(path, 0, &jerr), *ev;
+
+	if (!root)
+		fail_msg("%s: %s", path, jerr.text);
+	ev = json_array_get(json_object_get(region(root, name), "events"), 0);
+	json_object_set_new(ev, "value", json_integer(value));
+	json_object_set_new(json_object_get(ev, "stats"), "median", json_integer(value));
+	assert_int_equal(json_dump_file(root, path, JSON_INDENT(2)), 0);
+	json_decref(root);
+}
+
+/* --save-baseline keeps the regions; --baseline compares REGION:EVENT with its own tolerance. */
+static void
+test_baseline(void **state)
+{
+	struct e2e_machine m;
+	struct e2e_result r;
+	char path[PATH_MAX + 16];
+	json_t *root;
+
+	(void)state;
+	machine(&m, NULL, NULL);
+	snprintf(path, sizeof(path), "%s/base.json", m.dir);
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "--regions", "-C", core_arg, "-e", "LLC_MISSES",
+					  "--save-baseline", path, "--", REGION_DEMO, NULL });
+	e2e_assert_status(&r, 0);
+	e2e_result_free(&r);
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "--regions", "-C", core_arg, "-e", "LLC_MISSES",
+					  "--baseline", path, "--", REGION_DEMO, NULL });
+	e2e_assert_status(&r, 0);
+	e2e_assert_err_contains(&r, "PASS  baseline hot:LLC_MISSES");
+	e2e_result_free(&r);
+	/* hot had 1000 then: +20% fails, a tolerance of 25% for it alone passes. */
+	edit_baseline(path, "hot", 1000);
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "--regions", "-C", core_arg, "-e", "LLC_MISSES",
+					  "--baseline", path, "--json", "-o", "/dev/stdout", "--", REGION_DEMO, NULL });
+	e2e_assert_status(&r, 3);
+	root = parse(&r);
+	assert_int_equal(json_array_size(json_object_get(root, "failed")), 1);
+	assert_string_equal(json_string_value(json_array_get(json_object_get(root, "failed"), 0)),
+			    "baseline hot:LLC_MISSES");
+	json_decref(root);
+	e2e_result_free(&r);
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "--regions", "-C", core_arg, "-e", "LLC_MISSES",
+					  "--baseline", path, "--tolerance", "hot:LLC_MISSES=25%", "--", REGION_DEMO,
+					  NULL });
+	e2e_assert_status(&r, 0);
+	e2e_assert_err_contains(&r, "PASS  baseline hot:LLC_MISSES  (1200 vs 1000: +20.00%, tolerance +25%)");
+	e2e_result_free(&r);
+	e2e_machine_free(&m);
+}
+
 /*
  * rdpmc restricted (the file says 1): pmustat sets 2 for the run (the
  * library's rdpmc would fault otherwise) and puts 1 back, journal gone.
@@ -468,6 +525,7 @@ main(void)
 		cmocka_unit_test(test_reruns),
 		cmocka_unit_test(test_repeat),
 		cmocka_unit_test(test_checks),
+		cmocka_unit_test(test_baseline),
 		cmocka_unit_test(test_rdpmc_set_and_restored),
 		cmocka_unit_test(test_refused),
 		cmocka_unit_test(test_sigterm_restores),
