@@ -60,11 +60,28 @@ struct rows_view {
 	const struct region_report *regions;
 };
 
-/* --check's view of a row: @agg of its counts. */
+/* @agg of counts summarised in @st. */
+static double
+aggregate(const struct stats_summary *st, enum check_agg agg)
+{
+	switch (agg) {
+	case CHECK_AGG_MEAN:
+		return st->mean;
+	case CHECK_AGG_MIN:
+		return (double)st->min;
+	case CHECK_AGG_MAX:
+		return (double)st->max;
+	default:
+		return st->median;
+	}
+}
+
+/* --check's view of a row (or with --regions a region's row, REGION:EVENT): @agg of its counts. */
 static int
 lookup_event(void *ctx, const char *event, enum check_agg agg, double *value)
 {
 	const struct rows_view *v = ctx;
+	const struct region_value *rv;
 
 	for (unsigned i = 0; i < v->nrows; i++) {
 		const struct stat_row *row = &v->rows[i];
@@ -73,24 +90,14 @@ lookup_event(void *ctx, const char *event, enum check_agg agg, double *value)
 			continue;
 		if (!row->counted || row->nvalues == 0)
 			return -ENOENT;
-		switch (agg) {
-		case CHECK_AGG_MEAN:
-			*value = row->stats.mean;
-			break;
-		case CHECK_AGG_MIN:
-			*value = (double)row->stats.min;
-			break;
-		case CHECK_AGG_MAX:
-			*value = (double)row->stats.max;
-			break;
-		default:
-			*value = row->stats.median;
-			break;
-		}
+		*value = aggregate(&row->stats, agg);
 		return 0;
 	}
-	/* REGION:EVENT (the event's own :modifiers after it). */
-	return regions_lookup(v->regions, v->rows, v->nrows, event, (int)agg, value);
+	rv = regions_lookup(v->regions, v->rows, v->nrows, event);
+	if (!rv || !rv->counted)
+		return -ENOENT;
+	*value = aggregate(&rv->stats, agg);
+	return 0;
 }
 
 int

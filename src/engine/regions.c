@@ -478,9 +478,8 @@ regions_report(struct run_ctx *c, const struct stat_row *rows, unsigned nrows, c
 	return &s->report;
 }
 
-int
-regions_lookup(const struct region_report *r, const struct stat_row *rows, unsigned nrows, const char *query,
-	       int agg, double *value)
+const struct region_value *
+regions_lookup(const struct region_report *r, const struct stat_row *rows, unsigned nrows, const char *query)
 {
 	for (unsigned i = 0; r && i < r->nregions; i++) {
 		const struct region_out *g = &r->regions[i];
@@ -491,28 +490,11 @@ regions_lookup(const struct region_report *r, const struct stat_row *rows, unsig
 		for (unsigned row = 0; row < nrows; row++) {
 			const struct region_value *v = &g->ev[row];
 
-			if (!v->applies || !check_event_matches(query + len + 1, rows[row].ev->requested, rows[row].ev->name))
-				continue;
-			if (!v->counted)
-				return -ENOENT;
-			switch (agg) {
-			case CHECK_AGG_MEAN:
-				*value = v->stats.mean;
-				break;
-			case CHECK_AGG_MIN:
-				*value = (double)v->stats.min;
-				break;
-			case CHECK_AGG_MAX:
-				*value = (double)v->stats.max;
-				break;
-			default:
-				*value = v->stats.median;
-				break;
-			}
-			return 0;
+			if (v->applies && check_event_matches(query + len + 1, rows[row].ev->requested, rows[row].ev->name))
+				return v;
 		}
 	}
-	return -ENOENT;
+	return NULL;
 }
 
 void

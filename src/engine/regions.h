@@ -41,13 +41,12 @@ regions_report(struct run_ctx *c, const struct stat_row *rows, unsigned nrows, c
 	       unsigned nhw);
 
 /*
- * --check REGION:EVENT: the value of @event (a row's spelling) in region
- * @region under @agg, as check.h's lookup wants it: 0, or -ENOENT when
- * there is no such region or the event was not counted in it.
+ * REGION:EVENT (a check's name; the event as a row is spelled, :modifiers
+ * included): that region's value of that row, or NULL when no region or
+ * row is so named.
  */
-int
-regions_lookup(const struct region_report *r, const struct stat_row *rows, unsigned nrows, const char *query,
-	       int agg, double *value);
+const struct region_value *
+regions_lookup(const struct region_report *r, const struct stat_row *rows, unsigned nrows, const char *query);
 
 void
 regions_free(struct run_ctx *c);

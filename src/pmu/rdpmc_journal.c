@@ -27,9 +27,9 @@ rdpmc_journal_path(const char *dir, char *buf, size_t size)
 int
 rdpmc_journal_write(const char *dir, enum hw_file file, int found, struct pmustat_error **err)
 {
-	char buf[RDPMC_JOURNAL_MAX_BYTES], tmp[64], path[PATH_MAX];
+	char buf[RDPMC_JOURNAL_MAX_BYTES], path[PATH_MAX];
 	unsigned long long start = 0;
-	int dfd, fd, rc = 0, len;
+	int dfd, rc, len;
 
 	rdpmc_journal_path(dir, path, sizeof(path));
 	if (!hw_file_is_rdpmc(file) || found < 0 || found > 2)
@@ -42,29 +42,7 @@ rdpmc_journal_write(const char *dir, enum hw_file file, int found, struct pmusta
 	dfd = run_dir_open(AT_FDCWD, dir, 0700, true, dir, err);
 	if (dfd < 0)
 		return dfd;
-	snprintf(tmp, sizeof(tmp), ".%s.%ld.tmp", RDPMC_JOURNAL_NAME, (long)getpid());
-	(void)unlinkat(dfd, tmp, 0);
-	fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0) {
-		rc = err_set(err, -errno, "cannot create %s/%s: %s", dir, tmp, strerror(errno));
-		goto out;
-	}
-	if (write(fd, buf, (size_t)len) != len || fsync(fd) < 0) {
-		rc = err_set(err, errno ? -errno : -EIO, "cannot write %s/%s: %s", dir, tmp,
-			     strerror(errno ? errno : EIO));
-		close(fd);
-		(void)unlinkat(dfd, tmp, 0);
-		goto out;
-	}
-	close(fd);
-	if (renameat(dfd, tmp, dfd, RDPMC_JOURNAL_NAME) < 0) {
-		rc = err_set(err, -errno, "cannot rename %s/%s to %s: %s", dir, tmp, path, strerror(errno));
-		(void)unlinkat(dfd, tmp, 0);
-		goto out;
-	}
-	if (fsync(dfd) < 0)
-		rc = err_set(err, -errno, "cannot sync the directory %s: %s", dir, strerror(errno));
-out:
+	rc = run_dir_write_file(dfd, dir, RDPMC_JOURNAL_NAME, buf, (size_t)len, err);
 	close(dfd);
 	return rc;
 }

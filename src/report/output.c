@@ -445,8 +445,8 @@ json_values(const struct stat_row *row)
 }
 
 /* A double as JSON; null when not finite (JSON has no infinity). */
-static json_t *
-json_num(double v)
+json_t *
+output_json_num(double v)
 {
 	if (!isfinite(v))
 		return json_null();
@@ -458,21 +458,26 @@ json_num(double v)
 static json_t *
 json_stats(const struct stat_row *row)
 {
-	const struct stats_summary *st = &row->stats;
+	return output_json_stats(&row->stats, row->nvalues);
+}
+
+json_t *
+output_json_stats(const struct stats_summary *st, unsigned nvalues)
+{
 	json_t *o;
 
-	if (row->nvalues == 0)
+	if (nvalues == 0)
 		return json_null();
 	o = json_object();
 	if (!o)
 		return NULL;
 	json_object_set_new(o, "runs", json_integer(st->n));
-	json_object_set_new(o, "mean", json_num(st->mean));
-	json_object_set_new(o, "median", json_num(st->median));
+	json_object_set_new(o, "mean", output_json_num(st->mean));
+	json_object_set_new(o, "median", output_json_num(st->median));
 	json_object_set_new(o, "min", json_integer((json_int_t)st->min));
 	json_object_set_new(o, "max", json_integer((json_int_t)st->max));
-	json_object_set_new(o, "stddev", json_num(st->stddev));
-	json_object_set_new(o, "rel_stddev_percent", json_num(st->rel_stddev_percent));
+	json_object_set_new(o, "stddev", output_json_num(st->stddev));
+	json_object_set_new(o, "rel_stddev_percent", output_json_num(st->rel_stddev_percent));
 	return o;
 }
 
@@ -489,8 +494,8 @@ json_checks(const struct stat_report *rep, json_t *failed)
 			break;
 		json_object_set_new(o, "expression", json_text(rep->checks[i].text));
 		json_object_set_new(o, "passed", json_boolean(r->passed));
-		json_object_set_new(o, "value", r->defined ? json_num(r->lhs) : json_null());
-		json_object_set_new(o, "limit", r->defined ? json_num(r->rhs) : json_null());
+		json_object_set_new(o, "value", r->defined ? output_json_num(r->lhs) : json_null());
+		json_object_set_new(o, "limit", r->defined ? output_json_num(r->rhs) : json_null());
 		json_object_set_new(o, "error", r->defined ? json_null() : json_text(r->why));
 		json_array_append_new(a, o);
 		if (!r->passed)
@@ -527,10 +532,10 @@ json_baseline(const struct stat_report *rep, json_t *failed)
 			break;
 		json_object_set_new(e, "requested", json_text(c->event));
 		json_object_set_new(e, "passed", json_boolean(c->passed));
-		json_object_set_new(e, "value", c->counted ? json_num(c->value) : json_null());
-		json_object_set_new(e, "baseline", c->counted ? json_num(c->base) : json_null());
-		json_object_set_new(e, "change_percent", c->counted ? json_num(c->change_percent) : json_null());
-		json_object_set_new(e, "tolerance_percent", json_num(c->tolerance_percent));
+		json_object_set_new(e, "value", c->counted ? output_json_num(c->value) : json_null());
+		json_object_set_new(e, "baseline", c->counted ? output_json_num(c->base) : json_null());
+		json_object_set_new(e, "change_percent", c->counted ? output_json_num(c->change_percent) : json_null());
+		json_object_set_new(e, "tolerance_percent", output_json_num(c->tolerance_percent));
 		json_array_append_new(a, e);
 		if (!c->passed) {
 			snprintf(what, sizeof(what), "baseline %s", c->event);

@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <jansson.h>
 #include <stdio.h>
 
 #include "report/baseline.h"
@@ -139,6 +140,14 @@ output_gate_lines(FILE *out, const struct stat_report *rep);
  */
 void
 output_interval(FILE *out, const struct stat_interval *iv, const char *sep, bool json);
+
+/* A double as JSON (an integer when it is one; null when not finite). */
+json_t *
+output_json_num(double v);
+
+/* -r statistics as JSON: {"runs", "mean", "median", "min", "max", "stddev", "rel_stddev_percent"}; null without values. */
+json_t *
+output_json_stats(const struct stats_summary *st, unsigned nvalues);
 
 /* @v with thousands separators ("1,234,567") into @buf. */
 void

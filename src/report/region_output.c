@@ -3,7 +3,6 @@
  */
 #include "report/region_output.h"
 
-#include <math.h>
 #include <string.h>
 
 #include "events/event.h"
@@ -97,19 +96,9 @@ region_output_csv(FILE *out, const struct region_report *r, const struct stat_ro
 }
 
 static json_t *
-json_num(double v)
-{
-	if (!isfinite(v))
-		return json_null();
-	if (v == floor(v) && fabs(v) < 9e15)
-		return json_integer((json_int_t)v);
-	return json_real(v);
-}
-
-static json_t *
 value_json(const struct region_value *v, const struct stat_row *row)
 {
-	json_t *o = json_object(), *values = json_array(), *st = json_null();
+	json_t *o = json_object(), *values = json_array();
 
 	if (!o || !values) {
 		json_decref(o);
@@ -118,20 +107,11 @@ value_json(const struct region_value *v, const struct stat_row *row)
 	}
 	for (unsigned i = 0; i < v->nvalues; i++)
 		json_array_append_new(values, json_integer((json_int_t)v->values[i]));
-	if (v->nvalues > 0 && (st = json_object()) != NULL) {
-		json_object_set_new(st, "runs", json_integer(v->stats.n));
-		json_object_set_new(st, "mean", json_num(v->stats.mean));
-		json_object_set_new(st, "median", json_num(v->stats.median));
-		json_object_set_new(st, "min", json_integer((json_int_t)v->stats.min));
-		json_object_set_new(st, "max", json_integer((json_int_t)v->stats.max));
-		json_object_set_new(st, "stddev", json_num(v->stats.stddev));
-		json_object_set_new(st, "rel_stddev_percent", json_num(v->stats.rel_stddev_percent));
-	}
 	json_object_set_new(o, "name", json_text(row->ev->name));
 	json_object_set_new(o, "requested", json_text(row->ev->requested));
 	json_object_set_new(o, "value", v->counted ? json_integer((json_int_t)v->value) : json_null());
 	json_object_set_new(o, "values", values);
-	json_object_set_new(o, "stats", st ? st : json_null());
+	json_object_set_new(o, "stats", output_json_stats(&v->stats, v->nvalues));
 	return o;
 }
 
