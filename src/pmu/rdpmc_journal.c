@@ -17,6 +17,8 @@
 #include "pmu/journal.h"
 
 #define RDPMC_JOURNAL_MAX_BYTES	512
+#define CORRUPT_HINT "it is not applied: set the rdpmc file yourself (the kernel's default is 1) and remove the journal"
+
 
 void
 rdpmc_journal_path(const char *dir, char *buf, size_t size)
@@ -80,16 +82,17 @@ rdpmc_journal_read(const char *dir, struct rdpmc_journal *j, struct pmustat_erro
 	if (n < 0)
 		return err_set(err, -errno, "cannot read %s: %s", path, strerror(errno));
 	if ((size_t)n > RDPMC_JOURNAL_MAX_BYTES)
-		return err_set(err, -EBADMSG, "the journal %s is corrupt: too large", path);
+		return err_set(err, -EBADMSG, "the journal %s is corrupt: too large; %s", path, CORRUPT_HINT);
 	buf[n] = '\0';
 	if (strlen(buf) != (size_t)n ||
 	    sscanf(buf, RDPMC_JOURNAL_MAGIC " %d\nfile %31s\nfound %d\npid %ld\nstart %llu\n%c", &version, name,
 		   &found, &pid, &start, &extra) != 5)
-		return err_set(err, -EBADMSG, "the journal %s is corrupt or of another version", path);
+		return err_set(err, -EBADMSG, "the journal %s is corrupt or of another version; %s", path,
+			       CORRUPT_HINT);
 	file = file_of_name(name);
 	if (version != RDPMC_JOURNAL_VERSION || file < 0 || found < 0 || found > 2 || pid <= 0 || pid > INT_MAX)
-		return err_set(err, -EBADMSG, "the journal %s is corrupt: version %d, file '%s', found %d, pid %ld",
-			       path, version, name, found, pid);
+		return err_set(err, -EBADMSG, "the journal %s is corrupt: version %d, file '%s', found %d, pid %ld; %s",
+			       path, version, name, found, pid, CORRUPT_HINT);
 	j->file = (enum hw_file)file;
 	j->found = found;
 	j->pid = (pid_t)pid;

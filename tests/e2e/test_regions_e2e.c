@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <cmocka.h>
@@ -516,6 +517,43 @@ test_sigkill_reset_restores(void **state)
 	e2e_machine_free(&m);
 }
 
+/* A corrupt rdpmc journal is never applied: reset says so (125), --regions refuses, other runs warn. */
+static void
+test_corrupt_journal(void **state)
+{
+	struct e2e_machine m;
+	struct e2e_result r;
+	char path[PATH_MAX], moved[PATH_MAX], dir[PATH_MAX];
+	FILE *f;
+
+	(void)state;
+	machine(&m, "--rdpmc=off", NULL);
+	e2e_machine_path(&m, JOURNAL_DIR, dir, sizeof(dir));
+	assert_true(mkdir(dir, 0700) == 0 || errno == EEXIST);
+	rdpmc_journal_path(JOURNAL_DIR, path, sizeof(path));
+	e2e_machine_path(&m, path, moved, sizeof(moved));
+	f = fopen(moved, "w");
+	assert_non_null(f);
+	fputs("pmustat-rdpmc-journal 1\nfile rdpmc\nfound 7\npid 1\nstart 1\n", f);
+	fclose(f);
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "reset", "-C", core_arg, "--json", NULL });
+	e2e_assert_status(&r, 125);
+	e2e_assert_out_contains(&r, "\"journal\": \"corrupt\"");
+	e2e_result_free(&r);
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "--regions", "-C", core_arg, "-e", "LLC_MISSES", "--",
+					  REGION_DEMO, NULL });
+	e2e_assert_status(&r, 125);
+	e2e_assert_err_contains(&r, "is corrupt");
+	e2e_result_free(&r);
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "-e", "LLC_MISSES", "--", WL, NULL });
+	e2e_assert_status(&r, 0);
+	e2e_assert_err_contains(&r, "warning: the journal");
+	e2e_result_free(&r);
+	assert_rdpmc(&m, "1");
+	assert_true(journal_exists(&m));
+	e2e_machine_free(&m);
+}
+
 int
 main(void)
 {
@@ -531,6 +569,7 @@ main(void)
 		cmocka_unit_test(test_sigterm_restores),
 		cmocka_unit_test(test_sigkill_next_run_restores),
 		cmocka_unit_test(test_sigkill_reset_restores),
+		cmocka_unit_test(test_corrupt_journal),
 	};
 	cpu_set_t cpus;
 	long conf = sysconf(_SC_NPROCESSORS_CONF);
