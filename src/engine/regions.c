@@ -92,6 +92,8 @@ regions_begin(struct run_ctx *c, struct pmustat_error **err)
 	char why[512], *note = NULL;
 	int rc, found;
 
+	if (c->ev->nhw == 0)
+		return refuse(err, -EINVAL, "regions count hardware events (software ones are not read with rdpmc); give some with -e");
 	if (c->backends[0] != &backend_msr)
 		return err_set(err, -EOPNOTSUPP,
 			       "--regions: the command reads the counters pmustat programs with rdpmc, which needs the MSR backend (%s); counting regions through perf_event is not there yet",

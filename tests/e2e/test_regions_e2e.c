@@ -405,6 +405,11 @@ test_refused(void **state)
 	e2e_assert_err_contains(&r, "--regions");
 	e2e_assert_err_contains(&r, "MSR backend");
 	e2e_result_free(&r);
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "--regions", "-C", core_arg, "-e", "page-faults", "--",
+					  REGION_DEMO, NULL });
+	e2e_assert_status(&r, 125);
+	e2e_assert_err_contains(&r, "--regions: regions count hardware events");
+	e2e_result_free(&r);
 	assert_rdpmc(&m, "1");
 	e2e_machine_free(&m);
 }
