@@ -152,6 +152,7 @@ static void
 regions_end(struct run_ctx *c)
 {
 	struct regions *s = c->regions;
+	bool changed;
 	int rc;
 
 	if (!s)
@@ -160,6 +161,7 @@ regions_end(struct run_ctx *c)
 	free(s->envp);
 	s->envp = NULL;
 	rdpmc_perm_arm_signal_restore(NULL, NULL);
+	changed = s->perm.changed;
 	rc = rdpmc_perm_restore(c->hw, &s->perm);
 	if (rc) {
 		char why[512];
@@ -172,7 +174,7 @@ regions_end(struct run_ctx *c)
 	}
 	rdpmc_journal_arm_signal_remove(NULL);
 	s->journaled = false;
-	if (c->o->verbose && s->perm.found >= 0 && s->perm.found != RDPMC_ALLOW_ANY && rc == 0)
+	if (c->o->verbose && changed && rc == 0)
 		fprintf(stderr, "pmustat: --regions: %s is %d again\n", hw_file_path(s->perm.file), s->perm.found);
 }
 
