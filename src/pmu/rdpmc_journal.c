@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -60,13 +61,53 @@ file_of_name(const char *name)
 	return -1;
 }
 
+/* Line @n (0-based) of @buf is "KEY VALUE": VALUE into @val. */
+static bool
+line_value(const char *buf, unsigned n, const char *key, char *val, size_t size)
+{
+	const char *p = buf, *end;
+	size_t klen = strlen(key), len;
+
+	for (unsigned i = 0; i < n; i++) {
+		p = strchr(p, '\n');
+		if (!p)
+			return false;
+		p++;
+	}
+	end = strchr(p, '\n');
+	if (!end || strncmp(p, key, klen) != 0 || p[klen] != ' ')
+		return false;
+	p += klen + 1;
+	len = (size_t)(end - p);
+	if (len == 0 || len >= size)
+		return false;
+	memcpy(val, p, len);
+	val[len] = '\0';
+	return true;
+}
+
+/* A decimal number in [@min, @max], the whole of @s. */
+static bool
+decimal(const char *s, long long min, long long max, long long *out)
+{
+	char *end;
+	long long v;
+
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno || end == s || *end || v < min || v > max)
+		return false;
+	*out = v;
+	return true;
+}
+
 int
 rdpmc_journal_read(const char *dir, struct rdpmc_journal *j, struct pmustat_error **err)
 {
-	char buf[RDPMC_JOURNAL_MAX_BYTES + 1], path[PATH_MAX], name[32], extra;
-	int dfd, fd, version, found, file;
-	long pid;
-	unsigned long long start;
+	char buf[RDPMC_JOURNAL_MAX_BYTES + 1], path[PATH_MAX], name[32], field[4][32];
+	long long version, found, pid, start;
+	unsigned lines = 0;
+	int dfd, fd, file;
 	ssize_t n;
 
 	rdpmc_journal_path(dir, path, sizeof(path));
@@ -84,19 +125,27 @@ rdpmc_journal_read(const char *dir, struct rdpmc_journal *j, struct pmustat_erro
 	if ((size_t)n > RDPMC_JOURNAL_MAX_BYTES)
 		return err_set(err, -EBADMSG, "the journal %s is corrupt: too large; %s", path, CORRUPT_HINT);
 	buf[n] = '\0';
-	if (strlen(buf) != (size_t)n ||
-	    sscanf(buf, RDPMC_JOURNAL_MAGIC " %d\nfile %31s\nfound %d\npid %ld\nstart %llu\n%c", &version, name,
-		   &found, &pid, &start, &extra) != 5)
+	for (ssize_t i = 0; i < n; i++)
+		lines += buf[i] == '\n';
+	/* Exactly its five lines, each "KEY VALUE", nothing after. */
+	if (strlen(buf) != (size_t)n || lines != 5 || buf[n - 1] != '\n' ||
+	    !line_value(buf, 0, RDPMC_JOURNAL_MAGIC, field[0], sizeof(field[0])) ||
+	    !line_value(buf, 1, "file", name, sizeof(name)) ||
+	    !line_value(buf, 2, "found", field[1], sizeof(field[1])) ||
+	    !line_value(buf, 3, "pid", field[2], sizeof(field[2])) ||
+	    !line_value(buf, 4, "start", field[3], sizeof(field[3])))
 		return err_set(err, -EBADMSG, "the journal %s is corrupt or of another version; %s", path,
 			       CORRUPT_HINT);
 	file = file_of_name(name);
-	if (version != RDPMC_JOURNAL_VERSION || file < 0 || found < 0 || found > 2 || pid <= 0 || pid > INT_MAX)
-		return err_set(err, -EBADMSG, "the journal %s is corrupt: version %d, file '%s', found %d, pid %ld; %s",
-			       path, version, name, found, pid, CORRUPT_HINT);
+	if (!decimal(field[0], RDPMC_JOURNAL_VERSION, RDPMC_JOURNAL_VERSION, &version) || file < 0 ||
+	    !decimal(field[1], 0, 2, &found) || !decimal(field[2], 1, INT_MAX, &pid) ||
+	    !decimal(field[3], 0, LLONG_MAX, &start))
+		return err_set(err, -EBADMSG, "the journal %s is corrupt: version %s, file '%s', found %s, pid %s; %s",
+			       path, field[0], name, field[1], field[2], CORRUPT_HINT);
 	j->file = (enum hw_file)file;
-	j->found = found;
+	j->found = (int)found;
 	j->pid = (pid_t)pid;
-	j->start_time = start;
+	j->start_time = (unsigned long long)start;
 	return 0;
 }
 
@@ -133,7 +182,7 @@ int
 rdpmc_journal_recover(const char *dir, struct hw *hw, char **note, struct pmustat_error **err)
 {
 	static struct journal owner;	/* journal_owner()'s view: pid and start time only */
-	struct rdpmc_journal j;
+	struct rdpmc_journal j = { .found = -1 };
 	char now[32] = "", text[8], path[PATH_MAX];
 	int rc;
 
