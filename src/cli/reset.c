@@ -32,6 +32,7 @@
 #include "base/exit_codes.h"
 #include "hw/hw.h"
 #include "pmu/journal.h"
+#include "pmu/rdpmc_journal.h"
 #include "report/json_text.h"
 #include "pmu/pmu.h"
 #include "pmu/owner.h"
@@ -288,13 +289,41 @@ out:
 	cpulock_release(lock);
 }
 
+/*
+ * The rdpmc file a killed --regions run set to 2, from its journal
+ * (machine-wide, not per core): "none", "restored", "live", "corrupt" or
+ * "error", and what was done in @msg.
+ */
+static const char *
+reset_rdpmc(struct hw *hw, struct strbuf *msg)
+{
+	struct pmustat_error *e = NULL;
+	char *note = NULL;
+	const char *state;
+	int rc = rdpmc_journal_recover(JOURNAL_DIR, hw, &note, &e);
+
+	if (rc == 0)
+		return "none";
+	if (rc == 1) {
+		strbuf_printf(msg, "%s", note ? note : "the rdpmc journal of a killed run was applied");
+		free(note);
+		return "restored";
+	}
+	state = rc == -EBUSY ? "live" : rc == -EBADMSG ? "corrupt" : "error";
+	strbuf_printf(msg, "%s", err_msg(e));
+	err_clear(&e);
+	return state;
+}
+
 int
 cmd_reset(int argc, char **argv, struct pmustat_error **err)
 {
 	struct reset_opts o;
 	struct reset_core *res = NULL;
 	struct hw *hw = NULL;
-	const char *first_failure = NULL;
+	const char *first_failure = NULL, *rdpmc_state = "none";
+	struct strbuf rdpmc_message = STRBUF_INIT;
+	bool rdpmc_failed = false;
 	int ncpus, n = 0, status = 0, rc;
 	bool *set = NULL;
 
@@ -321,9 +350,16 @@ cmd_reset(int argc, char **argv, struct pmustat_error **err)
 			first_failure = strbuf_str(&res[n].message);
 		n++;
 	}
+	rdpmc_state = reset_rdpmc(hw, &rdpmc_message);
+	if (strcmp(rdpmc_state, "corrupt") == 0 || strcmp(rdpmc_state, "error") == 0)
+		rdpmc_failed = true;
 out:
-	if (*err || first_failure)
+	if (*err || first_failure || rdpmc_failed)
 		status = EXIT_PMUSTAT_FAILURE;
+	if (rdpmc_message.len)
+		fprintf(stderr, "pmustat reset: %s\n", strbuf_str(&rdpmc_message));
+	if (!first_failure && rdpmc_failed)
+		first_failure = strbuf_str(&rdpmc_message);
 	/* Each core's outcome, the failures among them; main() says a failure before any core. */
 	for (int i = 0; i < n; i++) {
 		if (res[i].message.len)
@@ -349,6 +385,8 @@ out:
 		json_object_set_new(root, "format_version", json_integer(RESET_FORMAT_VERSION));
 		json_object_set_new(root, "pmustat_version", json_string(PMUSTAT_VERSION));
 		json_object_set_new(root, "cores", a);
+		json_object_set_new(root, "rdpmc", json_pack("{s:s, s:o}", "journal", rdpmc_state, "message",
+							     rdpmc_message.len ? json_text(strbuf_str(&rdpmc_message)) : json_null()));
 		json_object_set_new(root, "error", *err ? json_text(err_msg(*err)) :
 				    first_failure ? json_text(first_failure) : json_null());
 		json_dumpf(root, stdout, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
@@ -357,6 +395,7 @@ out:
 	}
 	for (int i = 0; i < n; i++)
 		strbuf_free(&res[i].message);
+	strbuf_free(&rdpmc_message);
 	free(set);
 	free(res);
 	hw_free(hw);

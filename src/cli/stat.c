@@ -48,6 +48,10 @@ stat_usage_options(FILE *out)
 		"                         touch nothing\n"
 		"      --cpu-dump FILE    with --dry-run: the plan for the CPU of a libcpuid raw\n"
 		"                         dump (all counters assumed free)\n"
+		"      --regions          also count the command's code regions (libpmustat-region,\n"
+		"                         pmustat-region(3)): per region its calls and each event's\n"
+		"                         sum; sets the rdpmc file to 2 for the run (any process may\n"
+		"                         then read the counters), restored after; MSR backend\n"
 		"      --backend B        msr, perf (perf_event_open) or auto (default: msr when\n"
 		"                         usable, else perf); software events (task-clock,\n"
 		"                         page-faults, ...) always count through perf_event\n"
@@ -56,7 +60,8 @@ stat_usage_options(FILE *out)
 		"CI gates (exit 3 when one fails and COMMAND exited 0):\n"
 		"  -r, --repeat N         run COMMAND N times; per-event median, mean, min, max, stddev\n"
 		"      --keep-going       with -r, go on after a failing run\n"
-		"      --check EXPR       e.g. 'LONGEST_LAT_CACHE.MISS<=1.5M' or\n"
+		"      --check EXPR       e.g. 'LONGEST_LAT_CACHE.MISS<=1.5M', 'hot:LLC_MISSES<=100'\n"
+		"                         (REGION:EVENT, with --regions) or\n"
 		"                         'BR_MISP_RETIRED.ALL_BRANCHES/BR_INST_RETIRED.ALL_BRANCHES<=0.02'\n"
 		"                         (with -r: the median; mean(EV), min(EV), max(EV)); repeatable\n"
 		"      --save-baseline FILE   write the JSON result to FILE\n"
@@ -73,7 +78,7 @@ usage(FILE *out)
 	fprintf(out,
 		"usage: pmustat [-e EVENTS]... [-C LIST | -a] [-A] [-x SEP | --json] [-o FILE] [--force]\n"
 		"               [--no-rerun] [--as-root] [--dry-run [--cpu-dump FILE]]\n"
-		"               [--backend msr|perf|auto] [-v] [--] COMMAND [ARGS...]\n"
+		"               [--backend msr|perf|auto] [--regions] [-v] [--] COMMAND [ARGS...]\n"
 		"\n");
 	stat_usage_options(out);
 }
@@ -108,6 +113,7 @@ enum {
 	OPT_CPU_DUMP,
 	OPT_LOG_FD,
 	OPT_CSV_HEADER,
+	OPT_REGIONS,
 };
 
 /* '+': the first non-option word is COMMAND; its options are its own. */
@@ -140,6 +146,7 @@ static const struct option longopts[] = {
 	{ "interval-print", required_argument, NULL, 'I' },
 	{ "log-fd", required_argument, NULL, OPT_LOG_FD },
 	{ "csv-header", no_argument, NULL, OPT_CSV_HEADER },
+	{ "regions", no_argument, NULL, OPT_REGIONS },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -258,6 +265,9 @@ take_option(int c, struct stat_opts *o, struct pmustat_error **err)
 		return 0;
 	case OPT_CPU_DUMP:
 		o->cpu_dump = optarg;
+		return 0;
+	case OPT_REGIONS:
+		o->regions = true;
 		return 0;
 	case 'v':
 		o->verbose++;

@@ -25,6 +25,7 @@
 #include "hw/hw.h"
 #include "pmu/journal.h"
 #include "pmu/pmu.h"
+#include "pmu/rdpmc_journal.h"
 #include "pmu/snapshot.h"
 
 #define LOCK_WAIT_MS 2000
@@ -285,6 +286,26 @@ backend_msr_plan_dry(struct run_ctx *c, struct pmustat_error **err)
 	return make_plan(c, &occ, NULL, snap.global_ctrl, false, err);
 }
 
+/*
+ * A killed --regions run left rdpmc allowed for every process: put back
+ * what it found (--regions refuses on a journal it cannot apply; other
+ * runs only say so).
+ */
+static void
+recover_rdpmc(struct run_ctx *c)
+{
+	struct pmustat_error *e = NULL;
+	char *note = NULL;
+	int rc = rdpmc_journal_recover(JOURNAL_DIR, c->hw, &note, &e);
+
+	if (rc == 1 && note)
+		fprintf(stderr, "pmustat: %s\n", note);
+	else if (rc < 0 && rc != -EBUSY && !c->o->regions)
+		fprintf(stderr, "pmustat: warning: %s\n", err_msg(e));
+	free(note);
+	err_clear(&e);
+}
+
 /* Lock, recover and open (reads only) every core, in ascending order. */
 static int
 open_cores(struct run_ctx *c, struct pmustat_error **err)
@@ -310,6 +331,7 @@ open_cores(struct run_ctx *c, struct pmustat_error **err)
 		if (rc < 0)
 			return rc;
 	}
+	recover_rdpmc(c);
 	/* Save the PMUs (reads only) and find who else uses them; hardware steps hold the signals. */
 	signals_install();
 	signals_block(true);

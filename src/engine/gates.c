@@ -10,6 +10,7 @@
 #include "base/invoker.h"
 #include "engine/gates.h"
 #include "engine/interval.h"
+#include "engine/regions.h"
 #include "engine/target.h"
 #include "events/event.h"
 #include "report/output.h"
@@ -56,13 +57,31 @@ gates_prepare(struct gates *g, const struct stat_opts *o, const struct target *t
 struct rows_view {
 	const struct stat_row *rows;
 	unsigned nrows;
+	const struct region_report *regions;
 };
 
-/* --check's view of a row: @agg of its counts. */
+/* @agg of counts summarised in @st. */
+static double
+aggregate(const struct stats_summary *st, enum check_agg agg)
+{
+	switch (agg) {
+	case CHECK_AGG_MEAN:
+		return st->mean;
+	case CHECK_AGG_MIN:
+		return (double)st->min;
+	case CHECK_AGG_MAX:
+		return (double)st->max;
+	default:
+		return st->median;
+	}
+}
+
+/* --check's view of a row (or with --regions a region's row, REGION:EVENT): @agg of its counts. */
 static int
 lookup_event(void *ctx, const char *event, enum check_agg agg, double *value)
 {
 	const struct rows_view *v = ctx;
+	const struct region_value *rv;
 
 	for (unsigned i = 0; i < v->nrows; i++) {
 		const struct stat_row *row = &v->rows[i];
@@ -71,30 +90,21 @@ lookup_event(void *ctx, const char *event, enum check_agg agg, double *value)
 			continue;
 		if (!row->counted || row->nvalues == 0)
 			return -ENOENT;
-		switch (agg) {
-		case CHECK_AGG_MEAN:
-			*value = row->stats.mean;
-			break;
-		case CHECK_AGG_MIN:
-			*value = (double)row->stats.min;
-			break;
-		case CHECK_AGG_MAX:
-			*value = (double)row->stats.max;
-			break;
-		default:
-			*value = row->stats.median;
-			break;
-		}
+		*value = aggregate(&row->stats, agg);
 		return 0;
 	}
-	return -ENOENT;
+	rv = regions_lookup(v->regions, v->rows, v->nrows, event);
+	if (!rv || !rv->counted)
+		return -ENOENT;
+	*value = aggregate(&rv->stats, agg);
+	return 0;
 }
 
 int
 gates_evaluate(struct gates *g, const struct stat_opts *o, const struct stat_row *rows, unsigned nrows,
-	       int *status, struct pmustat_error **err)
+	       const struct region_report *regions, int *status, struct pmustat_error **err)
 {
-	struct rows_view view = { rows, nrows };
+	struct rows_view view = { rows, nrows, regions };
 	struct baseline_event *cur;
 
 	g->evaluated = true;
@@ -104,20 +114,39 @@ gates_evaluate(struct gates *g, const struct stat_opts *o, const struct stat_row
 			g->failed = true;
 	}
 	if (o->baseline) {
-		cur = calloc(nrows ? nrows : 1, sizeof(*cur));
-		g->cmp = calloc(nrows ? nrows : 1, sizeof(*g->cmp));
+		size_t ncur = nrows + (size_t)(regions ? regions->nregions : 0) * nrows;
+		unsigned n = 0;
+
+		cur = calloc(ncur ? ncur : 1, sizeof(*cur));
+		g->cmp = calloc(ncur ? ncur : 1, sizeof(*g->cmp));
 		if (!cur || !g->cmp) {
 			free(cur);
 			g->evaluated = false;
 			return err_set(err, -ENOMEM, "out of memory");
 		}
-		for (unsigned i = 0; i < nrows; i++) {
-			snprintf(cur[i].name, sizeof(cur[i].name), "%s", rows[i].ev->name);
-			snprintf(cur[i].requested, sizeof(cur[i].requested), "%s", rows[i].ev->requested);
-			cur[i].counted = rows[i].counted && rows[i].nvalues > 0;
-			cur[i].value = rows[i].stats.median;
+		for (unsigned i = 0; i < nrows; i++, n++) {
+			snprintf(cur[n].name, sizeof(cur[n].name), "%s", rows[i].ev->name);
+			snprintf(cur[n].requested, sizeof(cur[n].requested), "%s", rows[i].ev->requested);
+			cur[n].counted = rows[i].counted && rows[i].nvalues > 0;
+			cur[n].value = rows[i].stats.median;
 		}
-		if (baseline_compare(&g->baseline, cur, nrows, &o->tolerances, g->cmp))
+		/* REGION:EVENT, compared like events when the baseline has them too. */
+		for (unsigned k = 0; regions && k < regions->nregions; k++) {
+			const struct region_out *reg = &regions->regions[k];
+
+			for (unsigned i = 0; i < nrows; i++) {
+				if (!reg->ev[i].applies)
+					continue;
+				baseline_region_name(cur[n].name, sizeof(cur[n].name), reg->name, rows[i].ev->name);
+				baseline_region_name(cur[n].requested, sizeof(cur[n].requested), reg->name,
+						     rows[i].ev->requested);
+				cur[n].counted = reg->ev[i].counted;
+				cur[n].value = reg->ev[i].stats.median;
+				n++;
+			}
+		}
+		g->ncmp = n;
+		if (baseline_compare(&g->baseline, cur, n, &o->tolerances, g->cmp))
 			g->failed = true;
 		free(cur);
 	}

@@ -19,6 +19,7 @@
 
 struct invoker;
 struct pmustat_error;
+struct region_report;
 struct stat_report;
 struct stat_row;
 struct target;
@@ -28,7 +29,8 @@ struct gates {
 	bool baseline_open;
 	struct baseline baseline;		/* --baseline, as read */
 	struct check_result results[STAT_MAX_CHECKS];
-	struct baseline_cmp *cmp;		/* one per row */
+	struct baseline_cmp *cmp;		/* one per row, then per region and hardware row (REGION:EVENT) */
+	unsigned ncmp;
 	bool evaluated;
 	bool failed;
 };
@@ -38,10 +40,14 @@ int
 gates_prepare(struct gates *g, const struct stat_opts *o, const struct target *t, const struct invoker *inv,
 	      const int *cores, unsigned ncores, struct pmustat_error **err);
 
-/* After the runs, when the command ran: the checks and the comparison; *@status 0 -> 3 on a failure. */
+/*
+ * After the runs, when the command ran: the checks and the comparison;
+ * *@status 0 -> 3 on a failure. A name no row has may be REGION:EVENT, an
+ * event of one of @regions (--regions; NULL without).
+ */
 int
 gates_evaluate(struct gates *g, const struct stat_opts *o, const struct stat_row *rows, unsigned nrows,
-	       int *status, struct pmustat_error **err);
+	       const struct region_report *regions, int *status, struct pmustat_error **err);
 
 /*
  * --save-baseline: @rep as JSON when the run succeeded (status 0), the file

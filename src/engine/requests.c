@@ -217,6 +217,36 @@ row_named(const struct stat_events *s, const char *name)
 	return false;
 }
 
+/*
+ * A name of a --check: an event, or with --regions REGION:EVENT, whose
+ * event is counted (the region is known only after the run; a check of a
+ * region the command never ran fails then, naming it).
+ */
+static int
+add_check_name(struct stat_events *s, struct target *t, const struct stat_opts *o, const char *name,
+	       struct pmustat_error **err)
+{
+	int rc = add_spec(s, t, name, err);
+
+	if (rc >= 0 || rc == -EIO || rc == -ENOMEM || !strchr(name, ':'))
+		return rc;
+	if (!o->regions) {
+		err_append(err, " (REGION:EVENT, an event of a code region, needs --regions)");
+		return rc;
+	}
+	for (const char *c = strchr(name, ':'); c; c = strchr(c + 1, ':')) {
+		struct pmustat_error *e = NULL;
+
+		if (row_named(s, c + 1) || add_spec(s, t, c + 1, &e) >= 0) {
+			err_clear(err);
+			return 0;
+		}
+		err_clear(&e);
+	}
+	err_append(err, " (nor is it REGION:EVENT with an event after a ':')");
+	return rc;
+}
+
 int
 requests_resolve(const struct stat_opts *o, struct target *t, struct stat_events *s,
 		 struct pmustat_error **err)
@@ -270,7 +300,7 @@ requests_resolve(const struct stat_opts *o, struct target *t, struct stat_events
 
 			if (row_named(s, name))
 				continue;
-			rc = add_spec(s, t, name, err);
+			rc = add_check_name(s, t, o, name, err);
 			if (rc == -EIO || rc == -ENOMEM)
 				return rc;
 			if (rc < 0)

@@ -61,7 +61,7 @@ int
 run_backend_of(const struct run_ctx *c, bool software)
 {
 	/* Beside the MSR backend, software events are the perf backend's. */
-	if (software && c->nbackends == 2)
+	if (software && c->nbackends >= 2 && c->backends[1] == &backend_perf)
 		return 1;
 	return 0;
 }

@@ -107,8 +107,10 @@ struct run_ctx {
 	unsigned ncores;
 	FILE *notes;			/* pmustat's own notes (NULL: they would spoil a record) */
 
-	const struct backend_ops *backends[2];	/* the hardware events', then the software events' */
+	/* The hardware events', then the software events'; then --regions' step (engine/regions.h). */
+	const struct backend_ops *backends[3];
 	void *state[2];			/* each backend's own */
+	struct regions *regions;	/* --regions: the step's own */
 	unsigned nbackends;
 	char backend_why[1024];		/* why auto did not take the MSR path */
 

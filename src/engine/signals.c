@@ -11,6 +11,8 @@
 #include "engine/signals.h"
 #include "pmu/journal.h"
 #include "pmu/pmu.h"
+#include "pmu/rdpmc_journal.h"
+#include "region/rdpmc_perm.h"
 #include "report/outfile.h"
 
 /* The command, while it may run: the handler passes the signal on. */
@@ -45,6 +47,9 @@ on_signal(int sig, siginfo_t *si, void *uc)
 	 */
 	if (pmu_restore_from_signal() >= 0)
 		journal_remove_from_signal();
+	/* --regions: rdpmc restricted again as it was found. */
+	if (rdpmc_perm_restore_from_signal() >= 0)
+		rdpmc_journal_remove_from_signal();
 	/* Output files are left as they were. */
 	outfile_remove_from_signal();
 	signal(sig, SIG_DFL);

@@ -21,6 +21,7 @@
 #include "engine/gates.h"
 #include "engine/perf_counters.h"
 #include "engine/plan.h"
+#include "engine/regions.h"
 #include "engine/requests.h"
 #include "engine/run.h"
 #include "engine/stat.h"
@@ -132,6 +133,9 @@ choose_backend(struct stat_state *s)
 	c->backends[c->nbackends++] = s->backend == BACKEND_PERF ? &backend_perf : &backend_msr;
 	if (s->backend == BACKEND_MSR && s->ev.nsw)
 		c->backends[c->nbackends++] = &backend_perf;
+	/* After the hardware backend: it reads the plan that one makes. */
+	if (o->regions && !o->dry_run)
+		c->backends[c->nbackends++] = &regions_step;
 	if (o->verbose)
 		fprintf(stderr, "pmustat: backend %s%s%s\n", backend_name(s->backend),
 			c->backend_why[0] ? ": the MSR path is closed: " : "", c->backend_why);
@@ -294,7 +298,7 @@ dry_run(struct stat_state *s, struct pmustat_error **err)
 		s->names[u] = s->ev.hw[u].requested[0] ? s->ev.hw[u].requested : s->ev.hw[u].name;
 	for (unsigned i = 0; s->ev.nhw && i < (c->plans ? c->ncores : 1); i++)
 		plan_print(c->plans ? c->plans[i] : c->plan, s->t.label, s->names, out);
-	if (c->backends[0] == &backend_perf || c->nbackends == 2)
+	if (c->backends[0] == &backend_perf || (c->nbackends >= 2 && c->backends[1] == &backend_perf))
 		backend_perf_print_dry(c, c->backends[0] == &backend_perf, out);
 	rc = make_rows(s, err);
 	for (unsigned r = 0; rc == 0 && r < s->ev.nrows; r++)
@@ -390,11 +394,13 @@ report(struct stat_state *s)
 	rep.check_results = s->g.evaluated && c->o->nchecks ? s->g.results : NULL;
 	rep.baseline_path = c->o->baseline;
 	rep.baseline = s->g.evaluated && c->o->baseline ? s->g.cmp : NULL;
+	rep.nbaseline = rep.baseline ? s->g.ncmp : 0;
 	rep.tolerance_both = c->o->tolerances.both;
 	rep.gate_failed = s->g.failed;
 	rep.json_one_line = c->o->interval_ms > 0;
 	rep.verbose = c->o->verbose;
 	rep.csv_header = c->o->csv_header;
+	rep.regions = regions_report(c, s->rows, rep.nrows, s->ev.row_event, s->ev.nhw);
 	if (c->o->json)
 		(void)output_json(s->out, &rep);
 	else if (c->o->sep)
@@ -431,6 +437,7 @@ state_free(struct stat_state *s)
 	for (unsigned i = 1; s->c.plans && i < s->c.ncores; i++)
 		plan_free(s->c.plans[i]);
 	free(s->c.plans);
+	regions_free(&s->c);
 	plan_free(s->c.plan);
 	err_free(s->c.error);
 	gates_free(&s->g);
@@ -503,7 +510,8 @@ stat_main(const struct stat_opts *o, struct pmustat_error **err)
 	if (!s.rows)
 		(void)make_rows(&s, &e);
 	fill_rows(&s);
-	if (s.c.command_ran && !s.c.error && !o->dry_run && gates_evaluate(&s.g, o, s.rows, s.ev.nrows, &s.c.status, &e))
+	if (s.c.command_ran && !s.c.error && !o->dry_run && gates_evaluate(&s.g, o, s.rows, s.ev.nrows,
+	    regions_report(&s.c, s.rows, s.ev.nrows, s.ev.row_event, s.ev.nhw), &s.c.status, &e))
 		run_fail_err(&s.c, &e);
 out:
 	err_clear(&e);

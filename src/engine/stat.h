@@ -56,6 +56,7 @@ struct stat_opts {
 	struct baseline_tolerances tolerances;
 	bool allow_cpu_mismatch;
 	unsigned interval_ms;			/* -I; 0 without */
+	bool regions;				/* --regions: the command's code regions too (engine/regions.h) */
 	enum backend backend;
 	char **command;				/* argv of COMMAND, NULL-terminated */
 };

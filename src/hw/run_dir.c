@@ -45,3 +45,35 @@ run_dir_open(int parent_fd, const char *name, mode_t mode, bool create, const ch
 	}
 	return fd;
 }
+
+int
+run_dir_write_file(int dfd, const char *dir, const char *name, const void *buf, size_t len,
+		   struct pmustat_error **err)
+{
+	char tmp[96];
+	int fd;
+
+	snprintf(tmp, sizeof(tmp), ".%.48s.%ld.tmp", name, (long)getpid());
+	(void)unlinkat(dfd, tmp, 0);
+	fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return err_set(err, -errno, "cannot create %s/%s: %s", dir, tmp, strerror(errno));
+	if (write(fd, buf, len) != (ssize_t)len || fsync(fd) < 0) {
+		int rc = errno ? -errno : -EIO;
+
+		close(fd);
+		(void)unlinkat(dfd, tmp, 0);
+		return err_set(err, rc, "cannot write %s/%s: %s", dir, tmp, strerror(-rc));
+	}
+	close(fd);
+	if (renameat(dfd, tmp, dfd, name) < 0) {
+		int rc = -errno;
+
+		(void)unlinkat(dfd, tmp, 0);
+		return err_set(err, rc, "cannot rename %s/%s to %s/%s: %s", dir, tmp, dir, name, strerror(-rc));
+	}
+	/* The rename itself must survive a crash too. */
+	if (fsync(dfd) < 0)
+		return err_set(err, -errno, "cannot sync the directory %s: %s", dir, strerror(errno));
+	return 0;
+}

@@ -34,4 +34,15 @@ int
 run_dir_open(int parent_fd, const char *name, mode_t mode, bool create, const char *display,
 	     struct pmustat_error **err);
 
+/*
+ * Write @len bytes of @buf as @name in the directory @dfd (@dir, for
+ * messages) so that a crash leaves the old file or the new one, never a
+ * part: a temporary file of this process in it (0600, never through a
+ * link), fsynced, renamed over @name, the directory fsynced. 0, or -errno
+ * with a message naming the file.
+ */
+int
+run_dir_write_file(int dfd, const char *dir, const char *name, const void *buf, size_t len,
+		   struct pmustat_error **err);
+
 #endif

@@ -63,6 +63,17 @@ read_counters(struct hw *hw, const struct cpu_info *info, int cpu, struct access
 	memcpy(r->owner_fixed, occ.fixed, sizeof(r->owner_fixed));
 }
 
+enum hw_file
+access_rdpmc_file(const struct cpu_info *info)
+{
+	/* Hybrid parts have a PMU per core type, each with its own rdpmc file. */
+	if (info->hybrid && info->core_type == CPU_CORE_TYPE_CORE)
+		return HW_FILE_RDPMC_CPU_CORE;
+	if (info->hybrid && info->core_type == CPU_CORE_TYPE_ATOM)
+		return HW_FILE_RDPMC_CPU_ATOM;
+	return HW_FILE_RDPMC;
+}
+
 void
 access_check(struct hw *hw, const struct cpu_info *info, int cpu, struct access_report *r)
 {
@@ -72,12 +83,7 @@ access_check(struct hw *hw, const struct cpu_info *info, int cpu, struct access_
 	r->rdpmc = ACCESS_NOT_TRIED;
 	r->counters_read = ACCESS_NOT_TRIED;
 
-	/* Hybrid parts have a PMU per core type, each with its own rdpmc file. */
-	r->rdpmc_source = HW_FILE_RDPMC;
-	if (info->hybrid && info->core_type == CPU_CORE_TYPE_CORE)
-		r->rdpmc_source = HW_FILE_RDPMC_CPU_CORE;
-	else if (info->hybrid && info->core_type == CPU_CORE_TYPE_ATOM)
-		r->rdpmc_source = HW_FILE_RDPMC_CPU_ATOM;
+	r->rdpmc_source = access_rdpmc_file(info);
 	read_setting(hw, r->rdpmc_source, r->rdpmc_file, sizeof(r->rdpmc_file));
 	read_setting(hw, HW_FILE_NMI_WATCHDOG, r->nmi_watchdog, sizeof(r->nmi_watchdog));
 	read_setting(hw, HW_FILE_MSR_ALLOW_WRITES, r->allow_writes, sizeof(r->allow_writes));

@@ -44,6 +44,8 @@ struct access_report {
 };
 
 /* Run every check for @cpu, whose PMU @info describes (version >= 2). */
+/* The rdpmc file of the PMU of a core like @info's (cpu_core/ or cpu_atom/ on a hybrid). */
+enum hw_file access_rdpmc_file(const struct cpu_info *info);
 void access_check(struct hw *hw, const struct cpu_info *info, int cpu, struct access_report *r);
 
 /*

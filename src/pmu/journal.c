@@ -171,9 +171,9 @@ open_dir(const char *dir, bool create, struct pmustat_error **err)
 int
 journal_write(const char *dir, const struct journal *j, struct pmustat_error **err)
 {
-	char buf[JOURNAL_MAX_BYTES], name[64], tmp[96], path[PATH_MAX];
+	char buf[JOURNAL_MAX_BYTES], name[64], path[PATH_MAX];
 	size_t len = 0;
-	int dfd, fd, rc = 0;
+	int dfd, rc;
 
 	journal_path(dir, j->core, path, sizeof(path));
 	if (j->nregs > JOURNAL_MAX_REGS || j->nwrote > JOURNAL_MAX_WROTE)
@@ -203,30 +203,7 @@ journal_write(const char *dir, const struct journal *j, struct pmustat_error **e
 	if (dfd < 0)
 		return dfd;
 	snprintf(name, sizeof(name), "cpu%d.journal", j->core);
-	snprintf(tmp, sizeof(tmp), ".cpu%d.journal.%ld.tmp", j->core, (long)getpid());
-	(void)unlinkat(dfd, tmp, 0);
-	fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0) {
-		rc = err_set(err, -errno, "cannot create %s/%s: %s", dir, tmp, strerror(errno));
-		goto out;
-	}
-	if (write(fd, buf, len) != (ssize_t)len || fsync(fd) < 0) {
-		rc = err_set(err, errno ? -errno : -EIO, "cannot write %s/%s: %s", dir, tmp,
-			  strerror(errno ? errno : EIO));
-		close(fd);
-		(void)unlinkat(dfd, tmp, 0);
-		goto out;
-	}
-	close(fd);
-	if (renameat(dfd, tmp, dfd, name) < 0) {
-		rc = err_set(err, -errno, "cannot rename %s/%s to %s: %s", dir, tmp, path, strerror(errno));
-		(void)unlinkat(dfd, tmp, 0);
-		goto out;
-	}
-	/* The rename itself must survive a crash too. */
-	if (fsync(dfd) < 0)
-		rc = err_set(err, -errno, "cannot sync the directory %s: %s", dir, strerror(errno));
-out:
+	rc = run_dir_write_file(dfd, dir, name, buf, len, err);
 	close(dfd);
 	return rc;
 }

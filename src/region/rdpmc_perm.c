@@ -5,6 +5,7 @@
 #include "region/rdpmc_perm.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -68,6 +69,32 @@ rdpmc_perm_restore(struct hw *hw, struct rdpmc_perm *p)
 	if (ret == 0)
 		p->changed = false;
 	return ret;
+}
+
+static struct hw *signal_hw;
+static enum hw_file signal_file;
+static char signal_text[4];
+static volatile sig_atomic_t signal_armed;
+
+void
+rdpmc_perm_arm_signal_restore(struct hw *hw, const struct rdpmc_perm *p)
+{
+	signal_armed = 0;
+	if (!p || !p->changed)
+		return;
+	signal_hw = hw;
+	signal_file = p->file;
+	snprintf(signal_text, sizeof(signal_text), "%d\n", p->found);
+	signal_armed = 1;
+}
+
+int
+rdpmc_perm_restore_from_signal(void)
+{
+	if (!signal_armed)
+		return 0;
+	signal_armed = 0;
+	return hw_write_file(signal_hw, signal_file, signal_text);
 }
 
 void

@@ -51,6 +51,15 @@ int rdpmc_perm_allow(struct hw *hw, enum hw_file file, struct rdpmc_perm *p);
  */
 int rdpmc_perm_restore(struct hw *hw, struct rdpmc_perm *p);
 
+/*
+ * For the fatal signal handler (engine/signals.c): arm with the setting to
+ * put back (its text made now), disarm with NULL; the restore writes it
+ * through @hw (hw_linux: open, write, close: async-signal-safe). 0, or
+ * -errno; 0 when nothing is armed.
+ */
+void rdpmc_perm_arm_signal_restore(struct hw *hw, const struct rdpmc_perm *p);
+int rdpmc_perm_restore_from_signal(void);
+
 /* What failed and what the user can do, for an error of the functions above. */
 void rdpmc_perm_explain(enum hw_file file, int err, char *buf, size_t size);
 

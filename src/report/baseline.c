@@ -161,6 +161,54 @@ load_event(json_t *o, unsigned i, struct baseline_event *e, const char *path, st
 	return 0;
 }
 
+void
+baseline_region_name(char *buf, size_t size, const char *region, const char *event)
+{
+	snprintf(buf, size, "%s:%s", region, event);
+}
+
+/* A --regions record's "regions": each region's events as REGION:EVENT entries after the events. */
+static int
+load_regions(json_t *regions, struct baseline *b, const char *path, struct pmustat_error **err)
+{
+	size_t i, k;
+	json_t *g, *ev;
+
+	if (!regions || json_is_null(regions))
+		return 0;
+	if (!json_is_array(regions))
+		return berr(err, -EINVAL, path, "regions: not an array");
+	json_array_foreach(regions, i, g) {
+		char name[BASELINE_NAME_MAX], where[48];
+		json_t *events = json_object_get(g, "events");
+
+		snprintf(where, sizeof(where), "regions[%zu].", i);
+		if (!json_is_object(g))
+			return berr(err, -EINVAL, path, "regions[%zu]: not an object", i);
+		if (get_string(g, "name", false, name, sizeof(name), path, where, err))
+			return -EINVAL;
+		if (!json_is_array(events))
+			return berr(err, -EINVAL, path, "%sevents: missing or not an array", where);
+		json_array_foreach(events, k, ev) {
+			struct baseline_event *e;
+			char ev_name[BASELINE_NAME_MAX], ev_requested[BASELINE_NAME_MAX];
+
+			if (b->nevents >= BASELINE_MAX_ENTRIES)
+				return berr(err, -EINVAL, path, "regions: more than %d events in all", BASELINE_MAX_ENTRIES);
+			e = &b->events[b->nevents];
+			/* Its errors name "events[k]": of the region named in @where's entry. */
+			if (load_event(ev, (unsigned)k, e, path, err))
+				return -EINVAL;
+			memcpy(ev_name, e->name, sizeof(ev_name));
+			memcpy(ev_requested, e->requested, sizeof(ev_requested));
+			baseline_region_name(e->name, sizeof(e->name), name, ev_name);
+			baseline_region_name(e->requested, sizeof(e->requested), name, ev_requested);
+			b->nevents++;
+		}
+	}
+	return 0;
+}
+
 int
 baseline_load(const char *path, struct baseline *b, struct pmustat_error **err)
 {
@@ -228,6 +276,8 @@ baseline_load(const char *path, struct baseline *b, struct pmustat_error **err)
 		if (load_event(json_array_get(events, i), (unsigned)i, &b->events[i], path, err))
 			goto out;
 	b->nevents = (unsigned)json_array_size(events);
+	if (load_regions(json_object_get(root, "regions"), b, path, err))
+		goto out;
 	rc = 0;
 out:
 	json_decref(root);

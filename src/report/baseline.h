@@ -17,6 +17,8 @@ struct pmustat_error;
 
 #define BASELINE_MAX_BYTES (16u << 20)
 #define BASELINE_MAX_EVENTS 256
+/* Events and REGION:EVENT entries (--regions) together. */
+#define BASELINE_MAX_ENTRIES 4096
 #define BASELINE_NAME_MAX 160
 #define BASELINE_MAX_TOLERANCES 64
 
@@ -32,7 +34,8 @@ struct baseline {
 	char cpu_model[64];	/* the mapfile key, e.g. GenuineIntel-6-5E */
 	char cpu[128];		/* brand, for messages */
 	char event_table[128];	/* "" when architectural events only */
-	struct baseline_event events[BASELINE_MAX_EVENTS];
+	/* The events, then each region's as REGION:EVENT (both names), when the file has "regions". */
+	struct baseline_event events[BASELINE_MAX_ENTRIES];
 	unsigned nevents;
 };
 
@@ -42,6 +45,10 @@ struct baseline {
  */
 int
 baseline_load(const char *path, struct baseline *b, struct pmustat_error **err);
+
+/* "REGION:EVENT" into @buf: how a region's event is named in checks, tolerances and comparisons. */
+void
+baseline_region_name(char *buf, size_t size, const char *region, const char *event);
 
 struct baseline_tolerance {
 	char event[BASELINE_NAME_MAX];	/* "" for the default */

@@ -15,6 +15,7 @@
 #include "base/cpulist.h"
 #include "report/output.h"
 #include "report/comment.h"
+#include "report/region_output.h"
 
 void
 output_thousands(uint64_t v, char *buf, size_t size)
@@ -189,6 +190,8 @@ output_human(FILE *out, const struct stat_report *rep)
 			print_stats(out, row);
 	}
 	fprintf(out, "\n");
+	if (rep->regions && rep->command_ran)
+		region_output_human(out, rep->regions, rep->rows, rep->nrows, rep->repeat > 1);
 	if (rep->command_ran)
 		fprintf(out, "%18.9f seconds time elapsed%s\n\n", rep->elapsed,
 			rep->runs > 1 || rep->repeat > 1 ? " (all runs)" : "");
@@ -238,6 +241,12 @@ csv_field(FILE *out, const char *sep, bool first, const char *text)
 		fputc(*c, out);
 	}
 	fputc('"', out);
+}
+
+void
+output_csv_field(FILE *out, const char *sep, bool first, const char *text)
+{
+	csv_field(out, sep, first, text);
 }
 
 /* A number as a CSV field (the separator may be '.' or a digit: quoted then too). */
@@ -323,6 +332,8 @@ output_csv(FILE *out, const struct stat_report *rep, const char *sep)
 				row->cpu_stats ? &row->cpu_stats[c] : &row->stats);
 		}
 	}
+	if (rep->regions)
+		region_output_csv(out, rep->regions, rep->rows, rep->nrows, sep);
 	for (unsigned i = 0; rep->check_results && i < rep->nchecks; i++) {
 		const struct check_result *r = &rep->check_results[i];
 
@@ -338,7 +349,7 @@ output_csv(FILE *out, const struct stat_report *rep, const char *sep)
 		csv_field(out, sep, false, rep->checks[i].text);
 		fputc('\n', out);
 	}
-	for (unsigned i = 0; rep->baseline && i < rep->nrows; i++) {
+	for (unsigned i = 0; rep->baseline && i < rep->nbaseline; i++) {
 		const struct baseline_cmp *c = &rep->baseline[i];
 
 		if (!c->in_baseline)
@@ -392,7 +403,7 @@ output_gate_lines(FILE *out, const struct stat_report *rep)
 		}
 		fprintf(out, ")\n");
 	}
-	for (unsigned i = 0; rep->baseline && i < rep->nrows; i++) {
+	for (unsigned i = 0; rep->baseline && i < rep->nbaseline; i++) {
 		const struct baseline_cmp *c = &rep->baseline[i];
 
 		if (!c->in_baseline)
@@ -510,8 +521,8 @@ json_values(const struct stat_row *row)
 }
 
 /* A double as JSON; null when not finite (JSON has no infinity). */
-static json_t *
-json_num(double v)
+json_t *
+output_json_num(double v)
 {
 	if (!isfinite(v))
 		return json_null();
@@ -523,21 +534,26 @@ json_num(double v)
 static json_t *
 json_stats(const struct stat_row *row)
 {
-	const struct stats_summary *st = &row->stats;
+	return output_json_stats(&row->stats, row->nvalues);
+}
+
+json_t *
+output_json_stats(const struct stats_summary *st, unsigned nvalues)
+{
 	json_t *o;
 
-	if (row->nvalues == 0)
+	if (nvalues == 0)
 		return json_null();
 	o = json_object();
 	if (!o)
 		return NULL;
 	json_object_set_new(o, "runs", json_integer(st->n));
-	json_object_set_new(o, "mean", json_num(st->mean));
-	json_object_set_new(o, "median", json_num(st->median));
+	json_object_set_new(o, "mean", output_json_num(st->mean));
+	json_object_set_new(o, "median", output_json_num(st->median));
 	json_object_set_new(o, "min", json_integer((json_int_t)st->min));
 	json_object_set_new(o, "max", json_integer((json_int_t)st->max));
-	json_object_set_new(o, "stddev", json_num(st->stddev));
-	json_object_set_new(o, "rel_stddev_percent", json_num(st->rel_stddev_percent));
+	json_object_set_new(o, "stddev", output_json_num(st->stddev));
+	json_object_set_new(o, "rel_stddev_percent", output_json_num(st->rel_stddev_percent));
 	return o;
 }
 
@@ -554,8 +570,8 @@ json_checks(const struct stat_report *rep, json_t *failed)
 			break;
 		json_object_set_new(o, "expression", json_text(rep->checks[i].text));
 		json_object_set_new(o, "passed", json_boolean(r->passed));
-		json_object_set_new(o, "value", r->defined ? json_num(r->lhs) : json_null());
-		json_object_set_new(o, "limit", r->defined ? json_num(r->rhs) : json_null());
+		json_object_set_new(o, "value", r->defined ? output_json_num(r->lhs) : json_null());
+		json_object_set_new(o, "limit", r->defined ? output_json_num(r->rhs) : json_null());
 		json_object_set_new(o, "error", r->defined ? json_null() : json_text(r->why));
 		json_array_append_new(a, o);
 		if (!r->passed)
@@ -580,7 +596,7 @@ json_baseline(const struct stat_report *rep, json_t *failed)
 	}
 	json_object_set_new(o, "file", json_text(rep->baseline_path ? rep->baseline_path : ""));
 	json_object_set_new(o, "tolerance_both", json_boolean(rep->tolerance_both));
-	for (unsigned i = 0; i < rep->nrows; i++) {
+	for (unsigned i = 0; i < rep->nbaseline; i++) {
 		const struct baseline_cmp *c = &rep->baseline[i];
 		json_t *e;
 		char what[BASELINE_NAME_MAX + 16];
@@ -592,10 +608,10 @@ json_baseline(const struct stat_report *rep, json_t *failed)
 			break;
 		json_object_set_new(e, "requested", json_text(c->event));
 		json_object_set_new(e, "passed", json_boolean(c->passed));
-		json_object_set_new(e, "value", c->counted ? json_num(c->value) : json_null());
-		json_object_set_new(e, "baseline", c->counted ? json_num(c->base) : json_null());
-		json_object_set_new(e, "change_percent", c->counted ? json_num(c->change_percent) : json_null());
-		json_object_set_new(e, "tolerance_percent", json_num(c->tolerance_percent));
+		json_object_set_new(e, "value", c->counted ? output_json_num(c->value) : json_null());
+		json_object_set_new(e, "baseline", c->counted ? output_json_num(c->base) : json_null());
+		json_object_set_new(e, "change_percent", c->counted ? output_json_num(c->change_percent) : json_null());
+		json_object_set_new(e, "tolerance_percent", output_json_num(c->tolerance_percent));
 		json_array_append_new(a, e);
 		if (!c->passed) {
 			snprintf(what, sizeof(what), "baseline %s", c->event);
@@ -697,6 +713,8 @@ output_json(FILE *out, const struct stat_report *rep)
 	json_object_set_new(root, "read_method", rep->read_method ? json_string(rep->read_method) : json_null());
 	json_object_set_new(root, "error", rep->error ? json_text(rep->error) : json_null());
 	json_object_set_new(root, "events", events);
+	if (rep->regions)
+		json_object_set_new(root, "regions", region_output_json(rep->regions, rep->rows, rep->nrows));
 	{
 		json_t *failed = json_array();
 

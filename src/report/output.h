@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include <jansson.h>
 #include <stdio.h>
 
 #include "report/baseline.h"
@@ -18,6 +19,7 @@
 #include "report/stats.h"
 
 struct event;
+struct region_report;
 
 #define OUTPUT_FORMAT_VERSION 1
 
@@ -83,14 +85,16 @@ struct stat_report {
 	const struct check *checks;
 	const struct check_result *check_results;
 	unsigned nchecks;
-	/* --baseline FILE: one comparison per row (NULL: no baseline). */
+	/* --baseline FILE: one comparison per row, then per region and row (NULL: no baseline). */
 	const char *baseline_path;
 	const struct baseline_cmp *baseline;
+	unsigned nbaseline;
 	bool tolerance_both;
 	bool gate_failed;		/* a check or a comparison failed */
 	bool json_one_line;		/* -I: every JSON record is one line */
 	bool verbose;			/* -v: the table's comment names the resolved event */
 	bool csv_header;		/* --csv-header: the CSV starts with the field names */
+	const struct region_report *regions;	/* --regions (report/region_output.h), else NULL */
 };
 
 /* One -I record: the counts of one interval of one run. */
@@ -134,6 +138,10 @@ output_csv(FILE *out, const struct stat_report *rep, const char *sep);
 bool
 output_csv_separator_ok(const char *sep);
 
+/* One CSV field, after @sep unless @first, quoted as output_csv() says. */
+void
+output_csv_field(FILE *out, const char *sep, bool first, const char *text);
+
 /*
  * One JSON object and a newline (man/pmustat-output.schema.json); on one
  * line when rep->json_one_line (-I: JSON Lines). 0, or -ENOMEM / -EIO.
@@ -156,6 +164,14 @@ output_gate_lines(FILE *out, const struct stat_report *rep);
  */
 void
 output_interval(FILE *out, const struct stat_interval *iv, const char *sep, bool json);
+
+/* A double as JSON (an integer when it is one; null when not finite). */
+json_t *
+output_json_num(double v);
+
+/* -r statistics as JSON: {"runs", "mean", "median", "min", "max", "stddev", "rel_stddev_percent"}; null without values. */
+json_t *
+output_json_stats(const struct stats_summary *st, unsigned nvalues);
 
 /* @v with thousands separators ("1,234,567") into @buf. */
 void

@@ -98,6 +98,25 @@ class GatesE2E(unittest.TestCase):
                   'exec "$2" --quiet --retire %s:$((%d + n * %d)) --retire %s:500' % (INST, base, step, BRANCHES))
         return ["/bin/sh", "-c", script, "sh", counter, WORKLOAD]
 
+    # --regions (REGION_DEMO in the environment: tests/region's region-demo)
+
+    @unittest.skipIf(not os.environ.get("REGION_DEMO"), "REGION_DEMO is not set")
+    def test_regions_record_validates_and_gates(self):
+        run = self.pmustat(["--regions", "-r", "2", "-e", "LLC_MISSES", "--json",
+                            "--check", "hot:LLC_MISSES<=1200", "--check", "hot:LLC_MISSES<1200"],
+                           [os.environ["REGION_DEMO"]])
+        self.assertEqual(run.status, 3, run.err)
+        rec = run.json()
+        validate(rec)
+        hot = [g for g in rec["regions"] if g["name"] == "hot"][0]
+        self.assertEqual((hot["calls"], hot["events"][0]["value"], hot["events"][0]["values"]), (3, 1200, [1200, 1200]))
+        self.assertEqual(rec["failed"], ["hot:LLC_MISSES<1200"])
+        # Without --regions there is no "regions" key, and the schema still holds.
+        run = self.pmustat(["-e", "LLC_MISSES", "--json"], [os.environ["REGION_DEMO"]])
+        self.assertEqual(run.status, 0, run.err)
+        self.assertNotIn("regions", run.json())
+        validate(run.json())
+
     # -r N
 
     def test_repeat_statistics_exact(self):
@@ -569,7 +588,8 @@ class SchemaItself(unittest.TestCase):
         jsonschema.validate(doc, SCHEMA_DOC)
         for broken in (dict(doc, format_version=2), dict(doc, surprise=1),
                        dict(doc, events=[dict(doc["events"][0], value=-1)]),
-                       {k: v for k, v in doc.items() if k != "failed"}):
+                       {k: v for k, v in doc.items() if k != "failed"},
+                       dict(doc, regions=[{"name": "hot", "calls": 1}])):
             with self.assertRaises(jsonschema.ValidationError):
                 jsonschema.validate(broken, SCHEMA_DOC)
 

@@ -8,8 +8,8 @@
 
 #include "emu_files.h"
 
-static bool
-is_rdpmc_file(enum hw_file file)
+bool
+emu_file_writable(enum hw_file file)
 {
 	return file == HW_FILE_RDPMC || file == HW_FILE_RDPMC_CPU_CORE || file == HW_FILE_RDPMC_CPU_ATOM;
 }
@@ -41,7 +41,7 @@ emu_write_file(struct emu_pmu *pmu, enum hw_file file, const char *text)
 	char buf[8];
 	bool allowed = true;
 
-	if (!is_rdpmc_file(file))
+	if (!emu_file_writable(file))
 		return -EINVAL;
 	if (!emu_file(pmu, file))
 		return -ENOENT;

@@ -23,4 +23,7 @@
  */
 int emu_write_file(struct emu_pmu *pmu, enum hw_file file, const char *text);
 
+/* Whether @file takes writes (the rdpmc files). */
+bool emu_file_writable(enum hw_file file);
+
 #endif

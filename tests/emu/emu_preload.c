@@ -14,6 +14,11 @@
  *    and the table below maps it back to its CPU.
  *  - The kernel files of enum hw_file (and the hybrid cpu_core/cpu_atom
  *    rdpmc files) are served from the state as memfds: read() just works.
+ *    The rdpmc files also take writes, as sysfs does: open for writing
+ *    (the state file's owner only, like the 0644 root file), then write()
+ *    or pwrite() of "N\n" changes the machine (emu_write_file(): the file,
+ *    and whether rdpmc faults), EINVAL for what the kernel refuses. Writes
+ *    through stdio stay in libc, out of reach: use write().
  *  - The machine's own files (pmustat's journals and locks under /run, see
  *    emu_paths.h) live in the machine's directory STATE.d: every libc call
  *    that takes a path (open*, fopen, stat*, statx, access, mkdir*,
@@ -71,6 +76,7 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include "emu_files.h"
 #include "emu_paths.h"
 #include "emu_pmu.h"
 #include "emu_state.h"
@@ -94,6 +100,13 @@ static bool machine_owns_run;		/* PMUSTAT_EMU_STATE is set: the machine's files 
 static size_t machine_dir_room;		/* PATH_MAX; 0 when STATE.d has no valid name: they fail */
 static bool cpuid_faulting;
 static struct msr_fd fd_table[FD_TABLE];
+/* Kernel files open for writing (their enum hw_file; -1: none), checked by dev/ino like msr fds. */
+struct kfile_fd {
+	int file;
+	dev_t dev;
+	ino_t ino;
+};
+static struct kfile_fd kfile_table[FD_TABLE];
 static struct sigaction app_segv;	/* what the program asked for */
 static bool segv_installed;
 
@@ -328,6 +341,15 @@ emu_open(enum path_kind kind, long num, int flags)
 			errno = ENOENT;
 			return -1;
 		}
+		/* sysfs: only the rdpmc files are writable, and only by root (the machine's owner). */
+		if (accmode != O_RDONLY && !emu_file_writable((enum hw_file)num)) {
+			errno = EACCES;
+			return -1;
+		}
+		if (accmode != O_RDONLY && geteuid() != emu->msr_owner_uid) {
+			errno = EACCES;
+			return -1;
+		}
 		fd = make_memfd("pmuemu-file", flags);
 		if (fd < 0)
 			return -1;
@@ -335,6 +357,14 @@ emu_open(enum path_kind kind, long num, int flags)
 			real_close(fd);
 			errno = EIO;
 			return -1;
+		}
+		if (accmode != O_RDONLY) {
+			if (fd >= FD_TABLE || fstat(fd, &st) < 0) {
+				real_close(fd);
+				errno = EMFILE;
+				return -1;
+			}
+			kfile_table[fd] = (struct kfile_fd){ (int)num, st.st_dev, st.st_ino };
 		}
 		return fd;
 	case PATH_OTHER:
@@ -360,6 +390,52 @@ msr_of(int fd)
 		return NULL;
 	}
 	return m;
+}
+
+/* The kernel file open for writing behind @fd, or NULL. */
+static struct kfile_fd *
+kfile_of(int fd)
+{
+	struct kfile_fd *k;
+	struct stat st;
+
+	if (!emu || fd < 0 || fd >= FD_TABLE || kfile_table[fd].file < 0)
+		return NULL;
+	k = &kfile_table[fd];
+	if (fstat(fd, &st) < 0 || st.st_dev != k->dev || st.st_ino != k->ino) {
+		k->file = -1;
+		return NULL;
+	}
+	return k;
+}
+
+static void lock_all(sigset_t *saved);
+static void unlock_all(const sigset_t *saved);
+
+/* A sysfs store: the whole write is the value (at most a page; ours are a few bytes). */
+static ssize_t
+kfile_write(const struct kfile_fd *k, const void *buf, size_t count)
+{
+	char text[64];
+	sigset_t saved;
+	int err;
+
+	if (count == 0)
+		return 0;
+	if (count >= sizeof(text)) {
+		errno = EINVAL;
+		return -1;
+	}
+	memcpy(text, buf, count);
+	text[count] = '\0';
+	lock_all(&saved);
+	err = emu_write_file(emu, (enum hw_file)k->file, text);
+	unlock_all(&saved);
+	if (err) {
+		errno = -err;
+		return -1;
+	}
+	return (ssize_t)count;
 }
 
 /* Block every signal around the lock (see the top of the file). */
@@ -597,10 +673,15 @@ pwrite(int fd, const void *buf, size_t count, off_t pos)
 {
 	struct msr_fd *m;
 
+	struct kfile_fd *k;
+
 	resolve();
 	m = msr_of(fd);
 	if (m)
 		return msr_io(m, (void *)buf, count, pos, true);
+	k = kfile_of(fd);
+	if (k)
+		return kfile_write(k, buf, count);
 	return real_pwrite(fd, buf, count, pos);
 }
 
@@ -628,10 +709,15 @@ write(int fd, const void *buf, size_t count)
 {
 	struct msr_fd *m;
 
+	struct kfile_fd *k;
+
 	resolve();
 	m = msr_of(fd);
 	if (m)
 		return msr_io(m, (void *)buf, count, lseek(fd, 0, SEEK_CUR), true);
+	k = kfile_of(fd);
+	if (k)
+		return kfile_write(k, buf, count);
 	return real_write(fd, buf, count);
 }
 
@@ -639,8 +725,10 @@ EXPORT int
 close(int fd)
 {
 	resolve();
-	if (fd >= 0 && fd < FD_TABLE)
+	if (fd >= 0 && fd < FD_TABLE) {
 		fd_table[fd].cpu = -1;
+		kfile_table[fd].file = -1;
+	}
 	return real_close(fd);
 }
 
@@ -1192,8 +1280,10 @@ pmuemu_init(void)
 	int err;
 
 	resolve();
-	for (int i = 0; i < FD_TABLE; i++)
+	for (int i = 0; i < FD_TABLE; i++) {
 		fd_table[i].cpu = -1;
+		kfile_table[i].file = -1;
+	}
 	if (!path || !*path)
 		return;
 	/*

@@ -13,6 +13,7 @@
  *	stat PATH			-> "stat dir|chr|reg" | "stat ENOENT"
  *	file PATH			-> "file <first line>" | "file ENOENT" (open+read)
  *	fopen PATH			-> the same through fopen()
+ *	write PATH TEXT			-> open O_WRONLY + write(): "write ok" | "write EINVAL"...
  *	rdpmc ECX			-> "rdpmc 0x..." | "rdpmc SIGSEGV" (own handler)
  *	cpuid LEAF SUBLEAF		-> via cpu_exec_cpuid_ext: "cpuid a b c d"
  *	cpuid-insn LEAF SUBLEAF		-> the CPUID instruction itself
@@ -279,6 +280,25 @@ probe(int argc, char **argv)
 		buf[strcspn(buf, "\n")] = '\0';
 		printf("%s %s\n", op, buf);
 		return 2;
+	}
+	if (strcmp(op, "write") == 0) {
+		size_t len;
+		ssize_t w;
+
+		NEED(2);
+		fd = open(argv[1], O_WRONLY | O_CLOEXEC);
+		if (fd < 0) {
+			printf("write %s\n", errname(errno));
+			return 3;
+		}
+		len = strlen(argv[2]);
+		w = write(fd, argv[2], len);
+		if (w < 0)
+			printf("write %s\n", errname(errno));
+		else
+			printf("write %s\n", (size_t)w == len ? "ok" : "short");
+		close(fd);
+		return 3;
 	}
 	if (strcmp(op, "rdpmc") == 0) {
 		NEED(1);

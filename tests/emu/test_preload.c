@@ -204,6 +204,27 @@ test_rdpmc_not_allowed(void **state)
 	e2e_machine_free(&m);
 }
 
+/* The rdpmc file takes writes as sysfs does, and rdpmc follows it. */
+static void
+test_rdpmc_file_writes(void **state)
+{
+	static const char *const file = "/sys/bus/event_source/devices/cpu/rdpmc";
+	struct e2e_machine m;
+
+	(void)state;
+	machine(&m, "skylake", "--rdpmc=off");
+	run_expect(&m, (const char *[]){ PROBE, "write", file, "2\n", "file", file, "pin", "0", "rdpmc", "0",
+		   NULL }, 0, "write ok\nfile 2\nrdpmc 0x0\n");
+	/* The state keeps it: another process sees 2, then puts 1 back, and rdpmc faults again. */
+	run_expect(&m, (const char *[]){ PROBE, "file", file, "write", file, "1", "pin", "0", "rdpmc", "0",
+		   "file", file, NULL }, 0, "file 2\nwrite ok\nrdpmc SIGSEGV\nfile 1\n");
+	/* What the kernel refuses, and files that take no writes. */
+	run_expect(&m, (const char *[]){ PROBE, "write", file, "3", "write", file, "x", "file", file,
+		   "write", "/proc/sys/kernel/nmi_watchdog", "0", NULL }, 0,
+		   "write EINVAL\nwrite EINVAL\nfile 1\nwrite EACCES\n");
+	e2e_machine_free(&m);
+}
+
 /* The tool programs core C; a target pinned on C counts there, elsewhere nothing. */
 static void
 test_counts_are_per_core(void **state)
@@ -457,6 +478,7 @@ main(void)
 		cmocka_unit_test(test_kernel_files),
 		cmocka_unit_test(test_rdpmc_emulated),
 		cmocka_unit_test(test_rdpmc_not_allowed),
+		cmocka_unit_test(test_rdpmc_file_writes),
 		cmocka_unit_test(test_counts_are_per_core),
 		cmocka_unit_test(test_concurrent_retires),
 		cmocka_unit_test(test_cpuid_through_libcpuid),

@@ -1,0 +1,54 @@
+/*
+ * regions.h - `pmustat --regions`: the step of a stat run that lets the
+ * command count its own code regions with libpmustat-region
+ * (include/pmustat/region.h, src/region/region_abi.h).
+ *
+ * It takes part in the run loop like a backend (struct backend_ops, after
+ * the MSR backend, whose plan it reads):
+ *  - begin: puts back the rdpmc setting a killed run left (its journal),
+ *    then makes rdpmc usable by the command: the rdpmc file set to 2,
+ *    journaled first and armed for the fatal-signal handler; refused with
+ *    the reason when it cannot be (not root, no such file, the perf
+ *    backend);
+ *  - arm (each run): the shared area with the rdpmc ECX and width of each
+ *    event of that run's batch, PMUSTAT_REGION_FD in the command's
+ *    environment, the fd inherited by the command right before the enable;
+ *  - collect: the area read back (validated) into per-region sums, each
+ *    event's from the run that counted it; every round's kept for -r;
+ *  - end (every path): the rdpmc file as it was found, the journal removed.
+ * The whole-run counts are the MSR backend's, unchanged.
+ */
+#ifndef PMUSTAT_REGIONS_H
+#define PMUSTAT_REGIONS_H
+
+#include <stdbool.h>
+
+#include "engine/run.h"
+#include "report/region_output.h"
+
+struct stat_row;
+
+extern const struct backend_ops regions_step;
+
+/*
+ * After the rounds: the regions as the report shows them, per stat row
+ * (@rows, @nrows: the rows of the report, @row_event[r] the counted event
+ * of row r, hardware events below @nhw). NULL when --regions was not asked
+ * for or nothing was set up. Valid until regions_free().
+ */
+const struct region_report *
+regions_report(struct run_ctx *c, const struct stat_row *rows, unsigned nrows, const unsigned *row_event,
+	       unsigned nhw);
+
+/*
+ * REGION:EVENT (a check's name; the event as a row is spelled, :modifiers
+ * included): that region's value of that row, or NULL when no region or
+ * row is so named.
+ */
+const struct region_value *
+regions_lookup(const struct region_report *r, const struct stat_row *rows, unsigned nrows, const char *query);
+
+void
+regions_free(struct run_ctx *c);
+
+#endif

@@ -1,0 +1,189 @@
+/*
+ * region_output.c - see region_output.h.
+ */
+#include "report/region_output.h"
+
+#include <string.h>
+
+#include "events/event.h"
+#include "report/json_text.h"
+#include "report/label.h"
+#include "report/output.h"
+
+/* The name a row is shown under, as the whole run's rows show it (label.h). */
+struct region_label {
+	char text[EVENT_NAME_MAX + 8];
+};
+
+static struct region_label
+label(const struct stat_row *row)
+{
+	struct region_label l;
+
+	label_of(row->ev, l.text, sizeof(l.text));
+	return l;
+}
+
+void
+region_output_human(FILE *out, const struct region_report *r, const struct stat_row *rows, unsigned nrows,
+		    bool repeat)
+{
+	if (!r->attached) {
+		fprintf(out, " Regions: none; the command did not use libpmustat-region (not linked, or built without -DPMUSTAT_REGIONS).\n\n");
+		return;
+	}
+	if (r->nregions == 0) {
+		fprintf(out, " Regions: none; the command began and ended no region.\n\n");
+		return;
+	}
+	fprintf(out, " Regions%s:\n\n", repeat ? " (medians of the rounds)" : "");
+	for (unsigned i = 0; i < r->nregions; i++) {
+		const struct region_out *g = &r->regions[i];
+		char calls[40];
+
+		output_thousands(g->calls, calls, sizeof(calls));
+		fprintf(out, " %s%s: %s call%s", g->name, g->truncated ? "..." : "", calls, g->calls == 1 ? "" : "s");
+		if (g->threads > 1)
+			fprintf(out, " in %u threads", g->threads);
+		fprintf(out, "\n");
+		for (unsigned k = 0; k < nrows; k++) {
+			char value[40];
+
+			if (!g->ev[k].applies)
+				continue;
+			if (g->ev[k].counted)
+				output_thousands(g->ev[k].value, value, sizeof(value));
+			else
+				snprintf(value, sizeof(value), "<not counted>");
+			fprintf(out, "%18s      %s\n", value, label(&rows[k]).text);
+		}
+		for (unsigned t = 0; g->per_thread && g->nper_thread > 1 && t < g->nper_thread; t++) {
+			const struct region_thread_out *th = &g->per_thread[t];
+
+			output_thousands(th->calls, calls, sizeof(calls));
+			fprintf(out, "%24s thread %d: %s call%s", "", th->tid, calls, th->calls == 1 ? "" : "s");
+			for (unsigned k = 0; k < nrows; k++) {
+				char value[40];
+
+				if (!g->ev[k].applies || !th->counted[k])
+					continue;
+				output_thousands(th->sums[k], value, sizeof(value));
+				fprintf(out, ", %s %s", value, label(&rows[k]).text);
+			}
+			fprintf(out, "\n");
+		}
+		fprintf(out, "\n");
+	}
+}
+
+void
+region_output_csv(FILE *out, const struct region_report *r, const struct stat_row *rows, unsigned nrows,
+		  const char *sep)
+{
+	for (unsigned i = 0; i < r->nregions; i++) {
+		const struct region_out *g = &r->regions[i];
+
+		for (unsigned k = 0; k < nrows; k++) {
+			char num[32];
+
+			if (!g->ev[k].applies)
+				continue;
+			output_csv_field(out, sep, true, "region");
+			output_csv_field(out, sep, false, g->name);
+			snprintf(num, sizeof(num), "%llu", (unsigned long long)g->calls);
+			output_csv_field(out, sep, false, num);
+			if (g->ev[k].counted)
+				snprintf(num, sizeof(num), "%llu", (unsigned long long)g->ev[k].value);
+			else
+				snprintf(num, sizeof(num), "<not counted>");
+			output_csv_field(out, sep, false, num);
+			output_csv_field(out, sep, false, label(&rows[k]).text);
+			output_csv_field(out, sep, false, rows[k].ev->name);
+			fputc('\n', out);
+		}
+	}
+}
+
+static json_t *
+value_json(const struct region_value *v, const struct stat_row *row)
+{
+	json_t *o = json_object(), *values = json_array();
+
+	if (!o || !values) {
+		json_decref(o);
+		json_decref(values);
+		return NULL;
+	}
+	for (unsigned i = 0; i < v->nvalues; i++)
+		json_array_append_new(values, json_integer((json_int_t)v->values[i]));
+	json_object_set_new(o, "name", json_text(row->ev->name));
+	json_object_set_new(o, "requested", json_text(row->ev->requested));
+	json_object_set_new(o, "value", v->counted ? json_integer((json_int_t)v->value) : json_null());
+	json_object_set_new(o, "values", values);
+	json_object_set_new(o, "stats", output_json_stats(&v->stats, v->nvalues));
+	return o;
+}
+
+static json_t *
+threads_json(const struct region_out *g, const struct stat_row *rows, unsigned nrows)
+{
+	json_t *a;
+
+	if (!g->per_thread)
+		return json_null();
+	a = json_array();
+	for (unsigned t = 0; a && t < g->nper_thread; t++) {
+		const struct region_thread_out *th = &g->per_thread[t];
+		json_t *o = json_object(), *ev = json_array();
+
+		if (!o || !ev) {
+			json_decref(o);
+			json_decref(ev);
+			break;
+		}
+		for (unsigned k = 0; k < nrows; k++) {
+			json_t *e;
+
+			if (!g->ev[k].applies || !(e = json_object()))
+				continue;
+			json_object_set_new(e, "name", json_text(rows[k].ev->name));
+			json_object_set_new(e, "requested", json_text(rows[k].ev->requested));
+			json_object_set_new(e, "value", th->counted[k] ? json_integer((json_int_t)th->sums[k]) : json_null());
+			json_array_append_new(ev, e);
+		}
+		json_object_set_new(o, "tid", json_integer(th->tid));
+		json_object_set_new(o, "calls", json_integer((json_int_t)th->calls));
+		json_object_set_new(o, "events", ev);
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
+json_t *
+region_output_json(const struct region_report *r, const struct stat_row *rows, unsigned nrows)
+{
+	json_t *a = json_array();
+
+	for (unsigned i = 0; a && i < r->nregions; i++) {
+		const struct region_out *g = &r->regions[i];
+		json_t *o = json_object(), *ev = json_array();
+
+		if (!o || !ev) {
+			json_decref(o);
+			json_decref(ev);
+			json_decref(a);
+			return NULL;
+		}
+		for (unsigned k = 0; k < nrows; k++)
+			if (g->ev[k].applies)
+				json_array_append_new(ev, value_json(&g->ev[k], &rows[k]));
+		json_object_set_new(o, "name", json_text(g->name));
+		json_object_set_new(o, "truncated", json_boolean(g->truncated));
+		json_object_set_new(o, "calls", json_integer((json_int_t)g->calls));
+		json_object_set_new(o, "threads", json_integer(g->threads));
+		json_object_set_new(o, "events", ev);
+		json_object_set_new(o, "per_thread", threads_json(g, rows, nrows));
+		json_array_append_new(a, o);
+	}
+	return a;
+}

@@ -1,0 +1,81 @@
+/*
+ * region_output.h - the code regions of a `pmustat --regions` run
+ * (libpmustat-region's counts) in the three outputs: a block after the
+ * text table, "region" records in -x CSV, and the JSON "regions" array.
+ *
+ * A region's values are per stat row (the same events and spellings as the
+ * whole-run table): each the sum over the region's completed pairs in every
+ * thread, taken in the run (batch) that counted the event; with -r, the
+ * median over the rounds. Software rows are never counted in a region.
+ */
+#ifndef PMUSTAT_REGION_OUTPUT_H
+#define PMUSTAT_REGION_OUTPUT_H
+
+#include <jansson.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "report/stats.h"
+
+struct stat_row;
+
+#define REGION_OUT_NAME_SIZE	64
+
+/* One event of one region. */
+struct region_value {
+	bool applies;			/* a hardware event (software ones are not read in regions) */
+	bool counted;
+	uint64_t value;			/* the median with -r, rounded half up */
+	const uint64_t *values;		/* every round's sum */
+	unsigned nvalues;
+	struct stats_summary stats;	/* when nvalues > 0 */
+};
+
+/* One region of one thread (a single run: threads are the same in every event's count). */
+struct region_thread_out {
+	int tid;
+	uint64_t calls;
+	const uint64_t *sums;		/* per row; software rows 0 */
+	const bool *counted;		/* per row */
+};
+
+struct region_out {
+	char name[REGION_OUT_NAME_SIZE];	/* valid UTF-8, no control characters */
+	bool truncated;			/* the program's name was longer */
+	uint64_t calls;			/* completed begin/end pairs, every thread, the last round */
+	unsigned threads;		/* threads it ran in */
+	const struct region_value *ev;	/* per stat row */
+	const struct region_thread_out *per_thread;	/* NULL: not available (several runs) */
+	unsigned nper_thread;
+};
+
+struct region_report {
+	const struct region_out *regions;
+	unsigned nregions;
+	bool attached;			/* the program accepted the area in some run */
+};
+
+/* The block after the text table: per region its calls and each event's sum. */
+void
+region_output_human(FILE *out, const struct region_report *r, const struct stat_row *rows, unsigned nrows,
+		    bool repeat);
+
+/*
+ * One CSV record per region and event:
+ * "region" SEP name SEP calls SEP value SEP event SEP resolved name
+ * (value "<not counted>" when that run did not see the region).
+ */
+void
+region_output_csv(FILE *out, const struct region_report *r, const struct stat_row *rows, unsigned nrows,
+		  const char *sep);
+
+/*
+ * [{"name", "calls", "threads", "truncated", "events": [{"name", "requested",
+ * "value", "values", "stats"}], "per_thread": [{"tid", "calls", "events":
+ * [{"name", "value"}]}] | null}]; NULL when out of memory.
+ */
+json_t *
+region_output_json(const struct region_report *r, const struct stat_row *rows, unsigned nrows);
+
+#endif

@@ -1,0 +1,592 @@
+/*
+ * pmustat --regions end to end: the real binary on the emulated PMU runs
+ * tests/region's programs (libpmustat-region linked) and reports exact
+ * per-region sums and calls, per thread, over reruns, in text, CSV and
+ * JSON; --check REGION:EVENT; and the rdpmc file set to 2 for the run and
+ * put back on every exit path: the normal end, a fatal signal, and after a
+ * SIGKILL by the next run or by `pmustat reset` (the rdpmc journal).
+ */
+#include <errno.h>
+#include <jansson.h>
+#include <limits.h>
+#include <sched.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+
+#include "e2e_harness.h"
+#include "pmu/journal.h"
+#include "pmu/msr.h"
+#include "pmu/rdpmc_journal.h"
+
+#define WL E2E_EMU_WORKLOAD
+
+static int core;
+static char core_arg[16];
+static unsigned ncpus;
+
+/* A Skylake with every CPU of the host; @extra (NULL-terminated) after. */
+static void
+machine(struct e2e_machine *m, const char *extra1, const char *extra2)
+{
+	char cpus[16];
+
+	snprintf(cpus, sizeof(cpus), "%u", ncpus);
+	e2e_machine_new(m, (const char *[]){ "--model", "skylake", "--cpus", cpus, extra1, extra2, NULL });
+}
+
+/* The emulated machine's rdpmc file, first line. */
+static char *
+rdpmc_file(const struct e2e_machine *m, char *buf, size_t size)
+{
+	struct emu_pmu *p = e2e_state(m);
+	const char *t = emu_file(p, HW_FILE_RDPMC);
+
+	snprintf(buf, size, "%s", t ? t : "(none)");
+	buf[strcspn(buf, "\n")] = '\0';
+	free(p);
+	return buf;
+}
+
+static void
+assert_rdpmc(const struct e2e_machine *m, const char *want)
+{
+	char buf[32];
+
+	assert_string_equal(rdpmc_file(m, buf, sizeof(buf)), want);
+}
+
+static bool
+journal_exists(const struct e2e_machine *m)
+{
+	char path[PATH_MAX], moved[PATH_MAX];
+
+	rdpmc_journal_path(JOURNAL_DIR, path, sizeof(path));
+	e2e_machine_path(m, path, moved, sizeof(moved));
+	return access(moved, F_OK) == 0;
+}
+
+static json_t *
+parse(const struct e2e_result *r)
+{
+	json_error_t jerr;
+	json_t *root = json_loads(r->out, 0, &jerr);
+
+	if (!root)
+		fail_msg("not JSON (%s): %s\nstderr: %s", jerr.text, r->out, r->err);
+	return root;
+}
+
+static json_t *
+region(json_t *root, const char *name)
+{
+	size_t i;
+	json_t *g;
+
+	json_array_foreach(json_object_get(root, "regions"), i, g)
+		if (strcmp(json_string_value(json_object_get(g, "name")), name) == 0)
+			return g;
+	fail_msg("no region %s", name);
+	return NULL;
+}
+
+/* Region @name's value of its @k-th event (JSON null: -1). */
+static long long
+region_value(json_t *root, const char *name, size_t k)
+{
+	json_t *v = json_object_get(json_array_get(json_object_get(region(root, name), "events"), k), "value");
+
+	return json_is_null(v) ? -1 : (long long)json_integer_value(v);
+}
+
+static long long
+calls(json_t *root, const char *name)
+{
+	return (long long)json_integer_value(json_object_get(region(root, name), "calls"));
+}
+
+static long long
+event_value(json_t *root, size_t k)
+{
+	return (long long)json_integer_value(json_object_get(json_array_get(json_object_get(root, "events"), k),
+							     "value"));
+}
+
+/* Region @name: @c calls, @units LLC misses and ten times as many instructions. */
+static void
+expect_region(json_t *root, const char *name, long long c, long long units)
+{
+	if (calls(root, name) != c || region_value(root, name, 0) != units ||
+	    region_value(root, name, 1) != 10 * units)
+		fail_msg("region %s: %lld calls, %lld, %lld; want %lld, %lld, %lld", name, calls(root, name),
+			 region_value(root, name, 0), region_value(root, name, 1), c, units, 10 * units);
+}
+
+/* The demo, counted by pmustat itself: every region exact, per thread too, the whole run unchanged. */
+static void
+test_demo_exact(void **state)
+{
+	struct e2e_machine m;
+	struct e2e_result r;
+	json_t *root, *threads, *t;
+	long long sums[2];
+	size_t i;
+
+	(void)state;
+	machine(&m, NULL, NULL);
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "--regions", "-C", core_arg, "-e",
+					  "LLC_MISSES,INST_RETIRED.ANY", "--json", "-o", "/dev/stdout", "--", REGION_DEMO, NULL });
+	e2e_assert_status(&r, 0);
+	root = parse(&r);
+	assert_int_equal(event_value(root, 0), 1233);
+	assert_int_equal(event_value(root, 1), 12330);
+	assert_int_equal(json_array_size(json_object_get(root, "regions")), 5);
+	expect_region(root, "hot", 3, 1200);
+	expect_region(root, "cold", 1, 18);
+	expect_region(root, "inner", 1, 5);
+	expect_region(root, "rec", 2, 5);
+	expect_region(root, "worker", 1, 7);
+	assert_int_equal(json_integer_value(json_object_get(region(root, "hot"), "threads")), 2);
+	/* Per thread: the main thread's two calls of 100, the worker's one of 1000. */
+	threads = json_object_get(region(root, "hot"), "per_thread");
+	assert_int_equal(json_array_size(threads), 2);
+	json_array_foreach(threads, i, t) {
+		json_t *ev = json_object_get(t, "events");
+
+		sums[i] = (long long)json_integer_value(json_object_get(json_array_get(ev, 0), "value"));
+		assert_int_equal(json_integer_value(json_object_get(t, "calls")), sums[i] == 200 ? 2 : 1);
+	}
+	assert_true((sums[0] == 200 && sums[1] == 1000) || (sums[0] == 1000 && sums[1] == 200));
+	json_decref(root);
+	e2e_result_free(&r);
+	/* Already 2 on this machine: left alone, no journal. */
+	assert_rdpmc(&m, "2");
+	assert_false(journal_exists(&m));
+	e2e_machine_free(&m);
+}
+
+/* The text block and the CSV records. */
+static void
+test_text_and_csv(void **state)
+{
+	struct e2e_machine m;
+	struct e2e_result r;
+
+	(void)state;
+	machine(&m, NULL, NULL);
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "--regions", "-C", core_arg, "-e", "LLC_MISSES", "--",
+					  REGION_DEMO, NULL });
+	e2e_assert_status(&r, 0);
+	e2e_assert_err_contains(&r, " hot: 3 calls in 2 threads\n             1,200      LLC_MISSES:u\n");
+	e2e_assert_err_contains(&r, " cold: 1 call\n                18      LLC_MISSES:u\n");
+	e2e_result_free(&r);
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "--regions", "-C", core_arg, "-e", "LLC_MISSES", "-x", ";",
+					  "--", REGION_DEMO, NULL });
+	e2e_assert_status(&r, 0);
+	e2e_assert_err_contains(&r, "1233;;LLC_MISSES:u;LLC_MISSES;pmc0;1;counted\n"
+				"region;cold;1;18;LLC_MISSES:u;LLC_MISSES\n"
+				"region;hot;3;1200;LLC_MISSES:u;LLC_MISSES\n"
+				"region;inner;1;5;LLC_MISSES:u;LLC_MISSES\n"
+				"region;rec;2;5;LLC_MISSES:u;LLC_MISSES\n"
+				"region;worker;1;7;LLC_MISSES:u;LLC_MISSES\n");
+	e2e_result_free(&r);
+	e2e_machine_free(&m);
+}
+
+/* One general-purpose counter for two events: two runs, each event's region sums from its own. */
+static void
+test_reruns(void **state)
+{
+	struct e2e_machine m;
+	struct e2e_result r;
+	json_t *root;
+
+	(void)state;
+	machine(&m, "--gp", "1");
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "--regions", "-C", core_arg, "-e", "LLC_MISSES,r00c0",
+					  "--json", "-o", "/dev/stdout", "--", REGION_DEMO, NULL });
+	e2e_assert_status(&r, 0);
+	root = parse(&r);
+	assert_int_equal(json_integer_value(json_object_get(root, "runs")), 2);
+	assert_int_equal(event_value(root, 0), 1233);
+	assert_int_equal(event_value(root, 1), 12330);
+	expect_region(root, "hot", 3, 1200);
+	expect_region(root, "worker", 1, 7);
+	/* Threads differ between the runs: no per-thread counts. */
+	assert_true(json_is_null(json_object_get(region(root, "hot"), "per_thread")));
+	json_decref(root);
+	e2e_result_free(&r);
+	e2e_machine_free(&m);
+}
+
+/* -r 3: each region event has every round's sum and its median. */
+static void
+test_repeat(void **state)
+{
+	struct e2e_machine m;
+	struct e2e_result r;
+	json_t *root, *ev;
+
+	(void)state;
+	machine(&m, NULL, NULL);
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "--regions", "-r", "3", "-C", core_arg, "-e", "LLC_MISSES",
+					  "--json", "-o", "/dev/stdout", "--", REGION_DEMO, NULL });
+	e2e_assert_status(&r, 0);
+	root = parse(&r);
+	ev = json_array_get(json_object_get(region(root, "hot"), "events"), 0);
+	assert_int_equal(json_array_size(json_object_get(ev, "values")), 3);
+	for (size_t i = 0; i < 3; i++)
+		assert_int_equal(json_integer_value(json_array_get(json_object_get(ev, "values"), i)), 1200);
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(ev, "stats"), "median")), 1200);
+	assert_int_equal(calls(root, "hot"), 3);
+	json_decref(root);
+	e2e_result_free(&r);
+	e2e_machine_free(&m);
+}
+
+/* --check REGION:EVENT: a pass, a fail (exit 3), a region never run (fails), and without --regions a refusal. */
+static void
+test_checks(void **state)
+{
+	struct e2e_machine m;
+	struct e2e_result r;
+	json_t *root, *checks;
+
+	(void)state;
+	machine(&m, NULL, NULL);
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "--regions", "-C", core_arg, "-e", "LLC_MISSES",
+					  "--check", "hot:LLC_MISSES<=1200", "--json", "-o", "/dev/stdout", "--", REGION_DEMO, NULL });
+	e2e_assert_status(&r, 0);
+	e2e_result_free(&r);
+	/* The event of a check is counted even when -e does not name it. */
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "--regions", "-C", core_arg, "-e", "LLC_MISSES",
+					  "--check", "hot:LLC_MISSES<=1200", "--check", "cold:INST_RETIRED.ANY<180",
+					  "--check", "nosuch:LLC_MISSES<=1", "--json", "-o", "/dev/stdout", "--", REGION_DEMO, NULL });
+	e2e_assert_status(&r, 3);
+	root = parse(&r);
+	checks = json_object_get(root, "checks");
+	assert_true(json_is_true(json_object_get(json_array_get(checks, 0), "passed")));
+	assert_true(json_is_false(json_object_get(json_array_get(checks, 1), "passed")));
+	assert_int_equal(json_integer_value(json_object_get(json_array_get(checks, 1), "value")), 180);
+	assert_true(json_is_false(json_object_get(json_array_get(checks, 2), "passed")));
+	assert_true(json_is_null(json_object_get(json_array_get(checks, 2), "value")));
+	assert_int_equal(json_array_size(json_object_get(root, "failed")), 2);
+	json_decref(root);
+	e2e_result_free(&r);
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "-e", "LLC_MISSES",
+					  "--check", "hot:LLC_MISSES<=1200", "--", REGION_DEMO, NULL });
+	e2e_assert_status(&r, 125);
+	e2e_assert_err_contains(&r, "needs --regions");
+	e2e_result_free(&r);
+	e2e_machine_free(&m);
+}
+
+/* Set region @name's first event in the baseline @path to @value (and its median). */
+static void
+edit_baseline(const char *path, const char *name, long long value)
+{
+	json_error_t jerr;
+	json_t *root = json_load_file(path, 0, &jerr), *ev;
+
+	if (!root)
+		fail_msg("%s: %s", path, jerr.text);
+	ev = json_array_get(json_object_get(region(root, name), "events"), 0);
+	json_object_set_new(ev, "value", json_integer(value));
+	json_object_set_new(json_object_get(ev, "stats"), "median", json_integer(value));
+	assert_int_equal(json_dump_file(root, path, JSON_INDENT(2)), 0);
+	json_decref(root);
+}
+
+/* --save-baseline keeps the regions; --baseline compares REGION:EVENT with its own tolerance. */
+static void
+test_baseline(void **state)
+{
+	struct e2e_machine m;
+	struct e2e_result r;
+	char path[PATH_MAX + 16];
+	json_t *root;
+
+	(void)state;
+	machine(&m, NULL, NULL);
+	snprintf(path, sizeof(path), "%s/base.json", m.dir);
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "--regions", "-C", core_arg, "-e", "LLC_MISSES",
+					  "--save-baseline", path, "--", REGION_DEMO, NULL });
+	e2e_assert_status(&r, 0);
+	e2e_result_free(&r);
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "--regions", "-C", core_arg, "-e", "LLC_MISSES",
+					  "--baseline", path, "--", REGION_DEMO, NULL });
+	e2e_assert_status(&r, 0);
+	e2e_assert_err_contains(&r, "PASS  baseline hot:LLC_MISSES");
+	e2e_result_free(&r);
+	/* hot had 1000 then: +20% fails, a tolerance of 25% for it alone passes. */
+	edit_baseline(path, "hot", 1000);
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "--regions", "-C", core_arg, "-e", "LLC_MISSES",
+					  "--baseline", path, "--json", "-o", "/dev/stdout", "--", REGION_DEMO, NULL });
+	e2e_assert_status(&r, 3);
+	root = parse(&r);
+	assert_int_equal(json_array_size(json_object_get(root, "failed")), 1);
+	assert_string_equal(json_string_value(json_array_get(json_object_get(root, "failed"), 0)),
+			    "baseline hot:LLC_MISSES");
+	json_decref(root);
+	e2e_result_free(&r);
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "--regions", "-C", core_arg, "-e", "LLC_MISSES",
+					  "--baseline", path, "--tolerance", "hot:LLC_MISSES=25%", "--", REGION_DEMO,
+					  NULL });
+	e2e_assert_status(&r, 0);
+	e2e_assert_err_contains(&r, "PASS  baseline hot:LLC_MISSES  (1200 vs 1000: +20.00%, tolerance +25%)");
+	e2e_result_free(&r);
+	e2e_machine_free(&m);
+}
+
+/*
+ * rdpmc restricted (the file says 1): pmustat sets 2 for the run (the
+ * library's rdpmc would fault otherwise) and puts 1 back, journal gone.
+ */
+static void
+test_rdpmc_set_and_restored(void **state)
+{
+	struct e2e_machine m;
+	struct e2e_result r;
+	json_t *root;
+
+	(void)state;
+	machine(&m, "--rdpmc=off", NULL);
+	assert_rdpmc(&m, "1");
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-v", "--regions", "-C", core_arg, "-e",
+					  "LLC_MISSES,INST_RETIRED.ANY", "--json", "-o", "/dev/stdout", "--", REGION_DEMO,
+					  NULL });
+	e2e_assert_status(&r, 0);
+	e2e_assert_err_contains(&r, "/sys/bus/event_source/devices/cpu/rdpmc set to 2 (was 1)");
+	e2e_assert_err_contains(&r, "any process on this machine can read the counters");
+	e2e_assert_err_contains(&r, "/sys/bus/event_source/devices/cpu/rdpmc is 1 again");
+	root = parse(&r);
+	expect_region(root, "hot", 3, 1200);
+	json_decref(root);
+	e2e_result_free(&r);
+	assert_rdpmc(&m, "1");
+	assert_false(journal_exists(&m));
+	/* A command that fails, and one that cannot run: put back all the same. */
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "--regions", "-C", core_arg, "-e", "LLC_MISSES", "--", WL,
+					  "--exit", "7", NULL });
+	e2e_assert_status(&r, 7);
+	e2e_assert_err_contains(&r, "Regions: none; the command did not use libpmustat-region");
+	e2e_result_free(&r);
+	assert_rdpmc(&m, "1");
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "--regions", "-C", core_arg, "-e", "LLC_MISSES", "--",
+					  "/nonexistent/prog", NULL });
+	e2e_assert_status(&r, 127);
+	e2e_result_free(&r);
+	assert_rdpmc(&m, "1");
+	assert_false(journal_exists(&m));
+	e2e_machine_free(&m);
+}
+
+/* Not the MSR backend, or no rdpmc file: refused with the reason, nothing changed. */
+static void
+test_refused(void **state)
+{
+	struct e2e_machine m;
+	struct e2e_result r;
+
+	(void)state;
+	machine(&m, "--rdpmc=off", NULL);
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "--regions", "--backend", "perf", "-C", core_arg, "-e",
+					  "LLC_MISSES", "--", REGION_DEMO, NULL });
+	e2e_assert_status(&r, 125);
+	e2e_assert_err_contains(&r, "--regions");
+	e2e_assert_err_contains(&r, "MSR backend");
+	e2e_result_free(&r);
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "--regions", "-C", core_arg, "-e", "page-faults", "--",
+					  REGION_DEMO, NULL });
+	e2e_assert_status(&r, 125);
+	e2e_assert_err_contains(&r, "--regions: regions count hardware events");
+	e2e_result_free(&r);
+	assert_rdpmc(&m, "1");
+	e2e_machine_free(&m);
+}
+
+/* pmustat --regions on a command that sleeps, the rdpmc file set; returns its pid. */
+static pid_t
+regions_run(const struct e2e_machine *m)
+{
+	pid_t pid = e2e_spawn(m, (const char *[]){ E2E_PMUSTAT, "--regions", "-C", core_arg, "-e", "LLC_MISSES",
+						 "--", WL, "--sleep", "10000", NULL }, NULL);
+
+	assert_true(e2e_wait_msr(m, (unsigned)core, msr_evtsel(0), EVTSEL_EN, EVTSEL_EN, 5000));
+	assert_rdpmc(m, "2");
+	assert_true(journal_exists(m));
+	return pid;
+}
+
+/* A fatal signal: the handler puts the file back and removes the journal. */
+static void
+test_sigterm_restores(void **state)
+{
+	struct e2e_machine m;
+	pid_t pid;
+
+	(void)state;
+	machine(&m, "--rdpmc=off", NULL);
+	pid = regions_run(&m);
+	kill(pid, SIGTERM);
+	assert_int_equal(e2e_reap(pid), 128 + SIGTERM);
+	assert_rdpmc(&m, "1");
+	assert_false(journal_exists(&m));
+	e2e_machine_free(&m);
+}
+
+/* SIGKILL: nothing can restore then; the next run does, from the journal, even one without --regions. */
+static void
+test_sigkill_next_run_restores(void **state)
+{
+	struct e2e_machine m;
+	struct e2e_result r;
+	pid_t pid;
+
+	(void)state;
+	machine(&m, "--rdpmc=off", NULL);
+	pid = regions_run(&m);
+	kill(-pid, SIGKILL);
+	assert_int_equal(e2e_reap(pid), 128 + SIGKILL);
+	assert_rdpmc(&m, "2");
+	assert_true(journal_exists(&m));
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "-e", "LLC_MISSES", "--", WL, NULL });
+	e2e_assert_status(&r, 0);
+	e2e_assert_err_contains(&r, "a killed run had allowed rdpmc for every process");
+	e2e_assert_err_contains(&r, "is 1 again");
+	e2e_result_free(&r);
+	assert_rdpmc(&m, "1");
+	assert_false(journal_exists(&m));
+
+	/* And the next --regions run: restores, sets it for itself, puts it back. */
+	pid = regions_run(&m);
+	kill(-pid, SIGKILL);
+	assert_int_equal(e2e_reap(pid), 128 + SIGKILL);
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "--regions", "-C", core_arg, "-e", "LLC_MISSES", "--json",
+					  "--", REGION_DEMO, NULL });
+	e2e_assert_status(&r, 0);
+	e2e_assert_err_contains(&r, "a killed run had allowed rdpmc for every process");
+	e2e_result_free(&r);
+	assert_rdpmc(&m, "1");
+	assert_false(journal_exists(&m));
+	e2e_machine_free(&m);
+}
+
+/* SIGKILL, then `pmustat reset`; a value someone set since is theirs: left alone. */
+static void
+test_sigkill_reset_restores(void **state)
+{
+	struct e2e_machine m;
+	struct e2e_result r;
+	pid_t pid;
+
+	(void)state;
+	machine(&m, "--rdpmc=off", NULL);
+	pid = regions_run(&m);
+	kill(-pid, SIGKILL);
+	assert_int_equal(e2e_reap(pid), 128 + SIGKILL);
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "reset", "-C", core_arg, "--json", NULL });
+	e2e_assert_status(&r, 0);
+	e2e_assert_out_contains(&r, "\"rdpmc\": {\n    \"journal\": \"restored\"");
+	e2e_result_free(&r);
+	assert_rdpmc(&m, "1");
+	assert_false(journal_exists(&m));
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "reset", "-C", core_arg, "--json", NULL });
+	e2e_assert_status(&r, 0);
+	e2e_assert_out_contains(&r, "\"journal\": \"none\"");
+	e2e_result_free(&r);
+
+	pid = regions_run(&m);
+	kill(-pid, SIGKILL);
+	assert_int_equal(e2e_reap(pid), 128 + SIGKILL);
+	/* Someone set it to 0 since: not ours to change. */
+	e2e_run(&m, &r, (const char *[]){ E2E_EMU_PROBE, "write", "/sys/bus/event_source/devices/cpu/rdpmc", "0",
+					  NULL });
+	e2e_assert_out_contains(&r, "write ok");
+	e2e_result_free(&r);
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "reset", "-C", core_arg, NULL });
+	e2e_assert_status(&r, 0);
+	e2e_assert_err_contains(&r, "left alone");
+	e2e_result_free(&r);
+	assert_rdpmc(&m, "0");
+	assert_false(journal_exists(&m));
+	e2e_machine_free(&m);
+}
+
+/* A corrupt rdpmc journal is never applied: reset says so (125), --regions refuses, other runs warn. */
+static void
+test_corrupt_journal(void **state)
+{
+	struct e2e_machine m;
+	struct e2e_result r;
+	char path[PATH_MAX], moved[PATH_MAX], dir[PATH_MAX];
+	FILE *f;
+
+	(void)state;
+	machine(&m, "--rdpmc=off", NULL);
+	e2e_machine_path(&m, JOURNAL_DIR, dir, sizeof(dir));
+	assert_true(mkdir(dir, 0700) == 0 || errno == EEXIST);
+	rdpmc_journal_path(JOURNAL_DIR, path, sizeof(path));
+	e2e_machine_path(&m, path, moved, sizeof(moved));
+	f = fopen(moved, "w");
+	assert_non_null(f);
+	fputs("pmustat-rdpmc-journal 1\nfile rdpmc\nfound 7\npid 1\nstart 1\n", f);
+	fclose(f);
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "reset", "-C", core_arg, "--json", NULL });
+	e2e_assert_status(&r, 125);
+	e2e_assert_out_contains(&r, "\"journal\": \"corrupt\"");
+	e2e_result_free(&r);
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "--regions", "-C", core_arg, "-e", "LLC_MISSES", "--",
+					  REGION_DEMO, NULL });
+	e2e_assert_status(&r, 125);
+	e2e_assert_err_contains(&r, "is corrupt");
+	e2e_result_free(&r);
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "-e", "LLC_MISSES", "--", WL, NULL });
+	e2e_assert_status(&r, 0);
+	e2e_assert_err_contains(&r, "warning: the journal");
+	e2e_result_free(&r);
+	assert_rdpmc(&m, "1");
+	assert_true(journal_exists(&m));
+	e2e_machine_free(&m);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_demo_exact),
+		cmocka_unit_test(test_text_and_csv),
+		cmocka_unit_test(test_reruns),
+		cmocka_unit_test(test_repeat),
+		cmocka_unit_test(test_checks),
+		cmocka_unit_test(test_baseline),
+		cmocka_unit_test(test_rdpmc_set_and_restored),
+		cmocka_unit_test(test_refused),
+		cmocka_unit_test(test_sigterm_restores),
+		cmocka_unit_test(test_sigkill_next_run_restores),
+		cmocka_unit_test(test_sigkill_reset_restores),
+		cmocka_unit_test(test_corrupt_journal),
+	};
+	cpu_set_t cpus;
+	long conf = sysconf(_SC_NPROCESSORS_CONF);
+
+	if (sched_getaffinity(0, sizeof(cpus), &cpus) != 0)
+		return 1;
+	for (int c = 0; c < CPU_SETSIZE && c < EMU_MAX_CPUS; c++)
+		if (CPU_ISSET(c, &cpus))
+			core = c;
+	snprintf(core_arg, sizeof(core_arg), "%d", core);
+	ncpus = (unsigned)(conf > core ? conf : core + 1);
+	if (ncpus > EMU_MAX_CPUS)
+		ncpus = EMU_MAX_CPUS;
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
