@@ -121,15 +121,22 @@ verbose_plan(struct run_ctx *c, unsigned i)
 	}
 }
 
-/* Do two plans count every event in the same run of the command? */
+/*
+ * Do two plans count every event in the same run of the command, and with
+ * @counters, on the same counter too? --regions needs that: a thread reads
+ * one rdpmc index per event on whichever core it runs.
+ */
 static bool
-same_runs(const struct plan *a, const struct plan *b, unsigned nevents)
+same_runs(const struct plan *a, const struct plan *b, unsigned nevents, bool counters)
 {
 	if (a->nruns != b->nruns)
 		return false;
-	for (unsigned k = 0; k < nevents; k++)
+	for (unsigned k = 0; k < nevents; k++) {
 		if (a->slots[k].run != b->slots[k].run)
 			return false;
+		if (counters && (a->slots[k].kind != b->slots[k].kind || a->slots[k].index != b->slots[k].index))
+			return false;
+	}
 	return true;
 }
 
@@ -182,7 +189,7 @@ plan_all(struct run_ctx *c, const struct pmu_occupancy *const *occ, const uint64
 			}
 			common_gp &= plans[i]->gp_free;
 			common_fixed &= plans[i]->fixed_free;
-			if (i > 0 && !same_runs(plans[0], plans[i], c->ev->nhw))
+			if (i > 0 && !same_runs(plans[0], plans[i], c->ev->nhw, c->o->regions))
 				same = false;
 		}
 		if (same)
@@ -192,6 +199,8 @@ plan_all(struct run_ctx *c, const struct pmu_occupancy *const *occ, const uint64
 			fprintf(stderr, "pmustat: the cores' own plans batch the events differently; every core uses only the counters free on all\n");
 		same = true;
 	}
+	if (c->o->regions)
+		return err_set(err, -EBUSY, "--regions: the cores cannot count each event on the same counter in the same run of the command (counters in use differ between them); give one core with -C, or fewer events; nothing was written on any of the cores");
 	return err_set(err, -EBUSY, "the cores cannot count the events in the same runs of the command; nothing was written on any of the cores");
 }
 

@@ -289,6 +289,42 @@ test_each_core_its_own_assignment(void **state)
 	e2e_machine_free(&m);
 }
 
+/*
+ * --regions reads one rdpmc index per event on whichever core a thread
+ * runs: every core counts each event on the same counter, so a core's own
+ * fixed counter held by the watchdog moves the event to the same GP
+ * counter on every core.
+ */
+static void
+test_regions_same_counter_on_every_core(void **state)
+{
+	struct e2e_machine m;
+	struct e2e_result r;
+	struct emu_pmu *before;
+	json_t *root;
+
+	(void)state;
+	NEED_TWO_CPUS();
+	machine(&m, false);
+	assert_int_equal(e2e_set_msr(&m, (unsigned)cpu1, MSR_IA32_FIXED_CTR_CTRL, 0xb0), 0);
+	before = e2e_state(&m);
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-v", "--regions", "-C", list_arg, "--json", "-e",
+		"INST_RETIRED.ANY,CPU_CLK_UNHALTED.THREAD", "--", WL, "--quiet", "--threads", "2", "--spread",
+		"--retire", "0xc0:0:1000", "--retire", "0x3c:0:3000", NULL });
+	e2e_assert_status(&r, 0);
+	assert_null(strstr(r.err, "CPU_CLK_UNHALTED.THREAD        -> fixed1"));
+	e2e_assert_err_contains(&r, "CPU_CLK_UNHALTED.THREAD        -> pmc0, run 1");
+	root = parse_json(strchr(r.err, '{'));
+	assert_int_equal(value(root, "CPU_CLK_UNHALTED.THREAD"), 6000);
+	assert_int_equal(per_cpu(root, "CPU_CLK_UNHALTED.THREAD", cpu0), 3000);
+	assert_int_equal(per_cpu(root, "CPU_CLK_UNHALTED.THREAD", cpu1), 3000);
+	json_decref(root);
+	assert_restored(&m, before);
+	e2e_result_free(&r);
+	free(before);
+	e2e_machine_free(&m);
+}
+
 /* One core whose counters are all held refuses the whole run: 125, the core named, nothing written. */
 static void
 test_busy_core_refuses_whole_run(void **state)
@@ -743,6 +779,7 @@ main(void)
 		cmocka_unit_test(test_four_threads_exact_total),
 		cmocka_unit_test(test_per_cpu_lines),
 		cmocka_unit_test(test_each_core_its_own_assignment),
+		cmocka_unit_test(test_regions_same_counter_on_every_core),
 		cmocka_unit_test(test_busy_core_refuses_whole_run),
 		cmocka_unit_test(test_sigterm_restores_both_cores),
 		cmocka_unit_test(test_sigkill_then_next_run_or_reset),
