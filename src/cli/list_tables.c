@@ -73,7 +73,8 @@ read_names(const char *dir, struct tables *ts, struct pmustat_error **err)
 		ts->n++;
 	}
 	closedir(d);
-	qsort(ts->t, ts->n, sizeof(*ts->t), by_name);
+	if (ts->n)
+		qsort(ts->t, ts->n, sizeof(*ts->t), by_name);
 	return 0;
 }
 

@@ -175,17 +175,16 @@ parse_term(struct parse_ctx *ctx, const char *text, struct event *ev)
 				mods = NULL;
 			} else if (ae) {
 				ret = spec_resolve_arch(ctx, ae, ev);
-			} else if (g && ctx->table && (d = generic_event_in_table(g, ctx->table))) {
-				/* perf's cache names: the table's event that counts it. */
+			} else if (ctx->table && (d = g ? generic_event_in_table(g, ctx->table) :
+							      event_table_find(ctx->table, buf))) {
+				/* A table event, or the one that counts what perf's cache name names. */
 				ret = spec_resolve_table(ctx, d, ev);
-			} else if (g && !g->arch_key && !ctx->table) {
+			} else if (g && !ctx->table) {
 				return spec_fail(ctx, "event '%s' (perf's name for %s) needs this CPU's event table, and there is none (architectural events only)",
 						 buf, g->desc);
-			} else if (g && ctx->table) {
+			} else if (g) {
 				return spec_fail(ctx, "event '%s' (perf's name for %s) has no equivalent in table %s; 'pmustat list %s' shows what is there",
 						 buf, g->desc, event_table_name(ctx->table), g->name);
-			} else if (ctx->table && (d = event_table_find(ctx->table, buf))) {
-				ret = spec_resolve_table(ctx, d, ev);
 			} else if (looks_uncore(buf)) {
 				return spec_fail(ctx, "event '%s' is an uncore event; pmustat counts core PMU events only",
 					    buf);

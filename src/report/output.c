@@ -43,7 +43,7 @@ struct label {
 static struct label
 row_label(const struct stat_row *row)
 {
-	struct label l;
+	struct label l = { "" };
 
 	label_of(row->ev, l.text, sizeof(l.text));
 	return l;
