@@ -26,6 +26,10 @@ stat_usage_options(FILE *out)
 		"  -e, --event EVENTS     events to count, comma-separated (see 'pmustat list');\n"
 		"                         default: instructions, cycles, ref-cycles (slots),\n"
 		"                         branches, branch-misses\n"
+		"  -M, --metrics NAMES    Intel's TMA and Info metrics or groups, comma-separated\n"
+		"                         (Frontend_Bound, TmaL1, TopdownL1, Info_Thread_IPC; see\n"
+		"                         'pmustat list --metrics'); each metric's events are counted\n"
+		"                         in one run; repeatable\n"
 		"  -C, --cpu CORE         count on this core (default: the last allowed CPU)\n"
 		"  -x, --field-separator SEP  CSV output\n"
 		"      --json             one JSON object\n"
@@ -45,7 +49,7 @@ stat_usage_options(FILE *out)
 		"CI gates (exit 3 when one fails and COMMAND exited 0):\n"
 		"  -r, --repeat N         run COMMAND N times; per-event median, mean, min, max, stddev\n"
 		"      --keep-going       with -r, go on after a failing run\n"
-		"      --check EXPR       e.g. 'LONGEST_LAT_CACHE.MISS<=1.5M' or\n"
+		"      --check EXPR       e.g. 'LONGEST_LAT_CACHE.MISS<=1.5M', 'Info_Thread_IPC>=1.5' or\n"
 		"                         'BR_MISP_RETIRED.ALL_BRANCHES/BR_INST_RETIRED.ALL_BRANCHES<=0.02'\n"
 		"                         (with -r: the median; mean(EV), min(EV), max(EV)); repeatable\n"
 		"      --save-baseline FILE   write the JSON result to FILE\n"
@@ -60,7 +64,7 @@ static void
 usage(FILE *out)
 {
 	fprintf(out,
-		"usage: pmustat [-e EVENTS]... [-C CORE] [-x SEP | --json] [-o FILE] [--force]\n"
+		"usage: pmustat [-e EVENTS]... [-M METRICS]... [-C CORE] [-x SEP | --json] [-o FILE] [--force]\n"
 		"               [--no-rerun] [--as-root] [--dry-run [--cpu-dump FILE]]\n"
 		"               [--backend msr|perf|auto] [-v] [--] COMMAND [ARGS...]\n"
 		"\n");
@@ -98,10 +102,11 @@ enum {
 };
 
 /* '+': the first non-option word is COMMAND; its options are its own. */
-#define STAT_OPTSTRING "+e:C:x:o:vhr:I:"
+#define STAT_OPTSTRING "+e:M:C:x:o:vhr:I:"
 
 static const struct option longopts[] = {
 	{ "event", required_argument, NULL, 'e' },
+	{ "metrics", required_argument, NULL, 'M' },
 	{ "cpu", required_argument, NULL, 'C' },
 	{ "field-separator", required_argument, NULL, 'x' },
 	{ "json", no_argument, NULL, 'j' },
@@ -137,6 +142,11 @@ take_option(int c, struct stat_opts *o, struct pmustat_error **err)
 		if (o->nspecs >= STAT_MAX_SPECS)
 			return cli_usage_error(err, STAT_PROG, "at most %d -e options", STAT_MAX_SPECS);
 		o->specs[o->nspecs++] = optarg;
+		return 0;
+	case 'M':
+		if (o->nmetric_specs >= STAT_MAX_SPECS)
+			return cli_usage_error(err, STAT_PROG, "at most %d -M options", STAT_MAX_SPECS);
+		o->metric_specs[o->nmetric_specs++] = optarg;
 		return 0;
 	case 'C':
 		if (cpu_parse_number(optarg, &o->core))

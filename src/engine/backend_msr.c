@@ -66,6 +66,7 @@ make_plan(struct run_ctx *c, const struct pmu_occupancy *occ, const char *assume
 	in.caps = &c->t->cpu.pmu;
 	in.events = c->ev->hw;
 	in.nevents = c->ev->nhw;
+	in.pinned_run = c->ev->pinned_run;
 	if (occ)
 		in.occ = *occ;
 	in.occupancy_assumed = assumed_why != NULL;

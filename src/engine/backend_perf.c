@@ -51,6 +51,7 @@ backend_perf_plan(struct run_ctx *c, struct pmustat_error **err)
 	in.caps = &c->t->cpu.pmu;
 	in.events = c->ev->hw;
 	in.nevents = c->ev->nhw;
+	in.pinned_run = c->ev->pinned_run;
 	in.no_rerun = c->o->no_rerun;
 	in.kernel_counts = true;
 	return plan_make(&in, &c->plan, err);

@@ -12,6 +12,7 @@
 #include "engine/interval.h"
 #include "engine/target.h"
 #include "events/event.h"
+#include "report/metric_output.h"
 #include "report/output.h"
 
 int
@@ -56,7 +57,34 @@ gates_prepare(struct gates *g, const struct stat_opts *o, const struct target *t
 struct rows_view {
 	const struct stat_row *rows;
 	unsigned nrows;
+	const struct metric_row *metrics;
+	unsigned nmetrics;
 };
+
+/* A metric's @agg over the rounds; -ENOENT when it has no value. */
+static int
+lookup_metric(const struct rows_view *v, const char *name, enum check_agg agg, double *value)
+{
+	const struct metric_row *m = metric_row_named(v->metrics, v->nmetrics, name);
+
+	if (!m || !m->valid)
+		return -ENOENT;
+	switch (agg) {
+	case CHECK_AGG_MEAN:
+		*value = m->nvalues ? m->mean : m->value;
+		break;
+	case CHECK_AGG_MIN:
+		*value = m->nvalues ? m->min : m->value;
+		break;
+	case CHECK_AGG_MAX:
+		*value = m->nvalues ? m->max : m->value;
+		break;
+	default:
+		*value = m->value;
+		break;
+	}
+	return 0;
+}
 
 /* --check's view of a row: @agg of its counts. */
 static int
@@ -87,14 +115,14 @@ lookup_event(void *ctx, const char *event, enum check_agg agg, double *value)
 		}
 		return 0;
 	}
-	return -ENOENT;
+	return lookup_metric(v, event, agg, value);
 }
 
 int
 gates_evaluate(struct gates *g, const struct stat_opts *o, const struct stat_row *rows, unsigned nrows,
-	       int *status, struct pmustat_error **err)
+	       const struct metric_row *metrics, unsigned nmetrics, int *status, struct pmustat_error **err)
 {
-	struct rows_view view = { rows, nrows };
+	struct rows_view view = { rows, nrows, metrics, nmetrics };
 	struct baseline_event *cur;
 
 	g->evaluated = true;

@@ -39,9 +39,12 @@ gates_prepare(struct gates *g, const struct stat_opts *o, const struct target *t
 	      int core, struct pmustat_error **err);
 
 /* After the runs, when the command ran: the checks and the comparison; *@status 0 -> 3 on a failure. */
+struct metric_row;
+
+/* @metrics: the values of -M's metrics, which --check may name too. */
 int
 gates_evaluate(struct gates *g, const struct stat_opts *o, const struct stat_row *rows, unsigned nrows,
-	       int *status, struct pmustat_error **err);
+	       const struct metric_row *metrics, unsigned nmetrics, int *status, struct pmustat_error **err);
 
 /*
  * --save-baseline: @rep as JSON when the run succeeded (status 0), the file

@@ -29,6 +29,7 @@ struct stat_events {
 	struct event *rows;		/* one per spelling: its name and requested text */
 	unsigned nrows;
 	unsigned *row_event;		/* per row: i < nhw: hw[i]; else sw[i - nhw] */
+	int *pinned_run;		/* per hardware event: the run it must be in (a metric's), or -1 */
 	unsigned cap_hw, cap_sw, cap_rows;
 };
 
@@ -36,11 +37,21 @@ struct stat_events {
  * Resolve @o's names against @t (its table is loaded when a name is not an
  * alias or a raw event). 0, or -errno with @err: an unknown or refused
  * event, hardware events on a CPU pmustat cannot count, nothing to count.
- * A default event this CPU lacks is left out (said with -v).
+ * A default event this CPU lacks is left out (said with -v). A --check
+ * name for which @skip (may be NULL) says true is not an event (a metric).
  */
 int
 requests_resolve(const struct stat_opts *o, struct target *t, struct stat_events *out,
-		 struct pmustat_error **err);
+		 bool (*skip)(void *ctx, const char *name), void *skip_ctx, struct pmustat_error **err);
+
+/*
+ * Count @e in run @run (0-based), for a metric whose events must all come
+ * from one run: the same event already pinned there, or asked for with -e
+ * and not pinned yet, is reused; otherwise it is counted again, with a row
+ * of its own. Returns its index in ->hw, or -errno with @err.
+ */
+int
+requests_add_pinned(struct stat_events *s, const struct event *e, int run, struct pmustat_error **err);
 
 /* The counted event of row @r. */
 const struct event *

@@ -209,7 +209,10 @@ one_run(struct run_ctx *c, unsigned run, unsigned nruns)
 			err_move(&stop_err, &err);
 		err_clear(&err);
 	}
-	c->elapsed += now() - t0;
+	t0 = now() - t0;
+	c->elapsed += t0;
+	if (c->run_seconds && c->round)
+		c->run_seconds[(size_t)(c->round - 1) * nruns + run] = t0;
 	if (stop_err || rf.stage != RUNNER_OK || rc) {
 		discard_all(c, run);
 		if (stop_err)
@@ -253,7 +256,9 @@ run_rounds(struct run_ctx *c)
 	c->repeat = c->o->dry_run ? 1 : c->o->repeat;
 	c->values = calloc((size_t)(n ? n : 1) * c->repeat, sizeof(*c->values));
 	c->nvalues = calloc(n ? n : 1, sizeof(*c->nvalues));
-	if (!c->values || !c->nvalues)
+	c->run_seconds = calloc((size_t)(c->plan && c->plan->nruns ? c->plan->nruns : 1) * c->repeat,
+				sizeof(*c->run_seconds));
+	if (!c->values || !c->nvalues || !c->run_seconds)
 		return run_fail(c, -ENOMEM, "out of memory for %u runs of %u events", c->repeat, n);
 	for (unsigned round = 0; round < c->repeat; round++) {
 		c->round = round + 1;

@@ -168,8 +168,25 @@ sched_plan(const struct event *ev, unsigned n, const struct pmu_caps *caps,
 	   uint32_t gp_free, uint32_t fixed_free, struct sched_slot *slots,
 	   unsigned *runs, unsigned *bad, struct pmustat_error **err)
 {
+	return sched_plan_pinned(ev, n, NULL, caps, gp_free, fixed_free, slots, runs, bad, err);
+}
+
+/* Pinned events of run @run that do not fit together: say which. */
+static int
+explain_pinned(const struct event *ev, unsigned i, unsigned run, uint32_t gp_free, struct pmustat_error **err)
+{
+	return err_set(err, -ENOSPC,
+		       "event %s does not fit in run %u beside the events it must be counted with (the free general-purpose counters are 0x%x)",
+		       label(&ev[i]), run + 1, gp_free);
+}
+
+int
+sched_plan_pinned(const struct event *ev, unsigned n, const int *pinned, const struct pmu_caps *caps,
+		  uint32_t gp_free, uint32_t fixed_free, struct sched_slot *slots,
+		  unsigned *runs, unsigned *bad, struct pmustat_error **err)
+{
 	bool placed[SCHED_MAX_EVENTS] = { false };
-	unsigned left = n, run = 0;
+	unsigned left = n, run = 0, pinned_runs = 0;
 
 	if (n > SCHED_MAX_EVENTS) {
 		return err_set(err, -E2BIG, "%u events requested; pmustat counts at most %u at once",
@@ -186,6 +203,8 @@ sched_plan(const struct event *ev, unsigned n, const struct pmu_caps *caps,
 		slots[i].kind = SCHED_NONE;
 		slots[i].index = 0;
 		slots[i].run = 0;
+		if (pinned && pinned[i] >= 0 && (unsigned)pinned[i] + 1 > pinned_runs)
+			pinned_runs = (unsigned)pinned[i] + 1;
 		if (!try_add(&empty, ev, i, caps, gp_free, fixed_free, &probe, 0)) {
 			if (bad)
 				*bad = i;
@@ -194,12 +213,24 @@ sched_plan(const struct event *ev, unsigned n, const struct pmu_caps *caps,
 		}
 	}
 
-	while (left > 0) {
+	while (left > 0 || run < pinned_runs) {
 		struct run_state rs = { 0 };
 		unsigned counter_of[PMU_MAX_GP + 1];
 
+		/* The events that must be counted together in this run, first. */
+		for (unsigned i = 0; pinned && i < n; i++) {
+			if (pinned[i] != (int)run)
+				continue;
+			if (!try_add(&rs, ev, i, caps, gp_free, fixed_free, &slots[i], run)) {
+				if (bad)
+					*bad = i;
+				return explain_pinned(ev, i, run, gp_free, err);
+			}
+			placed[i] = true;
+			left--;
+		}
 		for (unsigned i = 0; i < n; i++) {
-			if (placed[i])
+			if (placed[i] || (pinned && pinned[i] >= 0))
 				continue;
 			if (try_add(&rs, ev, i, caps, gp_free, fixed_free, &slots[i], run)) {
 				placed[i] = true;

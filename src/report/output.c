@@ -11,6 +11,7 @@
 
 #include "events/event.h"
 #include "report/json_text.h"
+#include "report/metric_output.h"
 #include "report/output.h"
 
 void
@@ -197,6 +198,7 @@ output_human(FILE *out, const struct stat_report *rep)
 			print_stats(out, row);
 	}
 	fprintf(out, "\n");
+	metric_output_human(out, rep->metrics, rep->nmetrics, rep->repeat > 1, rep->runs);
 	if (rep->command_ran)
 		fprintf(out, "%18.9f seconds time elapsed%s\n\n", rep->elapsed,
 			rep->runs > 1 || rep->repeat > 1 ? " (all runs)" : "");
@@ -286,6 +288,7 @@ output_csv(FILE *out, const struct stat_report *rep, const char *sep)
 		}
 		fputc('\n', out);
 	}
+	metric_output_csv(out, rep->metrics, rep->nmetrics, sep, rep->repeat > 1, csv_field);
 	for (unsigned i = 0; rep->check_results && i < rep->nchecks; i++) {
 		const struct check_result *r = &rep->check_results[i];
 
@@ -586,6 +589,13 @@ output_json(FILE *out, const struct stat_report *rep)
 	json_object_set_new(root, "read_method", rep->read_method ? json_string(rep->read_method) : json_null());
 	json_object_set_new(root, "error", rep->error ? json_text(rep->error) : json_null());
 	json_object_set_new(root, "events", events);
+	if (rep->with_metrics) {
+		json_t *metrics = metric_output_json(rep->metrics, rep->nmetrics, rep->repeat > 1);
+
+		if (!metrics)
+			rc = -ENOMEM;
+		json_object_set_new(root, "metrics", metrics);
+	}
 	{
 		json_t *failed = json_array();
 

@@ -18,6 +18,7 @@
 #include "report/stats.h"
 
 struct event;
+struct metric_row;
 
 #define OUTPUT_FORMAT_VERSION 1
 
@@ -74,6 +75,10 @@ struct stat_report {
 	bool tolerance_both;
 	bool gate_failed;		/* a check or a comparison failed */
 	bool json_one_line;		/* -I: every JSON record is one line */
+	/* -M: the metrics' values (report/metric_output.h); with_metrics: -M was given. */
+	const struct metric_row *metrics;
+	unsigned nmetrics;
+	bool with_metrics;
 };
 
 /* One -I record: the counts of one interval of one run. */
