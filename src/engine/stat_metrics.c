@@ -18,6 +18,7 @@
 #include "events/event_spec.h"
 #include "hw/hw.h"
 #include "metrics/metric_plan.h"
+#include "pmu/msr.h"
 #include "pmu/owner.h"
 #include "pmu/snapshot.h"
 
@@ -195,9 +196,27 @@ free_counters(const struct stat_opts *o, const struct target *t, struct hw *hw, 
 	*fixed &= ~occ.busy_fixed;
 }
 
-/* Metrics whose values need what the counting does not read yet. */
+/*
+ * Whether the core has IA32_PERF_METRICS: PERF_CAPABILITIES[15] read when
+ * it can be (read only); when it cannot (a dump, no access), every PMU
+ * with fixed counter 3 is taken to have it and the run finds out.
+ */
+static bool
+has_perf_metrics(const struct target *t, struct hw *hw, int core)
+{
+	uint64_t cap = 0;
+
+	if (!(t->cpu.pmu.fixed_mask & (1u << PERF_METRICS_FIXED)))
+		return false;
+	if (!t->live || !hw || !t->cpu.pmu.pdcm || hw_msr_open(hw, core, false) != 0 ||
+	    hw_rdmsr(hw, core, MSR_IA32_PERF_CAPABILITIES, &cap) != 0)
+		return true;
+	return (cap & PERF_CAP_PERF_METRICS) != 0;
+}
+
+/* Metrics whose values need what this counting cannot read. */
 static void
-refuse_unread(struct metric_plan *plan, const struct metric_table *mt)
+refuse_unread(struct metric_plan *plan, const struct metric_table *mt, bool perf_metrics, bool perf_backend)
 {
 	for (unsigned k = 0; k < plan->n_metrics; k++) {
 		struct metric_plan_metric *pm = &plan->metrics[k];
@@ -209,11 +228,46 @@ refuse_unread(struct metric_plan *plan, const struct metric_table *mt)
 			snprintf(pm->refusal, sizeof(pm->refusal),
 				 "%s needs the time-stamp counter (TSC) over the run, which pmustat does not read in a stat run",
 				 name);
-		else if (pm->needs_perf_metrics)
+		else if (pm->needs_perf_metrics && !perf_metrics)
 			snprintf(pm->refusal, sizeof(pm->refusal),
-				 "%s needs IA32_PERF_METRICS, which pmustat does not read yet", name);
+				 "%s needs IA32_PERF_METRICS, which this core does not have (IA32_PERF_CAPABILITIES[15] is clear)",
+				 name);
+		else if (pm->needs_perf_metrics && perf_backend)
+			snprintf(pm->refusal, sizeof(pm->refusal),
+				 "%s needs IA32_PERF_METRICS, which pmustat reads with the MSR backend only (not --backend perf)",
+				 name);
 		pm->refused = pm->refusal[0] != '\0';
 	}
+}
+
+/* Does metric @k read plan event @i? */
+static bool
+uses(const struct metric_plan *plan, unsigned k, unsigned i)
+{
+	const struct metric_plan_metric *pm = &plan->metrics[k];
+
+	for (unsigned s = 0; s < pm->n_slots; s++)
+		if (pm->event_of_slot[s] == (int)i)
+			return true;
+	return false;
+}
+
+/* A byte of IA32_PERF_METRICS, as an event of run @run beside its TOPDOWN.SLOTS. */
+static int
+add_perf_metrics_byte(struct stat_events *ev, const struct metric_plan_event *pe, int run,
+		      struct pmustat_error **err)
+{
+	struct event e;
+
+	memset(&e, 0, sizeof(e));
+	snprintf(e.name, sizeof(e.name), "%s", pe->name);
+	snprintf(e.requested, sizeof(e.requested), "%s", pe->name);
+	e.umask = (uint8_t)pe->field;
+	e.fixed = -1;
+	e.usr = pe->ev.usr;
+	e.os = pe->ev.os;
+	e.flags = EVENT_F_PERF_METRICS;
+	return requests_add_pinned(ev, &e, run, err);
 }
 
 int
@@ -241,7 +295,7 @@ stat_metrics_request(struct stat_metrics *m, const struct stat_opts *o, struct t
 	if (rc)
 		return rc;
 	plan = m->plan;
-	refuse_unread(plan, m->mt);
+	refuse_unread(plan, m->mt, has_perf_metrics(t, hw, core), o->backend == BACKEND_PERF);
 	free_counters(o, t, hw, core, &gp, &fixed);
 	rc = metric_batch(plan, m->mt, &t->cpu.pmu, gp, fixed, &m->batches, err);
 	if (rc)
@@ -272,17 +326,34 @@ stat_metrics_request(struct stat_metrics *m, const struct stat_opts *o, struct t
 				continue;
 			n = metric_batch_events(plan, k, idx);
 			for (unsigned j = 0; j < n; j++) {
-				int h = requests_add_pinned(ev, &plan->events[idx[j]].ev, (int)b, err);
+				struct event e = plan->events[idx[j]].ev;
+				int h;
+
+				/* A PERF_METRICS byte stands for its TOPDOWN.SLOTS here: say so on the row. */
+				if (plan->events[idx[j]].kind == METRIC_EVENT_PERF_METRICS)
+					snprintf(e.requested, sizeof(e.requested), "%s", e.name);
+				h = requests_add_pinned(ev, &e, (int)b, err);
 
 				if (h < 0) {
 					rc = h;
 					break;
 				}
-				/* Every plan event equal to this one (the PERF_METRICS fields and their SLOTS). */
-				for (unsigned i = 0; i < plan->n_events; i++)
-					if (plan->events[i].kind != METRIC_EVENT_TSC &&
-					    event_spec_same(&plan->events[i].ev, &plan->events[idx[j]].ev))
-						m->hw_of[(size_t)k * plan->n_events + i] = h;
+				/* Every plan event this one counts: itself, and the PERF_METRICS bytes it divides. */
+				for (unsigned i = 0; i < plan->n_events && rc == 0; i++) {
+					const struct metric_plan_event *pe = &plan->events[i];
+					int hi = h;
+
+					if (pe->kind == METRIC_EVENT_TSC || !event_spec_same(&pe->ev, &plan->events[idx[j]].ev))
+						continue;
+					if (pe->kind == METRIC_EVENT_PERF_METRICS && uses(plan, k, i))
+						hi = add_perf_metrics_byte(ev, pe, (int)b, err);
+					if (hi < 0)
+						rc = hi;
+					else
+						m->hw_of[(size_t)k * plan->n_events + i] = hi;
+				}
+				if (rc)
+					break;
 			}
 		}
 	}

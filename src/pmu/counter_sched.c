@@ -28,6 +28,7 @@ struct run_state {
 	uint32_t extra_msr[PMU_MAX_GP];
 	uint64_t extra_value[PMU_MAX_GP];
 	unsigned nextra;
+	bool perf_metrics;	/* a byte of IA32_PERF_METRICS is read after this run */
 };
 
 /*
@@ -119,6 +120,14 @@ try_add(struct run_state *rs, const struct event *ev, unsigned i,
 	const struct event *e = &ev[i];
 	bool alone = e->flags & EVENT_F_TAKEN_ALONE;
 
+	/* No counter of its own: it needs fixed counter 3 in its run (checked when the run is made). */
+	if (e->flags & EVENT_F_PERF_METRICS) {
+		slot->kind = SCHED_METRICS;
+		slot->index = e->umask;
+		slot->run = run;
+		rs->perf_metrics = true;
+		return true;
+	}
 	if (evtsel_fixed_ok(e, caps) && (fixed_free & (1u << e->fixed)) &&
 	    !(rs->fixed_used & (1u << e->fixed)) && !e->extra_msr) {
 		rs->fixed_used |= 1u << e->fixed;
@@ -240,6 +249,14 @@ sched_plan_pinned(const struct event *ev, unsigned n, const int *pinned, const s
 		/* Cannot be empty: every event fits an empty run (checked above). */
 		if (!match(ev, rs.gp_members, rs.ngp, gp_free, counter_of))
 			return -EINVAL;
+		if (rs.perf_metrics && !(rs.fixed_used & (1u << PERF_METRICS_FIXED))) {
+			for (unsigned i = 0; i < n; i++)
+				if ((ev[i].flags & EVENT_F_PERF_METRICS) && slots[i].run == run && placed[i] && bad)
+					*bad = i;
+			return err_set(err, -ENOSPC,
+				       "run %u reads IA32_PERF_METRICS, which needs fixed counter 3 (TOPDOWN.SLOTS) counting in the same run",
+				       run + 1);
+		}
 		for (unsigned k = 0; k < rs.ngp; k++)
 			slots[rs.gp_members[k]].index = counter_of[k];
 		run++;
@@ -257,6 +274,9 @@ sched_counter_name(const struct sched_slot *slot, char *buf, size_t size)
 		break;
 	case SCHED_GP:
 		snprintf(buf, size, "pmc%u", slot->index);
+		break;
+	case SCHED_METRICS:
+		snprintf(buf, size, "metrics%u", slot->index);
 		break;
 	default:
 		snprintf(buf, size, "-");

@@ -26,6 +26,7 @@ enum sched_kind {
 	SCHED_NONE = 0,
 	SCHED_FIXED,
 	SCHED_GP,
+	SCHED_METRICS,		/* a byte of IA32_PERF_METRICS (index), in a run of fixed counter 3 */
 };
 
 struct sched_slot {

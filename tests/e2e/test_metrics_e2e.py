@@ -48,8 +48,11 @@ L1 = [IDQ_NOT_DELIVERED + ":4000", CLK + ":10000", UOPS_ISSUED + ":9000", RETIRE
       RECOVERY + ":500", INST + ":15000"]
 L1_EXPECTED = {"Frontend_Bound": 20.0, "Bad_Speculation": 10.0, "Backend_Bound": 30.0, "Retiring": 40.0}
 
-with open(os.path.join(EVENTS, "metrics", "skylake.json")) as f:
-    SKYLAKE = {m["n"]: m for m in json.load(f)["metrics"]}
+TABLES = {}
+for _name in ("skylake", "icelake"):
+    with open(os.path.join(EVENTS, "metrics", _name + ".json")) as f:
+        TABLES[_name] = {m["n"]: m for m in json.load(f)["metrics"]}
+SKYLAKE = TABLES["skylake"]
 with open(SCHEMA) as f:
     SCHEMA_DOC = json.load(f)
 
@@ -58,13 +61,15 @@ def pairs(text):
     return [p.split("=", 1) for p in text.split(";")] if text else []
 
 
-def reference(metric, counts, smt_on, duration_ms=None):
-    """Intel's formula of @metric (skylake) by Python, events from @counts (name -> value)."""
-    m = SKYLAKE[metric]
+def reference(metric, counts, smt_on, duration_ms=None, table="skylake"):
+    """Intel's formula of @metric by Python, events from @counts (name -> value)."""
+    m = TABLES[table][metric]
     scope = {"max": max, "min": min}
     for alias, name in pairs(m.get("e", "")):
         # An event of the branch not taken (THREAD with SMT on) is not counted: NaN if it were read.
-        scope[alias] = float(counts.get(name.upper(), math.nan))
+        # TOPDOWN.SLOTS:perf_metrics is fixed counter 3's count, the row TOPDOWN.SLOTS.
+        name = name.upper().replace(":PERF_METRICS", "")
+        scope[alias] = float(counts.get(name, math.nan))
     for alias, name in pairs(m.get("k", "")):
         if name == "HYPERTHREADING_ON":
             scope[alias] = 1.0 if smt_on else 0.0
@@ -118,13 +123,13 @@ class MetricsE2E(unittest.TestCase):
         assert len(hits) == 1, "metric %s: %r" % (name, rec["metrics"])
         return hits[0]
 
-    def assert_exact(self, rec, name, expected, smt_on=True):
+    def assert_exact(self, rec, name, expected, smt_on=True, table="skylake"):
         m = self.metric(rec, name)
         self.assertIsNotNone(m["value"], "%s: %s" % (name, m["reason"]))
         self.assertTrue(math.isclose(m["value"], expected, rel_tol=1e-12, abs_tol=1e-12),
                         "%s = %r, expected %r" % (name, m["value"], expected))
         counts = self.counts_of_run(rec, m["run"])
-        self.assertEqual(m["value"], reference(name, counts, smt_on), name)
+        self.assertEqual(m["value"], reference(name, counts, smt_on, table=table), name)
         return m
 
     def test_tmal1_exact_from_one_run(self):
@@ -270,6 +275,60 @@ class MetricsE2E(unittest.TestCase):
         counts = self.counts_of_run(rec, 1)
         self.assertEqual(m["value"], reference("Info_Memory_L3_Cache_Fill_BW", counts, True, ms))
         self.assertEqual(m["unit"], None)
+
+    def test_icelake_top_down_from_perf_metrics(self):
+        # 1000 slots: 400 retiring, 100 bad speculation, 200 front-end, 300
+        # back-end bound. IA32_PERF_METRICS holds each as x/255 of the slots,
+        # rounded: 102, 26, 51, 76 (the emulator's rounding, as the CPU's).
+        # The core starts with both registers holding another user's values:
+        # pmustat clears them first (the SDM) and puts them back after.
+        emu = ["--set", "%d:0x30c=100000" % CORE, "--set", "%d:0x329=0x40302010" % CORE]
+        status, rec = self.record(["-M", "TmaL1"], [], model="icelake", emu=emu,
+                                  command=[WORKLOAD, "--quiet", "--topdown", "400:100:200:300",
+                                           "--retire", "0x0d:0x01:3", "--retire", "0xc0:0x00:900"])
+        self.assertEqual(status, 0, rec["error"])
+        self.assertEqual(rec["runs"], 1)
+        events = {e["requested"]: (e["value"], e["counter"], e["run"]) for e in rec["events"]}
+        self.assertEqual(events["TOPDOWN.SLOTS"], (1000, "fixed3", 1))
+        self.assertEqual(events["PERF_METRICS.RETIRING"], (102, "metrics0", 1))
+        self.assertEqual(events["PERF_METRICS.BAD_SPECULATION"], (26, "metrics1", 1))
+        self.assertEqual(events["PERF_METRICS.FRONTEND_BOUND"], (51, "metrics2", 1))
+        self.assertEqual(events["PERF_METRICS.BACKEND_BOUND"], (76, "metrics3", 1))
+        # INT_MISC.CLEARS_COUNT is 0x0d/0x01 with cmask 1 and edge: the one
+        # burst counts 1, and goes into Backend_Bound as 5 slots of 1000.
+        self.assertEqual(events["INT_MISC.CLEARS_COUNT"][0], 1)
+        self.assert_exact(rec, "Frontend_Bound", 20.0, table="icelake")
+        self.assert_exact(rec, "Retiring", 40.0, table="icelake")
+        self.assert_exact(rec, "Backend_Bound", 100 * (76 / 255 + 5 / 1000), table="icelake")
+        self.assert_exact(rec, "Bad_Speculation",
+                          100 * max(1 - (51 / 255 + 76 / 255 + 5 / 1000 + 102 / 255), 0), table="icelake")
+        self.assert_exact(rec, "Info_Thread_SLOTS", 1000.0, table="icelake")
+        # Needs both SMT threads' slots, which one thread's counting does not have.
+        m = self.metric(rec, "Info_Thread_Slots_Utilization")
+        self.assertIsNone(m["value"])
+        self.assertIn("TOPDOWN.SLOTS:percore", m["reason"])
+
+    def test_killed_run_puts_perf_metrics_back_from_its_journal(self):
+        # pmustat killed with SIGKILL while it counts top-down on Ice Lake:
+        # `pmustat reset` puts FIXED_CTR3 and IA32_PERF_METRICS back from the
+        # crash journal, as found (another user's values), counter first.
+        state, before, after = (os.path.join(self.dir, n) for n in ("state", "before", "after"))
+        script = ('"$1" -C %d -M TmaL1 -- "$2" --quiet --topdown 400:100:200:300 --sleep 3000 & p=$!; '
+                  'sleep 1; kill -9 $p; wait $p; exit 0') % CORE
+        p = subprocess.run([RUN_UNDER_EMU, "--state", state, "--model", "icelake", "--cpus", str(CORE + 1),
+                            "--set", "%d:0x30c=100000" % CORE, "--set", "%d:0x329=0x40302010" % CORE,
+                            "--save-before", before, "--", "/bin/sh", "-c", script, "sh", PMUSTAT, WORKLOAD],
+                           cwd=self.dir, capture_output=True, text=True, timeout=60)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        d = subprocess.run([PMU_EMU, "diff", before, state], capture_output=True, text=True)
+        self.assertIn("IA32_PERF_METRICS", d.stdout, "the killed run left nothing to put back?")
+        p = subprocess.run([RUN_UNDER_EMU, "--state", state, "--save-after", after, "--",
+                            PMUSTAT, "reset", "-C", str(CORE)], cwd=self.dir, capture_output=True, text=True,
+                           timeout=60)
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertIn("was killed while counting; restored", p.stderr)
+        d = subprocess.run([PMU_EMU, "diff", before, after], capture_output=True, text=True)
+        self.assertEqual(d.returncode, 0, "not restored:\n" + d.stdout + d.stderr)
 
 
 if __name__ == "__main__":

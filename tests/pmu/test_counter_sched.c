@@ -275,6 +275,42 @@ test_pinned_runs(void **state)
 	err_clear(&err);
 }
 
+/* A byte of IA32_PERF_METRICS takes no counter, and needs fixed counter 3 in its run. */
+static void
+test_perf_metrics_bytes(void **state)
+{
+	struct pmu_caps caps = test_caps_skylake();
+	struct event ev[] = {
+		test_fixed_event("slots", 3, 0xa4, 1, 0),
+		test_event("fe-byte", 0, 2, 0),
+		test_event("be-byte", 0, 3, 0),
+	};
+	const int pinned[] = { 0, 0, 0 };
+	const int apart[] = { 0, 1, 1 };
+	struct sched_slot s[3];
+	unsigned runs = 0, bad = 99;
+	struct pmustat_error *err = NULL;
+	char name[16];
+
+	(void)state;
+	caps.fixed_counters = 4;
+	caps.fixed_mask = 0xf;
+	ev[1].flags = ev[2].flags = EVENT_F_PERF_METRICS;
+	assert_int_equal(sched_plan_pinned(ev, 3, pinned, &caps, 0xf, 0xf, s, &runs, &bad, &err), 0);
+	assert_int_equal(runs, 1);
+	assert_int_equal(s[0].kind, SCHED_FIXED);
+	assert_int_equal(s[1].kind, SCHED_METRICS);
+	assert_int_equal(s[1].index, 2);
+	assert_int_equal(s[2].index, 3);
+	sched_counter_name(&s[2], name, sizeof(name));
+	assert_string_equal(name, "metrics3");
+	/* Without SLOTS beside them: refused. */
+	assert_int_equal(sched_plan_pinned(ev, 3, apart, &caps, 0xf, 0xf, s, &runs, &bad, &err), -ENOSPC);
+	assert_string_equal(err_msg(err),
+			    "run 2 reads IA32_PERF_METRICS, which needs fixed counter 3 (TOPDOWN.SLOTS) counting in the same run");
+	err_clear(&err);
+}
+
 static void
 test_counter_names(void **state)
 {
@@ -303,6 +339,7 @@ main(void)
 		cmocka_unit_test(test_all_busy_refused),
 		cmocka_unit_test(test_duplicate_fixed_goes_to_gp),
 		cmocka_unit_test(test_pinned_runs),
+		cmocka_unit_test(test_perf_metrics_bytes),
 		cmocka_unit_test(test_counter_names),
 	};
 
