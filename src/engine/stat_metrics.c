@@ -105,8 +105,10 @@ select_spec(struct stat_metrics *m, const char *spec, struct pmustat_error **err
 		p += n;
 		if (*p == ',')
 			p++;
+		/* A name that is also a group (DSB) gives both, as perf does. */
 		hit = metric_table_find(m->mt, term);
-		if (hit < 0 && (rc = metric_table_select(m->mt, term, &one, NULL)) != 0)
+		rc = metric_table_select(m->mt, term, &one, NULL);
+		if (hit < 0 && rc)
 			hit = find_metric(m->mt, term);
 		if (hit < 0 && rc) {
 			/* Neither: the selector's own message, with its "did you mean". */
@@ -216,7 +218,8 @@ has_perf_metrics(const struct target *t, struct hw *hw, int core)
 
 /* Metrics whose values need what this counting cannot read. */
 static void
-refuse_unread(struct metric_plan *plan, const struct metric_table *mt, bool perf_metrics, bool perf_backend)
+refuse_unread(struct metric_plan *plan, const struct metric_table *mt, bool perf_metrics, bool perf_backend,
+	      bool intervals)
 {
 	for (unsigned k = 0; k < plan->n_metrics; k++) {
 		struct metric_plan_metric *pm = &plan->metrics[k];
@@ -235,6 +238,10 @@ refuse_unread(struct metric_plan *plan, const struct metric_table *mt, bool perf
 		else if (pm->needs_perf_metrics && perf_backend)
 			snprintf(pm->refusal, sizeof(pm->refusal),
 				 "%s needs IA32_PERF_METRICS, which pmustat reads with the MSR backend only (not --backend perf)",
+				 name);
+		else if (pm->needs_perf_metrics && intervals)
+			snprintf(pm->refusal, sizeof(pm->refusal),
+				 "%s needs IA32_PERF_METRICS, which pmustat reads once after the run, not every -I interval",
 				 name);
 		pm->refused = pm->refusal[0] != '\0';
 	}
@@ -295,7 +302,7 @@ stat_metrics_request(struct stat_metrics *m, const struct stat_opts *o, struct t
 	if (rc)
 		return rc;
 	plan = m->plan;
-	refuse_unread(plan, m->mt, has_perf_metrics(t, hw, core), o->backend == BACKEND_PERF);
+	refuse_unread(plan, m->mt, has_perf_metrics(t, hw, core), o->backend == BACKEND_PERF, o->interval_ms > 0);
 	free_counters(o, t, hw, core, &gp, &fixed);
 	rc = metric_batch(plan, m->mt, &t->cpu.pmu, gp, fixed, &m->batches, err);
 	if (rc)

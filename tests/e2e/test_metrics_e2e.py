@@ -307,6 +307,11 @@ class MetricsE2E(unittest.TestCase):
         m = self.metric(rec, "Info_Thread_Slots_Utilization")
         self.assertIsNone(m["value"])
         self.assertIn("TOPDOWN.SLOTS:percore", m["reason"])
+        # Read once after the run: no -I intervals of it.
+        p = self.pmustat(["-M", "Retiring", "-I", "100"], [], model="icelake", command=[WORKLOAD, "--quiet"])
+        self.assertEqual(p.returncode, 125)
+        self.assertIn("Retiring needs IA32_PERF_METRICS, which pmustat reads once after the run, not every -I interval",
+                      p.stderr)
 
     def test_killed_run_puts_perf_metrics_back_from_its_journal(self):
         # pmustat killed with SIGKILL while it counts top-down on Ice Lake:
