@@ -61,36 +61,28 @@ struct rows_view {
 	unsigned nmetrics;
 };
 
-/* A metric's @agg over the rounds; -ENOENT when it has no value. */
-static int
-lookup_metric(const struct rows_view *v, const char *name, enum check_agg agg, double *value)
+/* @agg of a row's or a metric's statistics over the rounds (the median by default). */
+static double
+pick(enum check_agg agg, double median, double mean, double min, double max)
 {
-	const struct metric_row *m = metric_row_named(v->metrics, v->nmetrics, name);
-
-	if (!m || !m->valid)
-		return -ENOENT;
 	switch (agg) {
 	case CHECK_AGG_MEAN:
-		*value = m->nvalues ? m->mean : m->value;
-		break;
+		return mean;
 	case CHECK_AGG_MIN:
-		*value = m->nvalues ? m->min : m->value;
-		break;
+		return min;
 	case CHECK_AGG_MAX:
-		*value = m->nvalues ? m->max : m->value;
-		break;
+		return max;
 	default:
-		*value = m->value;
-		break;
+		return median;
 	}
-	return 0;
 }
 
-/* --check's view of a row: @agg of its counts. */
+/* --check's view of a row: @agg of its counts; else of a metric's values (-M). */
 static int
 lookup_event(void *ctx, const char *event, enum check_agg agg, double *value)
 {
 	const struct rows_view *v = ctx;
+	const struct metric_row *m;
 
 	for (unsigned i = 0; i < v->nrows; i++) {
 		const struct stat_row *row = &v->rows[i];
@@ -99,23 +91,15 @@ lookup_event(void *ctx, const char *event, enum check_agg agg, double *value)
 			continue;
 		if (!row->counted || row->nvalues == 0)
 			return -ENOENT;
-		switch (agg) {
-		case CHECK_AGG_MEAN:
-			*value = row->stats.mean;
-			break;
-		case CHECK_AGG_MIN:
-			*value = (double)row->stats.min;
-			break;
-		case CHECK_AGG_MAX:
-			*value = (double)row->stats.max;
-			break;
-		default:
-			*value = row->stats.median;
-			break;
-		}
+		*value = pick(agg, row->stats.median, row->stats.mean, (double)row->stats.min, (double)row->stats.max);
 		return 0;
 	}
-	return lookup_metric(v, event, agg, value);
+	m = metric_row_named(v->metrics, v->nmetrics, event);
+	if (!m || !m->valid)
+		return -ENOENT;
+	/* A metric with a value has the statistics of at least one round; value is their median. */
+	*value = pick(agg, m->value, m->mean, m->min, m->max);
+	return 0;
 }
 
 int
