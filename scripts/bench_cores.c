@@ -109,7 +109,7 @@ bench(unsigned n, bool global_free, struct ops *ops, double *secs)
 		t.events_dir = BENCH_EVENTS_DIR;
 		t.table_rc = mapfile_choose(t.events_dir, &t.cpu, &t.choice, &t.table_why);
 	}
-	if (err || requests_resolve(&o, &t, &ev, &err)) {
+	if (err || requests_resolve(&o, &t, &ev, NULL, NULL, &err)) {
 		fprintf(stderr, "bench-cores: %s\n", err_msg(err));
 		goto out;
 	}

@@ -31,6 +31,10 @@ stat_usage_options(FILE *out)
 		"                         branches, branch-misses, task-clock, context-switches,\n"
 		"                         cpu-migrations, page-faults, and user/sys time; without\n"
 		"                         a usable PMU the hardware ones show <not supported>\n"
+		"  -M, --metrics NAMES    Intel's TMA and Info metrics or groups, comma-separated\n"
+		"                         (Frontend_Bound, TmaL1, TopdownL1, Info_Thread_IPC; see\n"
+		"                         'pmustat list --metrics'); each metric's events are counted\n"
+		"                         in one run; repeatable\n"
 		"  -C, --cpu LIST         count on these cores: N, or CPUs and ranges as in\n"
 		"                         0,2-3 (default: the last allowed CPU); COMMAND runs\n"
 		"                         on them, the counts are summed\n"
@@ -60,8 +64,8 @@ stat_usage_options(FILE *out)
 		"CI gates (exit 3 when one fails and COMMAND exited 0):\n"
 		"  -r, --repeat N         run COMMAND N times; per-event median, mean, min, max, stddev\n"
 		"      --keep-going       with -r, go on after a failing run\n"
-		"      --check EXPR       e.g. 'LONGEST_LAT_CACHE.MISS<=1.5M', 'hot:LLC_MISSES<=100'\n"
-		"                         (REGION:EVENT, with --regions) or\n"
+		"      --check EXPR       e.g. 'LONGEST_LAT_CACHE.MISS<=1.5M', 'Info_Thread_IPC>=1.5',\n"
+		"                         'hot:LLC_MISSES<=100' (REGION:EVENT, with --regions) or\n"
 		"                         'BR_MISP_RETIRED.ALL_BRANCHES/BR_INST_RETIRED.ALL_BRANCHES<=0.02'\n"
 		"                         (with -r: the median; mean(EV), min(EV), max(EV)); repeatable\n"
 		"      --save-baseline FILE   write the JSON result to FILE\n"
@@ -76,7 +80,8 @@ static void
 usage(FILE *out)
 {
 	fprintf(out,
-		"usage: pmustat [-e EVENTS]... [-C LIST | -a] [-A] [-x SEP | --json] [-o FILE] [--force]\n"
+		"usage: pmustat [-e EVENTS]... [-M METRICS]... [-C LIST | -a] [-A] [-x SEP | --json] [-o FILE]\n"
+		"               [--force]\n"
 		"               [--no-rerun] [--as-root] [--dry-run [--cpu-dump FILE]]\n"
 		"               [--backend msr|perf|auto] [--regions] [-v] [--] COMMAND [ARGS...]\n"
 		"\n");
@@ -117,10 +122,11 @@ enum {
 };
 
 /* '+': the first non-option word is COMMAND; its options are its own. */
-#define STAT_OPTSTRING "+e:C:aAx:o:vhr:I:j"
+#define STAT_OPTSTRING "+e:M:C:aAx:o:vhr:I:j"
 
 static const struct option longopts[] = {
 	{ "event", required_argument, NULL, 'e' },
+	{ "metrics", required_argument, NULL, 'M' },
 	{ "cpu", required_argument, NULL, 'C' },
 	{ "all-cpus", no_argument, NULL, 'a' },
 	{ "no-aggr", no_argument, NULL, 'A' },
@@ -161,6 +167,11 @@ take_option(int c, struct stat_opts *o, struct pmustat_error **err)
 		if (o->nspecs >= STAT_MAX_SPECS)
 			return cli_usage_error(err, STAT_PROG, "at most %d -e options", STAT_MAX_SPECS);
 		o->specs[o->nspecs++] = optarg;
+		return 0;
+	case 'M':
+		if (o->nmetric_specs >= STAT_MAX_SPECS)
+			return cli_usage_error(err, STAT_PROG, "at most %d -M options", STAT_MAX_SPECS);
+		o->metric_specs[o->nmetric_specs++] = optarg;
 		return 0;
 	case 'C': {
 		static bool listed[CPU_SETSIZE];

@@ -77,6 +77,7 @@ make_plan_for(struct run_ctx *c, int core, const struct pmu_occupancy *occ, cons
 	in.caps = &c->t->cpu.pmu;
 	in.events = c->ev->hw;
 	in.nevents = c->ev->nhw;
+	in.pinned_run = c->ev->pinned_run;
 	if (occ)
 		in.occ = *occ;
 	in.occupancy_assumed = assumed_why != NULL;

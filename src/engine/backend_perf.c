@@ -51,6 +51,7 @@ backend_perf_plan(struct run_ctx *c, struct pmustat_error **err)
 	in.caps = &c->t->cpu.pmu;
 	in.events = c->ev->hw;
 	in.nevents = c->ev->nhw;
+	in.pinned_run = c->ev->pinned_run;
 	in.no_rerun = c->o->no_rerun;
 	in.kernel_counts = true;
 	return plan_make(&in, &c->plan, err);
@@ -109,6 +110,11 @@ perf_attach(struct run_ctx *c, unsigned run, pid_t pid, struct pmustat_error **e
 	for (unsigned u = 0; s->with_hw && u < ev->nhw; u++) {
 		if (c->plan->slots[u].run != run)
 			continue;
+		/* A byte of IA32_PERF_METRICS is no perf event: the MSR backend reads it. */
+		if (ev->hw[u].flags & EVENT_F_PERF_METRICS) {
+			c->counts[u].status = "not counted: IA32_PERF_METRICS is read by the msr backend only";
+			continue;
+		}
 		s->pc[s->npc].ev = &ev->hw[u];
 		s->pc_event[s->npc++] = u;
 	}

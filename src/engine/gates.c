@@ -13,6 +13,7 @@
 #include "engine/regions.h"
 #include "engine/target.h"
 #include "events/event.h"
+#include "report/metric_output.h"
 #include "report/output.h"
 
 int
@@ -58,30 +59,43 @@ struct rows_view {
 	const struct stat_row *rows;
 	unsigned nrows;
 	const struct region_report *regions;
+	const struct metric_row *metrics;
+	unsigned nmetrics;
 };
+
+/* @agg of a row's, a region's or a metric's statistics over the rounds (the median by default). */
+static double
+pick(enum check_agg agg, double median, double mean, double min, double max)
+{
+	switch (agg) {
+	case CHECK_AGG_MEAN:
+		return mean;
+	case CHECK_AGG_MIN:
+		return min;
+	case CHECK_AGG_MAX:
+		return max;
+	default:
+		return median;
+	}
+}
 
 /* @agg of counts summarised in @st. */
 static double
 aggregate(const struct stats_summary *st, enum check_agg agg)
 {
-	switch (agg) {
-	case CHECK_AGG_MEAN:
-		return st->mean;
-	case CHECK_AGG_MIN:
-		return (double)st->min;
-	case CHECK_AGG_MAX:
-		return (double)st->max;
-	default:
-		return st->median;
-	}
+	return pick(agg, st->median, st->mean, (double)st->min, (double)st->max);
 }
 
-/* --check's view of a row (or with --regions a region's row, REGION:EVENT): @agg of its counts. */
+/*
+ * --check's view of a row: @agg of its counts; else with --regions of a
+ * region's row (REGION:EVENT); else of a metric's values (-M).
+ */
 static int
 lookup_event(void *ctx, const char *event, enum check_agg agg, double *value)
 {
 	const struct rows_view *v = ctx;
 	const struct region_value *rv;
+	const struct metric_row *m;
 
 	for (unsigned i = 0; i < v->nrows; i++) {
 		const struct stat_row *row = &v->rows[i];
@@ -94,17 +108,26 @@ lookup_event(void *ctx, const char *event, enum check_agg agg, double *value)
 		return 0;
 	}
 	rv = regions_lookup(v->regions, v->rows, v->nrows, event);
-	if (!rv || !rv->counted)
+	if (rv) {
+		if (!rv->counted)
+			return -ENOENT;
+		*value = aggregate(&rv->stats, agg);
+		return 0;
+	}
+	m = metric_row_named(v->metrics, v->nmetrics, event);
+	if (!m || !m->valid)
 		return -ENOENT;
-	*value = aggregate(&rv->stats, agg);
+	/* A metric with a value has the statistics of at least one round; value is their median. */
+	*value = pick(agg, m->value, m->mean, m->min, m->max);
 	return 0;
 }
 
 int
 gates_evaluate(struct gates *g, const struct stat_opts *o, const struct stat_row *rows, unsigned nrows,
-	       const struct region_report *regions, int *status, struct pmustat_error **err)
+	       const struct region_report *regions, const struct metric_row *metrics, unsigned nmetrics, int *status,
+	       struct pmustat_error **err)
 {
-	struct rows_view view = { rows, nrows, regions };
+	struct rows_view view = { rows, nrows, regions, metrics, nmetrics };
 	struct baseline_event *cur;
 
 	g->evaluated = true;

@@ -43,11 +43,15 @@ gates_prepare(struct gates *g, const struct stat_opts *o, const struct target *t
 /*
  * After the runs, when the command ran: the checks and the comparison;
  * *@status 0 -> 3 on a failure. A name no row has may be REGION:EVENT, an
- * event of one of @regions (--regions; NULL without).
+ * event of one of @regions (--regions; NULL without), or one of @metrics,
+ * the values of -M's metrics.
  */
+struct metric_row;
+
 int
 gates_evaluate(struct gates *g, const struct stat_opts *o, const struct stat_row *rows, unsigned nrows,
-	       const struct region_report *regions, int *status, struct pmustat_error **err);
+	       const struct region_report *regions, const struct metric_row *metrics, unsigned nmetrics, int *status,
+	       struct pmustat_error **err);
 
 /*
  * --save-baseline: @rep as JSON when the run succeeded (status 0), the file

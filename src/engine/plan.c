@@ -108,8 +108,8 @@ plan_make(const struct plan_input *in, struct plan **out, struct pmustat_error *
 	}
 	p->nruns = 0;
 	if (in->nevents) {
-		rc = sched_plan(in->events, in->nevents, caps, p->gp_free, p->fixed_free, p->slots, &p->nruns,
-				&bad, err);
+		rc = sched_plan_pinned(in->events, in->nevents, in->pinned_run, caps, p->gp_free, p->fixed_free,
+				       p->slots, &p->nruns, &bad, err);
 		if (rc == -ENOSPC && (in->occ.busy_gp | in->occ.busy_fixed) && !in->kernel_counts)
 			rc = refuse_busy(p, bad, err);
 		else if (rc < 0)

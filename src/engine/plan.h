@@ -27,6 +27,8 @@ struct plan_input {
 	const struct pmu_caps *caps;
 	const struct event *events;	/* the hardware events, each once */
 	unsigned nevents;
+	/* Per event: the run it must be in (the events of one metric share one), -1 any; NULL: none pinned. */
+	const int *pinned_run;
 	/* Who holds the counters; with occupancy_assumed, nobody (not read). */
 	struct pmu_occupancy occ;
 	bool occupancy_assumed;

@@ -55,6 +55,8 @@ counters_text(uint64_t bits, char *buf, size_t size)
 	for (unsigned i = 0; i < PMU_MAX_FIXED && used < size; i++)
 		if (bits & GLOBAL_FIXED_BIT(i))
 			used += (size_t)snprintf(buf + used, size - used, "%sfixed%u", used ? ", " : "", i);
+	if ((bits & GLOBAL_PERF_METRICS_BIT) && used < size)
+		snprintf(buf + used, size - used, "%sIA32_PERF_METRICS", used ? ", " : "");
 }
 
 static void
@@ -131,6 +133,11 @@ print_write(const struct plan *p, unsigned run, const struct pmu_write *w, const
 				(unsigned long long)w->value, name, name_of(names, event_on(p, run, SCHED_FIXED, i)));
 			return;
 		}
+	}
+	if (w->msr == MSR_IA32_PERF_METRICS) {
+		fprintf(out, "    wrmsr -p %d 0x%x 0x%llx\t# %s: the top-down fractions of fixed3's slots, cleared after it (SDM)\n",
+			core, w->msr, (unsigned long long)w->value, name);
+		return;
 	}
 	fprintf(out, "    wrmsr -p %d 0x%x 0x%llx\t# %s: the offcore response of this run's events\n", core, w->msr,
 		(unsigned long long)w->value, name);

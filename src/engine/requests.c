@@ -68,6 +68,78 @@ join_groups(struct stat_events *s, unsigned idx, const struct event *e)
 	s->hw[idx].group = e->group;
 }
 
+static void order_rows(struct stat_events *s);
+
+/* A new hardware event, pinned to @run (-1: any): its index, or -ENOMEM. */
+static int
+add_hw(struct stat_events *s, const struct event *e, int run)
+{
+	unsigned cap = s->cap_hw;
+
+	if (grow((void **)&s->hw, &cap, s->nhw + 1, sizeof(*s->hw)))
+		return -ENOMEM;
+	cap = s->cap_hw;
+	if (grow((void **)&s->pinned_run, &cap, s->nhw + 1, sizeof(*s->pinned_run)))
+		return -ENOMEM;
+	s->cap_hw = cap;
+	for (unsigned r = 0; r < s->nrows; r++)
+		if (s->row_event[r] >= s->nhw)
+			s->row_event[r]++;
+	s->hw[s->nhw] = *e;
+	s->pinned_run[s->nhw] = run;
+	return (int)s->nhw++;
+}
+
+/* A row for @e counted as hardware event @idx, unless that spelling has one. */
+static int
+add_row(struct stat_events *s, const struct event *e, int idx, struct pmustat_error **err)
+{
+	for (unsigned r = 0; r < s->nrows; r++)
+		if (strcmp(s->rows[r].requested, e->requested) == 0 && (int)s->row_event[r] == idx)
+			return 0;
+	if (s->nrows >= MAX_ROWS)
+		return err_set(err, -E2BIG, "too many events: at most %d names can be counted", MAX_ROWS);
+	if (s->nrows == s->cap_rows) {
+		unsigned cap = s->cap_rows;
+
+		if (grow((void **)&s->rows, &cap, s->nrows + 1, sizeof(*s->rows)))
+			return err_set(err, -ENOMEM, "out of memory");
+		cap = s->cap_rows;
+		if (grow((void **)&s->row_event, &cap, s->nrows + 1, sizeof(*s->row_event)))
+			return err_set(err, -ENOMEM, "out of memory");
+		s->cap_rows = cap;
+	}
+	s->rows[s->nrows] = *e;
+	s->row_event[s->nrows++] = (unsigned)idx;
+	return 0;
+}
+
+int
+requests_add_pinned(struct stat_events *s, const struct event *e, int run, struct pmustat_error **err)
+{
+	int idx = -1, rc;
+
+	/* The same event, free (an -e event: it joins this run) or already in this run. */
+	for (unsigned i = 0; i < s->nhw && idx < 0; i++)
+		if (event_spec_same(&s->hw[i], e) && (s->pinned_run[i] < 0 || s->pinned_run[i] == run))
+			idx = (int)i;
+	if (idx >= 0) {
+		s->pinned_run[idx] = run;
+		return idx;
+	}
+	if (s->nhw + s->nsw >= SCHED_MAX_EVENTS)
+		return err_set(err, -E2BIG, "more than %d events; pmustat counts at most %d per invocation",
+			       SCHED_MAX_EVENTS, SCHED_MAX_EVENTS);
+	idx = add_hw(s, e, run);
+	if (idx < 0)
+		return err_set(err, -ENOMEM, "out of memory");
+	rc = add_row(s, e, idx, err);
+	if (rc)
+		return rc;
+	order_rows(s);
+	return idx;
+}
+
 /* Count @e (once), reported as its own row unless that spelling is there already. */
 static int
 add(struct stat_events *s, const struct event *e, struct pmustat_error **err)
@@ -85,31 +157,15 @@ add(struct stat_events *s, const struct event *e, struct pmustat_error **err)
 		s->sw[s->nsw] = *e;
 		idx = (int)(s->nhw + s->nsw++);
 	} else if (idx < 0) {
-		if (grow((void **)&s->hw, &s->cap_hw, s->nhw + 1, sizeof(*s->hw)))
+		idx = add_hw(s, e, -1);
+		if (idx < 0)
 			return err_set(err, -ENOMEM, "out of memory");
-		for (unsigned r = 0; r < s->nrows; r++)
-			if (s->row_event[r] >= s->nhw)
-				s->row_event[r]++;
-		s->hw[s->nhw] = *e;
-		idx = (int)s->nhw++;
 	} else if (!event_is_software(e)) {
 		/* The same event by another name: it may go wherever either may go. */
 		s->hw[idx].gp_mask |= e->gp_mask;
 		join_groups(s, (unsigned)idx, e);
 	}
-	if (s->nrows == s->cap_rows) {
-		unsigned cap = s->cap_rows;
-
-		if (grow((void **)&s->rows, &cap, s->nrows + 1, sizeof(*s->rows)))
-			return err_set(err, -ENOMEM, "out of memory");
-		cap = s->cap_rows;
-		if (grow((void **)&s->row_event, &cap, s->nrows + 1, sizeof(*s->row_event)))
-			return err_set(err, -ENOMEM, "out of memory");
-		s->cap_rows = cap;
-	}
-	s->rows[s->nrows] = *e;
-	s->row_event[s->nrows++] = (unsigned)idx;
-	return 0;
+	return add_row(s, e, idx, err);
 }
 
 /*
@@ -249,7 +305,7 @@ add_check_name(struct stat_events *s, struct target *t, const struct stat_opts *
 
 int
 requests_resolve(const struct stat_opts *o, struct target *t, struct stat_events *s,
-		 struct pmustat_error **err)
+		 bool (*skip)(void *ctx, const char *name), void *skip_ctx, struct pmustat_error **err)
 {
 	static const char *const defaults[] = {
 		"instructions", "cycles", "ref-cycles", "slots", "branches", "branch-misses",
@@ -271,12 +327,16 @@ requests_resolve(const struct stat_opts *o, struct target *t, struct stat_events
 		if (rc < 0)
 			return rc;
 	}
-	for (size_t i = 0; o->nspecs == 0 && i < sizeof(sw_defaults) / sizeof(sw_defaults[0]); i++) {
+	/* -M needs the PMU; -M alone counts the metrics' events, not the default set. */
+	if (o->nmetric_specs > 0 && cpu_bad)
+		return err_set(err, -ENODEV, "core %d (%s): %s; metrics (-M) are computed from hardware events",
+			       t->core, t->key, cpu_verdict_text(t->cpu.verdict));
+	for (size_t i = 0; o->nspecs == 0 && o->nmetric_specs == 0 && i < sizeof(sw_defaults) / sizeof(sw_defaults[0]); i++) {
 		rc = add_spec(s, t, sw_defaults[i], err);
 		if (rc < 0)
 			return rc;
 	}
-	for (size_t i = 0; o->nspecs == 0 && i < sizeof(defaults) / sizeof(defaults[0]); i++) {
+	for (size_t i = 0; o->nspecs == 0 && o->nmetric_specs == 0 && i < sizeof(defaults) / sizeof(defaults[0]); i++) {
 		/* SLOTS only where fixed counter 3 exists. */
 		if (strcmp(defaults[i], "slots") == 0 && !(t->cpu.pmu.fixed_mask & 0x8))
 			continue;
@@ -298,7 +358,7 @@ requests_resolve(const struct stat_opts *o, struct target *t, struct stat_events
 		for (unsigned j = 0; j < o->checks[k].nevents; j++) {
 			const char *name = o->checks[k].events[j];
 
-			if (row_named(s, name))
+			if (row_named(s, name) || (skip && skip(skip_ctx, name)))
 				continue;
 			rc = add_check_name(s, t, o, name, err);
 			if (rc == -EIO || rc == -ENOMEM)
@@ -307,7 +367,7 @@ requests_resolve(const struct stat_opts *o, struct target *t, struct stat_events
 				return err_set(err, rc, "--check '%s': %s", o->checks[k].text, err_msg(*err));
 		}
 	}
-	if (s->nrows == 0)
+	if (s->nrows == 0 && o->nmetric_specs == 0)
 		return err_set(err, -EINVAL, "no event to count");
 	if (s->nhw + s->nsw > SCHED_MAX_EVENTS)
 		return err_set(err, -E2BIG, "%u events; pmustat counts at most %d per invocation", s->nhw + s->nsw,
@@ -343,5 +403,6 @@ requests_free(struct stat_events *e)
 	free(e->sw);
 	free(e->rows);
 	free(e->row_event);
+	free(e->pinned_run);
 	memset(e, 0, sizeof(*e));
 }

@@ -32,6 +32,7 @@ struct stat_events {
 	struct event *rows;		/* one per spelling: its name and requested text */
 	unsigned nrows;
 	unsigned *row_event;		/* per row: i < nhw: hw[i]; else sw[i - nhw] */
+	int *pinned_run;		/* per hardware event: the run it must be in (a metric's), or -1 */
 	unsigned cap_hw, cap_sw, cap_rows;
 	unsigned groups;		/* the highest event.group given out */
 	/*
@@ -54,10 +55,21 @@ struct stat_events {
  * cannot count (no PMU) the hardware ones go to out->unsupported and the
  * software ones still count. A name given with -e that cannot be counted
  * always fails.
+ * -M alone counts no default set. A --check name for which @skip (may be
+ * NULL) says true is not an event (a metric).
  */
 int
 requests_resolve(const struct stat_opts *o, struct target *t, struct stat_events *out,
-		 struct pmustat_error **err);
+		 bool (*skip)(void *ctx, const char *name), void *skip_ctx, struct pmustat_error **err);
+
+/*
+ * Count @e in run @run (0-based), for a metric whose events must all come
+ * from one run: the same event already pinned there, or asked for with -e
+ * and not pinned yet, is reused; otherwise it is counted again, with a row
+ * of its own. Returns its index in ->hw, or -errno with @err.
+ */
+int
+requests_add_pinned(struct stat_events *s, const struct event *e, int run, struct pmustat_error **err);
 
 /* The counted event of row @r. */
 const struct event *

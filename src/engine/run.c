@@ -254,7 +254,10 @@ one_run(struct run_ctx *c, unsigned run, unsigned nruns)
 			err_move(&stop_err, &err);
 		err_clear(&err);
 	}
-	c->elapsed += now() - t0;
+	t0 = now() - t0;
+	c->elapsed += t0;
+	if (c->run_seconds && c->round)
+		c->run_seconds[(size_t)(c->round - 1) * nruns + run] = t0;
 	if (getrusage(RUSAGE_CHILDREN, &ru1) == 0) {
 		c->user_time += timeval_diff(&ru1.ru_utime, &ru0.ru_utime);
 		c->sys_time += timeval_diff(&ru1.ru_stime, &ru0.ru_stime);
@@ -304,7 +307,9 @@ run_rounds(struct run_ctx *c)
 	c->nvalues = calloc(n ? n : 1, sizeof(*c->nvalues));
 	c->core_values = calloc((size_t)(c->ev->nhw ? c->ev->nhw : 1) * c->ncores * c->repeat,
 				sizeof(*c->core_values));
-	if (!c->values || !c->nvalues || !c->core_values)
+	c->run_seconds = calloc((size_t)(c->plan && c->plan->nruns ? c->plan->nruns : 1) * c->repeat,
+				sizeof(*c->run_seconds));
+	if (!c->values || !c->nvalues || !c->core_values || !c->run_seconds)
 		return run_fail(c, -ENOMEM, "out of memory for %u runs of %u events", c->repeat, n);
 	for (unsigned round = 0; round < c->repeat; round++) {
 		c->round = round + 1;

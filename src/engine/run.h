@@ -138,6 +138,8 @@ struct run_ctx {
 	/* And per core of the hardware events: core_values[(u * ncores + i) * repeat + k]. */
 	uint64_t *core_values;
 	unsigned rounds;		/* rounds run (fewer than repeat: stopped at a failure) */
+	/* Wall time of each run of each round: run_seconds[(round - 1) * plan->nruns + run]. */
+	double *run_seconds;
 
 	/* What happened. */
 	const char *read_method;	/* "rdpmc", "MSR reads", "perf_event": set by the hardware backend */

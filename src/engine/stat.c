@@ -25,6 +25,7 @@
 #include "engine/requests.h"
 #include "engine/run.h"
 #include "engine/stat.h"
+#include "engine/stat_metrics.h"
 #include "engine/target.h"
 #include "events/cpu_source.h"
 #include "events/event_spec.h"
@@ -41,6 +42,7 @@ struct stat_state {
 	bool target_open;
 	struct cores cores;
 	struct stat_events ev;
+	struct stat_metrics m;		/* -M */
 	struct gates g;
 	struct invoker inv;
 	struct outfile out_file;
@@ -401,6 +403,9 @@ report(struct stat_state *s)
 	rep.verbose = c->o->verbose;
 	rep.csv_header = c->o->csv_header;
 	rep.regions = regions_report(c, s->rows, rep.nrows, s->ev.row_event, s->ev.nhw);
+	rep.metrics = s->m.rows;
+	rep.nmetrics = s->m.nrows;
+	rep.with_metrics = c->o->nmetric_specs > 0 || s->m.active;
 	if (c->o->json)
 		(void)output_json(s->out, &rep);
 	else if (c->o->sep)
@@ -432,6 +437,8 @@ state_free(struct stat_state *s)
 	if (s->c.values)
 		free(s->c.values);
 	free(s->c.nvalues);
+	free(s->c.run_seconds);
+	stat_metrics_free(&s->m);
 	free(s->c.counts);
 	free(s->c.command_env);
 	for (unsigned i = 1; s->c.plans && i < s->c.ncores; i++)
@@ -491,7 +498,9 @@ stat_main(const struct stat_opts *o, struct pmustat_error **err)
 	s.c.notes = (o->json || o->sep) && s.out == stderr ? NULL : stderr;
 
 	/* Rows exist once the events resolved, so every later failure can still list them. */
-	if (open_target(&s, &e) || requests_resolve(o, &s.t, &s.ev, &e)) {
+	if (open_target(&s, &e) || stat_metrics_select(&s.m, o, &s.t, &e) ||
+	    requests_resolve(o, &s.t, &s.ev, stat_metrics_names, &s.m, &e) ||
+	    stat_metrics_request(&s.m, o, &s.t, s.c.hw, s.c.core, &s.ev, s.c.notes, &e)) {
 		if (o->dry_run && !o->cpu_dump && s.target_open && !target_can_count(&s.t))
 			err_append(&e, "; 'pmustat --dry-run --cpu-dump FILE' prints the plan for the CPU of a libcpuid raw dump");
 		run_fail_err(&s.c, &e);
@@ -510,8 +519,10 @@ stat_main(const struct stat_opts *o, struct pmustat_error **err)
 	if (!s.rows)
 		(void)make_rows(&s, &e);
 	fill_rows(&s);
-	if (s.c.command_ran && !s.c.error && !o->dry_run && gates_evaluate(&s.g, o, s.rows, s.ev.nrows,
-	    regions_report(&s.c, s.rows, s.ev.nrows, s.ev.row_event, s.ev.nhw), &s.c.status, &e))
+	stat_metrics_evaluate(&s.m, &s.c);
+	if (s.c.command_ran && !s.c.error && !o->dry_run &&
+	    gates_evaluate(&s.g, o, s.rows, s.ev.nrows, regions_report(&s.c, s.rows, s.ev.nrows, s.ev.row_event, s.ev.nhw),
+			   s.m.rows, s.m.nrows, &s.c.status, &e))
 		run_fail_err(&s.c, &e);
 out:
 	err_clear(&e);

@@ -8,6 +8,7 @@
  *	argv      -> struct stat_opts          cli/stat.c
  *	the CPU   -> struct target             engine/target.c
  *	names     -> events and rows           engine/requests.c
+ *	-M        -> events pinned to runs     engine/stat_metrics.c
  *	events    -> struct plan (MSR writes)  engine/plan.c (printed by plan_print.c)
  *	plan      -> counts, per run           engine/run.c over engine/backend_*.c
  *	counts    -> deltas, statistics        pmu/delta.c, engine/result.c
@@ -31,6 +32,8 @@ struct pmustat_error;
 struct stat_opts {
 	const char *specs[STAT_MAX_SPECS];	/* -e, in order */
 	unsigned nspecs;
+	const char *metric_specs[STAT_MAX_SPECS];	/* -M NAME|GROUP[,...], in order */
+	unsigned nmetric_specs;
 	int core;				/* -C N; -1: the last allowed CPU */
 	const char *cpu_list;			/* -C LIST of several CPUs (perf's syntax); NULL: core */
 	bool all_cpus;				/* -a: every CPU pmustat may run on */

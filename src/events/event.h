@@ -22,6 +22,14 @@ enum event_flag {
 	EVENT_F_RAW		= 1u << 3,	/* rXXXX or cpu/.../ */
 	EVENT_F_ARCH		= 1u << 4,	/* architectural event */
 	EVENT_F_SOFTWARE	= 1u << 5,	/* kernel software event (sw_events.h), no EVTSEL */
+	/*
+	 * A byte of IA32_PERF_METRICS (top-down, Ice Lake+), no EVTSEL: read
+	 * after a run in which fixed counter 3 counted SLOTS; umask is the
+	 * byte (0 Retiring, 1 Bad Speculation, 2 Frontend Bound, 3 Backend
+	 * Bound, 4-7 the level-2 ones), the count its value, 0-255 (x/255 of
+	 * the slots).
+	 */
+	EVENT_F_PERF_METRICS	= 1u << 6,
 };
 
 struct event {

@@ -50,6 +50,8 @@ event_spec_same(const struct event *a, const struct event *b)
 		return false;
 	if (a->flags & EVENT_F_SOFTWARE)
 		return strcmp(a->name, b->name) == 0 && a->usr == b->usr && a->os == b->os;
+	if ((a->flags ^ b->flags) & EVENT_F_PERF_METRICS)
+		return false;
 	return a->code == b->code && a->umask == b->umask &&
 	       a->umask_ext == b->umask_ext && a->cmask == b->cmask &&
 	       a->inv == b->inv && a->edge == b->edge &&

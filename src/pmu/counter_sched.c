@@ -28,6 +28,7 @@ struct run_state {
 	uint32_t extra_msr[PMU_MAX_GP];
 	uint64_t extra_value[PMU_MAX_GP];
 	unsigned nextra;
+	bool perf_metrics;	/* a byte of IA32_PERF_METRICS is read after this run */
 };
 
 /*
@@ -119,6 +120,14 @@ try_add(struct run_state *rs, const struct event *ev, unsigned i,
 	const struct event *e = &ev[i];
 	bool alone = e->flags & EVENT_F_TAKEN_ALONE;
 
+	/* No counter of its own: it needs fixed counter 3 in its run (checked when the run is made). */
+	if (e->flags & EVENT_F_PERF_METRICS) {
+		slot->kind = SCHED_METRICS;
+		slot->index = e->umask;
+		slot->run = run;
+		rs->perf_metrics = true;
+		return true;
+	}
 	if (evtsel_fixed_ok(e, caps) && (fixed_free & (1u << e->fixed)) &&
 	    !(rs->fixed_used & (1u << e->fixed)) && !e->extra_msr) {
 		rs->fixed_used |= 1u << e->fixed;
@@ -251,9 +260,26 @@ sched_plan(const struct event *ev, unsigned n, const struct pmu_caps *caps,
 	   uint32_t gp_free, uint32_t fixed_free, struct sched_slot *slots,
 	   unsigned *runs, unsigned *bad, struct pmustat_error **err)
 {
+	return sched_plan_pinned(ev, n, NULL, caps, gp_free, fixed_free, slots, runs, bad, err);
+}
+
+/* Pinned events of run @run that do not fit together: say which. */
+static int
+explain_pinned(const struct event *ev, unsigned i, unsigned run, uint32_t gp_free, struct pmustat_error **err)
+{
+	return err_set(err, -ENOSPC,
+		       "event %s does not fit in run %u beside the events it must be counted with (the free general-purpose counters are 0x%x)",
+		       label(&ev[i]), run + 1, gp_free);
+}
+
+int
+sched_plan_pinned(const struct event *ev, unsigned n, const int *pinned, const struct pmu_caps *caps,
+		  uint32_t gp_free, uint32_t fixed_free, struct sched_slot *slots,
+		  unsigned *runs, unsigned *bad, struct pmustat_error **err)
+{
 	bool placed[SCHED_MAX_EVENTS] = { false };
 	unsigned grp[SCHED_MAX_EVENTS];
-	unsigned left = n, run = 0;
+	unsigned left = n, run = 0, pinned_runs = 0;
 	int rc;
 
 	if (n > SCHED_MAX_EVENTS) {
@@ -271,6 +297,8 @@ sched_plan(const struct event *ev, unsigned n, const struct pmu_caps *caps,
 		slots[i].kind = SCHED_NONE;
 		slots[i].index = 0;
 		slots[i].run = 0;
+		if (pinned && pinned[i] >= 0 && (unsigned)pinned[i] + 1 > pinned_runs)
+			pinned_runs = (unsigned)pinned[i] + 1;
 		if (!try_add(&empty, ev, i, caps, gp_free, fixed_free, &probe, 0)) {
 			if (bad)
 				*bad = i;
@@ -282,12 +310,24 @@ sched_plan(const struct event *ev, unsigned n, const struct pmu_caps *caps,
 	if (rc)
 		return rc;
 
-	while (left > 0) {
+	while (left > 0 || run < pinned_runs) {
 		struct run_state rs = { 0 };
 		unsigned counter_of[PMU_MAX_GP + 1];
 
+		/* The events that must be counted together in this run, first. */
+		for (unsigned i = 0; pinned && i < n; i++) {
+			if (pinned[i] != (int)run)
+				continue;
+			if (!try_add(&rs, ev, i, caps, gp_free, fixed_free, &slots[i], run)) {
+				if (bad)
+					*bad = i;
+				return explain_pinned(ev, i, run, gp_free, err);
+			}
+			placed[i] = true;
+			left--;
+		}
 		for (unsigned i = 0; i < n; i++) {
-			if (placed[i])
+			if (placed[i] || (pinned && pinned[i] >= 0))
 				continue;
 			if (!try_add_group(&rs, ev, n, i, grp, placed, caps, gp_free, fixed_free, slots, run))
 				continue;
@@ -301,6 +341,14 @@ sched_plan(const struct event *ev, unsigned n, const struct pmu_caps *caps,
 		/* Cannot be empty: every event fits an empty run (checked above). */
 		if (!match(ev, rs.gp_members, rs.ngp, gp_free, counter_of))
 			return -EINVAL;
+		if (rs.perf_metrics && !(rs.fixed_used & (1u << PERF_METRICS_FIXED))) {
+			for (unsigned i = 0; i < n; i++)
+				if ((ev[i].flags & EVENT_F_PERF_METRICS) && slots[i].run == run && placed[i] && bad)
+					*bad = i;
+			return err_set(err, -ENOSPC,
+				       "run %u reads IA32_PERF_METRICS, which needs fixed counter 3 (TOPDOWN.SLOTS) counting in the same run",
+				       run + 1);
+		}
 		for (unsigned k = 0; k < rs.ngp; k++)
 			slots[rs.gp_members[k]].index = counter_of[k];
 		run++;
@@ -318,6 +366,9 @@ sched_counter_name(const struct sched_slot *slot, char *buf, size_t size)
 		break;
 	case SCHED_GP:
 		snprintf(buf, size, "pmc%u", slot->index);
+		break;
+	case SCHED_METRICS:
+		snprintf(buf, size, "metrics%u", slot->index);
 		break;
 	default:
 		snprintf(buf, size, "-");

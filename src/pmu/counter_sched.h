@@ -29,6 +29,7 @@ enum sched_kind {
 	SCHED_NONE = 0,
 	SCHED_FIXED,
 	SCHED_GP,
+	SCHED_METRICS,		/* a byte of IA32_PERF_METRICS (index), in a run of fixed counter 3 */
 };
 
 struct sched_slot {
@@ -48,6 +49,20 @@ int
 sched_plan(const struct event *ev, unsigned n, const struct pmu_caps *caps,
 	   uint32_t gp_free, uint32_t fixed_free, struct sched_slot *slots,
 	   unsigned *runs, unsigned *bad, struct pmustat_error **err);
+
+/*
+ * The same, with events that must share a run: @pinned[i] >= 0 puts event
+ * i in that run (0-based; the events of one metric, so that its ratio
+ * comes from one run), -1 leaves it to the greedy batching, which fills
+ * the pinned runs first. @pinned NULL: none pinned. -ENOSPC with *@bad
+ * also when pinned events do not fit their run together. A pinned run may
+ * hold only events that another run also counts (then it is a run of its
+ * own all the same).
+ */
+int
+sched_plan_pinned(const struct event *ev, unsigned n, const int *pinned, const struct pmu_caps *caps,
+		  uint32_t gp_free, uint32_t fixed_free, struct sched_slot *slots,
+		  unsigned *runs, unsigned *bad, struct pmustat_error **err);
 
 /* "fixed1" or "pmc3" into @buf; "-" for SCHED_NONE. */
 void

@@ -109,6 +109,7 @@ journal_from_programs(struct journal *j, const struct pmu *p, const struct pmu_p
 		      unsigned nprogs, struct pmustat_error **err)
 {
 	uint32_t offcore = 0;
+	bool perf_metrics = false;
 	int rc;
 
 	memset(j, 0, sizeof(*j));
@@ -123,6 +124,7 @@ journal_from_programs(struct journal *j, const struct pmu *p, const struct pmu_p
 
 		j->own_gp |= prog->gp;
 		j->own_fixed |= prog->fixed;
+		perf_metrics |= prog->perf_metrics;
 		for (unsigned i = 0; i < prog->nprogram; i++)
 			if (add_write(j, &prog->program[i], &offcore))
 				goto too_many;
@@ -149,6 +151,9 @@ journal_from_programs(struct journal *j, const struct pmu *p, const struct pmu_p
 	for (unsigned i = 0; i < PMU_MAX_FIXED; i++)
 		if (j->own_fixed & (1u << i))
 			add_reg(j, &p->fixed_ctr[i]);
+	/* After FIXED_CTR3: restored in this order, counter first. */
+	if (perf_metrics)
+		add_reg(j, &p->perf_metrics);
 	for (unsigned o = 0; o < PMU_NUM_OFFCORE; o++)
 		if (offcore & (1u << o))
 			add_reg(j, &p->offcore[o]);

@@ -51,8 +51,8 @@ struct pmu_program;
 #define JOURNAL_DIR		"/run/pmustat"
 #define JOURNAL_VERSION		2
 #define JOURNAL_MAGIC		"pmustat-journal"
-/* Every register struct pmu can save: EVTSEL+PMC x8, FIXED_CTR x4, 2 shared, 2 offcore. */
-#define JOURNAL_MAX_REGS	24
+/* Every register struct pmu can save: EVTSEL+PMC x8, FIXED_CTR x4, 2 shared, 2 offcore, PERF_METRICS. */
+#define JOURNAL_MAX_REGS	25
 /*
  * Values written to EVTSELs and offcore MSRs: two per event (programmed,
  * then enabled) and an offcore value, for the most events a run counts

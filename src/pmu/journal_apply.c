@@ -68,6 +68,8 @@ check_reg(const struct pmu *p, const struct journal *j, uint32_t msr, uint64_t v
 		}
 		return "";
 	}
+	if (msr == MSR_IA32_PERF_METRICS)
+		return (j->own_fixed & (1u << PERF_METRICS_FIXED)) ? "" : "IA32_PERF_METRICS without fixed counter 3";
 	if (msr == MSR_IA32_PERF_GLOBAL_CTRL || msr == MSR_OFFCORE_RSP_0 || msr == MSR_OFFCORE_RSP_1)
 		return "";
 	return "not a register a stat run saves";
@@ -181,6 +183,10 @@ journal_apply(struct hw *hw, const struct pmu_caps *caps, const struct journal *
 	for (unsigned i = 0; i < PMU_MAX_FIXED; i++)
 		if (res->restored_fixed & (1u << i))
 			bits |= GLOBAL_FIXED_BIT(i);
+	/* PERF_METRICS' enable goes with fixed counter 3, when the run read it. */
+	for (unsigned i = 0; i < j->nregs; i++)
+		if (j->regs[i].msr == MSR_IA32_PERF_METRICS && (res->restored_fixed & (1u << PERF_METRICS_FIXED)))
+			bits |= GLOBAL_PERF_METRICS_BIT;
 	for (unsigned i = 0; i < j->nregs; i++) {
 		uint32_t msr = j->regs[i].msr;
 		struct pmu_reg *r = pmu_reg_of(&p, msr);
@@ -209,6 +215,8 @@ journal_apply(struct hw *hw, const struct pmu_caps *caps, const struct journal *
 			for (unsigned c = 0; c < PMU_MAX_FIXED; c++)
 				if (msr == msr_fixed_ctr(c))
 					put_back = res->restored_fixed & (1u << c);
+			if (msr == MSR_IA32_PERF_METRICS)
+				put_back = res->restored_fixed & (1u << PERF_METRICS_FIXED);
 		}
 		if (!put_back)
 			continue;

@@ -13,6 +13,7 @@
 #define MSR_OFFCORE_RSP_0		0x1a6u
 #define MSR_OFFCORE_RSP_1		0x1a7u
 #define MSR_IA32_FIXED_CTR0		0x309u	/* + i */
+#define MSR_IA32_PERF_METRICS		0x329u	/* Ice Lake+: top-down fractions; PERF_CAPABILITIES[15] */
 #define MSR_IA32_PERF_CAPABILITIES	0x345u
 #define MSR_IA32_FIXED_CTR_CTRL		0x38du
 #define MSR_IA32_PERF_GLOBAL_STATUS	0x38eu
@@ -59,6 +60,12 @@
 
 /* IA32_PERF_CAPABILITIES[13]: full-width writes through IA32_A_PMCx. */
 #define PERF_CAP_FW_WRITE	(1ull << 13)
+/* IA32_PERF_CAPABILITIES[15]: IA32_PERF_METRICS, read with fixed counter 3 (SLOTS). */
+#define PERF_CAP_PERF_METRICS	(1ull << 15)
+/* IA32_PERF_GLOBAL_CTRL[48] EN_PERF_METRICS, IA32_PERF_GLOBAL_STATUS[48] its overflow. */
+#define GLOBAL_PERF_METRICS_BIT	(1ull << 48)
+/* The fixed counter IA32_PERF_METRICS divides: 3, TOPDOWN.SLOTS. */
+#define PERF_METRICS_FIXED	3u
 
 /* rdpmc ECX[30] selects the fixed counters. */
 #define RDPMC_FIXED		0x40000000u

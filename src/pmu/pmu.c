@@ -100,6 +100,12 @@ open_at(struct pmu *p, struct hw *hw, int cpu, const struct pmu_caps *caps, bool
 			return pmu_fail(p, rc, "reading", MSR_IA32_PERF_GLOBAL_INUSE, false, err);
 		p->inuse = v;
 	}
+	/* Saved whenever it exists: a run that reads it clears it first. */
+	if (pmu_has_perf_metrics(p)) {
+		rc = pmu_reg_load(p, &p->perf_metrics, MSR_IA32_PERF_METRICS);
+		if (rc)
+			return pmu_fail(p, rc, "reading", MSR_IA32_PERF_METRICS, false, err);
+	}
 	if (uses_offcore) {
 		for (unsigned i = 0; i < PMU_NUM_OFFCORE; i++) {
 			rc = pmu_reg_load(p, &p->offcore[i], MSR_OFFCORE_RSP_0 + i);
@@ -217,11 +223,14 @@ refusal(const struct pmu *p, const struct pmu_write *w)
 {
 	uint32_t gp = pmu_free_gp(p), fixed = pmu_free_fixed(p);
 	uint64_t set = w->value & w->mask & ~w->found;
+	/* PERF_METRICS goes with fixed counter 3: ours when that counter is. */
+	bool metrics_ours = pmu_has_perf_metrics(p) && (fixed & (1u << PERF_METRICS_FIXED));
+	uint64_t ours = pmu_global_bits(gp, fixed) | (metrics_ours ? GLOBAL_PERF_METRICS_BIT : 0);
 
 	if (!pmu_msr_allowed(p, w->msr))
 		return "not an MSR pmustat writes on this core";
 	if (w->clear_ovf)
-		return w->msr == MSR_IA32_PERF_GLOBAL_STATUS_RESET && !(w->mask & ~pmu_global_bits(gp, fixed)) ?
+		return w->msr == MSR_IA32_PERF_GLOBAL_STATUS_RESET && !(w->mask & ~ours) ?
 			       "" : "overflow bits of counters pmustat does not hold";
 	for (unsigned i = 0; i < PMU_MAX_GP; i++) {
 		if (w->msr != msr_evtsel(i) && w->msr != msr_pmc(i))
@@ -251,7 +260,9 @@ refusal(const struct pmu *p, const struct pmu_write *w)
 		return (set & ~ok) ? "reserved bits set" : "";
 	}
 	case MSR_IA32_PERF_GLOBAL_CTRL:
-		return (w->mask & ~pmu_global_bits(gp, fixed)) ? "enable bits of counters somebody else holds" : "";
+		return (w->mask & ~ours) ? "enable bits of counters somebody else holds" : "";
+	case MSR_IA32_PERF_METRICS:
+		return metrics_ours ? "" : "IA32_PERF_METRICS of a fixed counter 3 somebody else holds";
 	case MSR_OFFCORE_RSP_0:
 	case MSR_OFFCORE_RSP_1:
 		return p->offcore[w->msr - MSR_OFFCORE_RSP_0].msr ? "" : "an offcore MSR pmustat did not save";
@@ -319,6 +330,9 @@ write_one(struct pmu *p, const struct pmu_write *w, struct pmustat_error **err)
 			return rc ? pmu_fail(p, rc, "writing", w->msr, true, err) : 0;
 		}
 	}
+	/* It moves with FIXED_CTR3 and the counting: never skip its clear as "already 0". */
+	if (r == &p->perf_metrics)
+		r->cur_known = false;
 	rc = pmu_reg_set(p, r, v);
 	return rc ? pmu_fail(p, rc, "writing", w->msr, true, err) : 0;
 }
@@ -360,7 +374,8 @@ pmu_program(struct pmu *p, const struct pmu_program *prog, struct pmustat_error 
 			return rc;
 	}
 	/* From the go on, the child may make our counters overflow. */
-	p->status_pending |= pmu_global_bits(prog->gp, prog->fixed);
+	p->status_pending |= pmu_run_bits(prog);
+	p->run_perf_metrics = prog->perf_metrics;
 	/* The sequences the child and the parent write, and what they will write to. */
 	p->may_count = true;
 	p->run_gp = prog->gp;
@@ -405,6 +420,8 @@ pmu_mark_enabled(struct pmu *p)
 	for (unsigned i = 0; i < PMU_MAX_FIXED; i++)
 		if (p->run_fixed & (1u << i))
 			p->fixed_ctr[i].cur_known = false;
+	if (p->run_perf_metrics)
+		p->perf_metrics.cur_known = false;
 }
 
 int
@@ -432,12 +449,22 @@ int
 pmu_read(struct pmu *p, const struct sched_slot *slots, unsigned n, unsigned run, bool use_rdpmc,
 	 struct pmu_count *counts, struct pmustat_error **err)
 {
-	uint64_t status, bits = pmu_global_bits(p->run_gp, p->run_fixed);
+	uint64_t status, metrics = 0, bits = pmu_global_bits(p->run_gp, p->run_fixed);
 	int rc;
 
+	if (p->run_perf_metrics)
+		bits |= GLOBAL_PERF_METRICS_BIT;
 	rc = pmu_rd(p, MSR_IA32_PERF_GLOBAL_STATUS, &status);
 	if (rc)
 		return pmu_fail(p, rc, "reading", MSR_IA32_PERF_GLOBAL_STATUS, false, err);
+	/* The top-down fractions of this run's slots, once, after the disable. */
+	if (p->run_perf_metrics) {
+		rc = pmu_rd(p, MSR_IA32_PERF_METRICS, &metrics);
+		if (rc)
+			return pmu_fail(p, rc, "reading", MSR_IA32_PERF_METRICS, false, err);
+		p->perf_metrics.cur = metrics;
+		p->perf_metrics.cur_known = true;
+	}
 	for (unsigned k = 0; k < n; k++) {
 		const struct sched_slot *s = &slots[k];
 		struct pmu_reg *r;
@@ -447,6 +474,12 @@ pmu_read(struct pmu *p, const struct sched_slot *slots, unsigned n, unsigned run
 
 		if (s->run != run || s->kind == SCHED_NONE)
 			continue;
+		if (s->kind == SCHED_METRICS) {
+			counts[k].raw = metrics;
+			counts[k].overflowed = false;
+			counts[k].value = s->index < 8 ? (metrics >> (8 * s->index)) & 0xff : 0;
+			continue;
+		}
 		if (s->kind == SCHED_FIXED) {
 			msr = msr_fixed_ctr(s->index);
 			ecx = RDPMC_FIXED | s->index;

@@ -183,6 +183,13 @@ pmu_mode(const struct pmu *p);
 const char *
 pmu_msr_name(uint32_t msr, char *buf, size_t size);
 
+/*
+ * Does this PMU have IA32_PERF_METRICS (PERF_CAPABILITIES[15] and fixed
+ * counter 3, as pmu_open() read them)?
+ */
+bool
+pmu_has_perf_metrics(const struct pmu *p);
+
 /* Is @msr one pmustat may access on this PMU? */
 bool
 pmu_msr_allowed(const struct pmu *p, uint32_t msr);

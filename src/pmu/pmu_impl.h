@@ -40,6 +40,7 @@ struct pmu {
 	struct pmu_reg fixed_ctrl;
 	struct pmu_reg global_ctrl;
 	struct pmu_reg offcore[PMU_NUM_OFFCORE];
+	struct pmu_reg perf_metrics;	/* IA32_PERF_METRICS, when the PMU has it (msr 0 otherwise) */
 	uint64_t status_saved;		/* GLOBAL_STATUS when found */
 	uint64_t status_pending;	/* overflow bits that may be set now */
 	uint64_t inuse;			/* GLOBAL_INUSE (v4+), else 0 */
@@ -50,6 +51,7 @@ struct pmu {
 
 	/* The current run. */
 	uint32_t run_gp, run_fixed;
+	bool run_perf_metrics;
 	enum pmu_enable_mode mode;
 	struct pmu_seq_write enable_seq[PMU_SEQ_MAX];
 	struct pmu_seq_write disable_seq[PMU_SEQ_MAX];

@@ -22,6 +22,12 @@ static struct pmu *const *volatile signal_pmus;
 static volatile unsigned signal_npmus;
 
 bool
+pmu_has_perf_metrics(const struct pmu *p)
+{
+	return (p->perf_capabilities & PERF_CAP_PERF_METRICS) && (p->fixed_mask & (1u << PERF_METRICS_FIXED));
+}
+
+bool
 pmu_msr_allowed(const struct pmu *p, uint32_t msr)
 {
 	for (unsigned i = 0; i < PMU_MAX_GP; i++) {
@@ -47,6 +53,8 @@ pmu_msr_allowed(const struct pmu *p, uint32_t msr)
 		return p->caps.version >= 4;
 	case MSR_IA32_PERF_CAPABILITIES:
 		return p->caps.pdcm;
+	case MSR_IA32_PERF_METRICS:
+		return pmu_has_perf_metrics(p);
 	case MSR_OFFCORE_RSP_0:
 	case MSR_OFFCORE_RSP_1:
 		return true;
@@ -180,6 +188,8 @@ pmu_msr_name(uint32_t msr, char *buf, size_t size)
 		snprintf(buf, size, "IA32_PERF_GLOBAL_INUSE");
 	else if (msr == MSR_IA32_PERF_CAPABILITIES)
 		snprintf(buf, size, "IA32_PERF_CAPABILITIES");
+	else if (msr == MSR_IA32_PERF_METRICS)
+		snprintf(buf, size, "IA32_PERF_METRICS");
 	else if (msr == MSR_OFFCORE_RSP_0 || msr == MSR_OFFCORE_RSP_1)
 		snprintf(buf, size, "MSR_OFFCORE_RSP_%u", msr - MSR_OFFCORE_RSP_0);
 	else
@@ -221,6 +231,8 @@ pmu_reg_of(struct pmu *p, uint32_t msr)
 
 		return r->msr ? r : NULL;
 	}
+	if (msr == MSR_IA32_PERF_METRICS)
+		return p->perf_metrics.msr ? &p->perf_metrics : NULL;
 	return NULL;
 }
 
@@ -236,6 +248,8 @@ owned_bits(const struct pmu *p)
 	for (unsigned i = 0; i < PMU_MAX_FIXED; i++)
 		if (p->fixed_ctr[i].dirty)
 			bits |= GLOBAL_FIXED_BIT(i);
+	if (p->perf_metrics.dirty)
+		bits |= GLOBAL_PERF_METRICS_BIT;
 	return bits;
 }
 
@@ -302,6 +316,15 @@ restore(struct pmu *p, bool force)
 		}
 	}
 	/*
+	 * After FIXED_CTR3: the CPU keeps IA32_PERF_METRICS as fractions of
+	 * it, so the pair goes back counter first (as Linux writes it).
+	 */
+	if (p->perf_metrics.dirty) {
+		p->perf_metrics.cur_known = false;
+		rc = pmu_reg_set(p, &p->perf_metrics, p->perf_metrics.saved);
+		KEEP(rc);
+	}
+	/*
 	 * Overflow bits of the counters we used: clear what we may have set,
 	 * and on v4+ set back what was set when we came (GLOBAL_STATUS_SET).
 	 */
@@ -329,6 +352,7 @@ restore(struct pmu *p, bool force)
 		p->fixed_ctr[i].dirty = false;
 	p->fixed_ctrl.dirty = p->global_ctrl.dirty = false;
 	p->offcore[0].dirty = p->offcore[1].dirty = false;
+	p->perf_metrics.dirty = false;
 	if (first)
 		return first;
 	return inexact;

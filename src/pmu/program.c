@@ -25,6 +25,12 @@ pmu_global_bits(uint32_t gp, uint32_t fixed)
 	return bits;
 }
 
+uint64_t
+pmu_run_bits(const struct pmu_program *prog)
+{
+	return pmu_global_bits(prog->gp, prog->fixed) | (prog->perf_metrics ? GLOBAL_PERF_METRICS_BIT : 0);
+}
+
 static void
 add(struct pmu_write *list, unsigned *n, unsigned max, struct pmu_write w)
 {
@@ -54,6 +60,10 @@ pmu_program_build(const struct pmu_caps *caps, uint64_t global_ctrl, const struc
 
 		if (s->run != run || s->kind == SCHED_NONE)
 			continue;
+		if (s->kind == SCHED_METRICS) {
+			out->perf_metrics = true;
+			continue;
+		}
 		if (s->kind == SCHED_FIXED) {
 			if (s->index >= PMU_MAX_FIXED)
 				return err_set(err, -EINVAL, "fixed counter %u is beyond what pmustat programs", s->index);
@@ -80,7 +90,9 @@ pmu_program_build(const struct pmu_caps *caps, uint64_t global_ctrl, const struc
 			offcore_used |= 1u << o;
 		}
 	}
-	bits = pmu_global_bits(out->gp, out->fixed);
+	if (out->perf_metrics && !(out->fixed & (1u << PERF_METRICS_FIXED)))
+		return err_set(err, -EINVAL, "run %u reads IA32_PERF_METRICS without fixed counter 3", run + 1);
+	bits = pmu_run_bits(out);
 	/*
 	 * GLOBAL_CTRL is ours to toggle when none of our counters' bits is
 	 * set; otherwise somebody (perf) keeps them set and the counters are
@@ -125,6 +137,12 @@ pmu_program_build(const struct pmu_caps *caps, uint64_t global_ctrl, const struc
 	for (unsigned i = 0; i < PMU_MAX_FIXED; i++)
 		if (out->fixed & (1u << i))
 			PROGRAM(.msr = msr_fixed_ctr(i), .mask = UINT64_MAX, .value = 0);
+	/*
+	 * The SDM: software clears IA32_PERF_METRICS together with FIXED_CTR3
+	 * before it starts counting, the counter first.
+	 */
+	if (out->perf_metrics)
+		PROGRAM(.msr = MSR_IA32_PERF_METRICS, .mask = UINT64_MAX, .value = 0);
 	/* Our overflow bits, as found or left by the last run: write 1 to clear. */
 	if (bits)
 		PROGRAM(.msr = MSR_IA32_PERF_GLOBAL_STATUS_RESET, .mask = bits, .value = bits, .clear_ovf = true);

@@ -46,6 +46,7 @@ struct pmu_write {
 struct pmu_program {
 	unsigned run;			/* 0-based */
 	uint32_t gp, fixed;		/* the counters it counts on */
+	bool perf_metrics;		/* IA32_PERF_METRICS with fixed counter 3 (GLOBAL_CTRL[48]) */
 	enum pmu_enable_mode mode;
 	struct pmu_write program[PMU_PROGRAM_MAX];	/* counting stays off */
 	unsigned nprogram;
@@ -67,6 +68,10 @@ int
 pmu_program_build(const struct pmu_caps *caps, uint64_t global_ctrl, const struct event *ev,
 		  const struct sched_slot *slots, unsigned n, unsigned run, uint32_t earlier_gp,
 		  uint32_t earlier_fixed, struct pmu_program *out, struct pmustat_error **err);
+
+/* IA32_PERF_GLOBAL_CTRL/STATUS bits of a run's counters and, when it reads them, PERF_METRICS' bit 48. */
+uint64_t
+pmu_run_bits(const struct pmu_program *prog);
 
 /* IA32_PERF_GLOBAL_CTRL/STATUS bits of the counters @gp and @fixed. */
 uint64_t

@@ -13,6 +13,7 @@
 #include "report/json_text.h"
 #include "report/label.h"
 #include "base/cpulist.h"
+#include "report/metric_output.h"
 #include "report/output.h"
 #include "report/comment.h"
 #include "report/region_output.h"
@@ -192,6 +193,7 @@ output_human(FILE *out, const struct stat_report *rep)
 	fprintf(out, "\n");
 	if (rep->regions && rep->command_ran)
 		region_output_human(out, rep->regions, rep->rows, rep->nrows, rep->repeat > 1);
+	metric_output_human(out, rep->metrics, rep->nmetrics, rep->repeat > 1, rep->runs);
 	if (rep->command_ran)
 		fprintf(out, "%18.9f seconds time elapsed%s\n\n", rep->elapsed,
 			rep->runs > 1 || rep->repeat > 1 ? " (all runs)" : "");
@@ -334,6 +336,7 @@ output_csv(FILE *out, const struct stat_report *rep, const char *sep)
 	}
 	if (rep->regions)
 		region_output_csv(out, rep->regions, rep->rows, rep->nrows, sep);
+	metric_output_csv(out, rep->metrics, rep->nmetrics, sep, rep->repeat > 1, csv_field);
 	for (unsigned i = 0; rep->check_results && i < rep->nchecks; i++) {
 		const struct check_result *r = &rep->check_results[i];
 
@@ -715,6 +718,13 @@ output_json(FILE *out, const struct stat_report *rep)
 	json_object_set_new(root, "events", events);
 	if (rep->regions)
 		json_object_set_new(root, "regions", region_output_json(rep->regions, rep->rows, rep->nrows));
+	if (rep->with_metrics) {
+		json_t *metrics = metric_output_json(rep->metrics, rep->nmetrics, rep->repeat > 1);
+
+		if (!metrics)
+			rc = -ENOMEM;
+		json_object_set_new(root, "metrics", metrics);
+	}
 	{
 		json_t *failed = json_array();
 

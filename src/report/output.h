@@ -20,6 +20,7 @@
 
 struct event;
 struct region_report;
+struct metric_row;
 
 #define OUTPUT_FORMAT_VERSION 1
 
@@ -95,6 +96,10 @@ struct stat_report {
 	bool verbose;			/* -v: the table's comment names the resolved event */
 	bool csv_header;		/* --csv-header: the CSV starts with the field names */
 	const struct region_report *regions;	/* --regions (report/region_output.h), else NULL */
+	/* -M: the metrics' values (report/metric_output.h); with_metrics: -M was given. */
+	const struct metric_row *metrics;
+	unsigned nmetrics;
+	bool with_metrics;
 };
 
 /* One -I record: the counts of one interval of one run. */

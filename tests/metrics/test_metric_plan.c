@@ -20,6 +20,7 @@
 #include "events/cpu.h"
 #include "events/event_spec.h"
 #include "events/event_table.h"
+#include "metrics/metric_batch.h"
 #include "metrics/metric_plan.h"
 #include "metrics/metric_table.h"
 #include "base/err.h"
@@ -372,6 +373,48 @@ test_fit(void **state)
 	err_clear(&err);
 }
 
+/* Batches: each metric in one run, first fit, events repeated across runs, refusals kept. */
+static void
+test_batch(void **state)
+{
+	struct metric_consts on = smt(true);
+	struct pmustat_error *err = NULL;
+	struct metric_batches b;
+	unsigned idx[64];
+	struct fixture f;
+
+	(void)state;
+	plan(&f, "skylake", "Frontend_Bound,Bad_Speculation,Retiring,Memory_Bound,Info_Thread_IPC", &on,
+	     &skl_caps, true, false);
+	/*
+	 * All counters free: level 1 shares one run (4 GP, THREAD_ANY on fixed
+	 * 1); IPC's CPU_CLK_UNHALTED.THREAD would need a fifth GP counter there.
+	 */
+	assert_int_equal(metric_batch(f.plan, f.mt, &skl_caps, 0xf, 0x7, &b, &err), 0);
+	assert_int_equal(b.nruns, 2);
+	assert_int_equal(b.run_of[0], 0);
+	assert_int_equal(b.run_of[1], 0);
+	assert_int_equal(b.run_of[2], 0);
+	assert_int_equal(b.run_of[3], METRIC_NO_RUN);
+	assert_string_equal(b.why[3], "Memory_Bound needs 9 programmable counters in one run; this core has 4 free");
+	assert_int_equal(b.run_of[4], 1);
+	assert_string_equal(b.why[0], "");
+	metric_batches_free(&b);
+	/* Fixed counter 1 busy: the cycles take a GP counter; Bad_Speculation needs a run of its own. */
+	assert_int_equal(metric_batch(f.plan, f.mt, &skl_caps, 0xf, 0x5, &b, &err), 0);
+	assert_int_equal(b.nruns, 2);
+	assert_int_equal(b.run_of[0], 0);
+	assert_int_equal(b.run_of[1], 1);
+	assert_int_equal(b.run_of[2], 0);
+	assert_int_equal(b.run_of[4], 0);
+	/* Frontend_Bound and Bad_Speculation both read CPU_CLK_UNHALTED.THREAD_ANY: counted in both runs. */
+	assert_int_equal(metric_batch_events(f.plan, 0, idx), 2);
+	assert_int_equal(metric_batch_events(f.plan, 1, idx), 4);
+	metric_batches_free(&b);
+	done(&f);
+	err_clear(&err);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -382,6 +425,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_eval),
 		cmocka_unit_test(test_fit),
+		cmocka_unit_test(test_batch),
 	};
 
 	if (argc != 2) {

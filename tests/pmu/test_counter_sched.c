@@ -237,6 +237,80 @@ test_duplicate_fixed_goes_to_gp(void **state)
 	err_clear(&err);
 }
 
+/* Pinned events keep their run and fill it first; the free ones go around them. */
+static void
+test_pinned_runs(void **state)
+{
+	struct pmu_caps caps = test_caps_skylake();
+	struct event ev[] = {
+		test_event("free-a", 0xc4, 0, 0xf),
+		test_event("m1-a", 0x0e, 1, 0xf),
+		test_event("m1-b", 0xc2, 2, 0xf),
+		test_event("m1-c", 0x0d, 1, 0xf),
+		test_event("m1-d", 0x9c, 1, 0xf),
+		test_fixed_event("m2-cycles", 1, 0x3c, 0, 0xf),
+		test_event("m2-a", 0xc5, 0, 0xf),
+	};
+	const int pinned[] = { -1, 0, 0, 0, 0, 1, 1 };
+	const int too_many[] = { 0, 0, 0, 0, 0, 1, 1 };
+	struct sched_slot s[7];
+	unsigned runs = 0, bad = 99;
+	struct pmustat_error *err = NULL;
+
+	(void)state;
+	assert_int_equal(sched_plan_pinned(ev, 7, pinned, &caps, 0xf, 0x7, s, &runs, &bad, &err), 0);
+	check_plan(ev, 7, s, runs, 0xf, 0x7);
+	assert_int_equal(runs, 2);
+	for (unsigned i = 1; i < 7; i++)
+		assert_int_equal(s[i].run, (unsigned)pinned[i]);
+	/* Unpinned, first in the list: the greedy batching would put it in run 0 and split m1. */
+	assert_int_equal(s[0].run, 1);
+	assert_int_equal(sched_plan(ev, 7, &caps, 0xf, 0x7, s, &runs, &bad, &err), 0);
+	assert_int_equal(s[0].run, 0);
+	/* Five GP events pinned together on four counters: refused, naming one. */
+	assert_int_equal(sched_plan_pinned(ev, 7, too_many, &caps, 0xf, 0x7, s, &runs, &bad, &err), -ENOSPC);
+	assert_int_equal(bad, 4);
+	assert_string_equal(err_msg(err),
+			    "event m1-d does not fit in run 1 beside the events it must be counted with (the free general-purpose counters are 0xf)");
+	err_clear(&err);
+}
+
+/* A byte of IA32_PERF_METRICS takes no counter, and needs fixed counter 3 in its run. */
+static void
+test_perf_metrics_bytes(void **state)
+{
+	struct pmu_caps caps = test_caps_skylake();
+	struct event ev[] = {
+		test_fixed_event("slots", 3, 0xa4, 1, 0),
+		test_event("fe-byte", 0, 2, 0),
+		test_event("be-byte", 0, 3, 0),
+	};
+	const int pinned[] = { 0, 0, 0 };
+	const int apart[] = { 0, 1, 1 };
+	struct sched_slot s[3];
+	unsigned runs = 0, bad = 99;
+	struct pmustat_error *err = NULL;
+	char name[16];
+
+	(void)state;
+	caps.fixed_counters = 4;
+	caps.fixed_mask = 0xf;
+	ev[1].flags = ev[2].flags = EVENT_F_PERF_METRICS;
+	assert_int_equal(sched_plan_pinned(ev, 3, pinned, &caps, 0xf, 0xf, s, &runs, &bad, &err), 0);
+	assert_int_equal(runs, 1);
+	assert_int_equal(s[0].kind, SCHED_FIXED);
+	assert_int_equal(s[1].kind, SCHED_METRICS);
+	assert_int_equal(s[1].index, 2);
+	assert_int_equal(s[2].index, 3);
+	sched_counter_name(&s[2], name, sizeof(name));
+	assert_string_equal(name, "metrics3");
+	/* Without SLOTS beside them: refused. */
+	assert_int_equal(sched_plan_pinned(ev, 3, apart, &caps, 0xf, 0xf, s, &runs, &bad, &err), -ENOSPC);
+	assert_string_equal(err_msg(err),
+			    "run 2 reads IA32_PERF_METRICS, which needs fixed counter 3 (TOPDOWN.SLOTS) counting in the same run");
+	err_clear(&err);
+}
+
 static void
 test_counter_names(void **state)
 {
@@ -334,6 +408,8 @@ main(void)
 		cmocka_unit_test(test_extra_msr_one_value_per_run),
 		cmocka_unit_test(test_all_busy_refused),
 		cmocka_unit_test(test_duplicate_fixed_goes_to_gp),
+		cmocka_unit_test(test_pinned_runs),
+		cmocka_unit_test(test_perf_metrics_bytes),
 		cmocka_unit_test(test_counter_names),
 	};
 
