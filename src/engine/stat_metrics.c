@@ -112,7 +112,7 @@ select_spec(struct stat_metrics *m, const char *spec, struct pmustat_error **err
 			hit = find_metric(m->mt, term);
 		if (hit < 0 && rc) {
 			/* Neither: the selector's own message, with its "did you mean". */
-			rc = metric_table_select(m->mt, term, &one, err);
+			(void)metric_table_select(m->mt, term, &one, err);
 			metric_list_free(&one);
 			return err_wrap(err, "-M %s", spec);
 		}
