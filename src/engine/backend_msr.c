@@ -209,9 +209,9 @@ static int
 plan_cores(struct run_ctx *c, struct pmustat_error **err)
 {
 	struct msr_state *s = state(c);
-	const struct pmu_occupancy **occ = calloc(s->n, sizeof(*occ));
+	const struct pmu_occupancy **occ = calloc(s->n, sizeof(const struct pmu_occupancy *));
 	uint64_t *gctrl = calloc(s->n, sizeof(*gctrl));
-	struct plan **plans = calloc(s->n, sizeof(*plans));
+	struct plan **plans = calloc(s->n, sizeof(struct plan *));
 	int rc = -ENOMEM;
 
 	if (!occ || !gctrl || !plans) {
@@ -243,12 +243,12 @@ plan_dry_cores(struct run_ctx *c, struct pmustat_error **err)
 	struct pmu_owner_hints hints;
 	struct pmu_snapshot snap;
 	struct pmu_occupancy *occ = calloc(c->ncores, sizeof(*occ));
-	const struct pmu_occupancy **occp = calloc(c->ncores, sizeof(*occp));
+	const struct pmu_occupancy **occp = calloc(c->ncores, sizeof(const struct pmu_occupancy *));
 	uint64_t *gctrl = calloc(c->ncores, sizeof(*gctrl));
 	const char *assumed = NULL;
 	int rc = -ENOMEM;
 
-	c->plans = calloc(c->ncores, sizeof(*c->plans));
+	c->plans = calloc(c->ncores, sizeof(struct plan *));
 	if (!occ || !occp || !gctrl || !c->plans) {
 		err_set(err, rc, "out of memory");
 		goto out;
@@ -403,9 +403,9 @@ msr_begin(struct run_ctx *c, struct pmustat_error **err)
 		return err_set(err, -ENOMEM, "out of memory");
 	c->state[0] = s;
 	s->cores = calloc(c->ncores, sizeof(*s->cores));
-	s->pmus = calloc(c->ncores, sizeof(*s->pmus));
+	s->pmus = calloc(c->ncores, sizeof(struct pmu *));
 	s->finals = calloc((size_t)c->ncores * SCHED_MAX_EVENTS, sizeof(*s->finals));
-	s->slots = calloc(c->ncores, sizeof(*s->slots));
+	s->slots = calloc(c->ncores, sizeof(const struct sched_slot *));
 	if (!s->cores || !s->pmus || !s->finals || !s->slots)
 		return err_set(err, -ENOMEM, "out of memory");
 	s->n = c->ncores;

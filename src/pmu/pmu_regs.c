@@ -388,13 +388,11 @@ pmu_restore_from_signal(void)
 	unsigned n = signal_npmus;
 	int first = 0;
 
-	/* Every core, even after one failed; the first failure is the result. */
+	/* Every core, even after one failed; the first failure, else an inexact value, is the result. */
 	for (unsigned i = 0; ps && i < n; i++) {
 		int rc = ps[i] ? restore(ps[i], true) : 0;
 
-		if (rc < 0 && first == 0)
-			first = rc;
-		else if (rc > 0 && first == 0)
+		if (rc < 0 ? first >= 0 : first == 0)
 			first = rc;
 	}
 	return first;
