@@ -102,7 +102,7 @@ verbose_plan(struct run_ctx *c)
 	char counter[16];
 
 	fprintf(stderr, "pmustat: core %d (%s), table %s, %u run(s)\n", c->core, c->t->key,
-		c->t->table ? c->t->choice.table : "(architectural events only)", c->plan->nruns);
+		c->t->table || c->t->nb ? c->t->choice.table : "(architectural events only)", c->plan->nruns);
 	for (unsigned k = 0; k < c->ev->nhw; k++) {
 		plan_counter_name(c->plan, k, counter, sizeof(counter));
 		fprintf(stderr, "pmustat:   %-30s -> %s, run %u\n", c->ev->hw[k].name, counter, c->plan->slots[k].run + 1);

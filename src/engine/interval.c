@@ -13,6 +13,7 @@
 #include "pmu/delta.h"
 #include "hw/hw.h"
 #include "engine/interval.h"
+#include "netburst/nb_regs.h"
 #include "pmu/msr.h"
 #include "base/err.h"
 
@@ -147,6 +148,9 @@ interval_start(struct interval_sampler *s, struct hw *hw, int cpu, const struct 
 		} else if (slots[i].kind == SCHED_GP) {
 			s->msr[i] = msr_pmc(slots[i].index);
 			s->mask[i] = delta_width_mask(caps->gp_width);
+		} else if (slots[i].kind == SCHED_NB) {
+			s->msr[i] = nb_counter_msr(slots[i].index);
+			s->mask[i] = NB_COUNTER_MASK;
 		}
 	}
 	if (!other_cpus(cpu, &set))

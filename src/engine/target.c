@@ -51,7 +51,7 @@ target_load_table(struct target *t, struct pmustat_error **err)
 bool
 target_can_count(const struct target *t)
 {
-	return t->cpu.verdict == CPU_VERDICT_OK;
+	return t->cpu.verdict == CPU_VERDICT_OK || t->cpu.netburst.present;
 }
 
 void

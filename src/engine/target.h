@@ -67,7 +67,7 @@ target_open(struct target *t, struct hw *hw, const char *dump, int core, struct 
 int
 target_load_table(struct target *t, struct pmustat_error **err);
 
-/* Whether the CPU's PMU is one pmustat can program (cpu.verdict OK). */
+/* Whether the CPU's PMU is one pmustat can program (cpu.verdict OK, or NetBurst). */
 bool
 target_can_count(const struct target *t);
 

@@ -145,6 +145,10 @@ decode_netburst(const struct cpu_raw_data_t *raw, struct cpu_info *out)
 	per_core = cores && logical > cores ? logical / cores : 1;
 	nb->ht = per_core >= 2;
 	nb->thread = nb->ht ? bits(ebx, 31, 24) & 1 : 0;
+	out->pmu.netburst = true;
+	out->pmu.nb_model = out->model;
+	out->pmu.nb_ht = nb->ht;
+	out->pmu.nb_thread = nb->thread;
 }
 
 static enum cpu_verdict

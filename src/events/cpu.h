@@ -55,6 +55,15 @@ struct pmu_caps {
 	unsigned cpuid_fixed_counters;
 	/* Why the numbers above differ from CPUID, or NULL. */
 	const char *quirk;
+	/*
+	 * A NetBurst PMU instead (struct netburst_caps has the rest): the
+	 * model decides which ESCRs exist, the thread which T0/T1 bits count.
+	 * What pmu/ needs to open, check and restore it behind the same calls.
+	 */
+	bool netburst;
+	unsigned nb_model;
+	bool nb_ht;
+	unsigned nb_thread;
 };
 
 /*

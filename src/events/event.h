@@ -22,6 +22,7 @@ enum event_flag {
 	EVENT_F_RAW		= 1u << 3,	/* rXXXX or cpu/.../ */
 	EVENT_F_ARCH		= 1u << 4,	/* architectural event */
 	EVENT_F_SOFTWARE	= 1u << 5,	/* kernel software event (sw_events.h), no EVTSEL */
+	EVENT_F_NETBURST	= 1u << 6,	/* a NetBurst ESCR/CCCR event (netburst/), no EVTSEL */
 };
 
 struct event {
@@ -54,6 +55,14 @@ struct event {
 	uint64_t extra_value;
 
 	unsigned flags;		/* enum event_flag */
+
+	/*
+	 * EVENT_F_NETBURST: code is the ESCR event select, cmask the CCCR
+	 * threshold, inv its complement, edge its edge; these complete it.
+	 */
+	uint16_t nb_mask;	/* ESCR event mask, bits 24:9 */
+	uint64_t nb_escrs;	/* the ESCRs that may select it (bit i: nb_escr_get(i)) */
+	bool nb_compare;	/* the CCCR's compare flag */
 };
 
 #endif
