@@ -23,6 +23,7 @@
 #include "engine/target.h"
 #include "hw/cpulock.h"
 #include "hw/hw.h"
+#include "netburst/nb_detect.h"
 #include "pmu/journal.h"
 #include "pmu/pmu.h"
 #include "pmu/snapshot.h"
@@ -32,6 +33,7 @@
 struct msr_state {
 	struct pmu *pmu;
 	int lock_fd;
+	int sibling_lock_fd;		/* NetBurst HT: the other thread's CPU shares the PMU */
 	bool journaled;
 	bool use_rdpmc;
 	struct interval_sampler sampler;
@@ -117,6 +119,32 @@ verbose_plan(struct run_ctx *c)
 	}
 }
 
+/*
+ * NetBurst with Hyper-Threading: the two logical CPUs of a core share one
+ * set of ESCRs, CCCRs and counters, so a run holds both CPUs' locks, and
+ * a killed run's journal on the other CPU is put back first too.
+ */
+static int
+lock_sibling(struct run_ctx *c, struct msr_state *s, struct pmustat_error **err)
+{
+	int sibling = target_nb_sibling(c->t, c->hw);
+	char *note = NULL;
+	int rc;
+
+	if (sibling < 0)
+		return 0;
+	s->sibling_lock_fd = cpulock_acquire(sibling, LOCK_WAIT_MS, err);
+	if (s->sibling_lock_fd < 0)
+		return err_set(err, s->sibling_lock_fd,
+			       "core %d: its Hyper-Threading sibling, core %d, shares the NetBurst PMU and is locked: %s; wait for that run, or count on another core with -C",
+			       c->core, sibling, err_msg(*err));
+	rc = journal_recover(JOURNAL_DIR, sibling, c->hw, &c->t->cpu.pmu, &note, err);
+	if (rc == 1)
+		fprintf(stderr, "pmustat: %s\n", note);
+	free(note);
+	return rc < 0 ? rc : 0;
+}
+
 static int
 msr_begin(struct run_ctx *c, struct pmustat_error **err)
 {
@@ -130,6 +158,7 @@ msr_begin(struct run_ctx *c, struct pmustat_error **err)
 		return err_set(err, -ENOMEM, "out of memory");
 	s->lock_fd = -1;
 	c->state[0] = s;
+	s->sibling_lock_fd = -1;
 	/* One pmustat per core. */
 	s->lock_fd = cpulock_acquire(c->core, LOCK_WAIT_MS, err);
 	if (s->lock_fd < 0)
@@ -141,6 +170,18 @@ msr_begin(struct run_ctx *c, struct pmustat_error **err)
 	free(note);
 	if (rc < 0)
 		return rc;
+	rc = lock_sibling(c, s, err);
+	if (rc < 0)
+		return rc;
+	if (c->t->cpu.netburst.present) {
+		struct nb_misc misc;
+
+		/* IA32_MISC_ENABLE[7], as Linux's p4 driver checks: read only. */
+		if (nb_probe(c->hw, c->core, &misc) == 0 && !misc.perfmon)
+			return err_set(err, -ENODEV,
+				       "core %d: IA32_MISC_ENABLE (0x1a0) bit 7 says performance monitoring is unavailable (0x%llx); nothing was written",
+				       c->core, (unsigned long long)misc.value);
+	}
 	/* Save the PMU (reads only) and find who else uses it; hardware steps hold the signals. */
 	signals_install();
 	signals_block(true);
@@ -207,6 +248,7 @@ msr_end(struct run_ctx *c)
 		}
 		pmu_close(s->pmu);
 	}
+	cpulock_release(s->sibling_lock_fd);
 	cpulock_release(s->lock_fd);
 	signals_block(false);
 	free(s);

@@ -78,6 +78,7 @@ struct netburst_caps {
 	unsigned escrs;			/* 45, or 43 from model 3 on */
 	bool ht;			/* two logical processors share the PMU */
 	unsigned thread;		/* this CPU's: which ESCR T0/T1 bits count */
+	unsigned apic_id;		/* CPUID.1:EBX[31:24]: the two threads of a core differ in bit 0 */
 };
 
 struct cpu_info {

@@ -141,6 +141,8 @@ journal_apply(struct hw *hw, const struct pmu_caps *caps, const struct journal *
 	int rc;
 
 	memset(res, 0, sizeof(*res));
+	if (j->netburst || caps->netburst)
+		return journal_apply_nb(hw, caps, j, res, err);
 	if (j->own_gp & ~caps->gp_mask || j->own_fixed & ~caps->fixed_mask)
 		return err_set(err, -EBADMSG,
 			    "core %d: the journal names counters this PMU does not have (GP 0x%x, fixed 0x%x); not applied",
@@ -304,6 +306,10 @@ journal_recover(const char *dir, int core, struct hw *hw, const struct pmu_caps 
 	for (unsigned i = 0; i < PMU_MAX_FIXED; i++)
 		if (res.left_fixed & (1u << i))
 			strbuf_printf(&b, "; left fixed%u alone: someone else programmed it since", i);
+	for (unsigned i = 0; i < NB_COUNTERS; i++)
+		if (res.left_nb & (1u << i))
+			strbuf_printf(&b, "; left %s alone: someone else programmed it since (MSR_%s = 0x%llx)",
+				      nb_counter_name(i), nb_cccr_name(i), (unsigned long long)res.left_cccr[i]);
 	*note = strbuf_take(&b);
 	return 1;
 }

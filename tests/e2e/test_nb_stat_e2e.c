@@ -6,6 +6,7 @@
  * enabled left alone, and every register as found afterwards.
  */
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -180,6 +181,133 @@ test_other_users_counters_left_alone(void **state)
 	e2e_machine_free(&m);
 }
 
+/*
+ * pmustat SIGKILLed mid-count (the command too) leaves IQ_COUNTER0
+ * counting and CRU_ESCR0 programmed; `pmustat reset`, or the next run,
+ * puts back what it found, bit for bit, from the crash journal. Another
+ * user's CCCR enabled since on a counter the run did not use stays.
+ */
+static void
+test_sigkill_then_reset_or_next_run(void **state)
+{
+	/* Found: CRU_ESCR0 left programmed (no CCCR enabled on it), a count in IQ_COUNTER0. */
+	const uint64_t escr_found = (0x5ull << 25) | (0x3ull << 9);
+	const uint64_t ms_cccr = (1ull << 12) | (3ull << 16);
+	struct e2e_machine m;
+	struct e2e_result r;
+	struct emu_pmu *before, *after;
+
+	(void)state;
+	for (int next_run = 0; next_run < 2; next_run++) {
+		pid_t pid;
+
+		e2e_machine_new(&m, (const char *[]){ "--model", "netburst", "--cpus", "1", NULL });
+		assert_int_equal(e2e_set_msr(&m, 0, CRU_ESCR0, escr_found), 0);
+		assert_int_equal(e2e_set_msr(&m, 0, IQ_COUNTER0, 0x1234), 0);
+		before = e2e_state(&m);
+		pid = e2e_spawn(&m, (const char *[]){ E2E_PMUSTAT, "-C", "0", "-e", "instr_retired:NBOGUSNTAG", "--",
+				m.workload, "--sleep", "10000", NULL }, NULL);
+		assert_true(e2e_wait_msr(&m, 0, IQ_CCCR0, 1ull << 12, 1ull << 12, 5000));
+		e2e_sleep_ms(100);
+		kill(-pid, SIGKILL);
+		assert_int_equal(e2e_reap(pid), 128 + SIGKILL);
+		assert_int_not_equal(e2e_msr(&m, 0, CRU_ESCR0), escr_found);
+		/* Somebody else since: MS_COUNTER0 (not the run's) enabled. */
+		assert_int_equal(e2e_set_msr(&m, 0, MS_CCCR0, ms_cccr), 0);
+		if (next_run)
+			e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", "0", "-x,", "-e", "instr_retired:NBOGUSNTAG",
+				"--", m.workload, "--nb", "0x02:0x1:7", NULL });
+		else
+			e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "reset", "-C", "0", NULL });
+		e2e_assert_status(&r, 0);
+		e2e_assert_err_contains(&r, "was killed");
+		if (next_run)
+			assert_int_equal(csv_value(r.err, "instr_retired:NBOGUSNTAG"), 7);
+		e2e_result_free(&r);
+		assert_int_equal(e2e_msr(&m, 0, MS_CCCR0), ms_cccr);
+		assert_int_equal(e2e_set_msr(&m, 0, MS_CCCR0, 0), 0);
+		after = e2e_state(&m);
+		assert_int_equal(emu_pmu_diff(before, after, stderr), 0);
+		free(before);
+		free(after);
+		e2e_machine_free(&m);
+	}
+}
+
+/*
+ * Hyper-Threading (netburst-ht: CPUs 0 and 1 are one core's two threads,
+ * one PMU): each thread counts its own clocks exactly through its T0/T1
+ * USR bits, and while a run holds CPU 0 a run on CPU 1 is refused (the
+ * ESCRs and counters are the same), touching nothing.
+ */
+static void
+test_ht_threads_and_shared_pmu_lock(void **state)
+{
+	struct e2e_machine m;
+	struct e2e_result r;
+	struct emu_pmu *before, *after;
+	pid_t pid;
+
+	(void)state;
+	e2e_machine_new(&m, (const char *[]){ "--model", "netburst-ht", "--cpus", "2", NULL });
+	before = e2e_state(&m);
+	for (int cpu = 0; cpu < 2; cpu++) {
+		e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", cpu ? "1" : "0", "-x,", "-e",
+			"instr_retired:NBOGUSNTAG", "--", m.workload, "--nb", cpu ? "0x02:0x1:3,5*10" : "0x02:0x1:4*9",
+			NULL });
+		e2e_assert_status(&r, 0);
+		assert_int_equal(csv_value(r.err, "instr_retired:NBOGUSNTAG"), cpu ? 53 : 36);
+		e2e_result_free(&r);
+	}
+	after = e2e_state(&m);
+	assert_int_equal(emu_pmu_diff(before, after, stderr), 0);
+	free(after);
+	pid = e2e_spawn(&m, (const char *[]){ E2E_PMUSTAT, "-C", "0", "-e", "instr_retired:NBOGUSNTAG", "--",
+			m.workload, "--sleep", "10000", NULL }, NULL);
+	assert_true(e2e_wait_msr(&m, 0, IQ_CCCR0, 1ull << 12, 1ull << 12, 5000));
+	after = e2e_state(&m);
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", "1", "-e", "instr_retired:NBOGUSNTAG", "--", "true",
+		NULL });
+	e2e_assert_status(&r, 125);
+	e2e_assert_err_contains(&r, "core 1 is in use by another pmustat");
+	e2e_result_free(&r);
+	{
+		struct emu_pmu *during = e2e_state(&m);
+
+		assert_int_equal(emu_pmu_diff(after, during, stderr), 0);
+		free(during);
+	}
+	free(after);
+	kill(-pid, SIGTERM);
+	e2e_reap(pid);
+	after = e2e_state(&m);
+	assert_int_equal(emu_pmu_diff(before, after, stderr), 0);
+	free(before);
+	free(after);
+	e2e_machine_free(&m);
+}
+
+/* IA32_MISC_ENABLE[7] clear: refused before any write, naming the register. */
+static void
+test_perfmon_unavailable_refused(void **state)
+{
+	struct e2e_machine m;
+	struct e2e_result r;
+	struct emu_pmu *before, *after;
+
+	(void)state;
+	e2e_machine_new(&m, (const char *[]){ "--model", "netburst", "--cpus", "1", "--perfmon=off", NULL });
+	before = e2e_state(&m);
+	run_stat(&m, &r, "instr_retired:NBOGUSNTAG", "-v", 125);
+	e2e_assert_err_contains(&r, "IA32_MISC_ENABLE (0x1a0) bit 7 says performance monitoring is unavailable");
+	e2e_result_free(&r);
+	after = e2e_state(&m);
+	assert_int_equal(emu_pmu_diff(before, after, stderr), 0);
+	free(before);
+	free(after);
+	e2e_machine_free(&m);
+}
+
 int
 main(void)
 {
@@ -187,6 +315,9 @@ main(void)
 		cmocka_unit_test(test_counts_exactly_with_filters),
 		cmocka_unit_test(test_forty_bit_wrap),
 		cmocka_unit_test(test_other_users_counters_left_alone),
+		cmocka_unit_test(test_sigkill_then_reset_or_next_run),
+		cmocka_unit_test(test_ht_threads_and_shared_pmu_lock),
+		cmocka_unit_test(test_perfmon_unavailable_refused),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
