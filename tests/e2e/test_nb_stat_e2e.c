@@ -308,6 +308,58 @@ test_perfmon_unavailable_refused(void **state)
 	e2e_machine_free(&m);
 }
 
+/*
+ * `pmustat state` of a NetBurst core: each enabled counter decoded (its
+ * ESCR, event and mask names, USR/OS bits, filter) with its owner, a live
+ * pmustat run, then a killed one; read only.
+ */
+static void
+test_state_decodes_counters(void **state)
+{
+	struct e2e_machine m;
+	struct e2e_result r;
+	struct emu_pmu *before, *after;
+	pid_t pid;
+
+	(void)state;
+	e2e_machine_new(&m, (const char *[]){ "--model", "netburst", "--cpus", "1", NULL });
+	pid = e2e_spawn(&m, (const char *[]){ E2E_PMUSTAT, "-C", "0", "-e", "instr_retired:threshold=2:edge", "--",
+			m.workload, "--sleep", "10000", NULL }, NULL);
+	assert_true(e2e_wait_msr(&m, 0, IQ_CCCR0, 1ull << 12, 1ull << 12, 5000));
+	before = e2e_state(&m);
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "state", "-C", "0", NULL });
+	e2e_assert_status(&r, 0);
+	e2e_assert_out_contains(&r, "NetBurst PMU, 18 counters x 40 bits, 45 ESCRs");
+	e2e_assert_out_contains(&r, "IQ_COUNTER0");
+	e2e_assert_out_contains(&r, "CRU_ESCR0   instr_retired:NBOGUSNTAG:NBOGUSTAG");
+	e2e_assert_out_contains(&r, "T0_USR       threshold > 2, edge  pmustat");
+	e2e_assert_out_contains(&r, "17 of 18 counters idle");
+	e2e_result_free(&r);
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "state", "-C", "0", "--json", NULL });
+	e2e_assert_status(&r, 0);
+	e2e_assert_out_contains(&r, "\"pmu\": \"netburst\"");
+	e2e_assert_out_contains(&r, "\"counter\": \"IQ_COUNTER0\"");
+	e2e_assert_out_contains(&r, "\"owner\": \"pmustat\"");
+	e2e_result_free(&r);
+	after = e2e_state(&m);
+	assert_int_equal(emu_pmu_diff(before, after, stderr), 0);
+	free(before);
+	free(after);
+	kill(-pid, SIGKILL);
+	assert_int_equal(e2e_reap(pid), 128 + SIGKILL);
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "state", "-C", "0", NULL });
+	e2e_assert_status(&r, 0);
+	e2e_assert_out_contains(&r, "pmustat_killed");
+	e2e_result_free(&r);
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "reset", "-C", "0", NULL });
+	e2e_assert_status(&r, 0);
+	e2e_result_free(&r);
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "state", "-C", "0", NULL });
+	e2e_assert_out_contains(&r, "18 of 18 counters idle");
+	e2e_result_free(&r);
+	e2e_machine_free(&m);
+}
+
 int
 main(void)
 {
@@ -318,6 +370,7 @@ main(void)
 		cmocka_unit_test(test_sigkill_then_reset_or_next_run),
 		cmocka_unit_test(test_ht_threads_and_shared_pmu_lock),
 		cmocka_unit_test(test_perfmon_unavailable_refused),
+		cmocka_unit_test(test_state_decodes_counters),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
