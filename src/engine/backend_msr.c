@@ -117,6 +117,10 @@ verbose_plan(struct run_ctx *c)
 			strbuf_str(&who));
 		strbuf_free(&who);
 	}
+	for (unsigned i = 0; i < NB_COUNTERS; i++)
+		if (occ->nb_busy & (1u << i))
+			fprintf(stderr, "pmustat: scheduled around %s (MSR_%s = 0x%llx, enabled by another user)\n",
+				nb_counter_name(i), nb_cccr_name(i), (unsigned long long)occ->nb_cccr[i]);
 }
 
 /*

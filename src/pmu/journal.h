@@ -167,6 +167,12 @@ int
 journal_apply(struct hw *hw, const struct pmu_caps *caps, const struct journal *j,
 	      struct journal_result *res, struct pmustat_error **err);
 
+/* The journal's saved value of @msr (0 when absent), and whether the run wrote @v to @msr. */
+uint64_t
+journal_saved_of(const struct journal *j, uint32_t msr);
+bool
+journal_wrote_value(const struct journal *j, uint32_t msr, uint64_t v);
+
 /* journal_apply() of a NetBurst journal (journal_nb.c), the same rules. */
 int
 journal_apply_nb(struct hw *hw, const struct pmu_caps *caps, const struct journal *j,

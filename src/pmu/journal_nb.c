@@ -15,24 +15,6 @@
 #include "pmu/journal.h"
 #include "pmu/pmu_impl.h"
 
-static uint64_t
-saved_of(const struct journal *j, uint32_t msr)
-{
-	for (unsigned i = 0; i < j->nregs; i++)
-		if (j->regs[i].msr == msr)
-			return j->regs[i].value;
-	return 0;
-}
-
-static bool
-wrote_value(const struct journal *j, uint32_t msr, uint64_t v)
-{
-	for (unsigned i = 0; i < j->nwrote; i++)
-		if (j->wrote[i].msr == msr && j->wrote[i].value == v)
-			return true;
-	return false;
-}
-
 /* Is @v a value a restore may write to @msr? "" if so, else why not. @wrote: one the run wrote. */
 static const char *
 check_reg(const struct pmu *p, const struct journal *j, uint32_t msr, uint64_t v, bool wrote)
@@ -106,7 +88,7 @@ journal_apply_nb(struct hw *hw, const struct pmu_caps *caps, const struct journa
 
 		if (!(j->own_nb & (1u << i)))
 			continue;
-		if (wrote_value(j, nb_cccr_msr(i), now) || now == (saved_of(j, nb_cccr_msr(i)) & ~NB_CCCR_OVF)) {
+		if (journal_wrote_value(j, nb_cccr_msr(i), now) || now == (journal_saved_of(j, nb_cccr_msr(i)) & ~NB_CCCR_OVF)) {
 			res->restored_nb |= 1u << i;
 		} else {
 			res->left_nb |= 1u << i;
@@ -116,7 +98,7 @@ journal_apply_nb(struct hw *hw, const struct pmu_caps *caps, const struct journa
 	for (unsigned e = 0; e < NB_ESCRS; e++) {
 		const struct pmu_reg *r = &p.nb_escr[e];
 
-		if (r->msr && wrote_value(j, r->msr, r->saved))
+		if (r->msr && journal_wrote_value(j, r->msr, r->saved))
 			put_escrs |= 1ull << e;
 	}
 	for (unsigned i = 0; i < j->nregs; i++) {
