@@ -360,6 +360,42 @@ test_state_decodes_counters(void **state)
 	e2e_machine_free(&m);
 }
 
+/*
+ * HT: a run killed on CPU 1 left the shared PMU programmed and its journal
+ * under CPU 1; the next run on CPU 0 (the same core) puts it back first.
+ */
+static void
+test_ht_sibling_journal_recovered(void **state)
+{
+	struct e2e_machine m;
+	struct e2e_result r;
+	struct emu_pmu *before, *after;
+	pid_t pid;
+
+	(void)state;
+	e2e_machine_new(&m, (const char *[]){ "--model", "netburst-ht", "--cpus", "2", NULL });
+	assert_int_equal(e2e_set_msr(&m, 0, IQ_COUNTER0, 0x4242), 0);
+	before = e2e_state(&m);
+	pid = e2e_spawn(&m, (const char *[]){ E2E_PMUSTAT, "-C", "1", "-e", "instr_retired:NBOGUSNTAG", "--",
+			m.workload, "--sleep", "10000", NULL }, NULL);
+	assert_true(e2e_wait_msr(&m, 0, IQ_CCCR0, 1ull << 12, 1ull << 12, 5000));
+	e2e_sleep_ms(100);
+	kill(-pid, SIGKILL);
+	assert_int_equal(e2e_reap(pid), 128 + SIGKILL);
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", "0", "-x,", "-e", "instr_retired:NBOGUSNTAG", "--",
+		m.workload, "--nb", "0x02:0x1:2*5", NULL });
+	e2e_assert_status(&r, 0);
+	e2e_assert_err_contains(&r, "core 1: pmustat pid");
+	e2e_assert_err_contains(&r, "was killed");
+	assert_int_equal(csv_value(r.err, "instr_retired:NBOGUSNTAG"), 10);
+	e2e_result_free(&r);
+	after = e2e_state(&m);
+	assert_int_equal(emu_pmu_diff(before, after, stderr), 0);
+	free(before);
+	free(after);
+	e2e_machine_free(&m);
+}
+
 int
 main(void)
 {
@@ -371,6 +407,7 @@ main(void)
 		cmocka_unit_test(test_ht_threads_and_shared_pmu_lock),
 		cmocka_unit_test(test_perfmon_unavailable_refused),
 		cmocka_unit_test(test_state_decodes_counters),
+		cmocka_unit_test(test_ht_sibling_journal_recovered),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
