@@ -79,6 +79,32 @@ make_plan(struct run_ctx *c, const struct pmu_occupancy *occ, const char *assume
 	return plan_make(&in, &c->plan, err);
 }
 
+/* --dry-run on a live NetBurst core: around the CCCRs another user enabled, read only. */
+static int
+plan_dry_nb(struct run_ctx *c, struct pmustat_error **err)
+{
+	struct pmu_occupancy occ;
+
+	memset(&occ, 0, sizeof(occ));
+	if (hw_msr_open(c->hw, c->core, false) != 0)
+		return make_plan(c, NULL, "this core's MSRs are not readable", 0, true, err);
+	for (unsigned i = 0; i < NB_COUNTERS; i++) {
+		uint64_t v;
+		int escr;
+
+		if (hw_rdmsr(c->hw, c->core, nb_cccr_msr(i), &v) != 0)
+			return make_plan(c, NULL, "this core's MSRs are not readable", 0, true, err);
+		if (!(v & NB_CCCR_ENABLE))
+			continue;
+		occ.nb_busy |= 1u << i;
+		occ.nb_cccr[i] = v;
+		escr = nb_escr_for(i, NB_CCCR_GET_SELECT(v));
+		if (escr >= 0)
+			occ.nb_busy_escrs |= 1ull << escr;
+	}
+	return make_plan(c, &occ, NULL, 0, false, err);
+}
+
 int
 backend_msr_plan_dry(struct run_ctx *c, struct pmustat_error **err)
 {
@@ -89,6 +115,8 @@ backend_msr_plan_dry(struct run_ctx *c, struct pmustat_error **err)
 	/* A CPU of a dump, or no MSR access here: nobody holds anything, the power-up state. */
 	if (!c->t->live)
 		return make_plan(c, NULL, "a CPU of a dump", c->t->cpu.pmu.gp_mask, true, err);
+	if (c->t->cpu.netburst.present)
+		return plan_dry_nb(c, err);
 	if (hw_msr_open(c->hw, c->core, false) != 0 ||
 	    pmu_snapshot_read(c->hw, c->core, &c->t->cpu.pmu, &snap, NULL) != 0)
 		return make_plan(c, NULL, "this core's MSRs are not readable", c->t->cpu.pmu.gp_mask, true, err);

@@ -159,6 +159,14 @@ test_other_users_counters_left_alone(void **state)
 	/* IQ_COUNTER2 through CRU_ESCR3 (select 5): CRU_ESCR1 is free, that counter is not. */
 	assert_int_equal(e2e_set_msr(&m, 0, IQ_CCCR2, cccr2), 0);
 	before = e2e_state(&m);
+	/* --dry-run reads the CCCRs and plans around them, writing nothing. */
+	run_stat(&m, &r, "instr_retired:NBOGUSNTAG", "--dry-run", 0);
+	e2e_assert_err_contains(&r, "in use: IQ_COUNTER0 (MSR_IQ_CCCR0 = 0x39000, enabled): another user's");
+	e2e_assert_err_contains(&r, "in use: IQ_COUNTER2 (MSR_IQ_CCCR2 = 0x3b000, enabled)");
+	e2e_result_free(&r);
+	after = e2e_state(&m);
+	assert_int_equal(emu_pmu_diff(before, after, stderr), 0);
+	free(after);
 	run_stat(&m, &r, "instr_retired:NBOGUSNTAG", "-v", 0);
 	/* The other user's counter counted the same clocks beside us. */
 	assert_int_equal(csv_value(r.err, "instr_retired:NBOGUSNTAG"), 56);
