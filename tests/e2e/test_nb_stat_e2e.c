@@ -404,6 +404,25 @@ test_ht_sibling_journal_recovered(void **state)
 	e2e_machine_free(&m);
 }
 
+/* Software events count beside NetBurst ones; the perf backend is refused for these. */
+static void
+test_software_events_and_perf_backend(void **state)
+{
+	struct e2e_machine m;
+	struct e2e_result r;
+
+	(void)state;
+	e2e_machine_new(&m, (const char *[]){ "--model", "netburst", "--cpus", "1", NULL });
+	run_stat(&m, &r, "task-clock,global_power_events", "-v", 0);
+	assert_int_equal(csv_value(r.err, "global_power_events"), 1000);
+	assert_non_null(strstr(r.err, ",ns,task-clock,task-clock,-,1,counted"));
+	e2e_result_free(&r);
+	run_stat(&m, &r, "global_power_events", "--backend=perf", 125);
+	e2e_assert_err_contains(&r, "NetBurst events count only through the MSR backend");
+	e2e_result_free(&r);
+	e2e_machine_free(&m);
+}
+
 int
 main(void)
 {
@@ -416,6 +435,7 @@ main(void)
 		cmocka_unit_test(test_perfmon_unavailable_refused),
 		cmocka_unit_test(test_state_decodes_counters),
 		cmocka_unit_test(test_ht_sibling_journal_recovered),
+		cmocka_unit_test(test_software_events_and_perf_backend),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
