@@ -116,7 +116,7 @@ state_nb_print_human(FILE *out, const struct state_core *c)
 {
 	unsigned idle = 0;
 
-	fprintf(out, "core %d: %s, NetBurst PMU, %u counters x %u bits, %u ESCRs%s, events: %s\n", c->core, c->key,
+	fprintf(out, "core %d: %s, NetBurst PMU, %d counters x %d bits, %u ESCRs%s, events: %s\n", c->core, c->key,
 		NB_COUNTERS, NB_COUNTER_WIDTH, nb_escr_count(c->cpu.model),
 		c->cpu.netburst.ht ? ", shared by the core's two threads" : "",
 		c->table_name[0] ? c->table_name : "none");
@@ -138,7 +138,7 @@ state_nb_print_human(FILE *out, const struct state_core *c)
 			ev, e >= 0 ? privilege_text(c->nb.escr[e], priv, sizeof(priv)) : "-", filter_text(cccr, filt, sizeof(filt)),
 			owner_of(c, i), cccr & NB_CCCR_OVF ? " (overflowed)" : "");
 	}
-	fprintf(out, "  %u of %u counters idle (CCCR enable clear)\n", idle, NB_COUNTERS);
+	fprintf(out, "  %u of %d counters idle (CCCR enable clear)\n", idle, NB_COUNTERS);
 }
 
 void

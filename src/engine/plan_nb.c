@@ -160,7 +160,7 @@ plan_nb_print(const struct plan *p, const char *cpu, const char *const *names, F
 
 	fprintf(out, "pmustat: counting plan for core %d (%s): %u event%s, %u run%s of the command\n", in->core,
 		cpu, in->nevents, in->nevents == 1 ? "" : "s", p->nruns, p->nruns == 1 ? "" : "s");
-	fprintf(out, "  PMU: NetBurst, %u counters x %u bits, %u ESCRs (model %u)%s\n", NB_COUNTERS,
+	fprintf(out, "  PMU: NetBurst, %d counters x %d bits, %u ESCRs (model %u)%s\n", NB_COUNTERS,
 		NB_COUNTER_WIDTH, nb_escr_count(c->nb_model), c->nb_model,
 		c->nb_ht ? (c->nb_thread ? ", Hyper-Threading: logical processor 1 (T1 bits)"
 					 : ", Hyper-Threading: logical processor 0 (T0 bits)")

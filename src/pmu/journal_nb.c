@@ -113,8 +113,10 @@ journal_apply_nb(struct hw *hw, const struct pmu_caps *caps, const struct journa
 			put_back = put_escrs & (1ull << e);
 		else if (msr >= NB_MSR_CCCR0 && msr < NB_MSR_CCCR0 + NB_COUNTERS)
 			put_back = res->restored_nb & (1u << (msr - NB_MSR_CCCR0));
-		else
+		else if (msr >= NB_MSR_COUNTER0 && msr < NB_MSR_COUNTER0 + NB_COUNTERS)
 			put_back = res->restored_nb & (1u << (msr - NB_MSR_COUNTER0));
+		else
+			put_back = false;
 		if (!put_back)
 			continue;
 		r->saved = j->regs[i].value;
