@@ -148,7 +148,7 @@ judge(struct info *in)
 			 in->cpu);
 		return;
 	}
-	if (c->verdict != CPU_VERDICT_OK) {
+	if (c->verdict != CPU_VERDICT_OK && !c->netburst.present) {
 		snprintf(in->verdict, sizeof(in->verdict), "cannot count: %s", cpu_verdict_text(c->verdict));
 		return;
 	}
@@ -162,8 +162,9 @@ judge(struct info *in)
 		size_t len = strlen(in->verdict);
 
 		/* The same events may still count through the kernel. */
-		snprintf(in->verdict + len, sizeof(in->verdict) - len,
-			 " (or count through perf_event: --backend perf)");
+		if (!c->netburst.present)
+			snprintf(in->verdict + len, sizeof(in->verdict) - len,
+				 " (or count through perf_event: --backend perf)");
 		return;
 	}
 	in->usable = true;
@@ -467,7 +468,7 @@ cmd_info(int argc, char **argv, struct pmustat_error **err)
 	/* hw exists exactly when in->live. */
 	if (hw)
 		perf_env_probe(perf_sys_linux(), hw, &in->perf);
-	if (hw && in->cpu_info.verdict == CPU_VERDICT_OK)
+	if (hw && (in->cpu_info.verdict == CPU_VERDICT_OK || in->cpu_info.netburst.present))
 		access_check(hw, &in->cpu_info, in->cpu, &in->access);
 	if (hw && in->cpu_info.netburst.present)
 		nb_probe(hw, in->cpu, &in->nb_misc);

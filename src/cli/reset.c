@@ -31,6 +31,7 @@
 #include "hw/cpulock.h"
 #include "base/exit_codes.h"
 #include "hw/hw.h"
+#include "netburst/nb_regs.h"
 #include "pmu/journal.h"
 #include "pmu/rdpmc_journal.h"
 #include "report/json_text.h"
@@ -167,6 +168,15 @@ zero_core(struct hw *hw, const struct cpu_info *cpu, int core, bool force, struc
 		fixed |= 1u << i;
 		used += (size_t)snprintf(r->zeroed + used, sizeof(r->zeroed) - used, " fixed%u", i);
 	}
+	/* NetBurst: an enabled CCCR without a PMI, cascade or FORCE_OVF bit is pmustat-style. */
+	for (unsigned i = 0; cpu->netburst.present && i < NB_COUNTERS; i++) {
+		uint64_t theirs = NB_CCCR_OVF_PMI_T0 | NB_CCCR_OVF_PMI_T1 | NB_CCCR_CASCADE | NB_CCCR_FORCE_OVF;
+
+		if (!(occ->nb_busy & (1u << i)) || (!force && (occ->nb_cccr[i] & theirs)))
+			continue;
+		gp |= 1u << i;
+		used += (size_t)snprintf(r->zeroed + used, sizeof(r->zeroed) - used, " %s", nb_counter_name(i));
+	}
 	rc = pmu_clear(p, gp, fixed, &err);
 	if (rc < 0) {
 		say(r, err_msg(err));
@@ -225,7 +235,7 @@ reset_one(struct hw *hw, const struct reset_opts *o, int core, struct reset_core
 		goto out;
 	}
 	rc = cpu_source_load(hw, NULL, core, &cpu, NULL, &err);
-	if (rc == 0 && cpu.verdict != CPU_VERDICT_OK) {
+	if (rc == 0 && cpu.verdict != CPU_VERDICT_OK && !cpu.netburst.present) {
 		char key[64];
 
 		cpu_mapfile_key(&cpu, key, sizeof(key));

@@ -22,6 +22,7 @@
 #include "base/exit_codes.h"
 #include "cli/cli.h"
 #include "cli/state.h"
+#include "netburst/nb_table.h"
 #include "engine/target.h"
 #include "events/cpu_source.h"
 #include "hw/cpulock.h"
@@ -164,6 +165,11 @@ core_setup(struct hw *hw, struct state_core *c, bool raw)
 		t.table = NULL;
 		snprintf(c->table_name, sizeof(c->table_name), "%s", t.choice.table);
 	}
+	if (t.nb) {
+		c->nb_table = t.nb;
+		t.nb = NULL;
+		snprintf(c->table_name, sizeof(c->table_name), "%s", t.choice.table);
+	}
 	target_close(&t);
 	return 0;
 }
@@ -173,7 +179,8 @@ static int
 core_read(struct hw *hw, struct state_core *c)
 {
 	c->prev = c->st;
-	if (pmu_snapshot_read(hw, c->core, &c->cpu.pmu, &c->st, &c->error) < 0)
+	if (c->cpu.netburst.present ? state_nb_read(hw, c) < 0
+				    : pmu_snapshot_read(hw, c->core, &c->cpu.pmu, &c->st, &c->error) < 0)
 		return -1;
 	if (hw_read_file(hw, HW_FILE_NMI_WATCHDOG, c->watchdog, sizeof(c->watchdog)) < 0)
 		c->watchdog[0] = '\0';
@@ -335,6 +342,7 @@ fail:
 out:
 	for (int i = 0; cores && i < n; i++) {
 		event_table_free(cores[i].table);
+		nb_table_free(cores[i].nb_table);
 		err_free(cores[i].error);
 		err_free(cores[i].journal_err);
 	}

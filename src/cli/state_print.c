@@ -91,6 +91,10 @@ state_print_raw(FILE *out, const struct state_core *c)
 {
 	const struct pmu_snapshot *s = &c->st;
 
+	if (c->cpu.netburst.present) {
+		state_nb_print_raw(out, c);
+		return;
+	}
 	fprintf(out, "core %d\n", c->core);
 	fprintf(out, "  0x%03x IA32_PERF_GLOBAL_CTRL   0x%016llx\n", MSR_IA32_PERF_GLOBAL_CTRL,
 		(unsigned long long)s->global_ctrl);
@@ -128,6 +132,12 @@ state_print_human(FILE *out, const struct state_core *c, double dt)
 		/* The reason goes to stderr, where pmustat's failures go; here only which core. */
 		fprintf(stderr, "pmustat state: %s\n", err_msg(c->error));
 		fprintf(out, "core %d: not readable\n", c->core);
+		return;
+	}
+	if (c->cpu.netburst.present) {
+		state_nb_print_human(out, c);
+		journal_text(c, j, sizeof(j));
+		fprintf(out, "  journal         %s\n", j);
 		return;
 	}
 	fprintf(out, "core %d: %s, perfmon v%u, %u GP x %u bits, %u fixed x %u bits, events: %s\n", c->core,
@@ -251,6 +261,11 @@ core_json(const struct state_core *c, bool raw, double dt)
 	}
 	json_object_set_new(o, "cpu", json_string(c->key));
 	json_object_set_new(o, "event_table", c->table_name[0] ? json_string(c->table_name) : json_null());
+	if (c->cpu.netburst.present) {
+		json_object_set_new(o, "pmu", json_string("netburst"));
+		json_object_set_new(o, "netburst", state_nb_json(c));
+		return o;
+	}
 	json_object_set_new(o, "perfmon_version", json_integer(c->cpu.pmu.version));
 	json_object_set_new(o, "global_ctrl", hex(s->global_ctrl));
 	json_object_set_new(o, "global_status", hex(s->global_status));

@@ -54,7 +54,7 @@ backend_msr_blocked(struct hw *hw, const struct cpu_info *cpu, int core, char *w
 {
 	struct access_report r;
 
-	if (cpu->verdict != CPU_VERDICT_OK) {
+	if (cpu->verdict != CPU_VERDICT_OK && !cpu->netburst.present) {
 		snprintf(why, size, "%s", cpu_verdict_text(cpu->verdict));
 		return true;
 	}
@@ -86,6 +86,9 @@ backend_choose(enum backend asked, unsigned hw_events, struct hw *hw, const stru
 		return asked;
 	if (hw_events == 0)
 		return BACKEND_PERF;
+	/* perf_event has no encoding of these events: the MSR path, or its reason why not. */
+	if (cpu->netburst.present)
+		return BACKEND_MSR;
 	if (backend_msr_blocked(hw, cpu, core, why, size))
 		return BACKEND_PERF;
 	return BACKEND_MSR;

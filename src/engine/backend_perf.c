@@ -46,6 +46,11 @@ backend_perf_plan(struct run_ctx *c, struct pmustat_error **err)
 {
 	struct plan_input in;
 
+	/* The kernel's NetBurst events are not these encodings: they count through MSRs only. */
+	if (c->t->cpu.netburst.present && c->ev->nhw)
+		return err_set(err, -EOPNOTSUPP,
+			       "core %d: NetBurst events count only through the MSR backend (--backend msr); the perf backend has no encoding of them",
+			       c->core);
 	memset(&in, 0, sizeof(in));
 	in.core = c->core;
 	in.caps = &c->t->cpu.pmu;

@@ -14,6 +14,7 @@
 #include "pmu/delta.h"
 #include "hw/hw.h"
 #include "engine/interval.h"
+#include "netburst/nb_regs.h"
 #include "pmu/msr.h"
 #include "base/cpulist.h"
 #include "base/err.h"
@@ -173,6 +174,9 @@ interval_start(struct interval_sampler *s, struct hw *hw, const int *cpus, unsig
 			} else if (slots[k][i].kind == SCHED_GP) {
 				c->msr[i] = msr_pmc(slots[k][i].index);
 				c->mask[i] = delta_width_mask(caps->gp_width);
+			} else if (slots[k][i].kind == SCHED_NB) {
+				c->msr[i] = nb_counter_msr(slots[k][i].index);
+				c->mask[i] = NB_COUNTER_MASK;
 			}
 		}
 	}

@@ -9,6 +9,7 @@
 #include "base/err.h"
 #include "base/strbuf.h"
 #include "engine/plan.h"
+#include "engine/plan_nb.h"
 #include "events/cpu.h"
 #include "events/event.h"
 #include "pmu/evtsel.h"
@@ -106,6 +107,16 @@ plan_make(const struct plan_input *in, struct plan **out, struct pmustat_error *
 		plan_free(p);
 		return err_set(err, -ENOMEM, "out of memory");
 	}
+	/* The second PMU: the same plan, made by its own scheduler and encoder. */
+	if (caps->netburst) {
+		rc = plan_nb_make(p, err);
+		if (rc) {
+			plan_free(p);
+			return rc;
+		}
+		*out = p;
+		return 0;
+	}
 	p->nruns = 0;
 	if (in->nevents) {
 		rc = sched_plan_pinned(in->events, in->nevents, in->pinned_run, caps, p->gp_free, p->fixed_free,
@@ -155,6 +166,7 @@ plan_free(struct plan *p)
 		return;
 	free(p->slots);
 	free(p->runs);
+	free(p->nb_runs);
 	free(p);
 }
 

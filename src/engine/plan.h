@@ -18,6 +18,7 @@
 #include "pmu/program.h"
 
 struct event;
+struct nb_run_writes;
 struct pmu_caps;
 struct pmustat_error;
 
@@ -52,6 +53,7 @@ struct plan {
 	struct sched_slot *slots;	/* per event */
 	unsigned nruns;
 	struct pmu_program *runs;	/* per run: its writes */
+	struct nb_run_writes *nb_runs;	/* a NetBurst PMU: per run, the same writes with their reasons */
 };
 
 /*

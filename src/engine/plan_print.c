@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "engine/plan.h"
+#include "engine/plan_nb.h"
 #include "events/cpu.h"
 #include "events/event.h"
 #include "pmu/pmu.h"
@@ -180,6 +181,10 @@ print_header(const struct plan *p, const char *cpu, FILE *out)
 void
 plan_print(const struct plan *p, const char *cpu, const char *const *names, FILE *out)
 {
+	if (p->in.caps->netburst) {
+		plan_nb_print(p, cpu, names, out);
+		return;
+	}
 	print_header(p, cpu, out);
 	for (unsigned r = 0; r < p->nruns; r++) {
 		const struct pmu_program *prog = &p->runs[r];

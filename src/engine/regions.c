@@ -15,6 +15,7 @@
 #include "engine/target.h"
 #include "events/event.h"
 #include "hw/hw.h"
+#include "netburst/nb_regs.h"
 #include "pmu/access.h"
 #include "pmu/journal.h"
 #include "pmu/msr.h"
@@ -221,7 +222,10 @@ regions_arm(struct run_ctx *c, unsigned run, struct runner_opts *ro, struct pmus
 				       run + 1, PMUSTAT_REGION_MAX_EVENTS);
 		p.events[s->nmap] = (struct region_host_event){
 			.rdpmc_ecx = fixed ? RDPMC_FIXED | slot->index : slot->index,
-			.width = fixed ? c->t->cpu.pmu.fixed_width : c->t->cpu.pmu.gp_width,
+			/* A NetBurst counter is read by its number too, 40 bits wide. */
+			.width = slot->kind == SCHED_NB ? NB_COUNTER_WIDTH
+				 : fixed		 ? c->t->cpu.pmu.fixed_width
+							 : c->t->cpu.pmu.gp_width,
 			.perf_fd = -1,
 		};
 		s->map[s->nmap++] = u;

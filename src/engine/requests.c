@@ -7,11 +7,13 @@
 #include <string.h>
 
 #include "base/err.h"
+#include "engine/plan_nb.h"
 #include "engine/requests.h"
 #include "engine/stat.h"
 #include "engine/target.h"
 #include "events/event_spec.h"
 #include "events/sw_events.h"
+#include "netburst/nb_spec.h"
 #include "pmu/counter_sched.h"
 #include "report/check.h"
 #include "report/ratios.h"
@@ -169,6 +171,51 @@ add(struct stat_events *s, const struct event *e, struct pmustat_error **err)
 }
 
 /*
+ * One -e list on a NetBurst CPU: software events as anywhere, the others
+ * from the NetBurst table (nb_spec.h), each as the engine's event value.
+ */
+static int
+add_nb_spec(struct stat_events *s, struct target *t, const char *spec, struct pmustat_error **err)
+{
+	char term[EVENT_NAME_MAX], base[EVENT_NAME_MAX];
+	const char *p = spec;
+	int rc = target_load_table(t, err);
+
+	if (rc)
+		return -EIO;
+	if (!t->nb)
+		return err_set(err, -ENOENT, "core %d (%s): no NetBurst event table for this CPU%s%s", t->core, t->key,
+			       t->table_why ? ": " : "", t->table_why ? err_msg(t->table_why) : "");
+	while (rc == 0 && *p) {
+		size_t len = strcspn(p, ",");
+		struct nb_event *nb = NULL;
+		struct event *ev = NULL, one;
+		size_t n = 0;
+
+		if (len >= sizeof(term))
+			return err_set(err, -EINVAL, "event '%.40s...' is too long", p);
+		memcpy(term, p, len);
+		term[len] = '\0';
+		p += len + (p[len] == ',');
+		snprintf(base, sizeof(base), "%.*s", (int)strcspn(term, ":"), term);
+		if (sw_event_find(base)) {
+			rc = event_spec_parse(term, NULL, &t->cpu.pmu, &ev, &n, err);
+			for (size_t i = 0; rc == 0 && i < n; i++)
+				rc = add(s, &ev[i], err);
+			free(ev);
+			continue;
+		}
+		rc = nb_spec_parse(term, t->nb, t->cpu.model, &nb, &n, err);
+		for (size_t i = 0; rc == 0 && i < n; i++) {
+			plan_nb_event_from(&nb[i], &one);
+			rc = add(s, &one, err);
+		}
+		free(nb);
+	}
+	return rc;
+}
+
+/*
  * Parse one -e list (or name) and add its events. Architectural aliases and
  * raw events need no table, so the table (the bulk of pmustat's start-up
  * time) is read only for names that are neither.
@@ -181,6 +228,8 @@ add_spec(struct stat_events *s, struct target *t, const char *spec, struct pmust
 	size_t n = 0;
 	int rc;
 
+	if (t->cpu.netburst.present)
+		return add_nb_spec(s, t, spec, err);
 	rc = event_spec_parse(spec, t->table, &t->cpu.pmu, &ev, &n, err);
 	if (rc == -EINVAL && !t->table && t->table_rc == 0) {
 		rc = target_load_table(t, err);

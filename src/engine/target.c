@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/sysinfo.h>
 
 #include "base/err.h"
 #include "engine/target.h"
@@ -51,7 +52,25 @@ target_load_table(struct target *t, struct pmustat_error **err)
 bool
 target_can_count(const struct target *t)
 {
-	return t->cpu.verdict == CPU_VERDICT_OK;
+	return t->cpu.verdict == CPU_VERDICT_OK || t->cpu.netburst.present;
+}
+
+int
+target_nb_sibling(const struct target *t, struct hw *hw)
+{
+	int ncpus = get_nprocs_conf();
+
+	if (!t->live || !t->cpu.netburst.present || !t->cpu.netburst.ht)
+		return -1;
+	for (int c = 0; c < ncpus; c++) {
+		struct cpu_info other;
+
+		if (c == t->core || cpu_source_load(hw, NULL, c, &other, NULL, NULL) < 0)
+			continue;
+		if (other.netburst.present && other.netburst.apic_id == (t->cpu.netburst.apic_id ^ 1u))
+			return c;
+	}
+	return -1;
 }
 
 void

@@ -67,9 +67,18 @@ target_open(struct target *t, struct hw *hw, const char *dump, int core, struct 
 int
 target_load_table(struct target *t, struct pmustat_error **err);
 
-/* Whether the CPU's PMU is one pmustat can program (cpu.verdict OK). */
+/* Whether the CPU's PMU is one pmustat can program (cpu.verdict OK, or NetBurst). */
 bool
 target_can_count(const struct target *t);
+
+/*
+ * A NetBurst CPU with Hyper-Threading: the other logical CPU of its core,
+ * which shares its ESCRs, CCCRs and counters (the one whose initial APIC
+ * ID differs in bit 0 only, from its CPUID through @hw). -1 when there is
+ * none (no HT, a dump, not found).
+ */
+int
+target_nb_sibling(const struct target *t, struct hw *hw);
 
 void
 target_close(struct target *t);

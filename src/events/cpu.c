@@ -145,6 +145,11 @@ decode_netburst(const struct cpu_raw_data_t *raw, struct cpu_info *out)
 	per_core = cores && logical > cores ? logical / cores : 1;
 	nb->ht = per_core >= 2;
 	nb->thread = nb->ht ? bits(ebx, 31, 24) & 1 : 0;
+	nb->apic_id = bits(ebx, 31, 24);
+	out->pmu.netburst = true;
+	out->pmu.nb_model = out->model;
+	out->pmu.nb_ht = nb->ht;
+	out->pmu.nb_thread = nb->thread;
 }
 
 static enum cpu_verdict
@@ -243,7 +248,7 @@ cpu_verdict_text(enum cpu_verdict verdict)
 	case CPU_VERDICT_NOT_INTEL:
 		return "not an Intel CPU: pmustat programs Intel's architectural PMU only (software events such as task-clock and page-faults still count)";
 	case CPU_VERDICT_NETBURST:
-		return "NetBurst (Pentium 4, family 0xF): its ESCR/CCCR PMU is recognised, but pmustat cannot count on it yet (software events such as task-clock and page-faults still count)";
+		return "NetBurst (Pentium 4, family 0xF): pmustat counts with its ESCR/CCCR PMU (the NetBurst event names: pmustat list)";
 	case CPU_VERDICT_VM_NO_PMU:
 		return "this VM exposes no PMU (CPUID leaf 0xA is empty under a hypervisor): enable the virtual PMU in the hypervisor (e.g. QEMU/KVM -cpu host,pmu=on; VMware \"virtualize CPU performance counters\")";
 	case CPU_VERDICT_NO_ARCH_PERFMON:

@@ -55,6 +55,15 @@ struct pmu_caps {
 	unsigned cpuid_fixed_counters;
 	/* Why the numbers above differ from CPUID, or NULL. */
 	const char *quirk;
+	/*
+	 * A NetBurst PMU instead (struct netburst_caps has the rest): the
+	 * model decides which ESCRs exist, the thread which T0/T1 bits count.
+	 * What pmu/ needs to open, check and restore it behind the same calls.
+	 */
+	bool netburst;
+	unsigned nb_model;
+	bool nb_ht;
+	unsigned nb_thread;
 };
 
 /*
@@ -69,6 +78,7 @@ struct netburst_caps {
 	unsigned escrs;			/* 45, or 43 from model 3 on */
 	bool ht;			/* two logical processors share the PMU */
 	unsigned thread;		/* this CPU's: which ESCR T0/T1 bits count */
+	unsigned apic_id;		/* CPUID.1:EBX[31:24]: the two threads of a core differ in bit 0 */
 };
 
 struct cpu_info {

@@ -30,6 +30,7 @@ enum event_flag {
 	 * the slots).
 	 */
 	EVENT_F_PERF_METRICS	= 1u << 6,
+	EVENT_F_NETBURST	= 1u << 7,	/* a NetBurst ESCR/CCCR event (netburst/), no EVTSEL */
 };
 
 struct event {
@@ -71,6 +72,14 @@ struct event {
 	 */
 	unsigned group;
 	bool group_soft;
+
+	/*
+	 * EVENT_F_NETBURST: code is the ESCR event select, cmask the CCCR
+	 * threshold, inv its complement, edge its edge; these complete it.
+	 */
+	uint16_t nb_mask;	/* ESCR event mask, bits 24:9 */
+	uint64_t nb_escrs;	/* the ESCRs that may select it (bit i: nb_escr_get(i)) */
+	bool nb_compare;	/* the CCCR's compare flag */
 };
 
 #endif

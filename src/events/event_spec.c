@@ -57,7 +57,8 @@ event_spec_same(const struct event *a, const struct event *b)
 	       a->inv == b->inv && a->edge == b->edge &&
 	       a->any_thread == b->any_thread && a->usr == b->usr &&
 	       a->os == b->os && a->fixed == b->fixed &&
-	       a->extra_msr == b->extra_msr && a->extra_value == b->extra_value;
+	       a->extra_msr == b->extra_msr && a->extra_value == b->extra_value &&
+	       a->nb_mask == b->nb_mask && a->nb_escrs == b->nb_escrs && a->nb_compare == b->nb_compare;
 }
 
 static bool

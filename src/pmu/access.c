@@ -99,9 +99,18 @@ access_check(struct hw *hw, const struct cpu_info *info, int cpu, struct access_
 	 */
 	if (r->msr_write == 0 && info->pmu.version >= 2)
 		r->write_probe = pmu_write_probe(hw, cpu, &info->pmu);
-	if (r->msr_read == 0)
+	/*
+	 * NetBurst has no register a write leaves unchanged whoever holds it:
+	 * no probe, but what the msr driver answers to any write under
+	 * lockdown or msr.allow_writes=off.
+	 */
+	if (r->msr_write == 0 && info->netburst.present &&
+	    (strcmp(r->lockdown, "integrity") == 0 || strcmp(r->lockdown, "confidentiality") == 0 ||
+	     strcmp(r->allow_writes, "off") == 0))
+		r->write_probe = -EPERM;
+	if (r->msr_read == 0 && !info->netburst.present)
 		read_counters(hw, info, cpu, r);
-	if (info->pmu.version >= 2)
+	if (info->pmu.version >= 2 || info->netburst.present)
 		r->rdpmc = hw_rdpmc_probe(hw, cpu);
 }
 

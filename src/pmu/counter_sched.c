@@ -17,6 +17,7 @@
 #include "pmu/evtsel.h"
 #include "pmu/msr.h"
 #include "pmu/counter_sched.h"
+#include "netburst/nb_regs.h"
 #include "base/err.h"
 
 struct run_state {
@@ -369,6 +370,9 @@ sched_counter_name(const struct sched_slot *slot, char *buf, size_t size)
 		break;
 	case SCHED_METRICS:
 		snprintf(buf, size, "metrics%u", slot->index);
+		break;
+	case SCHED_NB:
+		snprintf(buf, size, "%s", nb_counter_name(slot->index));
 		break;
 	default:
 		snprintf(buf, size, "-");

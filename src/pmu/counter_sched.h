@@ -30,12 +30,14 @@ enum sched_kind {
 	SCHED_FIXED,
 	SCHED_GP,
 	SCHED_METRICS,		/* a byte of IA32_PERF_METRICS (index), in a run of fixed counter 3 */
+	SCHED_NB,		/* a NetBurst counter (0-17), fed by ESCR @escr */
 };
 
 struct sched_slot {
 	enum sched_kind kind;
-	unsigned index;		/* fixed counter or GP counter number */
+	unsigned index;		/* fixed, GP or NetBurst counter number */
 	unsigned run;		/* 0-based */
+	unsigned escr;		/* SCHED_NB: the ESCR (nb_escr_get()) that selects the event */
 };
 
 /*
@@ -64,7 +66,7 @@ sched_plan_pinned(const struct event *ev, unsigned n, const int *pinned, const s
 		  uint32_t gp_free, uint32_t fixed_free, struct sched_slot *slots,
 		  unsigned *runs, unsigned *bad, struct pmustat_error **err);
 
-/* "fixed1" or "pmc3" into @buf; "-" for SCHED_NONE. */
+/* "fixed1", "pmc3", "metrics0" or "IQ_COUNTER0" into @buf; "-" for SCHED_NONE. */
 void
 sched_counter_name(const struct sched_slot *slot, char *buf, size_t size);
 

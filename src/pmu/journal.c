@@ -104,6 +104,51 @@ add_write(struct journal *j, const struct pmu_write *w, uint32_t *offcore)
 	return 0;
 }
 
+/*
+ * A NetBurst run's journal: each counter it programs with its CCCR, each
+ * ESCR it writes, as saved; every CCCR and ESCR value it writes.
+ */
+static int
+journal_from_nb_programs(struct journal *j, const struct pmu *p, const struct pmu_program *progs,
+			 unsigned nprogs, struct pmustat_error **err)
+{
+	uint64_t escrs = 0;
+
+	j->netburst = true;
+	j->nb_model = p->caps.nb_model;
+	j->nb_ht = p->caps.nb_ht;
+	for (unsigned r = 0; r < nprogs; r++) {
+		const struct pmu_program *prog = &progs[r];
+		const struct pmu_write *lists[3] = { prog->program, prog->enable, prog->disable };
+		unsigned counts[3] = { prog->nprogram, prog->nenable, prog->ndisable };
+
+		j->own_nb |= prog->nb;
+		for (unsigned l = 0; l < 3; l++) {
+			for (unsigned i = 0; i < counts[l]; i++) {
+				uint32_t msr = lists[l][i].msr;
+				int e = nb_escr_by_msr(msr);
+
+				if (e >= 0)
+					escrs |= 1ull << e;
+				if ((e >= 0 || (msr >= NB_MSR_CCCR0 && msr < NB_MSR_CCCR0 + NB_COUNTERS)) &&
+				    add_wrote(j, msr, lists[l][i].value))
+					return err_set(err, -E2BIG, "the plan writes more than %d distinct values to CCCRs and ESCRs; count fewer events",
+						       JOURNAL_MAX_WROTE);
+			}
+		}
+	}
+	for (unsigned i = 0; i < NB_COUNTERS; i++) {
+		if (j->own_nb & (1u << i)) {
+			add_reg(j, &p->nb_cccr[i]);
+			add_reg(j, &p->nb_ctr[i]);
+		}
+	}
+	for (unsigned e = 0; e < NB_ESCRS; e++)
+		if (escrs & (1ull << e))
+			add_reg(j, &p->nb_escr[e]);
+	return 0;
+}
+
 int
 journal_from_programs(struct journal *j, const struct pmu *p, const struct pmu_program *progs,
 		      unsigned nprogs, struct pmustat_error **err)
@@ -135,6 +180,8 @@ journal_from_programs(struct journal *j, const struct pmu *p, const struct pmu_p
 			if (add_write(j, &prog->disable[i], &offcore))
 				goto too_many;
 	}
+	if (p->caps.netburst)
+		return journal_from_nb_programs(j, p, progs, nprogs, err);
 	j->taken_gp = j->own_gp & p->taken_gp;
 	j->taken_fixed = j->own_fixed & p->taken_fixed;
 	j->status = p->status_saved;
@@ -192,6 +239,8 @@ journal_write(const char *dir, const struct journal *j, struct pmustat_error **e
 	PUT("own 0x%" PRIx32 " 0x%" PRIx32 "\n", j->own_gp, j->own_fixed);
 	PUT("taken 0x%" PRIx32 " 0x%" PRIx32 "\n", j->taken_gp, j->taken_fixed);
 	PUT("status 0x%" PRIx64 "\n", j->status);
+	if (j->netburst)
+		PUT("netburst 0x%" PRIx32 " %u %d\n", j->own_nb, j->nb_model, j->nb_ht ? 1 : 0);
 	for (unsigned i = 0; i < j->nregs; i++)
 		PUT("msr 0x%" PRIx32 " 0x%" PRIx64 "\n", j->regs[i].msr, j->regs[i].value);
 	for (unsigned i = 0; i < j->nwrote; i++)
@@ -269,10 +318,18 @@ has_reg(const struct journal *j, uint32_t msr)
 	return false;
 }
 
-/* A "wrote" line names an EVTSEL of a counter the run programs, or a saved offcore MSR. */
+/*
+ * A "wrote" line names an EVTSEL of a counter the run programs, or a saved
+ * offcore MSR; on NetBurst, the CCCR of a counter it programs or a saved ESCR.
+ */
 static bool
 wrote_ok(const struct journal *j, uint32_t msr)
 {
+	if (j->netburst) {
+		if (msr >= NB_MSR_CCCR0 && msr < NB_MSR_CCCR0 + NB_COUNTERS)
+			return j->own_nb & (1u << (msr - NB_MSR_CCCR0));
+		return nb_escr_by_msr(msr) >= 0 && has_reg(j, msr);
+	}
 	for (unsigned i = 0; i < PMU_MAX_GP; i++)
 		if (msr == msr_evtsel(i))
 			return j->own_gp & (1u << i);
@@ -283,6 +340,12 @@ wrote_ok(const struct journal *j, uint32_t msr)
 static bool
 regs_complete(const struct journal *j)
 {
+	if (j->netburst) {
+		for (unsigned i = 0; i < NB_COUNTERS; i++)
+			if ((j->own_nb & (1u << i)) && (!has_reg(j, nb_cccr_msr(i)) || !has_reg(j, nb_counter_msr(i))))
+				return false;
+		return !j->own_gp && !j->own_fixed;
+	}
 	if (!has_reg(j, MSR_IA32_PERF_GLOBAL_CTRL))
 		return false;
 	if (j->own_fixed && !has_reg(j, MSR_IA32_FIXED_CTR_CTRL))
@@ -385,6 +448,30 @@ journal_read(const char *dir, int core, struct journal *j, struct pmustat_error 
 	if (!take_line(&p, end, "status", line, sizeof(line)) || !num(line, 16, UINT64_MAX, &a))
 		goto bad;
 	j->status = a;
+	if (p < end && strncmp(p, "netburst ", 9) == 0) {
+		unsigned long long model, ht;
+		char rest[sizeof(line)], *sp;
+
+		if (!take_line(&p, end, "netburst", line, sizeof(line)))
+			goto bad;
+		sp = strchr(line, ' ');
+		if (!sp)
+			goto bad;
+		*sp++ = '\0';
+		if (!num(line, 16, (1u << NB_COUNTERS) - 1, &a))
+			goto bad;
+		snprintf(rest, sizeof(rest), "%s", sp);
+		sp = strchr(rest, ' ');
+		if (!sp)
+			goto bad;
+		*sp++ = '\0';
+		if (!num(rest, 10, 0xff, &model) || !num(sp, 10, 1, &ht))
+			goto bad;
+		j->netburst = true;
+		j->own_nb = (uint32_t)a;
+		j->nb_model = (unsigned)model;
+		j->nb_ht = ht == 1;
+	}
 	/* The saved registers, then the values written, then the fixed fields: in that order. */
 	while (p < end && strncmp(p, "msr ", 4) == 0) {
 		if (j->nregs >= JOURNAL_MAX_REGS || !take_line(&p, end, "msr", line, sizeof(line)) ||

@@ -13,6 +13,8 @@
  *	own 0x1 0x2			(GP and fixed counters the run programs, exactly)
  *	taken 0x0 0x0			(of those, the ones --force took from another user)
  *	status 0x0			(IA32_PERF_GLOBAL_STATUS when saved)
+ *	netburst 0x3000 2 0		(a NetBurst PMU only: the counters the run
+ *					 programs, the CPU model, Hyper-Threading)
  *	msr 0x186 0x0			(one line per saved register)
  *	...
  *	wrote 0x186 0x41412e		(each value the run writes to an EVTSEL or offcore MSR)
@@ -24,6 +26,8 @@
  * still the one saved when the run did not take it from another user.
  * Anything else means someone took the counter after the run died: its
  * registers, its GLOBAL_CTRL bit and its overflow bit are left alone.
+ * On a NetBurst PMU the same rule holds for each counter's CCCR (and for
+ * each ESCR the run wrote): "wrote" lines carry the CCCR and ESCR values.
  *
  * It is written to a temporary file in DIR, fsynced, renamed into place
  * and DIR fsynced; DIR is created 0700 and must be a directory of ours
@@ -39,6 +43,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
+#include "netburst/nb_regs.h"
 #include "pmu/msr.h"
 
 struct pmustat_error;
@@ -51,8 +56,11 @@ struct pmu_program;
 #define JOURNAL_DIR		"/run/pmustat"
 #define JOURNAL_VERSION		2
 #define JOURNAL_MAGIC		"pmustat-journal"
-/* Every register struct pmu can save: EVTSEL+PMC x8, FIXED_CTR x4, 2 shared, 2 offcore, PERF_METRICS. */
-#define JOURNAL_MAX_REGS	25
+/*
+ * Every register a run can program: EVTSEL+PMC x8, FIXED_CTR x4, 2 shared,
+ * 2 offcore, PERF_METRICS; on NetBurst a CCCR and a counter x18 and an ESCR for each.
+ */
+#define JOURNAL_MAX_REGS	64
 /*
  * Values written to EVTSELs and offcore MSRs: two per event (programmed,
  * then enabled) and an offcore value, for the most events a run counts
@@ -81,6 +89,11 @@ struct journal {
 	unsigned nwrote;
 	struct journal_reg wrote[JOURNAL_MAX_WROTE];	/* values the run writes to EVTSELs, offcore MSRs */
 	uint16_t fields[PMU_MAX_FIXED];	/* per fixed counter: bit v for each field value v written */
+	/* A NetBurst PMU's journal: its counters the run programs, and the CPU's model and HT. */
+	bool netburst;
+	uint32_t own_nb;
+	unsigned nb_model;
+	bool nb_ht;
 };
 
 /* What journal_apply() did, counter by counter. */
@@ -88,6 +101,8 @@ struct journal_result {
 	uint32_t restored_gp, restored_fixed;	/* put back as saved */
 	uint32_t left_gp, left_fixed;		/* someone else's since: left alone */
 	uint64_t left_evtsel[PMU_MAX_GP];	/* what a left GP counter's EVTSEL holds */
+	uint32_t restored_nb, left_nb;		/* NetBurst counters */
+	uint64_t left_cccr[NB_COUNTERS];	/* what a left NetBurst counter's CCCR holds */
 };
 
 /* Whether the run that wrote a journal is still there. */
@@ -151,6 +166,17 @@ journal_owner(const struct journal *j);
 int
 journal_apply(struct hw *hw, const struct pmu_caps *caps, const struct journal *j,
 	      struct journal_result *res, struct pmustat_error **err);
+
+/* The journal's saved value of @msr (0 when absent), and whether the run wrote @v to @msr. */
+uint64_t
+journal_saved_of(const struct journal *j, uint32_t msr);
+bool
+journal_wrote_value(const struct journal *j, uint32_t msr, uint64_t v);
+
+/* journal_apply() of a NetBurst journal (journal_nb.c), the same rules. */
+int
+journal_apply_nb(struct hw *hw, const struct pmu_caps *caps, const struct journal *j,
+		 struct journal_result *res, struct pmustat_error **err);
 
 /*
  * Whether @core's PMU holds what DIR/cpuN.journal saved (the run's

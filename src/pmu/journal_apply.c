@@ -76,8 +76,8 @@ check_reg(const struct pmu *p, const struct journal *j, uint32_t msr, uint64_t v
 }
 
 /* The journal's saved value of @msr (0 when absent: regs_complete() made sure it is not). */
-static uint64_t
-saved_of(const struct journal *j, uint32_t msr)
+uint64_t
+journal_saved_of(const struct journal *j, uint32_t msr)
 {
 	for (unsigned i = 0; i < j->nregs; i++)
 		if (j->regs[i].msr == msr)
@@ -85,8 +85,8 @@ saved_of(const struct journal *j, uint32_t msr)
 	return 0;
 }
 
-static bool
-wrote_value(const struct journal *j, uint32_t msr, uint64_t v)
+bool
+journal_wrote_value(const struct journal *j, uint32_t msr, uint64_t v)
 {
 	for (unsigned i = 0; i < j->nwrote; i++)
 		if (j->wrote[i].msr == msr && j->wrote[i].value == v)
@@ -104,15 +104,15 @@ wrote_value(const struct journal *j, uint32_t msr, uint64_t v)
 static void
 still_ours(const struct pmu *p, const struct journal *j, struct journal_result *res)
 {
-	uint64_t fc_saved = saved_of(j, MSR_IA32_FIXED_CTR_CTRL);
+	uint64_t fc_saved = journal_saved_of(j, MSR_IA32_FIXED_CTR_CTRL);
 
 	for (unsigned i = 0; i < PMU_MAX_GP; i++) {
 		uint64_t now = p->evtsel[i].saved;
 
 		if (!(j->own_gp & (1u << i)))
 			continue;
-		if (wrote_value(j, msr_evtsel(i), now) ||
-		    (now == saved_of(j, msr_evtsel(i)) && !(j->taken_gp & (1u << i)))) {
+		if (journal_wrote_value(j, msr_evtsel(i), now) ||
+		    (now == journal_saved_of(j, msr_evtsel(i)) && !(j->taken_gp & (1u << i)))) {
 			res->restored_gp |= 1u << i;
 		} else {
 			res->left_gp |= 1u << i;
@@ -143,6 +143,8 @@ journal_apply(struct hw *hw, const struct pmu_caps *caps, const struct journal *
 	int rc;
 
 	memset(res, 0, sizeof(*res));
+	if (j->netburst || caps->netburst)
+		return journal_apply_nb(hw, caps, j, res, err);
 	if (j->own_gp & ~caps->gp_mask || j->own_fixed & ~caps->fixed_mask)
 		return err_set(err, -EBADMSG,
 			    "core %d: the journal names counters this PMU does not have (GP 0x%x, fixed 0x%x); not applied",
@@ -207,7 +209,7 @@ journal_apply(struct hw *hw, const struct pmu_caps *caps, const struct journal *
 			v = now;
 		} else if (msr == MSR_OFFCORE_RSP_0 || msr == MSR_OFFCORE_RSP_1) {
 			/* Shared by every counter: put back only while it holds what the run wrote. */
-			put_back = wrote_value(j, msr, r->saved);
+			put_back = journal_wrote_value(j, msr, r->saved);
 		} else {
 			for (unsigned c = 0; c < PMU_MAX_GP; c++)
 				if (msr == msr_evtsel(c) || msr == msr_pmc(c))
@@ -312,6 +314,10 @@ journal_recover(const char *dir, int core, struct hw *hw, const struct pmu_caps 
 	for (unsigned i = 0; i < PMU_MAX_FIXED; i++)
 		if (res.left_fixed & (1u << i))
 			strbuf_printf(&b, "; left fixed%u alone: someone else programmed it since", i);
+	for (unsigned i = 0; i < NB_COUNTERS; i++)
+		if (res.left_nb & (1u << i))
+			strbuf_printf(&b, "; left %s alone: someone else programmed it since (MSR_%s = 0x%llx)",
+				      nb_counter_name(i), nb_cccr_name(i), (unsigned long long)res.left_cccr[i]);
 	*note = strbuf_take(&b);
 	return 1;
 }

@@ -27,6 +27,7 @@
 #include <sys/types.h>
 
 #include "pmu/msr.h"
+#include "netburst/nb_regs.h"
 
 struct strbuf;
 
@@ -64,6 +65,14 @@ struct pmu_occupancy {
 	uint64_t evtsel[PMU_MAX_GP];		/* what they hold, for messages */
 	unsigned field[PMU_MAX_FIXED];
 	pid_t live_pid, killed_pid;		/* the hints' pids, for messages */
+	/*
+	 * A NetBurst PMU: the counters whose CCCR another user enabled, and
+	 * the ESCRs those CCCRs select (nobody else's ESCR or counter is
+	 * touched; --force does not take them).
+	 */
+	uint32_t nb_busy;
+	uint64_t nb_busy_escrs;
+	uint64_t nb_cccr[NB_COUNTERS];			/* what the busy CCCRs hold, for messages */
 };
 
 /* The rule. @hints may be NULL (nothing known). */

@@ -60,6 +60,8 @@ open_at(struct pmu *p, struct hw *hw, int cpu, const struct pmu_caps *caps, bool
 	p->caps = *caps;
 	p->gp_mask = caps->gp_mask & ((1u << PMU_MAX_GP) - 1);
 	p->fixed_mask = caps->fixed_mask & ((1u << PMU_MAX_FIXED) - 1);
+	if (caps->netburst)
+		return pmu_nb_open_at(p, err);
 	if (caps->version < 2)
 		return err_set(err, -ENOTSUP, "core %d: architectural perfmon version %u has no IA32_PERF_GLOBAL_CTRL; pmustat needs version 2 or later",
 			       cpu, caps->version);
@@ -227,6 +229,8 @@ refusal(const struct pmu *p, const struct pmu_write *w)
 	bool metrics_ours = pmu_has_perf_metrics(p) && (fixed & (1u << PERF_METRICS_FIXED));
 	uint64_t ours = pmu_global_bits(gp, fixed) | (metrics_ours ? GLOBAL_PERF_METRICS_BIT : 0);
 
+	if (p->caps.netburst)
+		return pmu_nb_refusal(p, w);
 	if (!pmu_msr_allowed(p, w->msr))
 		return "not an MSR pmustat writes on this core";
 	if (w->clear_ovf)
@@ -279,10 +283,14 @@ check_all(const struct pmu *p, const struct pmu_write *w, unsigned n, struct pmu
 	for (unsigned i = 0; i < n; i++) {
 		const char *why = refusal(p, &w[i]);
 
+		if (why[0] && p->caps.netburst)
+			nb_msr_name(w[i].msr, name, sizeof(name));
+		else if (why[0])
+			pmu_msr_name(w[i].msr, name, sizeof(name));
 		if (why[0])
 			return err_set(err, -EPERM,
 				       "core %d: refusing to write %s (0x%x) with 0x%llx (mask 0x%llx): %s; nothing was written",
-				       p->cpu, pmu_msr_name(w[i].msr, name, sizeof(name)), w[i].msr,
+				       p->cpu, name, w[i].msr,
 				       (unsigned long long)w[i].value, (unsigned long long)w[i].mask, why);
 	}
 	return 0;
@@ -318,13 +326,14 @@ write_one(struct pmu *p, const struct pmu_write *w, struct pmustat_error **err)
 	if (!r)
 		return err_set(err, -EINVAL, "core %d: MSR 0x%x was not saved", p->cpu, w->msr);
 	v = apply(r, r->cur_known ? r->cur : r->saved, w);
-	for (unsigned i = 0; i < PMU_MAX_GP; i++) {
+	/* NetBurst registers are plain saved registers (its counters overlap IA32_FIXED_CTRx's addresses). */
+	for (unsigned i = 0; !p->caps.netburst && i < PMU_MAX_GP; i++) {
 		if (w->msr == msr_pmc(i)) {
 			rc = pmu_pmc_set(p, i, v);
 			return rc < 0 ? pmu_fail(p, rc, "writing", p->full_width ? msr_a_pmc(i) : w->msr, true, err) : 0;
 		}
 	}
-	for (unsigned i = 0; i < PMU_MAX_FIXED; i++) {
+	for (unsigned i = 0; !p->caps.netburst && i < PMU_MAX_FIXED; i++) {
 		if (w->msr == msr_fixed_ctr(i)) {
 			rc = pmu_fixed_ctr_set(p, i, v);
 			return rc ? pmu_fail(p, rc, "writing", w->msr, true, err) : 0;
@@ -333,6 +342,9 @@ write_one(struct pmu *p, const struct pmu_write *w, struct pmustat_error **err)
 	/* It moves with FIXED_CTR3 and the counting: never skip its clear as "already 0". */
 	if (r == &p->perf_metrics)
 		r->cur_known = false;
+	/* A NetBurst counter will count (or was written): restore it either way. */
+	if (p->caps.netburst && w->msr >= NB_MSR_COUNTER0 && w->msr < NB_MSR_COUNTER0 + NB_COUNTERS)
+		r->dirty = true;
 	rc = pmu_reg_set(p, r, v);
 	return rc ? pmu_fail(p, rc, "writing", w->msr, true, err) : 0;
 }
@@ -380,6 +392,7 @@ pmu_program(struct pmu *p, const struct pmu_program *prog, struct pmustat_error 
 	p->may_count = true;
 	p->run_gp = prog->gp;
 	p->run_fixed = prog->fixed;
+	p->run_nb = prog->nb;
 	p->n_enable = make_sequence(p, prog->enable, prog->nenable, p->enable_seq);
 	p->n_disable = make_sequence(p, prog->disable, prog->ndisable, p->disable_seq);
 	for (unsigned i = 0; i < p->n_enable; i++)
@@ -422,6 +435,9 @@ pmu_mark_enabled(struct pmu *p)
 			p->fixed_ctr[i].cur_known = false;
 	if (p->run_perf_metrics)
 		p->perf_metrics.cur_known = false;
+	for (unsigned i = 0; i < NB_COUNTERS; i++)
+		if (p->run_nb & (1u << i))
+			p->nb_ctr[i].cur_known = false;
 }
 
 int
@@ -434,9 +450,17 @@ pmu_disable(struct pmu *p, struct pmustat_error **err)
 		struct pmu_reg *r = pmu_reg_of(p, p->disable_seq[i].msr);
 		int rc;
 
+		uint64_t val = p->disable_seq[i].val, now;
+
+		/*
+		 * A NetBurst CCCR's OVF flag says its counter wrapped; writing the
+		 * CCCR without it would clear it before pmu_read() sees it.
+		 */
+		if (p->caps.netburst && pmu_rd(p, p->disable_seq[i].msr, &now) == 0)
+			val |= now & NB_CCCR_OVF;
 		if (r)
 			r->cur_known = false;
-		rc = r ? pmu_reg_set(p, r, p->disable_seq[i].val) : pmu_wr(p, p->disable_seq[i].msr, p->disable_seq[i].val);
+		rc = r ? pmu_reg_set(p, r, val) : pmu_wr(p, p->disable_seq[i].msr, val);
 		if (rc && !first)
 			first = pmu_fail(p, rc, "writing", p->disable_seq[i].msr, true, err);
 	}
@@ -452,6 +476,8 @@ pmu_read(struct pmu *p, const struct sched_slot *slots, unsigned n, unsigned run
 	uint64_t status, metrics = 0, bits = pmu_global_bits(p->run_gp, p->run_fixed);
 	int rc;
 
+	if (p->caps.netburst)
+		return pmu_nb_read(p, slots, n, run, use_rdpmc, counts, err);
 	if (p->run_perf_metrics)
 		bits |= GLOBAL_PERF_METRICS_BIT;
 	rc = pmu_rd(p, MSR_IA32_PERF_GLOBAL_STATUS, &status);
@@ -525,6 +551,9 @@ pmu_clear(struct pmu *p, uint32_t gp, uint32_t fixed, struct pmustat_error **err
 	uint64_t clear = pmu_global_bits(gp & p->gp_mask, fixed & p->fixed_mask);
 	uint64_t fc = p->fixed_ctrl.saved & ~fields_of(fixed);
 	int rc;
+
+	if (p->caps.netburst)
+		return pmu_nb_clear(p, gp, err);
 
 #define WR(msr, v)                                                                         \
 	do {                                                                               \

@@ -161,6 +161,7 @@ pmu_restore_from_signal(void);
  */
 int
 pmu_clear(struct pmu *p, uint32_t gp, uint32_t fixed, struct pmustat_error **err);
+/* On a NetBurst PMU @gp names its counters: their CCCR, the ESCR it selects and the count are zeroed. */
 
 /*
  * Whether MSR writes work on @cpu at all, by the one write that changes

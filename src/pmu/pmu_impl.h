@@ -8,6 +8,7 @@
 
 #include <signal.h>
 
+#include "netburst/nb_regs.h"
 #include "pmu/pmu.h"
 
 /* One saved register: its value when found and what pmustat last wrote. */
@@ -59,6 +60,12 @@ struct pmu {
 	/* Programmed and not disabled since: the child may have enabled. */
 	bool may_count;
 
+	/* A NetBurst PMU (caps.netburst): its registers, by number (pmu_nb.c). */
+	struct pmu_reg nb_ctr[NB_COUNTERS];
+	struct pmu_reg nb_cccr[NB_COUNTERS];
+	struct pmu_reg nb_escr[NB_ESCRS];
+	uint32_t run_nb;
+
 	/* Accesses made, for the figures (rdpmc not included). */
 	unsigned long msr_reads, msr_writes, rdpmc_reads;
 	/* Set once something was written; cleared by pmu_restore(). */
@@ -76,5 +83,21 @@ pmu_open_at(struct pmu *p, struct hw *hw, int cpu, const struct pmu_caps *caps, 
 /* The saved-register slot of @msr on @p, or NULL. */
 struct pmu_reg *
 pmu_reg_of(struct pmu *p, uint32_t msr);
+
+/*
+ * The NetBurst side of the calls above and of pmu.h (pmu_nb.c): open and
+ * save, the allow-list, the write rules, reads, restore. Called by pmu.c
+ * and pmu_regs.c when p->caps.netburst.
+ */
+int pmu_nb_open_at(struct pmu *p, struct pmustat_error **err);
+bool pmu_nb_allowed(const struct pmu *p, uint32_t msr);
+struct pmu_reg *pmu_nb_reg_of(struct pmu *p, uint32_t msr);
+const char *pmu_nb_refusal(const struct pmu *p, const struct pmu_write *w);
+int pmu_nb_read(struct pmu *p, const struct sched_slot *slots, unsigned n, unsigned run, bool use_rdpmc,
+		struct pmu_count *counts, struct pmustat_error **err);
+/* Async-signal-safe: CCCRs first (they stop the counting), then ESCRs, then counters. */
+void pmu_nb_restore_regs(struct pmu *p, bool force, int *first);
+void pmu_nb_forget(struct pmu *p);
+int pmu_nb_clear(struct pmu *p, uint32_t counters, struct pmustat_error **err);
 
 #endif

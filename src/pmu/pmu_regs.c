@@ -30,6 +30,8 @@ pmu_has_perf_metrics(const struct pmu *p)
 bool
 pmu_msr_allowed(const struct pmu *p, uint32_t msr)
 {
+	if (p->caps.netburst)
+		return pmu_nb_allowed(p, msr);
 	for (unsigned i = 0; i < PMU_MAX_GP; i++) {
 		if (!(p->gp_mask & (1u << i)))
 			continue;
@@ -203,14 +205,19 @@ pmu_fail(const struct pmu *p, int rc, const char *what, uint32_t msr, bool write
 {
 	char name[40];
 
-	return err_set(err, rc, "core %d: %s %s (0x%x) failed: %s; %s", p->cpu, what,
-		 pmu_msr_name(msr, name, sizeof(name)), msr, strerror(-rc),
+	if (p->caps.netburst)
+		nb_msr_name(msr, name, sizeof(name));
+	else
+		pmu_msr_name(msr, name, sizeof(name));
+	return err_set(err, rc, "core %d: %s %s (0x%x) failed: %s; %s", p->cpu, what, name, msr, strerror(-rc),
 		 rc == -EACCES && !write ? "pmustat does not access this MSR" : hw_msr_hint(rc, write));
 }
 
 struct pmu_reg *
 pmu_reg_of(struct pmu *p, uint32_t msr)
 {
+	if (p->caps.netburst)
+		return pmu_nb_reg_of(p, msr);
 	if (msr == MSR_IA32_PERF_GLOBAL_CTRL)
 		return &p->global_ctrl;
 	if (msr == MSR_IA32_FIXED_CTR_CTRL)
@@ -270,6 +277,13 @@ restore(struct pmu *p, bool force)
 	/* Enabled behind our back (the child) or not: believe nothing then. */
 	if (p->may_count)
 		force = true;
+	if (p->caps.netburst) {
+		pmu_nb_restore_regs(p, force, &first);
+		pmu_nb_forget(p);
+		p->armed = 0;
+		p->may_count = false;
+		return first;
+	}
 	/* GLOBAL_CTRL first: it stops whatever still counts. */
 	if (p->global_ctrl.dirty) {
 		if (force)

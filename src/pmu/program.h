@@ -39,14 +39,19 @@ struct pmu_write {
 	bool clear_ovf;		/* IA32_PERF_GLOBAL_STATUS_RESET: 1s only for the mask's bits that may be set */
 };
 
-/* Writes of one step: at most a whole PMU's registers. */
-#define PMU_PROGRAM_MAX	32
-#define PMU_SEQ_MAX	(PMU_MAX_GP + 2)
+/*
+ * Writes of one step: at most a whole PMU's registers (a NetBurst run's
+ * program is an ESCR, a CCCR and a counter for each of its 18 counters,
+ * its enable and disable one CCCR each).
+ */
+#define PMU_PROGRAM_MAX	64
+#define PMU_SEQ_MAX	20
 
 struct pmu_program {
 	unsigned run;			/* 0-based */
 	uint32_t gp, fixed;		/* the counters it counts on */
 	bool perf_metrics;		/* IA32_PERF_METRICS with fixed counter 3 (GLOBAL_CTRL[48]) */
+	uint32_t nb;			/* NetBurst: its counters (bit i: counter i) */
 	enum pmu_enable_mode mode;
 	struct pmu_write program[PMU_PROGRAM_MAX];	/* counting stays off */
 	unsigned nprogram;

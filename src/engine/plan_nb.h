@@ -1,0 +1,33 @@
+/*
+ * plan_nb.h - the counting plan on a NetBurst PMU (plan.h's second PMU):
+ * the events placed on ESCRs and counters by nb_sched, each run's ESCR,
+ * CCCR and counter writes computed by nb_encode and carried in the same
+ * struct pmu_program the run loop and pmu.c execute, and the plan printed
+ * for --dry-run with the encoder's reasons. Pure.
+ */
+#ifndef PMUSTAT_PLAN_NB_H
+#define PMUSTAT_PLAN_NB_H
+
+#include <stdio.h>
+
+struct event;
+struct nb_event;
+struct plan;
+struct pmustat_error;
+
+/* A resolved NetBurst -e term as the engine's event value, and back. */
+void plan_nb_event_from(const struct nb_event *nb, struct event *out);
+void plan_nb_event_to(const struct event *e, struct nb_event *out);
+
+/*
+ * Fill @p's slots, runs and nb_runs for @p->in (a NetBurst PMU): the
+ * counters and ESCRs another user holds are left out. 0, or -errno with
+ * @err: an event no free ESCR and counter can take, more runs than
+ * --no-rerun allows.
+ */
+int plan_nb_make(struct plan *p, struct pmustat_error **err);
+
+/* --dry-run: per run, which counter and ESCR count what, and every write with its reason. */
+void plan_nb_print(const struct plan *p, const char *cpu, const char *const *names, FILE *out);
+
+#endif
