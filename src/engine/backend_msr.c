@@ -15,6 +15,7 @@
 #include "base/err.h"
 #include "base/strbuf.h"
 #include "engine/backend.h"
+#include "engine/backend_msr_nb.h"
 #include "engine/plan.h"
 #include "engine/requests.h"
 #include "engine/run.h"
@@ -23,7 +24,6 @@
 #include "engine/target.h"
 #include "hw/cpulock.h"
 #include "hw/hw.h"
-#include "netburst/nb_detect.h"
 #include "pmu/journal.h"
 #include "pmu/pmu.h"
 #include "pmu/rdpmc_journal.h"
@@ -122,10 +122,7 @@ verbose_plan(struct run_ctx *c, unsigned i)
 			c->o->force ? "taking" : "scheduled around", strbuf_str(&who));
 		strbuf_free(&who);
 	}
-	for (unsigned k = 0; k < NB_COUNTERS; k++)
-		if (occ->nb_busy & (1u << k))
-			fprintf(stderr, "pmustat: core %d: scheduled around %s (MSR_%s = 0x%llx, enabled by another user)\n",
-				s->cores[i].core, nb_counter_name(k), nb_cccr_name(k), (unsigned long long)occ->nb_cccr[k]);
+	backend_nb_verbose_busy(s->cores[i].core, occ);
 }
 
 /*
@@ -282,44 +279,6 @@ out:
 	return rc;
 }
 
-/*
- * A NetBurst PMU counts on one core per run: its plan, its thread's T0/T1
- * bits and its Hyper-Threading sibling's lock are the target core's.
- */
-static int
-nb_one_core(struct run_ctx *c, struct pmustat_error **err)
-{
-	return err_set(err, -ENOTSUP,
-		       "a NetBurst PMU counts on one core at a time, and %u were given (-C/-a); give one core with -C N, or run pmustat once per core",
-		       c->ncores);
-}
-
-/* --dry-run on a live NetBurst core: around the CCCRs another user enabled, read only. */
-static int
-plan_dry_nb(struct run_ctx *c, struct pmustat_error **err)
-{
-	struct pmu_occupancy occ;
-
-	memset(&occ, 0, sizeof(occ));
-	if (hw_msr_open(c->hw, c->core, false) != 0)
-		return make_plan(c, NULL, "this core's MSRs are not readable", 0, true, err);
-	for (unsigned i = 0; i < NB_COUNTERS; i++) {
-		uint64_t v;
-		int escr;
-
-		if (hw_rdmsr(c->hw, c->core, nb_cccr_msr(i), &v) != 0)
-			return make_plan(c, NULL, "this core's MSRs are not readable", 0, true, err);
-		if (!(v & NB_CCCR_ENABLE))
-			continue;
-		occ.nb_busy |= 1u << i;
-		occ.nb_cccr[i] = v;
-		escr = nb_escr_for(i, NB_CCCR_GET_SELECT(v));
-		if (escr >= 0)
-			occ.nb_busy_escrs |= 1ull << escr;
-	}
-	return make_plan(c, &occ, NULL, 0, false, err);
-}
-
 int
 backend_msr_plan_dry(struct run_ctx *c, struct pmustat_error **err)
 {
@@ -331,11 +290,16 @@ backend_msr_plan_dry(struct run_ctx *c, struct pmustat_error **err)
 	if (!c->t->live)
 		return make_plan(c, NULL, "a CPU of a dump", c->t->cpu.pmu.gp_mask, true, err);
 	if (c->t->cpu.netburst.present && c->ncores > 1)
-		return nb_one_core(c, err);
+		return backend_nb_one_core(c, err);
 	if (c->ncores > 1)
 		return plan_dry_cores(c, err);
-	if (c->t->cpu.netburst.present)
-		return plan_dry_nb(c, err);
+	/* A live NetBurst core: around the CCCRs another user enabled, read only. */
+	if (c->t->cpu.netburst.present) {
+		memset(&occ, 0, sizeof(occ));
+		if (backend_nb_occupancy(c->hw, c->core, &occ) != 0)
+			return make_plan(c, NULL, "this core's MSRs are not readable", 0, true, err);
+		return make_plan(c, &occ, NULL, 0, false, err);
+	}
 	if (hw_msr_open(c->hw, c->core, false) != 0 ||
 	    pmu_snapshot_read(c->hw, c->core, &c->t->cpu.pmu, &snap, NULL) != 0)
 		return make_plan(c, NULL, "this core's MSRs are not readable", c->t->cpu.pmu.gp_mask, true, err);
@@ -364,45 +328,6 @@ recover_rdpmc(struct run_ctx *c)
 	err_clear(&e);
 }
 
-/*
- * NetBurst with Hyper-Threading: the two logical CPUs of a core share one
- * set of ESCRs, CCCRs and counters, so a run holds both CPUs' locks, and
- * a killed run's journal on the other CPU is put back first too.
- */
-static int
-lock_sibling(struct run_ctx *c, struct msr_core *mc, struct pmustat_error **err)
-{
-	int sibling = target_nb_sibling(c->t, c->hw);
-	char *note = NULL;
-	int rc;
-
-	if (sibling < 0)
-		return 0;
-	mc->sibling_lock_fd = cpulock_acquire(sibling, LOCK_WAIT_MS, err);
-	if (mc->sibling_lock_fd < 0)
-		return err_set(err, mc->sibling_lock_fd,
-			       "core %d: its Hyper-Threading sibling, core %d, shares the NetBurst PMU and is locked: %s; wait for that run, or count on another core with -C",
-			       mc->core, sibling, err_msg(*err));
-	rc = journal_recover(JOURNAL_DIR, sibling, c->hw, &c->t->cpu.pmu, &note, err);
-	if (rc == 1)
-		fprintf(stderr, "pmustat: %s\n", note);
-	free(note);
-	return rc < 0 ? rc : 0;
-}
-
-/* IA32_MISC_ENABLE[7], as Linux's p4 driver checks: read only. */
-static int
-check_nb_perfmon(struct run_ctx *c, int core, struct pmustat_error **err)
-{
-	struct nb_misc misc;
-
-	if (c->t->cpu.netburst.present && nb_probe(c->hw, core, &misc) == 0 && !misc.perfmon)
-		return err_set(err, -ENODEV,
-			       "core %d: IA32_MISC_ENABLE (0x1a0) bit 7 says performance monitoring is unavailable (0x%llx); nothing was written",
-			       core, (unsigned long long)misc.value);
-	return 0;
-}
-
 /* Lock, recover and open (reads only) every core, in ascending order. */
 static int
 open_cores(struct run_ctx *c, struct pmustat_error **err)
@@ -429,10 +354,10 @@ open_cores(struct run_ctx *c, struct pmustat_error **err)
 			return rc;
 	}
 	for (unsigned i = 0; i < s->n; i++) {
-		rc = lock_sibling(c, &s->cores[i], err);
+		rc = backend_nb_lock_sibling(c, s->cores[i].core, LOCK_WAIT_MS, &s->cores[i].sibling_lock_fd, err);
 		if (rc < 0)
 			return rc;
-		rc = check_nb_perfmon(c, s->cores[i].core, err);
+		rc = backend_nb_check_perfmon(c, s->cores[i].core, err);
 		if (rc < 0)
 			return rc;
 	}
@@ -498,7 +423,7 @@ msr_begin(struct run_ctx *c, struct pmustat_error **err)
 		return err_set(err, -ENOMEM, "out of memory");
 	c->state[0] = s;
 	if (c->t->cpu.netburst.present && c->ncores > 1)
-		return nb_one_core(c, err);
+		return backend_nb_one_core(c, err);
 	s->cores = calloc(c->ncores, sizeof(*s->cores));
 	s->pmus = calloc(c->ncores, sizeof(struct pmu *));
 	s->finals = calloc((size_t)c->ncores * SCHED_MAX_EVENTS, sizeof(*s->finals));
