@@ -64,7 +64,7 @@ run_backend_of(const struct run_ctx *c, bool software)
 	return 0;
 }
 
-void
+bool
 run_pin_self(int core, bool onto)
 {
 	static cpu_set_t allowed;
@@ -73,7 +73,7 @@ run_pin_self(int core, bool onto)
 
 	if (!have_allowed) {
 		if (sched_getaffinity(0, sizeof(allowed), &allowed) != 0)
-			return;
+			return false;
 		have_allowed = true;
 	}
 	set = allowed;
@@ -83,9 +83,38 @@ run_pin_self(int core, bool onto)
 	} else {
 		CPU_CLR(core, &set);
 		if (CPU_COUNT(&set) == 0)
-			return;
+			return false;
 	}
-	(void)sched_setaffinity(0, sizeof(set), &set);
+	return sched_setaffinity(0, sizeof(set), &set) == 0 && !onto;
+}
+
+/*
+ * The counted window of this run (runner.h): exact when the counters were
+ * enabled at the command's exec stop by a pmustat running off its core.
+ * The series' window is its worst run's; -v says it when it changes.
+ */
+static void
+note_window(struct run_ctx *c, const struct runner *r, bool msr_enable, bool off_core)
+{
+	char why[sizeof(c->window_why)] = "";
+	const char *w = "exact";
+
+	if (msr_enable && !r->traced) {
+		w = "approximate";
+		snprintf(why, sizeof(why), "ptrace refused (%s: YAMA ptrace_scope 3 or a seccomp filter?), so the child enabled the counters before execve: about 35 of its user-mode instructions are counted",
+			 strerror(r->trace_err));
+	} else if (msr_enable && !off_core) {
+		w = "approximate";
+		snprintf(why, sizeof(why), "pmustat may run on core %d only (affinity), so its own code between the enable and the command's start ran there",
+			 c->core);
+	}
+	if (c->window && (strcmp(c->window, "approximate") == 0 || strcmp(c->window, w) == 0))
+		return;
+	c->window = w;
+	snprintf(c->window_why, sizeof(c->window_why), "%s", why);
+	if (c->o->verbose && msr_enable)
+		fprintf(stderr, "pmustat: counted window: %s (%s)\n", w,
+			why[0] ? why : "the counters start at the command's exec stop (ptrace), pmustat runs on another core");
 }
 
 /*
@@ -163,6 +192,7 @@ one_run(struct run_ctx *c, unsigned run, unsigned nruns)
 	struct runner_failure rf;
 	struct runner_opts ro;
 	struct runner r;
+	bool off_core;
 	double t0;
 	int ws = 0, rc;
 
@@ -188,7 +218,7 @@ one_run(struct run_ctx *c, unsigned run, unsigned nruns)
 			return run_fail_err(c, &err), -1;
 		}
 	}
-	run_pin_self(c->core, false);
+	off_core = run_pin_self(c->core, false);
 	/* -I: a thread off the core reads the counters while the command runs. */
 	if (c->o->interval_ms && c->backends[0]->sample_start) {
 		c->cur_run = run + 1;
@@ -219,6 +249,7 @@ one_run(struct run_ctx *c, unsigned run, unsigned nruns)
 		return run_fail(c, rc, "waiting for %s: %s", c->o->command[0], strerror(-rc)), -1;
 	}
 	c->command_ran = true;
+	note_window(c, &r, ro.enable != NULL, off_core);
 	for (unsigned b = 0; b < c->nbackends; b++) {
 		if (c->backends[b]->collect(c, run, &err)) {
 			discard_all(c, run);

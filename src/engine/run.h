@@ -128,6 +128,13 @@ struct run_ctx {
 
 	/* What happened. */
 	const char *read_method;	/* "rdpmc", "MSR reads", "perf_event": set by the hardware backend */
+	/*
+	 * The counted window over the runs so far: "exact" (no pmustat
+	 * instruction in it), "approximate" (why in window_why), NULL before
+	 * the command ran.
+	 */
+	const char *window;
+	char window_why[256];
 	int status;			/* exit status so far */
 	bool command_ran;
 	double elapsed;
@@ -163,8 +170,12 @@ run_fail(struct run_ctx *c, int rc, const char *fmt, ...) __attribute__((format(
 int
 run_fail_err(struct run_ctx *c, struct pmustat_error **err);
 
-/* Keep pmustat off the measured core while the command runs, and on it to rdpmc. */
-void
+/*
+ * Keep pmustat off the measured core while the command runs, and on it to
+ * rdpmc. Returns whether pmustat may now run elsewhere than @core only
+ * (false when its affinity allows no other CPU).
+ */
+bool
 run_pin_self(int core, bool onto);
 
 #endif
