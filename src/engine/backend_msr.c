@@ -35,6 +35,7 @@ struct msr_state {
 	bool journaled;
 	bool use_rdpmc;
 	struct interval_sampler sampler;
+	bool sampled;			/* the sampler read this run's counters while it ran */
 	uint64_t finals[SCHED_MAX_EVENTS];
 };
 
@@ -236,11 +237,15 @@ msr_attach(struct run_ctx *c, unsigned run, pid_t pid, struct pmustat_error **er
 	return 0;
 }
 
+/* Every run: reads at least once a second see every wrap (interval.h); -I emits too. */
 static int
 msr_sample_start(struct run_ctx *c, unsigned run, struct pmustat_error **err)
 {
-	return interval_start(&state(c)->sampler, c->hw, c->core, &c->t->cpu.pmu, c->plan->slots, c->ev->nhw,
-			      run, c->o->interval_ms, c->emit_interval, c->emit_arg, err);
+	int rc = interval_start(&state(c)->sampler, c->hw, c->core, &c->t->cpu.pmu, c->plan->slots, c->ev->nhw,
+				run, c->o->interval_ms, c->o->interval_ms ? c->emit_interval : NULL, c->emit_arg, err);
+
+	state(c)->sampled = rc == 0;
+	return rc;
 }
 
 static void
@@ -276,18 +281,31 @@ msr_collect(struct run_ctx *c, unsigned run, struct pmustat_error **err)
 	if (s->use_rdpmc)
 		run_pin_self(c->core, true);
 	rc = pmu_read(s->pmu, c->plan->slots, c->ev->nhw, run, s->use_rdpmc, counts, err);
-	if (rc)
+	if (rc) {
+		s->sampled = false;
 		return rc;
+	}
 	memset(s->finals, 0, sizeof(s->finals));
+	if (s->sampled && s->sampler.read_error)
+		fprintf(stderr, "pmustat: warning: core %d: reading the counters during the run failed (%s); a counter that wrapped more than once between two good reads is undercounted\n",
+			c->core, strerror(-s->sampler.read_error));
 	for (unsigned u = 0; u < c->ev->nhw; u++) {
 		if (c->plan->slots[u].run != run)
 			continue;
+		/*
+		 * Counted through every wrap by the reads during the run, not by
+		 * the overflow bit; a run too short for any read (under a
+		 * second, when no counter can wrap) keeps pmu_read()'s count.
+		 */
+		if (s->sampled && s->sampler.reads > 0)
+			counts[u].value = interval_total(&s->sampler, u, counts[u].raw);
 		c->counts[u].counted = true;
 		c->counts[u].value = counts[u].value;
 		c->counts[u].status = "counted";
 		c->counts[u].run = run + 1;
 		s->finals[u] = counts[u].value;
 	}
+	s->sampled = false;
 	return 0;
 }
 

@@ -219,8 +219,8 @@ one_run(struct run_ctx *c, unsigned run, unsigned nruns)
 		}
 	}
 	off_core = run_pin_self(c->core, false);
-	/* -I: a thread off the core reads the counters while the command runs. */
-	if (c->o->interval_ms && c->backends[0]->sample_start) {
+	/* A thread off the core reads the counters while the command runs: every wrap, and -I. */
+	if (c->backends[0]->sample_start) {
 		c->cur_run = run + 1;
 		sampler = c->backends[0];
 		if (sampler->sample_start(c, run, &err)) {
