@@ -50,6 +50,7 @@ struct pmu_caps {
 	uint32_t arch_events_unavailable; /* EBX: set = event NOT available */
 	bool anythread_deprecated;	/* EDX[15] */
 	bool pdcm;			/* CPUID.1:ECX[15]: PERF_CAPABILITIES */
+	bool ds;			/* CPUID.1:EDX[21]: debug store, IA32_PEBS_ENABLE */
 	/* CPUID's own numbers, before quirks. */
 	unsigned cpuid_gp_counters;
 	unsigned cpuid_fixed_counters;

@@ -14,6 +14,8 @@
 #define MSR_OFFCORE_RSP_1		0x1a7u
 #define MSR_IA32_FIXED_CTR0		0x309u	/* + i */
 #define MSR_IA32_PERF_CAPABILITIES	0x345u
+/* With CPUID.1:EDX.DS: bit i = GP counter i's PEBS, bit 32+i fixed counter i's (read only: another user's). */
+#define MSR_IA32_PEBS_ENABLE		0x3f1u
 #define MSR_IA32_FIXED_CTR_CTRL		0x38du
 #define MSR_IA32_PERF_GLOBAL_STATUS	0x38eu
 #define MSR_IA32_PERF_GLOBAL_CTRL	0x38fu
@@ -59,6 +61,8 @@
 
 /* IA32_PERF_CAPABILITIES[13]: full-width writes through IA32_A_PMCx. */
 #define PERF_CAP_FW_WRITE	(1ull << 13)
+/* PEBS baseline (Ice Lake, Gracemont on): IA32_PEBS_ENABLE has a bit for every GP and fixed counter. */
+#define PERF_CAP_PEBS_BASELINE	(1ull << 14)
 
 /* rdpmc ECX[30] selects the fixed counters. */
 #define RDPMC_FIXED		0x40000000u

@@ -85,6 +85,11 @@ pmu_open_at(struct pmu *p, struct hw *hw, int cpu, const struct pmu_caps *caps, 
 			return pmu_fail(p, rc, "reading", MSR_IA32_PERF_GLOBAL_INUSE, false, err);
 		p->inuse = v;
 	}
+	if (caps->ds) {
+		rc = pmu_rd(p, MSR_IA32_PEBS_ENABLE, &p->pebs_enable);
+		if (rc)
+			return pmu_fail(p, rc, "reading", MSR_IA32_PEBS_ENABLE, false, err);
+	}
 	if (uses_offcore) {
 		for (unsigned i = 0; i < PMU_NUM_OFFCORE; i++) {
 			rc = pmu_reg_load(p, &p->offcore[i], MSR_OFFCORE_RSP_0 + i);
@@ -100,6 +105,8 @@ pmu_open_at(struct pmu *p, struct hw *hw, int cpu, const struct pmu_caps *caps, 
 		regs.evtsel[i] = p->evtsel[i].saved;
 	regs.fixed_ctrl = p->fixed_ctrl.saved;
 	regs.inuse = p->inuse;
+	regs.pebs_enable = p->pebs_enable;
+	regs.pebs_baseline = p->perf_capabilities & PERF_CAP_PEBS_BASELINE;
 	pmu_owner_scan(&regs, hints, &p->occ);
 	return 0;
 }

@@ -43,6 +43,7 @@ struct pmu {
 	uint64_t status_saved;		/* GLOBAL_STATUS when found */
 	uint64_t status_pending;	/* overflow bits that may be set now */
 	uint64_t inuse;			/* GLOBAL_INUSE (v4+), else 0 */
+	uint64_t pebs_enable;		/* IA32_PEBS_ENABLE (with DS), else 0: another user's PEBS counters */
 
 	/* Who held the counters when found, and those of them --force takes. */
 	struct pmu_occupancy occ;

@@ -44,6 +44,8 @@ pmu_msr_allowed(const struct pmu *p, uint32_t msr)
 		return p->caps.version >= 4;
 	case MSR_IA32_PERF_CAPABILITIES:
 		return p->caps.pdcm;
+	case MSR_IA32_PEBS_ENABLE:
+		return p->caps.ds;
 	case MSR_OFFCORE_RSP_0:
 	case MSR_OFFCORE_RSP_1:
 		return true;
@@ -177,6 +179,8 @@ pmu_msr_name(uint32_t msr, char *buf, size_t size)
 		snprintf(buf, size, "IA32_PERF_GLOBAL_INUSE");
 	else if (msr == MSR_IA32_PERF_CAPABILITIES)
 		snprintf(buf, size, "IA32_PERF_CAPABILITIES");
+	else if (msr == MSR_IA32_PEBS_ENABLE)
+		snprintf(buf, size, "IA32_PEBS_ENABLE");
 	else if (msr == MSR_OFFCORE_RSP_0 || msr == MSR_OFFCORE_RSP_1)
 		snprintf(buf, size, "MSR_OFFCORE_RSP_%u", msr - MSR_OFFCORE_RSP_0);
 	else

@@ -1,0 +1,99 @@
+/*
+ * test_sharing_e2e.c - living beside perf and the kernel: the emulated
+ * machine plays the other users of the PMU (a perf PEBS event, whose
+ * counter has no interrupt bit and shows only in IA32_PEBS_ENABLE and
+ * GLOBAL_INUSE[63]), and pmustat's stat, state and reset must treat what
+ * they hold as theirs.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include <jansson.h>
+
+#include "e2e_harness.h"
+#include "pmu/msr.h"
+
+static json_t *
+parse(const char *text)
+{
+	json_error_t jerr;
+	json_t *root = json_loads(text, 0, &jerr);
+
+	if (!root)
+		fail_msg("not JSON (%s): %s", jerr.text, text);
+	return root;
+}
+
+static const char *
+owner_of(json_t *root, const char *name)
+{
+	json_t *core = json_array_get(json_object_get(root, "cores"), 0);
+	size_t i;
+	json_t *c;
+
+	json_array_foreach(json_object_get(core, "counters"), i, c)
+		if (strcmp(json_string_value(json_object_get(c, "counter")), name) == 0)
+			return json_string_value(json_object_get(c, "owner"));
+	fail_msg("no counter %s", name);
+	return NULL;
+}
+
+/*
+ * perf holds pmc0 for a PEBS event (EVTSEL with EN and no INT, its
+ * IA32_PEBS_ENABLE bit): state calls it perf's, reset --zero leaves it,
+ * and a stat run that would need it names perf.
+ */
+static void
+test_pebs_counter_belongs_to_perf(void **state)
+{
+	struct e2e_machine m;
+	struct e2e_result r;
+	uint64_t evtsel0;
+	json_t *root;
+
+	(void)state;
+	e2e_machine_new(&m, (const char *[]){ "--model", "skylake", "--cpus", "2", NULL });
+	assert_int_equal(e2e_act(&m, 1, "pebs:0:0xc0:0"), 0);
+	evtsel0 = e2e_msr(&m, 1, msr_evtsel(0));
+	assert_int_equal(evtsel0 & EVTSEL_INT, 0);	/* as Linux programs a PEBS event */
+
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "state", "-C", "1", "--json", NULL });
+	e2e_assert_status(&r, 0);
+	root = parse(r.out);
+	assert_string_equal(owner_of(root, "pmc0"), "perf");
+	json_decref(root);
+	e2e_result_free(&r);
+
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "reset", "-C", "1", "--zero", "--yes", NULL });
+	e2e_assert_status(&r, 0);
+	assert_null(strstr(r.err, "cleared pmc0"));
+	assert_int_equal(e2e_msr(&m, 1, msr_evtsel(0)), evtsel0);
+	assert_int_equal(e2e_msr(&m, 1, 0x3f1), 1);
+	e2e_result_free(&r);
+
+	/* A stat run schedules around it, naming perf, and leaves it as it was. */
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", "1", "-v", "-e", "r01c4", "--",
+		m.workload, "--quiet", "--retire", "0xc4:1:7", NULL });
+	e2e_assert_status(&r, 0);
+	e2e_assert_err_contains(&r, "pmc0 (IA32_PERFEVTSEL0 = 0x4300c0): perf_events");
+	e2e_assert_err_contains(&r, "r01c4 ");
+	assert_int_equal(e2e_msr(&m, 1, msr_evtsel(0)), evtsel0);
+	assert_int_equal(e2e_msr(&m, 1, 0x3f1), 1);
+	e2e_result_free(&r);
+	e2e_machine_free(&m);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_pebs_counter_belongs_to_perf),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
