@@ -214,6 +214,7 @@ journal_apply(struct hw *hw, const struct pmu_caps *caps, const struct journal *
 			continue;
 		r->saved = v;
 		r->dirty = true;
+		r->mine = UINT64_MAX;	/* merged above from the register as found now */
 		/* A killed run's counters may still count: read values are stale, write them all. */
 		r->cur_known = false;
 	}

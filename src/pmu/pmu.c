@@ -277,6 +277,15 @@ write_one(struct pmu *p, const struct pmu_write *w, struct pmustat_error **err)
 	r = pmu_reg_of(p, w->msr);
 	if (!r)
 		return err_set(err, -EINVAL, "core %d: MSR 0x%x was not saved", p->cpu, w->msr);
+	/* A shared register as it is now: another user may have changed it since. */
+	if (w->mask != UINT64_MAX) {
+		rc = pmu_rd(p, w->msr, &v);
+		if (rc)
+			return pmu_fail(p, rc, "reading", w->msr, false, err);
+		r->cur = v;
+		r->cur_known = true;
+	}
+	r->mine |= w->mask;
 	v = apply(r, r->cur_known ? r->cur : r->saved, w);
 	for (unsigned i = 0; i < PMU_MAX_GP; i++) {
 		if (w->msr == msr_pmc(i)) {
@@ -307,6 +316,8 @@ make_sequence(struct pmu *p, const struct pmu_write *w, unsigned n, struct pmu_s
 			continue;
 		seq[k].msr = w[i].msr;
 		seq[k].val = apply(r, r->cur_known ? r->cur : r->saved, &w[i]);
+		seq[k].mask = w[i].mask;
+		r->mine |= w[i].mask;
 		k++;
 	}
 	return k;
@@ -349,8 +360,18 @@ pmu_enable(void *arg)
 	struct pmu *p = arg;
 
 	for (unsigned i = 0; i < p->n_enable; i++) {
-		int rc = hw_wrmsr(p->hw, p->cpu, p->enable_seq[i].msr, p->enable_seq[i].val);
+		const struct pmu_seq_write *w = &p->enable_seq[i];
+		uint64_t v = w->val, now;
+		int rc;
 
+		/* A shared register: only our bits, the others as they are now. */
+		if (w->mask != UINT64_MAX) {
+			rc = hw_rdmsr(p->hw, p->cpu, w->msr, &now);
+			if (rc)
+				return rc;
+			v = (now & ~w->mask) | (w->val & w->mask);
+		}
+		rc = hw_wrmsr(p->hw, p->cpu, w->msr, v);
 		if (rc)
 			return rc;
 	}
@@ -362,11 +383,14 @@ pmu_mark_enabled(struct pmu *p)
 {
 	p->msr_writes += p->n_enable;
 	for (unsigned i = 0; i < p->n_enable; i++) {
+		if (p->enable_seq[i].mask != UINT64_MAX)
+			p->msr_reads++;	/* pmu_enable() read the shared register first */
 		struct pmu_reg *r = pmu_reg_of(p, p->enable_seq[i].msr);
 
 		if (r) {
 			r->cur = p->enable_seq[i].val;
-			r->cur_known = true;
+			/* A shared register holds other users' bits too: read it before the next write. */
+			r->cur_known = p->enable_seq[i].mask == UINT64_MAX;
 			r->dirty = true;
 		}
 	}
@@ -390,7 +414,8 @@ pmu_disable(struct pmu *p, struct pmustat_error **err)
 
 		if (r)
 			r->cur_known = false;
-		rc = r ? pmu_reg_set(p, r, p->disable_seq[i].val) : pmu_wr(p, p->disable_seq[i].msr, p->disable_seq[i].val);
+		rc = r ? pmu_reg_set_bits(p, r, p->disable_seq[i].val, p->disable_seq[i].mask) :
+			 pmu_wr(p, p->disable_seq[i].msr, p->disable_seq[i].val);
 		if (rc && !first)
 			first = pmu_fail(p, rc, "writing", p->disable_seq[i].msr, true, err);
 	}

@@ -93,6 +93,22 @@ pmu_reg_set(struct pmu *p, struct pmu_reg *r, uint64_t val)
 }
 
 int
+pmu_reg_set_bits(struct pmu *p, struct pmu_reg *r, uint64_t val, uint64_t mask)
+{
+	uint64_t now;
+	int rc;
+
+	if (mask == UINT64_MAX)
+		return pmu_reg_set(p, r, val);
+	rc = pmu_rd(p, r->msr, &now);
+	if (rc)
+		return rc;
+	r->cur = now;
+	r->cur_known = true;
+	return pmu_reg_set(p, r, (now & ~mask) | (val & mask));
+}
+
+int
 pmu_reg_load(struct pmu *p, struct pmu_reg *r, uint32_t msr)
 {
 	int rc;
@@ -257,11 +273,11 @@ restore(struct pmu *p, bool force)
 	/* Enabled behind our back (the child) or not: believe nothing then. */
 	if (p->may_count)
 		force = true;
-	/* GLOBAL_CTRL first: it stops whatever still counts. */
+	/* GLOBAL_CTRL first: it stops whatever still counts. Only our bits go back. */
 	if (p->global_ctrl.dirty) {
 		if (force)
 			p->global_ctrl.cur_known = false;
-		rc = pmu_reg_set(p, &p->global_ctrl, p->global_ctrl.saved);
+		rc = pmu_reg_set_bits(p, &p->global_ctrl, p->global_ctrl.saved, p->global_ctrl.mine);
 		KEEP(rc);
 	}
 	for (unsigned i = 0; i < PMU_MAX_GP; i++) {
@@ -275,7 +291,7 @@ restore(struct pmu *p, bool force)
 	if (p->fixed_ctrl.dirty) {
 		if (force)
 			p->fixed_ctrl.cur_known = false;
-		rc = pmu_reg_set(p, &p->fixed_ctrl, p->fixed_ctrl.saved);
+		rc = pmu_reg_set_bits(p, &p->fixed_ctrl, p->fixed_ctrl.saved, p->fixed_ctrl.mine);
 		KEEP(rc);
 	}
 	for (unsigned i = 0; i < PMU_NUM_OFFCORE; i++) {
@@ -329,6 +345,7 @@ restore(struct pmu *p, bool force)
 	for (unsigned i = 0; i < PMU_MAX_FIXED; i++)
 		p->fixed_ctr[i].dirty = false;
 	p->fixed_ctrl.dirty = p->global_ctrl.dirty = false;
+	p->fixed_ctrl.mine = p->global_ctrl.mine = 0;
 	p->offcore[0].dirty = p->offcore[1].dirty = false;
 	if (first)
 		return first;

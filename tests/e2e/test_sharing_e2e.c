@@ -88,11 +88,38 @@ test_pebs_counter_belongs_to_perf(void **state)
 	e2e_machine_free(&m);
 }
 
+/*
+ * perf takes fixed counter 1 in the middle of a run (its field of
+ * FIXED_CTR_CTRL, its GLOBAL_CTRL bit): pmustat's disable and restore
+ * change only pmustat's own fields and bits, so perf's counter keeps
+ * counting after pmustat is gone.
+ */
+static void
+test_counter_taken_mid_run_keeps_running(void **state)
+{
+	struct e2e_machine m;
+	struct e2e_result r;
+
+	(void)state;
+	e2e_machine_new(&m, (const char *[]){ "--model", "skylake", "--cpus", "2", NULL });
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", "1", "-x", ",", "-e", "INST_RETIRED.ANY", "--",
+		m.workload, "--quiet", "--cpu", "1", "--retire", "0xc0:0:300", "--act", "take-fixed:1", "--retire",
+		"0xc0:0:200", NULL });
+	e2e_assert_status(&r, 0);
+	e2e_assert_err_contains(&r, "500,,INST_RETIRED.ANY");
+	/* perf's field (OS|USR|PMI) and enable are still there; pmustat's are as found. */
+	assert_int_equal(e2e_msr(&m, 1, MSR_IA32_FIXED_CTR_CTRL), 0xb0);
+	assert_int_equal(e2e_msr(&m, 1, MSR_IA32_PERF_GLOBAL_CTRL), 0x20000000full);
+	e2e_result_free(&r);
+	e2e_machine_free(&m);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pebs_counter_belongs_to_perf),
+		cmocka_unit_test(test_counter_taken_mid_run_keeps_running),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
