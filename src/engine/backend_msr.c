@@ -152,6 +152,16 @@ msr_begin(struct run_ctx *c, struct pmustat_error **err)
 	pmu_arm_signal_restore(s->pmu);
 	if (c->o->force)
 		pmu_take_busy(s->pmu);
+	/* A frozen PMU counts nothing: refuse, or unfreeze with --force (set back at the end). */
+	{
+		const char *frozen = NULL;
+
+		rc = pmu_check_frozen(s->pmu, c->o->force, &frozen, err);
+		if (rc)
+			return rc;
+		if (frozen && (c->o->verbose || c->o->force))
+			fprintf(stderr, "pmustat: core %d: %s\n", c->core, frozen);
+	}
 	/* Schedule around counters in use (refuse, naming them, when impossible). */
 	rc = make_plan(c, pmu_occupancy(s->pmu), NULL, pmu_found_global_ctrl(s->pmu), false, err);
 	if (rc)
@@ -290,6 +300,13 @@ msr_collect(struct run_ctx *c, unsigned run, struct pmustat_error **err)
 		fprintf(stderr, "pmustat: warning: core %d: reading the counters during the run failed (%s); a counter that wrapped more than once between two good reads is undercounted\n",
 			c->core, strerror(-s->sampler.read_error));
 	for (unsigned u = 0; u < c->ev->nhw; u++) {
+		if (c->plan->slots[u].run == run && counts[u].frozen) {
+			fprintf(stderr, "pmustat: warning: core %d: the PMU was frozen during the run (IA32_PERF_GLOBAL_STATUS.CTR_Frz, bit 59: another user's PMI under IA32_DEBUGCTL.FREEZE_PERFMON_ON_PMI); the run's counts are not reported, and unfreezing is that user's business\n",
+				c->core);
+			break;
+		}
+	}
+	for (unsigned u = 0; u < c->ev->nhw; u++) {
 		if (c->plan->slots[u].run != run)
 			continue;
 		/*
@@ -302,6 +319,11 @@ msr_collect(struct run_ctx *c, unsigned run, struct pmustat_error **err)
 		c->counts[u].counted = true;
 		c->counts[u].value = counts[u].value;
 		c->counts[u].status = "counted";
+		/* Frozen by another user's PMI while the command ran: these are no counts. */
+		if (counts[u].frozen) {
+			c->counts[u].counted = false;
+			c->counts[u].status = "not counted: PMU frozen (CTR_Frz)";
+		}
 		c->counts[u].run = run + 1;
 		s->finals[u] = counts[u].value;
 	}

@@ -58,6 +58,9 @@
 
 /* IA32_PERF_GLOBAL_CTRL / STATUS bit of fixed counter i. */
 #define GLOBAL_FIXED_BIT(i)	(1ull << (32 + (i)))
+/* IA32_PERF_GLOBAL_STATUS (v4+): LBRs frozen, counters frozen (a PMI under IA32_DEBUGCTL's freeze bits). */
+#define GLOBAL_STATUS_LBR_FRZ	(1ull << 58)
+#define GLOBAL_STATUS_CTR_FRZ	(1ull << 59)
 
 /* IA32_PERF_CAPABILITIES[13]: full-width writes through IA32_A_PMCx. */
 #define PERF_CAP_FW_WRITE	(1ull << 13)

@@ -468,6 +468,7 @@ pmu_read(struct pmu *p, const struct sched_slot *slots, unsigned n, unsigned run
 		}
 		counts[k].raw = raw;
 		counts[k].overflowed = status & bit;
+		counts[k].frozen = p->caps.version >= 4 && (status & GLOBAL_STATUS_CTR_FRZ);
 		counts[k].value = delta_count(0, raw, width, counts[k].overflowed);
 		r->cur = raw & delta_width_mask(width);
 		r->cur_known = true;

@@ -51,6 +51,7 @@ struct pmu {
 	uint64_t status_saved;		/* GLOBAL_STATUS when found */
 	uint64_t status_pending;	/* overflow bits that may be set now */
 	uint64_t inuse;			/* GLOBAL_INUSE (v4+), else 0 */
+	bool unfroze;			/* --force cleared CTR_Frz: set it back at the restore */
 	uint64_t pebs_enable;		/* IA32_PEBS_ENABLE (with DS), else 0: another user's PEBS counters */
 
 	/* Who held the counters when found, and those of them --force takes. */

@@ -337,6 +337,13 @@ restore(struct pmu *p, bool force)
 		}
 		p->status_pending = (p->status_pending & ~owned) | set;
 	}
+	/* --force unfroze the PMU for the run: frozen again, as found. */
+	if (p->unfroze) {
+		rc = pmu_wr(p, MSR_IA32_PERF_GLOBAL_STATUS_SET, GLOBAL_STATUS_CTR_FRZ);
+		KEEP(rc);
+		if (rc == 0)
+			p->unfroze = false;
+	}
 #undef KEEP
 	p->armed = 0;
 	p->may_count = false;

@@ -114,12 +114,74 @@ test_counter_taken_mid_run_keeps_running(void **state)
 	e2e_machine_free(&m);
 }
 
+#define CTR_FRZ "0x800000000000000"	/* GLOBAL_STATUS bit 59 */
+
+/*
+ * A PMI with FREEZE_PERFMON_ON_PMI left the PMU frozen (CTR_Frz): nothing
+ * counts. pmustat refuses, saying what froze it and how to clear it, and
+ * touches nothing; with --force it clears the bit, counts, and sets it
+ * back as it found it.
+ */
+static void
+test_frozen_pmu_is_reported(void **state)
+{
+	struct e2e_machine m;
+	struct e2e_result r;
+	struct emu_pmu *before, *after;
+
+	(void)state;
+	e2e_machine_new(&m, (const char *[]){ "--model", "skylake", "--cpus", "2", "--set", "0x391=" CTR_FRZ, NULL });
+	before = e2e_state(&m);
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", "1", "-e", "INST_RETIRED.ANY", "--",
+		m.workload, "--quiet", "--retire", "0xc0:0:1000", NULL });
+	e2e_assert_status(&r, 125);
+	e2e_assert_err_contains(&r, "frozen");
+	e2e_assert_err_contains(&r, "CTR_Frz");
+	e2e_assert_err_contains(&r, "FREEZE_PERFMON_ON_PMI");
+	e2e_assert_err_contains(&r, "--force");
+	after = e2e_state(&m);
+	assert_int_equal(emu_pmu_diff(before, after, stderr), 0);
+	assert_int_equal(after->cpu[1].stats.wrmsr, before->cpu[1].stats.wrmsr);
+	free(after);
+	e2e_result_free(&r);
+
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", "1", "--force", "-x", ",", "-e", "INST_RETIRED.ANY", "--",
+		m.workload, "--quiet", "--retire", "0xc0:0:1000", NULL });
+	e2e_assert_status(&r, 0);
+	e2e_assert_err_contains(&r, "1000,,INST_RETIRED.ANY");
+	assert_int_equal(e2e_msr(&m, 1, MSR_IA32_PERF_GLOBAL_STATUS), 0x800000000000000ull);
+	e2e_result_free(&r);
+	free(before);
+	e2e_machine_free(&m);
+}
+
+/* Frozen in the middle of the run (another user's PMI): the counts are not trusted, and say why. */
+static void
+test_frozen_mid_run_is_reported(void **state)
+{
+	struct e2e_machine m;
+	struct e2e_result r;
+
+	(void)state;
+	e2e_machine_new(&m, (const char *[]){ "--model", "skylake", "--cpus", "2", NULL });
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", "1", "-e", "INST_RETIRED.ANY", "--",
+		m.workload, "--quiet", "--cpu", "1", "--retire", "0xc0:0:300", "--act", "wrmsr:0x391=" CTR_FRZ,
+		"--retire", "0xc0:0:200", NULL });
+	e2e_assert_err_contains(&r, "frozen");
+	e2e_assert_err_contains(&r, "CTR_Frz");
+	assert_null(strstr(r.err, "  300      INST_RETIRED.ANY"));
+	e2e_result_free(&r);
+	e2e_machine_free(&m);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pebs_counter_belongs_to_perf),
 		cmocka_unit_test(test_counter_taken_mid_run_keeps_running),
+		cmocka_unit_test(test_frozen_pmu_is_reported),
+		cmocka_unit_test(test_frozen_mid_run_is_reported),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
