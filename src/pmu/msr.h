@@ -47,6 +47,9 @@
 #define EVTSEL_INV		(1ull << 23)
 #define EVTSEL_CMASK(v)		(((uint64_t)(v) & 0xffu) << 24)
 #define EVTSEL_EQ		(1ull << 36)	/* v6 */
+/* With TSX (CPUID.7.0:EBX HLE or RTM): count in transactions only; IN_TXCP on EVTSEL2 only. */
+#define EVTSEL_IN_TX		(1ull << 32)
+#define EVTSEL_IN_TXCP		(1ull << 33)
 #define EVTSEL_UMASK2(v)	(((uint64_t)(v) & 0xffu) << 40)	/* v6 */
 
 /* IA32_FIXED_CTR_CTRL: 4 bits per counter at [4i+3:4i]. */

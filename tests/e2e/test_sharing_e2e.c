@@ -8,6 +8,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -174,6 +175,36 @@ test_frozen_mid_run_is_reported(void **state)
 	e2e_machine_free(&m);
 }
 
+/*
+ * perf's cycles-t on pmc2 (IN_TX and IN_TXCP, bits 32 and 33, which the
+ * hardware accepts on EVTSEL2 with TSX), taken by a --force run that is
+ * then killed: the journal holds perf's value, and reset puts it back.
+ */
+static void
+test_journal_takes_tsx_event_selects(void **state)
+{
+	const uint64_t cycles_t = 0x30053003cull;	/* IN_TXCP|IN_TX, EN, INT, OS, USR, 0x3c */
+	struct e2e_machine m;
+	struct e2e_result r;
+	pid_t pid;
+
+	(void)state;
+	e2e_machine_new(&m, (const char *[]){ "--model", "skylake", "--cpus", "2", "--set", "1:0x188=0x30053003c",
+		NULL });
+	assert_int_equal(e2e_msr(&m, 1, msr_evtsel(2)), cycles_t);
+	pid = e2e_spawn(&m, (const char *[]){ E2E_PMUSTAT, "-C", "1", "--force", "-e", "r01c4,r02c4,r04c4,r08c4", "--",
+		m.workload, "--quiet", "--sleep", "10000", NULL }, NULL);
+	assert_true(e2e_wait_msr(&m, 1, msr_evtsel(2), 0xffff, 0x04c4, 5000));
+	kill(-pid, SIGKILL);
+	assert_int_equal(e2e_reap(pid), 128 + SIGKILL);
+
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "reset", "-C", "1", NULL });
+	e2e_assert_status(&r, 0);
+	assert_int_equal(e2e_msr(&m, 1, msr_evtsel(2)), cycles_t);
+	e2e_result_free(&r);
+	e2e_machine_free(&m);
+}
+
 int
 main(void)
 {
@@ -182,6 +213,7 @@ main(void)
 		cmocka_unit_test(test_counter_taken_mid_run_keeps_running),
 		cmocka_unit_test(test_frozen_pmu_is_reported),
 		cmocka_unit_test(test_frozen_mid_run_is_reported),
+		cmocka_unit_test(test_journal_takes_tsx_event_selects),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
