@@ -57,8 +57,12 @@ struct backend_ops {
 	/* The corked child @pid exists. */
 	int (*attach)(struct run_ctx *c, unsigned run, pid_t pid, struct pmustat_error **err);
 	/*
-	 * -I: sample while the command runs (NULL: this backend cannot);
-	 * stop right after it, then after collect() the last interval.
+	 * Read the counters while the command runs (NULL: this backend does
+	 * not): called for every run of the hardware backend, with or without
+	 * -I. Without -I (c->o->interval_ms 0) it emits nothing and reads only
+	 * so that no counter wraps unseen (the MSR backend: at least once a
+	 * second); with -I it also emits each interval. Stopped right after
+	 * the command, then after collect() the last interval.
 	 */
 	int (*sample_start)(struct run_ctx *c, unsigned run, struct pmustat_error **err);
 	void (*sample_stop)(struct run_ctx *c, unsigned run);
