@@ -298,6 +298,50 @@ test_fds_closed(void **state)
 	close(57);
 }
 
+/* The inherit callback: fd 57 is the command's (cleared close-on-exec in the child). */
+static int
+inherit_57(void *arg)
+{
+	int flags = fcntl(57, F_GETFD);
+
+	(void)arg;
+	if (flags < 0 || fcntl(57, F_SETFD, flags & ~FD_CLOEXEC) < 0)
+		return -errno;
+	return 0;
+}
+
+/*
+ * What the command inherits is handed over in the child whichever window
+ * (the enable at the exec stop runs in the parent, which cannot), and a
+ * failure there means the command never runs.
+ */
+static void
+test_inherit_in_both_windows(void **state)
+{
+	char *check[] = { S("sh"), S("-c"), S("test -e /proc/self/fd/57"), NULL };
+	struct runner_opts o = opts();
+	struct runner_failure f;
+	int fd;
+
+	(void)state;
+	fd = open("/dev/null", O_RDONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(dup2(fd, 57), 57);
+	close(fd);
+	o.inherit = inherit_57;
+	assert_int_equal(run(check, &o, &f), 0);
+	assert_int_equal(seen->pid, getpid());	/* the exact window: enabled by the parent */
+	o.no_trace = true;
+	assert_int_equal(run(check, &o, &f), 0);
+	assert_int_equal(seen->pid, child_pid);
+	close(57);
+	/* fd 57 closed: the callback fails, and says where. */
+	assert_int_equal(run(check, &o, &f), EXIT_PMUSTAT_FAILURE);
+	assert_int_equal(f.stage, RUNNER_INHERIT);
+	assert_int_equal(f.err, EBADF);
+	assert_int_equal(seen->calls, 0);
+}
+
 static void
 test_privilege_drop(void **state)
 {
@@ -350,6 +394,7 @@ main(void)
 		cmocka_unit_test(test_enable_at_exec_stop),
 		cmocka_unit_test(test_enable_failure_at_exec_stop_kills_the_command),
 		cmocka_unit_test(test_fds_closed),
+		cmocka_unit_test(test_inherit_in_both_windows),
 		cmocka_unit_test(test_privilege_drop),
 		cmocka_unit_test(test_signals_reset_for_command),
 	};
