@@ -2,16 +2,18 @@
  * interval.h - read the counters while the command runs: to see every
  * wrap, and for -I MS.
  *
- * A thread, kept off the measured core, reads the run's counters with MSR
- * reads through the hardware seam (rdpmc would read the wrong core) at
+ * A thread, kept off the counted cores when it may be, reads the run's
+ * counters on every listed core with MSR reads through the hardware seam
+ * (rdpmc would read the wrong core) at
  * least every INTERVAL_WRAP_MS, and every MS milliseconds with -I, and
  * keeps each counter's running total from the modular difference of two
  * readings. A counter is exact however many times it wraps, with no
  * reliance on its overflow bit (which Linux's PMI handler clears), as long
  * as it counts fewer than 2^width events between two reads: 2^48 a second
  * on 48-bit counters, 2^40 (about 6 minutes of cycles at 3 GHz) on Core 2's
- * 40-bit ones. interval_total() is a counter's count once it is stopped.
- * With -I, the per-interval deltas go to a callback, and after the command
+ * 40-bit ones. interval_total() is a counter's count on one core once it
+ * is stopped. With -I, the per-interval deltas (summed over the cores, and
+ * per core) go to a callback, and after the command
  * ends interval_finish() emits the last interval as the final count less
  * what was already reported, so the intervals add up to the total exactly.
  */
