@@ -59,7 +59,7 @@ stat_usage_options(FILE *out)
 		"      --backend B        msr, perf (perf_event_open) or auto (default: msr when\n"
 		"                         usable, else perf); software events (task-clock,\n"
 		"                         page-faults, ...) always count through perf_event\n"
-		"  -v, --verbose          say what pmustat does\n"
+		"  -v, --verbose          say what pmustat does (counters, counted window, MSR accesses)\n"
 		"\n"
 		"CI gates (exit 3 when one fails and COMMAND exited 0):\n"
 		"  -r, --repeat N         run COMMAND N times; per-event median, mean, min, max, stddev\n"

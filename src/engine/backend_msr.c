@@ -46,6 +46,7 @@ struct msr_state {
 	struct msr_core *cores;		/* ascending */
 	struct pmu **pmus;		/* per core, for the child's enable and the signal handler */
 	struct interval_sampler sampler;
+	bool sampled;			/* the sampler read this run's counters while it ran */
 	uint64_t *finals;		/* -I: this run's counts per core, [k * SCHED_MAX_EVENTS + u] */
 	const struct sched_slot **slots;	/* per core, its plan's */
 };
@@ -376,6 +377,16 @@ open_cores(struct run_ctx *c, struct pmustat_error **err)
 			pmu_take_busy(s->pmus[i]);
 	}
 	pmu_arm_signal_restore_all(s->pmus, s->n);
+	/* A frozen PMU counts nothing: refuse, or unfreeze with --force (set back at the end). */
+	for (unsigned i = 0; i < s->n; i++) {
+		const char *frozen = NULL;
+
+		rc = pmu_check_frozen(s->pmus[i], c->o->force, &frozen, err);
+		if (rc)
+			return rc;
+		if (frozen && (c->o->verbose || c->o->force))
+			fprintf(stderr, "pmustat: core %d: %s\n", s->cores[i].core, frozen);
+	}
 	return 0;
 }
 
@@ -568,11 +579,16 @@ msr_attach(struct run_ctx *c, unsigned run, pid_t pid, struct pmustat_error **er
 	return 0;
 }
 
+/* Every run: reads at least once a second see every wrap (interval.h); -I emits too. */
 static int
 msr_sample_start(struct run_ctx *c, unsigned run, struct pmustat_error **err)
 {
-	return interval_start(&state(c)->sampler, c->hw, c->cores, c->ncores, &c->t->cpu.pmu, state(c)->slots,
-			      c->ev->nhw, run, c->o->interval_ms, c->emit_interval, c->emit_arg, err);
+	int rc = interval_start(&state(c)->sampler, c->hw, c->cores, c->ncores, &c->t->cpu.pmu, state(c)->slots,
+				c->ev->nhw, run, c->o->interval_ms, c->o->interval_ms ? c->emit_interval : NULL,
+				c->emit_arg, err);
+
+	state(c)->sampled = rc == 0;
+	return rc;
 }
 
 static void
@@ -623,26 +639,55 @@ msr_collect(struct run_ctx *c, unsigned run, struct pmustat_error **err)
 	for (unsigned u = 0; u < c->ev->nhw; u++)
 		if (c->plan->slots[u].run == run)
 			c->counts[u].value = 0;
+	if (s->sampled && s->sampler.read_error)
+		fprintf(stderr, "pmustat: warning: reading the counters during the run failed (%s); a counter that wrapped more than once between two good reads is undercounted\n",
+			strerror(-s->sampler.read_error));
 	for (unsigned i = 0; i < s->n; i++) {
 		const struct plan *plan = s->cores[i].plan;
+		int core = s->cores[i].core;
 
 		/* rdpmc reads the counters of the CPU it runs on. */
 		if (s->cores[i].use_rdpmc)
-			run_pin_self(s->cores[i].core, true);
+			run_pin_self(core, true);
 		rc = pmu_read(s->pmus[i], plan->slots, c->ev->nhw, run, s->cores[i].use_rdpmc, counts, err);
-		if (rc)
+		if (rc) {
+			s->sampled = false;
 			return rc;
+		}
+		for (unsigned u = 0; u < c->ev->nhw; u++) {
+			if (plan->slots[u].run == run && counts[u].frozen) {
+				fprintf(stderr, "pmustat: warning: core %d: the PMU was frozen during the run (IA32_PERF_GLOBAL_STATUS.CTR_Frz, bit 59: another user's PMI under IA32_DEBUGCTL.FREEZE_PERFMON_ON_PMI); the run's counts are not reported, and unfreezing is that user's business\n",
+					core);
+				break;
+			}
+		}
 		for (unsigned u = 0; u < c->ev->nhw; u++) {
 			if (plan->slots[u].run != run)
 				continue;
-			c->counts[u].counted = true;
+			/*
+			 * Counted through every wrap by the reads during the run, not
+			 * by the overflow bit; a run too short for any read (under a
+			 * second, when no counter can wrap) keeps pmu_read()'s count.
+			 * IA32_PERF_METRICS is no counter: read once, after the run.
+			 */
+			if (s->sampled && s->sampler.reads > 0 &&
+			    (plan->slots[u].kind == SCHED_FIXED || plan->slots[u].kind == SCHED_GP))
+				counts[u].value = interval_total(&s->sampler, i, u, counts[u].raw);
+			/* A core frozen by another user's PMI while the command ran leaves no count. */
+			if (counts[u].frozen) {
+				c->counts[u].counted = false;
+				c->counts[u].status = "not counted: PMU frozen (CTR_Frz)";
+			} else if (i == 0) {
+				c->counts[u].counted = true;
+				c->counts[u].status = "counted";
+			}
 			c->counts[u].value += counts[u].value;
-			c->counts[u].status = "counted";
 			c->counts[u].run = run + 1;
 			c->core_counts[(size_t)u * s->n + i] = counts[u].value;
 			s->finals[(size_t)i * SCHED_MAX_EVENTS + u] = counts[u].value;
 		}
 	}
+	s->sampled = false;
 	return 0;
 }
 

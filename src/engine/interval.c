@@ -58,8 +58,9 @@ interval_check_cpus(const int *cpus, unsigned ncpus, struct pmustat_error **err)
 		 ncpus ? cpus[0] : -1);
 }
 
+/* Read every counter; with @emit, hand the events since the last emit to the callback. */
 static void
-sample(struct interval_sampler *s)
+sample(struct interval_sampler *s, bool emit)
 {
 	uint64_t deltas[SCHED_MAX_EVENTS];
 
@@ -93,41 +94,67 @@ sample(struct interval_sampler *s)
 				continue;
 			}
 			/* Modulo the width: one wrap between two samples is counted right. */
-			cd[i] = (raw - c->last[i]) & c->mask[i];
+			c->total[i] += (raw - c->last[i]) & c->mask[i];
 			c->last[i] = raw & c->mask[i];
-			c->reported[i] += cd[i];
+			cd[i] = c->total[i] - c->reported[i];
+			if (emit)
+				c->reported[i] = c->total[i];
 			deltas[i] += cd[i];
 		}
 	}
+	s->reads++;
 	atomic_store(&s->in_read, 0);
 	/* Halted meanwhile: pmustat is going down; print nothing more. */
-	if (atomic_load(&s->halt))
+	if (!emit || atomic_load(&s->halt))
 		return;
 	s->emit(s->arg, mono_now() - s->t0, deltas, s->core_deltas);
+}
+
+static void
+add_ms(struct timespec *t, unsigned ms)
+{
+	t->tv_nsec += (long)ms * 1000000L;
+	while (t->tv_nsec >= 1000000000L) {
+		t->tv_nsec -= 1000000000L;
+		t->tv_sec++;
+	}
+}
+
+static bool
+before(const struct timespec *a, const struct timespec *b)
+{
+	return a->tv_sec < b->tv_sec || (a->tv_sec == b->tv_sec && a->tv_nsec < b->tv_nsec);
 }
 
 static void *
 sampler_main(void *arg)
 {
 	struct interval_sampler *s = arg;
-	struct timespec next;
+	struct timespec start, next_read, next_emit, next;
 
-	clock_gettime(CLOCK_MONOTONIC, &next);
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	next_read = next_emit = start;
+	/* Deadlines from the start, so neither period drifts. */
+	add_ms(&next_read, s->read_ms);
+	if (s->emit)
+		add_ms(&next_emit, s->period_ms);
 	pthread_mutex_lock(&s->lock);
 	while (!s->stop && !atomic_load(&s->halt)) {
-		/* Deadlines from the start, so the period does not drift. */
-		next.tv_nsec += (long)s->period_ms * 1000000L;
-		while (next.tv_nsec >= 1000000000L) {
-			next.tv_nsec -= 1000000000L;
-			next.tv_sec++;
-		}
+		bool emit = s->emit && !before(&next_read, &next_emit);
+
+		next = emit ? next_emit : next_read;
 		while (!s->stop && pthread_cond_timedwait(&s->cond, &s->lock, &next) != ETIMEDOUT)
 			;
 		if (s->stop)
 			break;
 		pthread_mutex_unlock(&s->lock);
-		sample(s);
+		sample(s, emit);
 		pthread_mutex_lock(&s->lock);
+		if (emit)
+			add_ms(&next_emit, s->period_ms);
+		/* The longest gap counts from the last read, whichever it was. */
+		next_read = next;
+		add_ms(&next_read, s->read_ms);
 	}
 	pthread_mutex_unlock(&s->lock);
 	return NULL;
@@ -149,11 +176,20 @@ interval_start(struct interval_sampler *s, struct hw *hw, const int *cpus, unsig
 	atomic_init(&s->in_read, 0);
 	s->hw = hw;
 	s->period_ms = period_ms < INTERVAL_MIN_MS ? INTERVAL_MIN_MS : period_ms;
+	s->read_ms = emit && s->period_ms < INTERVAL_WRAP_MS ? s->period_ms : INTERVAL_WRAP_MS;
 	s->emit = emit;
 	s->arg = arg;
 	s->n = n;
-	if (!other_cpus(cpus, ncpus, &set))
-		return interval_check_cpus(cpus, ncpus, err);
+	/*
+	 * Off the counted cores; without -I, where pmustat may run when that
+	 * is those cores alone (a read a second beats a wrap unseen).
+	 */
+	if (!other_cpus(cpus, ncpus, &set)) {
+		if (emit)
+			return interval_check_cpus(cpus, ncpus, err);
+		if (sched_getaffinity(0, sizeof(set), &set) != 0)
+			CPU_ZERO(&set);
+	}
 	s->cores = calloc(ncpus, sizeof(*s->cores));
 	s->core_deltas = calloc((size_t)ncpus * SCHED_MAX_EVENTS, sizeof(*s->core_deltas));
 	if (!s->cores || !s->core_deltas) {
@@ -191,7 +227,8 @@ interval_start(struct interval_sampler *s, struct hw *hw, const int *cpus, unsig
 	pthread_sigmask(SIG_SETMASK, &all, &old);
 	/* Pinned from its first instruction: never on the measured core. */
 	pthread_attr_init(&attr);
-	(void)pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
+	if (CPU_COUNT(&set) > 0)
+		(void)pthread_attr_setaffinity_np(&attr, sizeof(set), &set);
 	rc = pthread_create(&s->thread, &attr, sampler_main, s);
 	pthread_attr_destroy(&attr);
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
@@ -236,13 +273,21 @@ interval_halt_from_signal(void)
 		nanosleep(&step, NULL);
 }
 
+uint64_t
+interval_total(const struct interval_sampler *s, unsigned k, unsigned i, uint64_t raw)
+{
+	const struct interval_core *c = &s->cores[k];
+
+	return c->total[i] + ((raw - c->last[i]) & c->mask[i]);
+}
+
 void
 interval_finish(struct interval_sampler *s, const uint64_t *final)
 {
 	uint64_t deltas[SCHED_MAX_EVENTS];
 
 	memset(deltas, 0, sizeof(deltas));
-	for (unsigned k = 0; final && k < s->ncores; k++) {
+	for (unsigned k = 0; final && s->emit && k < s->ncores; k++) {
 		const struct interval_core *c = &s->cores[k];
 		uint64_t *cd = s->core_deltas + (size_t)k * SCHED_MAX_EVENTS;
 
@@ -251,7 +296,7 @@ interval_finish(struct interval_sampler *s, const uint64_t *final)
 			deltas[i] += cd[i];
 		}
 	}
-	if (final && s->ncores)
+	if (final && s->ncores && s->emit)
 		s->emit(s->arg, mono_now() - s->t0, deltas, s->core_deltas);
 	free(s->cores);
 	free(s->core_deltas);

@@ -1,12 +1,21 @@
 /*
- * interval.h - -I MS: sample the counters while the command runs.
+ * interval.h - read the counters while the command runs: to see every
+ * wrap, and for -I MS.
  *
- * A thread, kept off the measured core, reads the run's counters with MSR
- * reads through the hardware seam every MS milliseconds (rdpmc would read
- * the wrong core) and hands the per-interval deltas to a callback. After
- * the command ends and the counters are stopped, interval_finish() emits
- * the last interval as the final count less what was already reported, so
- * the intervals always add up to the total exactly.
+ * A thread, kept off the counted cores when it may be, reads the run's
+ * counters on every listed core with MSR reads through the hardware seam
+ * (rdpmc would read the wrong core) at
+ * least every INTERVAL_WRAP_MS, and every MS milliseconds with -I, and
+ * keeps each counter's running total from the modular difference of two
+ * readings. A counter is exact however many times it wraps, with no
+ * reliance on its overflow bit (which Linux's PMI handler clears), as long
+ * as it counts fewer than 2^width events between two reads: 2^48 a second
+ * on 48-bit counters, 2^40 (about 6 minutes of cycles at 3 GHz) on Core 2's
+ * 40-bit ones. interval_total() is a counter's count on one core once it
+ * is stopped. With -I, the per-interval deltas (summed over the cores, and
+ * per core) go to a callback, and after the command
+ * ends interval_finish() emits the last interval as the final count less
+ * what was already reported, so the intervals add up to the total exactly.
  */
 #ifndef PMUSTAT_INTERVAL_H
 #define PMUSTAT_INTERVAL_H
@@ -21,6 +30,8 @@
 struct pmustat_error;
 
 #define INTERVAL_MIN_MS 10
+/* The longest gap between two reads of a counter during a run. */
+#define INTERVAL_WRAP_MS 1000
 
 struct hw;
 struct pmu_caps;
@@ -38,19 +49,22 @@ struct interval_core {
 	uint32_t msr[SCHED_MAX_EVENTS];		/* 0: slot not in this run */
 	uint64_t mask[SCHED_MAX_EVENTS];
 	uint64_t last[SCHED_MAX_EVENTS];	/* raw reading at the last sample */
+	uint64_t total[SCHED_MAX_EVENTS];	/* events up to that reading */
 	uint64_t reported[SCHED_MAX_EVENTS];	/* sum of the deltas emitted */
 };
 
 struct interval_sampler {
 	struct hw *hw;
-	unsigned period_ms;
-	interval_emit_fn emit;
+	unsigned period_ms;		/* -I; 0: read to see wraps only */
+	unsigned read_ms;		/* the gap between two reads */
+	interval_emit_fn emit;		/* NULL without -I */
 	void *arg;
 
 	unsigned n;				/* slots */
 	unsigned ncores;
 	struct interval_core *cores;		/* ncores */
 	uint64_t *core_deltas;			/* ncores * SCHED_MAX_EVENTS, for emit */
+	unsigned reads;				/* samples taken */
 	int read_error;				/* first -errno of a read, or 0 */
 
 	double t0;
@@ -78,9 +92,11 @@ interval_check_cpus(const int *cpus, unsigned ncpus, struct pmustat_error **err)
 /*
  * Start sampling run @run on the @ncpus cores @cpus, of @slots[k][0..n)
  * on core k (each core's plan; counters zeroed and programmed, not
- * necessarily enabled yet). The thread is pinned to the CPUs this process
- * may use, less @cpus, and blocks every signal. 0, or -errno with a
- * message.
+ * necessarily enabled yet): every @period_ms (-I) with @emit, and at least
+ * every INTERVAL_WRAP_MS; @period_ms 0 and @emit NULL read for the wraps
+ * only. The thread is pinned to the CPUs this process may use, less @cpus
+ * (with -I there must be one; without, it runs where it may), and blocks
+ * every signal. 0, or -errno with a message.
  */
 int
 interval_start(struct interval_sampler *s, struct hw *hw, const int *cpus, unsigned ncpus,
@@ -101,10 +117,18 @@ void
 interval_halt_from_signal(void);
 
 /*
- * Emit the last interval: @final[k * SCHED_MAX_EVENTS + i] (the run's
- * counts on the k-th core) less what the samples reported, and free what
- * interval_start() allocated. Call after interval_stop() and the final
- * read (or with @final NULL to free without emitting).
+ * Slot @i's count on the @k-th core, from its reading @raw taken after
+ * the counter stopped: the running total plus the modular difference since
+ * the last sample. Call after interval_stop(), before interval_finish().
+ */
+uint64_t
+interval_total(const struct interval_sampler *s, unsigned k, unsigned i, uint64_t raw);
+
+/*
+ * -I: emit the last interval: @final[k * SCHED_MAX_EVENTS + i] (the run's
+ * counts on the k-th core) less what the samples reported; nothing without
+ * -I or with @final NULL. Then free what interval_start() allocated. Call
+ * after interval_stop() and the final read.
  */
 void
 interval_finish(struct interval_sampler *s, const uint64_t *final);

@@ -49,8 +49,6 @@ struct regions {
 	unsigned nmap;
 	char env_var[64];
 	char **envp;
-	int (*enable)(void *arg);
-	void *enable_arg;
 	/* What the runs gave. */
 	bool attached;
 	struct region_acc *acc;
@@ -67,16 +65,13 @@ struct regions {
 	struct region_report report;
 };
 
-/* The child, right before the enable: the area is the command's too (not counted: before the enable). */
+/* The child, before the enable: the area is the command's too (not counted: before the enable). */
 static int
-regions_enable(void *arg)
+regions_inherit(void *arg)
 {
 	struct regions *s = arg;
-	int rc = region_area_inherit(s->area);
 
-	if (rc)
-		return rc;
-	return s->enable ? s->enable(s->enable_arg) : 0;
+	return region_area_inherit(s->area);
 }
 
 static int
@@ -240,10 +235,8 @@ regions_arm(struct run_ctx *c, unsigned run, struct runner_opts *ro, struct pmus
 	if (rc)
 		return rc;
 	ro->envp = s->envp;
-	s->enable = ro->enable;
-	s->enable_arg = ro->arg;
-	ro->enable = regions_enable;
-	ro->arg = s;
+	ro->inherit = regions_inherit;
+	ro->inherit_arg = s;
 	return 0;
 }
 

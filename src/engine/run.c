@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/cpulist.h"
 #include "base/err.h"
 #include "base/exit_codes.h"
 #include "base/invoker.h"
@@ -82,39 +83,71 @@ allowed_cpus(cpu_set_t *out)
 	return true;
 }
 
-void
+bool
 run_pin_self(int core, bool onto)
 {
 	cpu_set_t set;
 
 	if (!allowed_cpus(&set))
-		return;
+		return false;
 	if (onto) {
 		CPU_ZERO(&set);
 		CPU_SET(core, &set);
 	} else {
 		CPU_CLR(core, &set);
 		if (CPU_COUNT(&set) == 0)
-			return;
+			return false;
 	}
-	(void)sched_setaffinity(0, sizeof(set), &set);
+	return sched_setaffinity(0, sizeof(set), &set) == 0 && !onto;
 }
 
-void
+/*
+ * The counted window of this run (runner.h): exact when the counters were
+ * enabled at the command's exec stop by a pmustat running off its core.
+ * The series' window is its worst run's; -v says it when it changes.
+ */
+static void
+note_window(struct run_ctx *c, const struct runner *r, bool msr_enable, bool off_core)
+{
+	char why[sizeof(c->window_why)] = "";
+	const char *w = "exact";
+
+	if (msr_enable && !r->traced) {
+		w = "approximate";
+		snprintf(why, sizeof(why), "ptrace refused (%s: YAMA ptrace_scope 3 or a seccomp filter?), so the child enabled the counters before execve: about 35 of its user-mode instructions are counted",
+			 strerror(r->trace_err));
+	} else if (msr_enable && !off_core) {
+		w = "approximate";
+		char list[128];
+
+		snprintf(why, sizeof(why), "pmustat may run on counted cores only (%s %s; affinity), so its own code between the enable and the command's start ran there",
+			 c->ncores > 1 ? "cores" : "core", cpulist_format(c->cores, c->ncores, list, sizeof(list)));
+	}
+	if (c->window && (strcmp(c->window, "approximate") == 0 || strcmp(c->window, w) == 0))
+		return;
+	c->window = w;
+	snprintf(c->window_why, sizeof(c->window_why), "%s", why);
+	if (c->o->verbose && msr_enable)
+		fprintf(stderr, "pmustat: counted window: %s (%s)\n", w,
+			why[0] ? why : "the counters start at the command's exec stop (ptrace), pmustat runs on another core");
+}
+
+bool
 run_keep_off(const int *cores, unsigned n)
 {
 	cpu_set_t set;
-
 	cpu_set_t off;
+	bool away;
 
 	/* From all pmustat may use: the last read may have pinned it onto one core. */
 	if (!allowed_cpus(&set))
-		return;
+		return false;
 	off = set;
 	for (unsigned i = 0; i < n; i++)
 		CPU_CLR(cores[i], &off);
+	away = CPU_COUNT(&off) > 0;
 	/* No CPU outside the list (-a): anywhere it may, never left on one core. */
-	(void)sched_setaffinity(0, sizeof(set), CPU_COUNT(&off) > 0 ? &off : &set);
+	return sched_setaffinity(0, sizeof(set), away ? &off : &set) == 0 && away;
 }
 
 /*
@@ -199,6 +232,7 @@ one_run(struct run_ctx *c, unsigned run, unsigned nruns)
 	struct runner_opts ro;
 	struct runner r;
 	struct rusage ru0, ru1;
+	bool off_core;
 	double t0;
 	int ws = 0, rc;
 
@@ -230,9 +264,9 @@ one_run(struct run_ctx *c, unsigned run, unsigned nruns)
 			return run_fail_err(c, &err), -1;
 		}
 	}
-	run_keep_off(c->cores, c->ncores);
-	/* -I: a thread off the core reads the counters while the command runs. */
-	if (c->o->interval_ms && c->backends[0]->sample_start) {
+	off_core = run_keep_off(c->cores, c->ncores);
+	/* A thread off the cores reads the counters while the command runs: every wrap, and -I. */
+	if (c->backends[0]->sample_start) {
 		c->cur_run = run + 1;
 		sampler = c->backends[0];
 		if (sampler->sample_start(c, run, &err)) {
@@ -271,6 +305,7 @@ one_run(struct run_ctx *c, unsigned run, unsigned nruns)
 		return run_fail(c, rc, "waiting for %s: %s", c->o->command[0], strerror(-rc)), -1;
 	}
 	c->command_ran = true;
+	note_window(c, &r, ro.enable != NULL, off_core);
 	for (unsigned b = 0; b < c->nbackends; b++) {
 		if (c->backends[b]->collect(c, run, &err)) {
 			discard_all(c, run);

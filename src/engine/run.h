@@ -57,8 +57,12 @@ struct backend_ops {
 	/* The corked child @pid exists. */
 	int (*attach)(struct run_ctx *c, unsigned run, pid_t pid, struct pmustat_error **err);
 	/*
-	 * -I: sample while the command runs (NULL: this backend cannot);
-	 * stop right after it, then after collect() the last interval.
+	 * Read the counters while the command runs (NULL: this backend does
+	 * not): called for every run of the hardware backend, with or without
+	 * -I. Without -I (c->o->interval_ms 0) it emits nothing and reads only
+	 * so that no counter wraps unseen (the MSR backend: at least once a
+	 * second); with -I it also emits each interval. Stopped right after
+	 * the command, then after collect() the last interval.
 	 */
 	int (*sample_start)(struct run_ctx *c, unsigned run, struct pmustat_error **err);
 	void (*sample_stop)(struct run_ctx *c, unsigned run);
@@ -143,6 +147,13 @@ struct run_ctx {
 
 	/* What happened. */
 	const char *read_method;	/* "rdpmc", "MSR reads", "perf_event": set by the hardware backend */
+	/*
+	 * The counted window over the runs so far: "exact" (no pmustat
+	 * instruction in it), "approximate" (why in window_why), NULL before
+	 * the command ran.
+	 */
+	const char *window;
+	char window_why[256];
 	int status;			/* exit status so far */
 	bool command_ran;
 	double elapsed;
@@ -179,12 +190,19 @@ run_fail(struct run_ctx *c, int rc, const char *fmt, ...) __attribute__((format(
 int
 run_fail_err(struct run_ctx *c, struct pmustat_error **err);
 
-/* Keep pmustat off the measured core while the command runs, and on it to rdpmc. */
-void
+/*
+ * Keep pmustat off the measured core while the command runs, and on it to
+ * rdpmc (@onto). Off: returns whether pmustat may now run elsewhere than
+ * @core only (false when its affinity allows no other CPU).
+ */
+bool
 run_pin_self(int core, bool onto);
 
-/* Keep pmustat off every counted core while the command runs (unless none would be left). */
-void
+/*
+ * Keep pmustat off every counted core while the command runs (unless none
+ * would be left). Returns whether it now runs off them all.
+ */
+bool
 run_keep_off(const int *cores, unsigned n);
 
 #endif

@@ -3,9 +3,11 @@
  * time(1)'s exit statuses).
  *
  * Everything that can fail or take time (pinning, dropping privileges,
- * looking COMMAND up in PATH) happens before the cork, so the only code
- * between the counters' enable and the command is the return from the
- * last MSR write and the execve() call.
+ * looking COMMAND up in PATH) happens before the cork. With ptrace, the
+ * counters are enabled by the parent while the kernel holds the command
+ * at its exec stop, so no instruction of the child is counted; without
+ * it, the only code between the enable and the command is the return
+ * from the last MSR write and the execve() call.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -16,7 +18,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <sys/prctl.h>
+#include <sys/ptrace.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -166,15 +170,21 @@ child(int go_fd, int report_fd, char *const argv[], const struct runner_opts *op
 {
 	static const int reset[] = { SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGPIPE, SIGCHLD };
 	char path[PATH_MAX];
-	sigset_t none;
+	sigset_t all, none;
+	bool traced = false;
 	char go;
 	int e;
 
-	/* The command gets the dispositions and mask of a fresh process. */
+	/*
+	 * The command gets the dispositions and mask of a fresh process; the
+	 * mask only once the parent knows whether the child is traced (a
+	 * signal stops a tracee until the parent waits for it).
+	 */
+	sigfillset(&all);
+	sigprocmask(SIG_SETMASK, &all, NULL);
 	for (size_t i = 0; i < sizeof(reset) / sizeof(reset[0]); i++)
 		signal(reset[i], SIG_DFL);
 	sigemptyset(&none);
-	sigprocmask(SIG_SETMASK, &none, NULL);
 
 	if (opts->cpu >= 0 || opts->ncpus) {
 		cpu_set_t set;
@@ -222,7 +232,21 @@ child(int go_fd, int report_fd, char *const argv[], const struct runner_opts *op
 		child_report(report_fd, RUNNER_RESOLVE, e);
 		_exit(e == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_EXEC);
 	}
-	child_report(report_fd, RUNNER_READY, 0);
+	/*
+	 * Traced, the kernel stops the command after its execve and before
+	 * its first instruction: the parent enables the counters there.
+	 */
+	e = 0;
+	if (opts->enable && opts->no_trace) {
+		e = EPERM;
+	} else if (opts->enable) {
+		traced = ptrace(PTRACE_TRACEME, 0, NULL, NULL) == 0;
+		e = traced ? 0 : errno;
+		if (!traced && !e)
+			e = EPERM;
+	}
+	child_report(report_fd, RUNNER_READY, e);
+	sigprocmask(SIG_SETMASK, &none, NULL);
 
 	for (;;) {
 		ssize_t n = read(go_fd, &go, 1);
@@ -235,7 +259,14 @@ child(int go_fd, int report_fd, char *const argv[], const struct runner_opts *op
 		_exit(EXIT_PMUSTAT_FAILURE);
 	}
 
-	if (opts->enable) {
+	if (opts->inherit) {
+		e = opts->inherit(opts->inherit_arg);
+		if (e) {
+			child_report(report_fd, RUNNER_INHERIT, -e);
+			_exit(EXIT_PMUSTAT_FAILURE);
+		}
+	}
+	if (opts->enable && !traced) {
 		e = opts->enable(opts->arg);
 		if (e) {
 			child_report(report_fd, RUNNER_ENABLE, -e);
@@ -268,6 +299,10 @@ runner_start(struct runner *r, char *const argv[], const struct runner_opts *opt
 	r->pid = 0;
 	r->go_fd = -1;
 	r->report_fd = -1;
+	r->traced = false;
+	r->trace_err = 0;
+	r->enable = opts->enable;
+	r->arg = opts->arg;
 	fail->stage = RUNNER_OK;
 	fail->err = 0;
 	if (!argv || !argv[0])
@@ -302,8 +337,11 @@ runner_start(struct runner *r, char *const argv[], const struct runner_opts *opt
 	r->report_fd = rep[0];
 
 	rc = read_report(r->report_fd, &msg);
-	if (rc == 1 && msg.stage == RUNNER_READY)
+	if (rc == 1 && msg.stage == RUNNER_READY) {
+		r->traced = opts->enable && msg.err == 0;
+		r->trace_err = opts->enable ? msg.err : 0;
 		return 0;
+	}
 	if (rc == 1) {
 		fail->stage = (enum runner_stage)msg.stage;
 		fail->err = msg.err;
@@ -317,6 +355,92 @@ runner_start(struct runner *r, char *const argv[], const struct runner_opts *opt
 	return -fail->err;
 }
 
+/*
+ * Has the child exec'd? Its end of the report pipe closes on execve, so
+ * the pipe is at EOF; a report read instead goes to @rep (1).
+ */
+static int
+exec_done(int fd, struct report *rep)
+{
+	struct pollfd pfd = { .fd = fd, .events = POLLIN };
+	int rc;
+
+	do
+		rc = poll(&pfd, 1, 0);
+	while (rc < 0 && errno == EINTR);
+	if (rc <= 0)
+		return 0;
+	rc = read_report(fd, rep);
+	return rc == 0 ? 2 : rc == 1 ? 1 : 0;
+}
+
+/*
+ * A traced child: pass on the signals that stop it before its execve,
+ * enable at the exec stop (SIGTRAP with the report pipe at EOF), detach.
+ * 0, or -errno with @fail filled and the child reaped.
+ */
+static int
+go_traced(struct runner *r, struct runner_failure *fail, int *wstatus)
+{
+	struct report msg = { RUNNER_OK, 0 };
+	bool reported = false;
+	int st, rc;
+
+	for (;;) {
+		pid_t p = waitpid(r->pid, &st, 0);
+
+		if (p < 0 && errno == EINTR)
+			continue;
+		if (p < 0) {
+			fail->stage = RUNNER_CHILD_LOST;
+			fail->err = errno;
+			close_fd(&r->report_fd);
+			runner_cancel(r);
+			return -fail->err;
+		}
+		if (!WIFSTOPPED(st)) {
+			/* It ended before its execve: why is on the pipe. */
+			r->pid = 0;
+			if (wstatus)
+				*wstatus = st;
+			if (!reported && read_report(r->report_fd, &msg) == 1)
+				reported = true;
+			close_fd(&r->report_fd);
+			fail->stage = reported ? (enum runner_stage)msg.stage : RUNNER_CHILD_LOST;
+			fail->err = reported ? msg.err : ECHILD;
+			if (!fail->err)
+				fail->err = ECHILD;
+			return -fail->err;
+		}
+		if (WSTOPSIG(st) == SIGTRAP && !reported) {
+			rc = exec_done(r->report_fd, &msg);
+			if (rc == 2)
+				break;
+			reported = rc == 1;
+		}
+		/* Not the exec stop: the signal goes on to the child. */
+		(void)ptrace(PTRACE_CONT, r->pid, NULL, (void *)(long)WSTOPSIG(st));
+	}
+	close_fd(&r->report_fd);
+	/* The command is held before its first instruction. */
+	rc = r->enable ? r->enable(r->arg) : 0;
+	if (rc) {
+		fail->stage = RUNNER_ENABLE;
+		fail->err = -rc;
+		kill(r->pid, SIGKILL);
+		(void)runner_wait(r, wstatus);
+		return rc;
+	}
+	if (ptrace(PTRACE_DETACH, r->pid, NULL, NULL) != 0) {
+		fail->stage = RUNNER_CHILD_LOST;
+		fail->err = errno;
+		kill(r->pid, SIGKILL);
+		(void)runner_wait(r, wstatus);
+		return -fail->err;
+	}
+	return 0;
+}
+
 int
 runner_go(struct runner *r, struct runner_failure *fail, int *wstatus)
 {
@@ -328,6 +452,8 @@ runner_go(struct runner *r, struct runner_failure *fail, int *wstatus)
 	fail->err = 0;
 	rc = write_all(r->go_fd, &go, 1);
 	close_fd(&r->go_fd);
+	if (rc == 0 && r->traced)
+		return go_traced(r, fail, wstatus);
 	if (rc == 0) {
 		rc = read_report(r->report_fd, &msg);
 		close_fd(&r->report_fd);
@@ -427,6 +553,7 @@ runner_stage_name(enum runner_stage stage)
 	case RUNNER_PRIVILEGES: return "dropping privileges to SUDO_UID/SUDO_GID";
 	case RUNNER_RESOLVE: return "looking the command up";
 	case RUNNER_ENABLE: return "enabling the counters";
+	case RUNNER_INHERIT: return "handing the command its file descriptors";
 	case RUNNER_EXEC: return "executing the command";
 	case RUNNER_CHILD_LOST: return "starting the command";
 	}

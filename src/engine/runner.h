@@ -4,10 +4,20 @@
  * runner_start() forks a child that pins itself to the measured core,
  * drops root for SUDO_UID/SUDO_GID when asked, marks every fd but stdio
  * close-on-exec, resolves COMMAND along PATH (no shell), reports "ready"
- * and blocks on the cork. runner_go() uncorks it: the child calls the
- * enable callback (which writes the MSRs through the device opened before
- * the privilege drop) and execve()s straight after. Failures in the child
- * come back over a close-on-exec pipe as a stage and an errno.
+ * and blocks on the cork. runner_go() uncorks it and the enable callback
+ * starts the counting, in one of two ways:
+ *
+ *  - exact (the child could PTRACE_TRACEME): the child execve()s at once;
+ *    the kernel stops it after the execve succeeded and before the
+ *    command's first instruction, the parent calls the enable callback
+ *    there and detaches. No instruction of pmustat's child is counted.
+ *  - approximate (ptrace refused: YAMA ptrace_scope 3, a seccomp filter):
+ *    the child calls the enable callback (MSR writes through the device
+ *    opened before the privilege drop) and execve()s straight after; the
+ *    return path of the last write and the call into execve are counted.
+ *
+ * Failures in the child come back over a close-on-exec pipe as a stage
+ * and an errno.
  */
 #ifndef PMUSTAT_RUNNER_H
 #define PMUSTAT_RUNNER_H
@@ -23,6 +33,7 @@ enum runner_stage {
 	RUNNER_PRIVILEGES,	/* setgroups/setgid/setuid */
 	RUNNER_RESOLVE,		/* COMMAND not found / not executable */
 	RUNNER_ENABLE,		/* the enable callback failed */
+	RUNNER_INHERIT,		/* the inherit callback failed */
 	RUNNER_EXEC,		/* execve failed */
 	RUNNER_CHILD_LOST,	/* child died before it reported */
 };
@@ -42,18 +53,34 @@ struct runner_opts {
 	/* The command's environment; NULL: pmustat's own. */
 	char *const *envp;
 	/*
-	 * Called in the child once uncorked, right before execve(). It runs
-	 * after fork() and must only make async-signal-safe calls (the hw
-	 * ops of hw_linux are pwrite()s). Returns 0 or -errno.
+	 * Starts the counting: in the parent at the command's exec stop, or
+	 * (without ptrace) in the child once uncorked, right before
+	 * execve(). It must only make async-signal-safe calls (the hw ops of
+	 * hw_linux are pwrite()s). Returns 0 or -errno.
 	 */
 	int (*enable)(void *arg);
 	void *arg;
+	/* Enable in the child before execve even where ptrace works (the approximate window). */
+	bool no_trace;
+	/*
+	 * Called in the child once uncorked, before the enable and execve()
+	 * whichever window: what the command inherits beyond stdio (every
+	 * other fd is close-on-exec by then), e.g. --regions' area. The same
+	 * rules as enable's; NULL: nothing. Returns 0 or -errno.
+	 */
+	int (*inherit)(void *arg);
+	void *inherit_arg;
 };
 
 struct runner {
 	pid_t pid;		/* 0 when no child */
 	int go_fd;		/* parent's end of the cork */
 	int report_fd;		/* parent's end of the report pipe */
+	/* With an enable callback: */
+	bool traced;		/* the child is traced: enabled at its exec stop */
+	int trace_err;		/* why not (positive errno of PTRACE_TRACEME), or 0 */
+	int (*enable)(void *arg);
+	void *arg;
 };
 
 struct runner_failure {
@@ -72,8 +99,9 @@ runner_start(struct runner *r, char *const argv[], const struct runner_opts *opt
 	     struct runner_failure *fail);
 
 /*
- * Uncork and wait until the child has exec'd (0) or failed (-errno, @fail
- * filled, child reaped with its status in *@wstatus).
+ * Uncork and wait until the child has exec'd and the enable callback has
+ * run (0), or the child failed (-errno, @fail filled, child reaped with
+ * its status in *@wstatus). A traced child is detached before it returns.
  */
 int
 runner_go(struct runner *r, struct runner_failure *fail, int *wstatus);

@@ -379,6 +379,7 @@ report(struct stat_state *s)
 	rep.elapsed = c->elapsed;
 	rep.runs = c->plan ? c->plan->nruns : 0;
 	rep.read_method = c->command_ran ? c->read_method : NULL;
+	rep.window = c->command_ran ? c->window : NULL;
 	rep.error = c->error ? err_msg(c->error) : NULL;
 	rep.backend = s->backend != BACKEND_AUTO ? backend_name(s->backend) : NULL;
 	rep.software = s->ev.nsw > 0;

@@ -185,9 +185,12 @@ cpu_decode(const struct cpu_raw_data_t *raw, struct cpu_info *out)
 		decode_signature(raw, out);
 		out->hypervisor = bits(raw->basic_cpuid[1][R_ECX], 31, 31);
 		out->pmu.pdcm = bits(raw->basic_cpuid[1][R_ECX], 15, 15);
+		out->pmu.ds = bits(raw->basic_cpuid[1][R_EDX], 21, 21);
 	}
-	if (out->max_basic_leaf >= 7)
+	if (out->max_basic_leaf >= 7) {
 		out->hybrid = bits(raw->basic_cpuid[7][R_EDX], 15, 15);
+		out->pmu.tsx = bits(raw->basic_cpuid[7][R_EBX], 4, 4) || bits(raw->basic_cpuid[7][R_EBX], 11, 11);
+	}
 	/*
 	 * Leaves above the maximum hold garbage in dumps (Intel repeats the
 	 * highest leaf), so they are read only when in range.

@@ -50,6 +50,8 @@ struct pmu_caps {
 	uint32_t arch_events_unavailable; /* EBX: set = event NOT available */
 	bool anythread_deprecated;	/* EDX[15] */
 	bool pdcm;			/* CPUID.1:ECX[15]: PERF_CAPABILITIES */
+	bool ds;			/* CPUID.1:EDX[21]: debug store, IA32_PEBS_ENABLE */
+	bool tsx;			/* CPUID.7.0:EBX[4] HLE or [11] RTM: EVTSEL IN_TX, IN_TXCP */
 	/* CPUID's own numbers, before quirks. */
 	unsigned cpuid_gp_counters;
 	unsigned cpuid_fixed_counters;

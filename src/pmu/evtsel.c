@@ -19,7 +19,8 @@
 static bool
 anythread_reserved(const struct pmu_caps *caps)
 {
-	return caps->anythread_deprecated || caps->version >= 5;
+	/* AnyThread came with v3 (SDM vol. 3B); v5 and CPUID.0AH:EDX[15] deprecate it. */
+	return caps->version < 3 || caps->anythread_deprecated || caps->version >= 5;
 }
 
 uint64_t
@@ -31,6 +32,17 @@ evtsel_writable_mask(const struct pmu_caps *caps)
 		mask &= ~EVTSEL_ANY;
 	if (caps->version >= 6)
 		mask |= EVTSEL_EQ | EVTSEL_UMASK2(0xff);
+	return mask;
+}
+
+uint64_t
+evtsel_accepted_mask(const struct pmu_caps *caps, unsigned index)
+{
+	uint64_t mask = evtsel_writable_mask(caps) | EVTSEL_PC | EVTSEL_INT;
+
+	/* SDM vol. 3B, "Performance Monitoring and Intel TSX". */
+	if (caps->tsx)
+		mask |= EVTSEL_IN_TX | (index == 2 ? EVTSEL_IN_TXCP : 0);
 	return mask;
 }
 

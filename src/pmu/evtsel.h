@@ -27,6 +27,14 @@ uint64_t
 evtsel_writable_mask(const struct pmu_caps *caps);
 
 /*
+ * Every bit the hardware accepts in IA32_PERFEVTSEL@index, whoever sets it:
+ * pmustat's own bits, INT and PC (perf's), IN_TX with TSX and IN_TXCP on
+ * EVTSEL2 with TSX (perf's cycles-t). For values pmustat puts back.
+ */
+uint64_t
+evtsel_accepted_mask(const struct pmu_caps *caps, unsigned index);
+
+/*
  * IA32_PERFEVTSELx for @ev, with EN when @enable. 0 on success; -EINVAL
  * with a message in @err when the event needs a bit this PMU reserves or
  * counts in no ring at all.

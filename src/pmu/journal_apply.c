@@ -39,8 +39,8 @@ check_reg(const struct pmu *p, const struct journal *j, uint32_t msr, uint64_t v
 		return "not an MSR pmustat writes on this core";
 	for (unsigned i = 0; i < PMU_MAX_GP; i++) {
 		if (msr == msr_evtsel(i)) {
-			/* A saved EVTSEL may be another user's (--force): PC and INT are theirs to set. */
-			uint64_t ok = evtsel_writable_mask(caps) | EVTSEL_PC | EVTSEL_INT;
+			/* A saved EVTSEL may be another user's (--force): whatever the hardware accepted. */
+			uint64_t ok = evtsel_accepted_mask(caps, i);
 
 			if (!(j->own_gp & (1u << i)))
 				return "a counter the run did not own";
@@ -224,6 +224,7 @@ journal_apply(struct hw *hw, const struct pmu_caps *caps, const struct journal *
 			continue;
 		r->saved = v;
 		r->dirty = true;
+		r->mine = UINT64_MAX;	/* merged above from the register as found now */
 		/* A killed run's counters may still count: read values are stale, write them all. */
 		r->cur_known = false;
 	}

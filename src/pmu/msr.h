@@ -15,6 +15,8 @@
 #define MSR_IA32_FIXED_CTR0		0x309u	/* + i */
 #define MSR_IA32_PERF_METRICS		0x329u	/* Ice Lake+: top-down fractions; PERF_CAPABILITIES[15] */
 #define MSR_IA32_PERF_CAPABILITIES	0x345u
+/* With CPUID.1:EDX.DS: bit i = GP counter i's PEBS, bit 32+i fixed counter i's (read only: another user's). */
+#define MSR_IA32_PEBS_ENABLE		0x3f1u
 #define MSR_IA32_FIXED_CTR_CTRL		0x38du
 #define MSR_IA32_PERF_GLOBAL_STATUS	0x38eu
 #define MSR_IA32_PERF_GLOBAL_CTRL	0x38fu
@@ -46,6 +48,9 @@
 #define EVTSEL_INV		(1ull << 23)
 #define EVTSEL_CMASK(v)		(((uint64_t)(v) & 0xffu) << 24)
 #define EVTSEL_EQ		(1ull << 36)	/* v6 */
+/* With TSX (CPUID.7.0:EBX HLE or RTM): count in transactions only; IN_TXCP on EVTSEL2 only. */
+#define EVTSEL_IN_TX		(1ull << 32)
+#define EVTSEL_IN_TXCP		(1ull << 33)
 #define EVTSEL_UMASK2(v)	(((uint64_t)(v) & 0xffu) << 40)	/* v6 */
 
 /* IA32_FIXED_CTR_CTRL: 4 bits per counter at [4i+3:4i]. */
@@ -57,6 +62,9 @@
 
 /* IA32_PERF_GLOBAL_CTRL / STATUS bit of fixed counter i. */
 #define GLOBAL_FIXED_BIT(i)	(1ull << (32 + (i)))
+/* IA32_PERF_GLOBAL_STATUS (v4+): LBRs frozen, counters frozen (a PMI under IA32_DEBUGCTL's freeze bits). */
+#define GLOBAL_STATUS_LBR_FRZ	(1ull << 58)
+#define GLOBAL_STATUS_CTR_FRZ	(1ull << 59)
 
 /* IA32_PERF_CAPABILITIES[13]: full-width writes through IA32_A_PMCx. */
 #define PERF_CAP_FW_WRITE	(1ull << 13)
@@ -66,6 +74,8 @@
 #define GLOBAL_PERF_METRICS_BIT	(1ull << 48)
 /* The fixed counter IA32_PERF_METRICS divides: 3, TOPDOWN.SLOTS. */
 #define PERF_METRICS_FIXED	3u
+/* PEBS baseline (Ice Lake, Gracemont on): IA32_PEBS_ENABLE has a bit for every GP and fixed counter. */
+#define PERF_CAP_PEBS_BASELINE	(1ull << 14)
 
 /* rdpmc ECX[30] selects the fixed counters. */
 #define RDPMC_FIXED		0x40000000u

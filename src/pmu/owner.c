@@ -9,12 +9,29 @@
 /* Linux's watchdog: cycles on fixed counter 1, both rings, with its PMI. */
 #define WATCHDOG_FIELD (FIXED_CTRL_OS | FIXED_CTRL_USR | FIXED_CTRL_PMI)
 
+/*
+ * The counters IA32_PEBS_ENABLE gives to PEBS, as GLOBAL_CTRL bits. With
+ * PEBS baseline, bit i is GP counter i and bit 32+i fixed counter i;
+ * before it (Nehalem to Skylake), bits 35:32 are the load-latency enables
+ * LL_EN_PMC0-3 of GP counters 0-3.
+ */
+static uint64_t
+pebs_counters(const struct pmu_owner_regs *regs)
+{
+	uint64_t v = regs->pebs_enable;
+
+	if (regs->pebs_baseline)
+		return v;
+	return (v & 0xffffffffull) | ((v >> 32) & 0xfull);
+}
+
 void
 pmu_owner_scan(const struct pmu_owner_regs *regs, const struct pmu_owner_hints *hints,
 	       struct pmu_occupancy *out)
 {
 	enum pmu_owner ours = PMU_OWNER_UNKNOWN;
 	bool watchdog_on = hints && hints->watchdog_on;
+	uint64_t pebs_on = pebs_counters(regs);
 
 	memset(out, 0, sizeof(*out));
 	/* pmustat never sets INT or PMI; a live run beats a journal left by a dead one. */
@@ -28,27 +45,29 @@ pmu_owner_scan(const struct pmu_owner_regs *regs, const struct pmu_owner_hints *
 	}
 	for (unsigned i = 0; i < PMU_MAX_GP; i++) {
 		uint64_t v = regs->evtsel[i];
+		bool pebs = pebs_on & (1ull << i);
 
 		if (!(regs->gp_mask & (1u << i)))
 			continue;
-		if (!(v & (EVTSEL_EN | 0xffffu)) && !(regs->inuse & (1ull << i)))
+		if (!(v & (EVTSEL_EN | 0xffffu)) && !(regs->inuse & (1ull << i)) && !pebs)
 			continue;
 		out->busy_gp |= 1u << i;
 		out->evtsel[i] = v;
-		out->gp[i] = (v & EVTSEL_INT) ? PMU_OWNER_PERF : ours;
+		out->gp[i] = (v & EVTSEL_INT) || pebs ? PMU_OWNER_PERF : ours;
 	}
 	for (unsigned i = 0; i < PMU_MAX_FIXED; i++) {
 		unsigned f = (unsigned)FIXED_CTRL_FIELD(regs->fixed_ctrl, i);
+		bool pebs = pebs_on & GLOBAL_FIXED_BIT(i);
 
 		if (!(regs->fixed_mask & (1u << i)))
 			continue;
-		if (!f && !(regs->inuse & GLOBAL_FIXED_BIT(i)))
+		if (!f && !(regs->inuse & GLOBAL_FIXED_BIT(i)) && !pebs)
 			continue;
 		out->busy_fixed |= 1u << i;
 		out->field[i] = f;
 		if (i == 1 && watchdog_on && (f & ~FIXED_CTRL_ANY) == WATCHDOG_FIELD)
 			out->fixed[i] = PMU_OWNER_NMI_WATCHDOG;
-		else if (f & FIXED_CTRL_PMI)
+		else if ((f & FIXED_CTRL_PMI) || pebs)
 			out->fixed[i] = PMU_OWNER_PERF;
 		else
 			out->fixed[i] = ours;

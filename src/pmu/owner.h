@@ -13,9 +13,9 @@
  * enabled: perf sets INT/PMI on every counter it programs, pmustat never
  * does); otherwise pmustat-style programming: a pmustat run (the core's
  * lock is held), a killed one (its journal is there), or someone unknown
- * that writes the MSRs directly. (Perf's PEBS counters have no INT bit
- * either; telling them apart needs IA32_PEBS_ENABLE, which pmustat does
- * not read yet: they show as unknown.)
+ * that writes the MSRs directly. Perf's PEBS counters have no INT bit
+ * either (Linux clears it for PEBS events): a counter whose
+ * IA32_PEBS_ENABLE bit is set is perf's too.
  *
  * Pure: the registers come in as values.
  */
@@ -47,6 +47,8 @@ struct pmu_owner_regs {
 	uint64_t evtsel[PMU_MAX_GP];
 	uint64_t fixed_ctrl;
 	uint64_t inuse;			/* IA32_PERF_GLOBAL_INUSE, 0 before v4 */
+	uint64_t pebs_enable;		/* IA32_PEBS_ENABLE, 0 without DS */
+	bool pebs_baseline;		/* PERF_CAPABILITIES[14]: bit 32+i is fixed counter i's */
 };
 
 /* What else is known about the core. */

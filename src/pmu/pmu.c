@@ -108,6 +108,11 @@ open_at(struct pmu *p, struct hw *hw, int cpu, const struct pmu_caps *caps, bool
 		if (rc)
 			return pmu_fail(p, rc, "reading", MSR_IA32_PERF_METRICS, false, err);
 	}
+	if (caps->ds) {
+		rc = pmu_rd(p, MSR_IA32_PEBS_ENABLE, &p->pebs_enable);
+		if (rc)
+			return pmu_fail(p, rc, "reading", MSR_IA32_PEBS_ENABLE, false, err);
+	}
 	if (uses_offcore) {
 		for (unsigned i = 0; i < PMU_NUM_OFFCORE; i++) {
 			rc = pmu_reg_load(p, &p->offcore[i], MSR_OFFCORE_RSP_0 + i);
@@ -123,6 +128,8 @@ open_at(struct pmu *p, struct hw *hw, int cpu, const struct pmu_caps *caps, bool
 		regs.evtsel[i] = p->evtsel[i].saved;
 	regs.fixed_ctrl = p->fixed_ctrl.saved;
 	regs.inuse = p->inuse;
+	regs.pebs_enable = p->pebs_enable;
+	regs.pebs_baseline = p->perf_capabilities & PERF_CAP_PEBS_BASELINE;
 	pmu_owner_scan(&regs, hints, &p->occ);
 	return 0;
 }
@@ -325,6 +332,15 @@ write_one(struct pmu *p, const struct pmu_write *w, struct pmustat_error **err)
 	r = pmu_reg_of(p, w->msr);
 	if (!r)
 		return err_set(err, -EINVAL, "core %d: MSR 0x%x was not saved", p->cpu, w->msr);
+	/* A shared register as it is now: another user may have changed it since. */
+	if (w->mask != UINT64_MAX) {
+		rc = pmu_rd(p, w->msr, &v);
+		if (rc)
+			return pmu_fail(p, rc, "reading", w->msr, false, err);
+		r->cur = v;
+		r->cur_known = true;
+	}
+	r->mine |= w->mask;
 	v = apply(r, r->cur_known ? r->cur : r->saved, w);
 	/* NetBurst registers are plain saved registers (its counters overlap IA32_FIXED_CTRx's addresses). */
 	for (unsigned i = 0; !p->caps.netburst && i < PMU_MAX_GP; i++) {
@@ -362,6 +378,8 @@ make_sequence(struct pmu *p, const struct pmu_write *w, unsigned n, struct pmu_s
 			continue;
 		seq[k].msr = w[i].msr;
 		seq[k].val = apply(r, r->cur_known ? r->cur : r->saved, &w[i]);
+		seq[k].mask = w[i].mask;
+		r->mine |= w[i].mask;
 		k++;
 	}
 	return k;
@@ -406,8 +424,18 @@ pmu_enable(void *arg)
 	struct pmu *p = arg;
 
 	for (unsigned i = 0; i < p->n_enable; i++) {
-		int rc = hw_wrmsr(p->hw, p->cpu, p->enable_seq[i].msr, p->enable_seq[i].val);
+		const struct pmu_seq_write *w = &p->enable_seq[i];
+		uint64_t v = w->val, now;
+		int rc;
 
+		/* A shared register: only our bits, the others as they are now. */
+		if (w->mask != UINT64_MAX) {
+			rc = hw_rdmsr(p->hw, p->cpu, w->msr, &now);
+			if (rc)
+				return rc;
+			v = (now & ~w->mask) | (w->val & w->mask);
+		}
+		rc = hw_wrmsr(p->hw, p->cpu, w->msr, v);
 		if (rc)
 			return rc;
 	}
@@ -419,11 +447,14 @@ pmu_mark_enabled(struct pmu *p)
 {
 	p->msr_writes += p->n_enable;
 	for (unsigned i = 0; i < p->n_enable; i++) {
+		if (p->enable_seq[i].mask != UINT64_MAX)
+			p->msr_reads++;	/* pmu_enable() read the shared register first */
 		struct pmu_reg *r = pmu_reg_of(p, p->enable_seq[i].msr);
 
 		if (r) {
 			r->cur = p->enable_seq[i].val;
-			r->cur_known = true;
+			/* A shared register holds other users' bits too: read it before the next write. */
+			r->cur_known = p->enable_seq[i].mask == UINT64_MAX;
 			r->dirty = true;
 		}
 	}
@@ -460,7 +491,7 @@ pmu_disable(struct pmu *p, struct pmustat_error **err)
 			val |= now & NB_CCCR_OVF;
 		if (r)
 			r->cur_known = false;
-		rc = r ? pmu_reg_set(p, r, val) : pmu_wr(p, p->disable_seq[i].msr, val);
+		rc = r ? pmu_reg_set_bits(p, r, val, p->disable_seq[i].mask) : pmu_wr(p, p->disable_seq[i].msr, val);
 		if (rc && !first)
 			first = pmu_fail(p, rc, "writing", p->disable_seq[i].msr, true, err);
 	}
@@ -503,6 +534,7 @@ pmu_read(struct pmu *p, const struct sched_slot *slots, unsigned n, unsigned run
 		if (s->kind == SCHED_METRICS) {
 			counts[k].raw = metrics;
 			counts[k].overflowed = false;
+			counts[k].frozen = p->caps.version >= 4 && (status & GLOBAL_STATUS_CTR_FRZ);
 			counts[k].value = s->index < 8 ? (metrics >> (8 * s->index)) & 0xff : 0;
 			continue;
 		}
@@ -531,6 +563,7 @@ pmu_read(struct pmu *p, const struct sched_slot *slots, unsigned n, unsigned run
 		}
 		counts[k].raw = raw;
 		counts[k].overflowed = status & bit;
+		counts[k].frozen = p->caps.version >= 4 && (status & GLOBAL_STATUS_CTR_FRZ);
 		counts[k].value = delta_count(0, raw, width, counts[k].overflowed);
 		r->cur = raw & delta_width_mask(width);
 		r->cur_known = true;

@@ -41,6 +41,7 @@ struct pmustat_error;
 struct pmu_count {
 	uint64_t raw;
 	bool overflowed;
+	bool frozen;			/* CTR_Frz was set at the end: someone froze the PMU mid-run */
 	uint64_t value;			/* width- and overflow-aware count */
 };
 
@@ -83,6 +84,16 @@ pmu_found_global_ctrl(const struct pmu *p);
 /* --force: take the busy counters too (they are restored after). */
 void
 pmu_take_busy(struct pmu *p);
+
+/*
+ * A frozen PMU (IA32_PERF_GLOBAL_STATUS.CTR_Frz, v4+, as pmu_open() found
+ * it) counts nothing: -EBUSY with what froze it and how to clear it, or
+ * with @force, clear it now and set it back at the restore. LBR_Frz alone
+ * stops no counter: 0, and @note (may be NULL) says so. Before the first
+ * program.
+ */
+int
+pmu_check_frozen(struct pmu *p, bool force, const char **note, struct pmustat_error **err);
 
 /* Counters pmustat may use: the PMU's, less the busy ones not taken. */
 uint32_t pmu_free_gp(const struct pmu *p);

@@ -18,12 +18,20 @@ struct pmu_reg {
 	uint64_t cur;		/* valid when cur_known */
 	bool cur_known;
 	bool dirty;		/* written by pmustat: restore it */
+	/*
+	 * The bits pmustat wrote. Of a shared register (GLOBAL_CTRL,
+	 * FIXED_CTR_CTRL) only these are pmustat's: every later write and the
+	 * restore read it first and change only them, so a field or bit
+	 * another user set meanwhile stays.
+	 */
+	uint64_t mine;
 };
 
-/* A write of the enable or disable sequence, its value made absolute. */
+/* A write of the enable or disable sequence: @val within @mask, the rest as the register is then. */
 struct pmu_seq_write {
 	uint32_t msr;
 	uint64_t val;
+	uint64_t mask;
 };
 
 struct pmu {
@@ -45,6 +53,8 @@ struct pmu {
 	uint64_t status_saved;		/* GLOBAL_STATUS when found */
 	uint64_t status_pending;	/* overflow bits that may be set now */
 	uint64_t inuse;			/* GLOBAL_INUSE (v4+), else 0 */
+	bool unfroze;			/* --force cleared CTR_Frz: set it back at the restore */
+	uint64_t pebs_enable;		/* IA32_PEBS_ENABLE (with DS), else 0: another user's PEBS counters */
 
 	/* Who held the counters when found, and those of them --force takes. */
 	struct pmu_occupancy occ;

@@ -183,6 +183,7 @@ pmu_nb_read(struct pmu *p, const struct sched_slot *slots, unsigned n, unsigned 
 		}
 		counts[k].raw = raw;
 		counts[k].overflowed = cv & NB_CCCR_OVF;
+		counts[k].frozen = false;	/* NetBurst has no CTR_Frz */
 		counts[k].value = delta_count(0, raw, NB_COUNTER_WIDTH, counts[k].overflowed);
 		ctr->cur = raw & NB_COUNTER_MASK;
 		ctr->cur_known = true;

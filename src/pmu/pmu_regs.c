@@ -57,6 +57,8 @@ pmu_msr_allowed(const struct pmu *p, uint32_t msr)
 		return p->caps.pdcm;
 	case MSR_IA32_PERF_METRICS:
 		return pmu_has_perf_metrics(p);
+	case MSR_IA32_PEBS_ENABLE:
+		return p->caps.ds;
 	case MSR_OFFCORE_RSP_0:
 	case MSR_OFFCORE_RSP_1:
 		return true;
@@ -101,6 +103,22 @@ pmu_reg_set(struct pmu *p, struct pmu_reg *r, uint64_t val)
 		r->cur_known = false;
 	}
 	return rc;
+}
+
+int
+pmu_reg_set_bits(struct pmu *p, struct pmu_reg *r, uint64_t val, uint64_t mask)
+{
+	uint64_t now;
+	int rc;
+
+	if (mask == UINT64_MAX)
+		return pmu_reg_set(p, r, val);
+	rc = pmu_rd(p, r->msr, &now);
+	if (rc)
+		return rc;
+	r->cur = now;
+	r->cur_known = true;
+	return pmu_reg_set(p, r, (now & ~mask) | (val & mask));
 }
 
 int
@@ -192,6 +210,8 @@ pmu_msr_name(uint32_t msr, char *buf, size_t size)
 		snprintf(buf, size, "IA32_PERF_CAPABILITIES");
 	else if (msr == MSR_IA32_PERF_METRICS)
 		snprintf(buf, size, "IA32_PERF_METRICS");
+	else if (msr == MSR_IA32_PEBS_ENABLE)
+		snprintf(buf, size, "IA32_PEBS_ENABLE");
 	else if (msr == MSR_OFFCORE_RSP_0 || msr == MSR_OFFCORE_RSP_1)
 		snprintf(buf, size, "MSR_OFFCORE_RSP_%u", msr - MSR_OFFCORE_RSP_0);
 	else
@@ -284,11 +304,11 @@ restore(struct pmu *p, bool force)
 		p->may_count = false;
 		return first;
 	}
-	/* GLOBAL_CTRL first: it stops whatever still counts. */
+	/* GLOBAL_CTRL first: it stops whatever still counts. Only our bits go back. */
 	if (p->global_ctrl.dirty) {
 		if (force)
 			p->global_ctrl.cur_known = false;
-		rc = pmu_reg_set(p, &p->global_ctrl, p->global_ctrl.saved);
+		rc = pmu_reg_set_bits(p, &p->global_ctrl, p->global_ctrl.saved, p->global_ctrl.mine);
 		KEEP(rc);
 	}
 	for (unsigned i = 0; i < PMU_MAX_GP; i++) {
@@ -302,7 +322,7 @@ restore(struct pmu *p, bool force)
 	if (p->fixed_ctrl.dirty) {
 		if (force)
 			p->fixed_ctrl.cur_known = false;
-		rc = pmu_reg_set(p, &p->fixed_ctrl, p->fixed_ctrl.saved);
+		rc = pmu_reg_set_bits(p, &p->fixed_ctrl, p->fixed_ctrl.saved, p->fixed_ctrl.mine);
 		KEEP(rc);
 	}
 	for (unsigned i = 0; i < PMU_NUM_OFFCORE; i++) {
@@ -357,6 +377,13 @@ restore(struct pmu *p, bool force)
 		}
 		p->status_pending = (p->status_pending & ~owned) | set;
 	}
+	/* --force unfroze the PMU for the run: frozen again, as found. */
+	if (p->unfroze) {
+		rc = pmu_wr(p, MSR_IA32_PERF_GLOBAL_STATUS_SET, GLOBAL_STATUS_CTR_FRZ);
+		KEEP(rc);
+		if (rc == 0)
+			p->unfroze = false;
+	}
 #undef KEEP
 	p->armed = 0;
 	p->may_count = false;
@@ -365,6 +392,7 @@ restore(struct pmu *p, bool force)
 	for (unsigned i = 0; i < PMU_MAX_FIXED; i++)
 		p->fixed_ctr[i].dirty = false;
 	p->fixed_ctrl.dirty = p->global_ctrl.dirty = false;
+	p->fixed_ctrl.mine = p->global_ctrl.mine = 0;
 	p->offcore[0].dirty = p->offcore[1].dirty = false;
 	p->perf_metrics.dirty = false;
 	if (first)

@@ -18,6 +18,8 @@ int pmu_wr(struct pmu *p, uint32_t msr, uint64_t val);
 
 /* Write @val to a saved register unless it is known to hold it already. */
 int pmu_reg_set(struct pmu *p, struct pmu_reg *r, uint64_t val);
+/* Set @mask's bits of @r to @val's, the others as the register holds them now (a read first unless @mask is all). */
+int pmu_reg_set_bits(struct pmu *p, struct pmu_reg *r, uint64_t val, uint64_t mask);
 
 /* Read @msr into slot @r as its saved value. */
 int pmu_reg_load(struct pmu *p, struct pmu_reg *r, uint32_t msr);

@@ -60,6 +60,10 @@ pmu_snapshot_read(struct hw *hw, int cpu, const struct pmu_caps *caps, struct pm
 			return rc;
 		st->has_inuse = true;
 	}
+	if (caps->ds && (rc = rd(hw, cpu, MSR_IA32_PEBS_ENABLE, &st->pebs_enable, err)))
+		return rc;
+	if (caps->ds && caps->pdcm && (rc = rd(hw, cpu, MSR_IA32_PERF_CAPABILITIES, &st->perf_capabilities, err)))
+		return rc;
 	for (unsigned i = 0; i < PMU_MAX_GP; i++) {
 		if (!(st->gp_mask & (1u << i)))
 			continue;
@@ -88,6 +92,8 @@ pmu_snapshot_occupancy(const struct pmu_snapshot *st, const struct pmu_owner_hin
 	memcpy(regs.evtsel, st->evtsel, sizeof(regs.evtsel));
 	regs.fixed_ctrl = st->fixed_ctrl;
 	regs.inuse = st->has_inuse ? st->global_inuse : 0;
+	regs.pebs_enable = st->pebs_enable;
+	regs.pebs_baseline = st->perf_capabilities & PERF_CAP_PEBS_BASELINE;
 	pmu_owner_scan(&regs, hints, out);
 }
 

@@ -40,6 +40,8 @@ struct pmu_snapshot {
 	uint64_t global_status;
 	uint64_t global_inuse;		/* valid when has_inuse (v4+) */
 	bool has_inuse;
+	uint64_t pebs_enable;		/* IA32_PEBS_ENABLE, 0 without DS */
+	uint64_t perf_capabilities;	/* IA32_PERF_CAPABILITIES, 0 without PDCM */
 	uint64_t fixed_ctrl;
 	uint64_t evtsel[PMU_MAX_GP];
 	uint64_t pmc[PMU_MAX_GP];

@@ -74,6 +74,7 @@ struct stat_report {
 	const char *not_supported_why;
 	unsigned runs;
 	const char *read_method;	/* "rdpmc", "msr" or NULL */
+	const char *window;		/* "exact", "approximate", or NULL (the command did not run) */
 	const char *error;		/* pmustat's failure, or NULL */
 	const char *backend;		/* "msr", "perf", or NULL before the choice */
 	bool software;			/* some rows were counted through perf_event */

@@ -217,6 +217,7 @@ output_json(FILE *out, const struct stat_report *rep)
 			    rep->not_supported_why ? json_text(rep->not_supported_why) : json_null());
 	json_object_set_new(root, "backend", rep->backend ? json_string(rep->backend) : json_null());
 	json_object_set_new(root, "read_method", rep->read_method ? json_string(rep->read_method) : json_null());
+	json_object_set_new(root, "window", rep->window ? json_string(rep->window) : json_null());
 	json_object_set_new(root, "error", rep->error ? json_text(rep->error) : json_null());
 	json_object_set_new(root, "events", events);
 	if (rep->regions)

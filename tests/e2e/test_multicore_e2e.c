@@ -181,6 +181,42 @@ test_two_cores_sum_and_per_cpu(void **state)
 	e2e_machine_free(&m);
 }
 
+/*
+ * Wraps on every core: a thread on each retires 5 x 2^47 instructions 1.5 s
+ * apart, on 48-bit counters, and the kernel's PMI handler acks each
+ * overflow bit after every step. The reads during the run (every listed
+ * core, at least once a second) count both wraps on each core.
+ */
+static void
+test_wraps_on_every_core(void **state)
+{
+	struct e2e_machine m;
+	struct e2e_result r;
+	json_t *root;
+	const long long each = 5LL << 47;
+
+	(void)state;
+	NEED_TWO_CPUS();
+	machine(&m, false);
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", list_arg, "--json", "-e", "INST_RETIRED.ANY,r00c0", "--",
+		WL, "--quiet", "--threads", "2", "--spread", "--retire", "0xc0:0:0x800000000000", "--act", "nmi",
+		"--steps", "5", "--step-ms", "1500", NULL });
+	e2e_assert_status(&r, 0);
+	root = parse_json(r.err);
+	assert_int_equal(per_cpu(root, "INST_RETIRED.ANY", cpu0), each);
+	assert_int_equal(per_cpu(root, "INST_RETIRED.ANY", cpu1), each);
+	assert_int_equal(per_cpu(root, "r00c0", cpu0), each);
+	assert_int_equal(per_cpu(root, "r00c0", cpu1), each);
+	assert_int_equal(value(root, "INST_RETIRED.ANY"), 2 * each);
+	assert_int_equal(value(root, "r00c0"), 2 * each);
+	/* Enabled at the exec stop on both cores; exact when pmustat may run off both. */
+	assert_string_equal(json_string_value(json_object_get(root, "window")),
+			    e2e_host_cpus() > 2 ? "exact" : "approximate");
+	json_decref(root);
+	e2e_result_free(&r);
+	e2e_machine_free(&m);
+}
+
 /* Four threads left to the scheduler on two cores: the total is exact wherever they ran. */
 static void
 test_four_threads_exact_total(void **state)
@@ -777,6 +813,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_two_cores_sum_and_per_cpu),
 		cmocka_unit_test(test_four_threads_exact_total),
+		cmocka_unit_test(test_wraps_on_every_core),
 		cmocka_unit_test(test_per_cpu_lines),
 		cmocka_unit_test(test_each_core_its_own_assignment),
 		cmocka_unit_test(test_regions_same_counter_on_every_core),

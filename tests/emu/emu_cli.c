@@ -4,6 +4,7 @@
  *	pmu-emu init --model M [--cpus N] [--pcores N] [--gp N] [--fixed N]
  *	             [--rdpmc=on|off] [--msr=ok|absent|eacces|readonly]
  *	             [--watchdog] [--perfmon=on|off] [--set [CPU:]MSR=VALUE]...
+ *	             [--caller-insns N] [--ptrace=on|off]
  *	             [--cpuid-dir DIR] STATEFILE
  *	pmu-emu dump STATEFILE [--cpu N] [--json]
  *	pmu-emu save STATEFILE SNAPFILE
@@ -20,6 +21,9 @@
  * frozen PMU, a counter someone holds). act does each ACTION of
  * emu_action.h on CPU, in order, as that party would (nmi, take-fixed:1,
  * pebs:0:0xc0:0, wrmsr:0x38f=0, ...).
+ * --caller-insns N: the caller's own user-mode code around each WRMSR
+ * and each execve, N instructions retired on its CPU (emu_config).
+ * --ptrace=off: ptrace() fails with EPERM (YAMA ptrace_scope 3, seccomp).
  * --perfmon=off: NetBurst's IA32_MISC_ENABLE says performance monitoring
  * is unavailable (bit 7 clear).
  * init also makes the machine's own directory STATEFILE.d (its /run, see
@@ -54,6 +58,7 @@ usage(void)
 		"usage: pmu-emu init --model M [--cpus N] [--pcores N] [--gp N] [--fixed N]\n"
 		"                    [--rdpmc=on|off] [--msr=ok|absent|eacces|readonly] [--watchdog]\n"
 		"                    [--perfmon=on|off] [--set [CPU:]MSR=VALUE]... [--cpuid-dir DIR]\n"
+		"                    [--caller-insns N] [--ptrace=on|off]\n"
 		"                    STATEFILE\n"
 		"       pmu-emu dump STATEFILE [--cpu N] [--json]\n"
 		"       pmu-emu save STATEFILE SNAPFILE\n"
@@ -170,6 +175,8 @@ cmd_init(int argc, char **argv)
 		{ "perfmon", required_argument, NULL, 'P' },
 		{ "cpuid-dir", required_argument, NULL, 'd' },
 		{ "set", required_argument, NULL, 's' },
+		{ "caller-insns", required_argument, NULL, 'i' },
+		{ "ptrace", required_argument, NULL, 't' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *sets[64];
@@ -183,7 +190,8 @@ cmd_init(int argc, char **argv)
 	unsigned ncpus = host > 0 ? (unsigned)host : 1;
 	unsigned pcores = 0;
 	int gp = -1, fixed = -1;
-	bool rdpmc_off = false, watchdog = false, perfmon_off = false;
+	bool rdpmc_off = false, watchdog = false, perfmon_off = false, ptrace_off = false;
+	unsigned caller_insns = 0;
 
 	while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
 		switch (opt) {
@@ -227,6 +235,14 @@ cmd_init(int argc, char **argv)
 		case 'd':
 			cpuid_dir = optarg;
 			break;
+		case 'i':
+			caller_insns = (unsigned)number("--caller-insns", optarg, 1000000);
+			break;
+		case 't':
+			if (strcmp(optarg, "on") && strcmp(optarg, "off"))
+				usage();
+			ptrace_off = strcmp(optarg, "off") == 0;
+			break;
 		case 's':
 			if (nsets == sizeof(sets) / sizeof(sets[0]))
 				usage();
@@ -249,6 +265,8 @@ cmd_init(int argc, char **argv)
 	cfg.msr = (enum emu_msr_access)msr;
 	cfg.watchdog = watchdog;
 	cfg.nb_perfmon_off = perfmon_off;
+	cfg.caller_insns = caller_insns;
+	cfg.ptrace_off = ptrace_off;
 	pmu = calloc(1, sizeof(*pmu));
 	if (!pmu)
 		return EXIT_USAGE;

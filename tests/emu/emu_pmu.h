@@ -160,6 +160,16 @@ struct emu_config {
 	bool watchdog;
 	/* NetBurst: IA32_MISC_ENABLE[7] clear, "performance monitoring unavailable". */
 	bool nb_perfmon_off;
+	/*
+	 * The caller's own user-mode code around its system calls, which real
+	 * counters see: after each WRMSR through the msr device returns, and
+	 * before each execve, the preload library retires this many
+	 * instructions (INST_RETIRED.ANY, 0xC0/0x00) at ring 3 on the
+	 * caller's CPU. 0: none (the default).
+	 */
+	unsigned caller_insns;
+	/* ptrace() fails with EPERM, as under YAMA ptrace_scope 3 or a seccomp filter. */
+	bool ptrace_off;
 };
 
 /* What one core type is: its CPUID and the PMU behind it. */

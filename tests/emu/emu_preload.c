@@ -38,6 +38,11 @@
  *  - The program's own SIGSEGV handler keeps working: sigaction() and
  *    signal() for SIGSEGV are recorded, and faults that are not emulated are
  *    passed to that handler (or kill the process, by default).
+ *  - The caller's own code: with caller_insns (pmu-emu init --caller-insns
+ *    N), each WRMSR through the msr device (after it) and each execve
+ *    (before it) retires N user-mode instructions on the caller's CPU, as
+ *    the code around those system calls would on hardware. With
+ *    --ptrace=off, ptrace() fails with EPERM.
  *  - pmuemu_retire() lets a workload "retire" events on its CPU, and
  *    pmuemu_act() do an action there (emu_action.h).
  *
@@ -69,6 +74,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/ptrace.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysmacros.h>
@@ -456,6 +462,22 @@ unlock_all(const sigset_t *saved)
 	syscall(SYS_rt_sigprocmask, SIG_SETMASK, saved, NULL, _NSIG / 8);
 }
 
+/*
+ * The caller's user-mode code around a system call (emu_config's
+ * caller_insns), retired on the CPU it runs on. With the lock held.
+ */
+static void
+retire_caller_code(void)
+{
+	int cpu;
+
+	if (!emu->config.caller_insns)
+		return;
+	cpu = sched_getcpu();
+	if (cpu >= 0)
+		(void)emu_retire(emu, (unsigned)cpu, 0xc0, 0x00, 3, emu->config.caller_insns);
+}
+
 /* msr_read()/msr_write() of arch/x86/kernel/msr.c. */
 static ssize_t
 msr_io(struct msr_fd *m, void *buf, size_t count, off_t pos, bool write)
@@ -493,6 +515,9 @@ msr_io(struct msr_fd *m, void *buf, size_t count, off_t pos, bool write)
 		if (err)
 			break;
 	}
+	/* The return path of the write: the caller's own instructions, on its CPU. */
+	if (write && done)
+		retire_caller_code();
 	unlock_all(&saved);
 	if (done)
 		return (ssize_t)done;
@@ -1228,6 +1253,48 @@ signal(int sig, sighandler_t handler)
 		return SIG_ERR;
 	return (old.sa_flags & SA_SIGINFO) ? (sighandler_t)(void (*)(void))old.sa_sigaction :
 		old.sa_handler;
+}
+
+/* ---- execve and ptrace ---- */
+
+/* The call path into execve is the caller's code too (emu_config's caller_insns). */
+EXPORT int
+execve(const char *path, char *const argv[], char *const envp[])
+{
+	static int (*real_execve)(const char *, char *const[], char *const[]);
+	sigset_t saved;
+
+	if (!real_execve)
+		real_execve = next_symbol("execve");
+	if (emu && emu->config.caller_insns) {
+		lock_all(&saved);
+		retire_caller_code();
+		unlock_all(&saved);
+	}
+	return real_execve(path, argv, envp);
+}
+
+/* --ptrace=off: refused, as YAMA ptrace_scope 3 or a seccomp filter would. */
+EXPORT long
+ptrace(enum __ptrace_request request, ...)
+{
+	static long (*real_ptrace)(enum __ptrace_request, ...);
+	va_list ap;
+	pid_t pid;
+	void *addr, *data;
+
+	va_start(ap, request);
+	pid = va_arg(ap, pid_t);
+	addr = va_arg(ap, void *);
+	data = va_arg(ap, void *);
+	va_end(ap);
+	if (emu && emu->config.ptrace_off) {
+		errno = EPERM;
+		return -1;
+	}
+	if (!real_ptrace)
+		real_ptrace = next_symbol("ptrace");
+	return real_ptrace(request, pid, addr, data);
 }
 
 /* ---- the workload's entry points (emu_preload_api.h) ---- */

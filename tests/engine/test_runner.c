@@ -34,19 +34,39 @@ struct seen {
 	int uid;
 	int dumpable;
 	int result;
+	pid_t pid;		/* who called it */
+	char child_state;	/* the command's state then (/proc/PID/stat) */
+	char child_exe[256];	/* and its executable */
 };
 
 static struct seen *seen;
+static pid_t child_pid;		/* the runner's child, for the callback in the parent */
 
 static int
 enable_cb(void *arg)
 {
 	struct seen *s = arg;
+	char path[64];
+	ssize_t n;
+	FILE *f;
 
 	s->calls++;
 	s->cpu = sched_getcpu();
 	s->uid = (int)getuid();
 	s->dumpable = prctl(PR_GET_DUMPABLE, 0, 0, 0, 0);
+	s->pid = getpid();
+	if (s->pid != child_pid) {
+		snprintf(path, sizeof(path), "/proc/%d/stat", (int)child_pid);
+		f = fopen(path, "r");
+		if (f) {
+			if (fscanf(f, "%*d (%*[^)]) %c", &s->child_state) != 1)
+				s->child_state = '?';
+			fclose(f);
+		}
+		snprintf(path, sizeof(path), "/proc/%d/exe", (int)child_pid);
+		n = readlink(path, s->child_exe, sizeof(s->child_exe) - 1);
+		s->child_exe[n > 0 ? n : 0] = '\0';
+	}
 	return s->result;
 }
 
@@ -79,6 +99,7 @@ run(char *const argv[], struct runner_opts *o, struct runner_failure *f)
 	rc = runner_start(&r, argv, o, f);
 	if (rc)
 		return runner_failure_exit_status(f);
+	child_pid = r.pid;
 	rc = runner_go(&r, f, &ws);
 	if (rc)
 		return runner_failure_exit_status(f);
@@ -162,7 +183,7 @@ test_not_executable_126(void **state)
 	assert_int_equal(run(argv, &o, &f), EXIT_CANNOT_EXEC);
 	assert_int_equal(f.stage, RUNNER_RESOLVE);
 
-	/* Executable bit but no valid format: execve fails after the enable (no shell fallback). */
+	/* Executable bit but no valid format: execve fails (no shell fallback), so nothing is enabled. */
 	snprintf(garbage, sizeof(garbage), "%s/garbage", dir);
 	fd = open(garbage, O_CREAT | O_WRONLY, 0755);
 	assert_true(fd >= 0);
@@ -171,6 +192,11 @@ test_not_executable_126(void **state)
 	assert_int_equal(run(argv2, &o, &f), EXIT_CANNOT_EXEC);
 	assert_int_equal(f.stage, RUNNER_EXEC);
 	assert_int_equal(f.err, ENOEXEC);
+	assert_int_equal(seen->calls, 0);
+	/* Without ptrace the child enables first, then its execve fails. */
+	o.no_trace = true;
+	assert_int_equal(run(argv2, &o, &f), EXIT_CANNOT_EXEC);
+	assert_int_equal(f.stage, RUNNER_EXEC);
 	assert_int_equal(seen->calls, 1);
 	unlink(path);
 	unlink(garbage);
@@ -207,8 +233,52 @@ test_pinned(void **state)
 		if (CPU_ISSET(c, &set))
 			last = c;
 	o.cpu = last;
+	o.no_trace = true;	/* the enable runs in the child, on its core */
 	assert_int_equal(run(t, &o, &f), 0);
 	assert_int_equal(seen->cpu, last);
+}
+
+/*
+ * With ptrace the parent enables while the kernel holds the command at
+ * its exec stop: the new image is in place, not one of its instructions
+ * has run, and none of the child's own code follows the enable.
+ */
+static void
+test_enable_at_exec_stop(void **state)
+{
+	char *t[] = { S("/bin/true"), NULL };
+	char *three[] = { S("sh"), S("-c"), S("exit 3"), NULL };
+	struct runner_opts o = opts();
+	struct runner_failure f;
+	char real[256];
+
+	(void)state;
+	assert_non_null(realpath("/bin/true", real));
+	assert_int_equal(run(t, &o, &f), 0);
+	assert_int_equal(seen->calls, 1);
+	assert_int_equal(seen->pid, getpid());
+	assert_int_equal(seen->child_state, 't');	/* tracing stop */
+	assert_string_equal(seen->child_exe, real);
+	/* Detached: the command runs on, with its own exit status. */
+	assert_int_equal(run(three, &o, &f), 3);
+	assert_int_equal(seen->pid, getpid());
+}
+
+/* A failed enable at the exec stop: the command never runs, 125. */
+static void
+test_enable_failure_at_exec_stop_kills_the_command(void **state)
+{
+	char *t[] = { S("sh"), S("-c"), S("exit 7"), NULL };
+	struct runner_opts o = opts();
+	struct runner_failure f;
+
+	(void)state;
+	seen->result = -EIO;
+	assert_int_equal(run(t, &o, &f), EXIT_PMUSTAT_FAILURE);
+	assert_int_equal(f.stage, RUNNER_ENABLE);
+	assert_int_equal(f.err, EIO);
+	assert_int_equal(seen->pid, getpid());
+	seen->result = 0;
 }
 
 static void
@@ -228,6 +298,50 @@ test_fds_closed(void **state)
 	close(57);
 }
 
+/* The inherit callback: fd 57 is the command's (cleared close-on-exec in the child). */
+static int
+inherit_57(void *arg)
+{
+	int flags = fcntl(57, F_GETFD);
+
+	(void)arg;
+	if (flags < 0 || fcntl(57, F_SETFD, flags & ~FD_CLOEXEC) < 0)
+		return -errno;
+	return 0;
+}
+
+/*
+ * What the command inherits is handed over in the child whichever window
+ * (the enable at the exec stop runs in the parent, which cannot), and a
+ * failure there means the command never runs.
+ */
+static void
+test_inherit_in_both_windows(void **state)
+{
+	char *check[] = { S("sh"), S("-c"), S("test -e /proc/self/fd/57"), NULL };
+	struct runner_opts o = opts();
+	struct runner_failure f;
+	int fd;
+
+	(void)state;
+	fd = open("/dev/null", O_RDONLY);
+	assert_true(fd >= 0);
+	assert_int_equal(dup2(fd, 57), 57);
+	close(fd);
+	o.inherit = inherit_57;
+	assert_int_equal(run(check, &o, &f), 0);
+	assert_int_equal(seen->pid, getpid());	/* the exact window: enabled by the parent */
+	o.no_trace = true;
+	assert_int_equal(run(check, &o, &f), 0);
+	assert_int_equal(seen->pid, child_pid);
+	close(57);
+	/* fd 57 closed: the callback fails, and says where. */
+	assert_int_equal(run(check, &o, &f), EXIT_PMUSTAT_FAILURE);
+	assert_int_equal(f.stage, RUNNER_INHERIT);
+	assert_int_equal(f.err, EBADF);
+	assert_int_equal(seen->calls, 0);
+}
+
 static void
 test_privilege_drop(void **state)
 {
@@ -243,6 +357,9 @@ test_privilege_drop(void **state)
 	o.drop_privileges = true;
 	o.uid = 65534;
 	o.gid = 65534;
+	/* Traced: the command still runs as the user once detached. */
+	assert_int_equal(run(check, &o, &f), 0);
+	o.no_trace = true;
 	assert_int_equal(run(check, &o, &f), 0);
 	/* The enable callback runs after the drop (the MSR fd was opened before). */
 	assert_int_equal(seen->uid, 65534);
@@ -274,7 +391,10 @@ main(void)
 		cmocka_unit_test(test_not_executable_126),
 		cmocka_unit_test(test_enable_failure),
 		cmocka_unit_test(test_pinned),
+		cmocka_unit_test(test_enable_at_exec_stop),
+		cmocka_unit_test(test_enable_failure_at_exec_stop_kills_the_command),
 		cmocka_unit_test(test_fds_closed),
+		cmocka_unit_test(test_inherit_in_both_windows),
 		cmocka_unit_test(test_privilege_drop),
 		cmocka_unit_test(test_signals_reset_for_command),
 	};

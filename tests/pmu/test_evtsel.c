@@ -89,6 +89,30 @@ test_anythread(void **state)
 	e.fixed = 1;
 	assert_int_equal(evtsel_fixed_field(&e, &caps, &f, &err), -EINVAL);
 	err_clear(&err);
+	/* Before v3 (Core 2) there is no AnyThread bit at all. */
+	caps = test_caps_skylake();
+	caps.version = 2;
+	e.fixed = -1;
+	assert_int_equal(evtsel_encode(&e, &caps, false, &v, &err), -EINVAL);
+	assert_false(evtsel_writable_mask(&caps) & EVTSEL_ANY);
+	err_clear(&err);
+}
+
+/* What the journal may put back: IN_TX with TSX, IN_TXCP on EVTSEL2 only. */
+static void
+test_accepted_bits(void **state)
+{
+	struct pmu_caps caps = test_caps_skylake();
+
+	(void)state;
+	caps.tsx = false;
+	assert_false(evtsel_accepted_mask(&caps, 2) & (EVTSEL_IN_TX | EVTSEL_IN_TXCP));
+	caps.tsx = true;
+	assert_true(evtsel_accepted_mask(&caps, 2) & EVTSEL_IN_TXCP);
+	assert_true(evtsel_accepted_mask(&caps, 0) & EVTSEL_IN_TX);
+	assert_false(evtsel_accepted_mask(&caps, 0) & EVTSEL_IN_TXCP);
+	assert_true(evtsel_accepted_mask(&caps, 0) & EVTSEL_INT);
+	assert_false(evtsel_accepted_mask(&caps, 0) & (1ull << 35));
 }
 
 static void
@@ -175,6 +199,7 @@ main(void)
 		cmocka_unit_test(test_modifiers),
 		cmocka_unit_test(test_no_ring_refused),
 		cmocka_unit_test(test_anythread),
+		cmocka_unit_test(test_accepted_bits),
 		cmocka_unit_test(test_umask2_needs_v6),
 		cmocka_unit_test(test_writable_mask),
 		cmocka_unit_test(test_fixed_field),

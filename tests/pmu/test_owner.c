@@ -227,6 +227,40 @@ test_stat_and_state_agree(void **state)
 	err_clear(&err);
 }
 
+/*
+ * IA32_PEBS_ENABLE: a counter with its PEBS bit is perf's though it has no
+ * INT bit. Before PEBS baseline (Skylake) bits 35:32 are GP counters'
+ * load-latency enables, not fixed counters; with it (Ice Lake) bit 32+i is
+ * fixed counter i.
+ */
+static void
+test_pebs_counters_are_perfs(void **state)
+{
+	struct pmu_owner_regs regs;
+	struct pmu_occupancy occ;
+
+	(void)state;
+	memset(&regs, 0, sizeof(regs));
+	regs.gp_mask = 0xf;
+	regs.fixed_mask = 0xf;
+	regs.evtsel[0] = 0x4300c0;		/* EN, no INT: Linux's PEBS event */
+	regs.evtsel[1] = 0x4301cd;
+	regs.pebs_enable = 0x1ull | (1ull << 33);	/* PEBS_EN_PMC0, LL_EN_PMC1 */
+	pmu_owner_scan(&regs, NULL, &occ);
+	assert_int_equal(occ.busy_gp, 0x3);
+	assert_int_equal(occ.gp[0], PMU_OWNER_PERF);
+	assert_int_equal(occ.gp[1], PMU_OWNER_PERF);
+	assert_int_equal(occ.busy_fixed, 0);
+	assert_false(pmu_owner_pmustat_style(occ.gp[0]));
+
+	regs.pebs_baseline = true;		/* now bit 33 is fixed counter 1's */
+	regs.evtsel[1] = 0;
+	pmu_owner_scan(&regs, NULL, &occ);
+	assert_int_equal(occ.busy_gp, 0x1);
+	assert_int_equal(occ.busy_fixed, 0x2);
+	assert_int_equal(occ.fixed[1], PMU_OWNER_PERF);
+}
+
 static void
 test_read_errors_name_the_fix(void **state)
 {
@@ -277,6 +311,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_decode_hand_programmed),
 		cmocka_unit_test(test_inuse_and_versions),
 		cmocka_unit_test(test_stat_and_state_agree),
+		cmocka_unit_test(test_pebs_counters_are_perfs),
 		cmocka_unit_test(test_read_errors_name_the_fix),
 		cmocka_unit_test(test_parse_cpus),
 	};

@@ -1,0 +1,220 @@
+/*
+ * test_sharing_e2e.c - living beside perf and the kernel: the emulated
+ * machine plays the other users of the PMU (a perf PEBS event, whose
+ * counter has no interrupt bit and shows only in IA32_PEBS_ENABLE and
+ * GLOBAL_INUSE[63]), and pmustat's stat, state and reset must treat what
+ * they hold as theirs.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include <jansson.h>
+
+#include "e2e_harness.h"
+#include "pmu/msr.h"
+
+static json_t *
+parse(const char *text)
+{
+	json_error_t jerr;
+	json_t *root = json_loads(text, 0, &jerr);
+
+	if (!root)
+		fail_msg("not JSON (%s): %s", jerr.text, text);
+	return root;
+}
+
+static const char *
+owner_of(json_t *root, const char *name)
+{
+	json_t *core = json_array_get(json_object_get(root, "cores"), 0);
+	size_t i;
+	json_t *c;
+
+	json_array_foreach(json_object_get(core, "counters"), i, c)
+		if (strcmp(json_string_value(json_object_get(c, "counter")), name) == 0)
+			return json_string_value(json_object_get(c, "owner"));
+	fail_msg("no counter %s", name);
+	return NULL;
+}
+
+/*
+ * perf holds pmc0 for a PEBS event (EVTSEL with EN and no INT, its
+ * IA32_PEBS_ENABLE bit): state calls it perf's, reset --zero leaves it,
+ * and a stat run that would need it names perf.
+ */
+static void
+test_pebs_counter_belongs_to_perf(void **state)
+{
+	struct e2e_machine m;
+	struct e2e_result r;
+	uint64_t evtsel0;
+	json_t *root;
+
+	(void)state;
+	e2e_machine_new(&m, (const char *[]){ "--model", "skylake", "--cpus", "2", NULL });
+	assert_int_equal(e2e_act(&m, 1, "pebs:0:0xc0:0"), 0);
+	evtsel0 = e2e_msr(&m, 1, msr_evtsel(0));
+	assert_int_equal(evtsel0 & EVTSEL_INT, 0);	/* as Linux programs a PEBS event */
+
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "state", "-C", "1", "--json", NULL });
+	e2e_assert_status(&r, 0);
+	root = parse(r.out);
+	assert_string_equal(owner_of(root, "pmc0"), "perf");
+	json_decref(root);
+	e2e_result_free(&r);
+
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "reset", "-C", "1", "--zero", "--yes", NULL });
+	e2e_assert_status(&r, 0);
+	assert_null(strstr(r.err, "cleared pmc0"));
+	assert_int_equal(e2e_msr(&m, 1, msr_evtsel(0)), evtsel0);
+	assert_int_equal(e2e_msr(&m, 1, 0x3f1), 1);
+	e2e_result_free(&r);
+
+	/* A stat run schedules around it, naming perf, and leaves it as it was. */
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", "1", "-v", "-e", "r01c4", "--",
+		m.workload, "--quiet", "--retire", "0xc4:1:7", NULL });
+	e2e_assert_status(&r, 0);
+	e2e_assert_err_contains(&r, "pmc0 (IA32_PERFEVTSEL0 = 0x4300c0): perf_events");
+	e2e_assert_err_contains(&r, "r01c4 ");
+	assert_int_equal(e2e_msr(&m, 1, msr_evtsel(0)), evtsel0);
+	assert_int_equal(e2e_msr(&m, 1, 0x3f1), 1);
+	e2e_result_free(&r);
+	e2e_machine_free(&m);
+}
+
+/*
+ * perf takes fixed counter 1 in the middle of a run (its field of
+ * FIXED_CTR_CTRL, its GLOBAL_CTRL bit): pmustat's disable and restore
+ * change only pmustat's own fields and bits, so perf's counter keeps
+ * counting after pmustat is gone.
+ */
+static void
+test_counter_taken_mid_run_keeps_running(void **state)
+{
+	struct e2e_machine m;
+	struct e2e_result r;
+
+	(void)state;
+	e2e_machine_new(&m, (const char *[]){ "--model", "skylake", "--cpus", "2", NULL });
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", "1", "-x", ",", "-e", "INST_RETIRED.ANY", "--",
+		m.workload, "--quiet", "--cpu", "1", "--retire", "0xc0:0:300", "--act", "take-fixed:1", "--retire",
+		"0xc0:0:200", NULL });
+	e2e_assert_status(&r, 0);
+	e2e_assert_err_contains(&r, "500,,INST_RETIRED.ANY");
+	/* perf's field (OS|USR|PMI) and enable are still there; pmustat's are as found. */
+	assert_int_equal(e2e_msr(&m, 1, MSR_IA32_FIXED_CTR_CTRL), 0xb0);
+	assert_int_equal(e2e_msr(&m, 1, MSR_IA32_PERF_GLOBAL_CTRL), 0x20000000full);
+	e2e_result_free(&r);
+	e2e_machine_free(&m);
+}
+
+#define CTR_FRZ "0x800000000000000"	/* GLOBAL_STATUS bit 59 */
+
+/*
+ * A PMI with FREEZE_PERFMON_ON_PMI left the PMU frozen (CTR_Frz): nothing
+ * counts. pmustat refuses, saying what froze it and how to clear it, and
+ * touches nothing; with --force it clears the bit, counts, and sets it
+ * back as it found it.
+ */
+static void
+test_frozen_pmu_is_reported(void **state)
+{
+	struct e2e_machine m;
+	struct e2e_result r;
+	struct emu_pmu *before, *after;
+
+	(void)state;
+	e2e_machine_new(&m, (const char *[]){ "--model", "skylake", "--cpus", "2", "--set", "0x391=" CTR_FRZ, NULL });
+	before = e2e_state(&m);
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", "1", "-e", "INST_RETIRED.ANY", "--",
+		m.workload, "--quiet", "--retire", "0xc0:0:1000", NULL });
+	e2e_assert_status(&r, 125);
+	e2e_assert_err_contains(&r, "frozen");
+	e2e_assert_err_contains(&r, "CTR_Frz");
+	e2e_assert_err_contains(&r, "FREEZE_PERFMON_ON_PMI");
+	e2e_assert_err_contains(&r, "--force");
+	after = e2e_state(&m);
+	assert_int_equal(emu_pmu_diff(before, after, stderr), 0);
+	assert_int_equal(after->cpu[1].stats.wrmsr, before->cpu[1].stats.wrmsr);
+	free(after);
+	e2e_result_free(&r);
+
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", "1", "--force", "-x", ",", "-e", "INST_RETIRED.ANY", "--",
+		m.workload, "--quiet", "--retire", "0xc0:0:1000", NULL });
+	e2e_assert_status(&r, 0);
+	e2e_assert_err_contains(&r, "1000,,INST_RETIRED.ANY");
+	assert_int_equal(e2e_msr(&m, 1, MSR_IA32_PERF_GLOBAL_STATUS), 0x800000000000000ull);
+	e2e_result_free(&r);
+	free(before);
+	e2e_machine_free(&m);
+}
+
+/* Frozen in the middle of the run (another user's PMI): the counts are not trusted, and say why. */
+static void
+test_frozen_mid_run_is_reported(void **state)
+{
+	struct e2e_machine m;
+	struct e2e_result r;
+
+	(void)state;
+	e2e_machine_new(&m, (const char *[]){ "--model", "skylake", "--cpus", "2", NULL });
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", "1", "-e", "INST_RETIRED.ANY", "--",
+		m.workload, "--quiet", "--cpu", "1", "--retire", "0xc0:0:300", "--act", "wrmsr:0x391=" CTR_FRZ,
+		"--retire", "0xc0:0:200", NULL });
+	e2e_assert_err_contains(&r, "frozen");
+	e2e_assert_err_contains(&r, "CTR_Frz");
+	assert_null(strstr(r.err, "  300      INST_RETIRED.ANY"));
+	e2e_result_free(&r);
+	e2e_machine_free(&m);
+}
+
+/*
+ * perf's cycles-t on pmc2 (IN_TX and IN_TXCP, bits 32 and 33, which the
+ * hardware accepts on EVTSEL2 with TSX), taken by a --force run that is
+ * then killed: the journal holds perf's value, and reset puts it back.
+ */
+static void
+test_journal_takes_tsx_event_selects(void **state)
+{
+	const uint64_t cycles_t = 0x30053003cull;	/* IN_TXCP|IN_TX, EN, INT, OS, USR, 0x3c */
+	struct e2e_machine m;
+	struct e2e_result r;
+	pid_t pid;
+
+	(void)state;
+	e2e_machine_new(&m, (const char *[]){ "--model", "skylake", "--cpus", "2", "--set", "1:0x188=0x30053003c",
+		NULL });
+	assert_int_equal(e2e_msr(&m, 1, msr_evtsel(2)), cycles_t);
+	pid = e2e_spawn(&m, (const char *[]){ E2E_PMUSTAT, "-C", "1", "--force", "-e", "r01c4,r02c4,r04c4,r08c4", "--",
+		m.workload, "--quiet", "--sleep", "10000", NULL }, NULL);
+	assert_true(e2e_wait_msr(&m, 1, msr_evtsel(2), 0xffff, 0x04c4, 5000));
+	kill(-pid, SIGKILL);
+	assert_int_equal(e2e_reap(pid), 128 + SIGKILL);
+
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "reset", "-C", "1", NULL });
+	e2e_assert_status(&r, 0);
+	assert_int_equal(e2e_msr(&m, 1, msr_evtsel(2)), cycles_t);
+	e2e_result_free(&r);
+	e2e_machine_free(&m);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_pebs_counter_belongs_to_perf),
+		cmocka_unit_test(test_counter_taken_mid_run_keeps_running),
+		cmocka_unit_test(test_frozen_pmu_is_reported),
+		cmocka_unit_test(test_frozen_mid_run_is_reported),
+		cmocka_unit_test(test_journal_takes_tsx_event_selects),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
