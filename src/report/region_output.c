@@ -18,7 +18,7 @@ struct region_label {
 static struct region_label
 label(const struct stat_row *row)
 {
-	struct region_label l;
+	struct region_label l = { "" };
 
 	label_of(row->ev, l.text, sizeof(l.text));
 	return l;
