@@ -74,7 +74,7 @@ bench(unsigned n, bool global_free, struct ops *ops, double *secs)
 {
 	static struct stat_opts o;
 	struct emu_config cfg;
-	struct emu_pmu *pmu, *before;
+	struct emu_pmu *pmu, *before = NULL;
 	struct pmustat_error *err = NULL;
 	struct stat_events ev;
 	struct run_ctx c;
@@ -93,6 +93,9 @@ bench(unsigned n, bool global_free, struct ops *ops, double *secs)
 	cores = calloc(n, sizeof(*cores));
 	if (!pmu || !hw || !cores) {
 		fprintf(stderr, "bench-cores: %u CPUs: cannot make the machine\n", n);
+		free(cores);
+		hw_free(hw);
+		emu_pmu_free(pmu);
 		return 1;
 	}
 	memset(&o, 0, sizeof(o));
@@ -160,8 +163,8 @@ bench(unsigned n, bool global_free, struct ops *ops, double *secs)
 			rc = 1;
 		}
 	}
-	free(before);
 out_ctx:
+	free(before);
 	plan_free(c.plan);
 	err_free(c.error);
 	free(c.counts);

@@ -138,7 +138,7 @@ test_demo_exact(void **state)
 	struct e2e_machine m;
 	struct e2e_result r;
 	json_t *root, *threads, *t;
-	long long sums[2];
+	long long sums[2] = { 0, 0 };
 	size_t i;
 
 	(void)state;
