@@ -36,15 +36,10 @@ output_thousands(uint64_t v, char *buf, size_t size)
 	buf[out] = '\0';
 }
 
-/* The name a row is shown under: as asked for, with its ring when restricted to one (label.h). */
-struct label {
-	char text[EVENT_NAME_MAX + 8];
-};
-
-static struct label
-row_label(const struct stat_row *row)
+struct output_label
+output_row_label(const struct stat_row *row)
 {
-	struct label l = { "" };
+	struct output_label l = { "" };
 
 	label_of(row->ev, l.text, sizeof(l.text));
 	return l;
@@ -57,7 +52,7 @@ label_width(const struct stat_row *rows, unsigned nrows)
 	size_t w = 30;
 
 	for (unsigned i = 0; i < nrows; i++) {
-		size_t n = strlen(row_label(&rows[i]).text);
+		size_t n = strlen(output_row_label(&rows[i]).text);
 
 		if (n > w)
 			w = n;
@@ -156,7 +151,7 @@ output_human(FILE *out, const struct stat_report *rep)
 	for (unsigned i = 0; i < rep->nrows; i++) {
 		const struct stat_row *row = &rep->rows[i];
 		char value[40], note[EVENT_NAME_MAX + 8], where[192] = "", spread[192] = "";
-		const struct label lab = row_label(row);
+		const struct output_label lab = output_row_label(row);
 		const char *label = lab.text;
 
 		if (row->counted && row->unit && strcmp(row->unit, "ns") == 0)
@@ -284,7 +279,7 @@ csv_row(FILE *out, const struct stat_report *rep, const struct stat_row *row, co
 	else
 		csv_field(out, sep, !cpu, "<not counted>");
 	csv_field(out, sep, false, row->unit ? row->unit : "");
-	csv_field(out, sep, false, row_label(row).text);
+	csv_field(out, sep, false, output_row_label(row).text);
 	csv_field(out, sep, false, row->ev->name);
 	csv_field(out, sep, false, row->counter);
 	csv_number(out, sep, false, "%u", row->run);
@@ -443,12 +438,12 @@ interval_per_cpu(FILE *out, const struct stat_interval *iv, unsigned i, const ch
 			csv_number(out, sep, false, "%u", iv->run);
 			csv_field(out, sep, false, cpu);
 			csv_number(out, sep, false, "%llu", (unsigned long long)v);
-			csv_field(out, sep, false, row_label(&iv->rows[i]).text);
+			csv_field(out, sep, false, output_row_label(&iv->rows[i]).text);
 			fputc('\n', out);
 			continue;
 		}
 		output_thousands(v, value, sizeof(value));
-		fprintf(out, "%14.6f %-8s%18s      %s\n", iv->time, cpu, value, row_label(&iv->rows[i]).text);
+		fprintf(out, "%14.6f %-8s%18s      %s\n", iv->time, cpu, value, output_row_label(&iv->rows[i]).text);
 	}
 }
 
@@ -503,12 +498,12 @@ output_interval(FILE *out, const struct stat_interval *iv, const char *sep, bool
 			csv_number(out, sep, false, "%u", iv->round);
 			csv_number(out, sep, false, "%u", iv->run);
 			csv_number(out, sep, false, "%llu", (unsigned long long)iv->deltas[i]);
-			csv_field(out, sep, false, row_label(&iv->rows[i]).text);
+			csv_field(out, sep, false, output_row_label(&iv->rows[i]).text);
 			fputc('\n', out);
 			continue;
 		}
 		output_thousands(iv->deltas[i], value, sizeof(value));
-		fprintf(out, "%14.6f %18s      %s\n", iv->time, value, row_label(&iv->rows[i]).text);
+		fprintf(out, "%14.6f %18s      %s\n", iv->time, value, output_row_label(&iv->rows[i]).text);
 	}
 	fflush(out);
 }

@@ -14,6 +14,7 @@
 #include <jansson.h>
 #include <stdio.h>
 
+#include "events/event.h"
 #include "report/baseline.h"
 #include "report/check.h"
 #include "report/stats.h"
@@ -145,6 +146,14 @@ bool
 output_csv_separator_ok(const char *sep);
 
 /* One CSV field, after @sep unless @first, quoted as output_csv() says. */
+/* The name a row is shown under: as asked for, with its ring when restricted to one (label.h). */
+struct output_label {
+	char text[EVENT_NAME_MAX + 8];
+};
+
+struct output_label
+output_row_label(const struct stat_row *row);
+
 void
 output_csv_field(FILE *out, const char *sep, bool first, const char *text);
 

@@ -7,22 +7,7 @@
 
 #include "events/event.h"
 #include "report/json_text.h"
-#include "report/label.h"
 #include "report/output.h"
-
-/* The name a row is shown under, as the whole run's rows show it (label.h). */
-struct region_label {
-	char text[EVENT_NAME_MAX + 8];
-};
-
-static struct region_label
-label(const struct stat_row *row)
-{
-	struct region_label l = { "" };
-
-	label_of(row->ev, l.text, sizeof(l.text));
-	return l;
-}
 
 void
 region_output_human(FILE *out, const struct region_report *r, const struct stat_row *rows, unsigned nrows,
@@ -55,7 +40,7 @@ region_output_human(FILE *out, const struct region_report *r, const struct stat_
 				output_thousands(g->ev[k].value, value, sizeof(value));
 			else
 				snprintf(value, sizeof(value), "<not counted>");
-			fprintf(out, "%18s      %s\n", value, label(&rows[k]).text);
+			fprintf(out, "%18s      %s\n", value, output_row_label(&rows[k]).text);
 		}
 		for (unsigned t = 0; g->per_thread && g->nper_thread > 1 && t < g->nper_thread; t++) {
 			const struct region_thread_out *th = &g->per_thread[t];
@@ -68,7 +53,7 @@ region_output_human(FILE *out, const struct region_report *r, const struct stat_
 				if (!g->ev[k].applies || !th->counted[k])
 					continue;
 				output_thousands(th->sums[k], value, sizeof(value));
-				fprintf(out, ", %s %s", value, label(&rows[k]).text);
+				fprintf(out, ", %s %s", value, output_row_label(&rows[k]).text);
 			}
 			fprintf(out, "\n");
 		}
@@ -97,7 +82,7 @@ region_output_csv(FILE *out, const struct region_report *r, const struct stat_ro
 			else
 				snprintf(num, sizeof(num), "<not counted>");
 			output_csv_field(out, sep, false, num);
-			output_csv_field(out, sep, false, label(&rows[k]).text);
+			output_csv_field(out, sep, false, output_row_label(&rows[k]).text);
 			output_csv_field(out, sep, false, rows[k].ev->name);
 			fputc('\n', out);
 		}
