@@ -110,6 +110,9 @@ err_rc(const struct pmustat_error *e)
 }
 
 /* *@err's message with @fmt's text before (@front) or after it. */
+static int extend(struct pmustat_error **err, bool front, const char *fmt, va_list ap)
+	__attribute__((format(printf, 3, 0)));
+
 static int
 extend(struct pmustat_error **err, bool front, const char *fmt, va_list ap)
 {
