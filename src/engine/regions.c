@@ -12,6 +12,7 @@
 #include "engine/plan.h"
 #include "engine/regions_perf.h"
 #include "engine/requests.h"
+#include "engine/stat_metrics.h"
 #include "engine/stat.h"
 #include "engine/target.h"
 #include "events/event.h"
@@ -63,6 +64,7 @@ struct regions {
 	struct region_out *out;
 	struct region_value *vals;
 	struct region_thread_out *threads;
+	struct metric_row **metrics;		/* per region: -M's values from its sums */
 	uint64_t *thread_sums;
 	bool *thread_counted;
 	struct region_report report;
@@ -475,9 +477,18 @@ per_thread(struct regions *s, const struct region_acc *a, struct region_out *g, 
 	return 0;
 }
 
+static void
+free_metrics(struct regions *s)
+{
+	for (unsigned i = 0; s->metrics && i < s->nacc; i++)
+		free(s->metrics[i]);
+	free(s->metrics);
+	s->metrics = NULL;
+}
+
 const struct region_report *
 regions_report(struct run_ctx *c, const struct stat_row *rows, unsigned nrows, const unsigned *row_event,
-	       unsigned nhw)
+	       unsigned nhw, const struct stat_metrics *m)
 {
 	struct regions *s = c->regions;
 	unsigned nthreads = 0, used = 0;
@@ -485,6 +496,7 @@ regions_report(struct run_ctx *c, const struct stat_row *rows, unsigned nrows, c
 	(void)rows;
 	if (!s)
 		return NULL;
+	free_metrics(s);
 	free(s->out);
 	free(s->vals);
 	free(s->threads);
@@ -497,7 +509,8 @@ regions_report(struct run_ctx *c, const struct stat_row *rows, unsigned nrows, c
 	s->threads = calloc(nthreads + 1, sizeof(*s->threads));
 	s->thread_sums = calloc((size_t)(nthreads + 1) * (nrows + 1), sizeof(*s->thread_sums));
 	s->thread_counted = calloc((size_t)(nthreads + 1) * (nrows + 1), sizeof(*s->thread_counted));
-	if (!s->out || !s->vals || !s->threads || !s->thread_sums || !s->thread_counted)
+	s->metrics = calloc(s->nacc + 1, sizeof(*s->metrics));
+	if (!s->out || !s->vals || !s->threads || !s->thread_sums || !s->thread_counted || !s->metrics)
 		return NULL;
 	for (unsigned i = 0; i < s->nacc; i++) {
 		const struct region_acc *a = &s->acc[i];
@@ -524,10 +537,17 @@ regions_report(struct run_ctx *c, const struct stat_row *rows, unsigned nrows, c
 		}
 		if (s->have_last)
 			(void)per_thread(s, a, g, nrows, row_event, nhw, &used);
+		/* -M: the same metrics, each from the region's sums of its run. */
+		s->metrics[i] = stat_metrics_evaluate_region(m, c, a->values, a->nvalues, &g->nmetrics);
+		g->metrics = s->metrics[i];
 	}
 	s->report.regions = s->out;
 	s->report.nregions = s->nacc;
 	s->report.attached = s->attached;
+	s->report.per_thread = c->o->per_cpu;
+	s->report.runs = c->plan ? c->plan->nruns : 1;
+	s->report.with_metrics = m && m->active;
+	s->report.repeat = c->repeat > 1;
 	return &s->report;
 }
 
@@ -566,6 +586,7 @@ regions_free(struct run_ctx *c)
 	free(s->acc);
 	if (s->have_last)
 		region_result_free(&s->last);
+	free_metrics(s);
 	free(s->out);
 	free(s->vals);
 	free(s->threads);

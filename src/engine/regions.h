@@ -28,6 +28,7 @@
 #include "engine/run.h"
 #include "report/region_output.h"
 
+struct stat_metrics;
 struct stat_row;
 
 extern const struct backend_ops regions_step;
@@ -35,12 +36,13 @@ extern const struct backend_ops regions_step;
 /*
  * After the rounds: the regions as the report shows them, per stat row
  * (@rows, @nrows: the rows of the report, @row_event[r] the counted event
- * of row r, hardware events below @nhw). NULL when --regions was not asked
- * for or nothing was set up. Valid until regions_free().
+ * of row r, hardware events below @nhw), with -M's metrics (@m, NULL:
+ * none) from each region's sums. NULL when --regions was not asked for or
+ * nothing was set up. Valid until regions_free().
  */
 const struct region_report *
 regions_report(struct run_ctx *c, const struct stat_row *rows, unsigned nrows, const unsigned *row_event,
-	       unsigned nhw);
+	       unsigned nhw, const struct stat_metrics *m);
 
 /*
  * REGION:EVENT (a check's name; the event as a row is spelled, :modifiers
