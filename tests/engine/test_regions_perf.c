@@ -24,6 +24,7 @@
 #include "events/event.h"
 #include "events/event_spec.h"
 #include "hw/perf_sys.h"
+#include "test_util.h"
 
 #define MAX_OPENS 8
 
@@ -163,22 +164,13 @@ test_rdpmc_file(void **state)
 static void
 test_events_as_perf_encodes_them(void **state)
 {
-	struct pmu_caps caps;
+	struct pmu_caps caps = test_caps_skylake();
 	struct event *ev = NULL;
 	struct region_host_event out;
 	struct pmustat_error *err = NULL;
 	size_t n;
 
 	(void)state;
-	memset(&caps, 0, sizeof(caps));
-	caps.version = 4;
-	caps.gp_counters = 4;
-	caps.gp_mask = 0xf;
-	caps.gp_width = 48;
-	caps.fixed_counters = 3;
-	caps.fixed_mask = 7;
-	caps.fixed_width = 48;
-	caps.arch_events_len = 7;
 	assert_int_equal(event_spec_parse("LLC_MISSES,r01c0:uk", NULL, &caps, &ev, &n, &err), 0);
 	assert_int_equal(regions_perf_event(&ev[0], &caps, &out, &err), 0);
 	assert_int_equal(out.perf_type, PERF_TYPE_RAW);
