@@ -59,6 +59,20 @@ backend_perf_plan(struct run_ctx *c, struct pmustat_error **err)
 	in.pinned_run = c->ev->pinned_run;
 	in.no_rerun = c->o->no_rerun;
 	in.kernel_counts = true;
+	/*
+	 * --regions: the command's self-read copy of each event of a run
+	 * (engine/regions_perf.h) needs a counter too. Half the
+	 * general-purpose counters per run, and the fixed-counter events on
+	 * their general-purpose twins, leave the kernel room for both.
+	 */
+	if (c->o->regions) {
+		unsigned half = c->t->cpu.pmu.gp_counters / 2, seen = 0;
+
+		for (unsigned i = 0; i < 32; i++)
+			if ((c->t->cpu.pmu.gp_mask >> i & 1) && seen++ >= half)
+				in.avoid_gp |= 1u << i;
+		in.avoid_fixed = c->t->cpu.pmu.fixed_mask;
+	}
 	return plan_make(&in, &c->plan, err);
 }
 

@@ -99,9 +99,9 @@ plan_make(const struct plan_input *in, struct plan **out, struct pmustat_error *
 			p->gp_free |= p->taken_gp;
 			p->fixed_free |= p->taken_fixed;
 		}
-		p->gp_free &= ~in->avoid_gp;
-		p->fixed_free &= ~in->avoid_fixed;
 	}
+	p->gp_free &= ~in->avoid_gp;
+	p->fixed_free &= ~in->avoid_fixed;
 	p->slots = calloc(in->nevents ? in->nevents : 1, sizeof(*p->slots));
 	if (!p->slots) {
 		plan_free(p);
@@ -186,6 +186,8 @@ plan_event_note(const struct plan *p, unsigned k, char *buf, size_t size)
 		snprintf(buf, size, "fixed counter %d is held by %s", f, owner_short(p->in.occ.fixed[f]));
 	else if (!evtsel_fixed_ok(e, p->in.caps))
 		snprintf(buf, size, "a fixed counter cannot apply its modifiers");
+	else if (p->in.kernel_counts && (p->in.avoid_fixed & (1u << f)))
+		snprintf(buf, size, "fixed counter %d is left to the regions' own copies of the events", f);
 	else
 		snprintf(buf, size, "fixed counter %d counts another event in this run", f);
 	return buf;

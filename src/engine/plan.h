@@ -41,7 +41,9 @@ struct plan_input {
 	bool kernel_counts;		/* the perf backend: the kernel schedules, every counter is ours */
 	/*
 	 * Counters free here but kept unused, so that every core of a run on
-	 * several counts each event in the same run of the command.
+	 * several counts each event in the same run of the command (or, with
+	 * kernel_counts, so that the kernel has room for --regions'
+	 * self-read copies of the events).
 	 */
 	uint32_t avoid_gp, avoid_fixed;
 };

@@ -10,7 +10,9 @@
 
 #include "base/err.h"
 #include "engine/plan.h"
+#include "engine/regions_perf.h"
 #include "engine/requests.h"
+#include "engine/stat_metrics.h"
 #include "engine/stat.h"
 #include "engine/target.h"
 #include "events/event.h"
@@ -41,6 +43,8 @@ struct region_acc {
 };
 
 struct regions {
+	bool perf_mode;				/* the perf backend's counters, through their self-monitoring pages */
+	const struct perf_seam *perf;
 	struct rdpmc_perm perm;
 	bool journaled;
 	/* The current run. */
@@ -60,6 +64,7 @@ struct regions {
 	struct region_out *out;
 	struct region_value *vals;
 	struct region_thread_out *threads;
+	struct metric_row **metrics;		/* per region: -M's values from its sums */
 	uint64_t *thread_sums;
 	bool *thread_counted;
 	struct region_report report;
@@ -70,8 +75,12 @@ static int
 regions_inherit(void *arg)
 {
 	struct regions *s = arg;
+	int rc = region_area_inherit(s->area);
 
-	return region_area_inherit(s->area);
+	/* Perf mode: the self-read events are the command's own, opened now, enabled by its execve. */
+	if (rc == 0 && s->perf_mode)
+		rc = region_area_open_perf(s->area, s->perf, NULL);
+	return rc;
 }
 
 static int
@@ -90,15 +99,25 @@ regions_begin(struct run_ctx *c, struct pmustat_error **err)
 
 	if (c->ev->nhw == 0)
 		return refuse(err, -EINVAL, "regions count hardware events (software ones are not read with rdpmc); give some with -e");
-	if (c->backends[0] != &backend_msr)
-		return err_set(err, -EOPNOTSUPP,
-			       "--regions: the command reads the counters pmustat programs with rdpmc, which needs the MSR backend (%s); counting regions through perf_event is not there yet",
-			       c->backend_why[0] ? c->backend_why : "--backend perf");
+	if (c->backends[0] == &backend_perf) {
+		rc = regions_perf_usable(c->perf, c->hw, file, c->backend_why, err);
+		if (rc)
+			return rc;
+	}
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return err_set(err, -ENOMEM, "out of memory");
 	c->regions = s;
 	s->perm.found = -1;
+	if (c->backends[0] == &backend_perf) {
+		/* The kernel's rdpmc setting already serves processes with mapped events: nothing to change. */
+		s->perf_mode = true;
+		s->perf = c->perf;
+		if (c->o->verbose)
+			fprintf(stderr, "pmustat: --regions: the command reads its counters through perf's self-monitoring pages (perf backend); %s left as it is\n",
+				hw_file_path(file));
+		return 0;
+	}
 	/* A killed run's setting first: its journal says what it found. */
 	rc = rdpmc_journal_recover(JOURNAL_DIR, c->hw, &note, err);
 	if (rc == 1 && note)
@@ -203,7 +222,7 @@ regions_arm(struct run_ctx *c, unsigned run, struct runner_opts *ro, struct pmus
 
 	drop_area(s);
 	memset(&p, 0, sizeof(p));
-	p.mode = PMUSTAT_REGION_MODE_RDPMC;
+	p.mode = s->perf_mode ? PMUSTAT_REGION_MODE_PERF : PMUSTAT_REGION_MODE_RDPMC;
 	p.run = run;
 	s->nmap = 0;
 	for (unsigned u = 0; u < c->ev->nhw; u++) {
@@ -211,6 +230,9 @@ regions_arm(struct run_ctx *c, unsigned run, struct runner_opts *ro, struct pmus
 		bool fixed = slot->kind == SCHED_FIXED;
 
 		if (slot->run != run || slot->kind == SCHED_NONE)
+			continue;
+		/* A byte of IA32_PERF_METRICS is no perf event (the perf backend does not count it either). */
+		if (s->perf_mode && (c->ev->hw[u].flags & EVENT_F_PERF_METRICS))
 			continue;
 		if (s->nmap == PMUSTAT_REGION_MAX_EVENTS)
 			return err_set(err, -E2BIG, "--regions: run %u counts more than %u events, the most a region records; give fewer with -e",
@@ -223,9 +245,14 @@ regions_arm(struct run_ctx *c, unsigned run, struct runner_opts *ro, struct pmus
 							 : c->t->cpu.pmu.gp_width,
 			.perf_fd = -1,
 		};
+		if (s->perf_mode && (rc = regions_perf_event(&c->ev->hw[u], &c->t->cpu.pmu, &p.events[s->nmap], err)))
+			return err_set(err, rc, "--regions: %s", err_msg(*err));
 		s->map[s->nmap++] = u;
 	}
 	p.nevents = s->nmap;
+	/* Nothing a region can count in this run: the command runs without the area. */
+	if (p.nevents == 0)
+		return 0;
 	rc = region_area_create(&p, &s->area, err);
 	if (rc)
 		return rc;
@@ -286,6 +313,30 @@ acc_of(struct run_ctx *c, const struct region_total *t)
 	return a;
 }
 
+/* Perf mode: pairs the command could not read (events off the PMU), threads whose events it could not open. */
+static void
+notes_perf(FILE *n, unsigned run, const struct region_result *r)
+{
+	uint64_t uncounted = 0;
+	unsigned refused = 0;
+	int why = 0;
+
+	for (unsigned i = 0; i < r->ntotals; i++)
+		uncounted += r->totals[i].uncounted;
+	for (unsigned i = 0; i < r->nthreads; i++) {
+		if (r->threads[i].perf_error) {
+			refused++;
+			why = r->threads[i].perf_error;
+		}
+	}
+	if (uncounted)
+		fprintf(n, "pmustat: warning: --regions: run %u: %llu pair(s) could not read their counters (the kernel had an event off the PMU: another user of the counters, or too many events) and are in the calls but in no sum\n",
+			run + 1, (unsigned long long)uncounted);
+	if (refused)
+		fprintf(n, "pmustat: warning: --regions: run %u: %u thread(s) could not open their own events (%s); their pairs are in no sum\n",
+			run + 1, refused, strerror(-why));
+}
+
 /* What the library could not record, said once per run of the first round. */
 static void
 notes_of(struct run_ctx *c, unsigned run, const struct region_result *r)
@@ -315,6 +366,7 @@ notes_of(struct run_ctx *c, unsigned run, const struct region_result *r)
 	if (unmatched)
 		fprintf(n, "pmustat: warning: --regions: run %u: %llu end(s) did not close the innermost open region and were ignored\n",
 			run + 1, (unsigned long long)unmatched);
+	notes_perf(n, run, r);
 	if (r->skipped)
 		fprintf(n, "pmustat: warning: --regions: run %u: %u record(s) left unfinished (a thread killed mid-way) were skipped\n",
 			run + 1, r->skipped);
@@ -327,6 +379,8 @@ regions_collect(struct run_ctx *c, unsigned run, struct pmustat_error **err)
 	struct region_result r;
 	int rc;
 
+	if (!s->area)
+		return 0;
 	rc = region_area_read(s->area, &r, err);
 	drop_area(s);
 	if (rc)
@@ -423,9 +477,18 @@ per_thread(struct regions *s, const struct region_acc *a, struct region_out *g, 
 	return 0;
 }
 
+static void
+free_metrics(struct regions *s)
+{
+	for (unsigned i = 0; s->metrics && i < s->nacc; i++)
+		free(s->metrics[i]);
+	free(s->metrics);
+	s->metrics = NULL;
+}
+
 const struct region_report *
 regions_report(struct run_ctx *c, const struct stat_row *rows, unsigned nrows, const unsigned *row_event,
-	       unsigned nhw)
+	       unsigned nhw, const struct stat_metrics *m)
 {
 	struct regions *s = c->regions;
 	unsigned nthreads = 0, used = 0;
@@ -433,6 +496,7 @@ regions_report(struct run_ctx *c, const struct stat_row *rows, unsigned nrows, c
 	(void)rows;
 	if (!s)
 		return NULL;
+	free_metrics(s);
 	free(s->out);
 	free(s->vals);
 	free(s->threads);
@@ -445,7 +509,8 @@ regions_report(struct run_ctx *c, const struct stat_row *rows, unsigned nrows, c
 	s->threads = calloc(nthreads + 1, sizeof(*s->threads));
 	s->thread_sums = calloc((size_t)(nthreads + 1) * (nrows + 1), sizeof(*s->thread_sums));
 	s->thread_counted = calloc((size_t)(nthreads + 1) * (nrows + 1), sizeof(*s->thread_counted));
-	if (!s->out || !s->vals || !s->threads || !s->thread_sums || !s->thread_counted)
+	s->metrics = calloc(s->nacc + 1, sizeof(*s->metrics));
+	if (!s->out || !s->vals || !s->threads || !s->thread_sums || !s->thread_counted || !s->metrics)
 		return NULL;
 	for (unsigned i = 0; i < s->nacc; i++) {
 		const struct region_acc *a = &s->acc[i];
@@ -472,10 +537,17 @@ regions_report(struct run_ctx *c, const struct stat_row *rows, unsigned nrows, c
 		}
 		if (s->have_last)
 			(void)per_thread(s, a, g, nrows, row_event, nhw, &used);
+		/* -M: the same metrics, each from the region's sums of its run. */
+		s->metrics[i] = stat_metrics_evaluate_region(m, c, a->values, a->nvalues, &g->nmetrics);
+		g->metrics = s->metrics[i];
 	}
 	s->report.regions = s->out;
 	s->report.nregions = s->nacc;
 	s->report.attached = s->attached;
+	s->report.per_thread = c->o->per_cpu;
+	s->report.runs = c->plan ? c->plan->nruns : 1;
+	s->report.with_metrics = m && m->active;
+	s->report.repeat = c->repeat > 1;
 	return &s->report;
 }
 
@@ -514,6 +586,7 @@ regions_free(struct run_ctx *c)
 	free(s->acc);
 	if (s->have_last)
 		region_result_free(&s->last);
+	free_metrics(s);
 	free(s->out);
 	free(s->vals);
 	free(s->threads);

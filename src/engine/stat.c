@@ -403,7 +403,7 @@ report(struct stat_state *s)
 	rep.json_one_line = c->o->interval_ms > 0;
 	rep.verbose = c->o->verbose;
 	rep.csv_header = c->o->csv_header;
-	rep.regions = regions_report(c, s->rows, rep.nrows, s->ev.row_event, s->ev.nhw);
+	rep.regions = regions_report(c, s->rows, rep.nrows, s->ev.row_event, s->ev.nhw, &s->m);
 	rep.metrics = s->m.rows;
 	rep.nmetrics = s->m.nrows;
 	rep.with_metrics = c->o->nmetric_specs > 0 || s->m.active;
@@ -522,7 +522,7 @@ stat_main(const struct stat_opts *o, struct pmustat_error **err)
 	fill_rows(&s);
 	stat_metrics_evaluate(&s.m, &s.c);
 	if (s.c.command_ran && !s.c.error && !o->dry_run &&
-	    gates_evaluate(&s.g, o, s.rows, s.ev.nrows, regions_report(&s.c, s.rows, s.ev.nrows, s.ev.row_event, s.ev.nhw),
+	    gates_evaluate(&s.g, o, s.rows, s.ev.nrows, regions_report(&s.c, s.rows, s.ev.nrows, s.ev.row_event, s.ev.nhw, &s.m),
 			   s.m.rows, s.m.nrows, &s.c.status, &e))
 		run_fail_err(&s.c, &e);
 out:

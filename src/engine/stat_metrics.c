@@ -398,10 +398,15 @@ summarise(struct metric_row *r, double *v, unsigned n)
 	r->valid = true;
 }
 
-/* Metric @k's value in round @j: 0, or -1 when a count of that round is missing. */
+/*
+ * Metric @k's value in round @j of the counts @values/@nvalues (laid out as
+ * c->values: [h * repeat + round] per hardware event h): 0, or -1 when a
+ * count of that round is missing. @region: the counts of a code region,
+ * whose duration is not its run's.
+ */
 static int
-eval_round(const struct stat_metrics *m, const struct run_ctx *c, unsigned k, unsigned j, double *vals,
-	   struct metric_result *res)
+eval_round(const struct stat_metrics *m, const struct run_ctx *c, const uint64_t *values, const unsigned *nvalues,
+	   bool region, unsigned k, unsigned j, double *vals, struct metric_result *res)
 {
 	const struct metric_plan *plan = m->plan;
 	unsigned b = m->batches.run_of[k];
@@ -415,20 +420,22 @@ eval_round(const struct stat_metrics *m, const struct run_ctx *c, unsigned k, un
 		vals[i] = NAN;
 		if (h < 0)
 			continue;
-		if (j >= c->nvalues[h])
+		if (j >= nvalues[h])
 			return -1;
-		vals[i] = (double)c->values[(size_t)h * c->repeat + j];
+		vals[i] = (double)values[(size_t)h * c->repeat + j];
 	}
-	if (c->run_seconds && b < nruns)
+	if (region)
+		machine.duration_ms = -1;
+	else if (c->run_seconds && b < nruns)
 		machine.duration_ms = c->run_seconds[(size_t)j * nruns + b] * 1000.0;
 	metric_consts_compute(&machine, &consts);
 	metric_plan_eval(plan, m->mt, k, vals, &consts, res);
 	return 0;
 }
 
-/* Past Intel's threshold? 1, 0, or -1 when a metric it reads has no value here. */
+/* Past Intel's threshold? 1, 0, or -1 when a metric it reads has no value in @rows. */
 static int
-flagged(const struct stat_metrics *m, const struct metric_desc *d)
+flagged(const struct stat_metrics *m, const struct metric_row *rows, const struct metric_desc *d)
 {
 	double vals[16];
 	struct metric_env env = { .events = vals, .n_events = d->n_threshold_metrics, .names = NULL,
@@ -442,9 +449,9 @@ flagged(const struct stat_metrics *m, const struct metric_desc *d)
 		bool found = false;
 
 		for (unsigned k = 0; k < m->nrows && !found; k++) {
-			if (m->list.metric[k] != want || !m->rows[k].valid)
+			if (m->list.metric[k] != want || !rows[k].valid)
 				continue;
-			vals[s] = m->rows[k].value;
+			vals[s] = rows[k].value;
 			found = true;
 		}
 		if (!found)
@@ -454,28 +461,24 @@ flagged(const struct stat_metrics *m, const struct metric_desc *d)
 	return res.valid ? res.value != 0 : -1;
 }
 
-void
-stat_metrics_evaluate(struct stat_metrics *m, const struct run_ctx *c)
+/* Every metric's value from @values/@nvalues into @rows (n_metrics of them): 0, or -ENOMEM. */
+static int
+evaluate(const struct stat_metrics *m, const struct run_ctx *c, const uint64_t *values, const unsigned *nvalues,
+	 bool region, struct metric_row *rows)
 {
 	const struct metric_plan *plan = m->plan;
 	double *vals, *per_round;
 
-	if (!m->active || !plan)
-		return;
-	m->rows = calloc(plan->n_metrics ? plan->n_metrics : 1, sizeof(*m->rows));
 	vals = calloc(plan->n_events ? plan->n_events : 1, sizeof(*vals));
 	per_round = calloc(c->rounds ? c->rounds : 1, sizeof(*per_round));
-	if (!m->rows || !vals || !per_round) {
-		free(m->rows);
-		m->rows = NULL;
+	if (!vals || !per_round) {
 		free(vals);
 		free(per_round);
-		return;
+		return -ENOMEM;
 	}
-	m->nrows = plan->n_metrics;
 	for (unsigned k = 0; k < plan->n_metrics; k++) {
 		const struct metric_desc *d = metric_table_get(m->mt, plan->metrics[k].metric);
-		struct metric_row *r = &m->rows[k];
+		struct metric_row *r = &rows[k];
 		struct metric_result res;
 		unsigned n = 0;
 
@@ -489,9 +492,11 @@ stat_metrics_evaluate(struct stat_metrics *m, const struct run_ctx *c)
 			continue;
 		}
 		r->run = m->batches.run_of[k] + 1;
-		snprintf(r->why, sizeof(r->why), "%s", c->command_ran ? "its events were not counted" : "not counted");
-		for (unsigned j = 0; c->values && j < c->rounds; j++) {
-			if (eval_round(m, c, k, j, vals, &res))
+		snprintf(r->why, sizeof(r->why), "%s",
+			 region ? "the region was not entered in the run of its events"
+			 : c->command_ran ? "its events were not counted" : "not counted");
+		for (unsigned j = 0; values && j < c->rounds; j++) {
+			if (eval_round(m, c, values, nvalues, region, k, j, vals, &res))
 				break;
 			if (res.valid)
 				per_round[n++] = res.value;
@@ -500,12 +505,53 @@ stat_metrics_evaluate(struct stat_metrics *m, const struct run_ctx *c)
 		}
 		if (n)
 			summarise(r, per_round, n);
+		else if (region && (strstr(r->why, metric_const_name(METRIC_CONST_DURATION_MS)) ||
+				    strstr(r->why, metric_const_name(METRIC_CONST_DURATION_S))))
+			snprintf(r->why, sizeof(r->why),
+				 "a code region has no duration of its own (DURATIONTIMEINMILLISECONDS is its run's wall time)");
 	}
-	for (unsigned k = 0; k < m->nrows; k++)
-		if (m->rows[k].valid)
-			m->rows[k].flagged = flagged(m, metric_table_get(m->mt, plan->metrics[k].metric));
+	for (unsigned k = 0; k < plan->n_metrics; k++)
+		if (rows[k].valid)
+			rows[k].flagged = flagged(m, rows, metric_table_get(m->mt, plan->metrics[k].metric));
 	free(vals);
 	free(per_round);
+	return 0;
+}
+
+void
+stat_metrics_evaluate(struct stat_metrics *m, const struct run_ctx *c)
+{
+	if (!m->active || !m->plan)
+		return;
+	m->rows = calloc(m->plan->n_metrics ? m->plan->n_metrics : 1, sizeof(*m->rows));
+	if (!m->rows)
+		return;
+	m->nrows = m->plan->n_metrics;
+	if (evaluate(m, c, c->values, c->nvalues, false, m->rows)) {
+		free(m->rows);
+		m->rows = NULL;
+		m->nrows = 0;
+	}
+}
+
+struct metric_row *
+stat_metrics_evaluate_region(const struct stat_metrics *m, const struct run_ctx *c, const uint64_t *values,
+			     const unsigned *nvalues, unsigned *n)
+{
+	struct metric_row *rows;
+
+	*n = 0;
+	if (!m || !m->active || !m->plan)
+		return NULL;
+	rows = calloc(m->plan->n_metrics ? m->plan->n_metrics : 1, sizeof(*rows));
+	if (!rows)
+		return NULL;
+	if (evaluate(m, c, values, nvalues, true, rows)) {
+		free(rows);
+		return NULL;
+	}
+	*n = m->plan->n_metrics;
+	return rows;
 }
 
 void

@@ -18,6 +18,7 @@
 #define PMUSTAT_STAT_METRICS_H
 
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "metrics/metric_batch.h"
@@ -68,6 +69,17 @@ int stat_metrics_request(struct stat_metrics *m, const struct stat_opts *o, stru
 
 /* After the runs: every metric's value (per round, their statistics with -r) into m->rows. */
 void stat_metrics_evaluate(struct stat_metrics *m, const struct run_ctx *c);
+
+/*
+ * --regions: every metric's value from one code region's counts, laid out
+ * as a run's (@values[h * repeat + round], @nvalues[h] per hardware event
+ * h): each metric from its own run's sums, like the whole run's; a metric
+ * that needs the run's duration has none (a region's time is not its
+ * run's). A new array of *@n rows (free() it), or NULL (no -M, or out of
+ * memory).
+ */
+struct metric_row *stat_metrics_evaluate_region(const struct stat_metrics *m, const struct run_ctx *c,
+						const uint64_t *values, const unsigned *nvalues, unsigned *n);
 
 void stat_metrics_free(struct stat_metrics *m);
 

@@ -286,7 +286,7 @@ begin(const char *name, unsigned n)
 		f->key = name;
 		f->region = t->region[k];
 	}
-	lib_top = f + 1;
+	lib_top_move(1);
 	r = f->region;
 	r->rec->begins++;
 	if (__builtin_expect(!lib_dec_was_zero(&r->minus_open), 0)) {
@@ -315,7 +315,7 @@ end(const char *name, unsigned n)
 	rec = r->rec;
 	read_end(f, rec, n);
 	rec->calls++;
-	lib_top = f;
+	lib_top_move(-1);
 }
 
 #define VARIANT(n) \

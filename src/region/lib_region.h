@@ -161,6 +161,18 @@ lib_dec_was_zero(uint32_t *x)
 	return borrow;
 }
 
+/*
+ * Push (+1) or pop (-1) the calling thread's top frame: one add on the
+ * thread-local pointer in memory. (gcc 12 computes the new address in a
+ * register and stores it, two instructions; the hot paths know the frame
+ * they move from, so the add gives the same pointer.)
+ */
+static inline void
+lib_top_move(int frames)
+{
+	__asm__("addq %1, %0" : "+m"(lib_top) : "er"((long)frames * (long)sizeof(struct lib_frame)));
+}
+
 /* Atomic add on a counter in the shared area (relaxed: pmustat reads after the run). */
 static inline void
 lib_count(uint64_t *counter)

@@ -5,6 +5,7 @@
  */
 #include "region/region_host.h"
 #include "base/err.h"
+#include "hw/perf_sys.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -211,6 +212,47 @@ region_area_set_perf(const struct region_area *a, pid_t owner_tid, const int *fd
 			return -EIO;
 	}
 	return 0;
+}
+
+int
+region_area_open_perf(const struct region_area *a, const struct perf_seam *p, unsigned *failed)
+{
+	int fds[PMUSTAT_REGION_MAX_EVENTS];
+	unsigned n = 0;
+	int rc = 0;
+
+	if (a->params.mode != PMUSTAT_REGION_MODE_PERF || a->params.nevents > PMUSTAT_REGION_MAX_EVENTS)
+		return -EINVAL;
+	for (; n < a->params.nevents; n++) {
+		const struct region_host_event *e = &a->params.events[n];
+		struct perf_event_attr attr;
+
+		memset(&attr, 0, sizeof(attr));
+		attr.size = sizeof(attr);
+		attr.type = e->perf_type;
+		attr.config = e->perf_config;
+		attr.config1 = e->perf_config1;
+		attr.config2 = e->perf_config2;
+		attr.exclude_user = !!(e->perf_flags & PMUSTAT_REGION_PERF_EXCLUDE_USER);
+		attr.exclude_kernel = !!(e->perf_flags & PMUSTAT_REGION_PERF_EXCLUDE_KERNEL);
+		attr.exclude_hv = !!(e->perf_flags & PMUSTAT_REGION_PERF_EXCLUDE_HV);
+		attr.pinned = 1;
+		attr.disabled = 1;
+		attr.enable_on_exec = 1;
+		fds[n] = p->ops->open(p->ctx, &attr, 0, -1, -1, 0);
+		if (fds[n] < 0) {
+			rc = fds[n];
+			if (failed)
+				*failed = n;
+			break;
+		}
+	}
+	if (rc == 0)
+		rc = region_area_set_perf(a, getpid(), fds, n);
+	if (rc)
+		while (n > 0)
+			p->ops->close(p->ctx, fds[--n]);
+	return rc;
 }
 
 int

@@ -28,6 +28,7 @@
 
 #include "region_abi.h"
 
+struct perf_seam;
 struct pmustat_error;
 
 #define REGION_HOST_DEFAULT_THREADS	256u
@@ -136,6 +137,19 @@ int region_area_inherit(const struct region_area *a);
  * read back. Async-signal-safe (pwrite only). 0 or -errno.
  */
 int region_area_set_perf(const struct region_area *a, pid_t owner_tid, const int *fds, unsigned nfds);
+
+/*
+ * Perf mode, in the forked child before execve (async-signal-safe: system
+ * calls through @p only): open the self-read event of each of the area's
+ * events from its perf_type, perf_config* and perf_flags, on the calling
+ * task (pid 0, any CPU), pinned (never multiplexed: off the PMU its page
+ * says so), not inherited (each thread of the command opens its own),
+ * disabled until the execve (enable_on_exec), without close-on-exec so
+ * the command has them; then region_area_set_perf() with the caller's pid
+ * and their fds. 0, or -errno of the first refusal with every fd opened
+ * here closed again (*@failed: the index of the event refused, if non-NULL).
+ */
+int region_area_open_perf(const struct region_area *a, const struct perf_seam *p, unsigned *failed);
 
 /*
  * Read the area back after the run and validate it against the params it

@@ -80,35 +80,39 @@ metric_output_human(FILE *out, const struct metric_row *rows, unsigned n, bool r
 	if (!n)
 		return;
 	fprintf(out, " Metrics (each from the events of one run):\n\n");
-	for (unsigned i = 0; i < n; i++) {
-		const struct metric_row *m = &rows[i];
-		char value[64], note[METRIC_ROW_WHY_MAX + 64] = "";
-		bool percent = m->unit && strcmp(m->unit, "percent") == 0;
-
-		if (m->valid)
-			format_value(m->value, percent, value, sizeof(value));
-		else
-			snprintf(value, sizeof(value), "-");
-		if (!m->valid)
-			snprintf(note, sizeof(note), "  (no value: %s)", m->why);
-		else if (m->run && runs > 1)
-			snprintf(note, sizeof(note), "  (run %u)", m->run);
-		if (m->valid && m->flagged == 1)
-			snprintf(note + strlen(note), sizeof(note) - strlen(note), "  <== past Intel's threshold (%s)",
-				 m->threshold ? m->threshold : "?");
-		fprintf(out, "%18s %-3s  %-30s%s\n", value, m->valid ? unit_short(m) : "", m->name, note);
-		if (repeat && m->nvalues > 0) {
-			char mean[64], min[64], max[64], sd[64];
-
-			format_value(m->mean, percent, mean, sizeof(mean));
-			format_value(m->min, percent, min, sizeof(min));
-			format_value(m->max, percent, max, sizeof(max));
-			format_value(m->stddev, percent, sd, sizeof(sd));
-			fprintf(out, "%18s       %u run%s: median %s  mean %s  min %s  max %s  stddev %s\n", "",
-				m->nvalues, m->nvalues == 1 ? "" : "s", value, mean, min, max, sd);
-		}
-	}
+	for (unsigned i = 0; i < n; i++)
+		metric_output_human_row(out, &rows[i], repeat, runs);
 	fprintf(out, "\n");
+}
+
+void
+metric_output_human_row(FILE *out, const struct metric_row *m, bool repeat, unsigned runs)
+{
+	char value[64], note[METRIC_ROW_WHY_MAX + 64] = "";
+	bool percent = m->unit && strcmp(m->unit, "percent") == 0;
+
+	if (m->valid)
+		format_value(m->value, percent, value, sizeof(value));
+	else
+		snprintf(value, sizeof(value), "-");
+	if (!m->valid)
+		snprintf(note, sizeof(note), "  (no value: %s)", m->why);
+	else if (m->run && runs > 1)
+		snprintf(note, sizeof(note), "  (run %u)", m->run);
+	if (m->valid && m->flagged == 1)
+		snprintf(note + strlen(note), sizeof(note) - strlen(note), "  <== past Intel's threshold (%s)",
+			 m->threshold ? m->threshold : "?");
+	fprintf(out, "%18s %-3s  %-30s%s\n", value, m->valid ? unit_short(m) : "", m->name, note);
+	if (repeat && m->nvalues > 0) {
+		char mean[64], min[64], max[64], sd[64];
+
+		format_value(m->mean, percent, mean, sizeof(mean));
+		format_value(m->min, percent, min, sizeof(min));
+		format_value(m->max, percent, max, sizeof(max));
+		format_value(m->stddev, percent, sd, sizeof(sd));
+		fprintf(out, "%18s       %u run%s: median %s  mean %s  min %s  max %s  stddev %s\n", "",
+			m->nvalues, m->nvalues == 1 ? "" : "s", value, mean, min, max, sd);
+	}
 }
 
 static void

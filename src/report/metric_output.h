@@ -45,6 +45,8 @@ const struct metric_row *metric_row_named(const struct metric_row *rows, unsigne
  * threshold: marked. With -r, the median and a line of statistics.
  */
 void metric_output_human(FILE *out, const struct metric_row *rows, unsigned n, bool repeat, unsigned runs);
+/* One metric's line of that table (and its statistics line with -r). */
+void metric_output_human_row(FILE *out, const struct metric_row *m, bool repeat, unsigned runs);
 
 /*
  * One CSV record per metric: "metric" SEP value SEP unit SEP name SEP run SEP

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "events/event.h"
+#include "report/metric_output.h"
 #include "report/json_text.h"
 #include "report/output.h"
 
@@ -42,7 +43,12 @@ region_output_human(FILE *out, const struct region_report *r, const struct stat_
 				snprintf(value, sizeof(value), "<not counted>");
 			fprintf(out, "%18s      %s\n", value, output_row_label(&rows[k]).text);
 		}
-		for (unsigned t = 0; g->per_thread && g->nper_thread > 1 && t < g->nper_thread; t++) {
+		for (unsigned m = 0; m < g->nmetrics; m++)
+			metric_output_human_row(out, &g->metrics[m], repeat, r->runs);
+		if (r->per_thread && !g->per_thread)
+			fprintf(out, "%24s per thread: none, the events took %u runs of the command (its threads differ from run to run)\n",
+				"", r->runs);
+		for (unsigned t = 0; r->per_thread && g->per_thread && t < g->nper_thread; t++) {
 			const struct region_thread_out *th = &g->per_thread[t];
 
 			output_thousands(th->calls, calls, sizeof(calls));
@@ -59,6 +65,55 @@ region_output_human(FILE *out, const struct region_report *r, const struct stat_
 		}
 		fprintf(out, "\n");
 	}
+}
+
+/* -A: a region's thread, a record per event. */
+static void
+thread_csv(FILE *out, const struct region_out *g, const struct region_thread_out *th, const struct stat_row *rows,
+	   unsigned nrows, const char *sep)
+{
+	for (unsigned k = 0; k < nrows; k++) {
+		char num[32];
+
+		if (!g->ev[k].applies)
+			continue;
+		output_csv_field(out, sep, true, "region-thread");
+		output_csv_field(out, sep, false, g->name);
+		snprintf(num, sizeof(num), "%d", th->tid);
+		output_csv_field(out, sep, false, num);
+		snprintf(num, sizeof(num), "%llu", (unsigned long long)th->calls);
+		output_csv_field(out, sep, false, num);
+		if (th->counted[k])
+			snprintf(num, sizeof(num), "%llu", (unsigned long long)th->sums[k]);
+		else
+			snprintf(num, sizeof(num), "<not counted>");
+		output_csv_field(out, sep, false, num);
+		output_csv_field(out, sep, false, output_row_label(&rows[k]).text);
+		output_csv_field(out, sep, false, rows[k].ev->name);
+		fputc('\n', out);
+	}
+}
+
+/* -M: a region's metric, as a "metric" record with the region's name second. */
+static void
+metric_csv(FILE *out, const struct region_out *g, const struct metric_row *m, const char *sep)
+{
+	char num[64];
+
+	output_csv_field(out, sep, true, "region-metric");
+	output_csv_field(out, sep, false, g->name);
+	if (m->valid)
+		snprintf(num, sizeof(num), "%.17g", m->value);
+	else
+		num[0] = '\0';
+	output_csv_field(out, sep, false, num);
+	output_csv_field(out, sep, false, m->unit ? m->unit : "");
+	output_csv_field(out, sep, false, m->name);
+	snprintf(num, sizeof(num), "%u", m->run);
+	output_csv_field(out, sep, false, num);
+	output_csv_field(out, sep, false, m->valid ? "counted" : m->why);
+	output_csv_field(out, sep, false, m->flagged < 0 ? "" : m->flagged ? "1" : "0");
+	fputc('\n', out);
 }
 
 void
@@ -86,6 +141,10 @@ region_output_csv(FILE *out, const struct region_report *r, const struct stat_ro
 			output_csv_field(out, sep, false, rows[k].ev->name);
 			fputc('\n', out);
 		}
+		for (unsigned t = 0; r->per_thread && g->per_thread && t < g->nper_thread; t++)
+			thread_csv(out, g, &g->per_thread[t], rows, nrows, sep);
+		for (unsigned m = 0; m < g->nmetrics; m++)
+			metric_csv(out, g, &g->metrics[m], sep);
 	}
 }
 
@@ -168,6 +227,8 @@ region_output_json(const struct region_report *r, const struct stat_row *rows, u
 		json_object_set_new(o, "threads", json_integer(g->threads));
 		json_object_set_new(o, "events", ev);
 		json_object_set_new(o, "per_thread", threads_json(g, rows, nrows));
+		if (r->with_metrics)
+			json_object_set_new(o, "metrics", metric_output_json(g->metrics, g->nmetrics, r->repeat));
 		json_array_append_new(a, o);
 	}
 	return a;

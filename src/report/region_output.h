@@ -18,6 +18,7 @@
 
 #include "report/stats.h"
 
+struct metric_row;
 struct stat_row;
 
 #define REGION_OUT_NAME_SIZE	64
@@ -48,15 +49,24 @@ struct region_out {
 	const struct region_value *ev;	/* per stat row */
 	const struct region_thread_out *per_thread;	/* NULL: not available (several runs) */
 	unsigned nper_thread;
+	const struct metric_row *metrics;	/* -M's, from the region's sums (report/metric_output.h) */
+	unsigned nmetrics;
 };
 
 struct region_report {
 	const struct region_out *regions;
 	unsigned nregions;
 	bool attached;			/* the program accepted the area in some run */
+	bool per_thread;		/* -A: each region's threads in the text and CSV too */
+	unsigned runs;			/* runs of the command per round (per thread needs one) */
+	bool with_metrics;		/* -M: each region's metrics */
+	bool repeat;			/* -r N > 1: the metrics' statistics in the JSON */
 };
 
-/* The block after the text table: per region its calls and each event's sum. */
+/*
+ * The block after the text table: per region its calls, each event's sum
+ * and -M's metrics; with -A a line per thread (or why there is none).
+ */
 void
 region_output_human(FILE *out, const struct region_report *r, const struct stat_row *rows, unsigned nrows,
 		    bool repeat);
@@ -64,7 +74,12 @@ region_output_human(FILE *out, const struct region_report *r, const struct stat_
 /*
  * One CSV record per region and event:
  * "region" SEP name SEP calls SEP value SEP event SEP resolved name
- * (value "<not counted>" when that run did not see the region).
+ * (value "<not counted>" when that run did not see the region); with -A
+ * then per thread of the region and event:
+ * "region-thread" SEP name SEP tid SEP calls SEP value SEP event SEP resolved name;
+ * with -M per region and metric:
+ * "region-metric" SEP name SEP value SEP unit SEP metric SEP run SEP status SEP flagged
+ * (as a "metric" record, the region's name second).
  */
 void
 region_output_csv(FILE *out, const struct region_report *r, const struct stat_row *rows, unsigned nrows,
@@ -73,7 +88,8 @@ region_output_csv(FILE *out, const struct region_report *r, const struct stat_ro
 /*
  * [{"name", "calls", "threads", "truncated", "events": [{"name", "requested",
  * "value", "values", "stats"}], "per_thread": [{"tid", "calls", "events":
- * [{"name", "value"}]}] | null}]; NULL when out of memory.
+ * [{"name", "value"}]}] | null, "metrics": [as the record's "metrics"] (with
+ * -M only)}]; NULL when out of memory.
  */
 json_t *
 region_output_json(const struct region_report *r, const struct stat_row *rows, unsigned nrows);

@@ -26,6 +26,7 @@
 #include "e2e_harness.h"
 #include "emu_state.h"
 #include "pmu/msr.h"
+#include "hw/perf_sys.h"
 #include "region/region_host.h"
 #include "base/err.h"
 
@@ -596,8 +597,11 @@ perf_script(struct fixture *f, int fd0, int fd1, const char *const steps[])
 
 		CPU_ZERO(&one);
 		CPU_SET(CPU, &one);
-		if (sched_setaffinity(0, sizeof(one), &one) < 0 || region_area_inherit(f->area) < 0 ||
-		    region_area_set_perf(f->area, getpid(), fds, 2) < 0)
+		if (sched_setaffinity(0, sizeof(one), &one) < 0 || region_area_inherit(f->area) < 0)
+			_exit(125);
+		/* No pages given: the real kernel's events, opened as pmustat's child opens them. */
+		if (fd0 < 0 ? region_area_open_perf(f->area, perf_sys_linux(), NULL) < 0
+			    : region_area_set_perf(f->area, getpid(), fds, 2) < 0)
 			_exit(125);
 		execve(REGION_SCRIPT, (char *const *)argv, env);
 		_exit(127);
@@ -607,8 +611,10 @@ perf_script(struct fixture *f, int fd0, int fd1, const char *const steps[])
 		fail_msg("region-script in perf mode ended with status 0x%x", status);
 	free(env[0]);
 	free(env[1]);
-	close(fd0);
-	close(fd1);
+	if (fd0 >= 0) {
+		close(fd0);
+		close(fd1);
+	}
 	if (region_area_read(f->area, &r, &err) != 0)
 		fail_msg("%s", err_msg(err));
 	err_clear(&err);
@@ -677,6 +683,34 @@ test_perf_other_threads_open_their_own(void **state)
 	teardown(&f);
 }
 
+/*
+ * The self-read events opened for real by the child before its execve
+ * (region_area_open_perf()), inherited by the command, whose library maps
+ * their pages: software events here, never on a PMU counter (page index
+ * 0, as for a hardware event the kernel could not schedule), so every pair
+ * is a call and uncounted; the mapping itself must work (no refusal).
+ */
+static void
+test_perf_self_read_events_of_the_kernel(void **state)
+{
+	struct region_result r;
+	struct fixture f;
+
+	(void)state;
+	r = perf_script(&f, -1, -1, (const char *[]){ "b:a", "r:7", "e:a", "b:a", "e:a", "threads:2", "b:t", "e:t", NULL });
+	assert_int_equal(r.attached, 1);
+	assert_int_equal(r.attach_error, PMUSTAT_REGION_ATTACH_OK);
+	assert_int_equal(total(&r, "a")->calls, 2);
+	assert_int_equal(total(&r, "a")->uncounted, 2);
+	assert_int_equal(total(&r, "a")->sum[0], 0);
+	assert_int_equal(total(&r, "t")->calls, 2);
+	assert_int_equal(total(&r, "t")->uncounted, 2);
+	for (unsigned i = 0; i < r.nthreads; i++)
+		assert_int_equal(r.threads[i].perf_error, 0);
+	region_result_free(&r);
+	teardown(&f);
+}
+
 int
 main(void)
 {
@@ -698,6 +732,7 @@ main(void)
 		cmocka_unit_test(test_perf_pages),
 		cmocka_unit_test(test_perf_not_readable),
 		cmocka_unit_test(test_perf_other_threads_open_their_own),
+		cmocka_unit_test(test_perf_self_read_events_of_the_kernel),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

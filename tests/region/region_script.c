@@ -10,6 +10,7 @@
  *	E:NAME		the same from a new copy
  *	r:N		retire N LONGEST_LAT_CACHE.MISS (0x2e/0x41) and 10 N
  *			INST_RETIRED.ANY (0xc0/0x00) in user mode
+ *	c:N		retire N CPU_CLK_UNHALTED.THREAD (0x3c/0x00) in user mode
  *	b*K:PREFIX	begin K regions named PREFIX0..PREFIX(K-1), in order
  *	e*K:PREFIX	end them, in reverse order
  *	fork		fork; the parent waits for the child, and both go on
@@ -127,6 +128,9 @@ run(int argc, char **argv)
 			unsigned long long n = strtoull(a + 2, NULL, 0);
 
 			if (!retire_fn || retire_fn(0x2e, 0x41, 3, n) != 0 || retire_fn(0xc0, 0x00, 3, 10 * n) != 0)
+				die("pmuemu_retire failed (is libpmuemu.so preloaded?)");
+		} else if (strncmp(a, "c:", 2) == 0) {
+			if (!retire_fn || retire_fn(0x3c, 0x00, 3, strtoull(a + 2, NULL, 0)) != 0)
 				die("pmuemu_retire failed (is libpmuemu.so preloaded?)");
 		} else if ((a[0] == 'b' || a[0] == 'e') && a[1] == '*') {
 			char **v;
