@@ -146,7 +146,7 @@ plan_make(const struct plan_input *in, struct plan **out, struct pmustat_error *
 		return err_set(err, -ENOMEM, "out of memory");
 	}
 	for (unsigned r = 0; r < p->nruns; r++) {
-		rc = pmu_program_build(caps, in->global_ctrl, in->events, p->slots, in->nevents, r, earlier_gp,
+		rc = pmu_program_build(caps, in->global_ctrl, in->occ.perf_metrics, in->events, p->slots, in->nevents, r, earlier_gp,
 				       earlier_fixed, &p->runs[r], err);
 		if (rc) {
 			plan_free(p);

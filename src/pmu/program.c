@@ -43,7 +43,7 @@ add(struct pmu_write *list, unsigned *n, unsigned max, struct pmu_write w)
 #define DISABLE(...) add(out->disable, &out->ndisable, PMU_SEQ_MAX, (struct pmu_write){ __VA_ARGS__ })
 
 int
-pmu_program_build(const struct pmu_caps *caps, uint64_t global_ctrl, const struct event *ev,
+pmu_program_build(const struct pmu_caps *caps, uint64_t global_ctrl, bool perf_metrics, const struct event *ev,
 		  const struct sched_slot *slots, unsigned n, unsigned run, uint32_t earlier_gp,
 		  uint32_t earlier_fixed, struct pmu_program *out, struct pmustat_error **err)
 {
@@ -92,6 +92,7 @@ pmu_program_build(const struct pmu_caps *caps, uint64_t global_ctrl, const struc
 	}
 	if (out->perf_metrics && !(out->fixed & (1u << PERF_METRICS_FIXED)))
 		return err_set(err, -EINVAL, "run %u reads IA32_PERF_METRICS without fixed counter 3", run + 1);
+	out->perf_metrics_reg = out->perf_metrics || (perf_metrics && (out->fixed & (1u << PERF_METRICS_FIXED)));
 	bits = pmu_run_bits(out);
 	/*
 	 * GLOBAL_CTRL is ours to toggle when none of our counters' bits is
@@ -139,9 +140,13 @@ pmu_program_build(const struct pmu_caps *caps, uint64_t global_ctrl, const struc
 			PROGRAM(.msr = msr_fixed_ctr(i), .mask = UINT64_MAX, .value = 0);
 	/*
 	 * The SDM: software clears IA32_PERF_METRICS together with FIXED_CTR3
-	 * before it starts counting, the counter first.
+	 * before it starts counting, the counter first. A run that counts
+	 * SLOTS without reading it clears it too: the fractions are of
+	 * FIXED_CTR3's slots, and with EN_PERF_METRICS set (Linux keeps it
+	 * set) they take in this run's; another user's pair goes back at the
+	 * end, counter first.
 	 */
-	if (out->perf_metrics)
+	if (out->perf_metrics_reg)
 		PROGRAM(.msr = MSR_IA32_PERF_METRICS, .mask = UINT64_MAX, .value = 0);
 	/* Our overflow bits, as found or left by the last run: write 1 to clear. */
 	if (bits)
