@@ -57,6 +57,7 @@ pmu_program_build(const struct pmu_caps *caps, uint64_t global_ctrl, bool perf_m
 	out->run = run;
 	for (unsigned k = 0; k < n; k++) {
 		const struct sched_slot *s = &slots[k];
+		struct event e;
 
 		if (s->run != run || s->kind == SCHED_NONE)
 			continue;
@@ -75,19 +76,20 @@ pmu_program_build(const struct pmu_caps *caps, uint64_t global_ctrl, bool perf_m
 			if (s->index >= PMU_MAX_GP)
 				return err_set(err, -EINVAL, "general-purpose counter %u is beyond what pmustat programs",
 					       s->index);
-			rc = evtsel_encode(&ev[k], caps, false, &evtsel[s->index], err);
+			sched_slot_event(&ev[k], s, &e);
+			rc = evtsel_encode(&e, caps, false, &evtsel[s->index], err);
 			if (rc)
 				return rc;
 			out->gp |= 1u << s->index;
-		}
-		if (ev[k].extra_msr) {
-			unsigned o = ev[k].extra_msr - MSR_OFFCORE_RSP_0;
+			if (e.extra_msr) {
+				unsigned o = e.extra_msr - MSR_OFFCORE_RSP_0;
 
-			if (ev[k].extra_msr < MSR_OFFCORE_RSP_0 || o >= PMU_NUM_OFFCORE)
-				return err_set(err, -EINVAL, "event %s needs MSR 0x%x, which pmustat does not program",
-					       ev[k].name, ev[k].extra_msr);
-			offcore[o] = ev[k].extra_value;
-			offcore_used |= 1u << o;
+				if (e.extra_msr < MSR_OFFCORE_RSP_0 || o >= PMU_NUM_OFFCORE)
+					return err_set(err, -EINVAL, "event %s needs MSR 0x%x, which pmustat does not program",
+						       e.name, e.extra_msr);
+				offcore[o] = e.extra_value;
+				offcore_used |= 1u << o;
+			}
 		}
 	}
 	if (out->perf_metrics && !(out->fixed & (1u << PERF_METRICS_FIXED)))
