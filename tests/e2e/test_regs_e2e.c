@@ -286,6 +286,36 @@ test_their_offcore_rsp0_moves_ours_to_rsp1(void **state)
 	e2e_machine_free(&m);
 }
 
+/*
+ * The other encodings of the pair: on Alder Lake's Gracemont E-cores one
+ * event code with umask 1 (MSR_OFFCORE_RSP_0) or 2 (MSR_OFFCORE_RSP_1), on
+ * its Golden Cove P-cores events 0x2A and 0x2B. Two in one run on each.
+ */
+static void
+test_two_offcore_events_one_run_hybrid(void **state)
+{
+	struct e2e_machine m;
+	struct e2e_result r;
+
+	(void)state;
+	e2e_machine_new(&m, (const char *[]){ "--model", "alderlake", "--cpus", "2", "--pcores", "1", NULL });
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", "1", "-x", ",", "-e",
+		"OCR.COREWB_M.ANY_RESPONSE,OCR.DEMAND_CODE_RD.ANY_RESPONSE", "--", m.workload, "--quiet", "--cpu", "1",
+		"--offcore", "0x10008:11", "--offcore", "0x10004:22", NULL });
+	e2e_assert_status(&r, 0);
+	e2e_assert_err_contains(&r, "11,,OCR.COREWB_M.ANY_RESPONSE:u,OCR.COREWB_M.ANY_RESPONSE,pmc0,1,counted");
+	e2e_assert_err_contains(&r, "22,,OCR.DEMAND_CODE_RD.ANY_RESPONSE:u,OCR.DEMAND_CODE_RD.ANY_RESPONSE,pmc1,1,counted");
+	e2e_result_free(&r);
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", "0", "-x", ",", "-e",
+		"OCR.COREWB_M.L3_HIT,OCR.COREWB_NONM.L3_HIT", "--", m.workload, "--quiet", "--cpu", "0",
+		"--offcore", "0x1f803c0008:11", "--offcore", "0x1f803c1000:22", NULL });
+	e2e_assert_status(&r, 0);
+	e2e_assert_err_contains(&r, "11,,OCR.COREWB_M.L3_HIT:u,OCR.COREWB_M.L3_HIT,pmc0,1,counted");
+	e2e_assert_err_contains(&r, "22,,OCR.COREWB_NONM.L3_HIT:u,OCR.COREWB_NONM.L3_HIT,pmc1,1,counted");
+	e2e_result_free(&r);
+	e2e_machine_free(&m);
+}
+
 int
 main(void)
 {
@@ -297,6 +327,7 @@ main(void)
 		cmocka_unit_test(test_three_offcore_events_two_runs),
 		cmocka_unit_test(test_both_offcore_msrs_restored_on_every_path),
 		cmocka_unit_test(test_their_offcore_rsp0_moves_ours_to_rsp1),
+		cmocka_unit_test(test_two_offcore_events_one_run_hybrid),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
