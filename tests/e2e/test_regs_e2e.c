@@ -249,10 +249,11 @@ test_their_offcore_rsp0_moves_ours_to_rsp1(void **state)
 	(void)state;
 	e2e_machine_new(&m, (const char *[]){ "--model", "skylake", "--cpus", "2", "--set", "1:0x1a6=0x10001", "--set",
 		"1:0x186=0x5301b7", NULL });
-	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", "1", "-x", ",", "-e", OCR_A, "--",
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", "1", "-v", "-x", ",", "-e", OCR_A, "--",
 		m.workload, "--quiet", "--cpu", "1", OCR_STEPS, NULL });
 	e2e_assert_status(&r, 0);
 	e2e_assert_err_contains(&r, "111,,"OCR_A":u,"OCR_A",pmc1,1,counted");
+	e2e_assert_err_contains(&r, " -> pmc1 (MSR_OFFCORE_RSP_1), run 1\n");
 	assert_int_equal(e2e_msr(&m, 1, MSR_OFFCORE_RSP_0), 0x10001ull);
 	assert_int_equal(e2e_msr(&m, 1, msr_pmc(0)), 5);	/* perf's responses, and only those */
 	assert_int_equal(e2e_msr(&m, 1, msr_evtsel(0)), 0x5301b7ull);
