@@ -69,8 +69,16 @@ verbose_plan(struct run_ctx *c, unsigned i)
 	fprintf(stderr, "pmustat: core %d (%s), table %s, %u run(s)\n", s->cores[i].core, c->t->key,
 		c->t->table || c->t->nb ? c->t->choice.table : "(architectural events only)", plan->nruns);
 	for (unsigned k = 0; k < c->ev->nhw; k++) {
+		char offcore[40] = "";
+		struct event e;
+
 		plan_counter_name(plan, k, counter, sizeof(counter));
-		fprintf(stderr, "pmustat:   %-30s -> %s, run %u\n", c->ev->hw[k].name, counter, plan->slots[k].run + 1);
+		/* Which offcore response MSR it reads: its own, or the other one (with the other event code). */
+		sched_slot_event(&c->ev->hw[k], &plan->slots[k], &e);
+		if (e.extra_msr == MSR_OFFCORE_RSP_0 || e.extra_msr == MSR_OFFCORE_RSP_1)
+			snprintf(offcore, sizeof(offcore), " (MSR_OFFCORE_RSP_%u)", e.extra_msr - MSR_OFFCORE_RSP_0);
+		fprintf(stderr, "pmustat:   %-30s -> %s%s, run %u\n", c->ev->hw[k].name, counter, offcore,
+			plan->slots[k].run + 1);
 	}
 	if (occ->busy_gp | occ->busy_fixed) {
 		struct strbuf who = STRBUF_INIT;

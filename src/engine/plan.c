@@ -72,6 +72,42 @@ refuse_busy(const struct plan *p, unsigned k, struct pmustat_error **err)
 	return -ENOSPC;
 }
 
+/* Does event select @v count through offcore MSR @msr, by @e's variants (its own and the other)? */
+static bool
+reads_offcore(uint64_t v, const struct event *e, uint32_t msr)
+{
+	unsigned code = v & 0xff, umask = (v >> 8) & 0xff;
+
+	return (e->extra_msr == msr && code == e->code && umask == e->umask) ||
+	       (e->alt_msr == msr && code == e->alt_code && umask == e->alt_umask);
+}
+
+/*
+ * The offcore response MSRs pmustat may program (bit o: MSR_OFFCORE_RSP_o):
+ * not one that a counter another user keeps reads. A counter reads
+ * MSR_OFFCORE_RSP_o when its event select has the code and umask Intel's
+ * table gives for that MSR, which every offcore event of a model shares
+ * (0xB7/0xBB umask 1 on Skylake, 0x2A/0x2B on Golden Cove, 0xB7 umask 1/2
+ * on Gracemont): the requested events' own variants say which. A counter
+ * taken with --force gives its MSR up with it (restored at the end).
+ */
+static uint32_t
+offcore_free(const struct plan *p)
+{
+	const struct plan_input *in = &p->in;
+	uint32_t busy = in->occ.busy_gp & ~p->taken_gp, free_ = (1u << PMU_NUM_OFFCORE) - 1;
+
+	for (unsigned c = 0; !in->kernel_counts && c < PMU_MAX_GP; c++) {
+		if (!(busy & (1u << c)))
+			continue;
+		for (unsigned k = 0; k < in->nevents; k++)
+			for (unsigned o = 0; o < PMU_NUM_OFFCORE; o++)
+				if (reads_offcore(in->occ.evtsel[c], &in->events[k], MSR_OFFCORE_RSP_0 + o))
+					free_ &= ~(1u << o);
+	}
+	return free_;
+}
+
 int
 plan_make(const struct plan_input *in, struct plan **out, struct pmustat_error **err)
 {
@@ -119,8 +155,8 @@ plan_make(const struct plan_input *in, struct plan **out, struct pmustat_error *
 	}
 	p->nruns = 0;
 	if (in->nevents) {
-		rc = sched_plan_pinned(in->events, in->nevents, in->pinned_run, caps, p->gp_free, p->fixed_free,
-				       p->slots, &p->nruns, &bad, err);
+		rc = sched_plan_offcore(in->events, in->nevents, in->pinned_run, caps, p->gp_free, p->fixed_free,
+					offcore_free(p), p->slots, &p->nruns, &bad, err);
 		if (rc == -ENOSPC && (in->occ.busy_gp | in->occ.busy_fixed) && !in->kernel_counts)
 			rc = refuse_busy(p, bad, err);
 		else if (rc < 0)
@@ -146,7 +182,7 @@ plan_make(const struct plan_input *in, struct plan **out, struct pmustat_error *
 		return err_set(err, -ENOMEM, "out of memory");
 	}
 	for (unsigned r = 0; r < p->nruns; r++) {
-		rc = pmu_program_build(caps, in->global_ctrl, in->events, p->slots, in->nevents, r, earlier_gp,
+		rc = pmu_program_build(caps, in->global_ctrl, in->occ.perf_metrics, in->events, p->slots, in->nevents, r, earlier_gp,
 				       earlier_fixed, &p->runs[r], err);
 		if (rc) {
 			plan_free(p);

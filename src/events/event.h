@@ -61,6 +61,15 @@ struct event {
 	/* An extra MSR the event needs (offcore response), or 0. */
 	uint32_t extra_msr;
 	uint64_t extra_value;
+	/*
+	 * The other offcore response MSR that counts the same event, with its
+	 * own event code and umask (Intel's tables: "EventCode": "0xB7, 0xBB",
+	 * "MSRIndex": "0x1a6,0x1a7"), or alt_msr 0. The scheduler uses it
+	 * (sched_slot.alt) when extra_msr is taken in a run, or by another user.
+	 */
+	uint32_t alt_msr;
+	uint64_t alt_value;
+	uint8_t alt_code, alt_umask;
 
 	unsigned flags;		/* enum event_flag */
 

@@ -247,6 +247,17 @@ spec_resolve_table(struct parse_ctx *ctx, const struct event_desc *d, struct eve
 		ev->umask = d->extra[i].umask;
 		ev->extra_msr = d->extra[i].msr;
 		ev->extra_value = d->extra[i].value;
+		for (unsigned k = i + 1; k < d->n_extra; k++) {
+			const struct event_extra *x = &d->extra[k];
+
+			if ((x->msr == MSR_OFFCORE_RSP_0 || x->msr == MSR_OFFCORE_RSP_1) && x->msr != ev->extra_msr) {
+				ev->alt_msr = x->msr;
+				ev->alt_value = x->value;
+				ev->alt_code = x->code;
+				ev->alt_umask = x->umask;
+				break;
+			}
+		}
 	}
 	ret = spec_check_fields(ctx, ev, d->equal);
 	if (ret)

@@ -258,6 +258,8 @@ resolve_event(const char *metric, const char *name, const struct event_table *et
 			return -EINVAL;
 		}
 		out->ev.extra_value = ocr;
+		if (out->ev.alt_msr)
+			out->ev.alt_value = ocr;
 	}
 	return 0;
 

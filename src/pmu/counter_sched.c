@@ -32,6 +32,11 @@ struct run_state {
 	bool perf_metrics;	/* a byte of IA32_PERF_METRICS is read after this run */
 };
 
+/* What pmustat may use on this core: counters, and offcore MSRs (bit o: MSR_OFFCORE_RSP_o). */
+struct sched_free {
+	uint32_t gp, fixed, offcore;
+};
+
 /*
  * Kuhn's augmenting path. The recursion is bounded: each level marks a
  * counter in @seen first, so it is at most PMU_MAX_GP (8) deep.
@@ -88,38 +93,60 @@ match(const struct event *ev, const unsigned *m, unsigned n, uint32_t gp_free,
 	return true;
 }
 
+/* May the run hold @value in extra MSR @msr? Not an offcore MSR another user's counters read. */
 static bool
-extra_fits(const struct run_state *rs, const struct event *e)
+extra_fits(const struct run_state *rs, uint32_t msr, uint64_t value, uint32_t offcore_free)
 {
-	if (!e->extra_msr)
-		return true;
+	unsigned o = msr - MSR_OFFCORE_RSP_0;
+
+	if (msr >= MSR_OFFCORE_RSP_0 && o < PMU_NUM_OFFCORE && !(offcore_free & (1u << o)))
+		return false;
 	for (unsigned i = 0; i < rs->nextra; i++)
-		if (rs->extra_msr[i] == e->extra_msr)
-			return rs->extra_value[i] == e->extra_value;
+		if (rs->extra_msr[i] == msr)
+			return rs->extra_value[i] == value;
 	return rs->nextra < PMU_MAX_GP;
 }
 
-static void
-extra_add(struct run_state *rs, const struct event *e)
+/*
+ * Which of @e's extra MSRs the run can give it: 0 its own (extra_msr, or
+ * it needs none), 1 the other offcore MSR (alt_msr, with its own event
+ * code), -1 neither (each holds another value in this run, or is read by
+ * another user's counters).
+ */
+static int
+extra_pick(const struct run_state *rs, const struct event *e, uint32_t offcore_free)
 {
-	if (!e->extra_msr)
+	if (!e->extra_msr || extra_fits(rs, e->extra_msr, e->extra_value, offcore_free))
+		return 0;
+	if (e->alt_msr && extra_fits(rs, e->alt_msr, e->alt_value, offcore_free))
+		return 1;
+	return -1;
+}
+
+static void
+extra_add(struct run_state *rs, const struct event *e, bool alt)
+{
+	uint32_t msr = alt ? e->alt_msr : e->extra_msr;
+
+	if (!msr)
 		return;
 	for (unsigned i = 0; i < rs->nextra; i++)
-		if (rs->extra_msr[i] == e->extra_msr)
+		if (rs->extra_msr[i] == msr)
 			return;
-	rs->extra_msr[rs->nextra] = e->extra_msr;
-	rs->extra_value[rs->nextra] = e->extra_value;
+	rs->extra_msr[rs->nextra] = msr;
+	rs->extra_value[rs->nextra] = alt ? e->alt_value : e->extra_value;
 	rs->nextra++;
 }
 
 /* Try to add event @i to the run; true when it now belongs to it. */
 static bool
 try_add(struct run_state *rs, const struct event *ev, unsigned i,
-	const struct pmu_caps *caps, uint32_t gp_free, uint32_t fixed_free,
-	struct sched_slot *slot, unsigned run)
+	const struct pmu_caps *caps, const struct sched_free *free_, struct sched_slot *slot, unsigned run)
 {
 	const struct event *e = &ev[i];
 	bool alone = e->flags & EVENT_F_TAKEN_ALONE;
+	uint32_t gp_free = free_->gp, fixed_free = free_->fixed;
+	int pick;
 
 	/* No counter of its own: it needs fixed counter 3 in its run (checked when the run is made). */
 	if (e->flags & EVENT_F_PERF_METRICS) {
@@ -141,15 +168,17 @@ try_add(struct run_state *rs, const struct event *ev, unsigned i,
 		return false;
 	if (rs->taken_alone || (alone && rs->ngp > 0))
 		return false;
-	if (!extra_fits(rs, e))
+	pick = extra_pick(rs, e, free_->offcore);
+	if (pick < 0)
 		return false;
 	rs->gp_members[rs->ngp] = i;
 	if (!match(ev, rs->gp_members, rs->ngp + 1, gp_free, NULL))
 		return false;
 	rs->ngp++;
 	rs->taken_alone = alone;
-	extra_add(rs, e);
+	extra_add(rs, e, pick == 1);
 	slot->kind = SCHED_GP;
+	slot->alt = pick == 1;
 	slot->run = run;
 	return true;
 }
@@ -161,10 +190,22 @@ label(const struct event *e)
 }
 
 static void
-explain(const struct event *e, const struct pmu_caps *caps, uint32_t gp_free,
-	uint32_t fixed_free, struct pmustat_error **err)
+explain(const struct event *e, const struct pmu_caps *caps, const struct sched_free *fr, struct pmustat_error **err)
 {
+	uint32_t gp_free = fr->gp, fixed_free = fr->fixed;
 	char fixed_txt[64] = "";
+
+	/* Alone in a run it fails only for want of a counter or of its offcore MSRs. */
+	if (e->extra_msr && (e->gp_mask & gp_free)) {
+		char alt[40] = "";
+
+		if (e->alt_msr)
+			snprintf(alt, sizeof(alt), " or MSR_OFFCORE_RSP_%u (0x%x)", e->alt_msr - MSR_OFFCORE_RSP_0, e->alt_msr);
+		err_set(err, -ENOSPC,
+			"event %s needs MSR_OFFCORE_RSP_%u (0x%x)%s, and another user's counters read %s: pmustat never changes an offcore response value another counter counts with",
+			label(e), e->extra_msr - MSR_OFFCORE_RSP_0, e->extra_msr, alt, e->alt_msr ? "both" : "it");
+		return;
+	}
 
 	if (e->fixed >= 0 && evtsel_fixed_ok(e, caps))
 		snprintf(fixed_txt, sizeof(fixed_txt), "fixed counter %d (%s) or ",
@@ -176,17 +217,17 @@ explain(const struct event *e, const struct pmu_caps *caps, uint32_t gp_free,
 /* Add @i and every unplaced event of its group (@grp) to @rs, or none of them. */
 static bool
 try_add_group(struct run_state *rs, const struct event *ev, unsigned n, unsigned i, const unsigned *grp,
-	      const bool *placed, const struct pmu_caps *caps, uint32_t gp_free, uint32_t fixed_free,
+	      const bool *placed, const struct pmu_caps *caps, const struct sched_free *fr,
 	      struct sched_slot *slots, unsigned run)
 {
 	struct run_state before = *rs;
 
 	if (!grp[i])
-		return try_add(rs, ev, i, caps, gp_free, fixed_free, &slots[i], run);
+		return try_add(rs, ev, i, caps, fr, &slots[i], run);
 	for (unsigned j = 0; j < n; j++) {
 		if (placed[j] || grp[j] != grp[i])
 			continue;
-		if (!try_add(rs, ev, j, caps, gp_free, fixed_free, &slots[j], run)) {
+		if (!try_add(rs, ev, j, caps, fr, &slots[j], run)) {
 			*rs = before;
 			return false;
 		}
@@ -217,9 +258,10 @@ group_text(const struct event *ev, unsigned n, unsigned i, char *buf, size_t siz
  * cannot fails the plan.
  */
 static int
-groups_that_fit(const struct event *ev, unsigned n, const struct pmu_caps *caps, uint32_t gp_free,
-		uint32_t fixed_free, unsigned *grp, unsigned *bad, struct pmustat_error **err)
+groups_that_fit(const struct event *ev, unsigned n, const struct pmu_caps *caps, const struct sched_free *fr,
+		unsigned *grp, unsigned *bad, struct pmustat_error **err)
 {
+	uint32_t gp_free = fr->gp, fixed_free = fr->fixed;
 	bool none[SCHED_MAX_EVENTS] = { false };
 	struct sched_slot probe[SCHED_MAX_EVENTS];
 
@@ -236,7 +278,7 @@ groups_that_fit(const struct event *ev, unsigned n, const struct pmu_caps *caps,
 		for (unsigned j = 0; j < i; j++)
 			if (grp[j] == grp[i])
 				first = false;
-		if (!first || try_add_group(&empty, ev, n, i, grp, none, caps, gp_free, fixed_free, probe, 0))
+		if (!first || try_add_group(&empty, ev, n, i, grp, none, caps, fr, probe, 0))
 			continue;
 		if (ev[i].group_soft) {
 			for (unsigned j = i; j < n; j++)
@@ -264,6 +306,15 @@ sched_plan(const struct event *ev, unsigned n, const struct pmu_caps *caps,
 	return sched_plan_pinned(ev, n, NULL, caps, gp_free, fixed_free, slots, runs, bad, err);
 }
 
+int
+sched_plan_pinned(const struct event *ev, unsigned n, const int *pinned, const struct pmu_caps *caps,
+		  uint32_t gp_free, uint32_t fixed_free, struct sched_slot *slots,
+		  unsigned *runs, unsigned *bad, struct pmustat_error **err)
+{
+	return sched_plan_offcore(ev, n, pinned, caps, gp_free, fixed_free, (1u << PMU_NUM_OFFCORE) - 1, slots, runs,
+				  bad, err);
+}
+
 /* Pinned events of run @run that do not fit together: say which. */
 static int
 explain_pinned(const struct event *ev, unsigned i, unsigned run, uint32_t gp_free, struct pmustat_error **err)
@@ -274,10 +325,12 @@ explain_pinned(const struct event *ev, unsigned i, unsigned run, uint32_t gp_fre
 }
 
 int
-sched_plan_pinned(const struct event *ev, unsigned n, const int *pinned, const struct pmu_caps *caps,
-		  uint32_t gp_free, uint32_t fixed_free, struct sched_slot *slots,
-		  unsigned *runs, unsigned *bad, struct pmustat_error **err)
+sched_plan_offcore(const struct event *ev, unsigned n, const int *pinned, const struct pmu_caps *caps,
+		   uint32_t gp_free, uint32_t fixed_free, uint32_t offcore_free, struct sched_slot *slots,
+		   unsigned *runs, unsigned *bad, struct pmustat_error **err)
 {
+	struct sched_free fr_ = { 0 };
+	const struct sched_free *fr = &fr_;
 	bool placed[SCHED_MAX_EVENTS] = { false };
 	unsigned grp[SCHED_MAX_EVENTS];
 	unsigned left = n, run = 0, pinned_runs = 0;
@@ -289,6 +342,9 @@ sched_plan_pinned(const struct event *ev, unsigned n, const int *pinned, const s
 	}
 	gp_free &= caps->gp_mask;
 	fixed_free &= caps->fixed_mask;
+	fr_.gp = gp_free;
+	fr_.fixed = fixed_free;
+	fr_.offcore = offcore_free;
 
 	/* An event that cannot go anywhere even alone fails the whole plan. */
 	for (unsigned i = 0; i < n; i++) {
@@ -298,16 +354,17 @@ sched_plan_pinned(const struct event *ev, unsigned n, const int *pinned, const s
 		slots[i].kind = SCHED_NONE;
 		slots[i].index = 0;
 		slots[i].run = 0;
+		slots[i].alt = false;
 		if (pinned && pinned[i] >= 0 && (unsigned)pinned[i] + 1 > pinned_runs)
 			pinned_runs = (unsigned)pinned[i] + 1;
-		if (!try_add(&empty, ev, i, caps, gp_free, fixed_free, &probe, 0)) {
+		if (!try_add(&empty, ev, i, caps, fr, &probe, 0)) {
 			if (bad)
 				*bad = i;
-			explain(&ev[i], caps, gp_free, fixed_free, err);
+			explain(&ev[i], caps, fr, err);
 			return -ENOSPC;
 		}
 	}
-	rc = groups_that_fit(ev, n, caps, gp_free, fixed_free, grp, bad, err);
+	rc = groups_that_fit(ev, n, caps, fr, grp, bad, err);
 	if (rc)
 		return rc;
 
@@ -319,7 +376,7 @@ sched_plan_pinned(const struct event *ev, unsigned n, const int *pinned, const s
 		for (unsigned i = 0; pinned && i < n; i++) {
 			if (pinned[i] != (int)run)
 				continue;
-			if (!try_add(&rs, ev, i, caps, gp_free, fixed_free, &slots[i], run)) {
+			if (!try_add(&rs, ev, i, caps, fr, &slots[i], run)) {
 				if (bad)
 					*bad = i;
 				return explain_pinned(ev, i, run, gp_free, err);
@@ -330,7 +387,7 @@ sched_plan_pinned(const struct event *ev, unsigned n, const int *pinned, const s
 		for (unsigned i = 0; i < n; i++) {
 			if (placed[i] || (pinned && pinned[i] >= 0))
 				continue;
-			if (!try_add_group(&rs, ev, n, i, grp, placed, caps, gp_free, fixed_free, slots, run))
+			if (!try_add_group(&rs, ev, n, i, grp, placed, caps, fr, slots, run))
 				continue;
 			for (unsigned j = 0; j < n; j++) {
 				if (!placed[j] && (j == i || (grp[i] && grp[j] == grp[i]))) {
@@ -356,6 +413,19 @@ sched_plan_pinned(const struct event *ev, unsigned n, const int *pinned, const s
 	}
 	*runs = run;
 	return 0;
+}
+
+void
+sched_slot_event(const struct event *ev, const struct sched_slot *slot, struct event *out)
+{
+	*out = *ev;
+	if (slot->kind != SCHED_GP || !slot->alt || !ev->alt_msr)
+		return;
+	out->code = ev->alt_code;
+	out->umask = ev->alt_umask;
+	out->extra_msr = ev->alt_msr;
+	out->extra_value = ev->alt_value;
+	out->alt_msr = 0;
 }
 
 void

@@ -6,7 +6,8 @@
  * fit, the events are split into runs (the command is run once per run),
  * each event counted exactly once, in one run. An event flagged
  * EVENT_F_TAKEN_ALONE is the only GP event of its run; events that need the
- * same extra MSR (offcore response) share a run only with the same value.
+ * same extra MSR (offcore response) share a run only with the same value,
+ * and an offcore event moves to the other offcore MSR when its own is taken.
  * Events of one group (event.group) go in the same run: a group that
  * cannot fit one run fails the plan (-ENOSPC), unless pmustat formed it
  * for a ratio (group_soft), which is then split.
@@ -15,6 +16,7 @@
 #ifndef PMUSTAT_SCHED_H
 #define PMUSTAT_SCHED_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -38,6 +40,7 @@ struct sched_slot {
 	unsigned index;		/* fixed, GP or NetBurst counter number */
 	unsigned run;		/* 0-based */
 	unsigned escr;		/* SCHED_NB: the ESCR (nb_escr_get()) that selects the event */
+	bool alt;		/* SCHED_GP: through the event's other offcore MSR (event.alt_msr, alt_code, alt_umask) */
 };
 
 /*
@@ -65,6 +68,26 @@ int
 sched_plan_pinned(const struct event *ev, unsigned n, const int *pinned, const struct pmu_caps *caps,
 		  uint32_t gp_free, uint32_t fixed_free, struct sched_slot *slots,
 		  unsigned *runs, unsigned *bad, struct pmustat_error **err);
+
+/*
+ * The same, with @offcore_free the offcore response MSRs pmustat may
+ * program (bit o: MSR_OFFCORE_RSP_o; not one another user's counters
+ * read). An offcore event takes its own MSR, else the other one with its
+ * own event code (slot.alt), so two offcore events with different
+ * response values share a run; sched_plan_pinned() is this with both free.
+ * -ENOSPC also when an offcore event can have neither.
+ */
+int
+sched_plan_offcore(const struct event *ev, unsigned n, const int *pinned, const struct pmu_caps *caps,
+		   uint32_t gp_free, uint32_t fixed_free, uint32_t offcore_free, struct sched_slot *slots,
+		   unsigned *runs, unsigned *bad, struct pmustat_error **err);
+
+/*
+ * The event as @slot counts it: @ev itself, or with the other offcore
+ * MSR's event code, umask and response value when slot.alt.
+ */
+void
+sched_slot_event(const struct event *ev, const struct sched_slot *slot, struct event *out);
 
 /* "fixed1", "pmc3", "metrics0" or "IQ_COUNTER0" into @buf; "-" for SCHED_NONE. */
 void

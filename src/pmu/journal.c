@@ -169,7 +169,7 @@ journal_from_programs(struct journal *j, const struct pmu *p, const struct pmu_p
 
 		j->own_gp |= prog->gp;
 		j->own_fixed |= prog->fixed;
-		perf_metrics |= prog->perf_metrics;
+		perf_metrics |= prog->perf_metrics_reg;
 		for (unsigned i = 0; i < prog->nprogram; i++)
 			if (add_write(j, &prog->program[i], &offcore))
 				goto too_many;

@@ -39,6 +39,7 @@ pmu_owner_scan(const struct pmu_owner_regs *regs, const struct pmu_owner_hints *
 		ours = PMU_OWNER_PMUSTAT;
 	else if (hints && hints->killed_pid > 0)
 		ours = PMU_OWNER_PMUSTAT_KILLED;
+	out->perf_metrics = regs->perf_metrics && (regs->fixed_mask & (1u << PERF_METRICS_FIXED));
 	if (hints) {
 		out->live_pid = hints->live_pid;
 		out->killed_pid = hints->killed_pid;

@@ -49,6 +49,7 @@ struct pmu_owner_regs {
 	uint64_t inuse;			/* IA32_PERF_GLOBAL_INUSE, 0 before v4 */
 	uint64_t pebs_enable;		/* IA32_PEBS_ENABLE, 0 without DS */
 	bool pebs_baseline;		/* PERF_CAPABILITIES[14]: bit 32+i is fixed counter i's */
+	bool perf_metrics;		/* PERF_CAPABILITIES[15] with fixed counter 3: IA32_PERF_METRICS */
 };
 
 /* What else is known about the core. */
@@ -67,6 +68,11 @@ struct pmu_occupancy {
 	uint64_t evtsel[PMU_MAX_GP];		/* what they hold, for messages */
 	unsigned field[PMU_MAX_FIXED];
 	pid_t live_pid, killed_pid;		/* the hints' pids, for messages */
+	/*
+	 * The core has IA32_PERF_METRICS: it belongs to whoever holds fixed
+	 * counter 3, and goes with it (cleared and put back together).
+	 */
+	bool perf_metrics;
 	/*
 	 * A NetBurst PMU: the counters whose CCCR another user enabled, and
 	 * the ESCRs those CCCRs select (nobody else's ESCR or counter is

@@ -130,6 +130,7 @@ open_at(struct pmu *p, struct hw *hw, int cpu, const struct pmu_caps *caps, bool
 	regs.inuse = p->inuse;
 	regs.pebs_enable = p->pebs_enable;
 	regs.pebs_baseline = p->perf_capabilities & PERF_CAP_PEBS_BASELINE;
+	regs.perf_metrics = pmu_has_perf_metrics(p);
 	pmu_owner_scan(&regs, hints, &p->occ);
 	return 0;
 }

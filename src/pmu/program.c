@@ -43,7 +43,7 @@ add(struct pmu_write *list, unsigned *n, unsigned max, struct pmu_write w)
 #define DISABLE(...) add(out->disable, &out->ndisable, PMU_SEQ_MAX, (struct pmu_write){ __VA_ARGS__ })
 
 int
-pmu_program_build(const struct pmu_caps *caps, uint64_t global_ctrl, const struct event *ev,
+pmu_program_build(const struct pmu_caps *caps, uint64_t global_ctrl, bool perf_metrics, const struct event *ev,
 		  const struct sched_slot *slots, unsigned n, unsigned run, uint32_t earlier_gp,
 		  uint32_t earlier_fixed, struct pmu_program *out, struct pmustat_error **err)
 {
@@ -57,6 +57,7 @@ pmu_program_build(const struct pmu_caps *caps, uint64_t global_ctrl, const struc
 	out->run = run;
 	for (unsigned k = 0; k < n; k++) {
 		const struct sched_slot *s = &slots[k];
+		struct event e;
 
 		if (s->run != run || s->kind == SCHED_NONE)
 			continue;
@@ -75,23 +76,25 @@ pmu_program_build(const struct pmu_caps *caps, uint64_t global_ctrl, const struc
 			if (s->index >= PMU_MAX_GP)
 				return err_set(err, -EINVAL, "general-purpose counter %u is beyond what pmustat programs",
 					       s->index);
-			rc = evtsel_encode(&ev[k], caps, false, &evtsel[s->index], err);
+			sched_slot_event(&ev[k], s, &e);
+			rc = evtsel_encode(&e, caps, false, &evtsel[s->index], err);
 			if (rc)
 				return rc;
 			out->gp |= 1u << s->index;
-		}
-		if (ev[k].extra_msr) {
-			unsigned o = ev[k].extra_msr - MSR_OFFCORE_RSP_0;
+			if (e.extra_msr) {
+				unsigned o = e.extra_msr - MSR_OFFCORE_RSP_0;
 
-			if (ev[k].extra_msr < MSR_OFFCORE_RSP_0 || o >= PMU_NUM_OFFCORE)
-				return err_set(err, -EINVAL, "event %s needs MSR 0x%x, which pmustat does not program",
-					       ev[k].name, ev[k].extra_msr);
-			offcore[o] = ev[k].extra_value;
-			offcore_used |= 1u << o;
+				if (e.extra_msr < MSR_OFFCORE_RSP_0 || o >= PMU_NUM_OFFCORE)
+					return err_set(err, -EINVAL, "event %s needs MSR 0x%x, which pmustat does not program",
+						       e.name, e.extra_msr);
+				offcore[o] = e.extra_value;
+				offcore_used |= 1u << o;
+			}
 		}
 	}
 	if (out->perf_metrics && !(out->fixed & (1u << PERF_METRICS_FIXED)))
 		return err_set(err, -EINVAL, "run %u reads IA32_PERF_METRICS without fixed counter 3", run + 1);
+	out->perf_metrics_reg = out->perf_metrics || (perf_metrics && (out->fixed & (1u << PERF_METRICS_FIXED)));
 	bits = pmu_run_bits(out);
 	/*
 	 * GLOBAL_CTRL is ours to toggle when none of our counters' bits is
@@ -139,9 +142,13 @@ pmu_program_build(const struct pmu_caps *caps, uint64_t global_ctrl, const struc
 			PROGRAM(.msr = msr_fixed_ctr(i), .mask = UINT64_MAX, .value = 0);
 	/*
 	 * The SDM: software clears IA32_PERF_METRICS together with FIXED_CTR3
-	 * before it starts counting, the counter first.
+	 * before it starts counting, the counter first. A run that counts
+	 * SLOTS without reading it clears it too: the fractions are of
+	 * FIXED_CTR3's slots, and with EN_PERF_METRICS set (Linux keeps it
+	 * set) they take in this run's; another user's pair goes back at the
+	 * end, counter first.
 	 */
-	if (out->perf_metrics)
+	if (out->perf_metrics_reg)
 		PROGRAM(.msr = MSR_IA32_PERF_METRICS, .mask = UINT64_MAX, .value = 0);
 	/* Our overflow bits, as found or left by the last run: write 1 to clear. */
 	if (bits)

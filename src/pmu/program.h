@@ -50,7 +50,8 @@ struct pmu_write {
 struct pmu_program {
 	unsigned run;			/* 0-based */
 	uint32_t gp, fixed;		/* the counters it counts on */
-	bool perf_metrics;		/* IA32_PERF_METRICS with fixed counter 3 (GLOBAL_CTRL[48]) */
+	bool perf_metrics;		/* IA32_PERF_METRICS read with fixed counter 3 (GLOBAL_CTRL[48]) */
+	bool perf_metrics_reg;		/* IA32_PERF_METRICS cleared with fixed counter 3 (and put back with it) */
 	uint32_t nb;			/* NetBurst: its counters (bit i: counter i) */
 	enum pmu_enable_mode mode;
 	struct pmu_write program[PMU_PROGRAM_MAX];	/* counting stays off */
@@ -66,11 +67,14 @@ struct pmu_program {
  * @caps whose IA32_PERF_GLOBAL_CTRL held @global_ctrl when found (it
  * decides the enable mode: GLOBAL when none of this run's bits is set
  * there). @earlier_gp, @earlier_fixed: the counters runs before this one
- * used (their registers go back to the saved values). Pure. 0, or -EINVAL
- * with @err when an event cannot be encoded for this PMU (a reserved bit).
+ * used (their registers go back to the saved values). @perf_metrics: the
+ * core has IA32_PERF_METRICS, which a run of fixed counter 3 clears after
+ * the counter (the SDM: software clears both together), whether or not it
+ * reads it. Pure. 0, or -EINVAL with @err when an event cannot be encoded
+ * for this PMU (a reserved bit).
  */
 int
-pmu_program_build(const struct pmu_caps *caps, uint64_t global_ctrl, const struct event *ev,
+pmu_program_build(const struct pmu_caps *caps, uint64_t global_ctrl, bool perf_metrics, const struct event *ev,
 		  const struct sched_slot *slots, unsigned n, unsigned run, uint32_t earlier_gp,
 		  uint32_t earlier_fixed, struct pmu_program *out, struct pmustat_error **err);
 

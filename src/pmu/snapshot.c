@@ -94,6 +94,7 @@ pmu_snapshot_occupancy(const struct pmu_snapshot *st, const struct pmu_owner_hin
 	regs.inuse = st->has_inuse ? st->global_inuse : 0;
 	regs.pebs_enable = st->pebs_enable;
 	regs.pebs_baseline = st->perf_capabilities & PERF_CAP_PEBS_BASELINE;
+	regs.perf_metrics = st->perf_capabilities & PERF_CAP_PERF_METRICS;
 	pmu_owner_scan(&regs, hints, out);
 }
 

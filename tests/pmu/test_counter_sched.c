@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 #include <cmocka.h>
 
 #include "events/event.h"
@@ -394,6 +395,66 @@ test_group_that_cannot_fit(void **state)
 	err_clear(&err);
 }
 
+/* An offcore event on Skylake: 0xB7 through MSR_OFFCORE_RSP_0, or 0xBB through MSR_OFFCORE_RSP_1. */
+static struct event
+offcore_event(const char *name, uint64_t rsp)
+{
+	struct event e = test_event(name, 0xb7, 0x01, 0xf);
+
+	e.extra_msr = 0x1a6;
+	e.extra_value = rsp;
+	e.alt_msr = 0x1a7;
+	e.alt_value = rsp;
+	e.alt_code = 0xbb;
+	e.alt_umask = 0x01;
+	return e;
+}
+
+/*
+ * Two offcore events with different values share a run, the second
+ * through the other MSR; a third needs another run. With MSR_OFFCORE_RSP_0
+ * another user's, every one goes through MSR_OFFCORE_RSP_1, one per run;
+ * with both, none can be counted.
+ */
+static void
+test_offcore_uses_both_msrs(void **state)
+{
+	struct pmu_caps caps = test_caps_skylake();
+	struct event ev[] = {
+		offcore_event("ocr.a", 0x10004),
+		offcore_event("ocr.b", 0x3fc01c0004),
+		offcore_event("ocr.c", 0x10001c0004),
+	};
+	struct sched_slot s[3];
+	struct event e;
+	unsigned runs = 0, bad = 9;
+	struct pmustat_error *err = NULL;
+
+	(void)state;
+	assert_int_equal(sched_plan(ev, 2, &caps, 0xf, 0x7, s, &runs, NULL, &err), 0);
+	assert_int_equal(runs, 1);
+	assert_false(s[0].alt);
+	assert_true(s[1].alt);
+	sched_slot_event(&ev[1], &s[1], &e);
+	assert_int_equal(e.code, 0xbb);
+	assert_int_equal(e.extra_msr, 0x1a7);
+	assert_int_equal(e.extra_value, 0x3fc01c0004ull);
+
+	assert_int_equal(sched_plan(ev, 3, &caps, 0xf, 0x7, s, &runs, NULL, &err), 0);
+	assert_int_equal(runs, 2);
+	assert_int_equal(s[2].run, 1);
+	check_plan(ev, 3, s, runs, 0xf, 0x7);
+
+	assert_int_equal(sched_plan_offcore(ev, 2, NULL, &caps, 0xf, 0x7, 0x2, s, &runs, NULL, &err), 0);
+	assert_int_equal(runs, 2);
+	assert_true(s[0].alt && s[1].alt);
+
+	assert_int_equal(sched_plan_offcore(ev, 1, NULL, &caps, 0xf, 0x7, 0x0, s, &runs, &bad, &err), -ENOSPC);
+	assert_int_equal(bad, 0);
+	assert_non_null(strstr(err_msg(err), "MSR_OFFCORE_RSP_0 (0x1a6) or MSR_OFFCORE_RSP_1 (0x1a7)"));
+	err_clear(&err);
+}
+
 int
 main(void)
 {
@@ -411,6 +472,7 @@ main(void)
 		cmocka_unit_test(test_pinned_runs),
 		cmocka_unit_test(test_perf_metrics_bytes),
 		cmocka_unit_test(test_counter_names),
+		cmocka_unit_test(test_offcore_uses_both_msrs),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

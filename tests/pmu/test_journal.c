@@ -150,7 +150,7 @@ journal_of(struct journal *j, const struct event *ev, const struct sched_slot *s
 	uint32_t earlier_gp = 0, earlier_fixed = 0;
 
 	for (unsigned r = 0; r < runs; r++) {
-		int rc = pmu_program_build(&f_caps, pmu_found_global_ctrl(pmu), ev, slots, n, r, earlier_gp,
+		int rc = pmu_program_build(&f_caps, pmu_found_global_ctrl(pmu), pmu_occupancy(pmu)->perf_metrics, ev, slots, n, r, earlier_gp,
 					   earlier_fixed, &progs[r], err);
 
 		if (rc)

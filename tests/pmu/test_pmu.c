@@ -88,7 +88,7 @@ program(const struct event *ev, const struct sched_slot *s, unsigned n, unsigned
 
 	if (run == 0)
 		earlier_gp = earlier_fixed = 0;
-	rc = pmu_program_build(&pmu->caps, pmu_found_global_ctrl(pmu), ev, s, n, run, earlier_gp, earlier_fixed,
+	rc = pmu_program_build(&pmu->caps, pmu_found_global_ctrl(pmu), pmu_occupancy(pmu)->perf_metrics, ev, s, n, run, earlier_gp, earlier_fixed,
 			       &prog, err);
 	if (rc)
 		return rc;
