@@ -39,7 +39,7 @@ stat_usage_options(FILE *out)
 		"                         0,2-3 (default: the last allowed CPU); COMMAND runs\n"
 		"                         on them, the counts are summed\n"
 		"  -a, --all-cpus         count on every CPU pmustat may run on\n"
-		"  -A, --no-aggr          one count per CPU instead of the sum\n"
+		"  -A, --no-aggr          one count per CPU instead of the sum (perf backend too)\n"
 		"  -x, --field-separator SEP  CSV output\n"
 		"  -j, --json             one JSON object\n"
 		"      --csv-header       with -x, a first line naming the fields\n"

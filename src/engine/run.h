@@ -45,6 +45,7 @@ struct run_count {
 	unsigned run;			/* 1-based; 0: not in any */
 	bool perf_times;		/* enabled/running are the kernel's */
 	uint64_t enabled, running;
+	bool per_cpu;			/* the perf backend's -A: core_counts holds it per CPU */
 };
 
 struct backend_ops {
@@ -131,7 +132,8 @@ struct run_ctx {
 
 	/*
 	 * Per core i of each hardware event u in the current round:
-	 * core_counts[u * ncores + i] (their sum is counts[u].value).
+	 * core_counts[u * ncores + i] (their sum is counts[u].value); of a
+	 * software event u too when the perf backend counted it per CPU (-A).
 	 */
 	uint64_t *core_counts;
 
@@ -139,7 +141,7 @@ struct run_ctx {
 	unsigned repeat;
 	uint64_t *values;
 	unsigned *nvalues;
-	/* And per core of the hardware events: core_values[(u * ncores + i) * repeat + k]. */
+	/* And per core (as core_counts): core_values[(u * ncores + i) * repeat + k]. */
 	uint64_t *core_values;
 	unsigned rounds;		/* rounds run (fewer than repeat: stopped at a failure) */
 	/* Wall time of each run of each round: run_seconds[(round - 1) * plan->nruns + run]. */

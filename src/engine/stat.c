@@ -240,7 +240,7 @@ fill_rows(struct stat_state *s)
 		row->nvalues = c->nvalues[u];
 		if (row->nvalues == 0 || stats_compute(row->values, row->nvalues, &row->stats))
 			continue;
-		if (u < s->ev.nhw && s->backend == BACKEND_MSR)
+		if ((u < s->ev.nhw && s->backend == BACKEND_MSR) || rc->per_cpu)
 			fill_cpu_values(s, r, u);
 		/* Counted in an earlier round though not in the last: still counted. */
 		if (!row->counted)
@@ -316,11 +316,6 @@ count(struct stat_state *s, struct pmustat_error **err)
 	unsigned begun = 0;
 	int rc = 0;
 
-	/* The kernel counts the command (inherit: every thread) wherever it runs: a sum, not per CPU. */
-	if (c->backends[0] == &backend_perf && c->o->per_cpu && s->ev.nhw)
-		return err_set(err, -ENOTSUP,
-			       "-A (per-CPU counts) needs the MSR backend; the perf backend counts the command, all its threads and children, summed over the CPUs they ran on%s%s",
-			       c->backend_why[0] ? "; and the MSR path is closed: " : "", c->backend_why);
 	if (c->backends[0] == &backend_perf) {
 		if (c->o->interval_ms)
 			return err_set(err, -EINVAL, "-I reads the counters with MSR reads: it needs the MSR backend (%s)",
@@ -330,7 +325,7 @@ count(struct stat_state *s, struct pmustat_error **err)
 			return rc;
 	}
 	c->counts = calloc(s->ev.nhw + s->ev.nsw + 1, sizeof(*c->counts));
-	c->core_counts = calloc((size_t)(s->ev.nhw ? s->ev.nhw : 1) * c->ncores, sizeof(*c->core_counts));
+	c->core_counts = calloc((size_t)(s->ev.nhw + s->ev.nsw + 1) * c->ncores, sizeof(*c->core_counts));
 	if (!c->counts || !c->core_counts)
 		return err_set(err, -ENOMEM, "out of memory");
 	for (; begun < c->nbackends; begun++) {
