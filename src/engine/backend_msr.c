@@ -66,11 +66,15 @@ verbose_plan(struct run_ctx *c, unsigned i)
 	const struct plan *plan = s->cores[i].plan;
 	char counter[16];
 
-	fprintf(stderr, "pmustat: core %d (%s), table %s, %u run(s)\n", s->cores[i].core, c->t->key,
-		c->t->table || c->t->nb ? c->t->choice.table : "(architectural events only)", plan->nruns);
-	for (unsigned k = 0; k < c->ev->nhw; k++) {
+	const struct target *t = c->core_t ? c->core_t[i] : c->t;
+	const struct stat_events *ev = run_core_events(c, i);
+
+	fprintf(stderr, "pmustat: core %d (%s%s%s), table %s, %u run(s)\n", s->cores[i].core, t->key,
+		c->core_t ? ", " : "", c->core_t ? cpu_core_type_name(t->cpu.core_type) : "",
+		t->table || t->nb ? t->choice.table : "(architectural events only)", plan->nruns);
+	for (unsigned k = 0; k < ev->nhw; k++) {
 		plan_counter_name(plan, k, counter, sizeof(counter));
-		fprintf(stderr, "pmustat:   %-30s -> %s, run %u\n", c->ev->hw[k].name, counter, plan->slots[k].run + 1);
+		fprintf(stderr, "pmustat:   %-30s -> %s, run %u\n", ev->hw[k].name, counter, plan->slots[k].run + 1);
 	}
 	if (occ->busy_gp | occ->busy_fixed) {
 		struct strbuf who = STRBUF_INIT;
@@ -160,7 +164,7 @@ open_cores(struct run_ctx *c, struct pmustat_error **err)
 	for (unsigned i = 0; i < s->n; i++) {
 		char *note = NULL;
 
-		rc = journal_recover(JOURNAL_DIR, s->cores[i].core, c->hw, &c->t->cpu.pmu, &note, err);
+		rc = journal_recover(JOURNAL_DIR, s->cores[i].core, c->hw, run_core_caps(c, i), &note, err);
 		if (rc == 1)
 			fprintf(stderr, "pmustat: %s\n", note);
 		free(note);
@@ -182,8 +186,8 @@ open_cores(struct run_ctx *c, struct pmustat_error **err)
 	backend_msr_hints(c, &hints);
 	for (unsigned i = 0; i < s->n; i++) {
 		/* The counters' values are read once the plan says which it uses. */
-		rc = pmu_open_lean(&s->pmus[i], c->hw, s->cores[i].core, &c->t->cpu.pmu,
-				   requests_uses_offcore(c->ev), &hints, err);
+		rc = pmu_open_lean(&s->pmus[i], c->hw, s->cores[i].core, run_core_caps(c, i),
+				   requests_uses_offcore(run_core_events(c, i)), &hints, err);
 		if (rc)
 			return rc;
 		if (c->o->force)

@@ -23,6 +23,7 @@
 #include "engine/run.h"
 #include "engine/signals.h"
 #include "engine/stat.h"
+#include "engine/target.h"
 
 extern char **environ;
 
@@ -377,4 +378,16 @@ run_rounds(struct run_ctx *c)
 	if (!c->error && c->repeat > 1)
 		c->status = first_failure;
 	return c->status;
+}
+
+const struct pmu_caps *
+run_core_caps(const struct run_ctx *c, unsigned i)
+{
+	return c->core_t ? &c->core_t[i]->cpu.pmu : &c->t->cpu.pmu;
+}
+
+const struct stat_events *
+run_core_events(const struct run_ctx *c, unsigned i)
+{
+	return c->core_ev ? c->core_ev[i] : c->ev;
 }

@@ -30,6 +30,7 @@ struct hw;
 struct invoker;
 struct perf_seam;
 struct plan;
+struct pmu_caps;
 struct pmustat_error;
 struct run_ctx;
 struct stat_events;
@@ -110,6 +111,9 @@ struct run_ctx {
 	int core;			/* the first counted core: its CPUID, table and plan */
 	const int *cores;		/* every counted core, ascending (engine/cores.h) */
 	unsigned ncores;
+	/* A list across a hybrid's core types: each core's type's CPU and events (engine/core_types.h). */
+	const struct target *const *core_t;
+	const struct stat_events *const *core_ev;
 	FILE *notes;			/* pmustat's own notes (NULL: they would spoil a record) */
 
 	/* The hardware events', then the software events'; then --regions' step (engine/regions.h). */
@@ -206,5 +210,12 @@ run_pin_self(int core, bool onto);
  */
 bool
 run_keep_off(const int *cores, unsigned n);
+
+/* Listed core @i's PMU and resolved events: its core type's (the first core's unless a hybrid's mixed list). */
+const struct pmu_caps *
+run_core_caps(const struct run_ctx *c, unsigned i);
+
+const struct stat_events *
+run_core_events(const struct run_ctx *c, unsigned i);
 
 #endif
