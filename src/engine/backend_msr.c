@@ -463,6 +463,8 @@ msr_collect(struct run_ctx *c, unsigned run, struct pmustat_error **err)
 		const struct plan *plan = s->cores[i].plan;
 		int core = s->cores[i].core;
 
+		/* A slot with no counter here (another core type's event) reads as 0. */
+		memset(counts, 0, sizeof(counts));
 		/* rdpmc reads the counters of the CPU it runs on. */
 		if (s->cores[i].use_rdpmc)
 			run_pin_self(core, true);

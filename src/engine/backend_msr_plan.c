@@ -82,6 +82,9 @@ same_runs(const struct plan *a, const struct plan *b, unsigned nevents, bool cou
 	if (a->nruns != b->nruns)
 		return false;
 	for (unsigned k = 0; k < nevents; k++) {
+		/* Counted on one core type only (cpu_core/, cpu_atom/): no run on the other. */
+		if (a->slots[k].kind == SCHED_NONE || b->slots[k].kind == SCHED_NONE)
+			continue;
 		if (a->slots[k].run != b->slots[k].run)
 			return false;
 		if (counters && (a->slots[k].kind != b->slots[k].kind || a->slots[k].index != b->slots[k].index))

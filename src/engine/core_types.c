@@ -111,9 +111,15 @@ core_types_resolve(struct core_types *ct, const struct stat_opts *o, struct targ
 
 	for (unsigned i = 0; i < ct->ncores; i++)
 		ct->core_ev[i] = ct->core_t[i] == first ? first_ev : &ct->ev;
+	core_types_describe(ct, list, sizeof(list));
+	/* cpu_core/X/ on a list of E-cores only (or the reverse) would count nothing. */
+	for (unsigned u = 0; !ct->mixed && u < first_ev->nhw; u++)
+		if (first_ev->hw[u].flags & EVENT_F_OTHER_CORE_TYPE)
+			return err_set(err, -EINVAL,
+				       "'%s' counts on the other core type's cores only, and every listed core is %s (%s); list cores of that type with -C",
+				       first_ev->hw[u].requested, type_name(&first->cpu), list);
 	if (!ct->mixed)
 		return 0;
-	core_types_describe(ct, list, sizeof(list));
 	if (o->nmetric_specs)
 		return err_set(err, -EINVAL, "-M on a list across core types (%s): each type has its own metrics; count each type's cores in a run of its own",
 			       list);
@@ -127,8 +133,10 @@ core_types_resolve(struct core_types *ct, const struct stat_opts *o, struct targ
 	if (rc)
 		return rc;
 	rc = requests_resolve(o, &ct->other, &ct->ev, NULL, NULL, err);
-	if (rc)
-		return err_wrap(err, "on the %s cores of the list (%s)", type_name(&ct->other.cpu), list);
+	if (rc) {
+		(void)err_wrap(err, "on the %s cores of the list (%s)", type_name(&ct->other.cpu), list);
+		return err_append(err, "; an event of one core type is named cpu_core/EVENT/ (P-cores) or cpu_atom/EVENT/ (E-cores)");
+	}
 	if (aligned(first_ev, &ct->ev))
 		return 0;
 	/* The default set: only what both types count (SLOTS is a P-core's fixed counter 3). */
@@ -155,8 +163,10 @@ core_types_describe(const struct core_types *ct, char *buf, size_t size)
 	size_t at = 0;
 
 	buf[0] = '\0';
-	if (!mine)
+	if (!mine || ct->ncores == 0) {
+		free(mine);
 		return buf;
+	}
 	for (unsigned pass = 0; pass < 2; pass++) {
 		const struct target *t = pass == 0 ? ct->core_t[0] : &ct->other;
 		unsigned n = 0;

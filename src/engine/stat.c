@@ -96,10 +96,8 @@ core_types_bind(struct stat_state *s, struct pmustat_error **err)
 {
 	int rc;
 
-	if (!s->ct.mixed)
-		return 0;
 	rc = core_types_resolve(&s->ct, s->c.o, &s->t, &s->ev, err);
-	if (rc)
+	if (rc || !s->ct.mixed)
 		return rc;
 	s->c.core_t = s->ct.core_t;
 	s->c.core_ev = s->ct.core_ev;

@@ -3,8 +3,8 @@
  * emulated Alder Lake (CPU 0 a P-core, CPU 1 an E-core): each core
  * programmed from its own type's table (an event both tables name with
  * different encodings counts on each), the counts summed and per CPU, an
- * event one type lacks refused naming it and the type, every core
- * restored.
+ * event one type lacks refused naming it and the type, perf's
+ * cpu_core/.../ and cpu_atom/.../ spellings, every core restored.
  */
 #include <jansson.h>
 #include <sched.h>
@@ -156,12 +156,58 @@ test_event_one_type_lacks(void **state)
 	e2e_machine_free(&m);
 }
 
+/*
+ * perf's spellings name an event of one core type: cpu_core/BACLEARS.ANY/
+ * counts 0x60 on the P-core and nothing on the E-core, cpu_atom/.../ the
+ * reverse (its ring as spelled); on a list of one type the other type's
+ * spelling is refused.
+ */
+static void
+test_per_type_spellings(void **state)
+{
+	struct e2e_machine m;
+	struct e2e_result r;
+	struct emu_pmu *before;
+	json_t *root;
+
+	(void)state;
+	need_cpus_0_1();
+	alderlake(&m);
+	before = e2e_state(&m);
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", "0,1", "--json", "-e",
+		"cpu_core/BACLEARS.ANY/,cpu_atom/BACLEARS.ANY/,cpu_atom/event=0xe6,umask=1/k,cpu_core/ARITH.DIVIDER_ACTIVE/",
+		"--", WL, "--quiet", "--threads", "2", "--spread", "--retire", "0x60:1:500", "--retire", "0xe6:1:700",
+		NULL });
+	e2e_assert_status(&r, 0);
+	root = parse_json(r.err);
+	assert_int_equal(per_cpu(root, "cpu_core/BACLEARS.ANY/", 0), 500);
+	assert_int_equal(per_cpu(root, "cpu_core/BACLEARS.ANY/", 1), 0);
+	assert_int_equal(value(root, "cpu_core/BACLEARS.ANY/"), 500);
+	assert_int_equal(per_cpu(root, "cpu_atom/BACLEARS.ANY/", 0), 0);
+	assert_int_equal(per_cpu(root, "cpu_atom/BACLEARS.ANY/", 1), 700);
+	/* Kernel mode only: the workload's are user mode. */
+	assert_int_equal(value(root, "cpu_atom/event=0xe6,umask=1/k"), 0);
+	json_decref(root);
+	assert_restored(&m, before);
+	e2e_result_free(&r);
+
+	/* Only E-cores listed: a P-core event would count nothing. */
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", "1", "-e", "cpu_core/BACLEARS.ANY/", "--", WL, "--quiet",
+		NULL });
+	e2e_assert_status(&r, 125);
+	e2e_assert_err_contains(&r, "'cpu_core/BACLEARS.ANY/' counts on the other core type's cores only, and every listed core is atom");
+	e2e_result_free(&r);
+	free(before);
+	e2e_machine_free(&m);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_each_core_its_own_table),
 		cmocka_unit_test(test_event_one_type_lacks),
+		cmocka_unit_test(test_per_type_spellings),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
