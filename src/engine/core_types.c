@@ -34,8 +34,8 @@ core_types_open(struct core_types *ct, struct hw *hw, const struct target *first
 	memset(ct, 0, sizeof(*ct));
 	ct->ncores = ncores;
 	ct->cpus = cores;
-	ct->core_t = calloc(ncores ? ncores : 1, sizeof(*ct->core_t));
-	ct->core_ev = calloc(ncores ? ncores : 1, sizeof(*ct->core_ev));
+	ct->core_t = calloc(ncores ? ncores : 1, sizeof(const struct target *));
+	ct->core_ev = calloc(ncores ? ncores : 1, sizeof(const struct stat_events *));
 	if (!ct->core_t || !ct->core_ev)
 		return err_set(err, -ENOMEM, "out of memory");
 	ct->core_t[0] = first;
