@@ -66,18 +66,22 @@ verbose_plan(struct run_ctx *c, unsigned i)
 	const struct plan *plan = s->cores[i].plan;
 	char counter[16];
 
-	fprintf(stderr, "pmustat: core %d (%s), table %s, %u run(s)\n", s->cores[i].core, c->t->key,
-		c->t->table || c->t->nb ? c->t->choice.table : "(architectural events only)", plan->nruns);
-	for (unsigned k = 0; k < c->ev->nhw; k++) {
+	const struct target *t = c->core_t ? c->core_t[i] : c->t;
+	const struct stat_events *ev = run_core_events(c, i);
+
+	fprintf(stderr, "pmustat: core %d (%s%s%s), table %s, %u run(s)\n", s->cores[i].core, t->key,
+		c->core_t ? ", " : "", c->core_t ? cpu_core_type_name(t->cpu.core_type) : "",
+		t->table || t->nb ? t->choice.table : "(architectural events only)", plan->nruns);
+	for (unsigned k = 0; k < ev->nhw; k++) {
 		char offcore[40] = "";
 		struct event e;
 
 		plan_counter_name(plan, k, counter, sizeof(counter));
 		/* Which offcore response MSR it reads: its own, or the other one (with the other event code). */
-		sched_slot_event(&c->ev->hw[k], &plan->slots[k], &e);
+		sched_slot_event(&ev->hw[k], &plan->slots[k], &e);
 		if (e.extra_msr == MSR_OFFCORE_RSP_0 || e.extra_msr == MSR_OFFCORE_RSP_1)
 			snprintf(offcore, sizeof(offcore), " (MSR_OFFCORE_RSP_%u)", e.extra_msr - MSR_OFFCORE_RSP_0);
-		fprintf(stderr, "pmustat:   %-30s -> %s%s, run %u\n", c->ev->hw[k].name, counter, offcore,
+		fprintf(stderr, "pmustat:   %-30s -> %s%s, run %u\n", ev->hw[k].name, counter, offcore,
 			plan->slots[k].run + 1);
 	}
 	if (occ->busy_gp | occ->busy_fixed) {
@@ -168,7 +172,7 @@ open_cores(struct run_ctx *c, struct pmustat_error **err)
 	for (unsigned i = 0; i < s->n; i++) {
 		char *note = NULL;
 
-		rc = journal_recover(JOURNAL_DIR, s->cores[i].core, c->hw, &c->t->cpu.pmu, &note, err);
+		rc = journal_recover(JOURNAL_DIR, s->cores[i].core, c->hw, run_core_caps(c, i), &note, err);
 		if (rc == 1)
 			fprintf(stderr, "pmustat: %s\n", note);
 		free(note);
@@ -190,8 +194,8 @@ open_cores(struct run_ctx *c, struct pmustat_error **err)
 	backend_msr_hints(c, &hints);
 	for (unsigned i = 0; i < s->n; i++) {
 		/* The counters' values are read once the plan says which it uses. */
-		rc = pmu_open_lean(&s->pmus[i], c->hw, s->cores[i].core, &c->t->cpu.pmu,
-				   requests_uses_offcore(c->ev), &hints, err);
+		rc = pmu_open_lean(&s->pmus[i], c->hw, s->cores[i].core, run_core_caps(c, i),
+				   requests_uses_offcore(run_core_events(c, i)), &hints, err);
 		if (rc)
 			return rc;
 		if (c->o->force)
@@ -467,6 +471,8 @@ msr_collect(struct run_ctx *c, unsigned run, struct pmustat_error **err)
 		const struct plan *plan = s->cores[i].plan;
 		int core = s->cores[i].core;
 
+		/* A slot with no counter here (another core type's event) reads as 0. */
+		memset(counts, 0, sizeof(counts));
 		/* rdpmc reads the counters of the CPU it runs on. */
 		if (s->cores[i].use_rdpmc)
 			run_pin_self(core, true);

@@ -36,19 +36,21 @@ backend_msr_hints(struct run_ctx *c, struct pmu_owner_hints *h)
 		h->watchdog_on = pmu_owner_watchdog_on(wd);
 }
 
+/* Listed core @i's plan (@i 0 also for the one core of a single-core run), from its core type's events. */
 static int
-make_plan_for(struct run_ctx *c, int core, const struct pmu_occupancy *occ, const char *assumed_why,
+make_plan_for(struct run_ctx *c, unsigned i, int core, const struct pmu_occupancy *occ, const char *assumed_why,
 	      uint64_t global_ctrl, bool gc_assumed, uint32_t avoid_gp, uint32_t avoid_fixed, struct plan **out,
 	      struct pmustat_error **err)
 {
+	const struct stat_events *ev = run_core_events(c, i);
 	struct plan_input in;
 
 	memset(&in, 0, sizeof(in));
 	in.core = core;
-	in.caps = &c->t->cpu.pmu;
-	in.events = c->ev->hw;
-	in.nevents = c->ev->nhw;
-	in.pinned_run = c->ev->pinned_run;
+	in.caps = run_core_caps(c, i);
+	in.events = ev->hw;
+	in.nevents = ev->nhw;
+	in.pinned_run = ev->pinned_run;
 	if (occ)
 		in.occ = *occ;
 	in.occupancy_assumed = assumed_why != NULL;
@@ -66,7 +68,7 @@ static int
 make_plan(struct run_ctx *c, const struct pmu_occupancy *occ, const char *assumed_why, uint64_t global_ctrl,
 	  bool gc_assumed, struct pmustat_error **err)
 {
-	return make_plan_for(c, c->core, occ, assumed_why, global_ctrl, gc_assumed, 0, 0, &c->plan, err);
+	return make_plan_for(c, 0, c->core, occ, assumed_why, global_ctrl, gc_assumed, 0, 0, &c->plan, err);
 }
 
 /*
@@ -80,6 +82,9 @@ same_runs(const struct plan *a, const struct plan *b, unsigned nevents, bool cou
 	if (a->nruns != b->nruns)
 		return false;
 	for (unsigned k = 0; k < nevents; k++) {
+		/* Counted on one core type only (cpu_core/, cpu_atom/): no run on the other. */
+		if (a->slots[k].kind == SCHED_NONE || b->slots[k].kind == SCHED_NONE)
+			continue;
 		if (a->slots[k].run != b->slots[k].run)
 			return false;
 		if (counters && (a->slots[k].kind != b->slots[k].kind || a->slots[k].index != b->slots[k].index))
@@ -115,7 +120,7 @@ backend_msr_plan_all(struct run_ctx *c, const struct pmu_occupancy *const *occ, 
 				plan_free(plans[i]);
 				plans[i] = NULL;
 			}
-			rc = make_plan_for(c, c->cores[i], occ[i], assumed_why, gctrl[i], gc_assumed, avoid_gp,
+			rc = make_plan_for(c, i, c->cores[i], occ[i], assumed_why, gctrl[i], gc_assumed, avoid_gp,
 					   avoid_fixed, &plans[i], err);
 			c->plan = plans[0];
 			if (rc) {
@@ -164,7 +169,7 @@ plan_dry_cores(struct run_ctx *c, struct pmustat_error **err)
 	backend_msr_hints(c, &hints);
 	for (unsigned i = 0; i < c->ncores && !assumed; i++) {
 		if (hw_msr_open(c->hw, c->cores[i], false) != 0 ||
-		    pmu_snapshot_read(c->hw, c->cores[i], &c->t->cpu.pmu, &snap, NULL) != 0) {
+		    pmu_snapshot_read(c->hw, c->cores[i], run_core_caps(c, i), &snap, NULL) != 0) {
 			assumed = "a core's MSRs are not readable";
 			break;
 		}
@@ -174,7 +179,7 @@ plan_dry_cores(struct run_ctx *c, struct pmustat_error **err)
 	}
 	for (unsigned i = 0; assumed && i < c->ncores; i++) {
 		occp[i] = NULL;
-		gctrl[i] = c->t->cpu.pmu.gp_mask;
+		gctrl[i] = run_core_caps(c, i)->gp_mask;
 	}
 	rc = backend_msr_plan_all(c, occp, gctrl, assumed, assumed != NULL, c->plans, err);
 out:

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/cpulist.h"
 #include "base/err.h"
 #include "engine/perf_counters.h"
 #include "engine/plan.h"
@@ -20,13 +21,21 @@
 #include "engine/run.h"
 #include "engine/stat.h"
 #include "engine/target.h"
+#include "events/sw_events.h"
 
 struct perf_state {
 	bool with_hw;				/* the hardware events too */
 	struct perf_env env;
-	struct perf_counter pc[SCHED_MAX_EVENTS];
+	/*
+	 * -A: one set of counters per listed CPU, each counting the command
+	 * only while it runs there (set g on CPU cpus[g]); else one set
+	 * counting it anywhere (cpu -1).
+	 */
+	struct perf_counter *pc;		/* pc[g * SCHED_MAX_EVENTS + k] */
+	unsigned nsets;
+	const int *cpus;
 	unsigned pc_event[SCHED_MAX_EVENTS];	/* the counted event of each pc[] */
-	unsigned npc;
+	unsigned npc;				/* per set */
 };
 
 static int
@@ -86,6 +95,11 @@ perf_begin(struct run_ctx *c, struct pmustat_error **err)
 		return err_set(err, -ENOMEM, "out of memory");
 	c->state[i] = s;
 	s->with_hw = i == 0;
+	s->nsets = c->o->per_cpu ? c->ncores : 1;
+	s->cpus = c->o->per_cpu ? c->cores : NULL;
+	s->pc = calloc((size_t)s->nsets * SCHED_MAX_EVENTS, sizeof(*s->pc));
+	if (!s->pc)
+		return err_set(err, -ENOMEM, "out of memory");
 	perf_env_probe(c->perf, c->hw, &s->env);
 	if (s->with_hw)
 		c->read_method = "perf_event";
@@ -96,8 +110,11 @@ static void
 perf_end(struct run_ctx *c)
 {
 	int i = index_of(c);
+	struct perf_state *s = c->state[i];
 
-	free(c->state[i]);
+	if (s)
+		free(s->pc);
+	free(s);
 	c->state[i] = NULL;
 }
 
@@ -111,11 +128,34 @@ perf_arm(struct run_ctx *c, unsigned run, struct runner_opts *ro, struct pmustat
 	return 0;
 }
 
+static void
+close_sets(struct run_ctx *c, struct perf_state *s, unsigned nsets)
+{
+	for (unsigned g = 0; g < nsets; g++)
+		perf_close_counters(c->perf, s->pc + (size_t)g * SCHED_MAX_EVENTS, s->npc);
+}
+
+/*
+ * The set of counters on one CPU (or anywhere: cpu -1). A refusal names
+ * the CPU: the others may have opened.
+ */
+static int
+open_set(struct run_ctx *c, struct perf_state *s, unsigned g, pid_t pid, struct pmustat_error **err)
+{
+	struct perf_counter *pc = s->pc + (size_t)g * SCHED_MAX_EVENTS;
+	int cpu = s->cpus ? s->cpus[g] : -1;
+
+	for (unsigned k = 0; k < s->npc; k++)
+		pc[k].ev = s->pc[k].ev;
+	return perf_open_counters_on_cpu(c->perf, &s->env, &c->t->cpu.pmu, pc, s->npc, pid, cpu, err);
+}
+
 /*
  * Open the counters of @run on the corked child @pid: the hardware events
  * of the run (as the hardware backend) and, in the first run, the
- * software events. Unsupported hardware events are warned about and left
- * out; none open at all is a failure.
+ * software events; with -A once per listed CPU. Unsupported hardware
+ * events are warned about (once) and left out; none open at all is a
+ * failure.
  */
 static int
 perf_attach(struct run_ctx *c, unsigned run, pid_t pid, struct pmustat_error **err)
@@ -143,9 +183,15 @@ perf_attach(struct run_ctx *c, unsigned run, pid_t pid, struct pmustat_error **e
 	}
 	if (s->npc == 0)
 		return 0;
-	rc = perf_open_counters(c->perf, &s->env, &c->t->cpu.pmu, s->pc, s->npc, pid, err);
-	if (rc)
-		return rc;
+	for (unsigned g = 0; g < s->nsets; g++) {
+		rc = open_set(c, s, g, pid, err);
+		if (rc) {
+			close_sets(c, s, g);
+			s->npc = 0;
+			return rc;
+		}
+	}
+	/* Each set has the same events: the kernel refuses the same ones on every CPU. */
 	for (unsigned k = 0; k < s->npc; k++) {
 		struct perf_event_attr attr;
 
@@ -161,7 +207,7 @@ perf_attach(struct run_ctx *c, unsigned run, pid_t pid, struct pmustat_error **e
 		err_clear(err);
 	}
 	if (opened == 0) {
-		perf_close_counters(c->perf, s->pc, s->npc);
+		close_sets(c, s, s->nsets);
 		s->npc = 0;
 		return err_set(err, -ENODEV, "%s%s%s", err_msg(*err), c->backend_why[0] ? "; and the MSR backend: " : "",
 			       c->backend_why);
@@ -178,6 +224,33 @@ perf_stop(struct run_ctx *c, unsigned run, struct pmustat_error **err)
 	return 0;
 }
 
+/*
+ * Counter @k summed over the sets. On one CPU the kernel's enabled time
+ * runs while the command runs anywhere, so running < enabled there is the
+ * command on another CPU, not multiplexing: a software event (never
+ * multiplexed) is stated counted; a hardware event's sets cannot tell,
+ * and its status says so.
+ */
+static struct perf_counter
+summed(const struct perf_state *s, unsigned k)
+{
+	struct perf_counter sum = s->pc[k];
+
+	if (!s->cpus)
+		return sum;
+	memset(&sum.v, 0, sizeof(sum.v));
+	for (unsigned g = 0; g < s->nsets; g++) {
+		const struct perf_counter *one = &s->pc[(size_t)g * SCHED_MAX_EVENTS + k];
+
+		sum.read_ok = sum.read_ok && one->read_ok;
+		sum.user_only = sum.user_only || one->user_only;
+		sum.v.value += one->v.value;
+		sum.v.running += one->v.running;
+	}
+	sum.v.enabled = sum.v.running;
+	return sum;
+}
+
 /* Read, close and put the counts of the open counters where the report finds them. */
 static int
 perf_collect(struct run_ctx *c, unsigned run, struct pmustat_error **err)
@@ -187,21 +260,31 @@ perf_collect(struct run_ctx *c, unsigned run, struct pmustat_error **err)
 	(void)err;
 	if (s->npc == 0)
 		return 0;
-	if (perf_read_counters(c->perf, s->pc, s->npc, err)) {
-		fprintf(stderr, "pmustat: warning: %s\n", err_msg(*err));
-		err_clear(err);
+	for (unsigned g = 0; g < s->nsets; g++) {
+		if (perf_read_counters(c->perf, s->pc + (size_t)g * SCHED_MAX_EVENTS, s->npc, err)) {
+			fprintf(stderr, "pmustat: warning: %s\n", err_msg(*err));
+			err_clear(err);
+		}
 	}
-	perf_close_counters(c->perf, s->pc, s->npc);
+	close_sets(c, s, s->nsets);
 	for (unsigned k = 0; k < s->npc; k++) {
-		struct run_count *rc = &c->counts[s->pc_event[k]];
+		unsigned u = s->pc_event[k];
+		struct run_count *rc = &c->counts[u];
+		struct perf_counter sum = summed(s, k);
 
-		rc->counted = perf_counter_status(&s->pc[k], &s->env, rc->status_buf, sizeof(rc->status_buf));
+		rc->counted = perf_counter_status(&sum, &s->env, rc->status_buf, sizeof(rc->status_buf));
+		if (rc->counted && s->cpus && !event_is_software(sum.ev))
+			snprintf(rc->status_buf, sizeof(rc->status_buf),
+				 "counted per CPU (multiplexing cannot be told per CPU)");
 		rc->status = rc->status_buf;
-		rc->value = s->pc[k].v.value;
-		rc->perf_times = s->pc[k].read_ok;
-		rc->enabled = s->pc[k].v.enabled;
-		rc->running = s->pc[k].v.running;
+		rc->value = sum.v.value;
+		rc->perf_times = sum.read_ok;
+		rc->enabled = sum.v.enabled;
+		rc->running = sum.v.running;
 		rc->run = run + 1;
+		rc->per_cpu = s->cpus != NULL;
+		for (unsigned g = 0; s->cpus && g < s->nsets; g++)
+			c->core_counts[(size_t)u * c->ncores + g] = s->pc[(size_t)g * SCHED_MAX_EVENTS + k].v.value;
 	}
 	s->npc = 0;
 	return 0;
@@ -215,7 +298,7 @@ perf_discard(struct run_ctx *c, unsigned run)
 	(void)run;
 	if (!s)
 		return;
-	perf_close_counters(c->perf, s->pc, s->npc);
+	close_sets(c, s, s->nsets);
 	s->npc = 0;
 }
 
@@ -225,9 +308,13 @@ backend_perf_print_dry(struct run_ctx *c, bool with_hw, FILE *out)
 	const struct stat_events *ev = c->ev;
 	unsigned n = (with_hw ? ev->nhw : 0) + ev->nsw;
 
-	fprintf(out, "pmustat: %s: %u event(s)%s; perf_event_open on the command's pid, disabled, enable_on_exec, inherit:\n",
+	char cpus[240], list[256] = "";
+
+	if (c->o->per_cpu)
+		snprintf(list, sizeof(list), ", once per CPU of %s (-A)", cpulist_format(c->cores, c->ncores, cpus, sizeof(cpus)));
+	fprintf(out, "pmustat: %s: %u event(s)%s; perf_event_open on the command's pid%s, disabled, enable_on_exec, inherit:\n",
 		with_hw ? "dry run, backend perf" : "software events, through perf_event", n,
-		with_hw ? "" : " in the first run");
+		with_hw ? "" : " in the first run", list);
 	for (unsigned u = with_hw ? 0 : ev->nhw; u < ev->nhw + ev->nsw; u++) {
 		const struct event *e = u < ev->nhw ? &ev->hw[u] : &ev->sw[u - ev->nhw];
 		struct pmustat_error *err = NULL;

@@ -202,6 +202,13 @@ perf_open_counters(const struct perf_seam *p, const struct perf_env *env,
 		   const struct pmu_caps *caps, struct perf_counter *c, unsigned n, pid_t pid,
 		   struct pmustat_error **err)
 {
+	return perf_open_counters_on_cpu(p, env, caps, c, n, pid, -1, err);
+}
+
+static int
+open_all(const struct perf_seam *p, const struct perf_env *env, const struct pmu_caps *caps,
+	 struct perf_counter *c, unsigned n, pid_t pid, int cpu, struct pmustat_error **err)
+{
 	int leader = -1;
 
 	for (unsigned i = 0; i < n; i++) {
@@ -221,7 +228,7 @@ perf_open_counters(const struct perf_seam *p, const struct perf_env *env,
 			perf_close_counters(p, c, n);
 			return rc;
 		}
-		fd = p->ops->open(p->ctx, &attr, pid, -1, sw ? -1 : leader, PERF_FLAG_FD_CLOEXEC);
+		fd = p->ops->open(p->ctx, &attr, pid, cpu, sw ? -1 : leader, PERF_FLAG_FD_CLOEXEC);
 		/*
 		 * perf_event_paranoid 2 lets users count user mode only; the
 		 * kernel's own events are still worth that (page faults of the
@@ -230,7 +237,7 @@ perf_open_counters(const struct perf_seam *p, const struct perf_env *env,
 		if ((fd == -EACCES || fd == -EPERM) && sw && !attr.exclude_kernel && !attr.exclude_user &&
 		    !env->privileged) {
 			attr.exclude_kernel = 1;
-			fd = p->ops->open(p->ctx, &attr, pid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+			fd = p->ops->open(p->ctx, &attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 			if (fd >= 0)
 				c[i].user_only = true;
 			else
@@ -250,6 +257,25 @@ perf_open_counters(const struct perf_seam *p, const struct perf_env *env,
 			leader = fd;
 	}
 	return 0;
+}
+
+int
+perf_open_counters_on_cpu(const struct perf_seam *p, const struct perf_env *env,
+			  const struct pmu_caps *caps, struct perf_counter *c, unsigned n, pid_t pid,
+			  int cpu, struct pmustat_error **err)
+{
+	int rc = open_all(p, env, caps, c, n, pid, cpu, err);
+
+	if (rc == 0 || cpu < 0)
+		return rc;
+	(void)err_wrap(err, "-A: counting the command on CPU %d", cpu);
+	/*
+	 * The kernel's per-CPU rule is for counting everything on a CPU; a
+	 * task's counter on one CPU needs what the task's counter needs.
+	 */
+	if (rc == -EACCES || rc == -EPERM)
+		(void)err_append(err, "; per-CPU counts of the command need no more than its summed counts (without -A): only counting everything that runs on a CPU, as 'perf stat -a -A' does, needs kernel.perf_event_paranoid <= 0 or CAP_PERFMON");
+	return rc;
 }
 
 int

@@ -85,6 +85,17 @@ perf_open_counters(const struct perf_seam *p, const struct perf_env *env,
 		   const struct pmu_caps *caps, struct perf_counter *c, unsigned n, pid_t pid,
 		   struct pmustat_error **err);
 
+/*
+ * The same, counting @pid only while it runs on @cpu (-1: anywhere): -A
+ * opens the set once per listed CPU. The kernel allows a task's counter
+ * on one CPU whenever it allows the task's counter (perf_event_paranoid's
+ * "<= 0 or CAP_PERFMON" is for counting everything on a CPU, pid -1).
+ */
+int
+perf_open_counters_on_cpu(const struct perf_seam *p, const struct perf_env *env,
+			  const struct pmu_caps *caps, struct perf_counter *c, unsigned n, pid_t pid,
+			  int cpu, struct pmustat_error **err);
+
 /* Read every open counter (after the task ended). 0 or -errno with a message. */
 int
 perf_read_counters(const struct perf_seam *p, struct perf_counter *c, unsigned n,

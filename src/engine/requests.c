@@ -230,12 +230,12 @@ add_spec(struct stat_events *s, struct target *t, const char *spec, struct pmust
 
 	if (t->cpu.netburst.present)
 		return add_nb_spec(s, t, spec, err);
-	rc = event_spec_parse(spec, t->table, &t->cpu.pmu, &ev, &n, err);
+	rc = event_spec_parse_typed(spec, t->table, &t->cpu.pmu, t->cpu.hybrid ? (int)t->cpu.core_type : 0, &ev, &n, err);
 	if (rc == -EINVAL && !t->table && t->table_rc == 0) {
 		rc = target_load_table(t, err);
 		if (rc)
 			return -EIO;
-		rc = event_spec_parse(spec, t->table, &t->cpu.pmu, &ev, &n, err);
+		rc = event_spec_parse_typed(spec, t->table, &t->cpu.pmu, t->cpu.hybrid ? (int)t->cpu.core_type : 0, &ev, &n, err);
 	}
 	/* Each list numbers its groups from 1: past those of earlier lists. */
 	for (size_t i = 0; rc == 0 && i < n; i++) {

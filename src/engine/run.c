@@ -23,6 +23,7 @@
 #include "engine/run.h"
 #include "engine/signals.h"
 #include "engine/stat.h"
+#include "engine/target.h"
 
 extern char **environ;
 
@@ -340,7 +341,7 @@ run_rounds(struct run_ctx *c)
 	c->repeat = c->o->dry_run ? 1 : c->o->repeat;
 	c->values = calloc((size_t)(n ? n : 1) * c->repeat, sizeof(*c->values));
 	c->nvalues = calloc(n ? n : 1, sizeof(*c->nvalues));
-	c->core_values = calloc((size_t)(c->ev->nhw ? c->ev->nhw : 1) * c->ncores * c->repeat,
+	c->core_values = calloc((size_t)(n ? n : 1) * c->ncores * c->repeat,
 				sizeof(*c->core_values));
 	c->run_seconds = calloc((size_t)(c->plan && c->plan->nruns ? c->plan->nruns : 1) * c->repeat,
 				sizeof(*c->run_seconds));
@@ -357,7 +358,7 @@ run_rounds(struct run_ctx *c)
 		for (unsigned u = 0; u < n; u++) {
 			if (!c->counts[u].counted)
 				continue;
-			for (unsigned i = 0; u < c->ev->nhw && i < c->ncores; i++)
+			for (unsigned i = 0; (u < c->ev->nhw || c->counts[u].per_cpu) && i < c->ncores; i++)
 				c->core_values[((size_t)u * c->ncores + i) * c->repeat + c->nvalues[u]] =
 					c->ncores > 1 ? c->core_counts[(size_t)u * c->ncores + i] : c->counts[u].value;
 			c->values[(size_t)u * c->repeat + c->nvalues[u]++] = c->counts[u].value;
@@ -377,4 +378,16 @@ run_rounds(struct run_ctx *c)
 	if (!c->error && c->repeat > 1)
 		c->status = first_failure;
 	return c->status;
+}
+
+const struct pmu_caps *
+run_core_caps(const struct run_ctx *c, unsigned i)
+{
+	return c->core_t ? &c->core_t[i]->cpu.pmu : &c->t->cpu.pmu;
+}
+
+const struct stat_events *
+run_core_events(const struct run_ctx *c, unsigned i)
+{
+	return c->core_ev ? c->core_ev[i] : c->ev;
 }

@@ -30,6 +30,7 @@ struct hw;
 struct invoker;
 struct perf_seam;
 struct plan;
+struct pmu_caps;
 struct pmustat_error;
 struct run_ctx;
 struct stat_events;
@@ -45,6 +46,7 @@ struct run_count {
 	unsigned run;			/* 1-based; 0: not in any */
 	bool perf_times;		/* enabled/running are the kernel's */
 	uint64_t enabled, running;
+	bool per_cpu;			/* the perf backend's -A: core_counts holds it per CPU */
 };
 
 struct backend_ops {
@@ -109,6 +111,9 @@ struct run_ctx {
 	int core;			/* the first counted core: its CPUID, table and plan */
 	const int *cores;		/* every counted core, ascending (engine/cores.h) */
 	unsigned ncores;
+	/* A list across a hybrid's core types: each core's type's CPU and events (engine/core_types.h). */
+	const struct target *const *core_t;
+	const struct stat_events *const *core_ev;
 	FILE *notes;			/* pmustat's own notes (NULL: they would spoil a record) */
 
 	/* The hardware events', then the software events'; then --regions' step (engine/regions.h). */
@@ -131,7 +136,8 @@ struct run_ctx {
 
 	/*
 	 * Per core i of each hardware event u in the current round:
-	 * core_counts[u * ncores + i] (their sum is counts[u].value).
+	 * core_counts[u * ncores + i] (their sum is counts[u].value); of a
+	 * software event u too when the perf backend counted it per CPU (-A).
 	 */
 	uint64_t *core_counts;
 
@@ -139,7 +145,7 @@ struct run_ctx {
 	unsigned repeat;
 	uint64_t *values;
 	unsigned *nvalues;
-	/* And per core of the hardware events: core_values[(u * ncores + i) * repeat + k]. */
+	/* And per core (as core_counts): core_values[(u * ncores + i) * repeat + k]. */
 	uint64_t *core_values;
 	unsigned rounds;		/* rounds run (fewer than repeat: stopped at a failure) */
 	/* Wall time of each run of each round: run_seconds[(round - 1) * plan->nruns + run]. */
@@ -204,5 +210,12 @@ run_pin_self(int core, bool onto);
  */
 bool
 run_keep_off(const int *cores, unsigned n);
+
+/* Listed core @i's PMU and resolved events: its core type's (the first core's unless a hybrid's mixed list). */
+const struct pmu_caps *
+run_core_caps(const struct run_ctx *c, unsigned i);
+
+const struct stat_events *
+run_core_events(const struct run_ctx *c, unsigned i);
 
 #endif

@@ -17,6 +17,7 @@
 #include "base/exit_codes.h"
 #include "base/invoker.h"
 #include "config.h"
+#include "engine/core_types.h"
 #include "engine/cores.h"
 #include "engine/gates.h"
 #include "engine/perf_counters.h"
@@ -41,6 +42,7 @@ struct stat_state {
 	struct target t;
 	bool target_open;
 	struct cores cores;
+	struct core_types ct;		/* a list across a hybrid's core types */
 	struct stat_events ev;
 	struct stat_metrics m;		/* -M */
 	struct gates g;
@@ -54,35 +56,6 @@ struct stat_state {
 	struct stats_summary *cpu_stats;
 	const char **names;		/* per hardware event, for the plan's printout */
 };
-
-/*
- * Every listed core must be the CPU the first one is (same mapfile key and
- * PMU): one table and one plan shape serve them all. A list across the
- * core types of a hybrid is refused, naming both.
- */
-static int
-same_cpu_everywhere(struct stat_state *s, struct pmustat_error **err)
-{
-	for (unsigned i = 1; i < s->cores.n; i++) {
-		struct cpu_info other;
-		char key[64];
-		int rc;
-
-		rc = cpu_source_load(s->c.hw, NULL, s->cores.cpu[i], &other, NULL, err);
-		if (rc)
-			return rc;
-		cpu_mapfile_key(&other, key, sizeof(key));
-		if (strcmp(key, s->t.key) == 0 && other.core_type == s->t.cpu.core_type &&
-		    other.pmu.gp_mask == s->t.cpu.pmu.gp_mask && other.pmu.fixed_mask == s->t.cpu.pmu.fixed_mask)
-			continue;
-		return err_set(err, -EINVAL,
-			       "cores %d (%s%s%s) and %d (%s%s%s) are different CPUs: pmustat counts a list of cores of one type only; list the cores of each type in a run of its own",
-			       s->c.core, s->t.key, s->t.cpu.hybrid ? ", " : "",
-			       s->t.cpu.hybrid ? cpu_core_type_name(s->t.cpu.core_type) : "", s->cores.cpu[i], key,
-			       other.hybrid ? ", " : "", other.hybrid ? cpu_core_type_name(other.core_type) : "");
-	}
-	return 0;
-}
 
 /* The cores to count on (or the dump's CPU), the first one's table. */
 static int
@@ -107,12 +80,27 @@ open_target(struct stat_state *s, struct pmustat_error **err)
 	s->cores.cpu[0] = s->t.core;
 	s->c.cores = s->cores.cpu;
 	s->c.ncores = s->cores.n;
-	if (target_can_count(&s->t) && (rc = same_cpu_everywhere(s, err)))
+	/* Every core the first one's CPU, or the other core type of its hybrid. */
+	if (target_can_count(&s->t) && (rc = core_types_open(&s->ct, s->c.hw, &s->t, s->cores.cpu, s->cores.n, err)))
 		return rc;
 	if (s->t.table_rc == -ENOENT && target_can_count(&s->t))
 		fprintf(stderr, "pmustat: warning: %s; architectural events only\n", err_msg(s->t.table_why));
 	else if (s->t.table_rc < 0 && s->t.table_rc != -ENOENT && target_can_count(&s->t))
 		return err_set(err, s->t.table_rc, "%s", err_msg(s->t.table_why));
+	return 0;
+}
+
+/* A list across a hybrid's core types: the events in the other type's table too, each core its type's. */
+static int
+core_types_bind(struct stat_state *s, struct pmustat_error **err)
+{
+	int rc;
+
+	rc = core_types_resolve(&s->ct, s->c.o, &s->t, &s->ev, err);
+	if (rc || !s->ct.mixed)
+		return rc;
+	s->c.core_t = s->ct.core_t;
+	s->c.core_ev = s->ct.core_ev;
 	return 0;
 }
 
@@ -240,7 +228,7 @@ fill_rows(struct stat_state *s)
 		row->nvalues = c->nvalues[u];
 		if (row->nvalues == 0 || stats_compute(row->values, row->nvalues, &row->stats))
 			continue;
-		if (u < s->ev.nhw && s->backend == BACKEND_MSR)
+		if ((u < s->ev.nhw && s->backend == BACKEND_MSR) || rc->per_cpu)
 			fill_cpu_values(s, r, u);
 		/* Counted in an earlier round though not in the last: still counted. */
 		if (!row->counted)
@@ -316,10 +304,9 @@ count(struct stat_state *s, struct pmustat_error **err)
 	unsigned begun = 0;
 	int rc = 0;
 
-	/* The kernel counts the command (inherit: every thread) wherever it runs: a sum, not per CPU. */
-	if (c->backends[0] == &backend_perf && c->o->per_cpu && s->ev.nhw)
+	if (c->backends[0] == &backend_perf && c->core_t && s->ev.nhw)
 		return err_set(err, -ENOTSUP,
-			       "-A (per-CPU counts) needs the MSR backend; the perf backend counts the command, all its threads and children, summed over the CPUs they ran on%s%s",
+			       "a list across core types counts hardware events through the MSR backend only (the kernel has a PMU per type); list one type's cores for --backend perf%s%s",
 			       c->backend_why[0] ? "; and the MSR path is closed: " : "", c->backend_why);
 	if (c->backends[0] == &backend_perf) {
 		if (c->o->interval_ms)
@@ -330,7 +317,7 @@ count(struct stat_state *s, struct pmustat_error **err)
 			return rc;
 	}
 	c->counts = calloc(s->ev.nhw + s->ev.nsw + 1, sizeof(*c->counts));
-	c->core_counts = calloc((size_t)(s->ev.nhw ? s->ev.nhw : 1) * c->ncores, sizeof(*c->core_counts));
+	c->core_counts = calloc((size_t)(s->ev.nhw + s->ev.nsw + 1) * c->ncores, sizeof(*c->core_counts));
 	if (!c->counts || !c->core_counts)
 		return err_set(err, -ENOMEM, "out of memory");
 	for (; begun < c->nbackends; begun++) {
@@ -454,6 +441,7 @@ state_free(struct stat_state *s)
 		target_close(&s->t);
 	hw_free(s->c.hw);
 	cores_free(&s->cores);
+	core_types_free(&s->ct);
 	free(s->c.core_values);
 	free(s->c.core_counts);
 	free(s->rows);
@@ -501,7 +489,8 @@ stat_main(const struct stat_opts *o, struct pmustat_error **err)
 	/* Rows exist once the events resolved, so every later failure can still list them. */
 	if (open_target(&s, &e) || stat_metrics_select(&s.m, o, &s.t, &e) ||
 	    requests_resolve(o, &s.t, &s.ev, stat_metrics_names, &s.m, &e) ||
-	    stat_metrics_request(&s.m, o, &s.t, s.c.hw, s.c.core, &s.ev, s.c.notes, &e)) {
+	    stat_metrics_request(&s.m, o, &s.t, s.c.hw, s.c.core, &s.ev, s.c.notes, &e) ||
+	    core_types_bind(&s, &e)) {
 		if (o->dry_run && !o->cpu_dump && s.target_open && !target_can_count(&s.t))
 			err_append(&e, "; 'pmustat --dry-run --cpu-dump FILE' prints the plan for the CPU of a libcpuid raw dump");
 		run_fail_err(&s.c, &e);

@@ -31,6 +31,12 @@ enum event_flag {
 	 */
 	EVENT_F_PERF_METRICS	= 1u << 6,
 	EVENT_F_NETBURST	= 1u << 7,	/* a NetBurst ESCR/CCCR event (netburst/), no EVTSEL */
+	/*
+	 * cpu_core/.../ or cpu_atom/.../ resolved for the other core type of
+	 * a hybrid: counted on that type's cores only, nothing to program
+	 * on these (no counter, no encoding; requested is the spelling).
+	 */
+	EVENT_F_OTHER_CORE_TYPE	= 1u << 8,
 };
 
 struct event {

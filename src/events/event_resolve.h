@@ -37,6 +37,7 @@ struct parse_ctx {
 	const struct event_table *table;
 	const struct pmu_caps *caps;
 	struct pmustat_error **err;
+	int core_type;		/* a hybrid's core's CPUID.1AH type (cpu_core/, cpu_atom/); 0: none */
 };
 
 /* Refuse the term: *ctx->err set, -EINVAL returned. */

@@ -52,6 +52,9 @@ event_spec_same(const struct event *a, const struct event *b)
 		return strcmp(a->name, b->name) == 0 && a->usr == b->usr && a->os == b->os;
 	if ((a->flags ^ b->flags) & EVENT_F_PERF_METRICS)
 		return false;
+	/* Another core type's event: nothing here to compare but its spelling. */
+	if ((a->flags | b->flags) & EVENT_F_OTHER_CORE_TYPE)
+		return (a->flags & b->flags & EVENT_F_OTHER_CORE_TYPE) && strcasecmp(a->requested, b->requested) == 0;
 	return a->code == b->code && a->umask == b->umask &&
 	       a->umask_ext == b->umask_ext && a->cmask == b->cmask &&
 	       a->inv == b->inv && a->edge == b->edge &&
@@ -101,10 +104,76 @@ unknown_event(struct parse_ctx *ctx, const char *name)
 	return -EINVAL;
 }
 
+static int
+parse_term(struct parse_ctx *ctx, const char *text, struct event *ev);
+
+/* The length of perf's hybrid PMU prefix of @s ("cpu_core/", "cpu_atom/"), its core type in *@type; 0 if none. */
+static size_t
+core_type_prefix(const char *s, int *type)
+{
+	if (strncasecmp(s, "cpu_core/", 9) == 0) {
+		*type = CPU_CORE_TYPE_CORE;
+		return 9;
+	}
+	if (strncasecmp(s, "cpu_atom/", 9) == 0) {
+		*type = CPU_CORE_TYPE_ATOM;
+		return 9;
+	}
+	return 0;
+}
+
+/* cpu_core/TERM/ or cpu_atom/TERM/ (@plen the prefix's length): TERM on its type, nothing on the other. */
+static int
+parse_typed_term(struct parse_ctx *ctx, const char *text, size_t plen, int type, struct event *ev)
+{
+	const char *inner = text + plen, *close = strchr(inner, '/'), *after;
+	char buf[EVENT_NAME_MAX + 8];
+	size_t nl;
+	int ret;
+
+	if (!close || close == inner)
+		return spec_fail(ctx, "'%s': want %.*sEVENT/ or %.*sevent=0xNN,umask=0xNN/", text, (int)plen, text,
+				 (int)plen, text);
+	if (!ctx->core_type)
+		return spec_fail(ctx, "'%s': %.*s names the %s of a hybrid CPU, and this one has a single core type; drop the '%.*s' and its closing '/'",
+				 text, (int)plen, text, type == CPU_CORE_TYPE_CORE ? "P-cores" : "E-cores", (int)plen, text);
+	after = close + 1;
+	nl = strspn(after, "uk");
+	if (ctx->core_type != type) {
+		const char *mode = nl ? after : strchr(after, ':');
+		size_t ml = nl ? nl : mode ? strcspn(mode + 1, ":") : 0;
+
+		/* Its rings as spelled, for its label: the other type's cores count it. */
+		if (mode && !nl)
+			mode++;
+		if (mode && ml && ml <= 2 && strspn(mode, "uk") >= ml) {
+			ev->usr = memchr(mode, 'u', ml) != NULL;
+			ev->os = memchr(mode, 'k', ml) != NULL;
+		}
+		ev->flags = EVENT_F_OTHER_CORE_TYPE;
+		snprintf(ev->name, sizeof(ev->name), "%s", text);
+		return 0;
+	}
+	if (after[nl] && after[nl] != ':')
+		return spec_fail(ctx, "'%s': unexpected '%s' after the closing '/'", text, after + nl);
+	if (memchr(inner, '=', (size_t)(close - inner)))
+		snprintf(buf, sizeof(buf), "cpu/%.*s/%s", (int)(close - inner), inner, after);
+	else if (nl)
+		snprintf(buf, sizeof(buf), "%.*s:%.*s%s", (int)(close - inner), inner, (int)nl, after, after + nl);
+	else
+		snprintf(buf, sizeof(buf), "%.*s%s", (int)(close - inner), inner, after);
+	ret = parse_term(ctx, buf, ev);
+	if (ret == 0)
+		snprintf(ev->requested, sizeof(ev->requested), "%s", text);
+	return ret;
+}
+
 /* One term, already split off the list and trimmed. */
 static int
 parse_term(struct parse_ctx *ctx, const char *text, struct event *ev)
 {
+	int type = 0;
+	size_t plen;
 	char buf[EVENT_NAME_MAX];
 	struct modifiers m = { 0 };
 	char *mods = NULL;
@@ -119,6 +188,9 @@ parse_term(struct parse_ctx *ctx, const char *text, struct event *ev)
 	snprintf(ev->requested, sizeof(ev->requested), "%s", text);
 	snprintf(buf, sizeof(buf), "%s", text);
 
+	plen = core_type_prefix(buf, &type);
+	if (plen)
+		return parse_typed_term(ctx, text, plen, type, ev);
 	if (strncasecmp(buf, "cpu/", 4) == 0) {
 		char *close = strchr(buf + 4, '/');
 		char *after;
@@ -218,12 +290,23 @@ parse_term(struct parse_ctx *ctx, const char *text, struct event *ev)
 	return 0;
 }
 
+static int
+append_typed(const char *spec, const struct event_table *table, const struct pmu_caps *caps, int core_type,
+	     struct event **events, size_t *count, struct pmustat_error **err);
+
 int
 event_spec_append(const char *spec, const struct event_table *table,
 		  const struct pmu_caps *caps, struct event **events,
 		  size_t *count, struct pmustat_error **err)
 {
-	struct parse_ctx ctx = { table, caps, err };
+	return append_typed(spec, table, caps, 0, events, count, err);
+}
+
+static int
+append_typed(const char *spec, const struct event_table *table, const struct pmu_caps *caps, int core_type,
+	     struct event **events, size_t *count, struct pmustat_error **err)
+{
+	struct parse_ctx ctx = { table, caps, err, core_type };
 	const char *p = spec;
 	size_t start = *count, n = *count, cap = *count, term_no = 0;
 	struct event *evs = *events;
@@ -260,8 +343,10 @@ event_spec_append(const char *spec, const struct event_table *table,
 				s++;
 		}
 		end = s;
-		if (strncasecmp(s, "cpu/", 4) == 0) {
-			end = strchr(s + 4, '/');
+		if (strncasecmp(s, "cpu/", 4) == 0 || core_type_prefix(s, &(int){ 0 })) {
+			size_t plen = strncasecmp(s, "cpu/", 4) == 0 ? 4 : 9;
+
+			end = strchr(s + plen, '/');
 			end = end ? end + 1 : s + strlen(s);
 		}
 		end += strcspn(end, ",");
@@ -349,13 +434,20 @@ event_spec_parse(const char *spec, const struct event_table *table,
 		 const struct pmu_caps *caps, struct event **out, size_t *count,
 		 struct pmustat_error **err)
 {
+	return event_spec_parse_typed(spec, table, caps, 0, out, count, err);
+}
+
+int
+event_spec_parse_typed(const char *spec, const struct event_table *table, const struct pmu_caps *caps,
+		       int core_type, struct event **out, size_t *count, struct pmustat_error **err)
+{
 	struct event *evs = NULL;
 	size_t n = 0;
 	int ret;
 
 	*out = NULL;
 	*count = 0;
-	ret = event_spec_append(spec, table, caps, &evs, &n, err);
+	ret = append_typed(spec, table, caps, core_type, &evs, &n, err);
 	if (ret) {
 		free(evs);
 		return ret;

@@ -4,6 +4,7 @@
  *
  *   spec     := term (',' term)*
  *   term     := NAME mods | 'r' HEX mods | 'cpu/' param (',' param)* '/' [uk]* mods
+ *             | ('cpu_core/' | 'cpu_atom/') (NAME | param (',' param)*) '/' [uk]* mods
  *   mods     := (':' mod)*
  *   mod      := 'u' | 'k' | 'uk' | 'ku' | 'cmask=' N | 'inv' | 'edge'
  *   param    := 'event=' N | 'umask=' N | 'umask2=' N | 'cmask=' N
@@ -56,6 +57,17 @@ struct pmu_caps;
 int event_spec_parse(const char *spec, const struct event_table *table,
 		     const struct pmu_caps *caps, struct event **out, size_t *count,
 		     struct pmustat_error **err);
+
+/*
+ * The same for a core of a hybrid's type @core_type (CPUID.1AH: 0x40
+ * core, 0x20 atom; 0 on other CPUs): perf's cpu_core/TERM/ and
+ * cpu_atom/TERM/ name an event of one core type. On a core of that type
+ * TERM resolves as usual (requested keeps the whole spelling); on the
+ * other type it is an EVENT_F_OTHER_CORE_TYPE event, counted nowhere
+ * there; on a CPU that is no hybrid it is refused.
+ */
+int event_spec_parse_typed(const char *spec, const struct event_table *table, const struct pmu_caps *caps,
+			   int core_type, struct event **out, size_t *count, struct pmustat_error **err);
 
 /*
  * More events than any PMU counts in one run (the scheduler's limit is

@@ -148,6 +148,12 @@ try_add(struct run_state *rs, const struct event *ev, unsigned i,
 	uint32_t gp_free = free_->gp, fixed_free = free_->fixed;
 	int pick;
 
+	/* Another core type's event (cpu_core/, cpu_atom/): nothing to count on this core. */
+	if (e->flags & EVENT_F_OTHER_CORE_TYPE) {
+		slot->kind = SCHED_NONE;
+		slot->run = run;
+		return true;
+	}
 	/* No counter of its own: it needs fixed counter 3 in its run (checked when the run is made). */
 	if (e->flags & EVENT_F_PERF_METRICS) {
 		slot->kind = SCHED_METRICS;

@@ -24,14 +24,15 @@ privilege_letters(const char *s, size_t n)
 	return n > 0 && n <= 2 && strspn(s, "uk") >= n;
 }
 
-/* Whether @name's own spelling names its rings (":u", ":k:cmask=1", "cpu/.../uk"). */
+/* Whether @name's own spelling names its rings (":u", ":k:cmask=1", "cpu/.../uk", "cpu_core/.../k"). */
 static bool
 spells_privilege(const char *name)
 {
 	const char *p;
 
-	if (strncasecmp(name, "cpu/", 4) == 0) {
-		p = strchr(name + 4, '/');
+	if (strncasecmp(name, "cpu/", 4) == 0 || strncasecmp(name, "cpu_core/", 9) == 0 ||
+	    strncasecmp(name, "cpu_atom/", 9) == 0) {
+		p = strchr(strchr(name, '/') + 1, '/');
 		return p && (p[1] == 'u' || p[1] == 'k');
 	}
 	for (p = strchr(name, ':'); p; p = strchr(p + 1, ':')) {

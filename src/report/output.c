@@ -114,7 +114,10 @@ print_per_cpu(FILE *out, const struct stat_report *rep, const struct stat_row *r
 	for (unsigned c = 0; c < rep->ncores; c++) {
 		char value[40], cpu[16], spread[64] = "";
 
-		output_thousands(row->cpu_values[c], value, sizeof(value));
+		if (row->unit && strcmp(row->unit, "ns") == 0)
+			snprintf(value, sizeof(value), "%.2f msec", (double)row->cpu_values[c] / 1e6);
+		else
+			output_thousands(row->cpu_values[c], value, sizeof(value));
 		snprintf(cpu, sizeof(cpu), "CPU%d", rep->cores[c]);
 		if (rep->repeat > 1 && row->nvalues > 0 && row->cpu_stats)
 			snprintf(spread, sizeof(spread), "  ( +- %5.2f%% )", row->cpu_stats[c].rel_stddev_percent);
@@ -197,7 +200,10 @@ output_human(FILE *out, const struct stat_report *rep)
 	if (rep->not_supported_why)
 		fprintf(out, " Hardware events <not supported>: %s\n\n", rep->not_supported_why);
 	if (rep->read_method && rep->backend && strcmp(rep->backend, "perf") == 0)
-		fprintf(out, " Counted through perf_event (backend perf): the command's own counts, all its threads and children, from its execve on.\n\n");
+		fprintf(out, " Counted through perf_event (backend perf): the command's own counts, all its threads and children, from its execve on%s%s%s.\n\n",
+			rep->per_cpu ? "; one line per CPU of " : "",
+			rep->per_cpu ? cpulist_format(rep->cores, rep->ncores, list, sizeof(list)) : "",
+			rep->per_cpu ? ", what it counted while running there" : "");
 	else if (rep->read_method && rep->ncores > 1)
 		fprintf(out, " Counts read with %s (backend msr) on cores %s, %s: anything else that ran on them is included.%s\n\n",
 			rep->read_method, cpulist_format(rep->cores, rep->ncores, list, sizeof(list)),

@@ -770,7 +770,7 @@ test_batches_common_to_every_core(void **state)
 	e2e_machine_free(&m);
 }
 
-/* A list across a hybrid's core types, and -A on the perf backend: refused, naming why. */
+/* A list across a hybrid's core types with the perf backend: refused, naming why; -A on the perf backend: per CPU. */
 static void
 test_refused_lists(void **state)
 {
@@ -782,20 +782,25 @@ test_refused_lists(void **state)
 	NEED_TWO_CPUS();
 	if (cpu0 != 0 || cpu1 != 1)
 		skip();		/* the hybrid's P-cores are CPUs [0, pcores) */
+	/* A hybrid's two types count together (test_hybrid_e2e.c); different CPUs do not. */
 	e2e_machine_new(&m, (const char *[]){ "--model", "alderlake", "--cpus", "2", "--pcores", "1", NULL });
-	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", "0,1", "-e", "INST_RETIRED.ANY", "--", WL, "--quiet", NULL });
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "--backend", "perf", "-C", "0,1", "-e", "INST_RETIRED.ANY", "--",
+		WL, "--quiet", NULL });
 	e2e_assert_status(&r, 125);
-	e2e_assert_err_contains(&r, "cores 0 (GenuineIntel-6-97-2, core) and 1 (GenuineIntel-6-97-2, atom) are different CPUs");
+	e2e_assert_err_contains(&r, "a list across core types counts hardware events through the MSR backend only");
 	e2e_result_free(&r);
 	e2e_machine_free(&m);
 
-	/* The perf backend counts the command wherever it runs: sums, not -A. */
+	/* The perf backend with -A: the command's counts on each listed CPU (the kernel's software events). */
 	machine(&m, false);
-	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "--backend", "perf", "-C", list_arg, "-A", "-e",
-		"INST_RETIRED.ANY", "--", WL, "--quiet", NULL });
-	e2e_assert_status(&r, 125);
-	snprintf(msg, sizeof(msg), "-A (per-CPU counts) needs the MSR backend");
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "--backend", "perf", "-C", list_arg, "-A", "-x", ",", "-e",
+		"task-clock", "--", WL, "--quiet", "--threads", "2", "--spread", NULL });
+	e2e_assert_status(&r, 0);
+	snprintf(msg, sizeof(msg), "CPU%d,", cpu0);
 	e2e_assert_err_contains(&r, msg);
+	snprintf(msg, sizeof(msg), "CPU%d,", cpu1);
+	e2e_assert_err_contains(&r, msg);
+	e2e_assert_err_contains(&r, ",ns,task-clock,");
 	e2e_result_free(&r);
 	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "--backend", "perf", "-C", list_arg, "-e", "task-clock", "--",
 		WL, "--quiet", "--threads", "2", NULL });

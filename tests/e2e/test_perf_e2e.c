@@ -226,6 +226,74 @@ test_software_events_unprivileged(void **state)
 	check_software_run(NOBODY);
 }
 
+/*
+ * -A with the perf backend on the real kernel: software events per listed
+ * CPU, each the command's own counts there, summing to the total; as root
+ * and as a user (no perf_event_paranoid <= 0 needed: the counters are the
+ * command's, not the CPUs').
+ */
+static void
+check_per_cpu_run(int uid)
+{
+	char out[PATH_MAX], err[8192], list[32];
+	int cpus[2], n = 0;
+	cpu_set_t set;
+	json_t *root;
+	int rc;
+
+	assert_int_equal(sched_getaffinity(0, sizeof(set), &set), 0);
+	for (int c = 0; c < CPU_SETSIZE && n < 2; c++)
+		if (CPU_ISSET(c, &set))
+			cpus[n++] = c;
+	if (n < 2) {
+		print_message("skipped: one CPU to run on\n");
+		skip();
+	}
+	snprintf(list, sizeof(list), "%d,%d", cpus[0], cpus[1]);
+	snprintf(out, sizeof(out), "%s/out.json", tmpdir);
+	rc = run_real(uid, (const char *[]){ uid >= 0 ? shared_pmustat : E2E_PMUSTAT, "--backend", "perf", "-C", list,
+					     "-A", "--json", "-o", out, "-e", "page-faults,task-clock",
+					     uid >= 0 ? shared_touch : PERF_TOUCH, "100", "7", NULL }, err, sizeof(err));
+	if (uid >= 0 && paranoid() >= 3) {
+		assert_int_equal(rc, 125);
+		assert_non_null(strstr(err, "perf_event_paranoid is 3"));
+		json_decref(load_out());
+		return;
+	}
+	if (rc != 7)
+		fail_msg("status %d, stderr: %s", rc, err);
+	root = load_out();
+	for (unsigned k = 0; k < 2; k++) {
+		json_t *e = event_named(root, k ? "task-clock" : "page-faults");
+		json_t *per = json_object_get(e, "per_cpu");
+		json_int_t sum = 0;
+
+		assert_true(json_is_array(per));
+		assert_int_equal(json_array_size(per), 2);
+		for (size_t i = 0; i < 2; i++) {
+			json_t *one = json_array_get(per, i);
+
+			assert_int_equal(json_integer_value(json_object_get(one, "cpu")), cpus[i]);
+			sum += json_integer_value(json_object_get(one, "value"));
+		}
+		assert_int_equal(sum, json_integer_value(json_object_get(e, "value")));
+		/* Off a CPU is not multiplexed: software events are counted. */
+		assert_non_null(strstr(json_string_value(json_object_get(e, "status")), "counted"));
+		assert_null(strstr(json_string_value(json_object_get(e, "status")), "multiplexed"));
+	}
+	assert_true(json_integer_value(json_object_get(event_named(root, "page-faults"), "value")) >= 25600);
+	json_decref(root);
+}
+
+static void
+test_per_cpu_software_events(void **state)
+{
+	(void)state;
+	check_per_cpu_run(-1);
+	if (geteuid() == 0)
+		check_per_cpu_run(NOBODY);
+}
+
 /* The human table: msec for task-clock, the backend named. */
 static void
 test_human_output(void **state)
@@ -482,6 +550,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_software_events_real_kernel),
 		cmocka_unit_test(test_software_events_unprivileged),
+		cmocka_unit_test(test_per_cpu_software_events),
 		cmocka_unit_test(test_human_output),
 		cmocka_unit_test(test_hardware_refused_without_pmu),
 		cmocka_unit_test(test_auto_picks_msr_under_the_emulator),

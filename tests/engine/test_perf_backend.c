@@ -369,6 +369,67 @@ test_paranoid_3_refused_with_the_fix(void **state)
 	err_clear(&err);
 }
 
+/*
+ * -A: the set opened on the command for one CPU (hardware group and
+ * software events, the user-mode retry too), and a refusal that names the
+ * CPU and says what per-CPU counting needs.
+ */
+static void
+test_per_cpu_set(void **state)
+{
+	struct perf_seam seam;
+	struct fake f;
+	struct perf_env env;
+	struct pmu_caps caps;
+	struct perf_counter c[3];
+	struct event *ev;
+	struct pmustat_error *err = NULL;
+	size_t n;
+
+	(void)state;
+	fake_init(&f, &seam);
+	skylake_caps(&caps);
+	env_set(&env, 2, false, 1);
+	f.kernel_err = -EACCES;
+	ev = parse("instructions:u,cycles:u,page-faults", &caps, &n);
+	for (unsigned i = 0; i < 3; i++)
+		c[i].ev = &ev[i];
+	assert_int_equal(perf_open_counters_on_cpu(&seam, &env, &caps, c, 3, 4242, 5, &err), 0);
+	/* Two hardware, page-faults in both rings then user mode. */
+	assert_int_equal(f.opens, 4);
+	for (unsigned i = 0; i < f.opens; i++) {
+		assert_int_equal(f.pid[i], 4242);
+		assert_int_equal(f.cpu[i], 5);
+		assert_true(f.attr[i].inherit);
+	}
+	assert_int_equal(f.group_fd[1], 100);
+	assert_true(c[2].user_only);
+	perf_close_counters(&seam, c, 3);
+	assert_int_equal(f.open_fds, 0);
+
+	/* Refused: the CPU named, and what per-CPU counting needs. */
+	fake_init(&f, &seam);
+	env_set(&env, 3, false, 1);
+	f.all_err = -EACCES;
+	assert_int_equal(perf_open_counters_on_cpu(&seam, &env, &caps, c, 3, 4242, 5, &err), -EACCES);
+	assert_non_null(strstr(err_msg(err), "-A: counting the command on CPU 5: "));
+	assert_non_null(strstr(err_msg(err), "kernel.perf_event_paranoid is 3"));
+	assert_non_null(strstr(err_msg(err), "kernel.perf_event_paranoid <= 0 or CAP_PERFMON"));
+	assert_non_null(strstr(err_msg(err), "without -A"));
+	assert_int_equal(f.open_fds, 0);
+	err_clear(&err);
+
+	/* Anywhere (no -A): neither the CPU nor the per-CPU rule. */
+	fake_init(&f, &seam);
+	f.all_err = -EACCES;
+	assert_int_equal(perf_open_counters(&seam, &env, &caps, c, 3, 4242, &err), -EACCES);
+	assert_int_equal(f.cpu[0], -1);
+	assert_null(strstr(err_msg(err), "CPU 5"));
+	assert_null(strstr(err_msg(err), "<= 0"));
+	free(ev);
+	err_clear(&err);
+}
+
 /* Hardware refusals: not supported, the reason named, the rest counts. */
 static void
 test_hardware_refusals(void **state)
@@ -536,6 +597,7 @@ main(void)
 		cmocka_unit_test(test_group_per_run),
 		cmocka_unit_test(test_paranoid_2_user_only_fallback),
 		cmocka_unit_test(test_paranoid_3_refused_with_the_fix),
+		cmocka_unit_test(test_per_cpu_set),
 		cmocka_unit_test(test_hardware_refusals),
 		cmocka_unit_test(test_multiplexed_never_scaled),
 		cmocka_unit_test(test_parse_backend),

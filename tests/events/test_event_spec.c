@@ -675,6 +675,60 @@ test_arch_events(void **state)
 	assert_true(arch_event_available(&ebx_caps, arch_event_get(3)));
 }
 
+/*
+ * perf's hybrid spellings cpu_core/TERM/ and cpu_atom/TERM/: TERM on a
+ * core of that type (the whole spelling kept as requested), a placeholder
+ * counted nowhere on the other type, refused on a CPU of one core type.
+ * Lion Cove's table plays the P-core (0x40) or the E-core (0x20).
+ */
+static void
+test_core_type_spellings(void **state)
+{
+	struct pmustat_error *err = NULL;
+	struct event *ev = NULL;
+	size_t n = 0;
+
+	(void)state;
+	assert_int_equal(event_spec_parse_typed("cpu_core/INST_RETIRED.ANY/,cpu_atom/event=0xc0,umask=0/k,cycles",
+						tables[T_LNC], &lnc_caps, 0x40, &ev, &n, &err), 0);
+	assert_int_equal(n, 3);
+	assert_string_equal(ev[0].requested, "cpu_core/INST_RETIRED.ANY/");
+	assert_string_equal(ev[0].name, "INST_RETIRED.ANY");
+	assert_int_equal(ev[0].code, 0xc0);
+	assert_int_equal(ev[0].fixed, 0);
+	assert_true(ev[0].usr && !ev[0].os);
+	assert_false(ev[0].flags & EVENT_F_OTHER_CORE_TYPE);
+	assert_true(ev[1].flags & EVENT_F_OTHER_CORE_TYPE);
+	assert_string_equal(ev[1].requested, "cpu_atom/event=0xc0,umask=0/k");
+	assert_true(ev[1].os && !ev[1].usr);
+	assert_false(event_spec_same(&ev[0], &ev[1]));
+	assert_string_equal(ev[2].requested, "cycles");
+	free(ev);
+
+	/* On the E-core the same list: the cpu_atom/ term is a raw event with its ring. */
+	assert_int_equal(event_spec_parse_typed("cpu_core/INST_RETIRED.ANY/,cpu_atom/event=0xc0,umask=0/k",
+						tables[T_LNC], &lnc_caps, 0x20, &ev, &n, &err), 0);
+	assert_true(ev[0].flags & EVENT_F_OTHER_CORE_TYPE);
+	assert_false(ev[1].flags & EVENT_F_OTHER_CORE_TYPE);
+	assert_int_equal(ev[1].code, 0xc0);
+	assert_true(ev[1].os && !ev[1].usr);
+	assert_string_equal(ev[1].requested, "cpu_atom/event=0xc0,umask=0/k");
+	free(ev);
+
+	/* An unknown name is still refused on its own type. */
+	assert_int_equal(event_spec_parse_typed("cpu_core/NO_SUCH_EVENT/", tables[T_LNC], &lnc_caps, 0x40, &ev, &n,
+						&err), -EINVAL);
+	assert_non_null(strstr(err_msg(err), "NO_SUCH_EVENT"));
+	err_clear(&err);
+	/* A CPU of one core type. */
+	assert_int_equal(event_spec_parse("cpu_atom/INST_RETIRED.ANY/", tables[T_SKL], &skl_caps, &ev, &n, &err),
+			 -EINVAL);
+	assert_non_null(strstr(err_msg(err), "E-cores of a hybrid CPU"));
+	err_clear(&err);
+	assert_int_equal(event_spec_parse_typed("cpu_core//", tables[T_LNC], &lnc_caps, 0x40, &ev, &n, &err), -EINVAL);
+	err_clear(&err);
+}
+
 static int
 setup(void **state)
 {
@@ -717,6 +771,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_arch_events),
 		cmocka_unit_test(test_groups),
 		cmocka_unit_test(test_generic_cache_names),
+		cmocka_unit_test(test_core_type_spellings),
 	};
 
 	if (argc != 2) {
