@@ -15,6 +15,7 @@
 
 #include "base/err.h"
 #include "engine/perf_counters.h"
+#include "engine/perf_watch.h"
 #include "engine/plan.h"
 #include "engine/requests.h"
 #include "engine/run.h"
@@ -27,6 +28,7 @@ struct perf_state {
 	struct perf_counter pc[SCHED_MAX_EVENTS];
 	unsigned pc_event[SCHED_MAX_EVENTS];	/* the counted event of each pc[] */
 	unsigned npc;
+	struct perf_watch watch;		/* without a command: the copies on each thread or CPU */
 };
 
 static int
@@ -129,7 +131,19 @@ perf_attach(struct run_ctx *c, unsigned run, pid_t pid, struct pmustat_error **e
 	}
 	if (s->npc == 0)
 		return 0;
-	rc = perf_open_counters(c->perf, &s->env, &c->t->cpu.pmu, s->pc, s->npc, pid, err);
+	/* Without a command: -p's threads, or the counted CPUs, already running. */
+	if (!c->o->command) {
+		rc = perf_watch_open(c->perf, &s->env, &c->t->cpu.pmu, s->pc, s->npc, c->o->pid, c->cores, c->ncores,
+				     &s->watch, err);
+		if (rc)
+			return rc;
+		for (unsigned k = 0; k < s->npc; k++) {
+			s->pc[k].fd = -1;	/* the copies hold the descriptors */
+			s->pc[k].open_err = s->watch.pc[k].open_err;
+		}
+	} else {
+		rc = perf_open_counters(c->perf, &s->env, &c->t->cpu.pmu, s->pc, s->npc, pid, err);
+	}
 	if (rc)
 		return rc;
 	for (unsigned k = 0; k < s->npc; k++) {
@@ -148,6 +162,7 @@ perf_attach(struct run_ctx *c, unsigned run, pid_t pid, struct pmustat_error **e
 	}
 	if (opened == 0) {
 		perf_close_counters(c->perf, s->pc, s->npc);
+		perf_watch_close(c->perf, &s->watch);
 		s->npc = 0;
 		return err_set(err, -ENODEV, "%s%s%s", err_msg(*err), c->backend_why[0] ? "; and the MSR backend: " : "",
 			       c->backend_why);
@@ -173,11 +188,13 @@ perf_collect(struct run_ctx *c, unsigned run, struct pmustat_error **err)
 	(void)err;
 	if (s->npc == 0)
 		return 0;
-	if (perf_read_counters(c->perf, s->pc, s->npc, err)) {
+	if (s->watch.pc ? perf_watch_read(c->perf, &s->watch, s->pc, err) :
+			  perf_read_counters(c->perf, s->pc, s->npc, err)) {
 		fprintf(stderr, "pmustat: warning: %s\n", err_msg(*err));
 		err_clear(err);
 	}
 	perf_close_counters(c->perf, s->pc, s->npc);
+	perf_watch_close(c->perf, &s->watch);
 	for (unsigned k = 0; k < s->npc; k++) {
 		struct run_count *rc = &c->counts[s->pc_event[k]];
 
@@ -202,6 +219,7 @@ perf_discard(struct run_ctx *c, unsigned run)
 	if (!s)
 		return;
 	perf_close_counters(c->perf, s->pc, s->npc);
+	perf_watch_close(c->perf, &s->watch);
 	s->npc = 0;
 }
 

@@ -202,6 +202,14 @@ perf_open_counters(const struct perf_seam *p, const struct perf_env *env,
 		   const struct pmu_caps *caps, struct perf_counter *c, unsigned n, pid_t pid,
 		   struct pmustat_error **err)
 {
+	return perf_open_counters_on(p, env, caps, c, n, pid, -1, false, err);
+}
+
+int
+perf_open_counters_on(const struct perf_seam *p, const struct perf_env *env,
+		      const struct pmu_caps *caps, struct perf_counter *c, unsigned n, pid_t pid, int cpu,
+		      bool running, struct pmustat_error **err)
+{
 	int leader = -1;
 
 	for (unsigned i = 0; i < n; i++) {
@@ -221,7 +229,12 @@ perf_open_counters(const struct perf_seam *p, const struct perf_env *env,
 			perf_close_counters(p, c, n);
 			return rc;
 		}
-		fd = p->ops->open(p->ctx, &attr, pid, -1, sw ? -1 : leader, PERF_FLAG_FD_CLOEXEC);
+		/* Already running (-p, a CPU): no exec to wait for; a CPU has no task to follow. */
+		if (running) {
+			attr.enable_on_exec = 0;
+			attr.inherit = cpu < 0;
+		}
+		fd = p->ops->open(p->ctx, &attr, pid, cpu, sw ? -1 : leader, PERF_FLAG_FD_CLOEXEC);
 		/*
 		 * perf_event_paranoid 2 lets users count user mode only; the
 		 * kernel's own events are still worth that (page faults of the
@@ -230,7 +243,7 @@ perf_open_counters(const struct perf_seam *p, const struct perf_env *env,
 		if ((fd == -EACCES || fd == -EPERM) && sw && !attr.exclude_kernel && !attr.exclude_user &&
 		    !env->privileged) {
 			attr.exclude_kernel = 1;
-			fd = p->ops->open(p->ctx, &attr, pid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+			fd = p->ops->open(p->ctx, &attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
 			if (fd >= 0)
 				c[i].user_only = true;
 			else

@@ -174,6 +174,14 @@ int
 run_once(struct run_ctx *c);
 
 /*
+ * One run without a command (engine/watch.c): the cores for --duration or
+ * until a fatal signal, or -p's process until it ends. 0, 1 when a
+ * signal ended it, -1 on a failure (in c->error).
+ */
+int
+run_watch(struct run_ctx *c, unsigned run);
+
+/*
  * -r N: the whole sequence N times (once with --dry-run), each count kept
  * in c->values. Stops at the first failing run of the command unless
  * --keep-going (^C, SIGTERM stop anyway), and at any failure of pmustat

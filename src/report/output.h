@@ -65,7 +65,8 @@ struct stat_report {
 	bool per_cpu;			/* -A: one line per core */
 	bool listed_cores;		/* -C LIST or -a: the JSON has cores and per_cpu */
 	const char *event_table;	/* NULL: architectural events only */
-	char *const *command;		/* argv, NULL-terminated; may be NULL */
+	char *const *command;		/* argv, NULL-terminated; NULL: counted without one */
+	int pid;			/* -p: the process counted; 0 without */
 	int exit_status;		/* pmustat's own exit status */
 	bool command_ran;
 	double elapsed;			/* seconds, summed over runs */

@@ -205,6 +205,8 @@ output_json(FILE *out, const struct stat_report *rep)
 	}
 	json_object_set_new(root, "event_table", rep->event_table ? json_string(rep->event_table) : json_null());
 	json_object_set_new(root, "command", command);
+	if (rep->pid)
+		json_object_set_new(root, "pid", json_integer(rep->pid));
 	json_object_set_new(root, "exit_status", json_integer(rep->exit_status));
 	json_object_set_new(root, "runs", json_integer(rep->runs));
 	json_object_set_new(root, "repeat", json_integer(rep->repeat ? rep->repeat : 1));
