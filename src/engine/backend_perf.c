@@ -21,6 +21,7 @@
 #include "engine/run.h"
 #include "engine/stat.h"
 #include "engine/target.h"
+#include "events/sw_events.h"
 
 struct perf_state {
 	bool with_hw;				/* the hardware events too */
@@ -29,7 +30,38 @@ struct perf_state {
 	unsigned pc_event[SCHED_MAX_EVENTS];	/* the counted event of each pc[] */
 	unsigned npc;
 	struct perf_watch watch;		/* without a command: the copies on each thread or CPU */
+	bool sw_blocked;			/* the default set's software events could not be opened */
 };
+
+/* Whether these are perf's default set's software events alone (no -e, no -M). */
+static bool
+default_software_only(const struct run_ctx *c, const struct perf_state *s)
+{
+	if (c->o->nspecs || c->o->nmetric_specs)
+		return false;
+	for (unsigned k = 0; k < s->npc; k++)
+		if (!event_is_software(s->pc[k].ev))
+			return false;
+	return true;
+}
+
+/*
+ * perf_event_open refused (a seccomp filter, a security module, a kernel
+ * without it): the default set still counts what the MSR backend counts
+ * and runs the command; its software events say <not supported>, and why
+ * on one line (c->sw_unsupported_why). Named ones still fail.
+ */
+static int
+software_blocked(struct run_ctx *c, struct perf_state *s, struct pmustat_error **err)
+{
+	snprintf(c->sw_unsupported_why, sizeof(c->sw_unsupported_why), "%s", err_msg(*err));
+	err_clear(err);
+	s->sw_blocked = true;
+	s->npc = 0;
+	if (c->o->verbose)
+		fprintf(stderr, "pmustat: software events not supported: %s\n", c->sw_unsupported_why);
+	return 0;
+}
 
 static int
 index_of(const struct run_ctx *c)
@@ -144,6 +176,8 @@ perf_attach(struct run_ctx *c, unsigned run, pid_t pid, struct pmustat_error **e
 	} else {
 		rc = perf_open_counters(c->perf, &s->env, &c->t->cpu.pmu, s->pc, s->npc, pid, err);
 	}
+	if (rc && default_software_only(c, s))
+		return software_blocked(c, s, err);
 	if (rc)
 		return rc;
 	for (unsigned k = 0; k < s->npc; k++) {
@@ -186,6 +220,10 @@ perf_collect(struct run_ctx *c, unsigned run, struct pmustat_error **err)
 	struct perf_state *s = state(c);
 
 	(void)err;
+	for (unsigned i = 0; s->sw_blocked && run == 0 && i < c->ev->nsw; i++) {
+		c->counts[c->ev->nhw + i].counted = false;
+		c->counts[c->ev->nhw + i].status = "not supported";
+	}
 	if (s->npc == 0)
 		return 0;
 	if (s->watch.pc ? perf_watch_read(c->perf, &s->watch, s->pc, err) :

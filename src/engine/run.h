@@ -117,6 +117,7 @@ struct run_ctx {
 	struct regions *regions;	/* --regions: the step's own */
 	unsigned nbackends;
 	char backend_why[1024];		/* why auto did not take the MSR path */
+	char sw_unsupported_why[512];	/* why the default set's software events are <not supported>, or "" */
 
 	/* The current round: per counted event (hw then sw). */
 	struct run_count *counts;

@@ -387,6 +387,7 @@ report(struct stat_state *s)
 	rep.rows = s->rows;
 	rep.nrows = s->rows ? s->ev.nrows + s->ev.nunsupported : 0;
 	rep.not_supported_why = s->ev.nunsupported ? s->ev.unsupported_why : NULL;
+	rep.sw_not_supported_why = c->sw_unsupported_why[0] ? c->sw_unsupported_why : NULL;
 	rep.have_times = c->command_ran && c->o->command;
 	rep.user_time = c->user_time;
 	rep.sys_time = c->sys_time;

@@ -203,6 +203,8 @@ output_human(FILE *out, const struct stat_report *rep)
 		fprintf(out, "%18.9f seconds user\n%18.9f seconds sys\n\n", rep->user_time, rep->sys_time);
 	if (rep->not_supported_why)
 		fprintf(out, " Hardware events <not supported>: %s\n\n", rep->not_supported_why);
+	if (rep->sw_not_supported_why)
+		fprintf(out, " Software events <not supported>: %s\n\n", rep->sw_not_supported_why);
 	if (rep->read_method && rep->backend && strcmp(rep->backend, "perf") == 0 && rep->pid)
 		fprintf(out, " Counted through perf_event (backend perf): process %d's own counts, all its threads and their children, from pmustat's start on.\n\n",
 			rep->pid);

@@ -74,6 +74,8 @@ struct stat_report {
 	double user_time, sys_time;	/* its CPU time in user and kernel mode, seconds, summed over runs */
 	/* Why the rows "not supported" (the default set without a PMU) are, or NULL. */
 	const char *not_supported_why;
+	/* Why the default set's software events are "not supported" (perf_event_open refused), or NULL. */
+	const char *sw_not_supported_why;
 	unsigned runs;
 	const char *read_method;	/* "rdpmc", "msr" or NULL */
 	const char *window;		/* "exact", "approximate", or NULL (the command did not run) */
