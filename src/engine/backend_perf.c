@@ -267,9 +267,12 @@ backend_perf_print_dry(struct run_ctx *c, bool with_hw, FILE *out)
 	const struct stat_events *ev = c->ev;
 	unsigned n = (with_hw ? ev->nhw : 0) + ev->nsw;
 
-	fprintf(out, "pmustat: %s: %u event(s)%s; perf_event_open on the command's pid, disabled, enable_on_exec, inherit:\n",
+	fprintf(out, "pmustat: %s: %u event(s)%s; perf_event_open %s:\n",
 		with_hw ? "dry run, backend perf" : "software events, through perf_event", n,
-		with_hw ? "" : " in the first run");
+		with_hw ? "" : " in the first run",
+		c->o->command ? "on the command's pid, disabled, enable_on_exec, inherit" :
+		c->o->pid ? "on each thread of the process, inherit, enabled once all are open" :
+		"on each counted CPU, enabled once all are open");
 	for (unsigned u = with_hw ? 0 : ev->nhw; u < ev->nhw + ev->nsw; u++) {
 		const struct event *e = u < ev->nhw ? &ev->hw[u] : &ev->sw[u - ev->nhw];
 		struct pmustat_error *err = NULL;

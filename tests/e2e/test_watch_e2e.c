@@ -92,6 +92,23 @@ test_core_until_sigint(void **state)
 	after = e2e_state(&m);
 	assert_int_equal(emu_pmu_diff(before, after, stderr), 0);
 	free(text);
+	free(after);
+
+	/* SIGTERM before --duration is up: the same normal end, in JSON too. */
+	pid = e2e_spawn(&m, (const char *[]){ E2E_PMUSTAT, "-C", "1", "--duration", "60s", "-e", "INST_RETIRED.ANY",
+					      "--json", "-o", out, NULL }, NULL);
+	assert_true(e2e_wait_msr(&m, 1, MSR_IA32_FIXED_CTR_CTRL, 0x3, 0x2, 10000));
+	assert_true(e2e_wait_msr(&m, 1, MSR_IA32_PERF_GLOBAL_CTRL, 1ull << 32, 1ull << 32, 10000));
+	assert_int_equal(e2e_act(&m, 1, "retire:0xc0:0:42"), 0);
+	kill(pid, SIGTERM);
+	assert_int_equal(e2e_reap(pid), 0);
+	text = slurp(out);
+	assert_non_null(strstr(text, "\"value\": 42,"));
+	assert_non_null(strstr(text, "\"exit_status\": 0,"));
+	assert_non_null(strstr(text, "\"command\": [],"));
+	after = e2e_state(&m);
+	assert_int_equal(emu_pmu_diff(before, after, stderr), 0);
+	free(text);
 	free(before);
 	free(after);
 	e2e_machine_free(&m);
