@@ -96,7 +96,10 @@ perf_watch_open(const struct perf_seam *p, const struct perf_env *env, const str
 			rc = 0;
 			continue;
 		}
-		if (rc && pid > 0)
+		if (rc == -ESRCH && pid > 0) {
+			err_clear(err);
+			err_set(err, rc, "-p %d: the process ended before counting started", (int)pid);
+		} else if (rc && pid > 0)
 			err_wrap(err, "-p %d, thread %d", (int)pid, (int)tids[t]);
 		else if (rc)
 			err_wrap(err, "CPU %d", cpus[t]);

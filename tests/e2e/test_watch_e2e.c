@@ -270,8 +270,8 @@ test_pid_counts_threads(void **state)
 	free(text);
 	e2e_result_free(&r);
 
-	/* Until the process ends, without --duration. */
-	pid = spinner(300);
+	/* Until the process ends, without --duration (its life outlasts pmustat's start, even sanitized). */
+	pid = spinner(2000);
 	snprintf(pid_arg, sizeof(pid_arg), "%d", (int)pid);
 	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-p", pid_arg, "-e", "task-clock", "-o", out, NULL });
 	e2e_assert_status(&r, 0);
@@ -281,6 +281,19 @@ test_pid_counts_threads(void **state)
 	assert_true(count_of(text, "task-clock") > 0);
 	free(text);
 	e2e_result_free(&r);
+
+	/* A process that ended (not reaped yet): nothing left to count. */
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0)
+		_exit(0);
+	usleep(100000);
+	snprintf(pid_arg, sizeof(pid_arg), "%d", (int)pid);
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-p", pid_arg, "-e", "task-clock", NULL });
+	e2e_assert_status(&r, 125);
+	e2e_assert_err_contains(&r, "the process ended before counting started");
+	e2e_result_free(&r);
+	assert_int_equal(e2e_reap(pid), 0);
 
 	/* A process that is not there. */
 	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-p", "4194303", "-e", "task-clock", NULL });
