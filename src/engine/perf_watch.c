@@ -72,9 +72,12 @@ perf_watch_open(const struct perf_seam *p, const struct perf_env *env, const str
 	memset(w, 0, sizeof(*w));
 	if (pid > 0) {
 		n = perf_watch_threads(pid, &tids);
-		if (n < 0)
+		if (n <= 0 || !tids) {
+			free(tids);
+			n = n < 0 ? n : -ESRCH;
 			return err_set(err, n, "-p %d: %s", (int)pid,
 				       n == -ENOENT || n == -ESRCH ? "no such process" : strerror(-n));
+		}
 	}
 	w->pc = calloc((size_t)(n ? n : 1) * (npc ? npc : 1), sizeof(*w->pc));
 	if (!w->pc) {
