@@ -39,6 +39,12 @@ stat_usage_options(FILE *out)
 		"                         0,2-3 (default: the last allowed CPU); COMMAND runs\n"
 		"                         on them, the counts are summed\n"
 		"  -a, --all-cpus         count on every CPU pmustat may run on\n"
+		"      --duration TIME    with -C or -a and no COMMAND: count those cores for TIME\n"
+		"                         (5, 5s, 500ms, 2m); without it they count until ^C;\n"
+		"                         either way the counts are printed and the exit status is 0\n"
+		"  -p, --pid PID          count an existing process, all its threads, until it ends,\n"
+		"                         --duration or ^C (perf backend; no COMMAND); the MSR\n"
+		"                         backend counts cores: -C N --duration TIME instead\n"
 		"  -A, --no-aggr          one count per CPU instead of the sum (perf backend too);\n"
 		"                         with --regions, each region's sums per thread too\n"
 		"  -x, --field-separator SEP  CSV output\n"
@@ -86,6 +92,8 @@ usage(FILE *out)
 		"               [--force]\n"
 		"               [--no-rerun] [--as-root] [--dry-run [--cpu-dump FILE]]\n"
 		"               [--backend msr|perf|auto] [--regions] [-v] [--] COMMAND [ARGS...]\n"
+		"       pmustat [options] {-C LIST | -a} [--duration TIME]\n"
+		"       pmustat [options] -p PID [--duration TIME]\n"
 		"\n");
 	stat_usage_options(out);
 }
@@ -107,6 +115,36 @@ parse_count(const char *s, unsigned max, unsigned *out)
 	return 0;
 }
 
+/* --duration: 5, 5s, 1.5s, 500ms, 2m, 1h into milliseconds (1 ms to a day): 0, or -EINVAL. */
+static int
+parse_duration(const char *s, unsigned *ms)
+{
+	static const struct {
+		const char *suffix;
+		double ms;
+	} units[] = { { "", 1000 }, { "s", 1000 }, { "ms", 1 }, { "m", 60000 }, { "h", 3600000 } };
+	char *end;
+	double v;
+
+	if ((*s < '0' || *s > '9') && *s != '.')
+		return -EINVAL;
+	errno = 0;
+	v = strtod(s, &end);
+	if (errno || end == s)
+		return -EINVAL;
+	for (size_t i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		double t = v * units[i].ms;
+
+		if (strcmp(end, units[i].suffix) != 0)
+			continue;
+		if (t < 1 || t > 24.0 * 3600 * 1000)
+			return -EINVAL;
+		*ms = (unsigned)(t + 0.5);
+		return 0;
+	}
+	return -EINVAL;
+}
+
 /* Long options without a short one (-r is --repeat). */
 enum {
 	OPT_AS_ROOT = 256,
@@ -121,10 +159,11 @@ enum {
 	OPT_LOG_FD,
 	OPT_CSV_HEADER,
 	OPT_REGIONS,
+	OPT_DURATION,
 };
 
 /* '+': the first non-option word is COMMAND; its options are its own. */
-#define STAT_OPTSTRING "+e:M:C:aAx:o:vhr:I:j"
+#define STAT_OPTSTRING "+e:M:C:aAx:o:vhr:I:jp:"
 
 static const struct option longopts[] = {
 	{ "event", required_argument, NULL, 'e' },
@@ -155,6 +194,8 @@ static const struct option longopts[] = {
 	{ "log-fd", required_argument, NULL, OPT_LOG_FD },
 	{ "csv-header", no_argument, NULL, OPT_CSV_HEADER },
 	{ "regions", no_argument, NULL, OPT_REGIONS },
+	{ "pid", required_argument, NULL, 'p' },
+	{ "duration", required_argument, NULL, OPT_DURATION },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -282,6 +323,19 @@ take_option(int c, struct stat_opts *o, struct pmustat_error **err)
 	case OPT_REGIONS:
 		o->regions = true;
 		return 0;
+	case 'p': {
+		unsigned n;
+
+		if (parse_count(optarg, 1u << 22, &n))
+			return cli_usage_error(err, STAT_PROG, "-p %s: want the id of one running process", optarg);
+		o->pid = (pid_t)n;
+		return 0;
+	}
+	case OPT_DURATION:
+		if (parse_duration(optarg, &o->duration_ms))
+			return cli_usage_error(err, STAT_PROG,
+					       "--duration %s: want a time from 1ms to 24h such as 5, 5s, 500ms or 2m", optarg);
+		return 0;
 	case 'v':
 		o->verbose++;
 		return 0;
@@ -291,6 +345,38 @@ take_option(int c, struct stat_opts *o, struct pmustat_error **err)
 		return 0;
 	}
 	return -EINVAL;
+}
+
+/*
+ * Counting without a command: -p's process, or -C/-a's cores; what goes
+ * with neither. @o->command is set already when there is one.
+ */
+static int
+check_no_command(const struct stat_opts *o, struct pmustat_error **err)
+{
+	bool cores = o->cpu_list || o->all_cpus || o->core >= 0;
+
+	if (o->pid && o->command)
+		return cli_usage_error(err, STAT_PROG,
+				       "-p %d counts a running process, not a COMMAND: give one or the other (--duration TIME bounds -p)",
+				       (int)o->pid);
+	if (o->duration_ms && o->command)
+		return cli_usage_error(err, STAT_PROG,
+				       "--duration counts cores (-C, -a) or -p's process without a COMMAND; a COMMAND is counted until it ends (timeout(1) bounds it)");
+	if (o->pid && cores)
+		return cli_usage_error(err, STAT_PROG,
+				       "-p counts the process wherever it runs: it goes without -C and -a (-C LIST --duration TIME counts cores)");
+	if (o->pid && o->backend == BACKEND_MSR)
+		return err_set(err, -EINVAL,
+			       "-p %d: the MSR backend counts cores, not a process (another process's counts cannot be told apart on its core); use --backend perf (the default auto takes it for -p), or count the process's core for a time: -C N --duration TIME",
+			       (int)o->pid);
+	if (!o->command && (o->pid || cores)) {
+		if (o->repeat > 1)
+			return cli_usage_error(err, STAT_PROG, "-r repeats a COMMAND: without one there is nothing to run again");
+		if (o->regions)
+			return cli_usage_error(err, STAT_PROG, "--regions counts a COMMAND's regions: it needs one");
+	}
+	return 0;
 }
 
 /* The combinations that make no sense. */
@@ -315,6 +401,8 @@ check_options(const struct stat_opts *o, struct pmustat_error **err)
 		return cli_usage_error(err, STAT_PROG,
 				       "--cpu-dump %s describes another machine: it goes with --dry-run (the plan for that CPU)",
 				       o->cpu_dump);
+	if (check_no_command(o, err))
+		return -EINVAL;
 	if (o->cpu_dump && (o->cpu_list || o->all_cpus))
 		return cli_usage_error(err, STAT_PROG, "--cpu-dump plans for the one CPU of a dump: give -C N, not a list or -a");
 	return 0;
@@ -344,13 +432,18 @@ cmd_stat(int argc, char **argv, struct pmustat_error **err)
 		if (take_option(c, &o, err))
 			return EXIT_PMUSTAT_FAILURE;
 	}
+	if (optind < argc)
+		o.command = argv + optind;
 	if (check_options(&o, err))
 		return EXIT_PMUSTAT_FAILURE;
-	if (optind >= argc) {
+	if (!o.command && !o.pid && !o.duration_ms && !o.cpu_list && !o.all_cpus && o.core < 0) {
 		usage(stderr);
-		err_set(err, -EINVAL, "no command given: pmustat [options] [--] COMMAND [ARGS...]");
+		err_set(err, -EINVAL, "no command given: pmustat [options] [--] COMMAND [ARGS...] (or -C LIST, -a, -p PID to count without one)");
 		return EXIT_PMUSTAT_FAILURE;
 	}
-	o.command = argv + optind;
+	if (!o.command && !o.pid && o.core < 0 && !o.cpu_list && !o.all_cpus) {
+		err_set(err, -EINVAL, "--duration counts cores or a process: say which, with -C LIST, -a or -p PID");
+		return EXIT_PMUSTAT_FAILURE;
+	}
 	return stat_main(&o, err);
 }

@@ -16,6 +16,7 @@
 #include "base/cpulist.h"
 #include "base/err.h"
 #include "engine/perf_counters.h"
+#include "engine/perf_watch.h"
 #include "engine/plan.h"
 #include "engine/requests.h"
 #include "engine/run.h"
@@ -36,7 +37,39 @@ struct perf_state {
 	const int *cpus;
 	unsigned pc_event[SCHED_MAX_EVENTS];	/* the counted event of each pc[] */
 	unsigned npc;				/* per set */
+	struct perf_watch watch;		/* without a command: the copies on each thread or CPU */
+	bool sw_blocked;			/* the default set's software events could not be opened */
 };
+
+/* Whether these are perf's default set's software events alone (no -e, no -M). */
+static bool
+default_software_only(const struct run_ctx *c, const struct perf_state *s)
+{
+	if (c->o->nspecs || c->o->nmetric_specs)
+		return false;
+	for (unsigned k = 0; k < s->npc; k++)
+		if (!event_is_software(s->pc[k].ev))
+			return false;
+	return true;
+}
+
+/*
+ * perf_event_open refused (a seccomp filter, a security module, a kernel
+ * without it): the default set still counts what the MSR backend counts
+ * and runs the command; its software events say <not supported>, and why
+ * on one line (c->sw_unsupported_why). Named ones still fail.
+ */
+static int
+software_blocked(struct run_ctx *c, struct perf_state *s, struct pmustat_error **err)
+{
+	snprintf(c->sw_unsupported_why, sizeof(c->sw_unsupported_why), "%s", err_msg(*err));
+	err_clear(err);
+	s->sw_blocked = true;
+	s->npc = 0;
+	if (c->o->verbose)
+		fprintf(stderr, "pmustat: software events not supported: %s\n", c->sw_unsupported_why);
+	return 0;
+}
 
 static int
 index_of(const struct run_ctx *c)
@@ -95,8 +128,9 @@ perf_begin(struct run_ctx *c, struct pmustat_error **err)
 		return err_set(err, -ENOMEM, "out of memory");
 	c->state[i] = s;
 	s->with_hw = i == 0;
-	s->nsets = c->o->per_cpu ? c->ncores : 1;
-	s->cpus = c->o->per_cpu ? c->cores : NULL;
+	/* Without a command the watch counts each CPU or thread itself (summed). */
+	s->nsets = c->o->per_cpu && c->o->command ? c->ncores : 1;
+	s->cpus = c->o->per_cpu && c->o->command ? c->cores : NULL;
 	s->pc = calloc((size_t)s->nsets * SCHED_MAX_EVENTS, sizeof(*s->pc));
 	if (!s->pc)
 		return err_set(err, -ENOMEM, "out of memory");
@@ -183,13 +217,28 @@ perf_attach(struct run_ctx *c, unsigned run, pid_t pid, struct pmustat_error **e
 	}
 	if (s->npc == 0)
 		return 0;
-	for (unsigned g = 0; g < s->nsets; g++) {
-		rc = open_set(c, s, g, pid, err);
-		if (rc) {
-			close_sets(c, s, g);
-			s->npc = 0;
-			return rc;
+	if (!c->o->command) {
+		/* Without a command: -p's threads, or the counted CPUs, already running. */
+		rc = perf_watch_open(c->perf, &s->env, &c->t->cpu.pmu, s->pc, s->npc, c->o->pid, c->cores, c->ncores,
+				     &s->watch, err);
+		for (unsigned k = 0; rc == 0 && k < s->npc; k++) {
+			s->pc[k].fd = -1;	/* the copies hold the descriptors */
+			s->pc[k].open_err = s->watch.pc[k].open_err;
 		}
+	} else {
+		for (unsigned g = 0; g < s->nsets; g++) {
+			rc = open_set(c, s, g, pid, err);
+			if (rc) {
+				close_sets(c, s, g);
+				break;
+			}
+		}
+	}
+	if (rc && default_software_only(c, s))
+		return software_blocked(c, s, err);
+	if (rc) {
+		s->npc = 0;
+		return rc;
 	}
 	/* Each set has the same events: the kernel refuses the same ones on every CPU. */
 	for (unsigned k = 0; k < s->npc; k++) {
@@ -208,6 +257,7 @@ perf_attach(struct run_ctx *c, unsigned run, pid_t pid, struct pmustat_error **e
 	}
 	if (opened == 0) {
 		close_sets(c, s, s->nsets);
+		perf_watch_close(c->perf, &s->watch);
 		s->npc = 0;
 		return err_set(err, -ENODEV, "%s%s%s", err_msg(*err), c->backend_why[0] ? "; and the MSR backend: " : "",
 			       c->backend_why);
@@ -258,15 +308,26 @@ perf_collect(struct run_ctx *c, unsigned run, struct pmustat_error **err)
 	struct perf_state *s = state(c);
 
 	(void)err;
+	for (unsigned i = 0; s->sw_blocked && run == 0 && i < c->ev->nsw; i++) {
+		c->counts[c->ev->nhw + i].counted = false;
+		c->counts[c->ev->nhw + i].status = "not supported";
+	}
 	if (s->npc == 0)
 		return 0;
-	for (unsigned g = 0; g < s->nsets; g++) {
+	if (s->watch.pc) {
+		if (perf_watch_read(c->perf, &s->watch, s->pc, err)) {
+			fprintf(stderr, "pmustat: warning: %s\n", err_msg(*err));
+			err_clear(err);
+		}
+	}
+	for (unsigned g = 0; !s->watch.pc && g < s->nsets; g++) {
 		if (perf_read_counters(c->perf, s->pc + (size_t)g * SCHED_MAX_EVENTS, s->npc, err)) {
 			fprintf(stderr, "pmustat: warning: %s\n", err_msg(*err));
 			err_clear(err);
 		}
 	}
 	close_sets(c, s, s->nsets);
+	perf_watch_close(c->perf, &s->watch);
 	for (unsigned k = 0; k < s->npc; k++) {
 		unsigned u = s->pc_event[k];
 		struct run_count *rc = &c->counts[u];
@@ -299,6 +360,7 @@ perf_discard(struct run_ctx *c, unsigned run)
 	if (!s)
 		return;
 	close_sets(c, s, s->nsets);
+	perf_watch_close(c->perf, &s->watch);
 	s->npc = 0;
 }
 
@@ -310,11 +372,14 @@ backend_perf_print_dry(struct run_ctx *c, bool with_hw, FILE *out)
 
 	char cpus[240], list[256] = "";
 
-	if (c->o->per_cpu)
+	if (c->o->per_cpu && c->o->command)
 		snprintf(list, sizeof(list), ", once per CPU of %s (-A)", cpulist_format(c->cores, c->ncores, cpus, sizeof(cpus)));
-	fprintf(out, "pmustat: %s: %u event(s)%s; perf_event_open on the command's pid%s, disabled, enable_on_exec, inherit:\n",
+	fprintf(out, "pmustat: %s: %u event(s)%s; perf_event_open %s%s:\n",
 		with_hw ? "dry run, backend perf" : "software events, through perf_event", n,
-		with_hw ? "" : " in the first run", list);
+		with_hw ? "" : " in the first run",
+		c->o->command ? "on the command's pid, disabled, enable_on_exec, inherit" :
+		c->o->pid ? "on each thread of the process, inherit, enabled once all are open" :
+		"on each counted CPU, enabled once all are open", list);
 	for (unsigned u = with_hw ? 0 : ev->nhw; u < ev->nhw + ev->nsw; u++) {
 		const struct event *e = u < ev->nhw ? &ev->hw[u] : &ev->sw[u - ev->nhw];
 		struct pmustat_error *err = NULL;

@@ -207,7 +207,7 @@ perf_open_counters(const struct perf_seam *p, const struct perf_env *env,
 
 static int
 open_all(const struct perf_seam *p, const struct perf_env *env, const struct pmu_caps *caps,
-	 struct perf_counter *c, unsigned n, pid_t pid, int cpu, struct pmustat_error **err)
+	 struct perf_counter *c, unsigned n, pid_t pid, int cpu, bool running, struct pmustat_error **err)
 {
 	int leader = -1;
 
@@ -227,6 +227,11 @@ open_all(const struct perf_seam *p, const struct perf_env *env, const struct pmu
 		if (rc) {
 			perf_close_counters(p, c, n);
 			return rc;
+		}
+		/* Already running (-p, a CPU): no exec to wait for; a CPU has no task to follow. */
+		if (running) {
+			attr.enable_on_exec = 0;
+			attr.inherit = cpu < 0;
 		}
 		fd = p->ops->open(p->ctx, &attr, pid, cpu, sw ? -1 : leader, PERF_FLAG_FD_CLOEXEC);
 		/*
@@ -264,7 +269,7 @@ perf_open_counters_on_cpu(const struct perf_seam *p, const struct perf_env *env,
 			  const struct pmu_caps *caps, struct perf_counter *c, unsigned n, pid_t pid,
 			  int cpu, struct pmustat_error **err)
 {
-	int rc = open_all(p, env, caps, c, n, pid, cpu, err);
+	int rc = open_all(p, env, caps, c, n, pid, cpu, false, err);
 
 	if (rc == 0 || cpu < 0)
 		return rc;
@@ -276,6 +281,14 @@ perf_open_counters_on_cpu(const struct perf_seam *p, const struct perf_env *env,
 	if (rc == -EACCES || rc == -EPERM)
 		(void)err_append(err, "; per-CPU counts of the command need no more than its summed counts (without -A): only counting everything that runs on a CPU, as 'perf stat -a -A' does, needs kernel.perf_event_paranoid <= 0 or CAP_PERFMON");
 	return rc;
+}
+
+int
+perf_open_counters_on(const struct perf_seam *p, const struct perf_env *env,
+		      const struct pmu_caps *caps, struct perf_counter *c, unsigned n, pid_t pid, int cpu,
+		      bool running, struct pmustat_error **err)
+{
+	return open_all(p, env, caps, c, n, pid, cpu, running, err);
 }
 
 int

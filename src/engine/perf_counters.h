@@ -96,6 +96,17 @@ perf_open_counters_on_cpu(const struct perf_seam *p, const struct perf_env *env,
 			  const struct pmu_caps *caps, struct perf_counter *c, unsigned n, pid_t pid,
 			  int cpu, struct pmustat_error **err);
 
+/*
+ * The same on @pid (-1: any task) and @cpu (-1: any CPU). @running: the
+ * task exists already or a CPU is counted (no execve to start at): the
+ * counters open without enable_on_exec, and without inherit on a CPU;
+ * the caller enables them (PERF_EVENT_IOC_ENABLE).
+ */
+int
+perf_open_counters_on(const struct perf_seam *p, const struct perf_env *env,
+		      const struct pmu_caps *caps, struct perf_counter *c, unsigned n, pid_t pid, int cpu,
+		      bool running, struct pmustat_error **err);
+
 /* Read every open counter (after the task ended). 0 or -errno with a message. */
 int
 perf_read_counters(const struct perf_seam *p, struct perf_counter *c, unsigned n,

@@ -326,8 +326,12 @@ run_once(struct run_ctx *c)
 
 	signals_install();
 	signals_block(true);
+	/* Without a command there is no second run to give the other events the same window. */
+	if (!c->o->command && nruns > 1)
+		return run_fail(c, -E2BIG, "the events need %u runs (more than the counters) and counting without a command has one window; count fewer events",
+				nruns);
 	for (unsigned run = 0; run < nruns; run++)
-		if (one_run(c, run, nruns))
+		if (c->o->command ? one_run(c, run, nruns) : run_watch(c, run))
 			break;
 	return c->status;
 }

@@ -122,6 +122,7 @@ struct run_ctx {
 	struct regions *regions;	/* --regions: the step's own */
 	unsigned nbackends;
 	char backend_why[1024];		/* why auto did not take the MSR path */
+	char sw_unsupported_why[512];	/* why the default set's software events are <not supported>, or "" */
 
 	/* The current round: per counted event (hw then sw). */
 	struct run_count *counts;
@@ -178,6 +179,14 @@ run_backend_of(const struct run_ctx *c, bool software);
  */
 int
 run_once(struct run_ctx *c);
+
+/*
+ * One run without a command (engine/watch.c): the cores for --duration or
+ * until a fatal signal, or -p's process until it ends. 0, 1 when a
+ * signal ended it, -1 on a failure (in c->error).
+ */
+int
+run_watch(struct run_ctx *c, unsigned run);
 
 /*
  * -r N: the whole sequence N times (once with --dry-run), each count kept

@@ -116,8 +116,8 @@ choose_backend(struct stat_state *s)
 	else
 		s->backend = backend_choose(o->backend, s->ev.nhw, c->hw, &s->t.cpu, c->core, c->backend_why,
 					    sizeof(c->backend_why));
-	/* Software events only: nothing for the MSR path to do. */
-	if (s->ev.nhw == 0)
+	/* Software events only: nothing for the MSR path to do; -p: a process is the kernel's to follow. */
+	if (s->ev.nhw == 0 || o->pid)
 		s->backend = BACKEND_PERF;
 	c->nbackends = 0;
 	c->backends[c->nbackends++] = s->backend == BACKEND_PERF ? &backend_perf : &backend_msr;
@@ -361,6 +361,7 @@ report(struct stat_state *s)
 	rep.listed_cores = c->ncores > 1 || c->o->cpu_list || c->o->all_cpus;
 	rep.event_table = s->target_open && s->t.table_rc == 0 && target_can_count(&s->t) ? s->t.choice.table : NULL;
 	rep.command = c->o->command;
+	rep.pid = (int)c->o->pid;
 	rep.exit_status = c->status;
 	rep.command_ran = c->command_ran;
 	rep.elapsed = c->elapsed;
@@ -373,7 +374,8 @@ report(struct stat_state *s)
 	rep.rows = s->rows;
 	rep.nrows = s->rows ? s->ev.nrows + s->ev.nunsupported : 0;
 	rep.not_supported_why = s->ev.nunsupported ? s->ev.unsupported_why : NULL;
-	rep.have_times = c->command_ran;
+	rep.sw_not_supported_why = c->sw_unsupported_why[0] ? c->sw_unsupported_why : NULL;
+	rep.have_times = c->command_ran && c->o->command;
 	rep.user_time = c->user_time;
 	rep.sys_time = c->sys_time;
 	rep.cpu_model = s->target_open ? s->t.key : NULL;

@@ -18,6 +18,7 @@
 #define PMUSTAT_STAT_H
 
 #include <stdbool.h>
+#include <sys/types.h>
 
 #include "engine/backend.h"
 #include "report/baseline.h"
@@ -61,7 +62,9 @@ struct stat_opts {
 	unsigned interval_ms;			/* -I; 0 without */
 	bool regions;				/* --regions: the command's code regions too (engine/regions.h) */
 	enum backend backend;
-	char **command;				/* argv of COMMAND, NULL-terminated */
+	pid_t pid;				/* -p PID: count that process (perf backend); 0 without */
+	unsigned duration_ms;			/* --duration: count this long without a command; 0 without */
+	char **command;				/* argv of COMMAND, NULL-terminated; NULL: count without one */
 };
 
 /*

@@ -131,10 +131,17 @@ output_human(FILE *out, const struct stat_report *rep)
 	int width;
 	char list[256];
 
-	fprintf(out, "\n Performance counter stats for '");
-	print_command(out, rep->command);
-	fprintf(out, "'");
-	if (rep->ncores > 1) {
+	if (rep->pid)
+		fprintf(out, "\n Performance counter stats for process id '%d'", rep->pid);
+	else if (!rep->command)
+		fprintf(out, "\n Performance counter stats");
+	else {
+		fprintf(out, "\n Performance counter stats for '");
+		print_command(out, rep->command);
+		fprintf(out, "'");
+	}
+	if (rep->pid) {
+	} else if (rep->ncores > 1) {
 		fprintf(out, " on cores %s", cpulist_format(rep->cores, rep->ncores, list, sizeof(list)));
 	} else if (rep->core >= 0) {
 		fprintf(out, " on core %d", rep->core);
@@ -199,7 +206,15 @@ output_human(FILE *out, const struct stat_report *rep)
 		fprintf(out, "%18.9f seconds user\n%18.9f seconds sys\n\n", rep->user_time, rep->sys_time);
 	if (rep->not_supported_why)
 		fprintf(out, " Hardware events <not supported>: %s\n\n", rep->not_supported_why);
-	if (rep->read_method && rep->backend && strcmp(rep->backend, "perf") == 0)
+	if (rep->sw_not_supported_why)
+		fprintf(out, " Software events <not supported>: %s\n\n", rep->sw_not_supported_why);
+	if (rep->read_method && rep->backend && strcmp(rep->backend, "perf") == 0 && rep->pid)
+		fprintf(out, " Counted through perf_event (backend perf): process %d's own counts, all its threads and their children, from pmustat's start on.\n\n",
+			rep->pid);
+	else if (rep->read_method && rep->backend && strcmp(rep->backend, "perf") == 0 && !rep->command)
+		fprintf(out, " Counted through perf_event (backend perf): everything that ran on the %s.\n\n",
+			rep->ncores > 1 ? "cores" : "core");
+	else if (rep->read_method && rep->backend && strcmp(rep->backend, "perf") == 0)
 		fprintf(out, " Counted through perf_event (backend perf): the command's own counts, all its threads and children, from its execve on%s%s%s.\n\n",
 			rep->per_cpu ? "; one line per CPU of " : "",
 			rep->per_cpu ? cpulist_format(rep->cores, rep->ncores, list, sizeof(list)) : "",
@@ -208,11 +223,13 @@ output_human(FILE *out, const struct stat_report *rep)
 		fprintf(out, " Counts read with %s (backend msr) on cores %s, %s: anything else that ran on them is included.%s\n\n",
 			rep->read_method, cpulist_format(rep->cores, rep->ncores, list, sizeof(list)),
 			rep->per_cpu ? "one line per core" : "summed over them",
-			rep->software ? " Software events: through perf_event, the command's own." : "");
+			!rep->software ? "" : rep->command ? " Software events: through perf_event, the command's own." :
+			" Software events: through perf_event, everything on the counted cores.");
 	else if (rep->read_method)
 		fprintf(out, " Counts read with %s (backend msr). Counts are per core: anything else that ran on core %d is included.%s\n\n",
 			rep->read_method, rep->core,
-			rep->software ? " Software events: through perf_event, the command's own." : "");
+			!rep->software ? "" : rep->command ? " Software events: through perf_event, the command's own." :
+			" Software events: through perf_event, everything on the counted cores.");
 	if (rep->error)
 		fprintf(out, " pmustat failed: %s\n\n", rep->error);
 }

@@ -65,7 +65,8 @@ struct stat_report {
 	bool per_cpu;			/* -A: one line per core */
 	bool listed_cores;		/* -C LIST or -a: the JSON has cores and per_cpu */
 	const char *event_table;	/* NULL: architectural events only */
-	char *const *command;		/* argv, NULL-terminated; may be NULL */
+	char *const *command;		/* argv, NULL-terminated; NULL: counted without one */
+	int pid;			/* -p: the process counted; 0 without */
 	int exit_status;		/* pmustat's own exit status */
 	bool command_ran;
 	double elapsed;			/* seconds, summed over runs */
@@ -73,6 +74,8 @@ struct stat_report {
 	double user_time, sys_time;	/* its CPU time in user and kernel mode, seconds, summed over runs */
 	/* Why the rows "not supported" (the default set without a PMU) are, or NULL. */
 	const char *not_supported_why;
+	/* Why the default set's software events are "not supported" (perf_event_open refused), or NULL. */
+	const char *sw_not_supported_why;
 	unsigned runs;
 	const char *read_method;	/* "rdpmc", "msr" or NULL */
 	const char *window;		/* "exact", "approximate", or NULL (the command did not run) */

@@ -205,6 +205,8 @@ output_json(FILE *out, const struct stat_report *rep)
 	}
 	json_object_set_new(root, "event_table", rep->event_table ? json_string(rep->event_table) : json_null());
 	json_object_set_new(root, "command", command);
+	if (rep->pid)
+		json_object_set_new(root, "pid", json_integer(rep->pid));
 	json_object_set_new(root, "exit_status", json_integer(rep->exit_status));
 	json_object_set_new(root, "runs", json_integer(rep->runs));
 	json_object_set_new(root, "repeat", json_integer(rep->repeat ? rep->repeat : 1));
@@ -213,8 +215,16 @@ output_json(FILE *out, const struct stat_report *rep)
 			    rep->command_ran && rep->have_times ? json_real(rep->user_time) : json_null());
 	json_object_set_new(root, "sys_seconds",
 			    rep->command_ran && rep->have_times ? json_real(rep->sys_time) : json_null());
-	json_object_set_new(root, "not_supported_reason",
-			    rep->not_supported_why ? json_text(rep->not_supported_why) : json_null());
+	if (rep->sw_not_supported_why) {
+		char why[1200];
+
+		snprintf(why, sizeof(why), "%s%ssoftware events: %s", rep->not_supported_why ? rep->not_supported_why : "",
+			 rep->not_supported_why ? "; " : "", rep->sw_not_supported_why);
+		json_object_set_new(root, "not_supported_reason", json_text(why));
+	} else {
+		json_object_set_new(root, "not_supported_reason",
+				    rep->not_supported_why ? json_text(rep->not_supported_why) : json_null());
+	}
 	json_object_set_new(root, "backend", rep->backend ? json_string(rep->backend) : json_null());
 	json_object_set_new(root, "read_method", rep->read_method ? json_string(rep->read_method) : json_null());
 	json_object_set_new(root, "window", rep->window ? json_string(rep->window) : json_null());

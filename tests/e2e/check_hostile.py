@@ -233,7 +233,10 @@ case("-e INT bit", C0 + ["-e", "r10003c", "true"], says=["INT (bit 20)"])
 for bad in ("-1", "99999999999999999999", "1024", "", "0x1", "1e3", "1 "):
     case("-C %r" % bad, ["-C", bad, "-e", "cycles", "true"], says=["not a CPU number"])
 case("-C a CPU not in the machine", ["-C", "5", "-e", "cycles", "true"], says=["core 5"])
-case("no command", C0 + ["-e", "cycles"], says=["no command given"])
+case("no command", ["-e", "cycles"], says=["no command given"])
+case("--duration without cores", ["--duration", "1s", "-e", "cycles"], says=["-C LIST, -a or -p PID"])
+case("--duration 0", C0 + ["--duration", "0", "-e", "cycles"], says=["--duration 0"])
+case("-p not a number", ["-p", "12x", "-e", "cycles"], says=["-p 12x"])
 case("unknown option", ["--no-such-option", "true"], says=["unknown option"])
 case("-x and --json", C0 + ["-x", ",", "--json", "true"], says=["exclude each other"])
 

@@ -1,0 +1,159 @@
+/*
+ * perf_watch.c - see perf_watch.h.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/err.h"
+#include "engine/perf_watch.h"
+
+int
+perf_watch_threads(pid_t pid, pid_t **out)
+{
+	char path[64];
+	struct dirent *d;
+	pid_t *tids = NULL;
+	unsigned n = 0, cap = 0;
+	DIR *dir;
+
+	*out = NULL;
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	dir = opendir(path);
+	if (!dir)
+		return -errno;
+	while ((d = readdir(dir)) != NULL) {
+		char *end;
+		long v = strtol(d->d_name, &end, 10);
+
+		if (d->d_name[0] < '0' || d->d_name[0] > '9' || *end || v <= 0)
+			continue;
+		if (n == cap) {
+			pid_t *more = realloc(tids, (cap ? cap * 2 : 16) * sizeof(*tids));
+
+			if (!more) {
+				free(tids);
+				closedir(dir);
+				return -ENOMEM;
+			}
+			tids = more;
+			cap = cap ? cap * 2 : 16;
+		}
+		tids[n++] = (pid_t)v;
+	}
+	closedir(dir);
+	if (n == 0) {
+		free(tids);
+		return -ESRCH;
+	}
+	*out = tids;
+	return (int)n;
+}
+
+void
+perf_watch_close(const struct perf_seam *p, struct perf_watch *w)
+{
+	for (unsigned t = 0; w->pc && t < w->ntargets; t++)
+		perf_close_counters(p, &w->pc[(size_t)t * w->npc], w->npc);
+	free(w->pc);
+	memset(w, 0, sizeof(*w));
+}
+
+int
+perf_watch_open(const struct perf_seam *p, const struct perf_env *env, const struct pmu_caps *caps,
+		const struct perf_counter *tmpl, unsigned npc, pid_t pid, const int *cpus, unsigned ncpus,
+		struct perf_watch *w, struct pmustat_error **err)
+{
+	pid_t *tids = NULL;
+	int n = (int)ncpus, rc = 0;
+
+	memset(w, 0, sizeof(*w));
+	if (pid > 0) {
+		n = perf_watch_threads(pid, &tids);
+		if (n <= 0 || !tids) {
+			free(tids);
+			n = n < 0 ? n : -ESRCH;
+			return err_set(err, n, "-p %d: %s", (int)pid,
+				       n == -ENOENT || n == -ESRCH ? "no such process" : strerror(-n));
+		}
+	}
+	w->pc = calloc((size_t)(n ? n : 1) * (npc ? npc : 1), sizeof(*w->pc));
+	if (!w->pc) {
+		free(tids);
+		return err_set(err, -ENOMEM, "out of memory");
+	}
+	w->npc = npc;
+	for (int t = 0; t < n && rc == 0; t++) {
+		struct perf_counter *pc = &w->pc[(size_t)t * npc];
+
+		for (unsigned k = 0; k < npc; k++)
+			pc[k].ev = tmpl[k].ev;
+		rc = perf_open_counters_on(p, env, caps, pc, npc, pid > 0 ? tids[t] : -1, pid > 0 ? -1 : cpus[t],
+					   true, err);
+		w->ntargets = (unsigned)t + 1;
+		if (rc == -ESRCH && pid > 0 && t > 0) {
+			/* A thread that ended between the listing and the open: nothing of it to count. */
+			err_clear(err);
+			rc = 0;
+			continue;
+		}
+		if (rc == -ESRCH && pid > 0) {
+			err_clear(err);
+			err_set(err, rc, "-p %d: the process ended before counting started", (int)pid);
+		} else if (rc && pid > 0)
+			err_wrap(err, "-p %d, thread %d", (int)pid, (int)tids[t]);
+		else if (rc)
+			err_wrap(err, "CPU %d", cpus[t]);
+	}
+	free(tids);
+	/* Counting starts here, for every target alike. */
+	for (unsigned t = 0; rc == 0 && t < w->ntargets; t++)
+		for (unsigned k = 0; k < npc; k++) {
+			struct perf_counter *pc = &w->pc[(size_t)t * npc + k];
+
+			if (pc->fd >= 0)
+				(void)p->ops->ioctl(p->ctx, pc->fd, PERF_EVENT_IOC_ENABLE, 0);
+		}
+	if (rc)
+		perf_watch_close(p, w);
+	return rc;
+}
+
+int
+perf_watch_read(const struct perf_seam *p, struct perf_watch *w, struct perf_counter *out,
+		struct pmustat_error **err)
+{
+	int first = 0;
+
+	for (unsigned k = 0; k < w->npc; k++) {
+		out[k].open_err = 0;
+		out[k].read_ok = false;
+		out[k].user_only = false;
+		memset(&out[k].v, 0, sizeof(out[k].v));
+	}
+	for (unsigned t = 0; t < w->ntargets; t++) {
+		struct perf_counter *pc = &w->pc[(size_t)t * w->npc];
+
+		for (unsigned k = 0; k < w->npc; k++)
+			if (pc[k].fd >= 0)
+				(void)p->ops->ioctl(p->ctx, pc[k].fd, PERF_EVENT_IOC_DISABLE, 0);
+		if (perf_read_counters(p, pc, w->npc, err) && !first)
+			first = -EIO;
+		else if (first)
+			err_clear(err);
+		for (unsigned k = 0; k < w->npc; k++) {
+			if (pc[k].open_err)
+				out[k].open_err = pc[k].open_err;
+			out[k].user_only |= pc[k].user_only;
+			if (!pc[k].read_ok)
+				continue;
+			out[k].read_ok = true;
+			out[k].v.value += pc[k].v.value;
+			out[k].v.enabled += pc[k].v.enabled;
+			out[k].v.running += pc[k].v.running;
+		}
+	}
+	return first;
+}

@@ -1,0 +1,51 @@
+/*
+ * perf_watch.h - perf_event counters on what runs already: every thread
+ * of an existing process (-p PID), or whole CPUs (counting without a
+ * command under the perf backend). Each event is opened once per thread
+ * or CPU, enabled at once, and read as one sum.
+ *
+ * A process's threads are those in /proc/PID/task when counting starts;
+ * the counters are inherited, so the threads and children they start
+ * afterwards are counted too (the kernel folds them in).
+ */
+#ifndef PMUSTAT_PERF_WATCH_H
+#define PMUSTAT_PERF_WATCH_H
+
+#include <stdbool.h>
+#include <sys/types.h>
+
+#include "engine/perf_counters.h"
+
+struct perf_watch {
+	struct perf_counter *pc;	/* ntargets x npc, target-major */
+	unsigned ntargets, npc;
+};
+
+/*
+ * Open and enable @npc counters like @tmpl (their .ev) on every thread of
+ * @pid (@pid > 0) or on each of the @ncpus CPUs. 0, or -errno with the
+ * cause in @err (nothing left open). A hardware event the kernel cannot
+ * count has open_err set in every target's copy, as perf_open_counters().
+ */
+int
+perf_watch_open(const struct perf_seam *p, const struct perf_env *env, const struct pmu_caps *caps,
+		const struct perf_counter *tmpl, unsigned npc, pid_t pid, const int *cpus, unsigned ncpus,
+		struct perf_watch *w, struct pmustat_error **err);
+
+/*
+ * Stop and read every copy; each event's sum (value and times) into
+ * @out[k].v, with its read_ok, open_err and user_only. 0, or -errno with
+ * a message (what could be read is summed anyway).
+ */
+int
+perf_watch_read(const struct perf_seam *p, struct perf_watch *w, struct perf_counter *out,
+		struct pmustat_error **err);
+
+void
+perf_watch_close(const struct perf_seam *p, struct perf_watch *w);
+
+/* The thread ids of @pid, from /proc/@pid/task, into a new array (*@out): how many, or -errno. */
+int
+perf_watch_threads(pid_t pid, pid_t **out);
+
+#endif

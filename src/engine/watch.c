@@ -1,0 +1,189 @@
+/*
+ * watch.c - one run without a command (run.h): the counted cores for
+ * --duration or until ^C, or an existing process (-p PID, through the
+ * perf backend) until it ends, the time is up or ^C. The backends take
+ * the same steps as for a command (arm, attach, stop, collect); pmustat
+ * itself enables the counters, then waits on a signalfd (the fatal
+ * signals stay held: SIGINT, SIGTERM, SIGHUP and SIGQUIT end the counting
+ * like the time running out, and the counts are reported), the process's
+ * pidfd and the time left.
+ */
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/err.h"
+#include "engine/run.h"
+#include "engine/stat.h"
+
+static double
+now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+static void
+discard_all(struct run_ctx *c, unsigned run)
+{
+	for (unsigned b = 0; b < c->nbackends; b++)
+		c->backends[b]->discard(c, run);
+}
+
+/* A descriptor that is readable when @pid has ended (a zombie counts), or -errno. */
+static int
+pid_fd(pid_t pid)
+{
+#ifdef SYS_pidfd_open
+	long fd = syscall(SYS_pidfd_open, pid, 0);
+
+	return fd < 0 ? -errno : (int)fd;
+#else
+	(void)pid;
+	return -ENOSYS;
+#endif
+}
+
+/*
+ * Wait for the end of the counting: a held fatal signal (its number in
+ * *@sig), the process (@pfd) ending, or @ms (0: no limit). 0, or -errno.
+ */
+static int
+wait_end(int pfd, unsigned ms, int *sig)
+{
+	sigset_t set;
+	struct pollfd fds[2];
+	double end = now() + ms / 1000.0;
+	int sfd, rc = 0;
+
+	*sig = 0;
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	sigaddset(&set, SIGQUIT);
+	sfd = signalfd(-1, &set, SFD_CLOEXEC);
+	if (sfd < 0)
+		return -errno;
+	fds[0].fd = sfd;
+	fds[0].events = POLLIN;
+	fds[1].fd = pfd;
+	fds[1].events = POLLIN;
+	for (;;) {
+		int timeout = -1;
+
+		if (ms) {
+			double left = end - now();
+
+			if (left <= 0)
+				break;
+			timeout = (int)(left * 1000.0) + 1;
+		}
+		rc = poll(fds, pfd >= 0 ? 2 : 1, timeout);
+		if (rc < 0 && errno == EINTR)
+			continue;
+		if (rc < 0) {
+			rc = -errno;
+			break;
+		}
+		rc = 0;
+		if (fds[0].revents & POLLIN) {
+			struct signalfd_siginfo si;
+
+			if (read(sfd, &si, sizeof(si)) == (ssize_t)sizeof(si))
+				*sig = (int)si.ssi_signo;
+			break;
+		}
+		if (pfd >= 0 && fds[1].revents)
+			break;
+	}
+	close(sfd);
+	return rc;
+}
+
+int
+run_watch(struct run_ctx *c, unsigned run)
+{
+	struct pmustat_error *err = NULL, *stop_err = NULL;
+	const struct backend_ops *sampler = NULL;
+	struct runner_opts ro;
+	pid_t pid = c->o->pid;
+	double t0;
+	int pfd = -1, sig = 0, rc = 0;
+
+	memset(&ro, 0, sizeof(ro));
+	if (pid > 0) {
+		pfd = pid_fd(pid);
+		if (pfd < 0)
+			return run_fail(c, pfd, "-p %d: %s", (int)pid,
+					pfd == -ESRCH ? "no such process" : strerror(-pfd)), -1;
+	}
+	for (unsigned b = 0; b < c->nbackends && rc == 0; b++)
+		rc = c->backends[b]->arm(c, run, &ro, &err);
+	for (unsigned b = 0; b < c->nbackends && rc == 0; b++)
+		rc = c->backends[b]->attach(c, run, pid > 0 ? pid : -1, &err);
+	/* The MSR backend's enable, which a command's child would make right before execve. */
+	if (rc == 0 && ro.enable && (rc = ro.enable(ro.arg)) != 0)
+		err_set(&err, rc, "enabling the counters: %s", strerror(-rc));
+	if (rc) {
+		discard_all(c, run);
+		if (pfd >= 0)
+			close(pfd);
+		return run_fail_err(c, &err), -1;
+	}
+	(void)run_keep_off(c->cores, c->ncores);
+	/* Without -p or --duration only a signal ends it: say so, as a forgotten COMMAND looks the same. */
+	if (pid <= 0 && !c->o->duration_ms && c->notes)
+		fprintf(c->notes, "pmustat: no command: counting until ^C (SIGINT) or SIGTERM; --duration TIME bounds it\n");
+	t0 = now();
+	if (c->backends[0]->sample_start) {
+		c->cur_run = run + 1;
+		sampler = c->backends[0];
+		if (sampler->sample_start(c, run, &err)) {
+			sampler = NULL;
+			rc = -1;
+		}
+	}
+	if (rc == 0)
+		rc = wait_end(pfd, c->o->duration_ms, &sig);
+	if (sampler)
+		sampler->sample_stop(c, run);
+	for (unsigned b = 0; b < c->nbackends; b++) {
+		if (c->backends[b]->stop(c, run, &err) && !stop_err)
+			err_move(&stop_err, &err);
+		err_clear(&err);
+	}
+	c->elapsed += now() - t0;
+	if (pfd >= 0)
+		close(pfd);
+	if (stop_err || err || rc) {
+		discard_all(c, run);
+		if (stop_err)
+			return run_fail_err(c, &stop_err), -1;
+		if (err)
+			return run_fail_err(c, &err), -1;
+		return run_fail(c, rc, "waiting for the end of the counting: %s", strerror(-rc)), -1;
+	}
+	if (sig && c->o->verbose)
+		fprintf(stderr, "pmustat: %s: counting ended\n", strsignal(sig));
+	c->command_ran = true;
+	for (unsigned b = 0; b < c->nbackends; b++) {
+		if (c->backends[b]->collect(c, run, &err)) {
+			discard_all(c, run);
+			return run_fail_err(c, &err), -1;
+		}
+	}
+	if (sampler)
+		sampler->sample_finish(c, run);
+	/* As perf stat: the counting's end, whatever ended it, is a success. */
+	c->status = 0;
+	return sig ? 1 : 0;
+}
