@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "events/cpu.h"
+#include "events/cpu_dump_leaf23.h"
 #include "hw/hw.h"
 #include "base/invoker.h"
 #include "base/err.h"
@@ -189,6 +190,8 @@ read_dump(const char *path, const char *fd_path, int cpu, struct cpu_info *out,
 {
 	struct cpu_raw_data_array_t all;
 	struct cpu_raw_data_t one;
+	struct cpu_leaf23 l23;
+	int idx = 0;
 
 	cpuid_set_warn_function(quiet_warning);
 	memset(&all, 0, sizeof(all));
@@ -198,7 +201,7 @@ read_dump(const char *path, const char *fd_path, int cpu, struct cpu_info *out,
 	 * no per-CPU blocks and come back empty from the all-CPU reader.
 	 */
 	if (cpuid_deserialize_all_raw_data(&all, fd_path) == 0 && all.num_raw > 0) {
-		int idx = cpu < 0 ? all.num_raw - 1 : cpu;
+		idx = cpu < 0 ? all.num_raw - 1 : cpu;
 
 		if (idx >= all.num_raw) {
 			err_set(err, -ENXIO, "%s: the dump has %d CPU%s (0-%d); CPU %d is not in it",
@@ -226,7 +229,8 @@ read_dump(const char *path, const char *fd_path, int cpu, struct cpu_info *out,
 	if (raw_is_empty(&one)) {
 		return err_set(err, -EINVAL, "%s: the CPU block in the dump holds no CPUID leaf 0", path);
 	}
-	cpu_decode(&one, out);
+	cpu_dump_leaf23(fd_path, idx, &l23);
+	cpu_decode_ext(&one, &l23, out);
 	return 0;
 }
 
@@ -340,11 +344,28 @@ cpu_default_core(void)
 	return last;
 }
 
+/* Leaf 0x23 of a live CPU whose maximum leaf reaches it; not read when the seam cannot. */
+static void
+read_leaf23(struct hw *hw, int cpu, const struct cpu_raw_data_t *raw, struct cpu_leaf23 *l23)
+{
+	memset(l23, 0, sizeof(*l23));
+	if (raw->basic_cpuid[0][0] < 0x23)
+		return;
+	for (uint32_t sub = 0; sub < 2; sub++) {
+		if (hw_cpuid_leaf(hw, cpu, 0x23, sub, l23->sub[sub]) < 0) {
+			memset(l23, 0, sizeof(*l23));
+			return;
+		}
+	}
+	l23->read = true;
+}
+
 int
 cpu_source_load(struct hw *hw, const char *dump_path, int cpu, struct cpu_info *out,
 		int *used_cpu, struct pmustat_error **err)
 {
 	struct cpu_raw_data_t raw;
+	struct cpu_leaf23 l23;
 	int ret;
 
 	if (dump_path)
@@ -361,7 +382,8 @@ cpu_source_load(struct hw *hw, const char *dump_path, int cpu, struct cpu_info *
 	}
 	if (used_cpu)
 		*used_cpu = cpu;
-	cpu_decode(&raw, out);
+	read_leaf23(hw, cpu, &raw, &l23);
+	cpu_decode_ext(&raw, &l23, out);
 	return 0;
 }
 
