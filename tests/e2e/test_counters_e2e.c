@@ -250,6 +250,40 @@ mask_of(json_t *a)
 	return m;
 }
 
+/* The same on the E-core's fixed counters 4-6: killed, then put back by the next run. */
+static void
+test_killed_run_fixed_next_run(void **state)
+{
+	struct e2e_machine m;
+	struct e2e_result r;
+	struct emu_pmu *before;
+	pid_t pid;
+
+	(void)state;
+	machine(&m);
+	assert_int_equal(e2e_set_msr(&m, ECORE, msr_fixed_ctr(4), 0x444444ull), 0);
+	assert_int_equal(e2e_set_msr(&m, ECORE, msr_fixed_ctr(6), 0x666ull), 0);
+	assert_int_equal(e2e_set_msr(&m, ECORE, MSR_IA32_FIXED_CTR_CTRL, 0x2u), 0);	/* someone's fixed 0, not running */
+	before = e2e_state(&m);
+	pid = e2e_spawn(&m, (const char *[]){ E2E_PMUSTAT, "-C", "1", "-e",
+		"TOPDOWN_BAD_SPECULATION.ALL,TOPDOWN_FE_BOUND.ALL,TOPDOWN_RETIRING.ALL", "--", WL, "--sleep", "10000",
+		NULL }, NULL);
+	assert_true(e2e_wait_msr(&m, ECORE, MSR_IA32_PERF_GLOBAL_CTRL, 0x7ull << 36, 0x7ull << 36, 10000));
+	assert_int_equal(e2e_msr(&m, ECORE, MSR_IA32_FIXED_CTR_CTRL) & 0xfff0000u, 0x2220000u);
+	kill(-pid, SIGKILL);
+	assert_int_equal(e2e_reap(pid), 128 + SIGKILL);
+	/* The next run on the core applies the journal first, then counts. */
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", "1", "-x,", "-e", "TOPDOWN_RETIRING.ALL", "--", WL,
+		"--retire", "0xc2:2:77", NULL });
+	e2e_assert_status(&r, 0);
+	e2e_assert_err_contains(&r, "77,,TOPDOWN_RETIRING.ALL:u");
+	e2e_result_free(&r);
+	assert_same(&m, before);
+	assert_int_equal(gp_faults(&m, ECORE), 0);
+	free(before);
+	e2e_machine_free(&m);
+}
+
 /* info tells each core type's counters as leaf 0x23 enumerates them. */
 static void
 test_info_per_core_type(void **state)
@@ -289,6 +323,7 @@ main(void)
 		cmocka_unit_test(test_ten_gp_counters),
 		cmocka_unit_test(test_fixed_counters_with_a_hole),
 		cmocka_unit_test(test_killed_run_reset),
+		cmocka_unit_test(test_killed_run_fixed_next_run),
 		cmocka_unit_test(test_info_per_core_type),
 	};
 
