@@ -291,6 +291,7 @@ test_info_per_core_type(void **state)
 	struct e2e_machine m;
 	struct e2e_result r;
 	json_t *root, *pmu;
+	char dump[PATH_MAX + 16];
 
 	(void)state;
 	machine(&m);
@@ -311,6 +312,21 @@ test_info_per_core_type(void **state)
 	assert_int_equal(mask_of(json_object_get(pmu, "gp_mask")), 0xff);
 	assert_int_equal(mask_of(json_object_get(pmu, "fixed_mask")), 0x77);
 	assert_int_equal(json_integer_value(json_object_get(pmu, "fixed_counters")), 6);
+	json_decref(root);
+	e2e_result_free(&r);
+
+	/* --save-cpu-dump keeps leaf 0x23, which libcpuid's format has no room for: a dump says the same. */
+	snprintf(dump, sizeof(dump), "%s/cpuid.dump", m.dir);
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "info", "-C", "0", "--save-cpu-dump", dump, NULL });
+	e2e_assert_status(&r, 0);
+	e2e_result_free(&r);
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "info", "--cpu-dump", dump, "--json", NULL });
+	root = json_loads(r.out, 0, NULL);
+	assert_non_null(root);
+	pmu = json_object_get(root, "pmu");
+	assert_int_equal(mask_of(json_object_get(pmu, "gp_mask")), 0x3ff);
+	assert_string_equal(json_string_value(json_object_get(pmu, "counters_from")), "CPUID.23H.1");
+	assert_true(json_is_null(json_object_get(pmu, "counters_note")));
 	json_decref(root);
 	e2e_result_free(&r);
 	e2e_machine_free(&m);
