@@ -265,6 +265,11 @@ print_human(const struct info *in)
 		if (p->quirk)
 			fprintf(o, "  quirk        %s (CPUID says %u GP, %u fixed)\n", p->quirk,
 				p->cpuid_gp_counters, p->cpuid_fixed_counters);
+		if (p->counters_from && strcmp(p->counters_from, "CPUID.0AH") != 0)
+			fprintf(o, "  enumerated   by %s (CPUID.0AH says %u GP, %u fixed)\n", p->counters_from,
+				p->cpuid_gp_counters, p->cpuid_fixed_counters);
+		if (p->counters_note)
+			fprintf(o, "  note         %s\n", p->counters_note);
 		fprintf(o, "  arch events ");
 		for (unsigned i = 0; i < arch_event_count(); i++) {
 			const struct arch_event *ev = arch_event_get(i);
@@ -344,6 +349,8 @@ print_json(const struct info *in)
 			"pdcm", p->pdcm,
 			"quirk", p->quirk);
 	json_object_set_new(pmu, "netburst", json_netburst(in));
+	json_object_set_new(pmu, "counters_from", p->counters_from ? json_string(p->counters_from) : json_null());
+	json_object_set_new(pmu, "counters_note", p->counters_note ? json_string(p->counters_note) : json_null());
 
 	root = json_pack("{s:i, s:s, s:i, s:s, s:o, s:o}",
 			 "format_version", INFO_FORMAT_VERSION,

@@ -116,6 +116,36 @@ decode_pmu(const struct cpu_raw_data_t *raw, struct cpu_info *out)
 	}
 	pmu->cpuid_gp_counters = pmu->gp_counters;
 	pmu->cpuid_fixed_counters = pmu->fixed_counters;
+	pmu->counters_from = "CPUID.0AH";
+}
+
+/*
+ * Leaf 0x23: subleaf 0 EAX[1] says subleaf 1 is valid; subleaf 1 EAX is
+ * the GP counter bitmap, EBX the fixed counter bitmap (SDM vol. 2A, CPUID
+ * leaf 23H; Linux arch/x86/events/intel/core.c update_pmu_cap()). A leaf
+ * within the maximum that the CPU does not support reads all zero.
+ */
+static void
+decode_leaf23(const struct cpu_leaf23 *l23, struct cpu_info *out)
+{
+	struct pmu_caps *pmu = &out->pmu;
+
+	if (pmu->version < 2 || out->max_basic_leaf < 0x23)
+		return;
+	if (!l23 || !l23->read) {
+		pmu->counters_note = "CPUID leaf 0x23 was not read (not in the dump): the counters are CPUID.0AH's, "
+				     "on a hybrid part only those every core type has";
+		return;
+	}
+	if (!bits(l23->sub[0][R_EAX], 1, 1))
+		return;
+	pmu->gp_mask = l23->sub[1][R_EAX];
+	pmu->gp_counters = (unsigned)__builtin_popcount(pmu->gp_mask);
+	pmu->fixed_mask = l23->sub[1][R_EBX];
+	pmu->fixed_counters = (unsigned)__builtin_popcount(pmu->fixed_mask);
+	if (pmu->fixed_mask && !pmu->fixed_width)
+		pmu->fixed_width = pmu->gp_width;
+	pmu->counters_from = "CPUID.23H.1";
 }
 
 /*
@@ -170,6 +200,12 @@ judge(const struct cpu_info *cpu)
 void
 cpu_decode(const struct cpu_raw_data_t *raw, struct cpu_info *out)
 {
+	cpu_decode_ext(raw, NULL, out);
+}
+
+void
+cpu_decode_ext(const struct cpu_raw_data_t *raw, const struct cpu_leaf23 *l23, struct cpu_info *out)
+{
 	static const uint32_t zero[4];
 
 	memset(out, 0, sizeof(*out));
@@ -201,8 +237,10 @@ cpu_decode(const struct cpu_raw_data_t *raw, struct cpu_info *out)
 		out->core_type = (enum cpu_core_type)bits(eax, 31, 24);
 		out->native_model_id = bits(eax, 23, 0);
 	}
-	if (out->max_basic_leaf >= 0xa && out->vendor == CPU_VENDOR_INTEL)
+	if (out->max_basic_leaf >= 0xa && out->vendor == CPU_VENDOR_INTEL) {
 		decode_pmu(raw, out);
+		decode_leaf23(l23, out);
+	}
 	if (out->vendor == CPU_VENDOR_INTEL && out->family == 0xf && out->pmu.version == 0)
 		decode_netburst(raw, out);
 

@@ -55,6 +55,14 @@ struct pmu_caps {
 	/* CPUID's own numbers, before quirks. */
 	unsigned cpuid_gp_counters;
 	unsigned cpuid_fixed_counters;
+	/*
+	 * Which leaf enumerated the counters: "CPUID.0AH", or "CPUID.23H.1"
+	 * (its bitmaps replace leaf 0xA's, which on a hybrid part are what
+	 * every core type has). NULL without a PMU.
+	 */
+	const char *counters_from;
+	/* Why the counters may be fewer than the core's (a dump without leaf 0x23), or NULL. */
+	const char *counters_note;
 	/* Why the numbers above differ from CPUID, or NULL. */
 	const char *quirk;
 	/*
@@ -100,8 +108,25 @@ struct cpu_info {
 	enum cpu_verdict verdict;
 };
 
+/*
+ * CPUID leaf 0x23 (architectural performance monitoring extended), which
+ * libcpuid 0.6.2's raw data cannot hold (its basic leaves stop at 0x1F):
+ * read apart, live through hw_cpuid_leaf(), or from a dump's own lines.
+ */
+struct cpu_leaf23 {
+	bool read;			/* false: not available (a dump without it) */
+	uint32_t sub[2][4];		/* subleaves 0 and 1: EAX, EBX, ECX, EDX */
+};
+
 /* Decode @raw. Never fails: problems end up in ->verdict. */
 void cpu_decode(const struct cpu_raw_data_t *raw, struct cpu_info *out);
+/*
+ * The same with leaf 0x23 (@l23 may be NULL: not read). Where it is in
+ * range (max basic leaf >= 0x23) and 0x23.0:EAX[1] says subleaf 1 is
+ * valid, its GP (EAX) and fixed (EBX) bitmaps are the counters, as Linux's
+ * update_pmu_cap() reads them.
+ */
+void cpu_decode_ext(const struct cpu_raw_data_t *raw, const struct cpu_leaf23 *l23, struct cpu_info *out);
 
 /* "core", "atom" or NULL. */
 const char *cpu_core_type_name(enum cpu_core_type type);

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "events/cpu.h"
+#include "events/cpu_dump_leaf23.h"
 #include "hw/hw.h"
 #include "base/invoker.h"
 #include "base/err.h"
@@ -189,6 +190,8 @@ read_dump(const char *path, const char *fd_path, int cpu, struct cpu_info *out,
 {
 	struct cpu_raw_data_array_t all;
 	struct cpu_raw_data_t one;
+	struct cpu_leaf23 l23;
+	int idx = 0;
 
 	cpuid_set_warn_function(quiet_warning);
 	memset(&all, 0, sizeof(all));
@@ -198,7 +201,7 @@ read_dump(const char *path, const char *fd_path, int cpu, struct cpu_info *out,
 	 * no per-CPU blocks and come back empty from the all-CPU reader.
 	 */
 	if (cpuid_deserialize_all_raw_data(&all, fd_path) == 0 && all.num_raw > 0) {
-		int idx = cpu < 0 ? all.num_raw - 1 : cpu;
+		idx = cpu < 0 ? all.num_raw - 1 : cpu;
 
 		if (idx >= all.num_raw) {
 			err_set(err, -ENXIO, "%s: the dump has %d CPU%s (0-%d); CPU %d is not in it",
@@ -226,7 +229,8 @@ read_dump(const char *path, const char *fd_path, int cpu, struct cpu_info *out,
 	if (raw_is_empty(&one)) {
 		return err_set(err, -EINVAL, "%s: the CPU block in the dump holds no CPUID leaf 0", path);
 	}
-	cpu_decode(&one, out);
+	cpu_dump_leaf23(fd_path, idx, &l23);
+	cpu_decode_ext(&one, &l23, out);
 	return 0;
 }
 
@@ -340,11 +344,28 @@ cpu_default_core(void)
 	return last;
 }
 
+/* Leaf 0x23 of a live CPU whose maximum leaf reaches it; not read when the seam cannot. */
+static void
+read_leaf23(struct hw *hw, int cpu, const struct cpu_raw_data_t *raw, struct cpu_leaf23 *l23)
+{
+	memset(l23, 0, sizeof(*l23));
+	if (raw->basic_cpuid[0][0] < 0x23)
+		return;
+	for (uint32_t sub = 0; sub < 2; sub++) {
+		if (hw_cpuid_leaf(hw, cpu, 0x23, sub, l23->sub[sub]) < 0) {
+			memset(l23, 0, sizeof(*l23));
+			return;
+		}
+	}
+	l23->read = true;
+}
+
 int
 cpu_source_load(struct hw *hw, const char *dump_path, int cpu, struct cpu_info *out,
 		int *used_cpu, struct pmustat_error **err)
 {
 	struct cpu_raw_data_t raw;
+	struct cpu_leaf23 l23;
 	int ret;
 
 	if (dump_path)
@@ -361,8 +382,52 @@ cpu_source_load(struct hw *hw, const char *dump_path, int cpu, struct cpu_info *
 	}
 	if (used_cpu)
 		*used_cpu = cpu;
-	cpu_decode(&raw, out);
+	read_leaf23(hw, cpu, &raw, &l23);
+	cpu_decode_ext(&raw, &l23, out);
 	return 0;
+}
+
+/*
+ * Copy libcpuid's dump from @fd to @out, with each CPU's leaf 0x23 (@l23,
+ * @ncpus of them, indexed as libcpuid numbers the blocks) as lines of the
+ * AIDA64 form right after the block's header: libcpuid's reader passes
+ * over them, cpu_dump_leaf23() reads them.
+ */
+static int
+copy_dump(int fd, const struct cpu_leaf23 *l23, int ncpus, FILE *out)
+{
+	int dupfd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
+	FILE *in = dupfd >= 0 ? fdopen(dupfd, "r") : NULL;
+	char *line = NULL;
+	size_t cap = 0;
+	int ret = 0, n;
+
+	if (!in) {
+		ret = -errno;
+		if (dupfd >= 0)
+			close(dupfd);
+		return ret;
+	}
+	while (getline(&line, &cap, in) > 0) {
+		if (fputs(line, out) == EOF) {
+			ret = -EIO;
+			break;
+		}
+		/* NOLINTNEXTLINE(cert-err34-c): the header libcpuid just wrote */
+		if (sscanf(line, "_________________ Logical CPU #%d", &n) != 1 || n < 0 || n >= ncpus ||
+		    !l23[n].read)
+			continue;
+		for (unsigned sub = 0; sub < 2; sub++) {
+			const uint32_t *r = l23[n].sub[sub];
+
+			if (fprintf(out, "CPUID 00000023: %08X-%08X-%08X-%08X [SL %02X]\n", r[0], r[1], r[2], r[3],
+				    sub) < 0)
+				ret = -EIO;
+		}
+	}
+	free(line);
+	fclose(in);
+	return ret;
 }
 
 int
@@ -370,15 +435,18 @@ cpu_source_save(struct hw *hw, const int *cpus, int ncpus, FILE *out, const char
 		struct pmustat_error **err)
 {
 	struct cpu_raw_data_array_t all;
-	char fd_path[32], buf[4096];
+	struct cpu_leaf23 *l23;
+	char fd_path[32];
 	int fd = -1, ret = 0;
-	ssize_t n;
 
 	memset(&all, 0, sizeof(all));
 	all.with_affinity = true;
 	all.num_raw = (logical_cpu_t)ncpus;
 	all.raw = calloc((size_t)ncpus, sizeof(*all.raw));
-	if (!all.raw) {
+	l23 = calloc((size_t)ncpus, sizeof(*l23));
+	if (!all.raw || !l23) {
+		free(all.raw);
+		free(l23);
 		return err_set(err, -ENOMEM, "out of memory");
 	}
 	for (int i = 0; i < ncpus; i++) {
@@ -387,6 +455,7 @@ cpu_source_save(struct hw *hw, const int *cpus, int ncpus, FILE *out, const char
 			err_set(err, ret, "CPU %d: reading CPUID failed: %s", cpus[i], strerror(-ret));
 			goto out;
 		}
+		read_leaf23(hw, cpus[i], &all.raw[i], &l23[i]);
 	}
 	/*
 	 * libcpuid writes to a path it opens itself (and truncates): a file of
@@ -404,15 +473,13 @@ cpu_source_save(struct hw *hw, const int *cpus, int ncpus, FILE *out, const char
 		goto out;
 	}
 	/* libcpuid wrote through a file of its own: ours is still at offset 0. */
-	while ((n = read(fd, buf, sizeof(buf))) > 0) {
-		if (fwrite(buf, 1, (size_t)n, out) != (size_t)n) {
-			ret = err_set(err, -EIO, "%s: cannot write the CPUID dump: %s", path, strerror(errno));
-			goto out;
-		}
-	}
+	ret = copy_dump(fd, l23, ncpus, out);
+	if (ret < 0)
+		err_set(err, ret, "%s: cannot write the CPUID dump: %s", path, strerror(-ret));
 out:
 	if (fd >= 0)
 		close(fd);
 	free(all.raw);
+	free(l23);
 	return ret;
 }

@@ -1,15 +1,15 @@
 #include "events/pmu_quirks.h"
 
 #include <stddef.h>
+#include <string.h>
 
 #include "events/cpu.h"
 
 /*
- * Hybrid parts report in CPUID.0AH the counters both core types have; the
- * per-type truth is in leaf 0x23, which libcpuid 0.6.2 does not keep. The
- * masks below are Linux's (arch/x86/events/intel/core.c adds 2 GP and 1
- * fixed counter for Alder/Raptor Lake P-cores) and leaf 0x23.1 of the
- * Meteor/Arrow/Lunar Lake dumps in tests/data/cpuid.
+ * Alder and Raptor Lake report in CPUID.0AH the counters both core types
+ * have, and have no leaf 0x23 to say more: the P-core's are Linux's
+ * (arch/x86/events/intel/core.c adds 2 GP and 1 fixed counter for them).
+ * Later hybrids enumerate each core type's counters in leaf 0x23 (cpu.c).
  */
 struct hybrid_quirk {
 	unsigned models[6];
@@ -22,12 +22,6 @@ struct hybrid_quirk {
 static const struct hybrid_quirk hybrid_quirks[] = {
 	{ { 0x97, 0x9a, 0xb7, 0xba, 0xbf }, CPU_CORE_TYPE_CORE, 0xff, 0xf,
 	  "hybrid Alder/Raptor Lake P-core: CPUID.0AH reports the E-core subset; the P-core has 8 GP and 4 fixed counters" },
-	{ { 0xaa, 0xac, 0xb5 }, CPU_CORE_TYPE_CORE, 0xff, 0xf,
-	  "hybrid Meteor Lake P-core: fixed counter 3 (slots) per CPUID.23H.1, not in CPUID.0AH" },
-	{ { 0xbd, 0xc5, 0xc6 }, CPU_CORE_TYPE_CORE, 0x3ff, 0xf,
-	  "hybrid Lunar/Arrow Lake P-core: 10 GP and 4 fixed counters per CPUID.23H.1" },
-	{ { 0xbd, 0xc5, 0xc6 }, CPU_CORE_TYPE_ATOM, 0xff, 0x77,
-	  "hybrid Lunar/Arrow Lake E-core: fixed counters 0-2 and 4-6 per CPUID.23H.1" },
 };
 
 static unsigned
@@ -39,7 +33,7 @@ popcount32(uint32_t v)
 static void
 apply_hybrid(struct cpu_info *cpu)
 {
-	if (!cpu->hybrid || cpu->family != 6)
+	if (!cpu->hybrid || cpu->family != 6 || !cpu->pmu.counters_from || strcmp(cpu->pmu.counters_from, "CPUID.0AH") != 0)
 		return;
 
 	for (size_t i = 0; i < sizeof(hybrid_quirks) / sizeof(hybrid_quirks[0]); i++) {

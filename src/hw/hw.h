@@ -44,6 +44,12 @@ struct hw_ops {
 	/* CPUID of logical CPU @cpu, as libcpuid's raw data. */
 	int (*cpuid)(void *ctx, int cpu, struct cpu_raw_data_t *raw);
 	/*
+	 * One CPUID leaf and subleaf of @cpu into @regs (EAX, EBX, ECX, EDX),
+	 * for what libcpuid's raw data does not keep (its basic leaves stop at
+	 * 0x1F: leaf 0x23). NULL: hw_cpuid_leaf() gives -EOPNOTSUPP.
+	 */
+	int (*cpuid_leaf)(void *ctx, int cpu, uint32_t leaf, uint32_t subleaf, uint32_t regs[4]);
+	/*
 	 * Make sure the MSR device of @cpu is open, for writing when
 	 * @write. -ENOENT: no msr driver; -ENXIO: no such CPU; -EACCES or
 	 * -EPERM: not allowed. Later rdmsr/wrmsr calls reuse the open device,
@@ -100,6 +106,14 @@ static inline int
 hw_cpuid(struct hw *hw, int cpu, struct cpu_raw_data_t *raw)
 {
 	return hw->ops->cpuid(hw->ctx, cpu, raw);
+}
+
+static inline int
+hw_cpuid_leaf(struct hw *hw, int cpu, uint32_t leaf, uint32_t subleaf, uint32_t regs[4])
+{
+	if (!hw->ops->cpuid_leaf)
+		return -EOPNOTSUPP;
+	return hw->ops->cpuid_leaf(hw->ctx, cpu, leaf, subleaf, regs);
 }
 
 static inline int

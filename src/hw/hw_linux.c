@@ -66,6 +66,28 @@ linux_cpuid(void *ctx, int cpu, struct cpu_raw_data_t *raw)
 	return ret;
 }
 
+/* Through libcpuid's cpu_exec_cpuid_ext, so an interposed libcpuid answers this too. */
+static int
+linux_cpuid_leaf(void *ctx, int cpu, uint32_t leaf, uint32_t subleaf, uint32_t regs[4])
+{
+	cpu_set_t saved;
+	int ret;
+
+	(void)ctx;
+	if (cpu < 0 || cpu >= CPU_SETSIZE)
+		return -ENXIO;
+	ret = pin_to(cpu, &saved);
+	if (ret < 0)
+		return ret;
+	regs[0] = leaf;
+	regs[1] = 0;
+	regs[2] = subleaf;
+	regs[3] = 0;
+	cpu_exec_cpuid_ext(regs);
+	(void)sched_setaffinity(0, sizeof(saved), &saved);
+	return 0;
+}
+
 static int
 linux_msr_open(void *ctx, int cpu, bool write)
 {
@@ -262,6 +284,7 @@ linux_close(void *ctx)
 
 static const struct hw_ops linux_ops = {
 	.cpuid = linux_cpuid,
+	.cpuid_leaf = linux_cpuid_leaf,
 	.msr_open = linux_msr_open,
 	.rdmsr = linux_rdmsr,
 	.wrmsr = linux_wrmsr,

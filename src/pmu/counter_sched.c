@@ -39,7 +39,7 @@ struct sched_free {
 
 /*
  * Kuhn's augmenting path. The recursion is bounded: each level marks a
- * counter in @seen first, so it is at most PMU_MAX_GP (8) deep.
+ * counter in @seen first, so it is at most PMU_MAX_GP (10) deep.
  */
 static bool
 augment(const uint32_t *allowed, unsigned member, uint32_t *seen, int *owner) /* NOLINT(misc-no-recursion) */

@@ -27,11 +27,16 @@
 #define MSR_IA32_A_PMC0			0x4c1u	/* + i, full width; PERF_CAPABILITIES[13] */
 
 /*
- * pmustat never goes beyond these: PMC8+ (Lion Cove) and FC4+ (Skymont)
- * live at addresses this project has not confirmed in the SDM yet.
+ * The counters SDM vol. 4 table 2-2 numbers at consecutive legacy
+ * addresses: IA32_PMC0-9 (0xC1-0xCA), IA32_PERFEVTSEL0-9 (0x186-0x18F),
+ * IA32_A_PMC0-9 (0x4C1-0x4CA) and IA32_FIXED_CTR0-6 (0x309-0x30F); GP
+ * counter i is GLOBAL_CTRL/STATUS bit i, fixed counter i bit 32+i. Lion
+ * Cove has ten GP counters, Skymont fixed counters 4-6 (CPUID.23H.1).
+ * Counters CPUID enumerates beyond these exist only in v6's alias range
+ * (0x1900 + 4n, 0x1980 + 4m): pmustat does not use them, and says so.
  */
-#define PMU_MAX_GP	8
-#define PMU_MAX_FIXED	4
+#define PMU_MAX_GP	10
+#define PMU_MAX_FIXED	7
 /* MSR_OFFCORE_RSP_0 and _1. */
 #define PMU_NUM_OFFCORE	2
 

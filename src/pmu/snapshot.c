@@ -176,6 +176,8 @@ pmu_snapshot_fixed_event_name(const struct event_table *table, unsigned i)
 {
 	static const char *const arch[PMU_MAX_FIXED] = {
 		"INST_RETIRED.ANY", "CPU_CLK_UNHALTED.THREAD", "CPU_CLK_UNHALTED.REF_TSC", "TOPDOWN.SLOTS",
+		/* Skymont's, as the SDM's architectural events 0x73/0x00, 0x9C/0x01, 0xC2/0x02. */
+		"TOPDOWN_BAD_SPECULATION.ALL", "TOPDOWN_FE_BOUND.ALL", "TOPDOWN_RETIRING.ALL",
 	};
 
 	for (size_t k = 0; table && k < event_table_count(table); k++) {

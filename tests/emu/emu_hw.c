@@ -51,6 +51,19 @@ emu_hw_cpuid(void *opaque, int cpu, struct cpu_raw_data_t *raw)
 }
 
 static int
+emu_hw_cpuid_leaf(void *opaque, int cpu, uint32_t leaf, uint32_t subleaf, uint32_t regs[4])
+{
+	struct emu_hw_ctx *ctx = opaque;
+	int err = enter(ctx, EMU_HW_OP_CPUID);
+
+	if (err)
+		return err;
+	if (cpu < 0)
+		return -ENXIO;
+	return emu_cpuid(ctx->pmu, (unsigned)cpu, leaf, subleaf, regs);
+}
+
+static int
 open_cpu(struct emu_hw_ctx *ctx, int cpu, bool write)
 {
 	switch (ctx->pmu->config.msr) {
@@ -187,6 +200,7 @@ emu_hw_close(void *opaque)
 
 static const struct hw_ops emu_hw_ops = {
 	.cpuid = emu_hw_cpuid,
+	.cpuid_leaf = emu_hw_cpuid_leaf,
 	.msr_open = emu_hw_msr_open,
 	.rdmsr = emu_hw_rdmsr,
 	.wrmsr = emu_hw_wrmsr,

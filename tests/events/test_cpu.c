@@ -77,10 +77,10 @@ static const struct expect cases[] = {
 	{ "intel-alderlake-client-i5-12400.txt", INTEL, 6, 0x97, 2, OK, 5, 8, 48, 4, 48, 0xf, NONE, 0, false },
 	{ "intel-raptorlake-hybrid-i5-13600k.txt", INTEL, 6, 0xb7, 1, OK, 5, 6, 48, 3, 48, 0x7, ATOM, 0, false },
 	{ "intel-meteorlake-hybrid-ultra7-155h.txt", INTEL, 6, 0xaa, 4, OK, 5, 8, 48, 3, 48, 0x7, ATOM, 0, false },
-	/* Last CPU is a P-core (Lion Cove): 10 GP, fixed 0-3 per leaf 0x23. */
-	{ "intel-arrowlake-hybrid-ultra5-245k.txt", INTEL, 6, 0xc6, 2, OK, 6, 10, 48, 4, 48, 0xf, CORE, 0x280, true },
-	/* Last CPU is an E-core (Skymont): fixed 0-2 and 4-6. */
-	{ "intel-lunarlake-hybrid-ultra9-288v.txt", INTEL, 6, 0xbd, 1, OK, 6, 8, 48, 6, 48, 0x77, ATOM, 0x280, true },
+	/* Last CPU is a P-core (Lion Cove): 10 GP, fixed 0-3 per the dump's leaf 0x23, no quirk table. */
+	{ "intel-arrowlake-hybrid-ultra5-245k.txt", INTEL, 6, 0xc6, 2, OK, 6, 10, 48, 4, 48, 0xf, CORE, 0x280, false },
+	/* Last CPU is an E-core (Skymont): fixed 0-2 and 4-6 per leaf 0x23. */
+	{ "intel-lunarlake-hybrid-ultra9-288v.txt", INTEL, 6, 0xbd, 1, OK, 6, 8, 48, 6, 48, 0x77, ATOM, 0x280, false },
 	{ "intel-lakefield-hybrid-i5-l16g7.txt", INTEL, 6, 0x8a, 1, OK, 5, 4, 48, 3, 48, 0x7, CORE, 0x04, false },
 	{ "intel-sapphirerapids-xeon-w9-3475x.txt", INTEL, 6, 0x8f, 8, OK, 5, 8, 48, 4, 48, 0xf, NONE, 0, false },
 	{ "intel-emeraldrapids-xeon-platinum-8570.txt", INTEL, 6, 0xcf, 2, OK, 5, 8, 48, 4, 48, 0xf, NONE, 0, false },
@@ -204,6 +204,90 @@ test_netburst_threads(void **state)
 	assert_true(c.netburst.ht);
 	assert_int_equal(c.netburst.thread, 1);
 	assert_int_equal(c.netburst.escrs, 43);
+}
+
+/* An Intel CPU with max leaf @max and leaf 0xA @a (EAX, EBX, ECX, EDX). */
+static void
+perfmon_raw(struct cpu_raw_data_t *raw, uint32_t max, const uint32_t a[4], bool hybrid)
+{
+	memset(raw, 0, sizeof(*raw));
+	raw->basic_cpuid[0][0] = max;
+	memcpy(&raw->basic_cpuid[0][1], "Genu", 4);
+	memcpy(&raw->basic_cpuid[0][3], "ineI", 4);
+	memcpy(&raw->basic_cpuid[0][2], "ntel", 4);
+	raw->basic_cpuid[1][0] = 0xc06d1;			/* family 6, model 0xCD: no quirk applies */
+	raw->basic_cpuid[7][3] = hybrid ? 1u << 15 : 0;
+	memcpy(raw->basic_cpuid[0xa], a, 4 * sizeof(uint32_t));
+}
+
+/* The counters from leaf 0xA (v5 fixed bitmap) and leaf 0x23 values, as the SDM and Linux read them. */
+static void
+test_counter_enumeration(void **state)
+{
+	/* v5, 8 GP x 48, fixed: EDX[4:0] = 3, ECX bitmap 0x70 (fixed 4-6, a hole at 3). */
+	static const uint32_t v5[4] = { 0x08300805, 0, 0x70, 0x00008603 };
+	/* v6 as Arrow Lake's leaf 0xA: 8 GP, fixed 0-2. */
+	static const uint32_t v6[4] = { 0x0d300806, 0x280, 0x7, 0x00008603 };
+	struct cpu_raw_data_t raw;
+	struct cpu_leaf23 l23;
+	struct cpu_info c;
+
+	(void)state;
+	perfmon_raw(&raw, 0x1f, v5, false);
+	cpu_decode(&raw, &c);
+	assert_int_equal(c.pmu.gp_mask, 0xff);
+	assert_int_equal(c.pmu.fixed_mask, 0x77);
+	assert_int_equal(c.pmu.fixed_counters, 6);
+	assert_string_equal(c.pmu.counters_from, "CPUID.0AH");
+	assert_null(c.pmu.counters_note);
+	/* Before v5 ECX is not a bitmap. */
+	{
+		uint32_t v4[4] = { 0x08300804, 0, 0x70, 0x00008603 };
+
+		perfmon_raw(&raw, 0x1f, v4, false);
+		cpu_decode(&raw, &c);
+		assert_int_equal(c.pmu.fixed_mask, 0x7);
+	}
+
+	/* Lion Cove: leaf 0x23.1 EAX = GP 0-9, EBX = fixed 0-3. */
+	perfmon_raw(&raw, 0x23, v6, true);
+	memset(&l23, 0, sizeof(l23));
+	l23.read = true;
+	l23.sub[0][0] = 0xb;			/* subleaf 1 valid (bit 1) */
+	l23.sub[1][0] = 0x3ff;
+	l23.sub[1][1] = 0xf;
+	cpu_decode_ext(&raw, &l23, &c);
+	assert_int_equal(c.pmu.gp_mask, 0x3ff);
+	assert_int_equal(c.pmu.gp_counters, 10);
+	assert_int_equal(c.pmu.fixed_mask, 0xf);
+	assert_int_equal(c.pmu.cpuid_gp_counters, 8);
+	assert_string_equal(c.pmu.counters_from, "CPUID.23H.1");
+	assert_null(c.pmu.quirk);
+	/* Skymont: fixed 0-2 and 4-6. */
+	l23.sub[1][0] = 0xff;
+	l23.sub[1][1] = 0x77;
+	cpu_decode_ext(&raw, &l23, &c);
+	assert_int_equal(c.pmu.gp_mask, 0xff);
+	assert_int_equal(c.pmu.fixed_mask, 0x77);
+	assert_int_equal(c.pmu.fixed_counters, 6);
+	/* Subleaf 1 not valid: leaf 0xA stands. */
+	l23.sub[0][0] = 0x1;
+	cpu_decode_ext(&raw, &l23, &c);
+	assert_int_equal(c.pmu.gp_mask, 0xff);
+	assert_int_equal(c.pmu.fixed_mask, 0x7);
+	assert_string_equal(c.pmu.counters_from, "CPUID.0AH");
+	/* Leaf 0x23 beyond the maximum leaf: its slot is not read, whatever it holds. */
+	l23.sub[0][0] = 0xb;
+	perfmon_raw(&raw, 0x20, v6, true);
+	cpu_decode_ext(&raw, &l23, &c);
+	assert_int_equal(c.pmu.gp_mask, 0xff);
+	assert_null(c.pmu.counters_note);
+	/* In range but not read (a dump without it): leaf 0xA's, and said so. */
+	perfmon_raw(&raw, 0x23, v6, true);
+	cpu_decode(&raw, &c);
+	assert_int_equal(c.pmu.gp_mask, 0xff);
+	assert_int_equal(c.pmu.fixed_mask, 0x7);
+	assert_non_null(c.pmu.counters_note);
 }
 
 /* Hybrid dumps hold every CPU; -C picks one, and its own core type decides. */
@@ -336,6 +420,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_every_dump),
 		cmocka_unit_test(test_netburst_dumps),
 		cmocka_unit_test(test_netburst_threads),
+		cmocka_unit_test(test_counter_enumeration),
 		cmocka_unit_test(test_hybrid_cpu_choice),
 		cmocka_unit_test(test_mapfile_keys),
 		cmocka_unit_test(test_bad_dumps),

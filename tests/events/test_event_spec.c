@@ -130,7 +130,7 @@ static const struct spec_case cases[] = {
 	  { { "TOPDOWN_SLOTS", 0xa4, 0x01, 0, 0, NOFLAGS, U, 3, 0xff, 0, 0, ARCH } } },
 	{ "slots", T_SKL, &skl_caps, 0, "CPUID.0AH enumerates only 7 architectural events", { { 0 } } },
 	{ "LBR_INSERTS", T_LNC, &lnc_caps, 1, NULL,
-	  { { "LBR_INSERTS", 0xe4, 0x01, 0, 0, NOFLAGS, U, -1, 0xff, 0, 0, ARCH } } },
+	  { { "LBR_INSERTS", 0xe4, 0x01, 0, 0, NOFLAGS, U, -1, 0x3ff, 0, 0, ARCH } } },
 	/* CPUID.0AH:EBX says no. */
 	{ "cache-misses", T_NONE, &ebx_caps, 0, "CPUID.0AH:EBX bit 4 is set", { { 0 } } },
 	{ "BRANCH_MISSES", T_NONE, &ebx_caps, 0, "\"Branch Mispredicts Retired\") is not available", { { 0 } } },
@@ -192,7 +192,7 @@ static const struct spec_case cases[] = {
 	{ "BR_INST_RETIRED.ALL_BRANCHES_PEBS", T_SKL, &skl_caps, 0, "PEBS-only", { { 0 } } },
 	/* UMaskExt: v6 only. */
 	{ "BR_INST_RETIRED.COND", T_LNC, &lnc_caps, 1, NULL,
-	  { { "BR_INST_RETIRED.COND", 0xc4, 0x11, 0x01, 0, NOFLAGS, U, -1, 0xff, 0, 0, 0 } } },
+	  { { "BR_INST_RETIRED.COND", 0xc4, 0x11, 0x01, 0, NOFLAGS, U, -1, 0x3ff, 0, 0, 0 } } },
 	{ "BR_INST_RETIRED.COND", T_LNC, &spr_caps, 0, "UMASK2 (UMaskExt), a perfmon v6 field; this PMU is version 5", { { 0 } } },
 
 	/* Modifiers on named events. */
@@ -232,7 +232,7 @@ static const struct spec_case cases[] = {
 	{ "r010e:cmask=2:edge", T_SKL, &skl_caps, 1, NULL,
 	  { { "r010e", 0x0e, 0x01, 0, 2, false, true, false, U, -1, 0xf, 0, 0, RAW } } },
 	{ "r0100000011c4", T_LNC, &lnc_caps, 1, NULL,
-	  { { "r0100000011c4", 0xc4, 0x11, 0x01, 0, NOFLAGS, U, -1, 0xff, 0, 0, RAW } } },
+	  { { "r0100000011c4", 0xc4, 0x11, 0x01, 0, NOFLAGS, U, -1, 0x3ff, 0, 0, RAW } } },
 	{ "r0100000011c4", T_SKL, &skl_caps, 0, "perfmon v6 field", { { 0 } } },
 	{ "r", T_SKL, &skl_caps, 0, "needs hex digits", { { 0 } } },
 	{ "r1FFFFFFFFF", T_SKL, &skl_caps, 0, "above bit 31", { { 0 } } },
@@ -257,7 +257,7 @@ static const struct spec_case cases[] = {
 	{ "cpu/event=0x3c/:k", T_SKL, &skl_caps, 1, NULL,
 	  { { "cpu/event=0x3c/", 0x3c, 0, 0, 0, NOFLAGS, K, -1, 0xf, 0, 0, RAW } } },
 	{ "cpu/event=0xc4,umask=0x11,umask2=1/", T_LNC, &lnc_caps, 1, NULL,
-	  { { "cpu/event=0xc4,umask=0x11,umask2=1/", 0xc4, 0x11, 0x01, 0, NOFLAGS, U, -1, 0xff, 0, 0, RAW } } },
+	  { { "cpu/event=0xc4,umask=0x11,umask2=1/", 0xc4, 0x11, 0x01, 0, NOFLAGS, U, -1, 0x3ff, 0, 0, RAW } } },
 	{ "cpu/event=0x2e,umask=0x41", T_SKL, &skl_caps, 0, "no closing '/'", { { 0 } } },
 	{ "cpu//", T_SKL, &skl_caps, 0, "no parameters", { { 0 } } },
 	{ "cpu/umask=0x41/", T_SKL, &skl_caps, 0, "no event=", { { 0 } } },
@@ -473,8 +473,8 @@ test_every_alias(void **state)
 		assert_int_equal(evs[0].code, ae->code);
 		assert_int_equal(evs[0].umask, ae->umask);
 		assert_int_equal(evs[0].fixed, ae->fixed);
-		/* Every one on a GP counter too, but UnHalted Reference Cycles (another clock there). */
-		assert_int_equal(evs[0].gp_mask, ae->fixed >= 0 && !ae->fixed_twin ? 0 : 0xff);
+		/* Every one on any of Lion Cove's ten GP counters too, but UnHalted Reference Cycles (another clock there). */
+		assert_int_equal(evs[0].gp_mask, ae->fixed >= 0 && !ae->fixed_twin ? 0 : 0x3ff);
 		assert_int_equal(evs[0].flags, EVENT_F_ARCH);
 		free(evs);
 	}
