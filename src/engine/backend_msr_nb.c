@@ -17,12 +17,57 @@
 #include "pmu/journal.h"
 #include "pmu/owner.h"
 
+/* The counters the ESCR0s feed (thread 0's half) and the ESCR1s' (thread 1's). */
+#define NB_HALF_T0 0x13333u
+#define NB_HALF_T1 0x2ccccu
+
 int
-backend_nb_one_core(struct run_ctx *c, struct pmustat_error **err)
+backend_nb_cores(struct run_ctx *c, struct pmustat_error **err)
 {
-	return err_set(err, -ENOTSUP,
-		       "a NetBurst PMU counts on one core at a time, and %u were given (-C/-a); give one core with -C N, or run pmustat once per core",
-		       c->ncores);
+	struct nb_core *nc;
+
+	if (!c->t->live || !c->t->cpu.netburst.present || c->nb_cores)
+		return 0;
+	nc = calloc(c->ncores, sizeof(*nc));
+	if (!nc)
+		return err_set(err, -ENOMEM, "out of memory");
+	c->nb_cores = nc;
+	for (unsigned i = 0; i < c->ncores; i++) {
+		struct netburst_caps nb;
+		int rc = target_nb_core(c->t, c->hw, c->cores[i], &nb, &nc[i].sibling);
+
+		if (rc < 0)
+			return err_set(err, rc, "core %d: cannot read its CPUID (%s), which says which Hyper-Threading thread it is and so which ESCR bits (T0 or T1) count on it; nothing was written",
+				       c->cores[i], strerror(-rc));
+		nc[i].caps = c->t->cpu.pmu;
+		nc[i].caps.nb_ht = nb.ht;
+		nc[i].caps.nb_thread = nb.thread;
+		nc[i].sibling_listed = -1;
+	}
+	for (unsigned i = 0; i < c->ncores; i++) {
+		for (unsigned j = 0; nc[i].sibling >= 0 && j < c->ncores; j++)
+			if (c->cores[j] == nc[i].sibling)
+				nc[i].sibling_listed = (int)j;
+		if (nc[i].sibling_listed < 0)
+			continue;
+		if (nc[i].caps.nb_thread == nc[nc[i].sibling_listed].caps.nb_thread)
+			return err_set(err, -EINVAL, "cores %d and %d: their CPUID says they are the same Hyper-Threading thread of one core; nothing was written",
+				       c->cores[i], nc[i].sibling);
+		nc[i].avoid = nc[i].caps.nb_thread ? NB_HALF_T0 : NB_HALF_T1;
+	}
+	return 0;
+}
+
+const struct pmu_caps *
+backend_nb_caps(const struct run_ctx *c, unsigned i)
+{
+	return c->nb_cores ? &c->nb_cores[i].caps : &c->t->cpu.pmu;
+}
+
+uint32_t
+backend_nb_avoid(const struct run_ctx *c, unsigned i)
+{
+	return c->nb_cores ? c->nb_cores[i].avoid : 0;
 }
 
 int
@@ -48,14 +93,15 @@ backend_nb_occupancy(struct hw *hw, int core, struct pmu_occupancy *occ)
 }
 
 int
-backend_nb_lock_sibling(struct run_ctx *c, int core, int wait_ms, int *fd, struct pmustat_error **err)
+backend_nb_lock_sibling(struct run_ctx *c, unsigned i, int wait_ms, int *fd, struct pmustat_error **err)
 {
-	int sibling = target_nb_sibling(c->t, c->hw);
+	int core = c->cores[i], sibling;
 	char *note = NULL;
 	int rc;
 
-	if (sibling < 0)
+	if (!c->nb_cores || c->nb_cores[i].sibling < 0 || c->nb_cores[i].sibling_listed >= 0)
 		return 0;
+	sibling = c->nb_cores[i].sibling;
 	*fd = cpulock_acquire(sibling, wait_ms, err);
 	if (*fd < 0)
 		return err_set(err, *fd,

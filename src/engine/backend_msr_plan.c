@@ -36,16 +36,18 @@ backend_msr_hints(struct run_ctx *c, struct pmu_owner_hints *h)
 		h->watchdog_on = pmu_owner_watchdog_on(wd);
 }
 
+/* Core @i's plan (c->cores[i], or c->core when @i is 0 and no list was made). */
 static int
-make_plan_for(struct run_ctx *c, int core, const struct pmu_occupancy *occ, const char *assumed_why,
+make_plan_for(struct run_ctx *c, unsigned i, const struct pmu_occupancy *occ, const char *assumed_why,
 	      uint64_t global_ctrl, bool gc_assumed, uint32_t avoid_gp, uint32_t avoid_fixed, struct plan **out,
 	      struct pmustat_error **err)
 {
 	struct plan_input in;
 
 	memset(&in, 0, sizeof(in));
-	in.core = core;
-	in.caps = &c->t->cpu.pmu;
+	in.core = c->cores ? c->cores[i] : c->core;
+	in.caps = backend_nb_caps(c, i);
+	in.avoid_nb = backend_nb_avoid(c, i);
 	in.events = c->ev->hw;
 	in.nevents = c->ev->nhw;
 	in.pinned_run = c->ev->pinned_run;
@@ -66,7 +68,7 @@ static int
 make_plan(struct run_ctx *c, const struct pmu_occupancy *occ, const char *assumed_why, uint64_t global_ctrl,
 	  bool gc_assumed, struct pmustat_error **err)
 {
-	return make_plan_for(c, c->core, occ, assumed_why, global_ctrl, gc_assumed, 0, 0, &c->plan, err);
+	return make_plan_for(c, 0, occ, assumed_why, global_ctrl, gc_assumed, 0, 0, &c->plan, err);
 }
 
 /*
@@ -115,7 +117,7 @@ backend_msr_plan_all(struct run_ctx *c, const struct pmu_occupancy *const *occ, 
 				plan_free(plans[i]);
 				plans[i] = NULL;
 			}
-			rc = make_plan_for(c, c->cores[i], occ[i], assumed_why, gctrl[i], gc_assumed, avoid_gp,
+			rc = make_plan_for(c, i, occ[i], assumed_why, gctrl[i], gc_assumed, avoid_gp,
 					   avoid_fixed, &plans[i], err);
 			c->plan = plans[0];
 			if (rc) {
@@ -163,6 +165,13 @@ plan_dry_cores(struct run_ctx *c, struct pmustat_error **err)
 	}
 	backend_msr_hints(c, &hints);
 	for (unsigned i = 0; i < c->ncores && !assumed; i++) {
+		/* NetBurst: around the CCCRs another user enabled, read only. */
+		if (c->t->cpu.netburst.present) {
+			if (backend_nb_occupancy(c->hw, c->cores[i], &occ[i]) != 0)
+				assumed = "a core's MSRs are not readable";
+			occp[i] = &occ[i];
+			continue;
+		}
 		if (hw_msr_open(c->hw, c->cores[i], false) != 0 ||
 		    pmu_snapshot_read(c->hw, c->cores[i], &c->t->cpu.pmu, &snap, NULL) != 0) {
 			assumed = "a core's MSRs are not readable";
@@ -194,8 +203,12 @@ backend_msr_plan_dry(struct run_ctx *c, struct pmustat_error **err)
 	/* A CPU of a dump, or no MSR access here: nobody holds anything, the power-up state. */
 	if (!c->t->live)
 		return make_plan(c, NULL, "a CPU of a dump", c->t->cpu.pmu.gp_mask, true, err);
-	if (c->t->cpu.netburst.present && c->ncores > 1)
-		return backend_nb_one_core(c, err);
+	if (c->t->cpu.netburst.present) {
+		int rc = backend_nb_cores(c, err);
+
+		if (rc)
+			return rc;
+	}
 	if (c->ncores > 1)
 		return plan_dry_cores(c, err);
 	/* A live NetBurst core: around the CCCRs another user enabled, read only. */

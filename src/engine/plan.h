@@ -44,6 +44,8 @@ struct plan_input {
 	 * several counts each event in the same run of the command.
 	 */
 	uint32_t avoid_gp, avoid_fixed;
+	/* A NetBurst PMU: counters kept unused (the other half, when both HT threads count). */
+	uint32_t avoid_nb;
 };
 
 struct plan {

@@ -94,7 +94,7 @@ plan_nb_make(struct plan *p, struct pmustat_error **err)
 	const struct plan_input *in = &p->in;
 	const struct pmu_caps *caps = in->caps;
 	struct nb_target target = { caps->nb_model, caps->nb_ht, caps->nb_ht ? caps->nb_thread : 0 };
-	uint32_t counters_free = ((1u << NB_COUNTERS) - 1) & ~in->occ.nb_busy;
+	uint32_t counters_free = ((1u << NB_COUNTERS) - 1) & ~in->occ.nb_busy & ~in->avoid_nb;
 	uint64_t escrs_free = ~in->occ.nb_busy_escrs;
 	struct nb_event *ev;
 	struct nb_slot *ns;
@@ -122,6 +122,8 @@ plan_nb_make(struct plan *p, struct pmustat_error **err)
 	} else if (rc < 0) {
 		rc = err_set(err, rc, "core %d: %s", in->core, err_msg(*err));
 	}
+	if (rc == -ENOSPC && in->avoid_nb)
+		err_append(err, "; its Hyper-Threading sibling is counted too, and the two threads share the ESCRs and counters: each counts on its own half (thread 0 the ESCR0s' counters, thread 1 the ESCR1s'), so count fewer events, or one thread of the core per run");
 	if (rc == 0 && p->nruns > 1 && in->no_rerun)
 		rc = err_set(err, -E2BIG,
 			     "core %d: the %u events need %u runs of the command (two events on one ESCR, or more than its counters) and --no-rerun forbids that; count fewer events",

@@ -56,21 +56,38 @@ target_can_count(const struct target *t)
 }
 
 int
-target_nb_sibling(const struct target *t, struct hw *hw)
+target_nb_core(const struct target *t, struct hw *hw, int core, struct netburst_caps *nb, int *sibling)
 {
 	int ncpus = get_nprocs_conf();
+	struct cpu_info self;
+	int rc;
 
-	if (!t->live || !t->cpu.netburst.present || !t->cpu.netburst.ht)
-		return -1;
+	*sibling = -1;
+	if (!t->live || !t->cpu.netburst.present)
+		return -EINVAL;
+	if (core == t->core) {
+		self = t->cpu;
+	} else {
+		rc = cpu_source_load(hw, NULL, core, &self, NULL, NULL);
+		if (rc < 0)
+			return rc;
+		if (!self.netburst.present)
+			return -EINVAL;
+	}
+	*nb = self.netburst;
+	if (!self.netburst.ht)
+		return 0;
 	for (int c = 0; c < ncpus; c++) {
 		struct cpu_info other;
 
-		if (c == t->core || cpu_source_load(hw, NULL, c, &other, NULL, NULL) < 0)
+		if (c == core || cpu_source_load(hw, NULL, c, &other, NULL, NULL) < 0)
 			continue;
-		if (other.netburst.present && other.netburst.apic_id == (t->cpu.netburst.apic_id ^ 1u))
-			return c;
+		if (other.netburst.present && other.netburst.apic_id == (self.netburst.apic_id ^ 1u)) {
+			*sibling = c;
+			break;
+		}
 	}
-	return -1;
+	return 0;
 }
 
 void

@@ -423,49 +423,6 @@ test_software_events_and_perf_backend(void **state)
 	e2e_machine_free(&m);
 }
 
-/*
- * Several cores (-C LIST, -a, also --dry-run): a NetBurst PMU counts on one
- * core per run, so the run is refused (125) before anything is written.
- */
-static void
-test_several_cores_refused(void **state)
-{
-	static const char *const lists[][3] = { { "-C", "0,1", NULL }, { "-a", NULL, NULL } };
-	struct e2e_machine m;
-	struct e2e_result r;
-	struct emu_pmu *before, *after;
-
-	(void)state;
-	e2e_machine_new(&m, (const char *[]){ "--model", "netburst", "--cpus", "2", NULL });
-	before = e2e_state(&m);
-	for (unsigned i = 0; i < 2; i++) {
-		for (int dry = 0; dry < 2; dry++) {
-			const char *argv[12];
-			unsigned n = 0;
-
-			argv[n++] = E2E_PMUSTAT;
-			for (unsigned k = 0; lists[i][k]; k++)
-				argv[n++] = lists[i][k];
-			if (dry)
-				argv[n++] = "--dry-run";
-			argv[n++] = "-e";
-			argv[n++] = "instr_retired:NBOGUSNTAG";
-			argv[n++] = "--";
-			argv[n++] = "true";
-			argv[n] = NULL;
-			e2e_run(&m, &r, argv);
-			e2e_assert_status(&r, 125);
-			e2e_assert_err_contains(&r, "a NetBurst PMU counts on one core at a time, and 2 were given");
-			e2e_result_free(&r);
-		}
-	}
-	after = e2e_state(&m);
-	assert_int_equal(emu_pmu_diff(before, after, stderr), 0);
-	free(before);
-	free(after);
-	e2e_machine_free(&m);
-}
-
 int
 main(void)
 {
@@ -479,7 +436,6 @@ main(void)
 		cmocka_unit_test(test_state_decodes_counters),
 		cmocka_unit_test(test_ht_sibling_journal_recovered),
 		cmocka_unit_test(test_software_events_and_perf_backend),
-		cmocka_unit_test(test_several_cores_refused),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
