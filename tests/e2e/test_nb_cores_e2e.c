@@ -5,7 +5,10 @@
  * of one core (netburst-ht: CPUs 0 and 1 share one set of ESCRs, CCCRs and
  * counters) each thread counts through its own ESCRs with its own T0/T1
  * bits on its own half of the counters; a journal per core, and every
- * register as found afterwards on every exit path.
+ * register as found afterwards on every exit path. And the modes beside
+ * plain counting there: -I (intervals that add up to the count), --regions
+ * (nb-region-demo's regions exact, rdpmc taking the counter's number) and
+ * -M (refused: no metrics for NetBurst).
  */
 #include <limits.h>
 #include <sched.h>
@@ -20,6 +23,7 @@
 #include <unistd.h>
 
 #include <cmocka.h>
+#include <jansson.h>
 
 #include "e2e_harness.h"
 #include "pmu/journal.h"
@@ -272,6 +276,140 @@ test_ht_siblings_killed_and_terminated(void **state)
 	}
 }
 
+/* -I: each interval's clocks, on thread 1 of an HT core too; they add up to the count. */
+static void
+test_intervals(void **state)
+{
+	static const char *const models[] = { "netburst", "netburst-ht" };
+
+	NEED_CPUS_0_1();
+	for (unsigned i = 0; i < 2; i++) {
+		struct e2e_machine m;
+		struct e2e_result r;
+		struct emu_pmu *before;
+		unsigned long long sum = 0;
+		unsigned lines = 0, nonzero = 0;
+
+		e2e_machine_new(&m, (const char *[]){ "--model", models[i], "--cpus", "2", NULL });
+		before = e2e_state(&m);
+		e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", "1", "-I", "100", "-x,", "-e",
+			"instr_retired:NBOGUSNTAG", "--", m.workload, "--cpu", "1", "--nb", "0x02:0x1:3,4",
+			"--steps", "3", "--step-ms", "300", NULL });
+		e2e_assert_status(&r, 0);
+		for (const char *l = strstr(r.err, "interval,"); l; l = strstr(l + 1, "\ninterval,")) {
+			const char *f = l + (l[0] == '\n');
+			unsigned long long v;
+
+			/* interval,TIME,ROUND,RUN,VALUE,EVENT */
+			for (int k = 0; k < 4; k++)
+				f = strchr(f, ',') + 1;
+			v = strtoull(f, NULL, 10);
+			sum += v;
+			nonzero += v != 0;
+			lines++;
+		}
+		assert_true(lines >= 3);
+		assert_true(nonzero >= 2);
+		assert_int_equal(sum, 21);
+		assert_int_equal(sum_value(r.err, "instr_retired:NBOGUSNTAG:u"), 21);
+		e2e_result_free(&r);
+		assert_restored(&m, before);
+		free(before);
+		e2e_machine_free(&m);
+	}
+}
+
+static json_t *
+region_of(json_t *root, const char *name)
+{
+	size_t i;
+	json_t *g;
+
+	json_array_foreach(json_object_get(root, "regions"), i, g)
+		if (strcmp(json_string_value(json_object_get(g, "name")), name) == 0)
+			return g;
+	fail_msg("no region %s", name);
+	return NULL;
+}
+
+static long long
+region_value(json_t *root, const char *name, size_t k)
+{
+	return (long long)json_integer_value(json_object_get(
+		json_array_get(json_object_get(region_of(root, name), "events"), k), "value"));
+}
+
+/*
+ * --regions: the library reads each NetBurst counter with rdpmc by its
+ * number (0-17, SDM RDPMC), 40 bits wide: every region exact, on thread 1
+ * of an HT core too. Both threads of one core at once are refused: a region
+ * reads one counter number per event, and the threads count on different
+ * halves.
+ */
+static void
+test_regions(void **state)
+{
+	static const char *const models[] = { "netburst", "netburst-ht" };
+
+	NEED_CPUS_0_1();
+	for (unsigned i = 0; i < 2; i++) {
+		struct e2e_machine m;
+		struct e2e_result r;
+		struct emu_pmu *before;
+		json_t *root;
+		json_error_t jerr;
+
+		e2e_machine_new(&m, (const char *[]){ "--model", models[i], "--cpus", "2", NULL });
+		before = e2e_state(&m);
+		e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "--regions", "-C", "1", "-e",
+			"instr_retired:NBOGUSNTAG,global_power_events", "--json", "-o", "/dev/stdout", "--",
+			NB_REGION_DEMO, NULL });
+		e2e_assert_status(&r, 0);
+		root = json_loads(r.out, 0, &jerr);
+		if (!root)
+			fail_msg("not JSON (%s): %s\nstderr: %s", jerr.text, r.out, r.err);
+		assert_int_equal(json_integer_value(json_object_get(region_of(root, "a"), "calls")), 2);
+		assert_int_equal(region_value(root, "a", 0), 200);
+		assert_int_equal(region_value(root, "a", 1), 2000);
+		assert_int_equal(json_integer_value(json_object_get(region_of(root, "b"), "calls")), 1);
+		assert_int_equal(region_value(root, "b", 0), 7);
+		assert_int_equal(region_value(root, "b", 1), 70);
+		json_decref(root);
+		e2e_result_free(&r);
+		assert_restored(&m, before);
+		if (i == 1) {
+			e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "--regions", "-C", "0,1", "-e",
+				"instr_retired:NBOGUSNTAG", "--", NB_REGION_DEMO, NULL });
+			e2e_assert_status(&r, 125);
+			e2e_assert_err_contains(&r, "cores 0 and 1 are the two Hyper-Threading threads of one NetBurst core");
+			e2e_result_free(&r);
+			assert_restored(&m, before);
+		}
+		free(before);
+		e2e_machine_free(&m);
+	}
+}
+
+/* -M: Intel publishes no metrics for NetBurst: refused (125) before anything is written. */
+static void
+test_metrics_refused(void **state)
+{
+	struct e2e_machine m;
+	struct e2e_result r;
+	struct emu_pmu *before;
+
+	(void)state;
+	e2e_machine_new(&m, (const char *[]){ "--model", "netburst", "--cpus", "1", NULL });
+	before = e2e_state(&m);
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", "0", "-M", "IPC", "--", "true", NULL });
+	e2e_assert_status(&r, 125);
+	e2e_assert_err_contains(&r, "Intel publishes no metrics for NetBurst");
+	e2e_result_free(&r);
+	assert_restored(&m, before);
+	free(before);
+	e2e_machine_free(&m);
+}
+
 int
 main(void)
 {
@@ -280,6 +418,9 @@ main(void)
 		cmocka_unit_test(test_ht_siblings_each_own_half),
 		cmocka_unit_test(test_ht_siblings_dry_run),
 		cmocka_unit_test(test_ht_siblings_killed_and_terminated),
+		cmocka_unit_test(test_intervals),
+		cmocka_unit_test(test_regions),
+		cmocka_unit_test(test_metrics_refused),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);
