@@ -2,6 +2,7 @@
  * target.c - see target.h.
  */
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/sysinfo.h>
@@ -11,6 +12,7 @@
 #include "events/cpu_source.h"
 #include "events/data_dir.h"
 #include "events/event_table.h"
+#include "hw/hw.h"
 #include "netburst/nb_table.h"
 
 int
@@ -55,10 +57,37 @@ target_can_count(const struct target *t)
 	return t->cpu.verdict == CPU_VERDICT_OK || t->cpu.netburst.present;
 }
 
+/*
+ * How many CPU numbers to look through: the highest the kernel says is
+ * online (through @hw: "0-3,8-11"), or the CPUs configured, whichever is
+ * more.
+ */
+static int
+cpu_count(struct hw *hw)
+{
+	char text[1024];
+	int n = get_nprocs_conf(), cur = -1;
+
+	if (hw_read_file(hw, HW_FILE_CPUS_ONLINE, text, sizeof(text)) != 0)
+		return n;
+	for (const char *p = text; *p; p++) {
+		if (*p >= '0' && *p <= '9') {
+			cur = (cur < 0 ? 0 : cur * 10) + (*p - '0');
+			if (cur >= CPU_SETSIZE)
+				return n;
+		} else {
+			if (cur + 1 > n)
+				n = cur + 1;
+			cur = -1;
+		}
+	}
+	return cur + 1 > n ? cur + 1 : n;
+}
+
 int
 target_nb_core(const struct target *t, struct hw *hw, int core, struct netburst_caps *nb, int *sibling)
 {
-	int ncpus = get_nprocs_conf();
+	int ncpus = cpu_count(hw);
 	struct cpu_info self;
 	int rc;
 
