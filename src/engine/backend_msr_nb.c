@@ -8,6 +8,7 @@
 
 #include "base/err.h"
 #include "engine/backend_msr_nb.h"
+#include "engine/plan_nb.h"
 #include "engine/run.h"
 #include "engine/target.h"
 #include "hw/cpulock.h"
@@ -71,24 +72,21 @@ backend_nb_avoid(const struct run_ctx *c, unsigned i)
 }
 
 int
-backend_nb_occupancy(struct hw *hw, int core, struct pmu_occupancy *occ)
+backend_nb_occupancy(struct hw *hw, int core, unsigned model, struct pmu_occupancy *occ)
 {
+	uint64_t cccr[NB_COUNTERS], escr[NB_ESCRS];
+
 	if (hw_msr_open(hw, core, false) != 0)
 		return -1;
-	for (unsigned i = 0; i < NB_COUNTERS; i++) {
-		uint64_t v;
-		int escr;
-
-		if (hw_rdmsr(hw, core, nb_cccr_msr(i), &v) != 0)
+	for (unsigned i = 0; i < NB_COUNTERS; i++)
+		if (hw_rdmsr(hw, core, nb_cccr_msr(i), &cccr[i]) != 0)
 			return -1;
-		if (!(v & NB_CCCR_ENABLE))
-			continue;
-		occ->nb_busy |= 1u << i;
-		occ->nb_cccr[i] = v;
-		escr = nb_escr_for(i, NB_CCCR_GET_SELECT(v));
-		if (escr >= 0)
-			occ->nb_busy_escrs |= 1ull << escr;
+	for (unsigned i = 0; i < NB_ESCRS; i++) {
+		escr[i] = 0;
+		if (nb_escr_exists(i, model) && hw_rdmsr(hw, core, nb_escr_get(i)->msr, &escr[i]) != 0)
+			return -1;
 	}
+	pmu_owner_scan_nb(cccr, escr, occ);
 	return 0;
 }
 
@@ -130,8 +128,19 @@ backend_nb_check_perfmon(struct run_ctx *c, int core, struct pmustat_error **err
 void
 backend_nb_verbose_busy(int core, const struct pmu_occupancy *occ)
 {
-	for (unsigned k = 0; k < NB_COUNTERS; k++)
-		if (occ->nb_busy & (1u << k))
-			fprintf(stderr, "pmustat: core %d: scheduled around %s (MSR_%s = 0x%llx, enabled by another user)\n",
-				core, nb_counter_name(k), nb_cccr_name(k), (unsigned long long)occ->nb_cccr[k]);
+	uint64_t alone = plan_nb_escrs_alone(occ);
+	char one[256];
+
+	for (unsigned k = 0; k < NB_COUNTERS; k++) {
+		if (!(occ->nb_busy & (1u << k)))
+			continue;
+		plan_nb_describe_busy(occ, k, one, sizeof(one));
+		fprintf(stderr, "pmustat: core %d: scheduled around %s, another user's\n", core, one);
+	}
+	for (unsigned e = 0; e < NB_ESCRS; e++) {
+		if (!(alone & (1ull << e)))
+			continue;
+		plan_nb_describe_escr(occ, e, one, sizeof(one));
+		fprintf(stderr, "pmustat: core %d: scheduled around %s, another user's\n", core, one);
+	}
 }

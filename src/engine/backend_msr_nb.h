@@ -43,12 +43,12 @@ uint32_t
 backend_nb_avoid(const struct run_ctx *c, unsigned i);
 
 /*
- * Who holds what on NetBurst core @core, by reads only: the counters whose
- * CCCR is enabled and the ESCRs they select, into @occ (zeroed by the
- * caller). -1 when the MSRs cannot be read.
+ * Who holds what on NetBurst core @core (of model @model), by reads only:
+ * its CCCRs and ESCRs under pmu_owner_scan_nb()'s rule, into @occ (zeroed
+ * by the caller). -1 when the MSRs cannot be read.
  */
 int
-backend_nb_occupancy(struct hw *hw, int core, struct pmu_occupancy *occ);
+backend_nb_occupancy(struct hw *hw, int core, unsigned model, struct pmu_occupancy *occ);
 
 /*
  * With Hyper-Threading, core @i's sibling shares its ESCRs, CCCRs and

@@ -171,7 +171,7 @@ plan_dry_cores(struct run_ctx *c, struct pmustat_error **err)
 	for (unsigned i = 0; i < c->ncores && !assumed; i++) {
 		/* NetBurst: around the CCCRs another user enabled, read only. */
 		if (c->t->cpu.netburst.present) {
-			if (backend_nb_occupancy(c->hw, c->cores[i], &occ[i]) != 0)
+			if (backend_nb_occupancy(c->hw, c->cores[i], c->t->cpu.pmu.nb_model, &occ[i]) != 0)
 				assumed = "a core's MSRs are not readable";
 			occp[i] = &occ[i];
 			continue;
@@ -218,7 +218,7 @@ backend_msr_plan_dry(struct run_ctx *c, struct pmustat_error **err)
 	/* A live NetBurst core: around the CCCRs another user enabled, read only. */
 	if (c->t->cpu.netburst.present) {
 		memset(&occ, 0, sizeof(occ));
-		if (backend_nb_occupancy(c->hw, c->core, &occ) != 0)
+		if (backend_nb_occupancy(c->hw, c->core, c->t->cpu.pmu.nb_model, &occ) != 0)
 			return make_plan(c, NULL, "this core's MSRs are not readable", 0, true, err);
 		return make_plan(c, &occ, NULL, 0, false, err);
 	}
