@@ -37,7 +37,7 @@ struct msr_core {
 	int core;
 	int lock_fd;
 	struct plan *plan;		/* the first core's is c->plan (the run's), not freed here */
-	int sibling_lock_fd;		/* NetBurst HT: the other thread's CPU shares the PMU */
+	int sibling_lock_fd;		/* NetBurst HT: the other thread's CPU shares the PMU (when not counted too) */
 	bool journaled;
 	bool use_rdpmc;
 };
@@ -180,7 +180,7 @@ open_cores(struct run_ctx *c, struct pmustat_error **err)
 			return rc;
 	}
 	for (unsigned i = 0; i < s->n; i++) {
-		rc = backend_nb_lock_sibling(c, s->cores[i].core, LOCK_WAIT_MS, &s->cores[i].sibling_lock_fd, err);
+		rc = backend_nb_lock_sibling(c, i, LOCK_WAIT_MS, &s->cores[i].sibling_lock_fd, err);
 		if (rc < 0)
 			return rc;
 		rc = backend_nb_check_perfmon(c, s->cores[i].core, err);
@@ -258,8 +258,10 @@ msr_begin(struct run_ctx *c, struct pmustat_error **err)
 	if (!s)
 		return err_set(err, -ENOMEM, "out of memory");
 	c->state[0] = s;
-	if (c->t->cpu.netburst.present && c->ncores > 1)
-		return backend_nb_one_core(c, err);
+	/* NetBurst: each core's thread (its T0/T1 bits) and sibling, from its CPUID. */
+	rc = backend_nb_cores(c, err);
+	if (rc)
+		return rc;
 	s->cores = calloc(c->ncores, sizeof(*s->cores));
 	s->pmus = calloc(c->ncores, sizeof(struct pmu *));
 	s->finals = calloc((size_t)c->ncores * SCHED_MAX_EVENTS, sizeof(*s->finals));

@@ -1,38 +1,59 @@
 /*
  * backend_msr_nb.h - what the MSR backend does only on a NetBurst PMU:
- * one core per run, the Hyper-Threading sibling's lock, IA32_MISC_ENABLE
+ * each core's thread and sibling, the Hyper-Threading sibling's lock, IA32_MISC_ENABLE
  * checked, another user's CCCRs read for --dry-run, and -v's lines on them.
  */
 #ifndef PMUSTAT_BACKEND_MSR_NB_H
 #define PMUSTAT_BACKEND_MSR_NB_H
+
+#include <stdint.h>
+
+#include "events/cpu.h"
 
 struct hw;
 struct pmu_occupancy;
 struct pmustat_error;
 struct run_ctx;
 
-/*
- * The refusal of a NetBurst run on several cores (c->ncores > 1): its
- * plan's T0/T1 bits and its sibling are the target core's. Returns -ENOTSUP.
- */
-int
-backend_nb_one_core(struct run_ctx *c, struct pmustat_error **err);
+/* A NetBurst core of the run, as its own CPUID says. */
+struct nb_core {
+	struct pmu_caps caps;		/* the target's, with this core's thread (T0/T1 bits) */
+	int sibling;			/* its Hyper-Threading sibling CPU, or -1 */
+	int sibling_listed;		/* the sibling's index in c->cores, or -1 */
+	uint32_t avoid;			/* counters it leaves to a counted sibling (plan_input.avoid_nb) */
+};
 
 /*
- * Who holds what on NetBurst core @core, by reads only: the counters whose
- * CCCR is enabled and the ESCRs they select, into @occ (zeroed by the
- * caller). -1 when the MSRs cannot be read.
+ * A live NetBurst PMU: each counted core's thread and sibling into
+ * c->nb_cores (freed with the run's state). When both threads of a
+ * core are counted they share one set of ESCRs and counters, so each keeps
+ * to its half, as Linux's p4 driver splits them: thread 0 the counters the
+ * ESCR0s feed (0, 1, 4, 5, 8, 9, 12, 13, 16), thread 1 the ESCR1s' (2, 3,
+ * 6, 7, 10, 11, 14, 15, 17). 0 (also with nothing to do), or -errno.
  */
 int
-backend_nb_occupancy(struct hw *hw, int core, struct pmu_occupancy *occ);
+backend_nb_cores(struct run_ctx *c, struct pmustat_error **err);
+
+/* The counters core @i leaves to its counted sibling (0 without). */
+uint32_t
+backend_nb_avoid(const struct run_ctx *c, unsigned i);
 
 /*
- * With Hyper-Threading, @core's sibling shares its ESCRs, CCCRs and
- * counters: its lock into *@fd (waiting @wait_ms), and a killed run's
- * journal on it put back. 0 also when there is no sibling (*@fd stays -1).
+ * Who holds what on NetBurst core @core (of model @model), by reads only:
+ * its CCCRs and ESCRs under pmu_owner_scan_nb()'s rule, into @occ (zeroed
+ * by the caller). -1 when the MSRs cannot be read.
  */
 int
-backend_nb_lock_sibling(struct run_ctx *c, int core, int wait_ms, int *fd, struct pmustat_error **err);
+backend_nb_occupancy(struct hw *hw, int core, unsigned model, struct pmu_occupancy *occ);
+
+/*
+ * With Hyper-Threading, core @i's sibling shares its ESCRs, CCCRs and
+ * counters: unless it is counted too (then it is locked already), its
+ * lock into *@fd (waiting @wait_ms), and a killed run's journal on it put
+ * back. 0 also when there is no sibling (*@fd stays -1).
+ */
+int
+backend_nb_lock_sibling(struct run_ctx *c, unsigned i, int wait_ms, int *fd, struct pmustat_error **err);
 
 /* IA32_MISC_ENABLE[7] on @core when the PMU is NetBurst (read only): -ENODEV when clear. */
 int

@@ -48,6 +48,7 @@ make_plan_for(struct run_ctx *c, unsigned i, int core, const struct pmu_occupanc
 	memset(&in, 0, sizeof(in));
 	in.core = core;
 	in.caps = run_core_caps(c, i);
+	in.avoid_nb = backend_nb_avoid(c, i);
 	in.events = ev->hw;
 	in.nevents = ev->nhw;
 	in.pinned_run = ev->pinned_run;
@@ -140,6 +141,10 @@ backend_msr_plan_all(struct run_ctx *c, const struct pmu_occupancy *const *occ, 
 			fprintf(stderr, "pmustat: the cores' own plans batch the events differently; every core uses only the counters free on all\n");
 		same = true;
 	}
+	for (unsigned i = 0; c->o->regions && i < c->ncores; i++)
+		if (backend_nb_avoid(c, i))
+			return err_set(err, -EBUSY, "--regions: cores %d and %d are the two Hyper-Threading threads of one NetBurst core, each counting on its own half of their shared counters, and a region reads one counter number per event wherever its thread runs; list one thread of each core with -C; nothing was written on any of the cores",
+				       c->cores[i], c->nb_cores[i].sibling);
 	if (c->o->regions)
 		return err_set(err, -EBUSY, "--regions: the cores cannot count each event on the same counter in the same run of the command (counters in use differ between them); give one core with -C, or fewer events; nothing was written on any of the cores");
 	return err_set(err, -EBUSY, "the cores cannot count the events in the same runs of the command; nothing was written on any of the cores");
@@ -168,6 +173,13 @@ plan_dry_cores(struct run_ctx *c, struct pmustat_error **err)
 	}
 	backend_msr_hints(c, &hints);
 	for (unsigned i = 0; i < c->ncores && !assumed; i++) {
+		/* NetBurst: around the CCCRs another user enabled, read only. */
+		if (c->t->cpu.netburst.present) {
+			if (backend_nb_occupancy(c->hw, c->cores[i], c->t->cpu.pmu.nb_model, &occ[i]) != 0)
+				assumed = "a core's MSRs are not readable";
+			occp[i] = &occ[i];
+			continue;
+		}
 		if (hw_msr_open(c->hw, c->cores[i], false) != 0 ||
 		    pmu_snapshot_read(c->hw, c->cores[i], run_core_caps(c, i), &snap, NULL) != 0) {
 			assumed = "a core's MSRs are not readable";
@@ -199,14 +211,18 @@ backend_msr_plan_dry(struct run_ctx *c, struct pmustat_error **err)
 	/* A CPU of a dump, or no MSR access here: nobody holds anything, the power-up state. */
 	if (!c->t->live)
 		return make_plan(c, NULL, "a CPU of a dump", c->t->cpu.pmu.gp_mask, true, err);
-	if (c->t->cpu.netburst.present && c->ncores > 1)
-		return backend_nb_one_core(c, err);
+	if (c->t->cpu.netburst.present) {
+		int rc = backend_nb_cores(c, err);
+
+		if (rc)
+			return rc;
+	}
 	if (c->ncores > 1)
 		return plan_dry_cores(c, err);
 	/* A live NetBurst core: around the CCCRs another user enabled, read only. */
 	if (c->t->cpu.netburst.present) {
 		memset(&occ, 0, sizeof(occ));
-		if (backend_nb_occupancy(c->hw, c->core, &occ) != 0)
+		if (backend_nb_occupancy(c->hw, c->core, c->t->cpu.pmu.nb_model, &occ) != 0)
 			return make_plan(c, NULL, "this core's MSRs are not readable", 0, true, err);
 		return make_plan(c, &occ, NULL, 0, false, err);
 	}

@@ -46,6 +46,8 @@ struct plan_input {
 	 * self-read copies of the events).
 	 */
 	uint32_t avoid_gp, avoid_fixed;
+	/* A NetBurst PMU: counters kept unused (the other half, when both HT threads count). */
+	uint32_t avoid_nb;
 };
 
 struct plan {

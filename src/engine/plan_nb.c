@@ -52,18 +52,60 @@ plan_nb_event_to(const struct event *e, struct nb_event *out)
 	out->threshold = e->cmask;
 }
 
-/* "IQ_COUNTER0 (CCCR 0x...), IQ_COUNTER1 (...)": who holds what, for a refusal. */
+uint64_t
+plan_nb_escrs_alone(const struct pmu_occupancy *occ)
+{
+	uint64_t escrs = occ->nb_busy_escrs;
+
+	for (unsigned i = 0; i < NB_COUNTERS; i++) {
+		int x = nb_escr_for(i, NB_CCCR_GET_SELECT(occ->nb_cccr[i]));
+
+		if ((occ->nb_busy & (1u << i)) && x >= 0)
+			escrs &= ~(1ull << x);
+	}
+	return escrs;
+}
+
+void
+plan_nb_describe_busy(const struct pmu_occupancy *occ, unsigned i, char *buf, size_t size)
+{
+	const struct nb_escr *x = nb_escr_get((unsigned)nb_escr_for(i, NB_CCCR_GET_SELECT(occ->nb_cccr[i])));
+
+	if (occ->nb_cccr[i] & NB_CCCR_ENABLE)
+		snprintf(buf, size, "%s (MSR_%s = 0x%llx, enabled)", nb_counter_name(i), nb_cccr_name(i),
+			 (unsigned long long)occ->nb_cccr[i]);
+	else
+		snprintf(buf, size, "%s (MSR_%s = 0x%llx, stopped: disabled, selecting the armed %s)",
+			 nb_counter_name(i), nb_cccr_name(i), (unsigned long long)occ->nb_cccr[i], x ? x->name : "?");
+}
+
+void
+plan_nb_describe_escr(const struct pmu_occupancy *occ, unsigned e, char *buf, size_t size)
+{
+	const struct nb_escr *x = nb_escr_get(e);
+
+	snprintf(buf, size, "%s (MSR_%s = 0x%llx, armed: USR/OS or tag bits set, though no enabled CCCR selects it)",
+		 x ? x->name : "?", x ? x->name : "?", (unsigned long long)occ->nb_escr[e]);
+}
+
+/* "IQ_COUNTER0 (MSR_IQ_CCCR0 = 0x..., enabled), CRU_ESCR1 (...)": who holds what, for a refusal. */
 static void
 busy_text(const struct plan_input *in, char *buf, size_t size)
 {
+	uint64_t alone = plan_nb_escrs_alone(&in->occ);
 	size_t used = 0;
+	char one[256];
 
 	buf[0] = '\0';
-	for (unsigned i = 0; i < NB_COUNTERS && used < size; i++)
-		if (in->occ.nb_busy & (1u << i))
-			used += (size_t)snprintf(buf + used, size - used, "%s%s (MSR_%s = 0x%llx)", used ? ", " : "",
-						 nb_counter_name(i), nb_cccr_name(i),
-						 (unsigned long long)in->occ.nb_cccr[i]);
+	for (unsigned i = 0; i < NB_COUNTERS + NB_ESCRS && used < size; i++) {
+		if (i < NB_COUNTERS && (in->occ.nb_busy & (1u << i)))
+			plan_nb_describe_busy(&in->occ, i, one, sizeof(one));
+		else if (i >= NB_COUNTERS && (alone & (1ull << (i - NB_COUNTERS))))
+			plan_nb_describe_escr(&in->occ, i - NB_COUNTERS, one, sizeof(one));
+		else
+			continue;
+		used += (size_t)snprintf(buf + used, size - used, "%s%s", used ? ", " : "", one);
+	}
 }
 
 /* A run's writes as the pmu layer's program: whole registers, nothing kept as found. */
@@ -94,12 +136,12 @@ plan_nb_make(struct plan *p, struct pmustat_error **err)
 	const struct plan_input *in = &p->in;
 	const struct pmu_caps *caps = in->caps;
 	struct nb_target target = { caps->nb_model, caps->nb_ht, caps->nb_ht ? caps->nb_thread : 0 };
-	uint32_t counters_free = ((1u << NB_COUNTERS) - 1) & ~in->occ.nb_busy;
+	uint32_t counters_free = ((1u << NB_COUNTERS) - 1) & ~in->occ.nb_busy & ~in->avoid_nb;
 	uint64_t escrs_free = ~in->occ.nb_busy_escrs;
 	struct nb_event *ev;
 	struct nb_slot *ns;
 	unsigned bad = 0;
-	char busy[512];
+	char busy[2048];
 	int rc;
 
 	ev = calloc(in->nevents ? in->nevents : 1, sizeof(*ev));
@@ -114,14 +156,16 @@ plan_nb_make(struct plan *p, struct pmustat_error **err)
 	p->nruns = 0;
 	rc = in->nevents ? nb_sched_plan(ev, in->nevents, caps->nb_model, counters_free, escrs_free, ns,
 					 &p->nruns, &bad, err) : 0;
-	if (rc == -ENOSPC && in->occ.nb_busy) {
+	if (rc == -ENOSPC && (in->occ.nb_busy || in->occ.nb_busy_escrs)) {
 		busy_text(in, busy, sizeof(busy));
 		rc = err_set(err, -ENOSPC,
-			     "core %d: counters busy: %s. In use by another user (their CCCR is enabled): %s. Stop that user or pick another core with -C (pmustat never takes a NetBurst counter another user enabled)",
+			     "core %d: counters busy: %s. In use by another user: %s. Stop that user or pick another core with -C (pmustat never takes a NetBurst counter or ESCR another user holds)",
 			     in->core, err_msg(*err), busy);
 	} else if (rc < 0) {
 		rc = err_set(err, rc, "core %d: %s", in->core, err_msg(*err));
 	}
+	if (rc == -ENOSPC && in->avoid_nb)
+		err_append(err, "; its Hyper-Threading sibling is counted too, and the two threads share the ESCRs and counters: each counts on its own half (thread 0 the ESCR0s' counters, thread 1 the ESCR1s'), so count fewer events, or one thread of the core per run");
 	if (rc == 0 && p->nruns > 1 && in->no_rerun)
 		rc = err_set(err, -E2BIG,
 			     "core %d: the %u events need %u runs of the command (two events on one ESCR, or more than its counters) and --no-rerun forbids that; count fewer events",
@@ -168,11 +212,22 @@ plan_nb_print(const struct plan *p, const char *cpu, const char *const *names, F
 	if (in->occupancy_assumed) {
 		fprintf(out, "  counters in use: not read (%s): all assumed free\n",
 			in->assumed_why ? in->assumed_why : "no MSR access");
-	} else if (in->occ.nb_busy) {
-		for (unsigned i = 0; i < NB_COUNTERS; i++)
-			if (in->occ.nb_busy & (1u << i))
-				fprintf(out, "  in use: %s (MSR_%s = 0x%llx, enabled): another user's\n",
-					nb_counter_name(i), nb_cccr_name(i), (unsigned long long)in->occ.nb_cccr[i]);
+	} else if (in->occ.nb_busy || in->occ.nb_busy_escrs) {
+		uint64_t alone = plan_nb_escrs_alone(&in->occ);
+		char one[256];
+
+		for (unsigned i = 0; i < NB_COUNTERS; i++) {
+			if (!(in->occ.nb_busy & (1u << i)))
+				continue;
+			plan_nb_describe_busy(&in->occ, i, one, sizeof(one));
+			fprintf(out, "  in use: %s: another user's\n", one);
+		}
+		for (unsigned e = 0; e < NB_ESCRS; e++) {
+			if (!(alone & (1ull << e)))
+				continue;
+			plan_nb_describe_escr(&in->occ, e, one, sizeof(one));
+			fprintf(out, "  in use: %s: another user's\n", one);
+		}
 	} else {
 		fprintf(out, "  counters in use: none\n");
 	}

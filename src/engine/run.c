@@ -387,6 +387,9 @@ run_rounds(struct run_ctx *c)
 const struct pmu_caps *
 run_core_caps(const struct run_ctx *c, unsigned i)
 {
+	/* NetBurst: each core's own thread bits (T0/T1) and, with both threads listed, its half of the counters. */
+	if (c->nb_cores)
+		return &c->nb_cores[i].caps;
 	return c->core_t ? &c->core_t[i]->cpu.pmu : &c->t->cpu.pmu;
 }
 

@@ -115,6 +115,7 @@ struct run_ctx {
 	const struct target *const *core_t;
 	const struct stat_events *const *core_ev;
 	FILE *notes;			/* pmustat's own notes (NULL: they would spoil a record) */
+	struct nb_core *nb_cores;	/* a live NetBurst PMU: per core, its thread and sibling (backend_msr_nb.h) */
 
 	/* The hardware events', then the software events'; then --regions' step (engine/regions.h). */
 	const struct backend_ops *backends[3];

@@ -434,6 +434,7 @@ state_free(struct stat_state *s)
 	for (unsigned i = 1; s->c.plans && i < s->c.ncores; i++)
 		plan_free(s->c.plans[i]);
 	free(s->c.plans);
+	free(s->c.nb_cores);
 	regions_free(&s->c);
 	plan_free(s->c.plan);
 	err_free(s->c.error);

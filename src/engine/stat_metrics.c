@@ -142,6 +142,9 @@ stat_metrics_select(struct stat_metrics *m, const struct stat_opts *o, struct ta
 	if (t->table_rc != 0 || !t->choice.metrics[0]) {
 		if (!o->nmetric_specs)
 			return 0;
+		if (t->cpu.netburst.present)
+			return err_set(err, -ENOENT, "-M: pmustat has no metric table for this CPU (%s, %s): Intel publishes no metrics for NetBurst (family 15) and its events are not the architectural ones the formulas use; count the events with -e and compute from their counts",
+				       t->key, t->label);
 		return err_set(err, -ENOENT, "-M: pmustat has no metric table for this CPU (%s, %s)%s%s", t->key,
 			       t->label, t->table_why ? ": " : "", t->table_why ? err_msg(t->table_why) : "");
 	}

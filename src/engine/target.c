@@ -2,6 +2,7 @@
  * target.c - see target.h.
  */
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/sysinfo.h>
@@ -11,6 +12,7 @@
 #include "events/cpu_source.h"
 #include "events/data_dir.h"
 #include "events/event_table.h"
+#include "hw/hw.h"
 #include "netburst/nb_table.h"
 
 int
@@ -55,22 +57,66 @@ target_can_count(const struct target *t)
 	return t->cpu.verdict == CPU_VERDICT_OK || t->cpu.netburst.present;
 }
 
-int
-target_nb_sibling(const struct target *t, struct hw *hw)
+/*
+ * How many CPU numbers to look through: the highest the kernel says is
+ * online (through @hw: "0-3,8-11"), or the CPUs configured, whichever is
+ * more.
+ */
+static int
+cpu_count(struct hw *hw)
 {
-	int ncpus = get_nprocs_conf();
+	char text[1024];
+	int n = get_nprocs_conf(), cur = -1;
 
-	if (!t->live || !t->cpu.netburst.present || !t->cpu.netburst.ht)
-		return -1;
+	if (hw_read_file(hw, HW_FILE_CPUS_ONLINE, text, sizeof(text)) != 0)
+		return n;
+	for (const char *p = text; *p; p++) {
+		if (*p >= '0' && *p <= '9') {
+			cur = (cur < 0 ? 0 : cur * 10) + (*p - '0');
+			if (cur >= CPU_SETSIZE)
+				return n;
+		} else {
+			if (cur + 1 > n)
+				n = cur + 1;
+			cur = -1;
+		}
+	}
+	return cur + 1 > n ? cur + 1 : n;
+}
+
+int
+target_nb_core(const struct target *t, struct hw *hw, int core, struct netburst_caps *nb, int *sibling)
+{
+	int ncpus = cpu_count(hw);
+	struct cpu_info self;
+	int rc;
+
+	*sibling = -1;
+	if (!t->live || !t->cpu.netburst.present)
+		return -EINVAL;
+	if (core == t->core) {
+		self = t->cpu;
+	} else {
+		rc = cpu_source_load(hw, NULL, core, &self, NULL, NULL);
+		if (rc < 0)
+			return rc;
+		if (!self.netburst.present)
+			return -EINVAL;
+	}
+	*nb = self.netburst;
+	if (!self.netburst.ht)
+		return 0;
 	for (int c = 0; c < ncpus; c++) {
 		struct cpu_info other;
 
-		if (c == t->core || cpu_source_load(hw, NULL, c, &other, NULL, NULL) < 0)
+		if (c == core || cpu_source_load(hw, NULL, c, &other, NULL, NULL) < 0)
 			continue;
-		if (other.netburst.present && other.netburst.apic_id == (t->cpu.netburst.apic_id ^ 1u))
-			return c;
+		if (other.netburst.present && other.netburst.apic_id == (self.netburst.apic_id ^ 1u)) {
+			*sibling = c;
+			break;
+		}
 	}
-	return -1;
+	return 0;
 }
 
 void

@@ -72,13 +72,16 @@ bool
 target_can_count(const struct target *t);
 
 /*
- * A NetBurst CPU with Hyper-Threading: the other logical CPU of its core,
- * which shares its ESCRs, CCCRs and counters (the one whose initial APIC
- * ID differs in bit 0 only, from its CPUID through @hw). -1 when there is
- * none (no HT, a dump, not found).
+ * Live NetBurst core @core as its own CPUID says (through @hw): its
+ * netburst_caps into @nb (with HT, which logical processor it is: its
+ * T0/T1 bits), and into @sibling the other logical CPU of its core, which
+ * shares its ESCRs, CCCRs and counters: the one whose initial APIC ID
+ * differs in bit 0 only, wherever the kernel numbered it; -1 when there is
+ * none (no HT, not found). 0, or -errno (no NetBurst, a dump, CPUID of
+ * @core unreadable).
  */
 int
-target_nb_sibling(const struct target *t, struct hw *hw);
+target_nb_core(const struct target *t, struct hw *hw, int core, struct netburst_caps *nb, int *sibling);
 
 void
 target_close(struct target *t);

@@ -147,3 +147,27 @@ pmu_occupancy_describe(const struct pmu_occupancy *o, uint32_t gp, uint32_t fixe
 		first = false;
 	}
 }
+
+void
+pmu_owner_scan_nb(const uint64_t cccr[NB_COUNTERS], const uint64_t escr[NB_ESCRS], struct pmu_occupancy *out)
+{
+	for (unsigned i = 0; i < NB_ESCRS; i++) {
+		if (!(escr[i] & NB_ESCR_ARMED))
+			continue;
+		out->nb_busy_escrs |= 1ull << i;
+		out->nb_escr[i] = escr[i];
+	}
+	for (unsigned i = 0; i < NB_COUNTERS; i++) {
+		int x = nb_escr_for(i, NB_CCCR_GET_SELECT(cccr[i]));
+		bool enabled = cccr[i] & NB_CCCR_ENABLE;
+
+		if (!enabled && (cccr[i] == 0 || x < 0 || !(out->nb_busy_escrs & (1ull << x))))
+			continue;
+		out->nb_busy |= 1u << i;
+		out->nb_cccr[i] = cccr[i];
+		if (x >= 0) {
+			out->nb_busy_escrs |= 1ull << x;
+			out->nb_escr[x] = escr[x];
+		}
+	}
+}

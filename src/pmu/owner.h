@@ -74,14 +74,36 @@ struct pmu_occupancy {
 	 */
 	bool perf_metrics;
 	/*
-	 * A NetBurst PMU: the counters whose CCCR another user enabled, and
-	 * the ESCRs those CCCRs select (nobody else's ESCR or counter is
-	 * touched; --force does not take them).
+	 * A NetBurst PMU (pmu_owner_scan_nb()): another user's counters and
+	 * ESCRs (nobody else's ESCR or counter is touched; --force does not
+	 * take them).
 	 */
 	uint32_t nb_busy;
 	uint64_t nb_busy_escrs;
 	uint64_t nb_cccr[NB_COUNTERS];			/* what the busy CCCRs hold, for messages */
+	uint64_t nb_escr[NB_ESCRS];			/* what the busy ESCRs hold, for messages */
 };
+
+/* The ESCR bits that arm it for a thread: its USR/OS bits (T0 and T1), and tagging. */
+#define NB_ESCR_ARMED (NB_ESCR_T0_USR | NB_ESCR_T0_OS | NB_ESCR_T1_USR | NB_ESCR_T1_OS | NB_ESCR_TAG_ENABLE)
+
+/*
+ * The NetBurst rule, from one core's CCCRs and ESCRs as read (@escr[i] of
+ * ESCR i, 0 for an ESCR the model lacks), into @out's nb_ fields:
+ *  - a counter whose CCCR is enabled is another user's, and so is the
+ *    ESCR that CCCR selects for it;
+ *  - an ESCR armed (NB_ESCR_ARMED: a USR/OS bit of either thread, or tag
+ *    enable) is another user's even when no enabled CCCR selects it: an
+ *    upstream ESCR of the SDM's "Tagging Mechanism" tags uops with no
+ *    counter of its own, and a user that stops a counter clears only its
+ *    CCCR's enable bit (Linux's p4 driver does) and enables it again with
+ *    that ESCR; so is a counter whose disabled, non-zero CCCR selects an
+ *    armed ESCR (that stopped user's pair);
+ *  - an ESCR with no such bit counts and tags nothing, whatever event it
+ *    still selects: free, as is a counter whose CCCR is neither.
+ */
+void
+pmu_owner_scan_nb(const uint64_t cccr[NB_COUNTERS], const uint64_t escr[NB_ESCRS], struct pmu_occupancy *out);
 
 /* The rule. @hints may be NULL (nothing known). */
 void

@@ -3,9 +3,10 @@
  * counters, 18 CCCRs and 43 or 45 ESCRs saved when opened, the rules a
  * write must pass, the reads of a run and the restore.
  *
- * Who holds what: a CCCR with its enable bit set is another user's, and so
- * are its counter and the ESCR its ESCR select names for it; pmustat
- * writes none of them. Of the registers it may write, it sets only its
+ * Who holds what (pmu_owner_scan_nb()): a CCCR with its enable bit set is
+ * another user's, and so are its counter and the ESCR its ESCR select
+ * names for it, and an ESCR armed with USR/OS or tag bits; pmustat writes
+ * none of them. Of the registers it may write, it sets only its
  * own fields: in a CCCR the enable, ESCR select, bits 17:16, compare,
  * complement, threshold and edge (never a PMI, cascade, FORCE_OVF or OVF
  * bit); in an ESCR the event select, event mask and the USR/OS bits of
@@ -57,18 +58,15 @@ pmu_nb_open_at(struct pmu *p, struct pmustat_error **err)
 		if (rc)
 			return pmu_fail(p, rc, "reading", nb_escr_get(i)->msr, false, err);
 	}
-	/* Another user's: an enabled CCCR, its counter, and the ESCR it selects. */
-	for (unsigned i = 0; i < NB_COUNTERS; i++) {
-		uint64_t v = p->nb_cccr[i].saved;
-		int escr;
+	/* Another user's counters and ESCRs: the rule is pmu_owner_scan_nb()'s. */
+	{
+		uint64_t cccr[NB_COUNTERS], escr[NB_ESCRS];
 
-		if (!(v & NB_CCCR_ENABLE))
-			continue;
-		p->occ.nb_busy |= 1u << i;
-		p->occ.nb_cccr[i] = v;
-		escr = nb_escr_for(i, NB_CCCR_GET_SELECT(v));
-		if (escr >= 0)
-			p->occ.nb_busy_escrs |= 1ull << escr;
+		for (unsigned i = 0; i < NB_COUNTERS; i++)
+			cccr[i] = p->nb_cccr[i].saved;
+		for (unsigned i = 0; i < NB_ESCRS; i++)
+			escr[i] = escr_present(p, i) ? p->nb_escr[i].saved : 0;
+		pmu_owner_scan_nb(cccr, escr, &p->occ);
 	}
 	return 0;
 }

@@ -24,6 +24,7 @@
 #define CRU_ESCR0	0x3b8u
 #define MS_CCCR0	0x364u
 #define IQ_CCCR2	0x36eu
+#define CRU_ESCR1	0x3b9u
 
 /* The value of CSV row @event ("VALUE,,EVENT,...") in @out, or fail. */
 static unsigned long long
@@ -424,45 +425,61 @@ test_software_events_and_perf_backend(void **state)
 }
 
 /*
- * Several cores (-C LIST, -a, also --dry-run): a NetBurst PMU counts on one
- * core per run, so the run is refused (125) before anything is written.
+ * Another user's stopped counter: IQ_CCCR0 disabled (as Linux's p4 driver
+ * stops one) but still selecting CRU_ESCR0, armed with T0_USR, and its
+ * count in IQ_COUNTER0. pmustat counts through CRU_ESCR1 and IQ_COUNTER2
+ * instead; when that user resumes mid-run (its CCCR enabled again), its
+ * counter goes on from its own count and keeps its enable after the run.
+ * With CRU_ESCR1 armed too (a tagging upstream ESCR: tag enable, no
+ * counter), instr_retired has no ESCR left: refused, naming both.
  */
 static void
-test_several_cores_refused(void **state)
+test_armed_escr_behind_disabled_cccr(void **state)
 {
-	static const char *const lists[][3] = { { "-C", "0,1", NULL }, { "-a", NULL, NULL } };
+	const uint64_t escr = (0x2ull << 25) | (0x1ull << 9) | (1ull << 2);
+	const uint64_t stopped = (4ull << 13) | (3ull << 16), resumed = stopped | (1ull << 12);
 	struct e2e_machine m;
 	struct e2e_result r;
 	struct emu_pmu *before, *after;
+	char act[64];
 
 	(void)state;
-	e2e_machine_new(&m, (const char *[]){ "--model", "netburst", "--cpus", "2", NULL });
+	e2e_machine_new(&m, (const char *[]){ "--model", "netburst", "--cpus", "1", NULL });
+	assert_int_equal(e2e_set_msr(&m, 0, CRU_ESCR0, escr), 0);
+	assert_int_equal(e2e_set_msr(&m, 0, IQ_CCCR0, stopped), 0);
+	assert_int_equal(e2e_set_msr(&m, 0, IQ_COUNTER0, 1000), 0);
 	before = e2e_state(&m);
-	for (unsigned i = 0; i < 2; i++) {
-		for (int dry = 0; dry < 2; dry++) {
-			const char *argv[12];
-			unsigned n = 0;
-
-			argv[n++] = E2E_PMUSTAT;
-			for (unsigned k = 0; lists[i][k]; k++)
-				argv[n++] = lists[i][k];
-			if (dry)
-				argv[n++] = "--dry-run";
-			argv[n++] = "-e";
-			argv[n++] = "instr_retired:NBOGUSNTAG";
-			argv[n++] = "--";
-			argv[n++] = "true";
-			argv[n] = NULL;
-			e2e_run(&m, &r, argv);
-			e2e_assert_status(&r, 125);
-			e2e_assert_err_contains(&r, "a NetBurst PMU counts on one core at a time, and 2 were given");
-			e2e_result_free(&r);
-		}
-	}
+	run_stat(&m, &r, "instr_retired:NBOGUSNTAG", "--dry-run", 0);
+	e2e_assert_err_contains(&r, "in use: IQ_COUNTER0 (MSR_IQ_CCCR0 = 0x38000, stopped: disabled, selecting the armed CRU_ESCR0): another user's");
+	e2e_assert_err_contains(&r, "instr_retired:NBOGUSNTAG         IQ_COUNTER2 via CRU_ESCR1");
+	e2e_result_free(&r);
+	snprintf(act, sizeof(act), "wrmsr:0x%x=0x%llx", IQ_CCCR0, (unsigned long long)resumed);
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", "0", "-x,", "-e", "instr_retired:NBOGUSNTAG", "--",
+		m.workload, "--act", act, "--nb", "0x02:0x1:3*10", NULL });
+	e2e_assert_status(&r, 0);
+	assert_int_equal(csv_value(r.err, "instr_retired:NBOGUSNTAG:u"), 30);
+	e2e_result_free(&r);
+	assert_int_equal(e2e_msr(&m, 0, IQ_CCCR0), resumed);
+	assert_int_equal(e2e_msr(&m, 0, CRU_ESCR0), escr);
+	assert_int_equal(e2e_msr(&m, 0, IQ_COUNTER0), 1030);
+	/* Everything else as found. */
+	assert_int_equal(e2e_set_msr(&m, 0, IQ_CCCR0, stopped), 0);
+	assert_int_equal(e2e_set_msr(&m, 0, IQ_COUNTER0, 1000), 0);
 	after = e2e_state(&m);
 	assert_int_equal(emu_pmu_diff(before, after, stderr), 0);
-	free(before);
 	free(after);
+	free(before);
+	/* CRU_ESCR1 armed for tagging (bit 4), no counter: no ESCR for instr_retired. */
+	assert_int_equal(e2e_set_msr(&m, 0, CRU_ESCR1, (0x2ull << 25) | (1ull << 4)), 0);
+	before = e2e_state(&m);
+	run_stat(&m, &r, "instr_retired:NBOGUSNTAG", "-v", 125);
+	e2e_assert_err_contains(&r, "CRU_ESCR1 (MSR_CRU_ESCR1 = 0x4000010, armed: USR/OS or tag bits set, though no enabled CCCR selects it)");
+	e2e_assert_err_contains(&r, "IQ_COUNTER0 (MSR_IQ_CCCR0 = 0x38000, stopped");
+	e2e_result_free(&r);
+	after = e2e_state(&m);
+	assert_int_equal(emu_pmu_diff(before, after, stderr), 0);
+	free(after);
+	free(before);
 	e2e_machine_free(&m);
 }
 
@@ -473,13 +490,13 @@ main(void)
 		cmocka_unit_test(test_counts_exactly_with_filters),
 		cmocka_unit_test(test_forty_bit_wrap),
 		cmocka_unit_test(test_other_users_counters_left_alone),
+		cmocka_unit_test(test_armed_escr_behind_disabled_cccr),
 		cmocka_unit_test(test_sigkill_then_reset_or_next_run),
 		cmocka_unit_test(test_ht_threads_and_shared_pmu_lock),
 		cmocka_unit_test(test_perfmon_unavailable_refused),
 		cmocka_unit_test(test_state_decodes_counters),
 		cmocka_unit_test(test_ht_sibling_journal_recovered),
 		cmocka_unit_test(test_software_events_and_perf_backend),
-		cmocka_unit_test(test_several_cores_refused),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

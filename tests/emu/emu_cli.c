@@ -26,6 +26,8 @@
  * --ptrace=off: ptrace() fails with EPERM (YAMA ptrace_scope 3, seccomp).
  * --perfmon=off: NetBurst's IA32_MISC_ENABLE says performance monitoring
  * is unavailable (bit 7 clear).
+ * --ht-split: netburst-ht with CPUs k and k + N/2 as one core's threads
+ * (Linux's numbering on many machines), not 2k and 2k+1.
  * init also makes the machine's own directory STATEFILE.d (its /run, see
  * emu_paths.h), emptied of what an earlier machine of that name left.
  *
@@ -57,7 +59,7 @@ usage(void)
 	fprintf(stderr,
 		"usage: pmu-emu init --model M [--cpus N] [--pcores N] [--gp N] [--fixed N]\n"
 		"                    [--rdpmc=on|off] [--msr=ok|absent|eacces|readonly] [--watchdog]\n"
-		"                    [--perfmon=on|off] [--set [CPU:]MSR=VALUE]... [--cpuid-dir DIR]\n"
+		"                    [--perfmon=on|off] [--ht-split] [--set [CPU:]MSR=VALUE]... [--cpuid-dir DIR]\n"
 		"                    [--caller-insns N] [--ptrace=on|off]\n"
 		"                    STATEFILE\n"
 		"       pmu-emu dump STATEFILE [--cpu N] [--json]\n"
@@ -173,6 +175,7 @@ cmd_init(int argc, char **argv)
 		{ "msr", required_argument, NULL, 'M' },
 		{ "watchdog", no_argument, NULL, 'w' },
 		{ "perfmon", required_argument, NULL, 'P' },
+		{ "ht-split", no_argument, NULL, 'H' },
 		{ "cpuid-dir", required_argument, NULL, 'd' },
 		{ "set", required_argument, NULL, 's' },
 		{ "caller-insns", required_argument, NULL, 'i' },
@@ -190,7 +193,7 @@ cmd_init(int argc, char **argv)
 	unsigned ncpus = host > 0 ? (unsigned)host : 1;
 	unsigned pcores = 0;
 	int gp = -1, fixed = -1;
-	bool rdpmc_off = false, watchdog = false, perfmon_off = false, ptrace_off = false;
+	bool rdpmc_off = false, watchdog = false, perfmon_off = false, ptrace_off = false, ht_split = false;
 	unsigned caller_insns = 0;
 
 	while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
@@ -235,6 +238,9 @@ cmd_init(int argc, char **argv)
 		case 'd':
 			cpuid_dir = optarg;
 			break;
+		case 'H':
+			ht_split = true;
+			break;
 		case 'i':
 			caller_insns = (unsigned)number("--caller-insns", optarg, 1000000);
 			break;
@@ -265,6 +271,7 @@ cmd_init(int argc, char **argv)
 	cfg.msr = (enum emu_msr_access)msr;
 	cfg.watchdog = watchdog;
 	cfg.nb_perfmon_off = perfmon_off;
+	cfg.nb_ht_split = ht_split;
 	cfg.caller_insns = caller_insns;
 	cfg.ptrace_off = ptrace_off;
 	pmu = calloc(1, sizeof(*pmu));

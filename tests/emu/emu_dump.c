@@ -210,7 +210,7 @@ emu_pmu_dump(const struct emu_pmu *pmu, int only, bool json, FILE *out)
 			continue;
 		if (t->netburst)
 			fprintf(out, "cpu %u: %s, NetBurst, 18 counters x 40 bits, ESCR/CCCR%s", c,
-				t->name, t->nb_ht ? (c & 1 ? ", HT thread 1" : ", HT thread 0") : "");
+				t->name, t->nb_ht ? (emu_nb_apic_id(pmu, c) & 1 ? ", HT thread 1" : ", HT thread 0") : "");
 		else
 			fprintf(out, "cpu %u: %s, perfmon v%u, %u GP x %u bits, %u fixed x %u bits",
 				c, t->name, t->version, popcount(t->gp_mask), t->gp_width,

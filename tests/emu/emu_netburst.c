@@ -125,19 +125,41 @@ is_escr(uint32_t msr, unsigned model)
 	return false;
 }
 
+/* Which thread of its core @cpu is: 2k + 1, or with nb_ht_split k + ncpus/2, is thread 1. */
+static unsigned
+thread_of(const struct emu_pmu *pmu, unsigned cpu)
+{
+	if (!emu_cpu_type(pmu, cpu)->nb_ht)
+		return 0;
+	return pmu->config.nb_ht_split ? cpu >= pmu->ncpus / 2 : cpu & 1u;
+}
+
+/* The core @cpu is a thread of, numbered 0, 1, ... */
+static unsigned
+core_of(const struct emu_pmu *pmu, unsigned cpu)
+{
+	if (!emu_cpu_type(pmu, cpu)->nb_ht)
+		return cpu;
+	return pmu->config.nb_ht_split ? cpu % (pmu->ncpus / 2) : cpu / 2;
+}
+
+unsigned
+emu_nb_apic_id(const struct emu_pmu *pmu, unsigned cpu)
+{
+	if (!emu_cpu_type(pmu, cpu)->nb_ht)
+		return cpu;
+	return core_of(pmu, cpu) * 2 + thread_of(pmu, cpu);
+}
+
 static struct emu_nb_regs *
 regs_of(const struct emu_pmu *pmu, unsigned cpu)
 {
 	const struct emu_core_type *t = emu_cpu_type(pmu, cpu);
 
-	/* The even CPU of an HT pair holds the core's registers. */
-	return (struct emu_nb_regs *)&pmu->cpu[t->nb_ht ? cpu & ~1u : cpu].nb;
-}
-
-static unsigned
-thread_of(const struct emu_pmu *pmu, unsigned cpu)
-{
-	return emu_cpu_type(pmu, cpu)->nb_ht ? cpu & 1u : 0;
+	/* The core's thread 0 holds its registers (2k, or k with nb_ht_split). */
+	if (!t->nb_ht)
+		return (struct emu_nb_regs *)&pmu->cpu[cpu].nb;
+	return (struct emu_nb_regs *)&pmu->cpu[pmu->config.nb_ht_split ? core_of(pmu, cpu) : cpu & ~1u].nb;
 }
 
 int

@@ -49,7 +49,9 @@
  *    "fast" read: EAX = bits 31:0, EDX = 0. Otherwise all 40 bits.
  *  - HT: CPUs 2k and 2k+1 are the two threads of one core and share one
  *    register file (held by CPU 2k); their CPUID initial APIC IDs are 2k
- *    and 2k+1.
+ *    and 2k+1. With emu_config.nb_ht_split (`--ht-split`) CPUs k and
+ *    k + N/2 are, as Linux numbers many machines (held by CPU k); their
+ *    APIC IDs are still 2k and 2k+1, so CPU numbers and APIC IDs differ.
  *  - emu_retire() (architectural event codes) counts nothing here.
  */
 #ifndef PMUSTAT_EMU_NETBURST_H
@@ -84,6 +86,12 @@ const char *emu_nb_msr_name(uint32_t msr, char *buf, size_t size);
  * for options the model does not have (--gp, --fixed, --watchdog).
  */
 int emu_nb_setup_type(struct emu_core_type *t, const struct emu_config *cfg);
+/*
+ * @cpu's initial APIC ID (CPUID.1:EBX[31:24]): with HT, its core's number
+ * times two plus its thread (bit 0), wherever the CPU numbering puts the
+ * threads (emu_config.nb_ht_split); without, the CPU number.
+ */
+unsigned emu_nb_apic_id(const struct emu_pmu *pmu, unsigned cpu);
 /* Power-up state of @cpu's registers. */
 void emu_nb_power_up(struct emu_pmu *pmu, unsigned cpu);
 

@@ -499,6 +499,8 @@ set_topology_files(struct emu_pmu *pmu)
 	emu_set_file(pmu, HW_FILE_CPUS_ONLINE, text);
 	emu_set_file(pmu, HW_FILE_CPU0_PACKAGE_CPUS, text);
 	cpu_range(text, sizeof(text), 0, core - 1);
+	if (pmu->config.nb_ht_split)
+		snprintf(text, sizeof(text), "0,%u\n", pmu->ncpus / 2);
 	emu_set_file(pmu, HW_FILE_CPU0_CORE_CPUS, text);
 }
 
@@ -544,6 +546,7 @@ emu_pmu_init(struct emu_pmu *pmu, const struct emu_config *cfg, const char *cpui
 	int err;
 
 	if ((unsigned)cfg->model >= EMU_MODEL_COUNT || cfg->ncpus > EMU_MAX_CPUS ||
+	    (cfg->nb_ht_split && (cfg->ncpus < 2 || cfg->ncpus % 2)) ||
 	    (unsigned)cfg->msr > EMU_MSR_READONLY || cfg->gp > EMU_MAX_GP ||
 	    cfg->fixed > EMU_MAX_FIXED || cfg->gp < -1 || cfg->fixed < -1)
 		return -EINVAL;
@@ -577,6 +580,8 @@ emu_pmu_init(struct emu_pmu *pmu, const struct emu_config *cfg, const char *cpui
 		else
 			power_up(&pmu->types[cpu->type], &cpu->regs, cfg->watchdog);
 	}
+	if (cfg->nb_ht_split && !pmu->types[0].nb_ht)
+		return -EINVAL;
 	set_default_files(pmu);
 	return 0;
 }
@@ -636,11 +641,11 @@ emu_cpu_type(const struct emu_pmu *pmu, unsigned cpu)
  * models answer their dump's.
  */
 static uint32_t
-leaf1_ebx(const struct emu_core_type *t, unsigned cpu)
+leaf1_ebx(const struct emu_pmu *pmu, const struct emu_core_type *t, unsigned cpu)
 {
 	uint32_t ebx = t->cpuid.basic_cpuid[1][1];
 
-	return t->netburst ? (ebx & 0x00ffffffu) | (cpu & 0xffu) << 24 : ebx;
+	return t->netburst ? (ebx & 0x00ffffffu) | (emu_nb_apic_id(pmu, cpu) & 0xffu) << 24 : ebx;
 }
 
 int
@@ -694,7 +699,7 @@ emu_cpuid(const struct emu_pmu *pmu, unsigned cpu, uint32_t leaf, uint32_t suble
 	}
 	memcpy(regs, src, 4 * sizeof(uint32_t));
 	if (leaf == 1)
-		regs[1] = leaf1_ebx(t, cpu);
+		regs[1] = leaf1_ebx(pmu, t, cpu);
 	return 0;
 }
 
@@ -706,7 +711,7 @@ emu_cpuid_raw(const struct emu_pmu *pmu, unsigned cpu, struct cpu_raw_data_t *ra
 	if (!t)
 		return -ENXIO;
 	*raw = t->cpuid;
-	raw->basic_cpuid[1][1] = leaf1_ebx(t, cpu);
+	raw->basic_cpuid[1][1] = leaf1_ebx(pmu, t, cpu);
 	return 0;
 }
 

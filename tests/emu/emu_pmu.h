@@ -161,6 +161,12 @@ struct emu_config {
 	/* NetBurst: IA32_MISC_ENABLE[7] clear, "performance monitoring unavailable". */
 	bool nb_perfmon_off;
 	/*
+	 * NetBurst with HT: CPUs k and k + ncpus/2 are one core's two threads
+	 * (as Linux numbers many machines: every core's first thread, then
+	 * every core's second), not 2k and 2k+1. Needs an even ncpus.
+	 */
+	bool nb_ht_split;
+	/*
 	 * The caller's own user-mode code around its system calls, which real
 	 * counters see: after each WRMSR through the msr device returns, and
 	 * before each execve, the preload library retires this many

@@ -385,6 +385,50 @@ test_ht_threads(void **state)
 	emu_pmu_free(pmu);
 }
 
+/*
+ * --ht-split: CPUs k and k + N/2 are one core's threads (Linux's numbering
+ * on many machines): CPUs 0 and 2 of 4 share a register file, CPU 1 is
+ * another core; APIC IDs 0, 2, 1, 3 (bit 0 the thread); an odd CPU count
+ * or a model without HT is refused.
+ */
+static void
+test_ht_split(void **state)
+{
+	static const unsigned apic[] = { 0, 2, 1, 3 };
+	struct emu_config cfg;
+	struct emu_pmu *pmu;
+	uint32_t regs[4];
+
+	(void)state;
+	emu_config_default(&cfg, EMU_MODEL_NETBURST_HT);
+	cfg.ncpus = 4;
+	cfg.nb_ht_split = true;
+	pmu = emu_pmu_new(&cfg);
+	assert_non_null(pmu);
+	wr(pmu, 0, CRU_ESCR0, 0x02u << 25 | 1u << 9 | 1u << 0);	/* T1_USR only */
+	wr(pmu, 2, IQ_CCCR0, CCCR_CRU0_ON);			/* written through the sibling */
+	assert_int_equal(rd(pmu, 2, CRU_ESCR0), rd(pmu, 0, CRU_ESCR0));
+	assert_int_equal(rd(pmu, 1, IQ_CCCR0), 0);
+	assert_int_equal(emu_nb_clocks(pmu, 0, 0x02, 0x1, 3, 1, 10), 0);	/* thread 0 */
+	assert_int_equal(emu_nb_clocks(pmu, 1, 0x02, 0x1, 3, 1, 10), 0);	/* another core */
+	assert_int_equal(emu_nb_clocks(pmu, 3, 0x02, 0x1, 3, 1, 10), 0);	/* another core's thread 1 */
+	assert_int_equal(rd(pmu, 0, IQ_COUNTER0), 0);
+	assert_int_equal(emu_nb_clocks(pmu, 2, 0x02, 0x1, 3, 1, 7), 0);	/* thread 1 */
+	assert_int_equal(rd(pmu, 0, IQ_COUNTER0), 7);
+	for (unsigned cpu = 0; cpu < 4; cpu++) {
+		assert_int_equal(emu_cpuid(pmu, cpu, 1, 0, regs), 0);
+		assert_int_equal(regs[1] >> 24, apic[cpu]);
+	}
+	assert_string_equal(emu_file(pmu, HW_FILE_CPU0_CORE_CPUS), "0,2\n");
+	emu_pmu_free(pmu);
+	cfg.ncpus = 3;
+	assert_null(emu_pmu_new(&cfg));
+	emu_config_default(&cfg, EMU_MODEL_NETBURST);
+	cfg.ncpus = 4;
+	cfg.nb_ht_split = true;
+	assert_null(emu_pmu_new(&cfg));
+}
+
 /* CPUID: each CPU its own APIC ID, which pmustat's decoder turns into the thread. */
 static void
 test_cpuid_threads(void **state)
@@ -497,6 +541,7 @@ main(void)
 		cmocka_unit_test(test_models),
 		cmocka_unit_test(test_msr_map),
 		cmocka_unit_test(test_perfmon_off),
+		cmocka_unit_test(test_ht_split),
 		cmocka_unit_test(test_reserved_bits),
 		cmocka_unit_test(test_no_filter),
 		cmocka_unit_test(test_threshold),

@@ -304,11 +304,56 @@ test_parse_cpus(void **state)
 	err_clear(&err);
 }
 
+/*
+ * NetBurst: an enabled CCCR and the ESCR it selects are another user's; so
+ * is an ESCR armed with a thread's USR/OS bits or tag enable while no
+ * enabled CCCR selects it (a tagging upstream ESCR, or a stopped user's),
+ * and a stopped (disabled, non-zero) CCCR selecting an armed ESCR. An ESCR
+ * that still selects an event without those bits is free, and so is a
+ * zero CCCR, whatever its ESCR select 0 names.
+ */
+static void
+test_netburst_rule(void **state)
+{
+	const int CRU_ESCR0 = nb_escr_find("CRU_ESCR0"), CRU_ESCR1 = nb_escr_find("CRU_ESCR1"),
+		  CRU_ESCR2 = nb_escr_find("CRU_ESCR2"), BPU_ESCR0 = nb_escr_find("BPU_ESCR0"),
+		  MS_ESCR1 = nb_escr_find("MS_ESCR1"), FLAME_ESCR0 = nb_escr_find("FLAME_ESCR0");
+	uint64_t cccr[NB_COUNTERS] = { 0 }, escr[NB_ESCRS] = { 0 };
+	const uint64_t event = NB_ESCR_EVENT_SELECT(2) | NB_ESCR_EVENT_MASK(1);
+	struct pmu_occupancy occ;
+
+	(void)state;
+	assert_true(CRU_ESCR0 >= 0 && CRU_ESCR1 >= 0 && CRU_ESCR2 >= 0 && BPU_ESCR0 >= 0 && MS_ESCR1 >= 0 &&
+		    FLAME_ESCR0 >= 0);
+	/* Counter 12 (IQ_COUNTER0) enabled through CRU_ESCR0 (select 4). */
+	cccr[12] = NB_CCCR_ENABLE | NB_CCCR_ESCR_SELECT(4) | NB_CCCR_REQUIRED;
+	escr[CRU_ESCR0] = event | NB_ESCR_T0_USR;
+	/* Counter 14 stopped: disabled, selecting the armed CRU_ESCR1. */
+	cccr[14] = NB_CCCR_ESCR_SELECT(4) | NB_CCCR_REQUIRED;
+	escr[CRU_ESCR1] = event | NB_ESCR_T1_OS;
+	/* Counter 13 disabled, selecting CRU_ESCR2, which selects an event but is not armed. */
+	cccr[13] = NB_CCCR_ESCR_SELECT(5) | NB_CCCR_REQUIRED;
+	escr[CRU_ESCR2] = event;
+	/* An upstream tagging ESCR with no counter; BPU_ESCR0 (counter 0's select 0) armed, counter 0's CCCR 0. */
+	escr[MS_ESCR1] = NB_ESCR_EVENT_SELECT(1) | NB_ESCR_TAG_ENABLE;
+	escr[BPU_ESCR0] = event | NB_ESCR_T0_OS;
+	/* FLAME_ESCR0: tag value and event but no arming bit: free. */
+	escr[FLAME_ESCR0] = event | NB_ESCR_TAG_VALUE(3);
+	memset(&occ, 0, sizeof(occ));
+	pmu_owner_scan_nb(cccr, escr, &occ);
+	assert_int_equal(occ.nb_busy, (1u << 12) | (1u << 14));
+	assert_int_equal(occ.nb_busy_escrs,
+			 (1ull << CRU_ESCR0) | (1ull << CRU_ESCR1) | (1ull << MS_ESCR1) | (1ull << BPU_ESCR0));
+	assert_int_equal(occ.nb_cccr[14], cccr[14]);
+	assert_int_equal(occ.nb_escr[MS_ESCR1], escr[MS_ESCR1]);
+}
+
 int
 main(int argc, char **argv)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_decode_hand_programmed),
+		cmocka_unit_test(test_netburst_rule),
 		cmocka_unit_test(test_inuse_and_versions),
 		cmocka_unit_test(test_stat_and_state_agree),
 		cmocka_unit_test(test_pebs_counters_are_perfs),
