@@ -23,6 +23,7 @@
 #include "engine/run.h"
 #include "engine/signals.h"
 #include "engine/stat.h"
+#include "hw/hw.h"
 
 extern char **environ;
 
@@ -232,7 +233,8 @@ one_run(struct run_ctx *c, unsigned run, unsigned nruns)
 	struct runner_opts ro;
 	struct runner r;
 	struct rusage ru0, ru1;
-	bool off_core;
+	uint64_t tsc0 = 0, tsc1 = 0;
+	bool off_core, tsc_ok;
 	double t0;
 	int ws = 0, rc;
 
@@ -279,6 +281,8 @@ one_run(struct run_ctx *c, unsigned run, unsigned nruns)
 	if (getrusage(RUSAGE_CHILDREN, &ru0) != 0)
 		memset(&ru0, 0, sizeof(ru0));
 	t0 = now();
+	/* The TSC at the window's edges, for the metrics that read it (TSC). */
+	tsc_ok = hw_rdtsc(c->hw, &tsc0) == 0;
 	rc = signals_go_and_wait(&r, &rf, &ws);
 	if (sampler)
 		sampler->sample_stop(c, run);
@@ -288,10 +292,13 @@ one_run(struct run_ctx *c, unsigned run, unsigned nruns)
 			err_move(&stop_err, &err);
 		err_clear(&err);
 	}
+	tsc_ok = tsc_ok && hw_rdtsc(c->hw, &tsc1) == 0;
 	t0 = now() - t0;
 	c->elapsed += t0;
 	if (c->run_seconds && c->round)
 		c->run_seconds[(size_t)(c->round - 1) * nruns + run] = t0;
+	if (c->run_tsc && c->round)
+		c->run_tsc[(size_t)(c->round - 1) * nruns + run] = tsc_ok ? tsc1 - tsc0 : 0;
 	if (getrusage(RUSAGE_CHILDREN, &ru1) == 0) {
 		c->user_time += timeval_diff(&ru1.ru_utime, &ru0.ru_utime);
 		c->sys_time += timeval_diff(&ru1.ru_stime, &ru0.ru_stime);
@@ -344,7 +351,9 @@ run_rounds(struct run_ctx *c)
 				sizeof(*c->core_values));
 	c->run_seconds = calloc((size_t)(c->plan && c->plan->nruns ? c->plan->nruns : 1) * c->repeat,
 				sizeof(*c->run_seconds));
-	if (!c->values || !c->nvalues || !c->core_values || !c->run_seconds)
+	c->run_tsc = calloc((size_t)(c->plan && c->plan->nruns ? c->plan->nruns : 1) * c->repeat,
+			    sizeof(*c->run_tsc));
+	if (!c->values || !c->nvalues || !c->core_values || !c->run_seconds || !c->run_tsc)
 		return run_fail(c, -ENOMEM, "out of memory for %u runs of %u events", c->repeat, n);
 	for (unsigned round = 0; round < c->repeat; round++) {
 		c->round = round + 1;

@@ -144,6 +144,8 @@ struct run_ctx {
 	unsigned rounds;		/* rounds run (fewer than repeat: stopped at a failure) */
 	/* Wall time of each run of each round: run_seconds[(round - 1) * plan->nruns + run]. */
 	double *run_seconds;
+	/* And its TSC ticks (rdtsc at the window's edges; 0: not read), indexed the same. */
+	uint64_t *run_tsc;
 
 	/* What happened. */
 	const char *read_method;	/* "rdpmc", "MSR reads", "perf_event": set by the hardware backend */

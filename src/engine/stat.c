@@ -439,6 +439,7 @@ state_free(struct stat_state *s)
 		free(s->c.values);
 	free(s->c.nvalues);
 	free(s->c.run_seconds);
+	free(s->c.run_tsc);
 	stat_metrics_free(&s->m);
 	free(s->c.counts);
 	free(s->c.command_env);

@@ -218,8 +218,8 @@ has_perf_metrics(const struct target *t, struct hw *hw, int core)
 
 /* Metrics whose values need what this counting cannot read. */
 static void
-refuse_unread(struct metric_plan *plan, const struct metric_table *mt, bool perf_metrics, bool perf_backend,
-	      bool intervals)
+refuse_unread(struct metric_plan *plan, const struct metric_table *mt, bool tsc, bool perf_metrics,
+	      bool perf_backend, bool intervals)
 {
 	for (unsigned k = 0; k < plan->n_metrics; k++) {
 		struct metric_plan_metric *pm = &plan->metrics[k];
@@ -227,9 +227,9 @@ refuse_unread(struct metric_plan *plan, const struct metric_table *mt, bool perf
 
 		if (pm->refused)
 			continue;
-		if (pm->needs_tsc)
+		if (pm->needs_tsc && !tsc)
 			snprintf(pm->refusal, sizeof(pm->refusal),
-				 "%s needs the time-stamp counter (TSC) over the run, which pmustat does not read in a stat run",
+				 "%s needs the time-stamp counter (TSC) over the run, which pmustat cannot read here",
 				 name);
 		else if (pm->needs_perf_metrics && !perf_metrics)
 			snprintf(pm->refusal, sizeof(pm->refusal),
@@ -283,6 +283,7 @@ stat_metrics_request(struct stat_metrics *m, const struct stat_opts *o, struct t
 {
 	struct metric_plan *plan;
 	uint32_t gp, fixed;
+	uint64_t tsc;
 	unsigned *idx;
 	int rc;
 
@@ -302,7 +303,8 @@ stat_metrics_request(struct stat_metrics *m, const struct stat_opts *o, struct t
 	if (rc)
 		return rc;
 	plan = m->plan;
-	refuse_unread(plan, m->mt, has_perf_metrics(t, hw, core), o->backend == BACKEND_PERF, o->interval_ms > 0);
+	refuse_unread(plan, m->mt, hw_rdtsc(hw, &tsc) == 0, has_perf_metrics(t, hw, core), o->backend == BACKEND_PERF,
+		      o->interval_ms > 0);
 	free_counters(o, t, hw, core, &gp, &fixed);
 	rc = metric_batch(plan, m->mt, &t->cpu.pmu, gp, fixed, &m->batches, err);
 	if (rc)
@@ -413,6 +415,10 @@ eval_round(const struct stat_metrics *m, const struct run_ctx *c, unsigned k, un
 		int h = m->hw_of[(size_t)k * plan->n_events + i];
 
 		vals[i] = NAN;
+		/* TSC: its ticks over the run, once per counted core (perf's msr/tsc/ sums them too). */
+		if (plan->events[i].kind == METRIC_EVENT_TSC && c->run_tsc && b < nruns &&
+		    c->run_tsc[(size_t)j * nruns + b])
+			vals[i] = (double)c->run_tsc[(size_t)j * nruns + b] * (c->ncores ? c->ncores : 1);
 		if (h < 0)
 			continue;
 		if (j >= c->nvalues[h])

@@ -49,7 +49,7 @@ L1 = [IDQ_NOT_DELIVERED + ":4000", CLK + ":10000", UOPS_ISSUED + ":9000", RETIRE
 L1_EXPECTED = {"Frontend_Bound": 20.0, "Bad_Speculation": 10.0, "Backend_Bound": 30.0, "Retiring": 40.0}
 
 TABLES = {}
-for _name in ("skylake", "icelake"):
+for _name in ("skylake", "icelake", "skylakex"):
     with open(os.path.join(EVENTS, "metrics", _name + ".json")) as f:
         TABLES[_name] = {m["n"]: m for m in json.load(f)["metrics"]}
 SKYLAKE = TABLES["skylake"]
@@ -275,6 +275,35 @@ class MetricsE2E(unittest.TestCase):
         counts = self.counts_of_run(rec, 1)
         self.assertEqual(m["value"], reference("Info_Memory_L3_Cache_Fill_BW", counts, True, ms))
         self.assertEqual(m["unit"], None)
+
+    def test_tsc_metric_reads_the_tsc_over_the_run(self):
+        # Skylake-SP's cpu_utilization is 100 x REF_TSC / TSC: the emulated TSC moves only
+        # when the workload says (tsc:N), so over the run it is 12000 ticks, and 3000
+        # reference cycles are 25 %.
+        command = [WORKLOAD, "--quiet", "--retire", "0x3c:0x01:3000", "--act", "tsc:12000"]
+        status, rec = self.record(["-M", "cpu_utilization"], [], model="skylakex", command=command)
+        self.assertEqual(status, 0, rec["error"])
+        m = self.metric(rec, "cpu_utilization")
+        self.assertEqual(m["value"], 25.0, m["reason"])
+        counts = self.counts_of_run(rec, m["run"])
+        counts["TSC"] = 12000
+        self.assertEqual(m["value"], reference("cpu_utilization", counts, True, table="skylakex"))
+        # Each round has its own ticks: -r 2 with 12000 and then 6000 gives 25 % and 50 %.
+        counter = os.path.join(self.dir, "counter")
+        with open(counter, "w") as f:
+            f.write("1\n")
+        script = ('n=$(cat "$1"); echo $((n + 1)) > "$1"; '
+                  'exec "$2" --quiet --retire 0x3c:0x01:3000 --act tsc:$((12000 / n))')
+        p = self.pmustat(["-M", "cpu_utilization", "-r", "2", "--json"], [], model="skylakex",
+                         command=["/bin/sh", "-c", script, "sh", counter, WORKLOAD])
+        rec = json.loads(p.stderr)
+        self.assertEqual(p.returncode, 0, rec["error"])
+        m = self.metric(rec, "cpu_utilization")
+        self.assertEqual((m["stats"]["min"], m["stats"]["max"]), (25.0, 50.0))
+        # No ticks (the TSC did not move): no value, and the reason, never inf.
+        status, rec = self.record(["-M", "cpu_utilization"], ["0x3c:0x01:3000"], model="skylakex")
+        self.assertEqual(status, 0, rec["error"])
+        self.assertIsNone(self.metric(rec, "cpu_utilization")["value"])
 
     def test_icelake_top_down_from_perf_metrics(self):
         # 1000 slots: 400 retiring, 100 bad speculation, 200 front-end, 300
