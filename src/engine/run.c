@@ -233,8 +233,7 @@ one_run(struct run_ctx *c, unsigned run, unsigned nruns)
 	struct runner_opts ro;
 	struct runner r;
 	struct rusage ru0, ru1;
-	uint64_t tsc0 = 0, tsc1 = 0;
-	bool off_core, tsc_ok;
+	bool off_core;
 	double t0;
 	int ws = 0, rc;
 
@@ -267,6 +266,12 @@ one_run(struct run_ctx *c, unsigned run, unsigned nruns)
 		}
 	}
 	off_core = run_keep_off(c->cores, c->ncores);
+	/*
+	 * The TSC at the window's edges, for the metrics that read it (TSC):
+	 * before the sampler starts, whose -I intervals start there too.
+	 */
+	c->tsc_stopped = false;
+	c->tsc_ok = hw_rdtsc(c->hw, &c->tsc_start) == 0;
 	/* A thread off the cores reads the counters while the command runs: every wrap, and -I. */
 	if (c->backends[0]->sample_start) {
 		c->cur_run = run + 1;
@@ -281,8 +286,6 @@ one_run(struct run_ctx *c, unsigned run, unsigned nruns)
 	if (getrusage(RUSAGE_CHILDREN, &ru0) != 0)
 		memset(&ru0, 0, sizeof(ru0));
 	t0 = now();
-	/* The TSC at the window's edges, for the metrics that read it (TSC). */
-	tsc_ok = hw_rdtsc(c->hw, &tsc0) == 0;
 	rc = signals_go_and_wait(&r, &rf, &ws);
 	if (sampler)
 		sampler->sample_stop(c, run);
@@ -292,13 +295,14 @@ one_run(struct run_ctx *c, unsigned run, unsigned nruns)
 			err_move(&stop_err, &err);
 		err_clear(&err);
 	}
-	tsc_ok = tsc_ok && hw_rdtsc(c->hw, &tsc1) == 0;
+	c->tsc_ok = c->tsc_ok && hw_rdtsc(c->hw, &c->tsc_stop) == 0;
+	c->tsc_stopped = true;
 	t0 = now() - t0;
 	c->elapsed += t0;
 	if (c->run_seconds && c->round)
 		c->run_seconds[(size_t)(c->round - 1) * nruns + run] = t0;
 	if (c->run_tsc && c->round)
-		c->run_tsc[(size_t)(c->round - 1) * nruns + run] = tsc_ok ? tsc1 - tsc0 : 0;
+		c->run_tsc[(size_t)(c->round - 1) * nruns + run] = c->tsc_ok ? c->tsc_stop - c->tsc_start : 0;
 	if (getrusage(RUSAGE_CHILDREN, &ru1) == 0) {
 		c->user_time += timeval_diff(&ru1.ru_utime, &ru0.ru_utime);
 		c->sys_time += timeval_diff(&ru1.ru_stime, &ru0.ru_stime);

@@ -146,6 +146,12 @@ struct run_ctx {
 	double *run_seconds;
 	/* And its TSC ticks (rdtsc at the window's edges; 0: not read), indexed the same. */
 	uint64_t *run_tsc;
+	/*
+	 * The current run's TSC at its window's edges (tsc_ok: both read;
+	 * tsc_stop once tsc_stopped, after the counters stopped).
+	 */
+	uint64_t tsc_start, tsc_stop;
+	bool tsc_ok, tsc_stopped;
 
 	/* What happened. */
 	const char *read_method;	/* "rdpmc", "MSR reads", "perf_event": set by the hardware backend */

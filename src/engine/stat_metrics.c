@@ -432,9 +432,9 @@ eval_round(const struct stat_metrics *m, const struct run_ctx *c, unsigned k, un
 	return 0;
 }
 
-/* Past Intel's threshold? 1, 0, or -1 when a metric it reads has no value here. */
+/* Past Intel's threshold? 1, 0, or -1 when a metric it reads has no value in @rows. */
 static int
-flagged(const struct stat_metrics *m, const struct metric_desc *d)
+flagged(const struct stat_metrics *m, const struct metric_row *rows, unsigned nrows, const struct metric_desc *d)
 {
 	double vals[16];
 	struct metric_env env = { .events = vals, .n_events = d->n_threshold_metrics, .names = NULL,
@@ -447,10 +447,10 @@ flagged(const struct stat_metrics *m, const struct metric_desc *d)
 		unsigned want = d->threshold_metrics[s];
 		bool found = false;
 
-		for (unsigned k = 0; k < m->nrows && !found; k++) {
-			if (m->list.metric[k] != want || !m->rows[k].valid)
+		for (unsigned k = 0; k < nrows && !found; k++) {
+			if (rows[k].name != metric_table_get(m->mt, want)->name || !rows[k].valid)
 				continue;
-			vals[s] = m->rows[k].value;
+			vals[s] = rows[k].value;
 			found = true;
 		}
 		if (!found)
@@ -458,6 +458,16 @@ flagged(const struct stat_metrics *m, const struct metric_desc *d)
 	}
 	metric_expr_eval(d->threshold, &env, &res);
 	return res.valid ? res.value != 0 : -1;
+}
+
+static void
+row_start(struct metric_row *r, const struct metric_desc *d)
+{
+	r->name = d->name;
+	r->unit = d->unit;
+	r->groups = d->groups;
+	r->threshold = d->threshold_text;
+	r->flagged = -1;
 }
 
 void
@@ -485,11 +495,7 @@ stat_metrics_evaluate(struct stat_metrics *m, const struct run_ctx *c)
 		struct metric_result res;
 		unsigned n = 0;
 
-		r->name = d->name;
-		r->unit = d->unit;
-		r->groups = d->groups;
-		r->threshold = d->threshold_text;
-		r->flagged = -1;
+		row_start(r, d);
 		if (m->batches.run_of[k] == METRIC_NO_RUN) {
 			snprintf(r->why, sizeof(r->why), "%s", m->batches.why[k]);
 			continue;
@@ -509,9 +515,73 @@ stat_metrics_evaluate(struct stat_metrics *m, const struct run_ctx *c)
 	}
 	for (unsigned k = 0; k < m->nrows; k++)
 		if (m->rows[k].valid)
-			m->rows[k].flagged = flagged(m, metric_table_get(m->mt, plan->metrics[k].metric));
+			m->rows[k].flagged = flagged(m, m->rows, m->nrows, metric_table_get(m->mt, plan->metrics[k].metric));
 	free(vals);
 	free(per_round);
+}
+
+unsigned
+stat_metrics_interval(struct stat_metrics *m, const struct run_ctx *c, unsigned round, unsigned run,
+		      double time, const uint64_t *deltas, struct metric_row *rows)
+{
+	const struct metric_plan *plan = m->plan;
+	struct metric_machine machine = m->machine;
+	struct metric_consts consts;
+	uint64_t tsc = 0;
+	double ticks = NAN, *vals;
+	unsigned n = 0;
+
+	if (!m->active || !plan || !m->hw_of)
+		return 0;
+	/* A new run starts its intervals at 0 s and at the TSC read as it started. */
+	if (round != m->iv_round || run != m->iv_run) {
+		m->iv_round = round;
+		m->iv_run = run;
+		m->iv_time = 0;
+		m->iv_tsc = c->tsc_start;
+	}
+	if (c->tsc_stopped)
+		tsc = c->tsc_stop;
+	else if (hw_rdtsc(c->hw, &tsc) != 0)
+		tsc = 0;
+	if (c->tsc_ok && tsc > m->iv_tsc)
+		ticks = (double)(tsc - m->iv_tsc) * (c->ncores ? c->ncores : 1);
+	machine.duration_ms = (time - m->iv_time) * 1000.0;
+	m->iv_time = time;
+	m->iv_tsc = tsc;
+	metric_consts_compute(&machine, &consts);
+	vals = calloc(plan->n_events ? plan->n_events : 1, sizeof(*vals));
+	if (!vals)
+		return 0;
+	for (unsigned k = 0; k < plan->n_metrics; k++) {
+		const struct metric_desc *d = metric_table_get(m->mt, plan->metrics[k].metric);
+		struct metric_row *r = &rows[n];
+		struct metric_result res;
+
+		if (m->batches.run_of[k] == METRIC_NO_RUN || m->batches.run_of[k] + 1 != run)
+			continue;
+		memset(r, 0, sizeof(*r));
+		row_start(r, d);
+		r->run = run;
+		for (unsigned i = 0; i < plan->n_events; i++) {
+			int h = m->hw_of[(size_t)k * plan->n_events + i];
+
+			vals[i] = plan->events[i].kind == METRIC_EVENT_TSC ? ticks : h >= 0 ? (double)deltas[h] : NAN;
+		}
+		metric_plan_eval(plan, m->mt, k, vals, &consts, &res);
+		r->valid = res.valid;
+		r->value = res.value;
+		snprintf(r->why, sizeof(r->why), "%s", res.valid ? "" : res.why);
+		n++;
+	}
+	for (unsigned k = 0; k < n; k++) {
+		long i = metric_table_find(m->mt, rows[k].name);
+
+		if (rows[k].valid && i >= 0)
+			rows[k].flagged = flagged(m, rows, n, metric_table_get(m->mt, (size_t)i));
+	}
+	free(vals);
+	return n;
 }
 
 void

@@ -111,6 +111,22 @@ metric_output_human(FILE *out, const struct metric_row *rows, unsigned n, bool r
 	fprintf(out, "\n");
 }
 
+void
+metric_output_interval_human(FILE *out, double time, const struct metric_row *rows, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		const struct metric_row *m = &rows[i];
+		char value[64];
+
+		if (m->valid)
+			format_value(m->value, m->unit && strcmp(m->unit, "percent") == 0, value, sizeof(value));
+		else
+			snprintf(value, sizeof(value), "-");
+		fprintf(out, "%14.6f %18s %-3s  %s%s%s%s\n", time, value, m->valid ? unit_short(m) : "", m->name,
+			m->valid ? "" : "  (no value: ", m->valid ? "" : m->why, m->valid ? "" : ")");
+	}
+}
+
 static void
 csv_num(FILE *out, const char *sep, double v,
 	void (*field)(FILE *out, const char *sep, bool first, const char *text))
@@ -154,6 +170,34 @@ metric_output_csv(FILE *out, const struct metric_row *rows, unsigned n, const ch
 					field(out, sep, false, "");
 			}
 		}
+		fputc('\n', out);
+	}
+}
+
+void
+metric_output_interval_csv(FILE *out, double time, unsigned round, unsigned run, const struct metric_row *rows,
+			   unsigned n, const char *sep,
+			   void (*field)(FILE *out, const char *sep, bool first, const char *text))
+{
+	for (unsigned i = 0; i < n; i++) {
+		const struct metric_row *m = &rows[i];
+		char buf[32];
+
+		field(out, sep, true, "interval-metric");
+		snprintf(buf, sizeof(buf), "%.6f", time);
+		field(out, sep, false, buf);
+		snprintf(buf, sizeof(buf), "%u", round);
+		field(out, sep, false, buf);
+		snprintf(buf, sizeof(buf), "%u", run);
+		field(out, sep, false, buf);
+		if (m->valid)
+			csv_num(out, sep, m->value, field);
+		else
+			field(out, sep, false, "");
+		field(out, sep, false, m->unit ? m->unit : "");
+		field(out, sep, false, m->name);
+		field(out, sep, false, m->valid ? "counted" : m->why);
+		field(out, sep, false, m->flagged < 0 ? "" : m->flagged ? "1" : "0");
 		fputc('\n', out);
 	}
 }

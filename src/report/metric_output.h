@@ -55,6 +55,16 @@ void metric_output_human(FILE *out, const struct metric_row *rows, unsigned n, b
 void metric_output_csv(FILE *out, const struct metric_row *rows, unsigned n, const char *sep, bool repeat,
 		       void (*field)(FILE *out, const char *sep, bool first, const char *text));
 
+/*
+ * -I: one interval's metric values, under its counts. Human: a line each,
+ * time, value, unit, name (or "-" and why not). CSV: "interval-metric" SEP
+ * time SEP round SEP run SEP value SEP unit SEP name SEP status SEP flagged.
+ */
+void metric_output_interval_human(FILE *out, double time, const struct metric_row *rows, unsigned n);
+void metric_output_interval_csv(FILE *out, double time, unsigned round, unsigned run, const struct metric_row *rows,
+				unsigned n, const char *sep,
+				void (*field)(FILE *out, const char *sep, bool first, const char *text));
+
 /* The "metrics" array of the JSON record (NULL: out of memory). */
 json_t *metric_output_json(const struct metric_row *rows, unsigned n, bool repeat);
 

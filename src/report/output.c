@@ -475,7 +475,16 @@ output_interval(FILE *out, const struct stat_interval *iv, const char *sep, bool
 			free(text);
 			json_decref(name);
 		}
-		fprintf(out, "]}\n");
+		fputc(']', out);
+		if (iv->nmetrics) {
+			json_t *metrics = metric_output_json(iv->metrics, iv->nmetrics, false);
+			char *text = metrics ? json_dumps(metrics, JSON_COMPACT) : NULL;
+
+			fprintf(out, ", \"metrics\": %s", text ? text : "[]");
+			free(text);
+			json_decref(metrics);
+		}
+		fprintf(out, "}\n");
 		fflush(out);
 		return;
 	}
@@ -505,5 +514,9 @@ output_interval(FILE *out, const struct stat_interval *iv, const char *sep, bool
 		output_thousands(iv->deltas[i], value, sizeof(value));
 		fprintf(out, "%14.6f %18s      %s\n", iv->time, value, output_row_label(&iv->rows[i]).text);
 	}
+	if (sep)
+		metric_output_interval_csv(out, iv->time, iv->round, iv->run, iv->metrics, iv->nmetrics, sep, csv_field);
+	else
+		metric_output_interval_human(out, iv->time, iv->metrics, iv->nmetrics);
 	fflush(out);
 }

@@ -305,6 +305,56 @@ class MetricsE2E(unittest.TestCase):
         self.assertEqual(status, 0, rec["error"])
         self.assertIsNone(self.metric(rec, "cpu_utilization")["value"])
 
+    def test_metric_values_per_interval(self):
+        # Three steps 250 ms apart, each 3000 reference cycles, 2000 instructions in 1000
+        # cycles and 12000 TSC ticks; -I 100: every interval's IPC is its own counts'
+        # ratio, and cpu_utilization its reference cycles over its own ticks: 25 % however
+        # many steps one interval holds (over the run so far it would fall: 12.5 %, ...).
+        step = ["--retire", "0x3c:0x01:3000", "--retire", INST + ":2000", "--retire", CLK + ":1000",
+                "--act", "tsc:12000"]
+        command = [WORKLOAD, "--quiet"] + step + ["--steps", "3", "--step-ms", "250"]
+        p = self.pmustat(["-M", "cpu_utilization,IPC", "-I", "100", "--json"], [], model="skylakex",
+                         command=command)
+        lines = [json.loads(line) for line in p.stderr.splitlines()]
+        self.assertEqual(p.returncode, 0, lines[-1]["error"])
+        intervals = [r for r in lines if r["type"] == "interval"]
+        self.assertGreaterEqual(len(intervals), 3)
+        whole = 0
+        for r in intervals:
+            if jsonschema is not None:
+                jsonschema.validate(r, SCHEMA_DOC)
+            counts = {e["requested"]: e["value"] for e in r["events"]}
+            values = {m["name"]: m for m in r["metrics"]}
+            self.assertEqual(sorted(values), ["Info_Thread_IPC", "cpu_utilization"])
+            clk, ref = counts["CPU_CLK_UNHALTED.THREAD"], counts["CPU_CLK_UNHALTED.REF_TSC"]
+            ipc = values["Info_Thread_IPC"]["value"]
+            self.assertEqual(ipc, counts["INST_RETIRED.ANY"] / clk if clk else None, r)
+            util = values["cpu_utilization"]["value"]
+            if ref and util is not None:
+                self.assertEqual(util, 25.0, r)
+                whole += 1
+        self.assertGreaterEqual(whole, 2, intervals)
+        # The same in text and CSV.
+        p = self.pmustat(["-M", "IPC", "-I", "100", "-x", ","], [], model="skylakex", command=command)
+        rows = [line.split(",") for line in p.stderr.splitlines() if line.startswith("interval")]
+        by_time = {}
+        for f in rows:
+            by_time.setdefault(f[1], []).append(f)
+        for t, fs in by_time.items():
+            inst = [int(f[4]) for f in fs if f[0] == "interval" and f[5] == "INST_RETIRED.ANY:u"]
+            clk = [int(f[4]) for f in fs if f[0] == "interval" and f[5] == "CPU_CLK_UNHALTED.THREAD:u"]
+            metric = [f for f in fs if f[0] == "interval-metric"]
+            self.assertEqual(len(metric), 1, fs)
+            self.assertEqual((metric[0][2], metric[0][3], metric[0][5], metric[0][6]),
+                             ("1", "1", "", "Info_Thread_IPC"), fs)
+            self.assertEqual(metric[0][7] == "counted", clk[0] > 0, fs)
+            if clk[0]:
+                self.assertEqual(float(metric[0][4]), inst[0] / clk[0], fs)
+            else:
+                self.assertEqual(metric[0][4], "")
+        p = self.pmustat(["-M", "IPC", "-I", "100"], [], model="skylakex", command=command)
+        self.assertRegex(p.stderr, r"\n +[0-9.]+ +2 +Info_Thread_IPC\n")
+
     def test_icelake_top_down_from_perf_metrics(self):
         # 1000 slots: 400 retiring, 100 bad speculation, 200 front-end, 300
         # back-end bound. IA32_PERF_METRICS holds each as x/255 of the slots,
