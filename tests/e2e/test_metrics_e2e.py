@@ -250,6 +250,37 @@ class MetricsE2E(unittest.TestCase):
         p = self.pmustat(["-M", "IPC", "--check", "IPC>=0"], [INST + ":100"])
         self.assertEqual(p.returncode, 3)
 
+    def test_baseline_compares_metrics(self):
+        base = os.path.join(self.dir, "base.json")
+        ipc2 = [INST + ":2000", CLK + ":1000"]
+        status, rec = self.record(["-M", "IPC", "--save-baseline", base], ipc2)
+        self.assertEqual(status, 0, rec["error"])
+        with open(base) as f:
+            self.assertEqual(self.metric(json.load(f), "Info_Thread_IPC")["value"], 2.0)
+        # 2.5 against 2: +25 %, past the default 0 %: exit 3, named like an event.
+        ipc25 = [INST + ":2000", CLK + ":800"]
+        status, rec = self.record(["-M", "IPC", "--baseline", base], ipc25)
+        self.assertEqual(status, 3)
+        cmp = [c for c in rec["baseline"]["comparisons"] if c["requested"] == "Info_Thread_IPC"]
+        self.assertEqual(cmp, [{"requested": "Info_Thread_IPC", "passed": False, "value": 2.5, "baseline": 2,
+                                "change_percent": 25, "tolerance_percent": 0}])
+        self.assertEqual(rec["failed"], ["baseline Info_Thread_IPC"])
+        p = self.pmustat(["-M", "IPC", "--baseline", base], ipc25)
+        self.assertIn("FAIL  baseline Info_Thread_IPC  (2.5 vs 2: +25.00%, tolerance +0%)", p.stderr)
+        # A tolerance by the metric's name, and --tolerance-both for a drop.
+        status, rec = self.record(["-M", "IPC", "--baseline", base, "--tolerance", "Info_Thread_IPC=25%"], ipc25)
+        self.assertEqual(status, 0, rec["failed"])
+        # 1800 / 1100: the counts move 10 %, IPC drops 18 %.
+        lower = [INST + ":1800", CLK + ":1100"]
+        status, rec = self.record(["-M", "IPC", "--baseline", base, "--tolerance", "10%"], lower)
+        self.assertEqual(status, 0, rec["failed"])
+        status, rec = self.record(["-M", "IPC", "--baseline", base, "--tolerance-both", "--tolerance", "15%"], lower)
+        self.assertEqual((status, rec["failed"]), (3, ["baseline Info_Thread_IPC"]))
+        # No value now (no cycles): fails, as an event not counted does.
+        p = self.pmustat(["-M", "IPC", "--baseline", base, "-x", ","], [INST + ":100"])
+        self.assertEqual(p.returncode, 3)
+        self.assertIn("baseline,FAIL,,,,0.0000,Info_Thread_IPC", p.stderr)
+
     def test_repeat_statistics_of_metric_values(self):
         counter = os.path.join(self.dir, "counter")
         with open(counter, "w") as f:
