@@ -400,9 +400,13 @@ summarise(struct metric_row *r, double *v, unsigned n)
 	r->valid = true;
 }
 
-/* Metric @k's value in round @j: 0, or -1 when a count of that round is missing. */
+/*
+ * Metric @k's value in round @j (on the @core-th counted core alone, or
+ * summed over them when @core < 0): 0, or -1 when a count of that round is
+ * missing.
+ */
 static int
-eval_round(const struct stat_metrics *m, const struct run_ctx *c, unsigned k, unsigned j, double *vals,
+eval_round(const struct stat_metrics *m, const struct run_ctx *c, unsigned k, unsigned j, int core, double *vals,
 	   struct metric_result *res)
 {
 	const struct metric_plan *plan = m->plan;
@@ -418,12 +422,15 @@ eval_round(const struct stat_metrics *m, const struct run_ctx *c, unsigned k, un
 		/* TSC: its ticks over the run, once per counted core (perf's msr/tsc/ sums them too). */
 		if (plan->events[i].kind == METRIC_EVENT_TSC && c->run_tsc && b < nruns &&
 		    c->run_tsc[(size_t)j * nruns + b])
-			vals[i] = (double)c->run_tsc[(size_t)j * nruns + b] * (c->ncores ? c->ncores : 1);
+			vals[i] = (double)c->run_tsc[(size_t)j * nruns + b] * (core < 0 && c->ncores ? c->ncores : 1);
 		if (h < 0)
 			continue;
 		if (j >= c->nvalues[h])
 			return -1;
-		vals[i] = (double)c->values[(size_t)h * c->repeat + j];
+		if (core >= 0)
+			vals[i] = (double)c->core_values[((size_t)h * c->ncores + (unsigned)core) * c->repeat + j];
+		else
+			vals[i] = (double)c->values[(size_t)h * c->repeat + j];
 	}
 	if (c->run_seconds && b < nruns)
 		machine.duration_ms = c->run_seconds[(size_t)j * nruns + b] * 1000.0;
@@ -460,6 +467,39 @@ flagged(const struct stat_metrics *m, const struct metric_row *rows, unsigned nr
 	return res.valid ? res.value != 0 : -1;
 }
 
+/* Several cores: metric @k on each, from its counts alone (with -r the median of the rounds'). */
+static void
+per_core(struct stat_metrics *m, const struct run_ctx *c, unsigned k, double *vals, double *per_round,
+	 struct metric_row *r)
+{
+	struct metric_cpu_value *pc = m->cpu_values + (size_t)k * c->ncores;
+
+	for (unsigned i = 0; i < c->ncores; i++) {
+		struct metric_row one;
+		struct metric_result res;
+		unsigned n = 0;
+
+		memset(&one, 0, sizeof(one));
+		pc[i].cpu = c->cores[i];
+		snprintf(pc[i].why, sizeof(pc[i].why), "%s", r->why);
+		for (unsigned j = 0; c->values && j < c->rounds; j++) {
+			if (eval_round(m, c, k, j, (int)i, vals, &res))
+				break;
+			if (res.valid)
+				per_round[n++] = res.value;
+			else
+				snprintf(pc[i].why, sizeof(pc[i].why), "%s", res.why);
+		}
+		if (n) {
+			summarise(&one, per_round, n);
+			pc[i].valid = true;
+			pc[i].value = one.value;
+		}
+	}
+	r->per_cpu = pc;
+	r->ncpus = c->ncores;
+}
+
 static void
 row_start(struct metric_row *r, const struct metric_desc *d)
 {
@@ -489,6 +529,10 @@ stat_metrics_evaluate(struct stat_metrics *m, const struct run_ctx *c)
 		return;
 	}
 	m->nrows = plan->n_metrics;
+	/* Several cores: each one's value too, as the events have (-A, JSON per_cpu). */
+	if (c->ncores > 1 && c->core_values && c->cores)
+		m->cpu_values = calloc((size_t)(plan->n_metrics ? plan->n_metrics : 1) * c->ncores,
+				       sizeof(*m->cpu_values));
 	for (unsigned k = 0; k < plan->n_metrics; k++) {
 		const struct metric_desc *d = metric_table_get(m->mt, plan->metrics[k].metric);
 		struct metric_row *r = &m->rows[k];
@@ -503,7 +547,7 @@ stat_metrics_evaluate(struct stat_metrics *m, const struct run_ctx *c)
 		r->run = m->batches.run_of[k] + 1;
 		snprintf(r->why, sizeof(r->why), "%s", c->command_ran ? "its events were not counted" : "not counted");
 		for (unsigned j = 0; c->values && j < c->rounds; j++) {
-			if (eval_round(m, c, k, j, vals, &res))
+			if (eval_round(m, c, k, j, -1, vals, &res))
 				break;
 			if (res.valid)
 				per_round[n++] = res.value;
@@ -512,6 +556,8 @@ stat_metrics_evaluate(struct stat_metrics *m, const struct run_ctx *c)
 		}
 		if (n)
 			summarise(r, per_round, n);
+		if (m->cpu_values)
+			per_core(m, c, k, vals, per_round, r);
 	}
 	for (unsigned k = 0; k < m->nrows; k++)
 		if (m->rows[k].valid)
@@ -594,5 +640,6 @@ stat_metrics_free(struct stat_metrics *m)
 	free(m->named_alone);
 	free(m->hw_of);
 	free(m->rows);
+	free(m->cpu_values);
 	memset(m, 0, sizeof(*m));
 }

@@ -44,6 +44,7 @@ struct stat_metrics {
 	int *hw_of;			/* [k * plan->n_events + i]: hardware event counting plan event i for metric k */
 	struct metric_row *rows;
 	unsigned nrows;
+	struct metric_cpu_value *cpu_values;	/* several cores: rows[k].per_cpu = cpu_values + k * ncores */
 	/* -I: where the last interval of the current run ended (its time, and the TSC then). */
 	unsigned iv_round, iv_run;
 	double iv_time;

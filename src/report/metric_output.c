@@ -74,8 +74,32 @@ format_value(double v, bool percent, char *buf, size_t size)
 	}
 }
 
+/* -A: the metric on each core, a line each. */
+static void
+human_per_cpu(FILE *out, const struct metric_row *m, unsigned runs)
+{
+	bool percent = m->unit && strcmp(m->unit, "percent") == 0;
+
+	for (unsigned c = 0; c < m->ncpus; c++) {
+		const struct metric_cpu_value *v = &m->per_cpu[c];
+		char cpu[16], value[64], note[METRIC_ROW_WHY_MAX + 64] = "";
+
+		snprintf(cpu, sizeof(cpu), "CPU%d", v->cpu);
+		if (v->valid)
+			format_value(v->value, percent, value, sizeof(value));
+		else
+			snprintf(value, sizeof(value), "-");
+		if (!v->valid)
+			snprintf(note, sizeof(note), "  (no value: %s)", v->why);
+		else if (m->run && runs > 1)
+			snprintf(note, sizeof(note), "  (run %u)", m->run);
+		fprintf(out, "%-8s%10s %-3s  %-30s%s\n", cpu, value, v->valid ? unit_short(m) : "", m->name, note);
+	}
+}
+
 void
-metric_output_human(FILE *out, const struct metric_row *rows, unsigned n, bool repeat, unsigned runs)
+metric_output_human(FILE *out, const struct metric_row *rows, unsigned n, bool repeat, unsigned runs,
+		    bool per_cpu)
 {
 	if (!n)
 		return;
@@ -84,6 +108,11 @@ metric_output_human(FILE *out, const struct metric_row *rows, unsigned n, bool r
 		const struct metric_row *m = &rows[i];
 		char value[64], note[METRIC_ROW_WHY_MAX + 64] = "";
 		bool percent = m->unit && strcmp(m->unit, "percent") == 0;
+
+		if (per_cpu && m->per_cpu) {
+			human_per_cpu(out, m, runs);
+			continue;
+		}
 
 		if (m->valid)
 			format_value(m->value, percent, value, sizeof(value));
@@ -137,13 +166,44 @@ csv_num(FILE *out, const char *sep, double v,
 	field(out, sep, false, buf);
 }
 
+/* -A: "CPU3" SEP "metric" SEP value SEP unit SEP name SEP run SEP status SEP "" per core. */
+static void
+csv_per_cpu(FILE *out, const struct metric_row *m, const char *sep,
+	    void (*field)(FILE *out, const char *sep, bool first, const char *text))
+{
+	for (unsigned c = 0; c < m->ncpus; c++) {
+		const struct metric_cpu_value *v = &m->per_cpu[c];
+		char buf[16];
+
+		snprintf(buf, sizeof(buf), "CPU%d", v->cpu);
+		field(out, sep, true, buf);
+		field(out, sep, false, "metric");
+		if (v->valid)
+			csv_num(out, sep, v->value, field);
+		else
+			field(out, sep, false, "");
+		field(out, sep, false, m->unit ? m->unit : "");
+		field(out, sep, false, m->name);
+		snprintf(buf, sizeof(buf), "%u", m->run);
+		field(out, sep, false, buf);
+		field(out, sep, false, v->valid ? "counted" : v->why);
+		field(out, sep, false, "");
+		fputc('\n', out);
+	}
+}
+
 void
 metric_output_csv(FILE *out, const struct metric_row *rows, unsigned n, const char *sep, bool repeat,
-		  void (*field)(FILE *out, const char *sep, bool first, const char *text))
+		  bool per_cpu, void (*field)(FILE *out, const char *sep, bool first, const char *text))
 {
 	for (unsigned i = 0; i < n; i++) {
 		const struct metric_row *m = &rows[i];
 		char run[16];
+
+		if (per_cpu && m->per_cpu) {
+			csv_per_cpu(out, m, sep, field);
+			continue;
+		}
 
 		field(out, sep, true, "metric");
 		if (m->valid)
@@ -230,6 +290,18 @@ metric_output_json(const struct metric_row *rows, unsigned n, bool repeat)
 								  m->stddev));
 		else
 			json_object_set_new(o, "stats", json_null());
+		if (m->per_cpu) {
+			json_t *pc = json_array();
+
+			for (unsigned c = 0; pc && c < m->ncpus; c++) {
+				const struct metric_cpu_value *v = &m->per_cpu[c];
+
+				json_array_append_new(pc, json_pack("{s:I, s:o, s:o}", "cpu", (json_int_t)v->cpu, "value",
+								    v->valid ? json_real(v->value) : json_null(), "reason",
+								    v->valid ? json_null() : json_text(v->why)));
+			}
+			json_object_set_new(o, "per_cpu", pc ? pc : json_null());
+		}
 		json_array_append_new(a, o);
 	}
 	return a;

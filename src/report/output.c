@@ -188,7 +188,7 @@ output_human(FILE *out, const struct stat_report *rep)
 	fprintf(out, "\n");
 	if (rep->regions && rep->command_ran)
 		region_output_human(out, rep->regions, rep->rows, rep->nrows, rep->repeat > 1);
-	metric_output_human(out, rep->metrics, rep->nmetrics, rep->repeat > 1, rep->runs);
+	metric_output_human(out, rep->metrics, rep->nmetrics, rep->repeat > 1, rep->runs, rep->per_cpu);
 	if (rep->command_ran)
 		fprintf(out, "%18.9f seconds time elapsed%s\n\n", rep->elapsed,
 			rep->runs > 1 || rep->repeat > 1 ? " (all runs)" : "");
@@ -331,7 +331,7 @@ output_csv(FILE *out, const struct stat_report *rep, const char *sep)
 	}
 	if (rep->regions)
 		region_output_csv(out, rep->regions, rep->rows, rep->nrows, sep);
-	metric_output_csv(out, rep->metrics, rep->nmetrics, sep, rep->repeat > 1, csv_field);
+	metric_output_csv(out, rep->metrics, rep->nmetrics, sep, rep->repeat > 1, rep->per_cpu, csv_field);
 	for (unsigned i = 0; rep->check_results && i < rep->nchecks; i++) {
 		const struct check_result *r = &rep->check_results[i];
 

@@ -386,6 +386,48 @@ class MetricsE2E(unittest.TestCase):
         p = self.pmustat(["-M", "IPC", "-I", "100"], [], model="skylakex", command=command)
         self.assertRegex(p.stderr, r"\n +[0-9.]+ +2 +Info_Thread_IPC\n")
 
+    @unittest.skipIf(len(os.sched_getaffinity(0)) < 2, "needs two CPUs")
+    def test_core_list_sums_and_per_cpu(self):
+        # -C A,B: the command runs one workload on each core. A: IPC 2 (2000 / 1000),
+        # 3000 reference cycles; B: IPC 0.5 (500 / 1000), 6000; the TSC moves 12000.
+        # Summed: IPC 2500 / 2000 = 1.25, cpu_utilization 100 x 9000 / (2 x 12000) = 37.5 %;
+        # per core (-A, JSON per_cpu): 2 and 0.5, 25 % and 50 %.
+        a, b = sorted(os.sched_getaffinity(0))[-2:]
+        script = ('"$1" --quiet --cpu %d --retire %s:2000 --retire %s:1000 --retire 0x3c:0x01:3000 --act tsc:12000 & '
+                  '"$1" --quiet --cpu %d --retire %s:500 --retire %s:1000 --retire 0x3c:0x01:6000; wait'
+                  % (a, INST, CLK, b, INST, CLK))
+        command = ["/bin/sh", "-c", script, "sh", WORKLOAD]
+
+        def run(args):
+            argv = [RUN_UNDER_EMU, "--model", "skylakex", "--cpus", str(b + 1), "--",
+                    PMUSTAT, "-C", "%d,%d" % (a, b), "-M", "IPC,cpu_utilization"] + args + ["--"] + command
+            return subprocess.run(argv, cwd=self.dir, capture_output=True, text=True, timeout=60)
+
+        p = run(["--json"])
+        rec = json.loads(p.stderr)
+        self.assertEqual(p.returncode, 0, rec["error"])
+        if jsonschema is not None:
+            jsonschema.validate(rec, SCHEMA_DOC)
+        ipc, util = self.metric(rec, "Info_Thread_IPC"), self.metric(rec, "cpu_utilization")
+        self.assertEqual((ipc["value"], util["value"]), (1.25, 37.5))
+        self.assertEqual(ipc["per_cpu"], [{"cpu": a, "value": 2.0, "reason": None},
+                                          {"cpu": b, "value": 0.5, "reason": None}])
+        self.assertEqual([c["value"] for c in util["per_cpu"]], [25.0, 50.0])
+        p = run(["-A"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertRegex(p.stderr, r"\nCPU%d +2 +Info_Thread_IPC *\nCPU%d +0\.500 +Info_Thread_IPC *\n" % (a, b))
+        self.assertRegex(p.stderr, r"\nCPU%d +25\.00 %% +cpu_utilization *\nCPU%d +50\.00 %% +cpu_utilization" % (a, b))
+        p = run(["-A", "-x", ","])
+        lines = [line for line in p.stderr.splitlines() if ",metric," in line]
+        self.assertEqual(lines, ["CPU%d,metric,2,,Info_Thread_IPC,1,counted," % a,
+                                 "CPU%d,metric,0.5,,Info_Thread_IPC,1,counted," % b,
+                                 "CPU%d,metric,25,percent,cpu_utilization,1,counted," % a,
+                                 "CPU%d,metric,50,percent,cpu_utilization,1,counted," % b])
+        p = run(["-x", ","])
+        lines = [line for line in p.stderr.splitlines() if line.startswith("metric,")]
+        self.assertEqual(lines, ["metric,1.25,,Info_Thread_IPC,1,counted,",
+                                 "metric,37.5,percent,cpu_utilization,1,counted,"])
+
     def test_icelake_top_down_from_perf_metrics(self):
         # 1000 slots: 400 retiring, 100 bad speculation, 200 front-end, 300
         # back-end bound. IA32_PERF_METRICS holds each as x/255 of the slots,
