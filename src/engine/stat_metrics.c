@@ -303,8 +303,9 @@ stat_metrics_request(struct stat_metrics *m, const struct stat_opts *o, struct t
 	if (rc)
 		return rc;
 	plan = m->plan;
-	refuse_unread(plan, m->mt, hw_rdtsc(hw, &tsc) == 0, has_perf_metrics(t, hw, core), o->backend == BACKEND_PERF,
-		      o->interval_ms > 0);
+	/* A CPU of a dump (--dry-run) reads nothing: the plan is what it would be. */
+	refuse_unread(plan, m->mt, !hw || !t->live || hw_rdtsc(hw, &tsc) == 0, has_perf_metrics(t, hw, core),
+		      o->backend == BACKEND_PERF, o->interval_ms > 0);
 	free_counters(o, t, hw, core, &gp, &fixed);
 	rc = metric_batch(plan, m->mt, &t->cpu.pmu, gp, fixed, &m->batches, err);
 	if (rc)

@@ -166,6 +166,19 @@ csv_num(FILE *out, const char *sep, double v,
 	field(out, sep, false, buf);
 }
 
+/* The fields every metric record has: value (empty: none), unit, name. */
+static void
+csv_value_unit_name(FILE *out, const char *sep, const struct metric_row *m, bool valid, double value,
+		    void (*field)(FILE *out, const char *sep, bool first, const char *text))
+{
+	if (valid)
+		csv_num(out, sep, value, field);
+	else
+		field(out, sep, false, "");
+	field(out, sep, false, m->unit ? m->unit : "");
+	field(out, sep, false, m->name);
+}
+
 /* -A: "CPU3" SEP "metric" SEP value SEP unit SEP name SEP run SEP status SEP "" per core. */
 static void
 csv_per_cpu(FILE *out, const struct metric_row *m, const char *sep,
@@ -178,12 +191,7 @@ csv_per_cpu(FILE *out, const struct metric_row *m, const char *sep,
 		snprintf(buf, sizeof(buf), "CPU%d", v->cpu);
 		field(out, sep, true, buf);
 		field(out, sep, false, "metric");
-		if (v->valid)
-			csv_num(out, sep, v->value, field);
-		else
-			field(out, sep, false, "");
-		field(out, sep, false, m->unit ? m->unit : "");
-		field(out, sep, false, m->name);
+		csv_value_unit_name(out, sep, m, v->valid, v->value, field);
 		snprintf(buf, sizeof(buf), "%u", m->run);
 		field(out, sep, false, buf);
 		field(out, sep, false, v->valid ? "counted" : v->why);
@@ -206,12 +214,7 @@ metric_output_csv(FILE *out, const struct metric_row *rows, unsigned n, const ch
 		}
 
 		field(out, sep, true, "metric");
-		if (m->valid)
-			csv_num(out, sep, m->value, field);
-		else
-			field(out, sep, false, "");
-		field(out, sep, false, m->unit ? m->unit : "");
-		field(out, sep, false, m->name);
+		csv_value_unit_name(out, sep, m, m->valid, m->value, field);
 		snprintf(run, sizeof(run), "%u", m->run);
 		field(out, sep, false, run);
 		field(out, sep, false, m->valid ? "counted" : m->why);
@@ -250,12 +253,7 @@ metric_output_interval_csv(FILE *out, double time, unsigned round, unsigned run,
 		field(out, sep, false, buf);
 		snprintf(buf, sizeof(buf), "%u", run);
 		field(out, sep, false, buf);
-		if (m->valid)
-			csv_num(out, sep, m->value, field);
-		else
-			field(out, sep, false, "");
-		field(out, sep, false, m->unit ? m->unit : "");
-		field(out, sep, false, m->name);
+		csv_value_unit_name(out, sep, m, m->valid, m->value, field);
 		field(out, sep, false, m->valid ? "counted" : m->why);
 		field(out, sep, false, m->flagged < 0 ? "" : m->flagged ? "1" : "0");
 		fputc('\n', out);
