@@ -77,8 +77,9 @@ stat_usage_options(FILE *out)
 		"                         'BR_MISP_RETIRED.ALL_BRANCHES/BR_INST_RETIRED.ALL_BRANCHES<=0.02'\n"
 		"                         (with -r: the median; mean(EV), min(EV), max(EV)); repeatable\n"
 		"      --save-baseline FILE   write the JSON result to FILE\n"
-		"      --baseline FILE    fail when an event grew beyond the tolerance against FILE\n"
-		"      --tolerance [EVENT=]PCT  allowed growth (default 0%%), for all or one event\n"
+		"      --baseline FILE    fail when an event (or -M metric) grew beyond the tolerance\n"
+		"                         against FILE\n"
+		"      --tolerance [EVENT=]PCT  allowed growth (default 0%%), for all or one event or metric\n"
 		"      --tolerance-both   a shrink beyond the tolerance fails too\n"
 		"      --allow-cpu-mismatch  compare with a baseline of another CPU model or table\n"
 		"  -I, --interval-print MS  print the counts every MS (>= 10) milliseconds\n");

@@ -137,7 +137,7 @@ gates_evaluate(struct gates *g, const struct stat_opts *o, const struct stat_row
 			g->failed = true;
 	}
 	if (o->baseline) {
-		size_t ncur = nrows + (size_t)(regions ? regions->nregions : 0) * nrows;
+		size_t ncur = nrows + (size_t)(regions ? regions->nregions : 0) * nrows + nmetrics;
 		unsigned n = 0;
 
 		cur = calloc(ncur ? ncur : 1, sizeof(*cur));
@@ -167,6 +167,13 @@ gates_evaluate(struct gates *g, const struct stat_opts *o, const struct stat_row
 				cur[n].value = reg->ev[i].stats.median;
 				n++;
 			}
+		}
+		/* -M's metrics by name, their values (with -r the median) compared like counts. */
+		for (unsigned k = 0; metrics && k < nmetrics; k++, n++) {
+			snprintf(cur[n].name, sizeof(cur[n].name), "%s", metrics[k].name);
+			snprintf(cur[n].requested, sizeof(cur[n].requested), "%s", metrics[k].name);
+			cur[n].counted = metrics[k].valid;
+			cur[n].value = metrics[k].value;
 		}
 		g->ncmp = n;
 		if (baseline_compare(&g->baseline, cur, n, &o->tolerances, g->cmp))

@@ -25,6 +25,7 @@
 #include "engine/signals.h"
 #include "engine/stat.h"
 #include "engine/target.h"
+#include "hw/hw.h"
 
 extern char **environ;
 
@@ -267,6 +268,12 @@ one_run(struct run_ctx *c, unsigned run, unsigned nruns)
 		}
 	}
 	off_core = run_keep_off(c->cores, c->ncores);
+	/*
+	 * The TSC at the window's edges, for the metrics that read it (TSC):
+	 * before the sampler starts, whose -I intervals start there too.
+	 */
+	c->tsc_stopped = false;
+	c->tsc_ok = hw_rdtsc(c->hw, &c->tsc_start) == 0;
 	/* A thread off the cores reads the counters while the command runs: every wrap, and -I. */
 	if (c->backends[0]->sample_start) {
 		c->cur_run = run + 1;
@@ -290,10 +297,14 @@ one_run(struct run_ctx *c, unsigned run, unsigned nruns)
 			err_move(&stop_err, &err);
 		err_clear(&err);
 	}
+	c->tsc_ok = c->tsc_ok && hw_rdtsc(c->hw, &c->tsc_stop) == 0;
+	c->tsc_stopped = true;
 	t0 = now() - t0;
 	c->elapsed += t0;
 	if (c->run_seconds && c->round)
 		c->run_seconds[(size_t)(c->round - 1) * nruns + run] = t0;
+	if (c->run_tsc && c->round)
+		c->run_tsc[(size_t)(c->round - 1) * nruns + run] = c->tsc_ok ? c->tsc_stop - c->tsc_start : 0;
 	if (getrusage(RUSAGE_CHILDREN, &ru1) == 0) {
 		c->user_time += timeval_diff(&ru1.ru_utime, &ru0.ru_utime);
 		c->sys_time += timeval_diff(&ru1.ru_stime, &ru0.ru_stime);
@@ -350,7 +361,9 @@ run_rounds(struct run_ctx *c)
 				sizeof(*c->core_values));
 	c->run_seconds = calloc((size_t)(c->plan && c->plan->nruns ? c->plan->nruns : 1) * c->repeat,
 				sizeof(*c->run_seconds));
-	if (!c->values || !c->nvalues || !c->core_values || !c->run_seconds)
+	c->run_tsc = calloc((size_t)(c->plan && c->plan->nruns ? c->plan->nruns : 1) * c->repeat,
+			    sizeof(*c->run_tsc));
+	if (!c->values || !c->nvalues || !c->core_values || !c->run_seconds || !c->run_tsc)
 		return run_fail(c, -ENOMEM, "out of memory for %u runs of %u events", c->repeat, n);
 	for (unsigned round = 0; round < c->repeat; round++) {
 		c->round = round + 1;

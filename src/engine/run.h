@@ -152,6 +152,14 @@ struct run_ctx {
 	unsigned rounds;		/* rounds run (fewer than repeat: stopped at a failure) */
 	/* Wall time of each run of each round: run_seconds[(round - 1) * plan->nruns + run]. */
 	double *run_seconds;
+	/* And its TSC ticks (rdtsc at the window's edges; 0: not read), indexed the same. */
+	uint64_t *run_tsc;
+	/*
+	 * The current run's TSC at its window's edges (tsc_ok: both read;
+	 * tsc_stop once tsc_stopped, after the counters stopped).
+	 */
+	uint64_t tsc_start, tsc_stop;
+	bool tsc_ok, tsc_stopped;
 
 	/* What happened. */
 	const char *read_method;	/* "rdpmc", "MSR reads", "perf_event": set by the hardware backend */

@@ -53,6 +53,7 @@ struct stat_state {
 	struct stat_row *rows;
 	uint64_t *cpu_values;		/* per row and core: rows' cpu_values point here */
 	uint64_t *interval_cpu_deltas;	/* -I with a list of cores: per row and core */
+	struct metric_row *interval_metrics;	/* -I with -M: one interval's values */
 	struct stats_summary *cpu_stats;
 	const char **names;		/* per hardware event, for the plan's printout */
 };
@@ -265,6 +266,9 @@ emit_interval(void *arg, double time, const uint64_t *deltas, const uint64_t *co
 	iv.ncores = s->c.ncores;
 	iv.cpu_deltas = s->interval_cpu_deltas;
 	iv.per_cpu = s->c.o->per_cpu;
+	iv.metrics = s->interval_metrics;
+	iv.nmetrics = s->interval_metrics ? stat_metrics_interval(&s->m, &s->c, iv.round, iv.run, time, deltas,
+								  s->interval_metrics) : 0;
 	iv.header = !header_done;
 	header_done = true;
 	output_interval(s->out, &iv, s->c.o->sep, s->c.o->json);
@@ -333,6 +337,11 @@ count(struct stat_state *s, struct pmustat_error **err)
 		s->interval_cpu_deltas = calloc((size_t)(s->ev.nrows ? s->ev.nrows : 1) * c->ncores,
 						sizeof(*s->interval_cpu_deltas));
 		if (!s->interval_cpu_deltas)
+			rc = err_set(err, -ENOMEM, "out of memory");
+	}
+	if (rc == 0 && c->o->interval_ms && s->m.active && s->m.plan) {
+		s->interval_metrics = calloc(s->m.plan->n_metrics ? s->m.plan->n_metrics : 1, sizeof(*s->interval_metrics));
+		if (!s->interval_metrics)
 			rc = err_set(err, -ENOMEM, "out of memory");
 	}
 	if (rc == 0) {
@@ -428,6 +437,7 @@ state_free(struct stat_state *s)
 		free(s->c.values);
 	free(s->c.nvalues);
 	free(s->c.run_seconds);
+	free(s->c.run_tsc);
 	stat_metrics_free(&s->m);
 	free(s->c.counts);
 	free(s->c.command_env);
@@ -451,6 +461,7 @@ state_free(struct stat_state *s)
 	free(s->cpu_values);
 	free(s->cpu_stats);
 	free(s->interval_cpu_deltas);
+	free(s->interval_metrics);
 	free(s->names);
 }
 

@@ -221,8 +221,8 @@ has_perf_metrics(const struct target *t, struct hw *hw, int core)
 
 /* Metrics whose values need what this counting cannot read. */
 static void
-refuse_unread(struct metric_plan *plan, const struct metric_table *mt, bool perf_metrics, bool perf_backend,
-	      bool intervals)
+refuse_unread(struct metric_plan *plan, const struct metric_table *mt, bool tsc, bool perf_metrics,
+	      bool perf_backend, bool intervals)
 {
 	for (unsigned k = 0; k < plan->n_metrics; k++) {
 		struct metric_plan_metric *pm = &plan->metrics[k];
@@ -230,9 +230,9 @@ refuse_unread(struct metric_plan *plan, const struct metric_table *mt, bool perf
 
 		if (pm->refused)
 			continue;
-		if (pm->needs_tsc)
+		if (pm->needs_tsc && !tsc)
 			snprintf(pm->refusal, sizeof(pm->refusal),
-				 "%s needs the time-stamp counter (TSC) over the run, which pmustat does not read in a stat run",
+				 "%s needs the time-stamp counter (TSC) over the run, which pmustat cannot read here",
 				 name);
 		else if (pm->needs_perf_metrics && !perf_metrics)
 			snprintf(pm->refusal, sizeof(pm->refusal),
@@ -286,6 +286,7 @@ stat_metrics_request(struct stat_metrics *m, const struct stat_opts *o, struct t
 {
 	struct metric_plan *plan;
 	uint32_t gp, fixed;
+	uint64_t tsc;
 	unsigned *idx;
 	int rc;
 
@@ -305,7 +306,9 @@ stat_metrics_request(struct stat_metrics *m, const struct stat_opts *o, struct t
 	if (rc)
 		return rc;
 	plan = m->plan;
-	refuse_unread(plan, m->mt, has_perf_metrics(t, hw, core), o->backend == BACKEND_PERF, o->interval_ms > 0);
+	/* A CPU of a dump (--dry-run) reads nothing: the plan is what it would be. */
+	refuse_unread(plan, m->mt, !hw || !t->live || hw_rdtsc(hw, &tsc) == 0, has_perf_metrics(t, hw, core),
+		      o->backend == BACKEND_PERF, o->interval_ms > 0);
 	free_counters(o, t, hw, core, &gp, &fixed);
 	rc = metric_batch(plan, m->mt, &t->cpu.pmu, gp, fixed, &m->batches, err);
 	if (rc)
@@ -403,13 +406,14 @@ summarise(struct metric_row *r, double *v, unsigned n)
 
 /*
  * Metric @k's value in round @j of the counts @values/@nvalues (laid out as
- * c->values: [h * repeat + round] per hardware event h): 0, or -1 when a
- * count of that round is missing. @region: the counts of a code region,
- * whose duration is not its run's.
+ * c->values: [h * repeat + round] per hardware event h), on the @core-th
+ * counted core alone (c->core_values) or summed over them when @core < 0:
+ * 0, or -1 when a count of that round is missing. @region: the counts of a
+ * code region, whose duration and TSC ticks are not its run's.
  */
 static int
 eval_round(const struct stat_metrics *m, const struct run_ctx *c, const uint64_t *values, const unsigned *nvalues,
-	   bool region, unsigned k, unsigned j, double *vals, struct metric_result *res)
+	   bool region, unsigned k, unsigned j, int core, double *vals, struct metric_result *res)
 {
 	const struct metric_plan *plan = m->plan;
 	unsigned b = m->batches.run_of[k];
@@ -421,11 +425,18 @@ eval_round(const struct stat_metrics *m, const struct run_ctx *c, const uint64_t
 		int h = m->hw_of[(size_t)k * plan->n_events + i];
 
 		vals[i] = NAN;
+		/* TSC: its ticks over the run, once per counted core (perf's msr/tsc/ sums them too). */
+		if (!region && plan->events[i].kind == METRIC_EVENT_TSC && c->run_tsc && b < nruns &&
+		    c->run_tsc[(size_t)j * nruns + b])
+			vals[i] = (double)c->run_tsc[(size_t)j * nruns + b] * (core < 0 && c->ncores ? c->ncores : 1);
 		if (h < 0)
 			continue;
 		if (j >= nvalues[h])
 			return -1;
-		vals[i] = (double)values[(size_t)h * c->repeat + j];
+		if (core >= 0)
+			vals[i] = (double)c->core_values[((size_t)h * c->ncores + (unsigned)core) * c->repeat + j];
+		else
+			vals[i] = (double)values[(size_t)h * c->repeat + j];
 	}
 	if (region)
 		machine.duration_ms = -1;
@@ -438,7 +449,7 @@ eval_round(const struct stat_metrics *m, const struct run_ctx *c, const uint64_t
 
 /* Past Intel's threshold? 1, 0, or -1 when a metric it reads has no value in @rows. */
 static int
-flagged(const struct stat_metrics *m, const struct metric_row *rows, const struct metric_desc *d)
+flagged(const struct stat_metrics *m, const struct metric_row *rows, unsigned nrows, const struct metric_desc *d)
 {
 	double vals[16];
 	struct metric_env env = { .events = vals, .n_events = d->n_threshold_metrics, .names = NULL,
@@ -451,8 +462,8 @@ flagged(const struct stat_metrics *m, const struct metric_row *rows, const struc
 		unsigned want = d->threshold_metrics[s];
 		bool found = false;
 
-		for (unsigned k = 0; k < m->nrows && !found; k++) {
-			if (m->list.metric[k] != want || !rows[k].valid)
+		for (unsigned k = 0; k < nrows && !found; k++) {
+			if (rows[k].name != metric_table_get(m->mt, want)->name || !rows[k].valid)
 				continue;
 			vals[s] = rows[k].value;
 			found = true;
@@ -464,10 +475,57 @@ flagged(const struct stat_metrics *m, const struct metric_row *rows, const struc
 	return res.valid ? res.value != 0 : -1;
 }
 
-/* Every metric's value from @values/@nvalues into @rows (n_metrics of them): 0, or -ENOMEM. */
+/* Several cores: metric @k on each, from its counts alone (with -r the median of the rounds'). */
+static void
+per_core(const struct stat_metrics *m, const struct run_ctx *c, struct metric_cpu_value *cpu_values, unsigned k,
+	 double *vals, double *per_round, struct metric_row *r)
+{
+	struct metric_cpu_value *pc = cpu_values + (size_t)k * c->ncores;
+
+	for (unsigned i = 0; i < c->ncores; i++) {
+		struct metric_row one;
+		struct metric_result res;
+		unsigned n = 0;
+
+		memset(&one, 0, sizeof(one));
+		pc[i].cpu = c->cores[i];
+		snprintf(pc[i].why, sizeof(pc[i].why), "%s", r->why);
+		for (unsigned j = 0; c->values && j < c->rounds; j++) {
+			if (eval_round(m, c, c->values, c->nvalues, false, k, j, (int)i, vals, &res))
+				break;
+			if (res.valid)
+				per_round[n++] = res.value;
+			else
+				snprintf(pc[i].why, sizeof(pc[i].why), "%s", res.why);
+		}
+		if (n) {
+			summarise(&one, per_round, n);
+			pc[i].valid = true;
+			pc[i].value = one.value;
+		}
+	}
+	r->per_cpu = pc;
+	r->ncpus = c->ncores;
+}
+
+static void
+row_start(struct metric_row *r, const struct metric_desc *d)
+{
+	r->name = d->name;
+	r->unit = d->unit;
+	r->groups = d->groups;
+	r->threshold = d->threshold_text;
+	r->flagged = -1;
+}
+
+/*
+ * Every metric's value from @values/@nvalues into @rows (n_metrics of them),
+ * and with @cpu_values (several cores, the whole run) each core's: 0, or
+ * -ENOMEM.
+ */
 static int
 evaluate(const struct stat_metrics *m, const struct run_ctx *c, const uint64_t *values, const unsigned *nvalues,
-	 bool region, struct metric_row *rows)
+	 bool region, struct metric_row *rows, struct metric_cpu_value *cpu_values)
 {
 	const struct metric_plan *plan = m->plan;
 	double *vals, *per_round;
@@ -485,11 +543,7 @@ evaluate(const struct stat_metrics *m, const struct run_ctx *c, const uint64_t *
 		struct metric_result res;
 		unsigned n = 0;
 
-		r->name = d->name;
-		r->unit = d->unit;
-		r->groups = d->groups;
-		r->threshold = d->threshold_text;
-		r->flagged = -1;
+		row_start(r, d);
 		if (m->batches.run_of[k] == METRIC_NO_RUN) {
 			snprintf(r->why, sizeof(r->why), "%s", m->batches.why[k]);
 			continue;
@@ -499,7 +553,7 @@ evaluate(const struct stat_metrics *m, const struct run_ctx *c, const uint64_t *
 			 region ? "the region was not entered in the run of its events"
 			 : c->command_ran ? "its events were not counted" : "not counted");
 		for (unsigned j = 0; values && j < c->rounds; j++) {
-			if (eval_round(m, c, values, nvalues, region, k, j, vals, &res))
+			if (eval_round(m, c, values, nvalues, region, k, j, -1, vals, &res))
 				break;
 			if (res.valid)
 				per_round[n++] = res.value;
@@ -512,10 +566,12 @@ evaluate(const struct stat_metrics *m, const struct run_ctx *c, const uint64_t *
 				    strstr(r->why, metric_const_name(METRIC_CONST_DURATION_S))))
 			snprintf(r->why, sizeof(r->why),
 				 "a code region has no duration of its own (DURATIONTIMEINMILLISECONDS is its run's wall time)");
+		if (cpu_values)
+			per_core(m, c, cpu_values, k, vals, per_round, r);
 	}
 	for (unsigned k = 0; k < plan->n_metrics; k++)
 		if (rows[k].valid)
-			rows[k].flagged = flagged(m, rows, metric_table_get(m->mt, plan->metrics[k].metric));
+			rows[k].flagged = flagged(m, rows, plan->n_metrics, metric_table_get(m->mt, plan->metrics[k].metric));
 	free(vals);
 	free(per_round);
 	return 0;
@@ -530,7 +586,11 @@ stat_metrics_evaluate(struct stat_metrics *m, const struct run_ctx *c)
 	if (!m->rows)
 		return;
 	m->nrows = m->plan->n_metrics;
-	if (evaluate(m, c, c->values, c->nvalues, false, m->rows)) {
+	/* Several cores: each one's value too, as the events have (-A, JSON per_cpu). */
+	if (c->ncores > 1 && c->core_values && c->cores)
+		m->cpu_values = calloc((size_t)(m->plan->n_metrics ? m->plan->n_metrics : 1) * c->ncores,
+				       sizeof(*m->cpu_values));
+	if (evaluate(m, c, c->values, c->nvalues, false, m->rows, m->cpu_values)) {
 		free(m->rows);
 		m->rows = NULL;
 		m->nrows = 0;
@@ -549,12 +609,76 @@ stat_metrics_evaluate_region(const struct stat_metrics *m, const struct run_ctx 
 	rows = calloc(m->plan->n_metrics ? m->plan->n_metrics : 1, sizeof(*rows));
 	if (!rows)
 		return NULL;
-	if (evaluate(m, c, values, nvalues, true, rows)) {
+	if (evaluate(m, c, values, nvalues, true, rows, NULL)) {
 		free(rows);
 		return NULL;
 	}
 	*n = m->plan->n_metrics;
 	return rows;
+}
+
+unsigned
+stat_metrics_interval(struct stat_metrics *m, const struct run_ctx *c, unsigned round, unsigned run,
+		      double time, const uint64_t *deltas, struct metric_row *rows)
+{
+	const struct metric_plan *plan = m->plan;
+	struct metric_machine machine = m->machine;
+	struct metric_consts consts;
+	uint64_t tsc = 0;
+	double ticks = NAN, *vals;
+	unsigned n = 0;
+
+	if (!m->active || !plan || !m->hw_of)
+		return 0;
+	/* A new run starts its intervals at 0 s and at the TSC read as it started. */
+	if (round != m->iv_round || run != m->iv_run) {
+		m->iv_round = round;
+		m->iv_run = run;
+		m->iv_time = 0;
+		m->iv_tsc = c->tsc_start;
+	}
+	if (c->tsc_stopped)
+		tsc = c->tsc_stop;
+	else if (hw_rdtsc(c->hw, &tsc) != 0)
+		tsc = 0;
+	if (c->tsc_ok && tsc > m->iv_tsc)
+		ticks = (double)(tsc - m->iv_tsc) * (c->ncores ? c->ncores : 1);
+	machine.duration_ms = (time - m->iv_time) * 1000.0;
+	m->iv_time = time;
+	m->iv_tsc = tsc;
+	metric_consts_compute(&machine, &consts);
+	vals = calloc(plan->n_events ? plan->n_events : 1, sizeof(*vals));
+	if (!vals)
+		return 0;
+	for (unsigned k = 0; k < plan->n_metrics; k++) {
+		const struct metric_desc *d = metric_table_get(m->mt, plan->metrics[k].metric);
+		struct metric_row *r = &rows[n];
+		struct metric_result res;
+
+		if (m->batches.run_of[k] == METRIC_NO_RUN || m->batches.run_of[k] + 1 != run)
+			continue;
+		memset(r, 0, sizeof(*r));
+		row_start(r, d);
+		r->run = run;
+		for (unsigned i = 0; i < plan->n_events; i++) {
+			int h = m->hw_of[(size_t)k * plan->n_events + i];
+
+			vals[i] = plan->events[i].kind == METRIC_EVENT_TSC ? ticks : h >= 0 ? (double)deltas[h] : NAN;
+		}
+		metric_plan_eval(plan, m->mt, k, vals, &consts, &res);
+		r->valid = res.valid;
+		r->value = res.value;
+		snprintf(r->why, sizeof(r->why), "%s", res.valid ? "" : res.why);
+		n++;
+	}
+	for (unsigned k = 0; k < n; k++) {
+		long i = metric_table_find(m->mt, rows[k].name);
+
+		if (rows[k].valid && i >= 0)
+			rows[k].flagged = flagged(m, rows, n, metric_table_get(m->mt, (size_t)i));
+	}
+	free(vals);
+	return n;
 }
 
 void
@@ -567,5 +691,6 @@ stat_metrics_free(struct stat_metrics *m)
 	free(m->named_alone);
 	free(m->hw_of);
 	free(m->rows);
+	free(m->cpu_values);
 	memset(m, 0, sizeof(*m));
 }

@@ -45,6 +45,11 @@ struct stat_metrics {
 	int *hw_of;			/* [k * plan->n_events + i]: hardware event counting plan event i for metric k */
 	struct metric_row *rows;
 	unsigned nrows;
+	struct metric_cpu_value *cpu_values;	/* several cores: rows[k].per_cpu = cpu_values + k * ncores */
+	/* -I: where the last interval of the current run ended (its time, and the TSC then). */
+	unsigned iv_round, iv_run;
+	double iv_time;
+	uint64_t iv_tsc;
 };
 
 /*
@@ -80,6 +85,17 @@ void stat_metrics_evaluate(struct stat_metrics *m, const struct run_ctx *c);
  */
 struct metric_row *stat_metrics_evaluate_region(const struct stat_metrics *m, const struct run_ctx *c,
 						const uint64_t *values, const unsigned *nvalues, unsigned *n);
+
+/*
+ * -I: the values over one interval of the metrics counted in run @run (1-based)
+ * of round @round, from the hardware events' @deltas (per event, as the
+ * sampler gives them) of the interval that ends @time seconds into the
+ * run: DURATIONTIMEINMILLISECONDS is the interval's length, TSC its ticks
+ * (read now, or the run's last reading once the counters stopped). Into
+ * @rows (room for every metric); returns how many.
+ */
+unsigned stat_metrics_interval(struct stat_metrics *m, const struct run_ctx *c, unsigned round, unsigned run,
+			       double time, const uint64_t *deltas, struct metric_row *rows);
 
 void stat_metrics_free(struct stat_metrics *m);
 

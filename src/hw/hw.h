@@ -3,7 +3,7 @@
  *
  * Everything pmustat knows about the CPU and its PMU comes through a
  * struct hw: CPUID (as libcpuid raw data, per logical CPU), MSR reads and
- * writes, rdpmc, and the handful of kernel files that decide whether
+ * writes, rdpmc, rdtsc, and the handful of kernel files that decide whether
  * pmustat may program the PMU at all. hw_linux.c is the production
  * implementation and the only file that opens /dev/cpu/N/msr or executes
  * rdpmc; the test suite supplies an emulated PMU behind the same ops.
@@ -78,6 +78,12 @@ struct hw_ops {
 	 * that cannot write: hw_write_file() gives -EOPNOTSUPP.
 	 */
 	int (*write_file)(void *ctx, enum hw_file file, const char *text);
+	/*
+	 * Execute rdtsc on the CPU the caller runs on (the TSC is invariant and
+	 * the same on every CPU of the machine). NULL in a struct hw without a
+	 * TSC: hw_rdtsc() gives -EOPNOTSUPP.
+	 */
+	int (*rdtsc)(void *ctx, uint64_t *val);
 	/* Release the context, all it holds and the struct hw itself. */
 	void (*close)(void *ctx);
 };
@@ -158,6 +164,14 @@ hw_write_file(struct hw *hw, enum hw_file file, const char *text)
 	if (!hw->ops->write_file)
 		return -EOPNOTSUPP;
 	return hw->ops->write_file(hw->ctx, file, text);
+}
+
+static inline int
+hw_rdtsc(struct hw *hw, uint64_t *val)
+{
+	if (!hw || !hw->ops->rdtsc)
+		return -EOPNOTSUPP;
+	return hw->ops->rdtsc(hw->ctx, val);
 }
 
 /* Whether @file is one of the rdpmc files, the only ones pmustat writes. */

@@ -1,6 +1,6 @@
 /*
  * hw_linux.c - the real machine: CPUID through libcpuid on a pinned thread,
- * MSRs through the Linux msr driver, rdpmc in user mode, and the kernel
+ * MSRs through the Linux msr driver, rdpmc and rdtsc in user mode, and the kernel
  * files (written: only the rdpmc files).
  *
  * This is the only file that opens /dev/cpu/N/msr or executes rdpmc. It
@@ -269,6 +269,19 @@ linux_write_file(void *ctx, enum hw_file file, const char *text)
 	return err;
 }
 
+/*
+ * Through libcpuid's cpu_rdtsc(), as CPUID goes through libcpuid: the
+ * emulator's preload library answers it on any host (tests/emu). rdtsc
+ * itself works in user mode unless a process asked for PR_TSC_SIGSEGV.
+ */
+static int
+linux_rdtsc(void *ctx, uint64_t *val)
+{
+	(void)ctx;
+	cpu_rdtsc(val);
+	return 0;
+}
+
 static void
 linux_close(void *ctx)
 {
@@ -292,6 +305,7 @@ static const struct hw_ops linux_ops = {
 	.rdpmc = linux_rdpmc,
 	.read_file = linux_read_file,
 	.write_file = linux_write_file,
+	.rdtsc = linux_rdtsc,
 	.close = linux_close,
 };
 

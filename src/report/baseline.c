@@ -209,6 +209,52 @@ load_regions(json_t *regions, struct baseline *b, const char *path, struct pmust
 	return 0;
 }
 
+/*
+ * A -M record's "metrics": each metric by its name after the events, its
+ * value (with -r already the median) a number of any sign, or null (none).
+ */
+static int
+load_metrics(json_t *metrics, struct baseline *b, const char *path, struct pmustat_error **err)
+{
+	size_t i;
+	json_t *m;
+
+	if (!metrics || json_is_null(metrics))
+		return 0;
+	if (!json_is_array(metrics))
+		return berr(err, -EINVAL, path, "metrics: not an array");
+	json_array_foreach(metrics, i, m) {
+		struct baseline_event *e;
+		char where[48];
+		json_t *v;
+
+		snprintf(where, sizeof(where), "metrics[%zu].", i);
+		if (!json_is_object(m))
+			return berr(err, -EINVAL, path, "metrics[%zu]: not an object", i);
+		if (b->nevents >= BASELINE_MAX_ENTRIES)
+			return berr(err, -EINVAL, path, "metrics: more than %d events and metrics in all",
+				    BASELINE_MAX_ENTRIES);
+		e = &b->events[b->nevents];
+		memset(e, 0, sizeof(*e));
+		if (get_string(m, "name", false, e->name, sizeof(e->name), path, where, err))
+			return -EINVAL;
+		if (!e->name[0])
+			return berr(err, -EINVAL, path, "%sname: empty", where);
+		memcpy(e->requested, e->name, sizeof(e->requested));
+		v = json_object_get(m, "value");
+		if (!v)
+			return berr(err, -EINVAL, path, "%svalue: missing", where);
+		if (!json_is_null(v)) {
+			if (!json_is_number(v) || !isfinite(json_number_value(v)))
+				return berr(err, -EINVAL, path, "%svalue: not a number or null", where);
+			e->counted = true;
+			e->value = json_number_value(v);
+		}
+		b->nevents++;
+	}
+	return 0;
+}
+
 int
 baseline_load(const char *path, struct baseline *b, struct pmustat_error **err)
 {
@@ -276,7 +322,8 @@ baseline_load(const char *path, struct baseline *b, struct pmustat_error **err)
 		if (load_event(json_array_get(events, i), (unsigned)i, &b->events[i], path, err))
 			goto out;
 	b->nevents = (unsigned)json_array_size(events);
-	if (load_regions(json_object_get(root, "regions"), b, path, err))
+	if (load_regions(json_object_get(root, "regions"), b, path, err) ||
+	    load_metrics(json_object_get(root, "metrics"), b, path, err))
 		goto out;
 	rc = 0;
 out:
@@ -401,7 +448,7 @@ baseline_compare(const struct baseline *b, const struct baseline_event *cur, uns
 		if (c->base == 0)
 			c->change_percent = c->value == 0 ? 0 : INFINITY;
 		else
-			c->change_percent = 100.0 * (c->value - c->base) / c->base;
+			c->change_percent = 100.0 * (c->value - c->base) / fabs(c->base);	/* a metric may be < 0 */
 		if (t->both)
 			c->passed = fabs(c->change_percent) <= c->tolerance_percent;
 		else

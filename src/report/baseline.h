@@ -1,6 +1,7 @@
 /*
- * baseline.h - --save-baseline / --baseline: compare this run's counts with
- * a saved JSON result (the --json record of an earlier run).
+ * baseline.h - --save-baseline / --baseline: compare this run's counts (and
+ * -M's metric values) with a saved JSON result (the --json record of an
+ * earlier run).
  *
  * A baseline file is untrusted input: at most BASELINE_MAX_BYTES, parsed
  * with jansson (duplicate keys refused), every field used is validated and
@@ -34,7 +35,10 @@ struct baseline {
 	char cpu_model[64];	/* the mapfile key, e.g. GenuineIntel-6-5E */
 	char cpu[128];		/* brand, for messages */
 	char event_table[128];	/* "" when architectural events only */
-	/* The events, then each region's as REGION:EVENT (both names), when the file has "regions". */
+	/*
+	 * The events, then each region's as REGION:EVENT (both names), when the
+	 * file has "regions", then -M's metrics by name (value: the metric's).
+	 */
 	struct baseline_event events[BASELINE_MAX_ENTRIES];
 	unsigned nevents;
 };

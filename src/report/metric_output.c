@@ -74,14 +74,42 @@ format_value(double v, bool percent, char *buf, size_t size)
 	}
 }
 
+/* -A: the metric on each core, a line each. */
+static void
+human_per_cpu(FILE *out, const struct metric_row *m, unsigned runs)
+{
+	bool percent = m->unit && strcmp(m->unit, "percent") == 0;
+
+	for (unsigned c = 0; c < m->ncpus; c++) {
+		const struct metric_cpu_value *v = &m->per_cpu[c];
+		char cpu[16], value[64], note[METRIC_ROW_WHY_MAX + 64] = "";
+
+		snprintf(cpu, sizeof(cpu), "CPU%d", v->cpu);
+		if (v->valid)
+			format_value(v->value, percent, value, sizeof(value));
+		else
+			snprintf(value, sizeof(value), "-");
+		if (!v->valid)
+			snprintf(note, sizeof(note), "  (no value: %s)", v->why);
+		else if (m->run && runs > 1)
+			snprintf(note, sizeof(note), "  (run %u)", m->run);
+		fprintf(out, "%-8s%10s %-3s  %-30s%s\n", cpu, value, v->valid ? unit_short(m) : "", m->name, note);
+	}
+}
+
 void
-metric_output_human(FILE *out, const struct metric_row *rows, unsigned n, bool repeat, unsigned runs)
+metric_output_human(FILE *out, const struct metric_row *rows, unsigned n, bool repeat, unsigned runs,
+		    bool per_cpu)
 {
 	if (!n)
 		return;
 	fprintf(out, " Metrics (each from the events of one run):\n\n");
-	for (unsigned i = 0; i < n; i++)
-		metric_output_human_row(out, &rows[i], repeat, runs);
+	for (unsigned i = 0; i < n; i++) {
+		if (per_cpu && rows[i].per_cpu)
+			human_per_cpu(out, &rows[i], runs);
+		else
+			metric_output_human_row(out, &rows[i], repeat, runs);
+	}
 	fprintf(out, "\n");
 }
 
@@ -115,6 +143,22 @@ metric_output_human_row(FILE *out, const struct metric_row *m, bool repeat, unsi
 	}
 }
 
+void
+metric_output_interval_human(FILE *out, double time, const struct metric_row *rows, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		const struct metric_row *m = &rows[i];
+		char value[64];
+
+		if (m->valid)
+			format_value(m->value, m->unit && strcmp(m->unit, "percent") == 0, value, sizeof(value));
+		else
+			snprintf(value, sizeof(value), "-");
+		fprintf(out, "%14.6f %18s %-3s  %s%s%s%s\n", time, value, m->valid ? unit_short(m) : "", m->name,
+			m->valid ? "" : "  (no value: ", m->valid ? "" : m->why, m->valid ? "" : ")");
+	}
+}
+
 static void
 csv_num(FILE *out, const char *sep, double v,
 	void (*field)(FILE *out, const char *sep, bool first, const char *text))
@@ -125,21 +169,55 @@ csv_num(FILE *out, const char *sep, double v,
 	field(out, sep, false, buf);
 }
 
+/* The fields every metric record has: value (empty: none), unit, name. */
+static void
+csv_value_unit_name(FILE *out, const char *sep, const struct metric_row *m, bool valid, double value,
+		    void (*field)(FILE *out, const char *sep, bool first, const char *text))
+{
+	if (valid)
+		csv_num(out, sep, value, field);
+	else
+		field(out, sep, false, "");
+	field(out, sep, false, m->unit ? m->unit : "");
+	field(out, sep, false, m->name);
+}
+
+/* -A: "CPU3" SEP "metric" SEP value SEP unit SEP name SEP run SEP status SEP "" per core. */
+static void
+csv_per_cpu(FILE *out, const struct metric_row *m, const char *sep,
+	    void (*field)(FILE *out, const char *sep, bool first, const char *text))
+{
+	for (unsigned c = 0; c < m->ncpus; c++) {
+		const struct metric_cpu_value *v = &m->per_cpu[c];
+		char buf[16];
+
+		snprintf(buf, sizeof(buf), "CPU%d", v->cpu);
+		field(out, sep, true, buf);
+		field(out, sep, false, "metric");
+		csv_value_unit_name(out, sep, m, v->valid, v->value, field);
+		snprintf(buf, sizeof(buf), "%u", m->run);
+		field(out, sep, false, buf);
+		field(out, sep, false, v->valid ? "counted" : v->why);
+		field(out, sep, false, "");
+		fputc('\n', out);
+	}
+}
+
 void
 metric_output_csv(FILE *out, const struct metric_row *rows, unsigned n, const char *sep, bool repeat,
-		  void (*field)(FILE *out, const char *sep, bool first, const char *text))
+		  bool per_cpu, void (*field)(FILE *out, const char *sep, bool first, const char *text))
 {
 	for (unsigned i = 0; i < n; i++) {
 		const struct metric_row *m = &rows[i];
 		char run[16];
 
+		if (per_cpu && m->per_cpu) {
+			csv_per_cpu(out, m, sep, field);
+			continue;
+		}
+
 		field(out, sep, true, "metric");
-		if (m->valid)
-			csv_num(out, sep, m->value, field);
-		else
-			field(out, sep, false, "");
-		field(out, sep, false, m->unit ? m->unit : "");
-		field(out, sep, false, m->name);
+		csv_value_unit_name(out, sep, m, m->valid, m->value, field);
 		snprintf(run, sizeof(run), "%u", m->run);
 		field(out, sep, false, run);
 		field(out, sep, false, m->valid ? "counted" : m->why);
@@ -158,6 +236,29 @@ metric_output_csv(FILE *out, const struct metric_row *rows, unsigned n, const ch
 					field(out, sep, false, "");
 			}
 		}
+		fputc('\n', out);
+	}
+}
+
+void
+metric_output_interval_csv(FILE *out, double time, unsigned round, unsigned run, const struct metric_row *rows,
+			   unsigned n, const char *sep,
+			   void (*field)(FILE *out, const char *sep, bool first, const char *text))
+{
+	for (unsigned i = 0; i < n; i++) {
+		const struct metric_row *m = &rows[i];
+		char buf[32];
+
+		field(out, sep, true, "interval-metric");
+		snprintf(buf, sizeof(buf), "%.6f", time);
+		field(out, sep, false, buf);
+		snprintf(buf, sizeof(buf), "%u", round);
+		field(out, sep, false, buf);
+		snprintf(buf, sizeof(buf), "%u", run);
+		field(out, sep, false, buf);
+		csv_value_unit_name(out, sep, m, m->valid, m->value, field);
+		field(out, sep, false, m->valid ? "counted" : m->why);
+		field(out, sep, false, m->flagged < 0 ? "" : m->flagged ? "1" : "0");
 		fputc('\n', out);
 	}
 }
@@ -190,6 +291,18 @@ metric_output_json(const struct metric_row *rows, unsigned n, bool repeat)
 								  m->stddev));
 		else
 			json_object_set_new(o, "stats", json_null());
+		if (m->per_cpu) {
+			json_t *pc = json_array();
+
+			for (unsigned c = 0; pc && c < m->ncpus; c++) {
+				const struct metric_cpu_value *v = &m->per_cpu[c];
+
+				json_array_append_new(pc, json_pack("{s:I, s:o, s:o}", "cpu", (json_int_t)v->cpu, "value",
+								    v->valid ? json_real(v->value) : json_null(), "reason",
+								    v->valid ? json_null() : json_text(v->why)));
+			}
+			json_object_set_new(o, "per_cpu", pc ? pc : json_null());
+		}
 		json_array_append_new(a, o);
 	}
 	return a;

@@ -13,6 +13,14 @@
 
 #define METRIC_ROW_WHY_MAX 320
 
+/* A metric's value on one core of -C LIST or -a, from that core's counts alone. */
+struct metric_cpu_value {
+	int cpu;
+	bool valid;
+	double value;			/* with -r the median of the rounds' values */
+	char why[METRIC_ROW_WHY_MAX];
+};
+
 struct metric_row {
 	const char *name;		/* Intel's ("Frontend_Bound") */
 	const char *unit;		/* "percent" (already x100), "per instruction", or "" */
@@ -26,6 +34,9 @@ struct metric_row {
 	/* -r: the rounds that gave a value, and their statistics. */
 	unsigned nvalues;
 	double mean, min, max, stddev;
+	/* Several cores: the value on each (NULL with one core or not counted). */
+	const struct metric_cpu_value *per_cpu;
+	unsigned ncpus;
 };
 
 /*
@@ -42,9 +53,11 @@ const struct metric_row *metric_row_named(const struct metric_row *rows, unsigne
 /*
  * The metrics under the events' table: value, unit, name, and the run of
  * its events when there are several runs; no value: why; past Intel's
- * threshold: marked. With -r, the median and a line of statistics.
+ * threshold: marked. With -r, the median and a line of statistics. With
+ * @per_cpu (-A), a line per core ("CPU3") instead, from its counts alone.
  */
-void metric_output_human(FILE *out, const struct metric_row *rows, unsigned n, bool repeat, unsigned runs);
+void metric_output_human(FILE *out, const struct metric_row *rows, unsigned n, bool repeat, unsigned runs,
+			 bool per_cpu);
 /* One metric's line of that table (and its statistics line with -r). */
 void metric_output_human_row(FILE *out, const struct metric_row *m, bool repeat, unsigned runs);
 
@@ -52,12 +65,24 @@ void metric_output_human_row(FILE *out, const struct metric_row *m, bool repeat,
  * One CSV record per metric: "metric" SEP value SEP unit SEP name SEP run SEP
  * status SEP flagged; with -r then runs SEP mean SEP median SEP min SEP max
  * SEP stddev. An empty value is no value; status is "counted" or why not.
+ * With @per_cpu (-A), one record per core instead, "CPU3" SEP first, as
+ * the events' (flagged empty, no statistics).
  * @field writes one field as output.c quotes them.
  */
 void metric_output_csv(FILE *out, const struct metric_row *rows, unsigned n, const char *sep, bool repeat,
-		       void (*field)(FILE *out, const char *sep, bool first, const char *text));
+		       bool per_cpu, void (*field)(FILE *out, const char *sep, bool first, const char *text));
 
-/* The "metrics" array of the JSON record (NULL: out of memory). */
+/*
+ * -I: one interval's metric values, under its counts. Human: a line each,
+ * time, value, unit, name (or "-" and why not). CSV: "interval-metric" SEP
+ * time SEP round SEP run SEP value SEP unit SEP name SEP status SEP flagged.
+ */
+void metric_output_interval_human(FILE *out, double time, const struct metric_row *rows, unsigned n);
+void metric_output_interval_csv(FILE *out, double time, unsigned round, unsigned run, const struct metric_row *rows,
+				unsigned n, const char *sep,
+				void (*field)(FILE *out, const char *sep, bool first, const char *text));
+
+/* The "metrics" array of the JSON record, with per_cpu on several cores (NULL: out of memory). */
 json_t *metric_output_json(const struct metric_row *rows, unsigned n, bool repeat);
 
 #endif

@@ -198,7 +198,7 @@ output_human(FILE *out, const struct stat_report *rep)
 	fprintf(out, "\n");
 	if (rep->regions && rep->command_ran)
 		region_output_human(out, rep->regions, rep->rows, rep->nrows, rep->repeat > 1);
-	metric_output_human(out, rep->metrics, rep->nmetrics, rep->repeat > 1, rep->runs);
+	metric_output_human(out, rep->metrics, rep->nmetrics, rep->repeat > 1, rep->runs, rep->per_cpu);
 	if (rep->command_ran)
 		fprintf(out, "%18.9f seconds time elapsed%s\n\n", rep->elapsed,
 			rep->runs > 1 || rep->repeat > 1 ? " (all runs)" : "");
@@ -354,7 +354,7 @@ output_csv(FILE *out, const struct stat_report *rep, const char *sep)
 	}
 	if (rep->regions)
 		region_output_csv(out, rep->regions, rep->rows, rep->nrows, sep);
-	metric_output_csv(out, rep->metrics, rep->nmetrics, sep, rep->repeat > 1, csv_field);
+	metric_output_csv(out, rep->metrics, rep->nmetrics, sep, rep->repeat > 1, rep->per_cpu, csv_field);
 	for (unsigned i = 0; rep->check_results && i < rep->nchecks; i++) {
 		const struct check_result *r = &rep->check_results[i];
 
@@ -498,7 +498,16 @@ output_interval(FILE *out, const struct stat_interval *iv, const char *sep, bool
 			free(text);
 			json_decref(name);
 		}
-		fprintf(out, "]}\n");
+		fputc(']', out);
+		if (iv->nmetrics) {
+			json_t *metrics = metric_output_json(iv->metrics, iv->nmetrics, false);
+			char *text = metrics ? json_dumps(metrics, JSON_COMPACT) : NULL;
+
+			fprintf(out, ", \"metrics\": %s", text ? text : "[]");
+			free(text);
+			json_decref(metrics);
+		}
+		fprintf(out, "}\n");
 		fflush(out);
 		return;
 	}
@@ -528,5 +537,9 @@ output_interval(FILE *out, const struct stat_interval *iv, const char *sep, bool
 		output_thousands(iv->deltas[i], value, sizeof(value));
 		fprintf(out, "%14.6f %18s      %s\n", iv->time, value, output_row_label(&iv->rows[i]).text);
 	}
+	if (sep)
+		metric_output_interval_csv(out, iv->time, iv->round, iv->run, iv->metrics, iv->nmetrics, sep, csv_field);
+	else
+		metric_output_interval_human(out, iv->time, iv->metrics, iv->nmetrics);
 	fflush(out);
 }

@@ -121,6 +121,9 @@ struct stat_interval {
 	unsigned ncores;
 	const uint64_t *cpu_deltas;
 	bool per_cpu;			/* -A: one line per core */
+	/* -M: the values of this run's metrics over the interval. */
+	const struct metric_row *metrics;
+	unsigned nmetrics;
 };
 
 /* perf stat's table with comments (IPC, branch miss ratio) and caveats. */

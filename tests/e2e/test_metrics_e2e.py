@@ -49,7 +49,7 @@ L1 = [IDQ_NOT_DELIVERED + ":4000", CLK + ":10000", UOPS_ISSUED + ":9000", RETIRE
 L1_EXPECTED = {"Frontend_Bound": 20.0, "Bad_Speculation": 10.0, "Backend_Bound": 30.0, "Retiring": 40.0}
 
 TABLES = {}
-for _name in ("skylake", "icelake"):
+for _name in ("skylake", "icelake", "skylakex"):
     with open(os.path.join(EVENTS, "metrics", _name + ".json")) as f:
         TABLES[_name] = {m["n"]: m for m in json.load(f)["metrics"]}
 SKYLAKE = TABLES["skylake"]
@@ -250,6 +250,37 @@ class MetricsE2E(unittest.TestCase):
         p = self.pmustat(["-M", "IPC", "--check", "IPC>=0"], [INST + ":100"])
         self.assertEqual(p.returncode, 3)
 
+    def test_baseline_compares_metrics(self):
+        base = os.path.join(self.dir, "base.json")
+        ipc2 = [INST + ":2000", CLK + ":1000"]
+        status, rec = self.record(["-M", "IPC", "--save-baseline", base], ipc2)
+        self.assertEqual(status, 0, rec["error"])
+        with open(base) as f:
+            self.assertEqual(self.metric(json.load(f), "Info_Thread_IPC")["value"], 2.0)
+        # 2.5 against 2: +25 %, past the default 0 %: exit 3, named like an event.
+        ipc25 = [INST + ":2000", CLK + ":800"]
+        status, rec = self.record(["-M", "IPC", "--baseline", base], ipc25)
+        self.assertEqual(status, 3)
+        cmp = [c for c in rec["baseline"]["comparisons"] if c["requested"] == "Info_Thread_IPC"]
+        self.assertEqual(cmp, [{"requested": "Info_Thread_IPC", "passed": False, "value": 2.5, "baseline": 2,
+                                "change_percent": 25, "tolerance_percent": 0}])
+        self.assertEqual(rec["failed"], ["baseline Info_Thread_IPC"])
+        p = self.pmustat(["-M", "IPC", "--baseline", base], ipc25)
+        self.assertIn("FAIL  baseline Info_Thread_IPC  (2.5 vs 2: +25.00%, tolerance +0%)", p.stderr)
+        # A tolerance by the metric's name, and --tolerance-both for a drop.
+        status, rec = self.record(["-M", "IPC", "--baseline", base, "--tolerance", "Info_Thread_IPC=25%"], ipc25)
+        self.assertEqual(status, 0, rec["failed"])
+        # 1800 / 1100: the counts move 10 %, IPC drops 18 %.
+        lower = [INST + ":1800", CLK + ":1100"]
+        status, rec = self.record(["-M", "IPC", "--baseline", base, "--tolerance", "10%"], lower)
+        self.assertEqual(status, 0, rec["failed"])
+        status, rec = self.record(["-M", "IPC", "--baseline", base, "--tolerance-both", "--tolerance", "15%"], lower)
+        self.assertEqual((status, rec["failed"]), (3, ["baseline Info_Thread_IPC"]))
+        # No value now (no cycles): fails, as an event not counted does.
+        p = self.pmustat(["-M", "IPC", "--baseline", base, "-x", ","], [INST + ":100"])
+        self.assertEqual(p.returncode, 3)
+        self.assertIn("baseline,FAIL,,,,0.0000,Info_Thread_IPC", p.stderr)
+
     def test_repeat_statistics_of_metric_values(self):
         counter = os.path.join(self.dir, "counter")
         with open(counter, "w") as f:
@@ -275,6 +306,127 @@ class MetricsE2E(unittest.TestCase):
         counts = self.counts_of_run(rec, 1)
         self.assertEqual(m["value"], reference("Info_Memory_L3_Cache_Fill_BW", counts, True, ms))
         self.assertEqual(m["unit"], None)
+
+    def test_tsc_metric_reads_the_tsc_over_the_run(self):
+        # Skylake-SP's cpu_utilization is 100 x REF_TSC / TSC: the emulated TSC moves only
+        # when the workload says (tsc:N), so over the run it is 12000 ticks, and 3000
+        # reference cycles are 25 %.
+        command = [WORKLOAD, "--quiet", "--retire", "0x3c:0x01:3000", "--act", "tsc:12000"]
+        status, rec = self.record(["-M", "cpu_utilization"], [], model="skylakex", command=command)
+        self.assertEqual(status, 0, rec["error"])
+        m = self.metric(rec, "cpu_utilization")
+        self.assertEqual(m["value"], 25.0, m["reason"])
+        counts = self.counts_of_run(rec, m["run"])
+        counts["TSC"] = 12000
+        self.assertEqual(m["value"], reference("cpu_utilization", counts, True, table="skylakex"))
+        # Each round has its own ticks: -r 2 with 12000 and then 6000 gives 25 % and 50 %.
+        counter = os.path.join(self.dir, "counter")
+        with open(counter, "w") as f:
+            f.write("1\n")
+        script = ('n=$(cat "$1"); echo $((n + 1)) > "$1"; '
+                  'exec "$2" --quiet --retire 0x3c:0x01:3000 --act tsc:$((12000 / n))')
+        p = self.pmustat(["-M", "cpu_utilization", "-r", "2", "--json"], [], model="skylakex",
+                         command=["/bin/sh", "-c", script, "sh", counter, WORKLOAD])
+        rec = json.loads(p.stderr)
+        self.assertEqual(p.returncode, 0, rec["error"])
+        m = self.metric(rec, "cpu_utilization")
+        self.assertEqual((m["stats"]["min"], m["stats"]["max"]), (25.0, 50.0))
+        # No ticks (the TSC did not move): no value, and the reason, never inf.
+        status, rec = self.record(["-M", "cpu_utilization"], ["0x3c:0x01:3000"], model="skylakex")
+        self.assertEqual(status, 0, rec["error"])
+        self.assertIsNone(self.metric(rec, "cpu_utilization")["value"])
+
+    def test_metric_values_per_interval(self):
+        # Three steps 250 ms apart, each 3000 reference cycles, 2000 instructions in 1000
+        # cycles and 12000 TSC ticks; -I 100: every interval's IPC is its own counts'
+        # ratio, and cpu_utilization its reference cycles over its own ticks: 25 % however
+        # many steps one interval holds (over the run so far it would fall: 12.5 %, ...).
+        step = ["--retire", "0x3c:0x01:3000", "--retire", INST + ":2000", "--retire", CLK + ":1000",
+                "--act", "tsc:12000"]
+        command = [WORKLOAD, "--quiet"] + step + ["--steps", "3", "--step-ms", "250"]
+        p = self.pmustat(["-M", "cpu_utilization,IPC", "-I", "100", "--json"], [], model="skylakex",
+                         command=command)
+        lines = [json.loads(line) for line in p.stderr.splitlines()]
+        self.assertEqual(p.returncode, 0, lines[-1]["error"])
+        intervals = [r for r in lines if r["type"] == "interval"]
+        self.assertGreaterEqual(len(intervals), 3)
+        whole = 0
+        for r in intervals:
+            if jsonschema is not None:
+                jsonschema.validate(r, SCHEMA_DOC)
+            counts = {e["requested"]: e["value"] for e in r["events"]}
+            values = {m["name"]: m for m in r["metrics"]}
+            self.assertEqual(sorted(values), ["Info_Thread_IPC", "cpu_utilization"])
+            clk, ref = counts["CPU_CLK_UNHALTED.THREAD"], counts["CPU_CLK_UNHALTED.REF_TSC"]
+            ipc = values["Info_Thread_IPC"]["value"]
+            self.assertEqual(ipc, counts["INST_RETIRED.ANY"] / clk if clk else None, r)
+            util = values["cpu_utilization"]["value"]
+            if ref and util is not None:
+                self.assertEqual(util, 25.0, r)
+                whole += 1
+        self.assertGreaterEqual(whole, 2, intervals)
+        # The same in text and CSV.
+        p = self.pmustat(["-M", "IPC", "-I", "100", "-x", ","], [], model="skylakex", command=command)
+        rows = [line.split(",") for line in p.stderr.splitlines() if line.startswith("interval")]
+        by_time = {}
+        for f in rows:
+            by_time.setdefault(f[1], []).append(f)
+        for t, fs in by_time.items():
+            inst = [int(f[4]) for f in fs if f[0] == "interval" and f[5] == "INST_RETIRED.ANY:u"]
+            clk = [int(f[4]) for f in fs if f[0] == "interval" and f[5] == "CPU_CLK_UNHALTED.THREAD:u"]
+            metric = [f for f in fs if f[0] == "interval-metric"]
+            self.assertEqual(len(metric), 1, fs)
+            self.assertEqual((metric[0][2], metric[0][3], metric[0][5], metric[0][6]),
+                             ("1", "1", "", "Info_Thread_IPC"), fs)
+            self.assertEqual(metric[0][7] == "counted", clk[0] > 0, fs)
+            if clk[0]:
+                self.assertEqual(float(metric[0][4]), inst[0] / clk[0], fs)
+            else:
+                self.assertEqual(metric[0][4], "")
+        p = self.pmustat(["-M", "IPC", "-I", "100"], [], model="skylakex", command=command)
+        self.assertRegex(p.stderr, r"\n +[0-9.]+ +2 +Info_Thread_IPC\n")
+
+    @unittest.skipIf(len(os.sched_getaffinity(0)) < 2, "needs two CPUs")
+    def test_core_list_sums_and_per_cpu(self):
+        # -C A,B: the command runs one workload on each core. A: IPC 2 (2000 / 1000),
+        # 3000 reference cycles; B: IPC 0.5 (500 / 1000), 6000; the TSC moves 12000.
+        # Summed: IPC 2500 / 2000 = 1.25, cpu_utilization 100 x 9000 / (2 x 12000) = 37.5 %;
+        # per core (-A, JSON per_cpu): 2 and 0.5, 25 % and 50 %.
+        a, b = sorted(os.sched_getaffinity(0))[-2:]
+        script = ('"$1" --quiet --cpu %d --retire %s:2000 --retire %s:1000 --retire 0x3c:0x01:3000 --act tsc:12000 & '
+                  '"$1" --quiet --cpu %d --retire %s:500 --retire %s:1000 --retire 0x3c:0x01:6000; wait'
+                  % (a, INST, CLK, b, INST, CLK))
+        command = ["/bin/sh", "-c", script, "sh", WORKLOAD]
+
+        def run(args):
+            argv = [RUN_UNDER_EMU, "--model", "skylakex", "--cpus", str(b + 1), "--",
+                    PMUSTAT, "-C", "%d,%d" % (a, b), "-M", "IPC,cpu_utilization"] + args + ["--"] + command
+            return subprocess.run(argv, cwd=self.dir, capture_output=True, text=True, timeout=60)
+
+        p = run(["--json"])
+        rec = json.loads(p.stderr)
+        self.assertEqual(p.returncode, 0, rec["error"])
+        if jsonschema is not None:
+            jsonschema.validate(rec, SCHEMA_DOC)
+        ipc, util = self.metric(rec, "Info_Thread_IPC"), self.metric(rec, "cpu_utilization")
+        self.assertEqual((ipc["value"], util["value"]), (1.25, 37.5))
+        self.assertEqual(ipc["per_cpu"], [{"cpu": a, "value": 2.0, "reason": None},
+                                          {"cpu": b, "value": 0.5, "reason": None}])
+        self.assertEqual([c["value"] for c in util["per_cpu"]], [25.0, 50.0])
+        p = run(["-A"])
+        self.assertEqual(p.returncode, 0, p.stderr)
+        self.assertRegex(p.stderr, r"\nCPU%d +2 +Info_Thread_IPC *\nCPU%d +0\.500 +Info_Thread_IPC *\n" % (a, b))
+        self.assertRegex(p.stderr, r"\nCPU%d +25\.00 %% +cpu_utilization *\nCPU%d +50\.00 %% +cpu_utilization" % (a, b))
+        p = run(["-A", "-x", ","])
+        lines = [line for line in p.stderr.splitlines() if ",metric," in line]
+        self.assertEqual(lines, ["CPU%d,metric,2,,Info_Thread_IPC,1,counted," % a,
+                                 "CPU%d,metric,0.5,,Info_Thread_IPC,1,counted," % b,
+                                 "CPU%d,metric,25,percent,cpu_utilization,1,counted," % a,
+                                 "CPU%d,metric,50,percent,cpu_utilization,1,counted," % b])
+        p = run(["-x", ","])
+        lines = [line for line in p.stderr.splitlines() if line.startswith("metric,")]
+        self.assertEqual(lines, ["metric,1.25,,Info_Thread_IPC,1,counted,",
+                                 "metric,37.5,percent,cpu_utilization,1,counted,"])
 
     def test_icelake_top_down_from_perf_metrics(self):
         # 1000 slots: 400 retiring, 100 bad speculation, 200 front-end, 300

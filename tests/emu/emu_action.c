@@ -13,7 +13,7 @@
 const char emu_action_syntax[] =
 	"wrmsr:MSR=VAL | retire:CODE:UMASK:N | nmi[:CTRL] | take-fixed:I | "
 	"pebs:I:CODE:UMASK | offcore:RSP:N | topdown:RET:BAD:FE:BE[:HEAVY:BRMISP:FETCHLAT:MEMBOUND]"
-	" | nb:SEL:MASK:VALUE:N (retire, offcore, topdown, nb: [:u|:k])";
+	" | nb:SEL:MASK:VALUE:N | tsc:N (retire, offcore, topdown, nb: [:u|:k])";
 
 static int bad(char *err, size_t errsize, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
@@ -123,6 +123,9 @@ emu_action_parse(const char *spec, unsigned ring, struct emu_action *a, char *er
 		a->val = v[1];
 		a->index = (unsigned)v[2];
 		a->n = v[3];
+	} else if (len == 3 && strncmp(spec, "tsc", 3) == 0 && n == 1 && !ring_given) {
+		a->kind = EMU_ACT_TSC;
+		a->n = v[0];
 	} else {
 		return bad(err, errsize, "bad action '%s' (want %s)", spec, emu_action_syntax);
 	}

@@ -23,6 +23,8 @@
  *				word is RSP (emu_retire_offcore)
  *	topdown:RET:BAD:FE:BE[:HEAVY:BRMISP:FETCHLAT:MEMBOUND]
  *				top-down slots per category (emu_retire_topdown)
+ *	tsc:N			the time-stamp counter moves on by N (rdtsc
+ *				reads it, machine-wide, on every model)
  *	nb:SEL:MASK:VALUE:N	NetBurst models: N clocks of ESCR event select
  *				SEL with sub-event bits MASK and input value
  *				VALUE, 0-15 (emu_nb_clocks)
@@ -52,6 +54,7 @@ enum emu_action_kind {
 	EMU_ACT_OFFCORE,
 	EMU_ACT_TOPDOWN,
 	EMU_ACT_NB_CLOCKS,
+	EMU_ACT_TSC,
 };
 
 struct emu_action {
@@ -62,7 +65,7 @@ struct emu_action {
 	unsigned index;			/* take-fixed, pebs: the counter; nb: VALUE */
 	uint8_t code, umask;		/* retire, pebs; nb: SEL in code */
 	unsigned ring;			/* 3 user, 0 kernel */
-	uint64_t n;			/* retire, offcore, nb: how many */
+	uint64_t n;			/* retire, offcore, nb, tsc: how many */
 	uint64_t slots[EMU_ACTION_TD];	/* topdown */
 };
 

@@ -192,6 +192,15 @@ emu_hw_write_file(void *opaque, enum hw_file file, const char *text)
 	return emu_write_file(ctx->pmu, file, text);
 }
 
+static int
+emu_hw_rdtsc(void *opaque, uint64_t *val)
+{
+	struct emu_hw_ctx *ctx = opaque;
+
+	*val = ctx->pmu->tsc;
+	return 0;
+}
+
 static void
 emu_hw_close(void *opaque)
 {
@@ -208,6 +217,7 @@ static const struct hw_ops emu_hw_ops = {
 	.rdpmc = emu_hw_rdpmc,
 	.read_file = emu_hw_read_file,
 	.write_file = emu_hw_write_file,
+	.rdtsc = emu_hw_rdtsc,
 	.close = emu_hw_close,
 };
 

@@ -116,6 +116,9 @@ emu_act(struct emu_pmu *pmu, unsigned cpu, const struct emu_action *a)
 	case EMU_ACT_NB_CLOCKS:
 		return t->netburst ? emu_nb_clocks(pmu, cpu, a->code, (unsigned)a->val, a->ring,
 						   a->index, a->n) : -EOPNOTSUPP;
+	case EMU_ACT_TSC:
+		pmu->tsc += a->n;
+		return 0;
 	}
 	return -EINVAL;
 }

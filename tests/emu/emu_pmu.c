@@ -98,6 +98,10 @@ static const struct model_def models[EMU_MODEL_COUNT] = {
 		{ .name = "netburst-ht", .dump = "intel-netburst-prescott-pentium4-640.txt",
 		  .netburst = true },
 	}, false },
+	[EMU_MODEL_SKYLAKEX] = { "skylakex", 1, {
+		{ .name = "skylakex", .dump = "intel-skylake-sp-xeon-platinum-8180.txt", .gp = -1,
+		  .fixed = -1, .perf_capabilities = 0x33c5, .offcore = OFFCORE_B7_BB },
+	}, false },
 };
 
 static const char *const access_names[] = {

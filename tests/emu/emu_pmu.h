@@ -103,7 +103,7 @@
 
 /* "PMUE" and the layout version of struct emu_pmu (state files). */
 #define EMU_PMU_MAGIC	0x45554d50u
-#define EMU_PMU_ABI	3u
+#define EMU_PMU_ABI	4u
 
 /* NetBurst register file: 18 counters and CCCRs, ESCRs at 0x3a0-0x3e1. */
 #define EMU_NB_COUNTERS	18
@@ -126,6 +126,8 @@ enum emu_model {
 	EMU_MODEL_NETBURST,	/* "netburst": Pentium 4 Northwood, ESCR/CCCR PMU, no HT */
 	EMU_MODEL_NETBURST_HT,	/* "netburst-ht": Pentium 4 640 (Prescott), HT: CPUs 2k and
 				 * 2k+1 are the two threads of a core and share its PMU */
+	EMU_MODEL_SKYLAKEX,	/* "skylakex": Xeon Platinum 8180 (Skylake-SP), Skylake's PMU;
+				 * its tables have the server metrics (TSC, cpu_utilization) */
 	EMU_MODEL_COUNT
 };
 
@@ -297,6 +299,12 @@ struct emu_pmu {
 	/* Contents of the kernel files of enum hw_file; "" with present false = absent. */
 	bool file_present[HW_FILE_COUNT];
 	char file_text[HW_FILE_COUNT][EMU_FILE_MAX];
+	/*
+	 * The time-stamp counter: one for the machine (an invariant TSC reads
+	 * the same on every CPU), 0 at power-up, moved only by the action
+	 * tsc:N, so that a test knows what rdtsc reads at each point.
+	 */
+	uint64_t tsc;
 	struct emu_cpu cpu[EMU_MAX_CPUS];
 };
 

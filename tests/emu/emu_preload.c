@@ -35,6 +35,9 @@
  *    its PLT) answer the model for the CPU the caller runs on, on any host.
  *    Where the host can make CPUID fault (Intel, ARCH_SET_CPUID), the
  *    handler also answers the instruction itself (0F A2).
+ *  - rdtsc: libcpuid's cpu_rdtsc (pmustat's way to it) reads the machine's
+ *    TSC, which only the action tsc:N moves; the instruction itself is
+ *    left alone (trapping it would break the vDSO's clock_gettime).
  *  - The program's own SIGSEGV handler keeps working: sigaction() and
  *    signal() for SIGSEGV are recorded, and faults that are not emulated are
  *    passed to that handler (or kill the process, by default).
@@ -1127,6 +1130,24 @@ EXPORT void
 cpu_exec_cpuid_ext(uint32_t *regs)
 {
 	answer_cpuid(regs);
+}
+
+/*
+ * rdtsc: libcpuid's cpu_rdtsc(), which pmustat calls for it (hw_linux.c),
+ * reads the machine's emulated TSC (moved only by the action tsc:N), so
+ * that tests know what each read gives. Without a state: the host's.
+ */
+EXPORT void
+cpu_rdtsc(uint64_t *result)
+{
+	uint32_t lo, hi;
+
+	if (emu) {
+		*result = __atomic_load_n(&emu->tsc, __ATOMIC_RELAXED);
+		return;
+	}
+	__asm__ volatile("rdtsc" : "=a"(lo), "=d"(hi));
+	*result = ((uint64_t)hi << 32) | lo;
 }
 
 /* ---- SIGSEGV: rdpmc, CPUID faulting, and the program's own handler ---- */

@@ -2,11 +2,13 @@
  * test_emu_front.c - the emulator's front ends: struct hw in process, state
  * files shared between processes, dump and diff.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "emu_action.h"
 #include "emu_hw.h"
 #include "emu_state.h"
 #include "test_emu_util.h"
@@ -171,6 +173,32 @@ test_hw_fault_injection(void **state)
 	emu_pmu_free(pmu);
 }
 
+/* The TSC: 0 at power-up, the same on every CPU, moved only by tsc:N; struct hw reads it. */
+static void
+test_tsc_moves_only_by_its_action(void **state)
+{
+	struct emu_pmu *pmu = new_pmu(EMU_MODEL_SKYLAKEX, 2);
+	struct hw *hw = emu_hw_new(pmu);
+	struct emu_action a;
+	char err[128];
+	uint64_t v = 1;
+
+	(void)state;
+	assert_non_null(hw);
+	assert_int_equal(hw_rdtsc(hw, &v), 0);
+	assert_int_equal(v, 0);
+	assert_int_equal(emu_action_parse("tsc:12000", 3, &a, err, sizeof(err)), 0);
+	assert_int_equal(emu_act(pmu, 1, &a), 0);
+	assert_int_equal(emu_retire(pmu, 0, 0x3c, 0x01, 3, 500), 0);	/* reference cycles are not the TSC */
+	assert_int_equal(emu_act(pmu, 0, &a), 0);
+	assert_int_equal(hw_rdtsc(hw, &v), 0);
+	assert_int_equal(v, 24000);
+	assert_int_equal(emu_action_parse("tsc:5:u", 3, &a, err, sizeof(err)), -EINVAL);
+	assert_int_equal(emu_action_parse("tsc", 3, &a, err, sizeof(err)), -EINVAL);
+	emu_hw_free(hw);
+	emu_pmu_free(pmu);
+}
+
 int
 main(void)
 {
@@ -180,6 +208,7 @@ main(void)
 		cmocka_unit_test(test_dump_json),
 		cmocka_unit_test(test_hw_ops_follow_config),
 		cmocka_unit_test(test_hw_fault_injection),
+		cmocka_unit_test(test_tsc_moves_only_by_its_action),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -81,6 +81,41 @@ test_load_good(void **state)
 	err_clear(&err);
 }
 
+/* -M's metrics follow the events (and regions), by name; a metric's value may be a fraction, < 0 or null. */
+static void
+test_load_metrics(void **state)
+{
+	static struct baseline b;
+	struct pmustat_error *err = NULL;
+	static const struct baseline_event cur[] = {
+		{ "INST_RETIRED.ANY", "instructions", true, 1000 },
+		{ "Info_Thread_IPC", "Info_Thread_IPC", true, 2.6 },
+		{ "Delta", "Delta", true, -3 },
+	};
+	struct baseline_tolerances t = { 0 };
+	struct baseline_cmp out[3];
+
+	(void)state;
+	write_file(HEAD "\"events\": [{\"name\": \"INST_RETIRED.ANY\", \"requested\": \"instructions\", \"value\": 1000}],"
+		   " \"metrics\": [{\"name\": \"Info_Thread_IPC\", \"value\": 2.5}, {\"name\": \"Delta\", \"value\": -4},"
+		   " {\"name\": \"Frontend_Bound\", \"value\": null}]}");
+	assert_int_equal(baseline_load(path, &b, &err), 0);
+	assert_int_equal(b.nevents, 4);
+	assert_string_equal(b.events[1].requested, "Info_Thread_IPC");
+	assert_true(b.events[1].counted && b.events[1].value == 2.5);
+	assert_true(b.events[2].value == -4);
+	assert_false(b.events[3].counted);
+	/* IPC grew 4 %: fails at 0 %; -3 against -4 grew by a quarter of |-4|. */
+	assert_int_equal(baseline_compare(&b, cur, 3, &t, out), 2);
+	assert_true(out[1].in_baseline && !out[1].passed);
+	assert_true(fabs(out[1].change_percent - 4.0) < 1e-9);
+	assert_true(out[2].change_percent == 25.0);
+	assert_int_equal(baseline_parse_tolerance("Info_Thread_IPC=5%", &t, &err), 0);
+	assert_int_equal(baseline_compare(&b, cur, 3, &t, out), 1);
+	assert_true(out[1].passed);
+	err_clear(&err);
+}
+
 static const struct {
 	const char *text;
 	const char *msg;
@@ -107,6 +142,11 @@ static const struct {
 	{ HEAD "\"events\": [{\"name\": \"x\", \"requested\": \"x\", \"value\": 1, \"stats\": {}}]}", "events[0].stats.median" },
 	{ HEAD "\"events\": [{\"name\": \"x\", \"requested\": \"x\", \"value\": 1, \"stats\": {\"median\": -2}}]}", "events[0].stats.median" },
 	{ HEAD "\"events\": [{\"name\": \"a\\u0000b\", \"requested\": \"x\", \"value\": 1}]}", "not JSON" },	/* jansson refuses \\u0000 */
+	{ HEAD "\"events\": [], \"metrics\": 3}", "metrics: not an array" },
+	{ HEAD "\"events\": [], \"metrics\": [2]}", "metrics[0]: not an object" },
+	{ HEAD "\"events\": [], \"metrics\": [{\"value\": 1}]}", "metrics[0].name: missing" },
+	{ HEAD "\"events\": [], \"metrics\": [{\"name\": \"IPC\"}]}", "metrics[0].value: missing" },
+	{ HEAD "\"events\": [], \"metrics\": [{\"name\": \"IPC\", \"value\": \"2\"}]}", "metrics[0].value: not a number" },
 };
 
 static void
@@ -342,6 +382,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_load_good),
 		cmocka_unit_test(test_load_bad),
+		cmocka_unit_test(test_load_metrics),
 		cmocka_unit_test(test_long_name_refused),
 		cmocka_unit_test(test_too_many_events),
 		cmocka_unit_test(test_size_limit),
