@@ -269,20 +269,20 @@ test_limits(void **state)
 	assert_non_null(text);
 	/* Deep parentheses, deep unary minus, a long left-deep sum. */
 	memset(text, '(', n);
-	strcpy(text + n, "a");
+	memcpy(text + n, "a", 2);
 	assert_int_equal(metric_expr_parse(text, resolve, NULL, &e, &err), -EINVAL);
 	assert_non_null(strstr(err_msg(err), "nested deeper than"));
 	memset(text, '-', n);
-	strcpy(text + n, "a");
+	memcpy(text + n, "a", 2);
 	assert_int_equal(metric_expr_parse(text, resolve, NULL, &e, &err), -EINVAL);
 	assert_non_null(strstr(err_msg(err), "nested deeper than"));
 	for (size_t i = 0; i < n; i++)
 		memcpy(text + 2 * i, "a+", 2);
-	strcpy(text + 2 * n, "a");
+	memcpy(text + 2 * n, "a", 2);
 	assert_int_equal(metric_expr_parse(text, resolve, NULL, &e, &err), -EINVAL);
 	assert_non_null(strstr(err_msg(err), "nested deeper than"));
 	/* 300 terms are fine. */
-	strcpy(text + 600, "a");
+	memcpy(text + 600, "a", 2);
 	assert_int_equal(metric_expr_parse(text, resolve, NULL, &e, &err), 0);
 	assert_int_equal(metric_expr_size(e), 601);
 	metric_expr_free(e);

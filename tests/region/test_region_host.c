@@ -42,6 +42,7 @@ area_new(struct area *a, unsigned nevents)
 		a->p.events[i] = (struct region_host_event){ .rdpmc_ecx = i, .width = 48, .perf_fd = -1 };
 	assert_int_equal(region_header_init(&a->p, &a->h, &err), 0);
 	a->size = (size_t)a->h.area_size;
+	assert_true(a->size >= sizeof(a->h));
 	a->buf = calloc(1, a->size);
 	assert_non_null(a->buf);
 	memcpy(a->buf, &a->h, sizeof(a->h));

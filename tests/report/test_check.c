@@ -217,10 +217,11 @@ test_too_long(void **state)
 	/* 64 nodes at most: 1+1+...+1 with 40 terms is 79 nodes. */
 	{
 		char sum[256] = "1";
+		size_t len = 1;
 
 		for (int i = 0; i < 40; i++)
-			strcat(sum, "+1");
-		strcat(sum, "==41");
+			len += (size_t)snprintf(sum + len, sizeof(sum) - len, "+1");
+		snprintf(sum + len, sizeof(sum) - len, "==41");
 		assert_int_equal(check_parse(sum, &c, &err), -EINVAL);
 		assert_non_null(strstr(err.msg, "too long"));
 	}
