@@ -42,6 +42,9 @@ struct pmu_count {
 	uint64_t raw;
 	bool overflowed;
 	bool frozen;			/* CTR_Frz was set at the end: someone froze the PMU mid-run */
+	bool taken;			/* another user programmed the counter mid-run: theirs now */
+	bool stopped;			/* another user cleared its enable (EN, the fixed field) mid-run */
+	uint64_t ctl;			/* then: its EVTSEL (a fixed counter: its FIXED_CTR_CTRL field) */
 	uint64_t value;			/* width- and overflow-aware count */
 };
 
@@ -120,7 +123,12 @@ pmu_enable(void *arg);
 void
 pmu_mark_enabled(struct pmu *p);
 
-/* Stop this run's counters. */
+/*
+ * Stop this run's counters. First, whether each is still pmustat's (its
+ * EVTSEL or fixed field as the enable wrote it): one another user
+ * programmed meanwhile is left as it is, and out of the restore;
+ * pmu_read() reports it (struct pmu_count's taken, stopped).
+ */
 int
 pmu_disable(struct pmu *p, struct pmustat_error **err);
 

@@ -561,7 +561,8 @@ test_msr_budget_four_events(void **state)
 		      (unsigned long long)f->emu->cpu[CPU].stats.rdmsr,
 		      (unsigned long long)f->emu->cpu[CPU].stats.wrmsr);
 	assert_int_equal(total, pmu->msr_reads + pmu->msr_writes);
-	assert_true(total <= 40);
+	/* 40, and 3 reads before the disable: are the 2 EVTSELs and the 2 fixed fields still ours? */
+	assert_true(total <= 43);
 	assert_int_equal(diffs(f), 0);
 	fixture_free(f);
 }
