@@ -395,6 +395,8 @@ pmu_program(struct pmu *p, const struct pmu_program *prog, struct pmustat_error 
 		rc = check_all(p, prog->enable, prog->nenable, err);
 	if (!rc)
 		rc = check_all(p, prog->disable, prog->ndisable, err);
+	if (!rc)
+		rc = pmu_unfreeze_now(p, err);
 	if (rc)
 		return rc;
 	p->mode = prog->mode;

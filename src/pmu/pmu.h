@@ -91,7 +91,8 @@ pmu_take_busy(struct pmu *p);
 /*
  * A frozen PMU (IA32_PERF_GLOBAL_STATUS.CTR_Frz, v4+, as pmu_open() found
  * it) counts nothing: -EBUSY with what froze it and how to clear it, or
- * with @force, clear it now and set it back at the restore. LBR_Frz alone
+ * with @force, clear it at the first pmu_program() (after the crash
+ * journal, which records it) and set it back at the restore. LBR_Frz alone
  * stops no counter: 0, and @note (may be NULL) says so. Before the first
  * program.
  */

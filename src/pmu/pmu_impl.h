@@ -53,6 +53,7 @@ struct pmu {
 	uint64_t status_saved;		/* GLOBAL_STATUS when found */
 	uint64_t status_pending;	/* overflow bits that may be set now */
 	uint64_t inuse;			/* GLOBAL_INUSE (v4+), else 0 */
+	bool unfreeze;			/* --force over a frozen PMU: clear CTR_Frz at the first program */
 	bool unfroze;			/* --force cleared CTR_Frz: set it back at the restore */
 	uint64_t pebs_enable;		/* IA32_PEBS_ENABLE (with DS), else 0: another user's PEBS counters */
 
@@ -106,6 +107,13 @@ pmu_open_at(struct pmu *p, struct hw *hw, int cpu, const struct pmu_caps *caps, 
  */
 int
 pmu_find_taken(struct pmu *p, uint32_t *failed);
+
+/*
+ * --force over a frozen PMU (pmu_check_frozen()): clear CTR_Frz now, once,
+ * after the crash journal has recorded it (freeze.c). 0 or -errno.
+ */
+int
+pmu_unfreeze_now(struct pmu *p, struct pmustat_error **err);
 
 /* The saved-register slot of @msr on @p, or NULL. */
 struct pmu_reg *

@@ -226,6 +226,41 @@ test_frozen_mid_run_is_reported(void **state)
 }
 
 /*
+ * A --force run over a frozen PMU cleared CTR_Frz and is then SIGKILLed
+ * while it counts: its journal says the PMU was frozen, so `reset` puts
+ * the freeze back with everything else, bit for bit as the run found it.
+ */
+static void
+test_killed_force_run_refreezes_on_reset(void **state)
+{
+	struct e2e_machine m;
+	struct e2e_result r;
+	struct emu_pmu *before, *after;
+	pid_t pid;
+
+	(void)state;
+	e2e_machine_new(&m, (const char *[]){ "--model", "skylake", "--cpus", "2", "--set", "0x391=" CTR_FRZ, NULL });
+	before = e2e_state(&m);
+	pid = e2e_spawn(&m, (const char *[]){ E2E_PMUSTAT, "-C", "1", "--force", "-e", "INST_RETIRED.ANY", "--",
+		m.workload, "--quiet", "--sleep", "10000", NULL }, NULL);
+	/* Unfrozen and counting: fixed counter 0's field is set at the enable. */
+	assert_true(e2e_wait_msr(&m, 1, MSR_IA32_FIXED_CTR_CTRL, 0xf, 0x2, 5000));
+	assert_int_equal(e2e_msr(&m, 1, MSR_IA32_PERF_GLOBAL_STATUS) & 0x800000000000000ull, 0);
+	kill(-pid, SIGKILL);
+	assert_int_equal(e2e_reap(pid), 128 + SIGKILL);
+
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "reset", "-C", "1", NULL });
+	e2e_assert_status(&r, 0);
+	after = e2e_state(&m);
+	assert_int_equal(emu_pmu_diff(before, after, stderr), 0);
+	assert_int_equal(e2e_msr(&m, 1, MSR_IA32_PERF_GLOBAL_STATUS), 0x800000000000000ull);
+	free(after);
+	free(before);
+	e2e_result_free(&r);
+	e2e_machine_free(&m);
+}
+
+/*
  * perf's cycles-t on pmc2 (IN_TX and IN_TXCP, bits 32 and 33, which the
  * hardware accepts on EVTSEL2 with TSX), taken by a --force run that is
  * then killed: the journal holds perf's value, and reset puts it back.
@@ -265,6 +300,7 @@ main(void)
 		cmocka_unit_test(test_frozen_pmu_is_reported),
 		cmocka_unit_test(test_frozen_mid_run_is_reported),
 		cmocka_unit_test(test_journal_takes_tsx_event_selects),
+		cmocka_unit_test(test_killed_force_run_refreezes_on_reset),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
