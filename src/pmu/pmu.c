@@ -415,6 +415,16 @@ pmu_program(struct pmu *p, const struct pmu_program *prog, struct pmustat_error 
 	p->run_nb = prog->nb;
 	p->n_enable = make_sequence(p, prog->enable, prog->nenable, p->enable_seq);
 	p->n_disable = make_sequence(p, prog->disable, prog->ndisable, p->disable_seq);
+	/*
+	 * A free counter's event select goes straight back to its saved value
+	 * (EN clear) at the disable: that stops it as well, and the restore
+	 * has nothing left to write there.
+	 */
+	for (unsigned i = 0; i < p->n_disable; i++)
+		for (unsigned c = 0; c < PMU_MAX_GP; c++)
+			if (p->disable_seq[i].msr == msr_evtsel(c) && !(p->taken_gp & (1u << c)) &&
+			    !(p->evtsel[c].saved & EVTSEL_EN))
+				p->disable_seq[i].val = p->evtsel[c].saved;
 	for (unsigned i = 0; i < p->n_enable; i++)
 		pmu_reg_of(p, p->enable_seq[i].msr)->dirty = true;
 	return 0;

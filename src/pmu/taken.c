@@ -11,7 +11,7 @@
 #include "pmu/pmu_impl.h"
 #include "pmu/pmu_regs.h"
 
-/* What the run's enable (@on) and program (@off) wrote to @msr, from the sequences. */
+/* What the run's enable (@on) and disable (@off) write to @msr, from the sequences. */
 static void
 written(const struct pmu *p, uint32_t msr, uint64_t *on, uint64_t *off)
 {
@@ -84,8 +84,9 @@ pmu_find_taken(struct pmu *p, uint32_t *failed)
 		if (now == on)
 			continue;
 		p->lost_ctl[i] = now;
-		if (now == off) {
-			p->stopped_gp |= 1u << i;	/* EN cleared: still ours, but it stopped counting */
+		/* As programmed (EN clear: not enabled, or stopped since), or as the disable leaves it: still ours. */
+		if (now == (on & ~EVTSEL_EN) || now == off) {
+			p->stopped_gp |= 1u << i;
 		} else {
 			p->lost_gp |= 1u << i;
 			give_up(p, (int)i, -1);

@@ -664,6 +664,71 @@ test_kernel_sets_global_ctrl_outside_the_window(void **state)
 	fixture_free(f);
 }
 
+/* Mid-run, perf programs pmc0 (branches, its own counter value) and another tool clears pmc1's EN. */
+static void
+other_users_workload(struct fixture *f)
+{
+	uint64_t v;
+
+	emu_retire(f->emu, CPU, 0xc4, 0x00, 3, 300);
+	assert_int_equal(emu_wrmsr(f->emu, CPU, msr_evtsel(0), 0x5300c4), 0);
+	assert_int_equal(emu_wrmsr(f->emu, CPU, msr_pmc(0), 0x1000), 0);
+	assert_int_equal(emu_rdmsr(f->emu, CPU, msr_evtsel(1), &v), 0);
+	assert_int_equal(emu_wrmsr(f->emu, CPU, msr_evtsel(1), v & ~EVTSEL_EN), 0);
+	basic_workload(f);
+}
+
+/*
+ * Counters another user took or stopped mid-run are found before the
+ * disable: a taken one is reported taken and left exactly as its new
+ * owner set it (event select, counter, GLOBAL_CTRL bit); a stopped one is
+ * reported stopped and restored; the others count exactly.
+ */
+static void
+test_counters_taken_or_stopped_mid_run(void **state)
+{
+	struct fixture *f = fixture_new(EMU_MODEL_SKYLAKE, false);
+	struct event ev[6];
+	struct sched_slot s[6];
+	struct pmu_count c[6];
+	unsigned runs;
+	uint64_t v;
+
+	(void)state;
+	assert_int_equal(emu_wrmsr(f->emu, CPU, MSR_IA32_PERF_GLOBAL_CTRL, 0), 0);
+	memcpy(f->before, f->emu, sizeof(*f->emu));
+	default_events(ev);
+	open_pmu(f);
+	plan(f, ev, 6, s, &runs);
+	assert_int_equal(s[3].kind, SCHED_GP);
+	assert_int_equal(s[3].index, 0);
+	assert_int_equal(s[4].index, 1);
+	one_run(f, ev, s, 6, 0, other_users_workload, c, false);
+	assert_true(c[3].taken);
+	assert_int_equal(c[3].ctl, 0x5300c4);
+	assert_false(c[4].taken);
+	assert_true(c[4].stopped);
+	for (unsigned k = 0; k < 6; k++)
+		if (k != 3 && k != 4)
+			assert_false(c[k].taken || c[k].stopped);
+	assert_int_equal(c[0].value, 5000);
+	assert_int_equal(c[5].value, 33);
+	assert_int_equal(pmu_restore(pmu), 0);
+	/* perf's pmc0, as perf left it and still enabled; everything else as found. */
+	assert_int_equal(emu_rdmsr(f->emu, CPU, msr_evtsel(0), &v), 0);
+	assert_int_equal(v, 0x5300c4);
+	assert_int_equal(emu_rdmsr(f->emu, CPU, msr_pmc(0), &v), 0);
+	/* Its branches (OS and USR): the workload's, and one_run()'s million after pmustat's disable. */
+	assert_int_equal(v, 0x1000 + 700 + 100000 + 1000000);
+	assert_int_equal(emu_rdmsr(f->emu, CPU, MSR_IA32_PERF_GLOBAL_CTRL, &v), 0);
+	assert_int_equal(v, 1);
+	assert_int_equal(emu_rdmsr(f->emu, CPU, msr_evtsel(1), &v), 0);
+	assert_int_equal(v, 0);
+	/* A later run may not program the counter perf took. */
+	assert_false(pmu_free_gp(pmu) & 1u);
+	fixture_free(f);
+}
+
 int
 main(void)
 {
@@ -683,6 +748,7 @@ main(void)
 		cmocka_unit_test(test_allow_list),
 		cmocka_unit_test(test_global_ctrl_ours_one_enabling_write),
 		cmocka_unit_test(test_kernel_sets_global_ctrl_outside_the_window),
+		cmocka_unit_test(test_counters_taken_or_stopped_mid_run),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
