@@ -11,16 +11,25 @@
 #include "pmu/pmu_impl.h"
 #include "pmu/pmu_regs.h"
 
-/* What the run's enable (@on) and disable (@off) write to @msr, from the sequences. */
-static void
+/*
+ * What the run's enable (@on) and disable (@off) write to @msr, from the
+ * sequences; false when the enable does not write it (nothing to check).
+ */
+static bool
 written(const struct pmu *p, uint32_t msr, uint64_t *on, uint64_t *off)
 {
-	for (unsigned i = 0; i < p->n_enable; i++)
-		if (p->enable_seq[i].msr == msr)
+	bool found = false;
+
+	for (unsigned i = 0; i < p->n_enable; i++) {
+		if (p->enable_seq[i].msr == msr) {
 			*on = p->enable_seq[i].val;
+			found = true;
+		}
+	}
 	for (unsigned i = 0; i < p->n_disable; i++)
 		if (p->disable_seq[i].msr == msr)
 			*off = p->disable_seq[i].val;
+	return found;
 }
 
 /* Counter @gp (or fixed @fixed) is another user's now: out of the disable and of everything restored. */
@@ -73,14 +82,15 @@ pmu_find_taken(struct pmu *p, uint32_t *failed)
 	for (unsigned i = 0; i < PMU_MAX_GP; i++) {
 		if (!(p->run_gp & (1u << i)))
 			continue;
+		on = off = 0;
+		if (!written(p, msr_evtsel(i), &on, &off))
+			continue;
 		*failed = msr_evtsel(i);
 		rc = pmu_rd(p, msr_evtsel(i), &now);
 		if (rc)
 			return rc;
 		p->evtsel[i].cur = now;
 		p->evtsel[i].cur_known = true;
-		on = off = 0;
-		written(p, msr_evtsel(i), &on, &off);
 		if (now == on)
 			continue;
 		p->lost_ctl[i] = now;
@@ -92,14 +102,13 @@ pmu_find_taken(struct pmu *p, uint32_t *failed)
 			give_up(p, (int)i, -1);
 		}
 	}
-	if (!p->run_fixed)
+	on = off = 0;
+	if (!p->run_fixed || !written(p, MSR_IA32_FIXED_CTR_CTRL, &on, &off))
 		return 0;
 	*failed = MSR_IA32_FIXED_CTR_CTRL;
 	rc = pmu_rd(p, MSR_IA32_FIXED_CTR_CTRL, &now);
 	if (rc)
 		return rc;
-	on = 0;
-	written(p, MSR_IA32_FIXED_CTR_CTRL, &on, &off);
 	for (unsigned i = 0; i < PMU_MAX_FIXED; i++) {
 		unsigned field = (unsigned)FIXED_CTRL_FIELD(now, i);
 
