@@ -185,7 +185,7 @@ table(const unsigned *sizes, unsigned nsizes, bool global_free)
 	struct ops first = { 0, 0, 0 };
 	unsigned n1 = 0;
 
-	printf("\n%s\n", global_free ? "IA32_PERF_GLOBAL_CTRL bits clear (enable and disable: one write each)"
+	printf("\n%s\n", global_free ? "IA32_PERF_GLOBAL_CTRL bits clear (enable and disable: one write per counter, and one of GLOBAL_CTRL)"
 				       : "IA32_PERF_GLOBAL_CTRL bits set, as Linux leaves them (enable and disable: one write per counter)");
 	printf("%6s %9s %9s %7s %12s %10s %12s\n", "cores", "rdmsr", "wrmsr", "rdpmc", "MSR/core", "ms", "ms/core");
 	for (unsigned i = 0; i < nsizes; i++) {

@@ -455,6 +455,27 @@ msr_stop(struct run_ctx *c, unsigned run, struct pmustat_error **err)
 	return first;
 }
 
+/* A counter another user programmed or stopped while the command ran: say whose it is now. */
+static void
+warn_taken(const struct run_ctx *c, int core, unsigned u, const struct sched_slot *slot, const struct pmu_count *n)
+{
+	char name[16];
+
+	if (slot->kind == SCHED_GP)
+		snprintf(name, sizeof(name), "pmc%u", slot->index);
+	else
+		snprintf(name, sizeof(name), "fixed%u", slot->kind == SCHED_METRICS ? PERF_METRICS_FIXED : slot->index);
+	if (n->taken && slot->kind == SCHED_GP)
+		fprintf(stderr, "pmustat: warning: core %d: another user (perf?) programmed %s during the run (IA32_PERFEVTSEL%u = 0x%llx, not what pmustat wrote): %s is not reported, and the counter is left to that user as it is\n",
+			core, name, slot->index, (unsigned long long)n->ctl, c->ev->hw[u].name);
+	else if (n->taken)
+		fprintf(stderr, "pmustat: warning: core %d: another user (perf?) programmed %s during the run (its IA32_FIXED_CTR_CTRL field = 0x%llx, not what pmustat wrote): %s is not reported, and the counter is left to that user as it is\n",
+			core, name, (unsigned long long)n->ctl, c->ev->hw[u].name);
+	else
+		fprintf(stderr, "pmustat: warning: core %d: another user cleared the enable of %s during the run: %s is not reported\n",
+			core, name, c->ev->hw[u].name);
+}
+
 static int
 msr_collect(struct run_ctx *c, unsigned run, struct pmustat_error **err)
 {
@@ -506,6 +527,11 @@ msr_collect(struct run_ctx *c, unsigned run, struct pmustat_error **err)
 			if (counts[u].frozen) {
 				c->counts[u].counted = false;
 				c->counts[u].status = "not counted: PMU frozen (CTR_Frz)";
+			} else if (counts[u].taken || counts[u].stopped) {
+				warn_taken(c, core, u, &plan->slots[u], &counts[u]);
+				c->counts[u].counted = false;
+				c->counts[u].status = counts[u].taken ? "not counted: counter taken by another user" :
+					"not counted: counter stopped by another user";
 			} else if (i == 0) {
 				c->counts[u].counted = true;
 				c->counts[u].status = "counted";

@@ -14,10 +14,24 @@
 #include "pmu/pmu_regs.h"
 
 int
+pmu_unfreeze_now(struct pmu *p, struct pmustat_error **err)
+{
+	int rc;
+
+	if (!p->unfreeze)
+		return 0;
+	rc = pmu_wr(p, MSR_IA32_PERF_GLOBAL_STATUS_RESET, GLOBAL_STATUS_CTR_FRZ);
+	if (rc)
+		return pmu_fail(p, rc, "writing", MSR_IA32_PERF_GLOBAL_STATUS_RESET, true, err);
+	p->unfreeze = false;
+	p->unfroze = true;
+	return 0;
+}
+
+int
 pmu_check_frozen(struct pmu *p, bool force, const char **note, struct pmustat_error **err)
 {
 	uint64_t st = p->status_saved;
-	int rc;
 
 	if (note)
 		*note = NULL;
@@ -32,10 +46,8 @@ pmu_check_frozen(struct pmu *p, bool force, const char **note, struct pmustat_er
 		return err_set(err, -EBUSY,
 			       "core %d: the PMU is frozen: IA32_PERF_GLOBAL_STATUS.CTR_Frz (bit 59)%s is set, so no counter counts. A PMI froze it under IA32_DEBUGCTL.FREEZE_PERFMON_ON_PMI (a profiler such as perf with LBR call stacks sets it) and that PMI's owner has not unfrozen it; writing bit 59 to IA32_PERF_GLOBAL_STATUS_RESET (0x390) clears it, which is the owner's business: end that profiler, pick another core with -C, or run with --force (pmustat clears CTR_Frz for the run and sets it back after)",
 			       p->cpu, (st & GLOBAL_STATUS_LBR_FRZ) ? " and LBR_Frz (bit 58)" : "");
-	rc = pmu_wr(p, MSR_IA32_PERF_GLOBAL_STATUS_RESET, GLOBAL_STATUS_CTR_FRZ);
-	if (rc)
-		return pmu_fail(p, rc, "writing", MSR_IA32_PERF_GLOBAL_STATUS_RESET, true, err);
-	p->unfroze = true;
+	/* Cleared with the first program, after the crash journal has recorded the freeze. */
+	p->unfreeze = true;
 	if (note)
 		*note = "--force: cleared IA32_PERF_GLOBAL_STATUS.CTR_Frz (the PMU was frozen) for the run; it is set back after";
 	return 0;

@@ -228,6 +228,13 @@ journal_apply(struct hw *hw, const struct pmu_caps *caps, const struct journal *
 		/* A killed run's counters may still count: read values are stale, write them all. */
 		r->cur_known = false;
 	}
+	/*
+	 * A --force run over a frozen PMU cleared CTR_Frz (only such a run
+	 * gets past a frozen PMU, so the journal's status says it): frozen
+	 * again, as the run found it, unless something froze it since.
+	 */
+	p.unfroze = caps->version >= 4 && (j->status & GLOBAL_STATUS_CTR_FRZ) &&
+		    !(p.status_saved & GLOBAL_STATUS_CTR_FRZ);
 	/* Overflow bits of the counters put back go back to what they were too. */
 	p.status_saved = j->status;
 	p.armed = 1;

@@ -396,6 +396,8 @@ pmu_program(struct pmu *p, const struct pmu_program *prog, struct pmustat_error 
 		rc = check_all(p, prog->enable, prog->nenable, err);
 	if (!rc)
 		rc = check_all(p, prog->disable, prog->ndisable, err);
+	if (!rc)
+		rc = pmu_unfreeze_now(p, err);
 	if (rc)
 		return rc;
 	p->mode = prog->mode;
@@ -414,6 +416,16 @@ pmu_program(struct pmu *p, const struct pmu_program *prog, struct pmustat_error 
 	p->run_nb = prog->nb;
 	p->n_enable = make_sequence(p, prog->enable, prog->nenable, p->enable_seq);
 	p->n_disable = make_sequence(p, prog->disable, prog->ndisable, p->disable_seq);
+	/*
+	 * A free counter's event select goes straight back to its saved value
+	 * (EN clear) at the disable: that stops it as well, and the restore
+	 * has nothing left to write there.
+	 */
+	for (unsigned i = 0; i < p->n_disable; i++)
+		for (unsigned c = 0; c < PMU_MAX_GP; c++)
+			if (p->disable_seq[i].msr == msr_evtsel(c) && !(p->taken_gp & (1u << c)) &&
+			    !(p->evtsel[c].saved & EVTSEL_EN))
+				p->disable_seq[i].val = p->evtsel[c].saved;
 	for (unsigned i = 0; i < p->n_enable; i++)
 		pmu_reg_of(p, p->enable_seq[i].msr)->dirty = true;
 	return 0;
@@ -475,14 +487,19 @@ pmu_mark_enabled(struct pmu *p)
 int
 pmu_disable(struct pmu *p, struct pmustat_error **err)
 {
-	int first = 0;
+	uint32_t failed = 0;
+	int first = 0, rc;
 
+	if (!p->caps.netburst && (rc = pmu_find_taken(p, &failed)) != 0)
+		return pmu_fail(p, rc, "reading", failed, false, err);
 	/* Always written: the child may or may not have enabled. */
 	for (unsigned i = 0; i < p->n_disable; i++) {
 		struct pmu_reg *r = pmu_reg_of(p, p->disable_seq[i].msr);
-		int rc;
-
 		uint64_t val = p->disable_seq[i].val, now;
+
+		/* A counter another user took: its registers are theirs. */
+		if (!p->disable_seq[i].mask)
+			continue;
 
 		/*
 		 * A NetBurst CCCR's OVF flag says its counter wrapped; writing the
@@ -508,10 +525,18 @@ pmu_read(struct pmu *p, const struct sched_slot *slots, unsigned n, unsigned run
 	uint64_t status, metrics = 0, bits = pmu_global_bits(p->run_gp, p->run_fixed);
 	int rc;
 
+	for (unsigned k = 0; k < n; k++) {
+		counts[k].taken = counts[k].stopped = false;
+		counts[k].ctl = 0;
+	}
 	if (p->caps.netburst)
 		return pmu_nb_read(p, slots, n, run, use_rdpmc, counts, err);
 	if (p->run_perf_metrics)
 		bits |= GLOBAL_PERF_METRICS_BIT;
+	/* The overflow bits of a counter another user took are theirs. */
+	bits &= ~pmu_global_bits(p->lost_gp, p->lost_fixed);
+	if (p->lost_fixed & (1u << PERF_METRICS_FIXED))
+		bits &= ~GLOBAL_PERF_METRICS_BIT;
 	rc = pmu_rd(p, MSR_IA32_PERF_GLOBAL_STATUS, &status);
 	if (rc)
 		return pmu_fail(p, rc, "reading", MSR_IA32_PERF_GLOBAL_STATUS, false, err);
@@ -532,6 +557,20 @@ pmu_read(struct pmu *p, const struct sched_slot *slots, unsigned n, unsigned run
 
 		if (s->run != run || s->kind == SCHED_NONE)
 			continue;
+		if (s->kind == SCHED_GP && ((p->lost_gp | p->stopped_gp) & (1u << s->index))) {
+			counts[k].taken = p->lost_gp & (1u << s->index);
+			counts[k].stopped = !counts[k].taken;
+			counts[k].ctl = p->lost_ctl[s->index];
+		} else if (s->kind != SCHED_GP) {
+			/* A byte of PERF_METRICS goes with fixed counter 3. */
+			unsigned f = s->kind == SCHED_METRICS ? PERF_METRICS_FIXED : s->index;
+
+			if ((p->lost_fixed | p->stopped_fixed) & (1u << f)) {
+				counts[k].taken = p->lost_fixed & (1u << f);
+				counts[k].stopped = !counts[k].taken;
+				counts[k].ctl = p->lost_fixed_ctl[f];
+			}
+		}
 		if (s->kind == SCHED_METRICS) {
 			counts[k].raw = metrics;
 			counts[k].overflowed = false;

@@ -42,6 +42,9 @@ struct pmu_count {
 	uint64_t raw;
 	bool overflowed;
 	bool frozen;			/* CTR_Frz was set at the end: someone froze the PMU mid-run */
+	bool taken;			/* another user programmed the counter mid-run: theirs now */
+	bool stopped;			/* another user cleared its enable (EN, the fixed field) mid-run */
+	uint64_t ctl;			/* then: its EVTSEL (a fixed counter: its FIXED_CTR_CTRL field) */
 	uint64_t value;			/* width- and overflow-aware count */
 };
 
@@ -88,7 +91,8 @@ pmu_take_busy(struct pmu *p);
 /*
  * A frozen PMU (IA32_PERF_GLOBAL_STATUS.CTR_Frz, v4+, as pmu_open() found
  * it) counts nothing: -EBUSY with what froze it and how to clear it, or
- * with @force, clear it now and set it back at the restore. LBR_Frz alone
+ * with @force, clear it at the first pmu_program() (after the crash
+ * journal, which records it) and set it back at the restore. LBR_Frz alone
  * stops no counter: 0, and @note (may be NULL) says so. Before the first
  * program.
  */
@@ -120,7 +124,12 @@ pmu_enable(void *arg);
 void
 pmu_mark_enabled(struct pmu *p);
 
-/* Stop this run's counters. */
+/*
+ * Stop this run's counters. First, whether each is still pmustat's (its
+ * EVTSEL or fixed field as the enable wrote it): one another user
+ * programmed meanwhile is left as it is, and out of the restore;
+ * pmu_read() reports it (struct pmu_count's taken, stopped).
+ */
 int
 pmu_disable(struct pmu *p, struct pmustat_error **err);
 

@@ -53,6 +53,7 @@ struct pmu {
 	uint64_t status_saved;		/* GLOBAL_STATUS when found */
 	uint64_t status_pending;	/* overflow bits that may be set now */
 	uint64_t inuse;			/* GLOBAL_INUSE (v4+), else 0 */
+	bool unfreeze;			/* --force over a frozen PMU: clear CTR_Frz at the first program */
 	bool unfroze;			/* --force cleared CTR_Frz: set it back at the restore */
 	uint64_t pebs_enable;		/* IA32_PEBS_ENABLE (with DS), else 0: another user's PEBS counters */
 
@@ -69,6 +70,14 @@ struct pmu {
 	unsigned n_enable, n_disable;
 	/* Programmed and not disabled since: the child may have enabled. */
 	bool may_count;
+	/*
+	 * Found by the disable (taken.c): counters of the run another user
+	 * programmed meanwhile (theirs now), or stopped (EN or the field
+	 * cleared, still ours), and what their EVTSEL (fixed field) held.
+	 */
+	uint32_t lost_gp, lost_fixed, stopped_gp, stopped_fixed;
+	uint64_t lost_ctl[PMU_MAX_GP];
+	unsigned lost_fixed_ctl[PMU_MAX_FIXED];
 
 	/* A NetBurst PMU (caps.netburst): its registers, by number (pmu_nb.c). */
 	struct pmu_reg nb_ctr[NB_COUNTERS];
@@ -89,6 +98,22 @@ struct pmu {
 int
 pmu_open_at(struct pmu *p, struct hw *hw, int cpu, const struct pmu_caps *caps, bool uses_offcore,
 	    const struct pmu_owner_hints *hints, struct pmustat_error **err);
+
+/*
+ * Before the disable: read the run's EVTSELs and FIXED_CTR_CTRL and find
+ * the counters another user took or stopped (taken.c); a taken one leaves
+ * the disable sequence and the restore. 0, or -errno of the read of
+ * *@failed.
+ */
+int
+pmu_find_taken(struct pmu *p, uint32_t *failed);
+
+/*
+ * --force over a frozen PMU (pmu_check_frozen()): clear CTR_Frz now, once,
+ * after the crash journal has recorded it (freeze.c). 0 or -errno.
+ */
+int
+pmu_unfreeze_now(struct pmu *p, struct pmustat_error **err);
 
 /* The saved-register slot of @msr on @p, or NULL. */
 struct pmu_reg *

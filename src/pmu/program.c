@@ -3,8 +3,9 @@
  * written in: the shared enable off, the event selects (and those of an
  * earlier run back to what they were), the fixed fields, the offcore
  * responses, the counters from zero, our overflow bits cleared, and, when
- * another user keeps GLOBAL_CTRL bits set, ours set too (with EN and the
- * fields still clear nothing starts).
+ * another user keeps GLOBAL_CTRL bits set, ours set too. EN and the fixed
+ * fields stay clear in every mode until the enable, so whatever sets
+ * GLOBAL_CTRL bits meanwhile starts nothing.
  */
 #include <errno.h>
 #include <string.h>
@@ -48,7 +49,7 @@ pmu_program_build(const struct pmu_caps *caps, uint64_t global_ctrl, bool perf_m
 		  uint32_t earlier_fixed, struct pmu_program *out, struct pmustat_error **err)
 {
 	uint64_t evtsel[PMU_MAX_GP] = { 0 }, offcore[PMU_NUM_OFFCORE] = { 0 };
-	uint64_t bits, fmask = 0, fvalue = 0, ffound = 0, fon = 0, fixed_fields = 0;
+	uint64_t bits, fmask = 0, ffound = 0, fon = 0, fixed_fields = 0;
 	unsigned field[PMU_MAX_FIXED] = { 0 };
 	uint32_t offcore_used = 0;
 	int rc;
@@ -97,15 +98,11 @@ pmu_program_build(const struct pmu_caps *caps, uint64_t global_ctrl, bool perf_m
 	out->perf_metrics_reg = out->perf_metrics || (perf_metrics && (out->fixed & (1u << PERF_METRICS_FIXED)));
 	bits = pmu_run_bits(out);
 	/*
-	 * GLOBAL_CTRL is ours to toggle when none of our counters' bits is
-	 * set; otherwise somebody (perf) keeps them set and the counters are
-	 * started one by one through EN and the fixed fields.
+	 * GLOBAL_CTRL is ours to toggle too when none of our counters' bits
+	 * is set; otherwise somebody (perf) keeps them set and the counters
+	 * are started one by one through EN and the fixed fields alone.
 	 */
 	out->mode = (global_ctrl & bits) == 0 ? PMU_ENABLE_GLOBAL : PMU_ENABLE_PER_COUNTER;
-	if (out->mode == PMU_ENABLE_GLOBAL)
-		for (unsigned i = 0; i < PMU_MAX_GP; i++)
-			if (out->gp & (1u << i))
-				evtsel[i] |= EVTSEL_EN;
 
 	/* Counting stays off: our GLOBAL_CTRL bits clear in GLOBAL mode. */
 	if (out->mode == PMU_ENABLE_GLOBAL && bits)
@@ -121,8 +118,6 @@ pmu_program_build(const struct pmu_caps *caps, uint64_t global_ctrl, bool perf_m
 
 		if (out->fixed & (1u << i)) {
 			fmask |= f;
-			if (out->mode == PMU_ENABLE_GLOBAL)
-				fvalue |= (uint64_t)field[i] << (4 * i);
 			fon |= (uint64_t)field[i] << (4 * i);
 		} else if (earlier_fixed & (1u << i)) {
 			fmask |= f;
@@ -130,7 +125,7 @@ pmu_program_build(const struct pmu_caps *caps, uint64_t global_ctrl, bool perf_m
 		}
 	}
 	if (fmask)
-		PROGRAM(.msr = MSR_IA32_FIXED_CTR_CTRL, .mask = fmask, .value = fvalue, .found = ffound);
+		PROGRAM(.msr = MSR_IA32_FIXED_CTR_CTRL, .mask = fmask, .value = 0, .found = ffound);
 	for (unsigned o = 0; o < PMU_NUM_OFFCORE; o++)
 		if (offcore_used & (1u << o))
 			PROGRAM(.msr = MSR_OFFCORE_RSP_0 + o, .mask = UINT64_MAX, .value = offcore[o]);
@@ -157,13 +152,17 @@ pmu_program_build(const struct pmu_caps *caps, uint64_t global_ctrl, bool perf_m
 	if (out->mode == PMU_ENABLE_PER_COUNTER && bits)
 		PROGRAM(.msr = MSR_IA32_PERF_GLOBAL_CTRL, .mask = bits, .value = bits);
 
-	if (out->mode == PMU_ENABLE_GLOBAL) {
-		if (bits) {
-			ENABLE(.msr = MSR_IA32_PERF_GLOBAL_CTRL, .mask = bits, .value = bits);
-			DISABLE(.msr = MSR_IA32_PERF_GLOBAL_CTRL, .mask = bits, .value = 0);
-		}
-		return 0;
-	}
+	/*
+	 * Each counter's own enable gates it always: Linux rewrites
+	 * GLOBAL_CTRL with every counter's bit on each PMI exit and context
+	 * switch (intel_pmu_enable_all), so a GLOBAL_CTRL bit alone cannot
+	 * keep a counter off before the enable or after the disable. When
+	 * GLOBAL_CTRL is ours as well, its write comes last in the enable
+	 * (every counter starts at once) and first in the disable (every
+	 * counter stops at once).
+	 */
+	if (out->mode == PMU_ENABLE_GLOBAL && bits)
+		DISABLE(.msr = MSR_IA32_PERF_GLOBAL_CTRL, .mask = bits, .value = 0);
 	for (unsigned i = 0; i < PMU_MAX_FIXED; i++)
 		if (out->fixed & (1u << i))
 			fixed_fields |= 0xfull << (4 * i);
@@ -177,5 +176,7 @@ pmu_program_build(const struct pmu_caps *caps, uint64_t global_ctrl, bool perf_m
 	}
 	if (out->fixed)
 		ENABLE(.msr = MSR_IA32_FIXED_CTR_CTRL, .mask = fixed_fields, .value = fon);
+	if (out->mode == PMU_ENABLE_GLOBAL && bits)
+		ENABLE(.msr = MSR_IA32_PERF_GLOBAL_CTRL, .mask = bits, .value = bits);
 	return 0;
 }

@@ -27,8 +27,14 @@ struct pmu_caps;
 struct pmustat_error;
 
 enum pmu_enable_mode {
-	PMU_ENABLE_GLOBAL,	/* our IA32_PERF_GLOBAL_CTRL bits start and stop the run */
-	PMU_ENABLE_PER_COUNTER,	/* somebody keeps those bits set: EVTSEL.EN and the fixed fields */
+	/*
+	 * EVTSEL.EN and the fixed fields gate every counter in both modes
+	 * (the kernel may set GLOBAL_CTRL bits at any time); in this one our
+	 * IA32_PERF_GLOBAL_CTRL bits also start (last write) and stop (first
+	 * write) every counter at once.
+	 */
+	PMU_ENABLE_GLOBAL,
+	PMU_ENABLE_PER_COUNTER,	/* somebody keeps those bits set: EVTSEL.EN and the fixed fields only */
 };
 
 struct pmu_write {

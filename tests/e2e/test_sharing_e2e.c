@@ -115,6 +115,56 @@ test_counter_taken_mid_run_keeps_running(void **state)
 	e2e_machine_free(&m);
 }
 
+static json_t *
+event_of(json_t *root, unsigned i)
+{
+	json_t *e = json_array_get(json_object_get(root, "events"), i);
+
+	assert_non_null(e);
+	return e;
+}
+
+/*
+ * perf programs pmc0, which pmustat holds behind its back, in the middle
+ * of a run (its event select, its counter, every GLOBAL_CTRL bit, as
+ * x86_pmu_enable does): pmustat finds the counter is not its own any
+ * more when it comes to stop it, reports that count as not counted (on
+ * stderr and in the JSON) and leaves perf's counter running as perf set
+ * it; fixed counter 0, still pmustat's, is exact.
+ */
+static void
+test_counter_reprogrammed_mid_run_is_not_counted(void **state)
+{
+	const uint64_t perf_evtsel = 0x5300c4;	/* branches: EN, INT, OS, USR */
+	struct e2e_machine m;
+	struct e2e_result r;
+	json_t *root;
+
+	(void)state;
+	/* Nobody's GLOBAL_CTRL bits set: pmustat toggles its own too. */
+	e2e_machine_new(&m, (const char *[]){ "--model", "skylake", "--cpus", "2", "--set", "0x38f=0", NULL });
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", "1", "--json", "-e", "INST_RETIRED.ANY,r00c0", "--",
+		m.workload, "--quiet", "--cpu", "1", "--retire", "0xc0:0:300", "--act", "wrmsr:0x186=0x5300c4",
+		"--act", "wrmsr:0xc1=0x1000", "--act", "wrmsr:0x38f=0x70000000f", "--retire", "0xc0:0:200",
+		"--retire", "0xc4:0:50", NULL });
+	e2e_assert_status(&r, 0);
+	e2e_assert_err_contains(&r, "another user (perf?) programmed pmc0 during the run (IA32_PERFEVTSEL0 = 0x5300c4");
+	root = json_loads(strstr(r.err, "{"), 0, NULL);
+	assert_non_null(root);
+	assert_int_equal(json_integer_value(json_object_get(event_of(root, 0), "value")), 500);
+	assert_true(json_is_null(json_object_get(event_of(root, 1), "value")));
+	assert_string_equal(json_string_value(json_object_get(event_of(root, 1), "status")),
+			    "not counted: counter taken by another user");
+	json_decref(root);
+	/* perf's counter is as perf left it, still enabled; pmustat's fixed counter is back to clear. */
+	assert_int_equal(e2e_msr(&m, 1, msr_evtsel(0)), perf_evtsel);
+	assert_int_equal(e2e_msr(&m, 1, msr_pmc(0)), 0x1000 + 50);
+	assert_int_equal(e2e_msr(&m, 1, MSR_IA32_PERF_GLOBAL_CTRL), 0x60000000full);
+	assert_int_equal(e2e_msr(&m, 1, MSR_IA32_FIXED_CTR_CTRL), 0);
+	e2e_result_free(&r);
+	e2e_machine_free(&m);
+}
+
 #define CTR_FRZ "0x800000000000000"	/* GLOBAL_STATUS bit 59 */
 
 /*
@@ -176,6 +226,41 @@ test_frozen_mid_run_is_reported(void **state)
 }
 
 /*
+ * A --force run over a frozen PMU cleared CTR_Frz and is then SIGKILLed
+ * while it counts: its journal says the PMU was frozen, so `reset` puts
+ * the freeze back with everything else, bit for bit as the run found it.
+ */
+static void
+test_killed_force_run_refreezes_on_reset(void **state)
+{
+	struct e2e_machine m;
+	struct e2e_result r;
+	struct emu_pmu *before, *after;
+	pid_t pid;
+
+	(void)state;
+	e2e_machine_new(&m, (const char *[]){ "--model", "skylake", "--cpus", "2", "--set", "0x391=" CTR_FRZ, NULL });
+	before = e2e_state(&m);
+	pid = e2e_spawn(&m, (const char *[]){ E2E_PMUSTAT, "-C", "1", "--force", "-e", "INST_RETIRED.ANY", "--",
+		m.workload, "--quiet", "--sleep", "10000", NULL }, NULL);
+	/* Unfrozen and counting: fixed counter 0's field is set at the enable. */
+	assert_true(e2e_wait_msr(&m, 1, MSR_IA32_FIXED_CTR_CTRL, 0xf, 0x2, 5000));
+	assert_int_equal(e2e_msr(&m, 1, MSR_IA32_PERF_GLOBAL_STATUS) & 0x800000000000000ull, 0);
+	kill(-pid, SIGKILL);
+	assert_int_equal(e2e_reap(pid), 128 + SIGKILL);
+
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "reset", "-C", "1", NULL });
+	e2e_assert_status(&r, 0);
+	after = e2e_state(&m);
+	assert_int_equal(emu_pmu_diff(before, after, stderr), 0);
+	assert_int_equal(e2e_msr(&m, 1, MSR_IA32_PERF_GLOBAL_STATUS), 0x800000000000000ull);
+	free(after);
+	free(before);
+	e2e_result_free(&r);
+	e2e_machine_free(&m);
+}
+
+/*
  * perf's cycles-t on pmc2 (IN_TX and IN_TXCP, bits 32 and 33, which the
  * hardware accepts on EVTSEL2 with TSX), taken by a --force run that is
  * then killed: the journal holds perf's value, and reset puts it back.
@@ -211,9 +296,11 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pebs_counter_belongs_to_perf),
 		cmocka_unit_test(test_counter_taken_mid_run_keeps_running),
+		cmocka_unit_test(test_counter_reprogrammed_mid_run_is_not_counted),
 		cmocka_unit_test(test_frozen_pmu_is_reported),
 		cmocka_unit_test(test_frozen_mid_run_is_reported),
 		cmocka_unit_test(test_journal_takes_tsx_event_selects),
+		cmocka_unit_test(test_killed_force_run_refreezes_on_reset),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

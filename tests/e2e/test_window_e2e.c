@@ -104,6 +104,39 @@ test_no_pmustat_instruction_in_the_window_beside_the_watchdog(void **state)
 }
 
 /*
+ * Nobody's GLOBAL_CTRL bits are set when pmustat comes, so it toggles its
+ * own there; then Linux's perf sets every bit when the command is
+ * scheduled in for its execve (before the window opens) and when pmustat
+ * reads the run's counts (after it closed), each time with 500
+ * instructions and branches of another program on the core (pmu-emu
+ * --kernel-ctrl). Each counter's own enable keeps both out of the count.
+ */
+static void
+test_kernel_sets_global_ctrl_outside_the_window(void **state)
+{
+	struct e2e_machine m;
+	struct e2e_result r;
+	json_t *root;
+
+	(void)state;
+	if (e2e_host_cpus() < 2)
+		skip();	/* pmustat must be able to leave the command's core */
+	e2e_machine_new(&m, (const char *[]){ "--model", "skylake", "--cpus", "2", "--set", "0x38f=0", "--kernel-ctrl",
+		"0x70000000f", "--kernel-insns", "500", "--caller-insns", CALLER_INSNS, NULL });
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", "1", "--json", "-e", "INST_RETIRED.ANY,r00c0,r00c4", "--",
+		m.workload, "--quiet", "--retire", "0xc0:0:1000", "--retire", "0xc4:0:70", NULL });
+	e2e_assert_status(&r, 0);
+	root = parse(&r);
+	assert_int_equal(value_of(root, 0), 1000);
+	assert_int_equal(value_of(root, 1), 1000);
+	assert_int_equal(value_of(root, 2), 70);
+	assert_string_equal(window_of(root), "exact");
+	json_decref(root);
+	e2e_result_free(&r);
+	e2e_machine_free(&m);
+}
+
+/*
  * Without ptrace (YAMA ptrace_scope 3, seccomp) the child enables the
  * counters itself before execve: the count includes that code, and the
  * JSON and -v say the window is approximate and why.
@@ -175,6 +208,7 @@ main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_no_pmustat_instruction_in_the_window),
 		cmocka_unit_test(test_no_pmustat_instruction_in_the_window_beside_the_watchdog),
+		cmocka_unit_test(test_kernel_sets_global_ctrl_outside_the_window),
 		cmocka_unit_test(test_window_without_ptrace_is_approximate),
 		cmocka_unit_test(test_any_number_of_wraps_without_the_overflow_bit),
 	};

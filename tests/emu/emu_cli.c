@@ -5,6 +5,7 @@
  *	             [--rdpmc=on|off] [--msr=ok|absent|eacces|readonly]
  *	             [--watchdog] [--perfmon=on|off] [--set [CPU:]MSR=VALUE]...
  *	             [--caller-insns N] [--ptrace=on|off]
+ *	             [--kernel-ctrl VALUE [--kernel-insns N]]
  *	             [--cpuid-dir DIR] STATEFILE
  *	pmu-emu dump STATEFILE [--cpu N] [--json]
  *	pmu-emu save STATEFILE SNAPFILE
@@ -24,6 +25,9 @@
  * --caller-insns N: the caller's own user-mode code around each WRMSR
  * and each execve, N instructions retired on its CPU (emu_config).
  * --ptrace=off: ptrace() fails with EPERM (YAMA ptrace_scope 3, seccomp).
+ * --kernel-ctrl VALUE: Linux's perf sets IA32_PERF_GLOBAL_CTRL to VALUE at
+ * each execve and before each read of IA32_PERF_GLOBAL_STATUS, and
+ * --kernel-insns N instructions of another program retire then (emu_config).
  * --perfmon=off: NetBurst's IA32_MISC_ENABLE says performance monitoring
  * is unavailable (bit 7 clear).
  * --ht-split: netburst-ht with CPUs k and k + N/2 as one core's threads
@@ -61,6 +65,7 @@ usage(void)
 		"                    [--rdpmc=on|off] [--msr=ok|absent|eacces|readonly] [--watchdog]\n"
 		"                    [--perfmon=on|off] [--ht-split] [--set [CPU:]MSR=VALUE]... [--cpuid-dir DIR]\n"
 		"                    [--caller-insns N] [--ptrace=on|off]\n"
+		"                    [--kernel-ctrl VALUE [--kernel-insns N]]\n"
 		"                    STATEFILE\n"
 		"       pmu-emu dump STATEFILE [--cpu N] [--json]\n"
 		"       pmu-emu save STATEFILE SNAPFILE\n"
@@ -180,6 +185,8 @@ cmd_init(int argc, char **argv)
 		{ "set", required_argument, NULL, 's' },
 		{ "caller-insns", required_argument, NULL, 'i' },
 		{ "ptrace", required_argument, NULL, 't' },
+		{ "kernel-ctrl", required_argument, NULL, 'k' },
+		{ "kernel-insns", required_argument, NULL, 'K' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *sets[64];
@@ -194,7 +201,8 @@ cmd_init(int argc, char **argv)
 	unsigned pcores = 0;
 	int gp = -1, fixed = -1;
 	bool rdpmc_off = false, watchdog = false, perfmon_off = false, ptrace_off = false, ht_split = false;
-	unsigned caller_insns = 0;
+	unsigned caller_insns = 0, kernel_insns = 0;
+	uint64_t kernel_ctrl = 0;
 
 	while ((opt = getopt_long(argc, argv, "", options, NULL)) != -1) {
 		switch (opt) {
@@ -249,6 +257,12 @@ cmd_init(int argc, char **argv)
 				usage();
 			ptrace_off = strcmp(optarg, "off") == 0;
 			break;
+		case 'k':
+			kernel_ctrl = number("--kernel-ctrl", optarg, UINT64_MAX);
+			break;
+		case 'K':
+			kernel_insns = (unsigned)number("--kernel-insns", optarg, 1000000);
+			break;
 		case 's':
 			if (nsets == sizeof(sets) / sizeof(sets[0]))
 				usage();
@@ -274,6 +288,8 @@ cmd_init(int argc, char **argv)
 	cfg.nb_ht_split = ht_split;
 	cfg.caller_insns = caller_insns;
 	cfg.ptrace_off = ptrace_off;
+	cfg.kernel_ctrl = kernel_ctrl;
+	cfg.kernel_insns = kernel_insns;
 	pmu = calloc(1, sizeof(*pmu));
 	if (!pmu)
 		return EXIT_USAGE;

@@ -178,6 +178,20 @@ struct emu_config {
 	unsigned caller_insns;
 	/* ptrace() fails with EPERM, as under YAMA ptrace_scope 3 or a seccomp filter. */
 	bool ptrace_off;
+	/*
+	 * Linux's perf rewriting IA32_PERF_GLOBAL_CTRL with every counter's
+	 * bit (intel_pmu_enable_all, on each PMI exit and context switch),
+	 * at two moments outside a stat run's counted window: when a process
+	 * calls execve (it is scheduled in on its CPU; before the caller's
+	 * own code of caller_insns), and right before the caller reads
+	 * IA32_PERF_GLOBAL_STATUS through the msr device (pmustat does when it
+	 * opens the PMU and when it reads a run's counts, after its disable).
+	 * Each time GLOBAL_CTRL = kernel_ctrl on that CPU, and kernel_insns
+	 * user-mode instructions of another program (INST_RETIRED.ANY and,
+	 * as many, BR_INST_RETIRED 0xC4) retire there. 0: none (the default).
+	 */
+	uint64_t kernel_ctrl;
+	unsigned kernel_insns;
 };
 
 /* What one core type is: its CPUID and the PMU behind it. */

@@ -45,7 +45,9 @@
  *    N), each WRMSR through the msr device (after it) and each execve
  *    (before it) retires N user-mode instructions on the caller's CPU, as
  *    the code around those system calls would on hardware. With
- *    --ptrace=off, ptrace() fails with EPERM.
+ *    --ptrace=off, ptrace() fails with EPERM. With --kernel-ctrl, Linux's
+ *    perf rewrites GLOBAL_CTRL at each execve and before each read of
+ *    GLOBAL_STATUS (emu_config's kernel_ctrl).
  *  - pmuemu_retire() lets a workload "retire" events on its CPU, and
  *    pmuemu_act() do an action there (emu_action.h).
  *
@@ -90,6 +92,10 @@
 #include "emu_pmu.h"
 #include "emu_state.h"
 #include "emu_preload_api.h"
+
+/* SDM vol. 4, table 2-2. */
+#define EMU_MSR_GLOBAL_STATUS	0x38e
+#define EMU_MSR_GLOBAL_CTRL	0x38f
 
 #define EXPORT __attribute__((visibility("default")))
 
@@ -481,6 +487,23 @@ retire_caller_code(void)
 		(void)emu_retire(emu, (unsigned)cpu, 0xc0, 0x00, 3, emu->config.caller_insns);
 }
 
+/*
+ * Linux's perf at a context switch on @cpu (emu_config's kernel_ctrl):
+ * GLOBAL_CTRL rewritten, and another program's code retired there. With
+ * the lock held.
+ */
+static void
+kernel_rewrites(int cpu)
+{
+	if (!emu->config.kernel_ctrl || cpu < 0)
+		return;
+	(void)emu_wrmsr(emu, (unsigned)cpu, EMU_MSR_GLOBAL_CTRL, emu->config.kernel_ctrl);
+	if (emu->config.kernel_insns) {
+		(void)emu_retire(emu, (unsigned)cpu, 0xc0, 0x00, 3, emu->config.kernel_insns);
+		(void)emu_retire(emu, (unsigned)cpu, 0xc4, 0x00, 3, emu->config.kernel_insns);
+	}
+}
+
 /* msr_read()/msr_write() of arch/x86/kernel/msr.c. */
 static ssize_t
 msr_io(struct msr_fd *m, void *buf, size_t count, off_t pos, bool write)
@@ -504,6 +527,8 @@ msr_io(struct msr_fd *m, void *buf, size_t count, off_t pos, bool write)
 		return -1;
 	}
 	lock_all(&saved);
+	if (!write && reg == EMU_MSR_GLOBAL_STATUS)
+		kernel_rewrites(m->cpu);
 	for (; done < count; done += 8, data++) {
 		uint64_t val;
 
@@ -1287,8 +1312,9 @@ execve(const char *path, char *const argv[], char *const envp[])
 
 	if (!real_execve)
 		real_execve = next_symbol("execve");
-	if (emu && emu->config.caller_insns) {
+	if (emu && (emu->config.caller_insns || emu->config.kernel_ctrl)) {
 		lock_all(&saved);
+		kernel_rewrites(sched_getcpu());
 		retire_caller_code();
 		unlock_all(&saved);
 	}

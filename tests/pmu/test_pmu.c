@@ -97,6 +97,20 @@ program(const struct event *ev, const struct sched_slot *s, unsigned n, unsigned
 	return pmu_program(pmu, &prog, err);
 }
 
+/*
+ * Linux's perf rewrites IA32_PERF_GLOBAL_CTRL with every counter's bit on
+ * each PMI exit and context switch (intel_pmu_enable_all): when set, one_run()
+ * plays that kernel right before the enable and right after the disable.
+ */
+static bool kernel_rewrites;
+
+static void
+kernel_enable_all(struct fixture *f)
+{
+	if (kernel_rewrites)
+		assert_int_equal(emu_wrmsr(f->emu, CPU, MSR_IA32_PERF_GLOBAL_CTRL, 0x70000000full), 0);
+}
+
 /* The whole sequence for one run of a plan; counts into @out. */
 static void
 one_run(struct fixture *f, const struct event *ev, const struct sched_slot *s, unsigned n,
@@ -107,13 +121,17 @@ one_run(struct fixture *f, const struct event *ev, const struct sched_slot *s, u
 	if (program(ev, s, n, run, &err) != 0)
 		fail_msg("program: %s", err_msg(err));
 	/* Programmed but not enabled: nothing counts yet. */
+	kernel_enable_all(f);
 	assert_int_equal(emu_retire(f->emu, CPU, 0xc0, 0x00, 3, 1000000), 0);
+	assert_int_equal(emu_retire(f->emu, CPU, 0xc4, 0x00, 3, 1000000), 0);
 	assert_int_equal(pmu_enable(pmu), 0);
 	pmu_mark_enabled(pmu);
 	workload(f);
 	assert_int_equal(pmu_disable(pmu, &err), 0);
 	/* Disabled: nothing counts any more. */
+	kernel_enable_all(f);
 	assert_int_equal(emu_retire(f->emu, CPU, 0xc0, 0x00, 3, 1000000), 0);
+	assert_int_equal(emu_retire(f->emu, CPU, 0xc4, 0x00, 3, 1000000), 0);
 	assert_int_equal(emu_retire(f->emu, CPU, 0x3c, 0x00, 3, 1000000), 0);
 	if (rdpmc)
 		emu_hw_set_current_cpu(f->hw, CPU);
@@ -543,7 +561,8 @@ test_msr_budget_four_events(void **state)
 		      (unsigned long long)f->emu->cpu[CPU].stats.rdmsr,
 		      (unsigned long long)f->emu->cpu[CPU].stats.wrmsr);
 	assert_int_equal(total, pmu->msr_reads + pmu->msr_writes);
-	assert_true(total <= 40);
+	/* 40, and 3 reads before the disable: are the 2 EVTSELs and the 2 fixed fields still ours? */
+	assert_true(total <= 43);
 	assert_int_equal(diffs(f), 0);
 	fixture_free(f);
 }
@@ -585,10 +604,15 @@ test_global_ctrl_ours_one_enabling_write(void **state)
 	plan(f, ev, 6, s, &runs);
 	one_run(f, ev, s, 6, 0, basic_workload, c, true);
 	assert_int_equal(pmu->mode, PMU_ENABLE_GLOBAL);
-	/* One write starts every counter at once: GLOBAL_CTRL with exactly our bits. */
-	assert_int_equal(pmu->n_enable, 1);
-	assert_int_equal(pmu->enable_seq[0].msr, MSR_IA32_PERF_GLOBAL_CTRL);
-	assert_int_equal(pmu->enable_seq[0].val, 0x700000000ull | 0x7);
+	/*
+	 * The last write starts every counter at once: GLOBAL_CTRL with
+	 * exactly our bits, after each counter's own enable.
+	 */
+	assert_int_equal(pmu->n_enable, 5);
+	assert_int_equal(pmu->enable_seq[4].msr, MSR_IA32_PERF_GLOBAL_CTRL);
+	assert_int_equal(pmu->enable_seq[4].val, 0x700000000ull | 0x7);
+	/* And the first write of the disable stops them at once. */
+	assert_int_equal(pmu->disable_seq[0].msr, MSR_IA32_PERF_GLOBAL_CTRL);
 	assert_int_equal(c[0].value, 5000);
 	assert_int_equal(c[1].value, 2500);
 	assert_int_equal(c[2].value, 2000);
@@ -597,6 +621,111 @@ test_global_ctrl_ours_one_enabling_write(void **state)
 	assert_int_equal(c[5].value, 33);
 	assert_int_equal(pmu_restore(pmu), 0);
 	assert_int_equal(diffs(f), 0);
+	fixture_free(f);
+}
+
+/*
+ * GLOBAL_CTRL holds none of the run's bits when pmustat comes, then the
+ * kernel sets every bit between the program and the enable and again
+ * after the disable (one_run() retires a million instructions and branches
+ * at both points): each counter's own enable keeps it off outside the
+ * window, so the counts are exact.
+ */
+static void
+test_kernel_sets_global_ctrl_outside_the_window(void **state)
+{
+	struct fixture *f = fixture_new(EMU_MODEL_SKYLAKE, false);
+	struct event ev[6];
+	struct sched_slot s[6];
+	struct pmu_count c[6];
+	unsigned runs;
+	uint64_t ctrl;
+
+	(void)state;
+	assert_int_equal(emu_wrmsr(f->emu, CPU, MSR_IA32_PERF_GLOBAL_CTRL, 0), 0);
+	memcpy(f->before, f->emu, sizeof(*f->emu));
+	default_events(ev);
+	open_pmu(f);
+	plan(f, ev, 6, s, &runs);
+	kernel_rewrites = true;
+	one_run(f, ev, s, 6, 0, basic_workload, c, false);
+	kernel_rewrites = false;
+	assert_int_equal(pmu->mode, PMU_ENABLE_GLOBAL);
+	assert_int_equal(c[0].value, 5000);
+	assert_int_equal(c[1].value, 2500);
+	assert_int_equal(c[2].value, 2000);
+	assert_int_equal(c[3].value, 700);
+	assert_int_equal(c[4].value, 7);
+	assert_int_equal(c[5].value, 33);
+	assert_int_equal(pmu_restore(pmu), 0);
+	/* Our bits went back to clear; the kernel's others stay. */
+	assert_int_equal(emu_rdmsr(f->emu, CPU, MSR_IA32_PERF_GLOBAL_CTRL, &ctrl), 0);
+	assert_int_equal(ctrl, 0x8ull);
+	fixture_free(f);
+}
+
+/* Mid-run, perf programs pmc0 (branches, its own counter value) and another tool clears pmc1's EN. */
+static void
+other_users_workload(struct fixture *f)
+{
+	uint64_t v;
+
+	emu_retire(f->emu, CPU, 0xc4, 0x00, 3, 300);
+	assert_int_equal(emu_wrmsr(f->emu, CPU, msr_evtsel(0), 0x5300c4), 0);
+	assert_int_equal(emu_wrmsr(f->emu, CPU, msr_pmc(0), 0x1000), 0);
+	assert_int_equal(emu_rdmsr(f->emu, CPU, msr_evtsel(1), &v), 0);
+	assert_int_equal(emu_wrmsr(f->emu, CPU, msr_evtsel(1), v & ~EVTSEL_EN), 0);
+	basic_workload(f);
+}
+
+/*
+ * Counters another user took or stopped mid-run are found before the
+ * disable: a taken one is reported taken and left exactly as its new
+ * owner set it (event select, counter, GLOBAL_CTRL bit); a stopped one is
+ * reported stopped and restored; the others count exactly.
+ */
+static void
+test_counters_taken_or_stopped_mid_run(void **state)
+{
+	struct fixture *f = fixture_new(EMU_MODEL_SKYLAKE, false);
+	struct event ev[6];
+	struct sched_slot s[6];
+	struct pmu_count c[6];
+	unsigned runs;
+	uint64_t v;
+
+	(void)state;
+	assert_int_equal(emu_wrmsr(f->emu, CPU, MSR_IA32_PERF_GLOBAL_CTRL, 0), 0);
+	memcpy(f->before, f->emu, sizeof(*f->emu));
+	default_events(ev);
+	open_pmu(f);
+	plan(f, ev, 6, s, &runs);
+	assert_int_equal(s[3].kind, SCHED_GP);
+	assert_int_equal(s[3].index, 0);
+	assert_int_equal(s[4].index, 1);
+	one_run(f, ev, s, 6, 0, other_users_workload, c, false);
+	assert_true(c[3].taken);
+	assert_int_equal(c[3].ctl, 0x5300c4);
+	assert_false(c[4].taken);
+	assert_true(c[4].stopped);
+	for (unsigned k = 0; k < 6; k++)
+		if (k != 3 && k != 4)
+			assert_false(c[k].taken || c[k].stopped);
+	assert_int_equal(c[0].value, 5000);
+	assert_int_equal(c[5].value, 33);
+	assert_int_equal(pmu_restore(pmu), 0);
+	/* perf's pmc0, as perf left it and still enabled; everything else as found. */
+	assert_int_equal(emu_rdmsr(f->emu, CPU, msr_evtsel(0), &v), 0);
+	assert_int_equal(v, 0x5300c4);
+	assert_int_equal(emu_rdmsr(f->emu, CPU, msr_pmc(0), &v), 0);
+	/* Its branches (OS and USR): the workload's, and one_run()'s million after pmustat's disable. */
+	assert_int_equal(v, 0x1000 + 700 + 100000 + 1000000);
+	assert_int_equal(emu_rdmsr(f->emu, CPU, MSR_IA32_PERF_GLOBAL_CTRL, &v), 0);
+	assert_int_equal(v, 1);
+	assert_int_equal(emu_rdmsr(f->emu, CPU, msr_evtsel(1), &v), 0);
+	assert_int_equal(v, 0);
+	/* A later run may not program the counter perf took. */
+	assert_false(pmu_free_gp(pmu) & 1u);
 	fixture_free(f);
 }
 
@@ -618,6 +747,8 @@ main(void)
 		cmocka_unit_test(test_msr_budget_four_events),
 		cmocka_unit_test(test_allow_list),
 		cmocka_unit_test(test_global_ctrl_ours_one_enabling_write),
+		cmocka_unit_test(test_kernel_sets_global_ctrl_outside_the_window),
+		cmocka_unit_test(test_counters_taken_or_stopped_mid_run),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

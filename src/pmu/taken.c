@@ -1,0 +1,126 @@
+/*
+ * taken.c - whether the run's counters are still pmustat's when it comes
+ * to stop them. pmustat holds its counters behind the kernel's back, so
+ * perf may program one of them mid-run (it sees a counter it believes
+ * free); another tool may stop one. Either way the count is not the
+ * command's: it is marked so (pmu_read()), and a counter another user
+ * programmed is theirs from then on: pmustat neither disables nor
+ * restores it, nor its GLOBAL_CTRL bit and overflow bit.
+ */
+#include "pmu/msr.h"
+#include "pmu/pmu_impl.h"
+#include "pmu/pmu_regs.h"
+
+/*
+ * What the run's enable (@on) and disable (@off) write to @msr, from the
+ * sequences; false when the enable does not write it (nothing to check).
+ */
+static bool
+written(const struct pmu *p, uint32_t msr, uint64_t *on, uint64_t *off)
+{
+	bool found = false;
+
+	for (unsigned i = 0; i < p->n_enable; i++) {
+		if (p->enable_seq[i].msr == msr) {
+			*on = p->enable_seq[i].val;
+			found = true;
+		}
+	}
+	for (unsigned i = 0; i < p->n_disable; i++)
+		if (p->disable_seq[i].msr == msr)
+			*off = p->disable_seq[i].val;
+	return found;
+}
+
+/* Counter @gp (or fixed @fixed) is another user's now: out of the disable and of everything restored. */
+static void
+give_up(struct pmu *p, int gp, int fixed)
+{
+	uint64_t bit = gp >= 0 ? 1ull << gp : GLOBAL_FIXED_BIT(fixed);
+	uint64_t field = fixed >= 0 ? 0xfull << (4 * fixed) : 0;
+
+	for (unsigned i = 0; i < p->n_disable; i++) {
+		struct pmu_seq_write *w = &p->disable_seq[i];
+
+		if (w->msr == MSR_IA32_PERF_GLOBAL_CTRL)
+			w->mask &= ~bit;
+		else if (w->msr == MSR_IA32_FIXED_CTR_CTRL)
+			w->mask &= ~field;
+		else if (gp >= 0 && w->msr == msr_evtsel((unsigned)gp))
+			w->mask = 0;
+	}
+	p->global_ctrl.mine &= ~bit;
+	if (gp >= 0) {
+		p->evtsel[gp].dirty = false;
+		p->pmc[gp].dirty = false;	/* its overflow bit is not ours either (owned_bits()) */
+		p->occ.busy_gp |= 1u << gp;	/* a later run may not program it */
+		p->taken_gp &= ~(1u << gp);
+	} else {
+		p->fixed_ctrl.mine &= ~field;
+		p->fixed_ctr[fixed].dirty = false;
+		p->occ.busy_fixed |= 1u << fixed;
+		p->taken_fixed &= ~(1u << fixed);
+		/* IA32_PERF_METRICS goes with fixed counter 3. */
+		if ((unsigned)fixed == PERF_METRICS_FIXED && p->run_perf_metrics) {
+			p->perf_metrics.dirty = false;
+			p->global_ctrl.mine &= ~GLOBAL_PERF_METRICS_BIT;
+			for (unsigned i = 0; i < p->n_disable; i++)
+				if (p->disable_seq[i].msr == MSR_IA32_PERF_GLOBAL_CTRL)
+					p->disable_seq[i].mask &= ~GLOBAL_PERF_METRICS_BIT;
+		}
+	}
+	p->status_pending &= ~bit;
+}
+
+int
+pmu_find_taken(struct pmu *p, uint32_t *failed)
+{
+	uint64_t now, on, off;
+	int rc;
+
+	p->lost_gp = p->lost_fixed = p->stopped_gp = p->stopped_fixed = 0;
+	for (unsigned i = 0; i < PMU_MAX_GP; i++) {
+		if (!(p->run_gp & (1u << i)))
+			continue;
+		on = off = 0;
+		if (!written(p, msr_evtsel(i), &on, &off))
+			continue;
+		*failed = msr_evtsel(i);
+		rc = pmu_rd(p, msr_evtsel(i), &now);
+		if (rc)
+			return rc;
+		p->evtsel[i].cur = now;
+		p->evtsel[i].cur_known = true;
+		if (now == on)
+			continue;
+		p->lost_ctl[i] = now;
+		/* As programmed (EN clear: not enabled, or stopped since), or as the disable leaves it: still ours. */
+		if (now == (on & ~EVTSEL_EN) || now == off) {
+			p->stopped_gp |= 1u << i;
+		} else {
+			p->lost_gp |= 1u << i;
+			give_up(p, (int)i, -1);
+		}
+	}
+	on = off = 0;
+	if (!p->run_fixed || !written(p, MSR_IA32_FIXED_CTR_CTRL, &on, &off))
+		return 0;
+	*failed = MSR_IA32_FIXED_CTR_CTRL;
+	rc = pmu_rd(p, MSR_IA32_FIXED_CTR_CTRL, &now);
+	if (rc)
+		return rc;
+	for (unsigned i = 0; i < PMU_MAX_FIXED; i++) {
+		unsigned field = (unsigned)FIXED_CTRL_FIELD(now, i);
+
+		if (!(p->run_fixed & (1u << i)) || field == FIXED_CTRL_FIELD(on, i))
+			continue;
+		p->lost_fixed_ctl[i] = field;
+		if (field == 0) {
+			p->stopped_fixed |= 1u << i;
+		} else {
+			p->lost_fixed |= 1u << i;
+			give_up(p, -1, (int)i);
+		}
+	}
+	return 0;
+}
