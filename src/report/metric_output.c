@@ -285,7 +285,7 @@ metric_output_json(const struct metric_row *rows, unsigned n, bool repeat)
 		json_object_set_new(o, "flagged", m->flagged < 0 ? json_null() : json_boolean(m->flagged));
 		json_object_set_new(o, "run", m->run ? json_integer(m->run) : json_null());
 		if (repeat && m->nvalues)
-			json_object_set_new(o, "stats", json_pack("{s:i, s:f, s:f, s:f, s:f, s:f}", "n",
+			json_object_set_new(o, "stats", json_pack("{s:I, s:f, s:f, s:f, s:f, s:f}", "n",
 								  (json_int_t)m->nvalues, "mean", m->mean, "median",
 								  m->value, "min", m->min, "max", m->max, "stddev",
 								  m->stddev));
