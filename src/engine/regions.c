@@ -509,7 +509,7 @@ regions_report(struct run_ctx *c, const struct stat_row *rows, unsigned nrows, c
 	s->threads = calloc(nthreads + 1, sizeof(*s->threads));
 	s->thread_sums = calloc((size_t)(nthreads + 1) * (nrows + 1), sizeof(*s->thread_sums));
 	s->thread_counted = calloc((size_t)(nthreads + 1) * (nrows + 1), sizeof(*s->thread_counted));
-	s->metrics = calloc(s->nacc + 1, sizeof(*s->metrics));
+	s->metrics = calloc(s->nacc + 1, sizeof(struct metric_row *));
 	if (!s->out || !s->vals || !s->threads || !s->thread_sums || !s->thread_counted || !s->metrics)
 		return NULL;
 	for (unsigned i = 0; i < s->nacc; i++) {

@@ -105,7 +105,9 @@ unknown_event(struct parse_ctx *ctx, const char *name)
 }
 
 static int
-parse_term(struct parse_ctx *ctx, const char *text, struct event *ev);
+term_start(struct parse_ctx *ctx, const char *text, struct event *ev);
+static int
+parse_term_body(struct parse_ctx *ctx, const char *text, struct event *ev);
 
 /* The length of perf's hybrid PMU prefix of @s ("cpu_core/", "cpu_atom/"), its core type in *@type; 0 if none. */
 static size_t
@@ -151,7 +153,8 @@ parse_typed_term(struct parse_ctx *ctx, const char *text, size_t plen, int type,
 			ev->os = memchr(mode, 'k', ml) != NULL;
 		}
 		ev->flags = EVENT_F_OTHER_CORE_TYPE;
-		snprintf(ev->name, sizeof(ev->name), "%s", text);
+		/* term_start() bounded @text to the field. */
+		snprintf(ev->name, sizeof(ev->name), "%.*s", (int)sizeof(ev->name) - 1, text);
 		return 0;
 	}
 	if (after[nl] && after[nl] != ':')
@@ -162,10 +165,27 @@ parse_typed_term(struct parse_ctx *ctx, const char *text, size_t plen, int type,
 		snprintf(buf, sizeof(buf), "%.*s:%.*s%s", (int)(close - inner), inner, (int)nl, after, after + nl);
 	else
 		snprintf(buf, sizeof(buf), "%.*s%s", (int)(close - inner), inner, after);
-	ret = parse_term(ctx, buf, ev);
+	/* The inner term is parsed as a plain one: a prefix inside a prefix is no event. */
+	ret = term_start(ctx, buf, ev);
 	if (ret == 0)
-		snprintf(ev->requested, sizeof(ev->requested), "%s", text);
+		ret = parse_term_body(ctx, buf, ev);
+	if (ret == 0)
+		snprintf(ev->requested, sizeof(ev->requested), "%.*s", (int)sizeof(ev->requested) - 1, text);
 	return ret;
+}
+
+/* A term's event before parsing: no counter, user mode, @text as requested; or too long. */
+static int
+term_start(struct parse_ctx *ctx, const char *text, struct event *ev)
+{
+	memset(ev, 0, sizeof(*ev));
+	ev->fixed = -1;
+	ev->usr = true;
+	if (strlen(text) >= EVENT_NAME_MAX)
+		return spec_fail(ctx, "event '%.40s...' is too long (%zu characters, at most %d)",
+			    text, strlen(text), EVENT_NAME_MAX - 1);
+	snprintf(ev->requested, sizeof(ev->requested), "%s", text);
+	return 0;
 }
 
 /* One term, already split off the list and trimmed. */
@@ -174,23 +194,26 @@ parse_term(struct parse_ctx *ctx, const char *text, struct event *ev)
 {
 	int type = 0;
 	size_t plen;
+	int ret = term_start(ctx, text, ev);
+
+	if (ret)
+		return ret;
+	plen = core_type_prefix(text, &type);
+	if (plen)
+		return parse_typed_term(ctx, text, plen, type, ev);
+	return parse_term_body(ctx, text, ev);
+}
+
+/* A term without a core type prefix, after term_start(). */
+static int
+parse_term_body(struct parse_ctx *ctx, const char *text, struct event *ev)
+{
 	char buf[EVENT_NAME_MAX];
 	struct modifiers m = { 0 };
 	char *mods = NULL;
 	int ret;
 
-	memset(ev, 0, sizeof(*ev));
-	ev->fixed = -1;
-	ev->usr = true;
-	if (strlen(text) >= sizeof(buf))
-		return spec_fail(ctx, "event '%.40s...' is too long (%zu characters, at most %zu)",
-			    text, strlen(text), sizeof(buf) - 1);
-	snprintf(ev->requested, sizeof(ev->requested), "%s", text);
 	snprintf(buf, sizeof(buf), "%s", text);
-
-	plen = core_type_prefix(buf, &type);
-	if (plen)
-		return parse_typed_term(ctx, text, plen, type, ev);
 	if (strncasecmp(buf, "cpu/", 4) == 0) {
 		char *close = strchr(buf + 4, '/');
 		char *after;
