@@ -200,9 +200,7 @@ lib_thread_attach(void)
 		return NULL;
 	}
 	t->scratch.state = 0;
-	t->dropped.rec = &t->scratch;
-	t->dropped.name = "";
-	t->dropped.minus_open = LIB_NEVER_OPEN;
+	t->scratch.minus_open = LIB_NEVER_OPEN;
 	/* No frame matches a name yet; the guards never will. */
 	for (uint32_t i = 0; i < LIB_FRAMES; i++)
 		t->frames[i].key = lib_no_key;

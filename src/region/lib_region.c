@@ -35,8 +35,8 @@ lib_hash(const char *name)
 	return (uint32_t)(((uintptr_t)name * 0x9e3779b97f4a7c15ull) >> 56);
 }
 
-/* The region for @name by contents, or a new one; caches @name's pointer. */
-static struct lib_region *
+/* The record of @name's region, by contents, or a new one; caches @name's pointer. */
+static struct pmustat_region_record *
 lookup_slow(struct lib_thread *t, const char *name)
 {
 	uint32_t h = lib_hash(name);
@@ -44,12 +44,12 @@ lookup_slow(struct lib_thread *t, const char *name)
 	struct pmustat_region_record *rec;
 
 	if (!t->slot)
-		return &t->dropped;
+		return &t->scratch;
 	for (uint32_t i = 0; i < LIB_TABLE; i++) {
 		uint32_t k = (h + i) & (LIB_TABLE - 1);
 
 		if (t->key[k] == name)
-			return t->region[k];
+			return t->rec[k];
 		if (t->key[k] == lib_no_key)
 			break;
 	}
@@ -62,11 +62,11 @@ lookup_slow(struct lib_thread *t, const char *name)
 	if (!r) {
 		rec = t->nregions < LIB_MAX_REGIONS ? lib_record_new(t, name) : NULL;
 		if (!rec)
-			return &t->dropped;	/* not cached: asked again, counted per pair */
+			return &t->scratch;	/* not cached: asked again, counted per pair */
 		r = &t->regions[t->nregions++];
 		r->rec = rec;
 		r->name = name;
-		r->minus_open = 0;
+		rec->minus_open = 0;
 	}
 	/* Keep the table at most 3/4 full so probes end; past that, this path. */
 	if (t->nentries < LIB_TABLE / 4 * 3) {
@@ -75,13 +75,13 @@ lookup_slow(struct lib_thread *t, const char *name)
 
 			if (t->key[k] == lib_no_key) {
 				t->key[k] = name;
-				t->region[k] = r;
+				t->rec[k] = r->rec;
 				t->nentries++;
 				break;
 			}
 		}
 	}
-	return r;
+	return r->rec;
 }
 
 /*
@@ -175,16 +175,16 @@ read_end(const struct lib_frame *f, struct pmustat_region_record *rec, unsigned 
 }
 
 /*
- * A begin of region @r that must not read: @r is already open in this
- * thread (recursion: the outermost pair counts), or it is the thread's
- * stand-in for names that got no record, whose pairs are counted here.
+ * A begin of a region (record @rec) that must not read: it is already open
+ * in this thread (recursion: the outermost pair counts), or @rec is the
+ * thread's stand-in for names that got no record, whose pairs are counted here.
  */
 static __attribute__((noinline)) void
-begin_nested(struct lib_region *r)
+begin_nested(const struct pmustat_region_record *rec)
 {
 	struct lib_thread *t = lib_self;
 
-	if (r != &t->dropped)
+	if (rec != &t->scratch)
 		return;
 	lib_count(t->slot ? &t->slot->regions_dropped : &lib_cfg.hdr->calls_dropped);
 }
@@ -214,7 +214,7 @@ begin_slow(const char *name)
 		return;
 	}
 	f->key = name;
-	f->region = lookup_slow(t, name);
+	f->rec = lookup_slow(t, name);
 	lib_begin_call(name);
 }
 
@@ -222,7 +222,7 @@ begin_slow(const char *name)
 static __attribute__((noinline)) void
 end_nested(struct lib_frame *f)
 {
-	f->region->rec->calls++;
+	f->rec->calls++;
 	lib_top = f;
 }
 
@@ -268,7 +268,7 @@ begin(const char *name, unsigned n)
 {
 	struct lib_frame *f = lib_top;
 	struct lib_thread *t;
-	struct lib_region *r;
+	struct pmustat_region_record *rec;
 	uint32_t k;
 
 	if (__builtin_expect(f->key != name, 0)) {
@@ -284,13 +284,12 @@ begin(const char *name, unsigned n)
 			return;
 		}
 		f->key = name;
-		f->region = t->region[k];
+		f->rec = t->rec[k];
 	}
 	lib_top_move(1);
-	r = f->region;
-	r->rec->begins++;
-	if (__builtin_expect(!lib_dec_was_zero(&r->minus_open), 0)) {
-		begin_nested(r);
+	rec = f->rec;
+	if (__builtin_expect(!lib_dec_was_zero(&rec->minus_open), 0)) {
+		begin_nested(rec);
 		return;
 	}
 	read_begin(f, n);
@@ -300,19 +299,17 @@ static inline __attribute__((always_inline)) void
 end(const char *name, unsigned n)
 {
 	struct lib_frame *f = lib_top - 1;
-	struct lib_region *r;
 	struct pmustat_region_record *rec;
 
 	if (__builtin_expect(f->key != name, 0)) {
 		end_slow(name);
 		return;
 	}
-	r = f->region;
-	if (__builtin_expect(++r->minus_open != 0, 0)) {
+	rec = f->rec;
+	if (__builtin_expect(++rec->minus_open != 0, 0)) {
 		end_nested(f);
 		return;
 	}
-	rec = r->rec;
 	read_end(f, rec, n);
 	rec->calls++;
 	lib_top_move(-1);

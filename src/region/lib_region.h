@@ -68,17 +68,18 @@ struct lib_config {
 	struct perf_event_attr attr[PMUSTAT_REGION_MAX_EVENTS];
 };
 
-/* One region of one thread. */
+/*
+ * One region of one thread. Its record's minus_open is minus the pairs of it
+ * open now (recursion: more than one), modulo 2^32; 0 when closed. Negated
+ * so that "the first begin" is the borrow of a decrement and "the last end"
+ * the zero of an increment, each one instruction on memory; in the record,
+ * so that it also gives pmustat the begins (calls plus the pairs still
+ * open) without a second counter per begin. LIB_NEVER_OPEN in the
+ * thread's scratch record, for names without a record.
+ */
 struct lib_region {
 	struct pmustat_region_record *rec;
 	const char *name;		/* the first pointer seen for it */
-	/*
-	 * Minus the pairs of it open now (recursion: more than one), modulo
-	 * 2^32; 0 when closed. Negated so that "the first begin" is the borrow
-	 * of a decrement and "the last end" the zero of an increment, each one
-	 * instruction on memory. LIB_NEVER_OPEN for names without a record.
-	 */
-	uint32_t minus_open;
 };
 
 /* A counter value, stored as rdpmc gives it (EDX:EAX) without combining the halves. */
@@ -95,7 +96,7 @@ union lib_value {
  */
 struct lib_frame {
 	const char *key;		/* the name pointer it was begun with last */
-	struct lib_region *region;
+	struct pmustat_region_record *rec;	/* its region's */
 	uint32_t counted;		/* perf mode: 0 when the begin could not read the counters */
 	uint32_t pad;
 	union lib_value start[PMUSTAT_REGION_MAX_EVENTS];
@@ -109,14 +110,13 @@ struct lib_thread {
 	uint32_t nentries;
 	int pid;
 	/* Where names that got no record go: counted as dropped, never read. */
-	struct lib_region dropped;
 	struct pmustat_region_record scratch;
 	/* perf mode: this thread's pages (the owner's, or its own events). */
 	struct perf_event_mmap_page *page[PMUSTAT_REGION_MAX_EVENTS];
 	int own_fd[PMUSTAT_REGION_MAX_EVENTS];	/* events it opened itself, -1 */
-	/* Name pointer -> region, open addressing; two arrays so an index scales by 8. */
+	/* Name pointer -> region's record, open addressing; two arrays so an index scales by 8. */
 	const char *key[LIB_TABLE];
-	struct lib_region *region[LIB_TABLE];
+	struct pmustat_region_record *rec[LIB_TABLE];
 	struct lib_region regions[LIB_MAX_REGIONS];
 	struct lib_frame frames[LIB_FRAMES];
 };

@@ -30,7 +30,10 @@
  *
  * Counting semantics the library implements (and pmustat reports):
  *  - a record is one region name in one thread; `calls` counts completed
- *    begin/end pairs, `sum[i]` the events counted between them;
+ *    begin/end pairs, `sum[i]` the events counted between them, and
+ *    `minus_open` minus the pairs open now, modulo 2^32, so that begin()
+ *    calls are calls + (uint32_t)-minus_open (the library keeps one
+ *    counter per begin and end, not two);
  *  - nested regions are inclusive: an outer region's sums include its
  *    inner regions' events;
  *  - a region begun again while it is open in the same thread (recursion)
@@ -52,7 +55,7 @@
 
 /* "PMUREGN1" as a little-endian 64-bit word. */
 #define PMUSTAT_REGION_MAGIC		0x314e474552554d50ull
-#define PMUSTAT_REGION_VERSION		1u
+#define PMUSTAT_REGION_VERSION		2u
 
 #define PMUSTAT_REGION_MAX_EVENTS	16u
 /* Bytes of a name kept in a record, NUL included; longer names are cut. */
@@ -153,8 +156,8 @@ struct pmustat_region_record {
 	uint32_t state;			/* PMUSTAT_REGION_PUBLISHED once thread/name are set */
 	uint32_t thread;		/* index of its thread slot */
 	uint32_t flags;			/* PMUSTAT_REGION_NAME_TRUNCATED */
-	uint32_t reserved0;
-	uint64_t begins;		/* begin() calls, nested ones included */
+	uint32_t minus_open;		/* minus the pairs open now (recursion: several), mod 2^32 */
+	uint64_t reserved2;		/* version 1's begins: 0 */
 	uint64_t calls;			/* completed pairs */
 	uint64_t uncounted;		/* pairs whose counters could not be read (perf: not scheduled) */
 	char name[PMUSTAT_REGION_NAME_SIZE];	/* NUL-terminated */

@@ -482,6 +482,7 @@ parse_records(const unsigned char *buf, const struct pmustat_region_header *want
 		struct pmustat_region_record rec;
 		struct region_thread_count *c;
 		const char *nul;
+		uint64_t begins;
 
 		memcpy(&rec, buf + want->record_offset + (size_t)i * want->record_size, sizeof(rec));
 		if (rec.state == 0) {
@@ -491,13 +492,15 @@ parse_records(const unsigned char *buf, const struct pmustat_region_header *want
 		nul = memchr(rec.name, '\0', sizeof(rec.name));
 		if (rec.state != PMUSTAT_REGION_PUBLISHED || rec.thread >= threads_used ||
 		    map[rec.thread] < 0 || (rec.flags & ~PMUSTAT_REGION_NAME_TRUNCATED) || !nul ||
-		    rec.reserved0 || !all_zero(rec.reserved1, sizeof(rec.reserved1)))
+		    rec.reserved2 || !all_zero(rec.reserved1, sizeof(rec.reserved1)))
 			return fail(err, -EPROTO, "region area: record %u is corrupt", i);
-		if (rec.calls > rec.begins || rec.uncounted > rec.calls ||
+		/* begin() calls: the completed pairs and those still open. */
+		begins = rec.calls + (uint32_t)(0u - rec.minus_open);
+		if (begins < rec.calls || rec.uncounted > rec.calls ||
 		    (want->mode == PMUSTAT_REGION_MODE_RDPMC && rec.uncounted))
 			return fail(err, -EPROTO,
 				    "region area: record %u has impossible counts (%llu calls of %llu begins, %llu uncounted)",
-				    i, (unsigned long long)rec.calls, (unsigned long long)rec.begins,
+				    i, (unsigned long long)rec.calls, (unsigned long long)begins,
 				    (unsigned long long)rec.uncounted);
 		if (!all_zero(rec.sum + want->nevents,
 			      (PMUSTAT_REGION_MAX_EVENTS - want->nevents) * sizeof(rec.sum[0])))
@@ -506,7 +509,7 @@ parse_records(const unsigned char *buf, const struct pmustat_region_header *want
 		clean_name(c->name, rec.name, (size_t)(nul - rec.name));
 		c->truncated = rec.flags & PMUSTAT_REGION_NAME_TRUNCATED;
 		c->thread = (unsigned)map[rec.thread];
-		c->begins = rec.begins;
+		c->begins = begins;
 		c->calls = rec.calls;
 		c->uncounted = rec.uncounted;
 		memcpy(c->sum, rec.sum, want->nevents * sizeof(rec.sum[0]));

@@ -78,7 +78,6 @@ add_record(struct area *a, uint32_t thread, const char *name, uint64_t calls, ui
 	hdr(a)->records_used++;
 	r->thread = thread;
 	strncpy(r->name, name, sizeof(r->name) - 1);
-	r->begins = calls;
 	r->calls = calls;
 	r->sum[0] = sum0;
 	r->state = PMUSTAT_REGION_PUBLISHED;
@@ -181,7 +180,7 @@ test_counts_and_totals(void **state)
 	rec->sum[1] = 7;
 	add_record(&a, 0, "cold", 1, 50);
 	rec = add_record(&a, 1, "hot", 3, 30);
-	rec->begins = 4;	/* one still open when the thread ended */
+	rec->minus_open = 0xffffffffu;	/* one still open when the thread ended: 4 begins */
 	assert_int_equal(parse(&a, &r, &err), 0);
 
 	assert_int_equal(r.attached, 1);
@@ -342,9 +341,14 @@ test_corruption_refused(void **state)
 	rec->flags = 0x10;
 	expect_refused(&a, "record 0");
 	rec->flags = 0;
-	rec->calls = 2;	/* more calls than begins */
+	rec->calls = UINT64_MAX;	/* with the open pair, more begins than a counter holds */
+	rec->minus_open = 0xffffffffu;
 	expect_refused(&a, "impossible");
+	rec->minus_open = 0;
 	rec->calls = 1;
+	rec->reserved2 = 1;	/* version 1's begins */
+	expect_refused(&a, "record 0");
+	rec->reserved2 = 0;
 	rec->uncounted = 1;	/* rdpmc mode reads always */
 	expect_refused(&a, "impossible");
 	rec->uncounted = 0;
@@ -374,7 +378,7 @@ test_area_round_trip(void **state)
 {
 	struct region_host_params p = { .mode = PMUSTAT_REGION_MODE_RDPMC, .nevents = 1, .run = 2 };
 	struct pmustat_region_thread slot = { .state = PMUSTAT_REGION_PUBLISHED, .pid = 9, .tid = 9 };
-	struct pmustat_region_record rec = { .state = PMUSTAT_REGION_PUBLISHED, .begins = 4, .calls = 4 };
+	struct pmustat_region_record rec = { .state = PMUSTAT_REGION_PUBLISHED, .calls = 4 };
 	struct pmustat_region_header h;
 	struct region_area *a;
 	struct region_result r;
