@@ -36,7 +36,7 @@
 struct msr_core {
 	int core;
 	int lock_fd;
-	struct plan *plan;		/* the first core's is c->plan (the run's), not freed here */
+	struct plan *plan;		/* c->plans[i] (the run's, not freed here) */
 	int sibling_lock_fd;		/* NetBurst HT: the other thread's CPU shares the PMU (when not counted too) */
 	bool journaled;
 	bool use_rdpmc;
@@ -95,18 +95,6 @@ verbose_plan(struct run_ctx *c, unsigned i)
 	backend_nb_verbose_busy(s->cores[i].core, occ);
 }
 
-static void
-free_plans(struct run_ctx *c)
-{
-	struct msr_state *s = state(c);
-
-	for (unsigned i = 0; i < s->n; i++) {
-		if (s->cores[i].plan != c->plan)
-			plan_free(s->cores[i].plan);
-		s->cores[i].plan = NULL;
-	}
-}
-
 static int
 plan_cores(struct run_ctx *c, struct pmustat_error **err)
 {
@@ -127,6 +115,9 @@ plan_cores(struct run_ctx *c, struct pmustat_error **err)
 	rc = backend_msr_plan_all(c, occ, gctrl, NULL, false, plans, err);
 	for (unsigned i = 0; i < s->n; i++)
 		s->cores[i].plan = plans[i];
+	/* The run keeps them (the report names each core's counters) and frees them. */
+	c->plans = plans;
+	plans = NULL;
 out:
 	free(occ);
 	free(gctrl);
@@ -353,8 +344,6 @@ msr_end(struct run_ctx *c)
 		cpulock_release(s->cores[i].lock_fd);
 	}
 	signals_block(false);
-	if (s->cores)
-		free_plans(c);
 	interval_finish(&s->sampler, NULL);
 	free(s->cores);
 	free(s->pmus);

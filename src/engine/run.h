@@ -107,7 +107,12 @@ struct run_ctx {
 	const struct perf_seam *perf;
 	const struct stat_events *ev;
 	struct plan *plan;		/* hardware events on counters, in runs (the first core's) */
-	struct plan **plans;		/* --dry-run on several cores: each core's (plans[0] is plan) */
+	/*
+	 * Each listed core's plan (plans[0] is plan), freed with the run: the
+	 * MSR backend's (a core's events can sit on other counters than the
+	 * first core's), --dry-run's on several cores; NULL otherwise.
+	 */
+	struct plan **plans;
 	int core;			/* the first counted core: its CPUID, table and plan */
 	const int *cores;		/* every counted core, ascending (engine/cores.h) */
 	unsigned ncores;

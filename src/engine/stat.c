@@ -55,6 +55,7 @@ struct stat_state {
 	uint64_t *interval_cpu_deltas;	/* -I with a list of cores: per row and core */
 	struct metric_row *interval_metrics;	/* -I with -M: one interval's values */
 	struct stats_summary *cpu_stats;
+	struct stat_cpu_counter *cpu_counters;	/* per row and core, from each core's plan */
 	const char **names;		/* per hardware event, for the plan's printout */
 };
 
@@ -132,6 +133,25 @@ choose_backend(struct stat_state *s)
 			c->backend_why[0] ? ": the MSR path is closed: " : "", c->backend_why);
 }
 
+/* Hardware row @r's counter (event @u) on each core, from that core's own plan. */
+static void
+cpu_counters_of(struct stat_state *s, unsigned r, unsigned u)
+{
+	struct run_ctx *c = &s->c;
+	struct stat_cpu_counter *cc;
+
+	if (!s->cpu_counters || !c->plans)
+		return;
+	cc = s->cpu_counters + (size_t)r * c->ncores;
+	for (unsigned i = 0; i < c->ncores; i++) {
+		if (!c->plans[i])
+			return;
+		plan_counter_name(c->plans[i], u, cc[i].counter, sizeof(cc[i].counter));
+		plan_event_note(c->plans[i], u, cc[i].note, sizeof(cc[i].note));
+	}
+	s->rows[r].cpu_counters = cc;
+}
+
 /* One row per spelling; counters from the plan once there is one. */
 static int
 make_rows(struct stat_state *s, struct pmustat_error **err)
@@ -139,9 +159,16 @@ make_rows(struct stat_state *s, struct pmustat_error **err)
 	const struct stat_events *ev = &s->ev;
 
 	free(s->rows);
+	free(s->cpu_counters);
+	s->cpu_counters = NULL;
 	s->rows = calloc(ev->nrows + ev->nunsupported + 1, sizeof(*s->rows));
 	if (!s->rows)
 		return err_set(err, -ENOMEM, "out of memory");
+	if (s->c.plans) {
+		s->cpu_counters = calloc((size_t)(ev->nrows ? ev->nrows : 1) * s->c.ncores, sizeof(*s->cpu_counters));
+		if (!s->cpu_counters)
+			return err_set(err, -ENOMEM, "out of memory");
+	}
 	/* The default set's hardware events this machine cannot count: after the others. */
 	for (unsigned k = 0; k < ev->nunsupported; k++) {
 		struct stat_row *row = &s->rows[ev->nrows + k];
@@ -167,6 +194,7 @@ make_rows(struct stat_state *s, struct pmustat_error **err)
 		plan_counter_name(s->c.plan, u, row->counter, sizeof(row->counter));
 		row->run = s->c.plan->slots[u].run + 1;
 		plan_event_note(s->c.plan, u, row->counter_note, sizeof(row->counter_note));
+		cpu_counters_of(s, r, u);
 	}
 	return 0;
 }
@@ -458,6 +486,7 @@ state_free(struct stat_state *s)
 	free(s->c.core_values);
 	free(s->c.core_counts);
 	free(s->rows);
+	free(s->cpu_counters);
 	free(s->cpu_values);
 	free(s->cpu_stats);
 	free(s->interval_cpu_deltas);

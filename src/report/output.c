@@ -106,13 +106,55 @@ print_stats(FILE *out, const struct stat_row *row)
 	fputc('\n', out);
 }
 
-/* -A: the row's count on each core, one line each, as perf stat -A prints it. */
+/*
+ * Where a counted row counted: "  (run N, COUNTER)" over several runs (or
+ * with @name_counter), then "  (on COUNTER: why)" off the counter it asked for.
+ */
 static void
-print_per_cpu(FILE *out, const struct stat_report *rep, const struct stat_row *row, int width, const char *label,
-	      const char *where)
+where_of(const struct stat_report *rep, const struct stat_row *row, const char *counter, const char *note,
+	 bool name_counter, char *buf, size_t size)
 {
+	buf[0] = '\0';
+	if (!row->counted)
+		return;
+	if (rep->runs > 1)
+		snprintf(buf, size, "  (run %u, %s)", row->run, counter);
+	else if (name_counter)
+		snprintf(buf, size, "  (%s)", counter);
+	if (note[0])
+		snprintf(buf + strlen(buf), size - strlen(buf), "  (on %s: %s)", counter, note);
+}
+
+/* Row @row's counter and its note on core @c of rep->cores. */
+static const char *
+cpu_counter(const struct stat_row *row, unsigned c, const char **note)
+{
+	*note = row->cpu_counters ? row->cpu_counters[c].note : row->counter_note;
+	return row->cpu_counters ? row->cpu_counters[c].counter : row->counter;
+}
+
+/* Do the cores count @row on different counters (each line then names its own)? */
+static bool
+counters_differ(const struct stat_report *rep, const struct stat_row *row)
+{
+	for (unsigned c = 1; row->cpu_counters && c < rep->ncores; c++)
+		if (strcmp(row->cpu_counters[c].counter, row->cpu_counters[0].counter) != 0)
+			return true;
+	return false;
+}
+
+/* -A: the row's count on each core, one line each, as perf stat -A prints it, and the counter it used there. */
+static void
+print_per_cpu(FILE *out, const struct stat_report *rep, const struct stat_row *row, int width, const char *label)
+{
+	bool differ = counters_differ(rep, row);
+
 	for (unsigned c = 0; c < rep->ncores; c++) {
-		char value[40], cpu[16], spread[64] = "";
+		char value[40], cpu[16], spread[64] = "", where[192];
+		const char *note;
+		const char *counter = cpu_counter(row, c, &note);
+
+		where_of(rep, row, counter, note, differ, where, sizeof(where));
 
 		if (row->unit && strcmp(row->unit, "ns") == 0)
 			snprintf(value, sizeof(value), "%.2f msec", (double)row->cpu_values[c] / 1e6);
@@ -160,7 +202,7 @@ output_human(FILE *out, const struct stat_report *rep)
 	width = label_width(rep->rows, rep->nrows);
 	for (unsigned i = 0; i < rep->nrows; i++) {
 		const struct stat_row *row = &rep->rows[i];
-		char value[40], note[EVENT_NAME_MAX + 8], where[192] = "", spread[192] = "";
+		char value[40], note[EVENT_NAME_MAX + 8], where[192], spread[192] = "";
 		const struct output_label lab = output_row_label(row);
 		const char *label = lab.text;
 
@@ -175,12 +217,7 @@ output_human(FILE *out, const struct stat_report *rep)
 		if (rep->verbose && !note[0] && row->ev->name[0] &&
 		    strcmp(row->ev->requested[0] ? row->ev->requested : row->ev->name, row->ev->name) != 0)
 			snprintf(note, sizeof(note), "#  %s", row->ev->name);
-		if (rep->runs > 1 && row->counted)
-			snprintf(where, sizeof(where), "  (run %u, %s)", row->run, row->counter);
-		/* Not on the counter it asked for: which one, and why. */
-		if (row->counted && row->counter_note[0])
-			snprintf(where + strlen(where), sizeof(where) - strlen(where), "  (on %s: %s)", row->counter,
-				 row->counter_note);
+		where_of(rep, row, row->counter, row->counter_note, false, where, sizeof(where));
 		/* perf's spread, but the plain relative stddev (perf's is of the mean). */
 		if (rep->repeat > 1 && row->nvalues > 0)
 			snprintf(spread, sizeof(spread), "  ( +- %5.2f%% )", row->stats.rel_stddev_percent);
@@ -188,7 +225,7 @@ output_human(FILE *out, const struct stat_report *rep)
 		if (row->counted && row->status && strcmp(row->status, "counted") != 0)
 			snprintf(spread + strlen(spread), sizeof(spread) - strlen(spread), "  (%s)", row->status);
 		if (rep->per_cpu && row->cpu_values) {
-			print_per_cpu(out, rep, row, width, label, where);
+			print_per_cpu(out, rep, row, width, label);
 			continue;
 		}
 		fprintf(out, "%18s      %-*s %s%s%s\n", value, width, label, note, where, spread);
@@ -287,11 +324,12 @@ csv_number(FILE *out, const char *sep, bool first, const char *fmt, ...)
 
 /*
  * One event's CSV line: @cpu (-A: "CPU<N>" first, "" for an event not
- * counted per core; NULL without -A), @value and @stats the sum's or the core's.
+ * counted per core; NULL without -A), @counter, @value and @stats the sum's
+ * or the core's (each core's own counter).
  */
 static void
 csv_row(FILE *out, const struct stat_report *rep, const struct stat_row *row, const char *sep, const char *cpu,
-	uint64_t value, const struct stats_summary *stats)
+	const char *counter, uint64_t value, const struct stats_summary *stats)
 {
 	if (cpu)
 		csv_field(out, sep, true, cpu);
@@ -304,7 +342,7 @@ csv_row(FILE *out, const struct stat_report *rep, const struct stat_row *row, co
 	csv_field(out, sep, false, row->unit ? row->unit : "");
 	csv_field(out, sep, false, output_row_label(row).text);
 	csv_field(out, sep, false, row->ev->name);
-	csv_field(out, sep, false, row->counter);
+	csv_field(out, sep, false, counter);
 	csv_number(out, sep, false, "%u", row->run);
 	csv_field(out, sep, false, row->status ? row->status : (row->counted ? "counted" : "not counted"));
 	if (rep->repeat > 1 && row->nvalues > 0) {
@@ -337,18 +375,19 @@ output_csv(FILE *out, const struct stat_report *rep, const char *sep)
 		const struct stat_row *row = &rep->rows[i];
 
 		if (!rep->per_cpu) {
-			csv_row(out, rep, row, sep, NULL, row->value, &row->stats);
+			csv_row(out, rep, row, sep, NULL, row->counter, row->value, &row->stats);
 			continue;
 		}
 		if (!row->cpu_values) {
-			csv_row(out, rep, row, sep, "", row->value, &row->stats);
+			csv_row(out, rep, row, sep, "", row->counter, row->value, &row->stats);
 			continue;
 		}
 		for (unsigned c = 0; c < rep->ncores; c++) {
 			char cpu[16];
+			const char *note;
 
 			snprintf(cpu, sizeof(cpu), "CPU%d", rep->cores[c]);
-			csv_row(out, rep, row, sep, cpu, row->cpu_values[c],
+			csv_row(out, rep, row, sep, cpu, cpu_counter(row, c, &note), row->cpu_values[c],
 				row->cpu_stats ? &row->cpu_stats[c] : &row->stats);
 		}
 	}

@@ -25,6 +25,12 @@ struct metric_row;
 
 #define OUTPUT_FORMAT_VERSION 1
 
+/* Where a row counted on one core: each core's plan places its events on its own counters. */
+struct stat_cpu_counter {
+	char counter[16];	/* as stat_row.counter */
+	char note[96];		/* as stat_row.counter_note */
+};
+
 struct stat_row {
 	const struct event *ev;	/* name, requested, encoding */
 	char counter[16];	/* "fixed0", "pmc3", or "-" */
@@ -54,6 +60,8 @@ struct stat_row {
 	 */
 	const uint64_t *cpu_values;
 	const struct stats_summary *cpu_stats;
+	/* Per core as cpu_values: its counter there (NULL: counter on every core). */
+	const struct stat_cpu_counter *cpu_counters;
 };
 
 struct stat_report {

@@ -128,7 +128,7 @@ json_baseline(const struct stat_report *rep, json_t *failed)
 	return o;
 }
 
-/* [{"cpu": N, "value": V}, ...] of a row counted per core, else null. */
+/* [{"cpu": N, "value": V, "counter": C}, ...] of a row counted per core, else null. */
 static json_t *
 json_per_cpu(const struct stat_report *rep, const struct stat_row *row)
 {
@@ -142,6 +142,8 @@ json_per_cpu(const struct stat_report *rep, const struct stat_row *row)
 
 		json_object_set_new(o, "cpu", json_integer(rep->cores[c]));
 		json_object_set_new(o, "value", json_integer((json_int_t)row->cpu_values[c]));
+		json_object_set_new(o, "counter",
+				    json_string(row->cpu_counters ? row->cpu_counters[c].counter : row->counter));
 		json_array_append_new(a, o);
 	}
 	return a ? a : json_null();

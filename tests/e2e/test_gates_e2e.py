@@ -404,7 +404,7 @@ class GatesE2E(unittest.TestCase):
         final = records[-1]
         self.assertEqual(final["cores"], [CORE])
         inst = [e for e in final["events"] if e["requested"] == "INST_RETIRED.ANY"][0]
-        self.assertEqual(inst["per_cpu"], [{"cpu": CORE, "value": 3000}])
+        self.assertEqual(inst["per_cpu"], [{"cpu": CORE, "value": 3000, "counter": "fixed0"}])
         clock = [e for e in final["events"] if e["requested"] == "task-clock"][0]
         self.assertIsNone(clock["per_cpu"])
         self.assertEqual(sum(e["per_cpu"][0]["value"] for rec in records[:-1] for e in rec["events"]

@@ -96,9 +96,9 @@ event_named(json_t *root, const char *name)
 	return NULL;
 }
 
-/* Event @name's per_cpu value on @cpu. */
-static long long
-per_cpu(json_t *root, const char *name, int cpu)
+/* Event @name's per_cpu entry for @cpu. */
+static json_t *
+per_cpu_entry(json_t *root, const char *name, int cpu)
 {
 	json_t *a = json_object_get(event_named(root, name), "per_cpu"), *o;
 	size_t i;
@@ -107,9 +107,27 @@ per_cpu(json_t *root, const char *name, int cpu)
 	assert_int_equal(json_array_size(a), 2);
 	json_array_foreach(a, i, o)
 		if (json_integer_value(json_object_get(o, "cpu")) == cpu)
-			return json_integer_value(json_object_get(o, "value"));
+			return o;
 	fail_msg("%s: no per_cpu entry for CPU %d", name, cpu);
-	return -1;
+	return NULL;
+}
+
+/* Event @name's per_cpu value on @cpu. */
+static long long
+per_cpu(json_t *root, const char *name, int cpu)
+{
+	return json_integer_value(json_object_get(per_cpu_entry(root, name, cpu), "value"));
+}
+
+/* The counter event @name counted on @cpu, as its per_cpu entry names it. */
+static const char *
+per_cpu_counter(json_t *root, const char *name, int cpu)
+{
+	const char *c = json_string_value(json_object_get(per_cpu_entry(root, name, cpu), "counter"));
+
+	if (!c)
+		fail_msg("%s: the per_cpu entry for CPU %d names no counter", name, cpu);
+	return c;
 }
 
 static long long
@@ -291,7 +309,9 @@ test_per_cpu_lines(void **state)
 /*
  * Each core its own plan: the NMI watchdog holds fixed counter 1 on the
  * second core only, so cycles go to a general-purpose counter there and
- * stay on fixed counter 1 on the first; both count in the one run.
+ * stay on fixed counter 1 on the first; both count in the one run, and
+ * each core's entry (JSON per_cpu, -A's CSV and table lines) names the
+ * counter it used there, not the first core's.
  */
 static void
 test_each_core_its_own_assignment(void **state)
@@ -318,9 +338,46 @@ test_each_core_its_own_assignment(void **state)
 	assert_int_equal(value(root, "CPU_CLK_UNHALTED.THREAD"), 6000);
 	assert_int_equal(per_cpu(root, "CPU_CLK_UNHALTED.THREAD", cpu0), 3000);
 	assert_int_equal(per_cpu(root, "CPU_CLK_UNHALTED.THREAD", cpu1), 3000);
+	assert_string_equal(per_cpu_counter(root, "CPU_CLK_UNHALTED.THREAD", cpu0), "fixed1");
+	assert_string_equal(per_cpu_counter(root, "CPU_CLK_UNHALTED.THREAD", cpu1), "pmc0");
+	assert_string_equal(per_cpu_counter(root, "INST_RETIRED.ANY", cpu0), "fixed0");
+	assert_string_equal(per_cpu_counter(root, "INST_RETIRED.ANY", cpu1), "fixed0");
 	json_decref(root);
 	assert_restored(&m, before);
 	e2e_result_free(&r);
+
+	/* -A: each CSV record and each table line with its core's counter (and why it is not fixed1 there). */
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", list_arg, "-A", "-x,", "-e", "CPU_CLK_UNHALTED.THREAD",
+		"--", WL, "--quiet", "--threads", "2", "--spread", "--retire", "0x3c:0:3000", NULL });
+	e2e_assert_status(&r, 0);
+	{
+		char line[160];
+
+		snprintf(line, sizeof(line), "CPU%d,3000,,CPU_CLK_UNHALTED.THREAD:u,CPU_CLK_UNHALTED.THREAD,fixed1,1,counted\n",
+			 cpu0);
+		e2e_assert_err_contains(&r, line);
+		snprintf(line, sizeof(line), "CPU%d,3000,,CPU_CLK_UNHALTED.THREAD:u,CPU_CLK_UNHALTED.THREAD,pmc0,1,counted\n",
+			 cpu1);
+		e2e_assert_err_contains(&r, line);
+	}
+	e2e_result_free(&r);
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", list_arg, "-A", "-e", "CPU_CLK_UNHALTED.THREAD", "--", WL,
+		"--quiet", "--threads", "2", "--spread", "--retire", "0x3c:0:3000", NULL });
+	e2e_assert_status(&r, 0);
+	{
+		char cpu[16], line[200];
+
+		snprintf(cpu, sizeof(cpu), "CPU%d", cpu0);
+		snprintf(line, sizeof(line), "%-8s%18s      CPU_CLK_UNHALTED.THREAD:u        (fixed1)\n", cpu, "3,000");
+		e2e_assert_err_contains(&r, line);
+		snprintf(cpu, sizeof(cpu), "CPU%d", cpu1);
+		snprintf(line, sizeof(line),
+			 "%-8s%18s      CPU_CLK_UNHALTED.THREAD:u        (pmc0)  (on pmc0: fixed counter 1 is held by ", cpu,
+			 "3,000");
+		e2e_assert_err_contains(&r, line);
+	}
+	e2e_result_free(&r);
+	assert_restored(&m, before);
 	free(before);
 	e2e_machine_free(&m);
 }
@@ -354,6 +411,9 @@ test_regions_same_counter_on_every_core(void **state)
 	assert_int_equal(value(root, "CPU_CLK_UNHALTED.THREAD"), 6000);
 	assert_int_equal(per_cpu(root, "CPU_CLK_UNHALTED.THREAD", cpu0), 3000);
 	assert_int_equal(per_cpu(root, "CPU_CLK_UNHALTED.THREAD", cpu1), 3000);
+	/* --regions: the same counter on every core, and each entry says so. */
+	assert_string_equal(per_cpu_counter(root, "CPU_CLK_UNHALTED.THREAD", cpu0), "pmc0");
+	assert_string_equal(per_cpu_counter(root, "CPU_CLK_UNHALTED.THREAD", cpu1), "pmc0");
 	json_decref(root);
 	assert_restored(&m, before);
 	e2e_result_free(&r);

@@ -69,6 +69,33 @@ cpu_value(const char *out, int cpu, const char *event)
 	return 0;
 }
 
+/* The counter field of -A's CSV row "CPU<cpu>,VALUE,,EVENT,NAME,COUNTER,..." in @out (into @buf), or fail. */
+static const char *
+cpu_counter(const char *out, int cpu, const char *event, char *buf, size_t size)
+{
+	char needle[200];
+	const char *hit;
+
+	snprintf(needle, sizeof(needle), "CPU%d,", cpu);
+	for (hit = strstr(out, needle); hit; hit = strstr(hit + 1, needle)) {
+		const char *nl = strchr(hit, '\n'), *f = hit;
+		char ev[200];
+
+		snprintf(ev, sizeof(ev), ",,%s,", event);
+		if ((hit != out && hit[-1] != '\n') || !strstr(hit, ev) || (nl && strstr(hit, ev) >= nl))
+			continue;
+		/* Past CPU<N>, value, unit, event, name: the counter. */
+		for (int k = 0; k < 5 && f; k++)
+			f = strchr(f, ',') ? strchr(f, ',') + 1 : NULL;
+		if (!f)
+			break;
+		snprintf(buf, size, "%.*s", (int)strcspn(f, ",\n"), f);
+		return buf;
+	}
+	fail_msg("no row CPU%d %s in:\n%s", cpu, event, out);
+	return NULL;
+}
+
 /* The value of the summed CSV row "VALUE,,EVENT," in @out, or fail. */
 static unsigned long long
 sum_value(const char *out, const char *event)
@@ -161,7 +188,8 @@ test_two_cores_each_and_sum(void **state)
  * Both threads of one core (netburst-ht CPUs 0 and 1): thread 0 on
  * CRU_ESCR0 with T0_USR into IQ_COUNTER0, thread 1 on CRU_ESCR1 with
  * T1_USR into IQ_COUNTER2, so each counts its own clocks only: clocks on
- * CPU 1 alone leave CPU 0's count 0. Sharing one ESCR would count both
+ * CPU 1 alone leave CPU 0's count 0. Each thread's -A line, CSV record
+ * and JSON per_cpu entry names its own counter. Sharing one ESCR would count both
  * threads' clocks in one counter, or lose one thread's bits.
  */
 static void
@@ -170,6 +198,7 @@ test_ht_siblings_each_own_half(void **state)
 	struct e2e_machine m;
 	struct e2e_result r;
 	struct emu_pmu *before;
+	char counter[32];
 
 	NEED_CPUS_0_1();
 	e2e_machine_new(&m, (const char *[]){ "--model", "netburst-ht", "--cpus", "2", NULL });
@@ -183,6 +212,35 @@ test_ht_siblings_each_own_half(void **state)
 	assert_int_equal(cpu_value(r.err, 0, "global_power_events:u"), 0);
 	assert_int_equal(cpu_value(r.err, 1, "global_power_events:u"), 1000);
 	e2e_assert_err_contains(&r, "instr_retired:NBOGUSNTAG       -> IQ_COUNTER2");
+	/* Each thread's row names the counter of its own half, not thread 0's. */
+	assert_string_equal(cpu_counter(r.err, 0, "instr_retired:NBOGUSNTAG:u", counter, sizeof(counter)),
+			    "IQ_COUNTER0");
+	assert_string_equal(cpu_counter(r.err, 1, "instr_retired:NBOGUSNTAG:u", counter, sizeof(counter)),
+			    "IQ_COUNTER2");
+	e2e_result_free(&r);
+	assert_restored(&m, before);
+	/* The same in the JSON's per_cpu entries, and on -A's table lines. */
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", "0,1", "--json", "-e", "instr_retired:NBOGUSNTAG", "--",
+		m.workload, "--cpu", "1", "--nb", "0x02:0x1:3,5*10", NULL });
+	e2e_assert_status(&r, 0);
+	{
+		json_t *root = json_loads(r.err, 0, NULL);
+		json_t *pc = json_object_get(json_array_get(json_object_get(root, "events"), 0), "per_cpu");
+
+		assert_non_null(root);
+		assert_int_equal(json_array_size(pc), 2);
+		assert_int_equal(json_integer_value(json_object_get(json_array_get(pc, 1), "cpu")), 1);
+		assert_int_equal(json_integer_value(json_object_get(json_array_get(pc, 1), "value")), 53);
+		assert_string_equal(json_string_value(json_object_get(json_array_get(pc, 0), "counter")), "IQ_COUNTER0");
+		assert_string_equal(json_string_value(json_object_get(json_array_get(pc, 1), "counter")), "IQ_COUNTER2");
+		json_decref(root);
+	}
+	e2e_result_free(&r);
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", "0,1", "-A", "-e", "instr_retired:NBOGUSNTAG", "--",
+		m.workload, "--cpu", "1", "--nb", "0x02:0x1:3,5*10", NULL });
+	e2e_assert_status(&r, 0);
+	e2e_assert_err_contains(&r, "CPU0                     0      instr_retired:NBOGUSNTAG:u       (IQ_COUNTER0)\n");
+	e2e_assert_err_contains(&r, "CPU1                    53      instr_retired:NBOGUSNTAG:u       (IQ_COUNTER2)\n");
 	e2e_result_free(&r);
 	assert_restored(&m, before);
 	/* A thread on each: each its own, the sum both. */
