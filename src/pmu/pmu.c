@@ -386,6 +386,28 @@ make_sequence(struct pmu *p, const struct pmu_write *w, unsigned n, struct pmu_s
 	return k;
 }
 
+/*
+ * Whether @w, a program-step write of the whole event select of one of
+ * the run's counters, can be left to the enable: the counter is free (not
+ * taken with --force), its event select holds what was saved, with EN
+ * clear, so it counts nothing until the enable writes the whole value
+ * with EN set; and the disable writes the saved value back, which
+ * pmu_find_taken() takes for a counter still ours.
+ */
+static bool
+left_to_enable(const struct pmu *p, const struct pmu_program *prog, const struct pmu_write *w)
+{
+	for (unsigned c = 0; !p->caps.netburst && c < PMU_MAX_GP; c++) {
+		const struct pmu_reg *r = &p->evtsel[c];
+
+		if (w->msr != msr_evtsel(c))
+			continue;
+		return (prog->gp & (1u << c)) && !(p->taken_gp & (1u << c)) && w->mask == UINT64_MAX && !w->found &&
+		       !(r->saved & EVTSEL_EN) && r->cur_known && r->cur == r->saved;
+	}
+	return false;
+}
+
 int
 pmu_program(struct pmu *p, const struct pmu_program *prog, struct pmustat_error **err)
 {
@@ -402,6 +424,8 @@ pmu_program(struct pmu *p, const struct pmu_program *prog, struct pmustat_error 
 		return rc;
 	p->mode = prog->mode;
 	for (unsigned i = 0; i < prog->nprogram; i++) {
+		if (left_to_enable(p, prog, &prog->program[i]))
+			continue;
 		rc = write_one(p, &prog->program[i], err);
 		if (rc)
 			return rc;
@@ -411,6 +435,8 @@ pmu_program(struct pmu *p, const struct pmu_program *prog, struct pmustat_error 
 	p->run_perf_metrics = prog->perf_metrics;
 	/* The sequences the child and the parent write, and what they will write to. */
 	p->may_count = true;
+	/* The enable writes, even when the program step wrote nothing: restore then too. */
+	p->armed = 1;
 	p->run_gp = prog->gp;
 	p->run_fixed = prog->fixed;
 	p->run_nb = prog->nb;

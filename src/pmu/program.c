@@ -107,6 +107,7 @@ pmu_program_build(const struct pmu_caps *caps, uint64_t global_ctrl, bool perf_m
 	/* Counting stays off: our GLOBAL_CTRL bits clear in GLOBAL mode. */
 	if (out->mode == PMU_ENABLE_GLOBAL && bits)
 		PROGRAM(.msr = MSR_IA32_PERF_GLOBAL_CTRL, .mask = bits, .value = 0);
+	/* pmu_program() leaves a free counter's to the enable, which writes it whole (pmu.c: left_to_enable()). */
 	for (unsigned i = 0; i < PMU_MAX_GP; i++) {
 		if (out->gp & (1u << i))
 			PROGRAM(.msr = msr_evtsel(i), .mask = UINT64_MAX, .value = evtsel[i]);

@@ -501,6 +501,9 @@ test_restore_after_failed_write(void **state)
 
 	(void)state;
 	default_events(ev);
+	/* Counters holding values, so the program step zeroes each (the event selects wait for the enable). */
+	for (unsigned i = 0; i < 4; i++)
+		f->emu->cpu[CPU].regs.pmc[i] = f->before->cpu[CPU].regs.pmc[i] = 100 + i;
 	open_pmu(f);
 	plan(f, ev, 6, s, &runs);
 	/* The fourth write fails halfway through programming. */
