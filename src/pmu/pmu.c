@@ -51,7 +51,6 @@ open_at(struct pmu *p, struct hw *hw, int cpu, const struct pmu_caps *caps, bool
 	const struct pmu_owner_hints *hints, bool values, struct pmustat_error **err)
 {
 	struct pmu_owner_regs regs;
-	uint64_t v;
 	int rc;
 
 	memset(p, 0, sizeof(*p));
@@ -96,12 +95,12 @@ open_at(struct pmu *p, struct hw *hw, int cpu, const struct pmu_caps *caps, bool
 	if (rc)
 		return pmu_fail(p, rc, "reading", MSR_IA32_PERF_GLOBAL_STATUS, false, err);
 	p->status_pending = p->status_saved;
-	if (caps->version >= 4) {
-		rc = pmu_rd(p, MSR_IA32_PERF_GLOBAL_INUSE, &v);
-		if (rc)
-			return pmu_fail(p, rc, "reading", MSR_IA32_PERF_GLOBAL_INUSE, false, err);
-		p->inuse = v;
-	}
+	/*
+	 * IA32_PERF_GLOBAL_INUSE is not read: its counter bits are
+	 * EVTSELn[7:0] != 0 and the fixed fields != 0 (SDM, "Performance
+	 * Monitoring Resource In-Use MSR"), which the owner scan sees in the
+	 * registers just read; `pmustat state` shows it (snapshot.c).
+	 */
 	/* Saved whenever it exists: a run that reads it clears it first. */
 	if (pmu_has_perf_metrics(p)) {
 		rc = pmu_reg_load(p, &p->perf_metrics, MSR_IA32_PERF_METRICS);
@@ -127,7 +126,7 @@ open_at(struct pmu *p, struct hw *hw, int cpu, const struct pmu_caps *caps, bool
 	for (unsigned i = 0; i < PMU_MAX_GP; i++)
 		regs.evtsel[i] = p->evtsel[i].saved;
 	regs.fixed_ctrl = p->fixed_ctrl.saved;
-	regs.inuse = p->inuse;
+	regs.inuse = 0;	/* nothing the EVTSELs and FIXED_CTR_CTRL above do not say */
 	regs.pebs_enable = p->pebs_enable;
 	regs.pebs_baseline = p->perf_capabilities & PERF_CAP_PEBS_BASELINE;
 	regs.perf_metrics = pmu_has_perf_metrics(p);
