@@ -95,12 +95,7 @@ open_at(struct pmu *p, struct hw *hw, int cpu, const struct pmu_caps *caps, bool
 	if (rc)
 		return pmu_fail(p, rc, "reading", MSR_IA32_PERF_GLOBAL_STATUS, false, err);
 	p->status_pending = p->status_saved;
-	/*
-	 * IA32_PERF_GLOBAL_INUSE is not read: its counter bits are
-	 * EVTSELn[7:0] != 0 and the fixed fields != 0 (SDM, "Performance
-	 * Monitoring Resource In-Use MSR"), which the owner scan sees in the
-	 * registers just read; `pmustat state` shows it (snapshot.c).
-	 */
+	/* GLOBAL_INUSE is not read: its counter bits are EVTSELn[7:0] != 0 and fixed fields != 0 (SDM). */
 	/* Saved whenever it exists: a run that reads it clears it first. */
 	if (pmu_has_perf_metrics(p)) {
 		rc = pmu_reg_load(p, &p->perf_metrics, MSR_IA32_PERF_METRICS);
@@ -386,12 +381,9 @@ make_sequence(struct pmu *p, const struct pmu_write *w, unsigned n, struct pmu_s
 }
 
 /*
- * Whether @w, a program-step write of the whole event select of one of
- * the run's counters, can be left to the enable: the counter is free (not
- * taken with --force), its event select holds what was saved, with EN
- * clear, so it counts nothing until the enable writes the whole value
- * with EN set; and the disable writes the saved value back, which
- * pmu_find_taken() takes for a counter still ours.
+ * Whether @w, the program step's write of a run counter's whole EVTSEL, is
+ * left to the enable (which writes it whole, EN set): a free counter whose
+ * EVTSEL holds its saved value, EN clear, counts nothing until then.
  */
 static bool
 left_to_enable(const struct pmu *p, const struct pmu_program *prog, const struct pmu_write *w)
