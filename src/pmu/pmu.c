@@ -51,7 +51,6 @@ open_at(struct pmu *p, struct hw *hw, int cpu, const struct pmu_caps *caps, bool
 	const struct pmu_owner_hints *hints, bool values, struct pmustat_error **err)
 {
 	struct pmu_owner_regs regs;
-	uint64_t v;
 	int rc;
 
 	memset(p, 0, sizeof(*p));
@@ -96,12 +95,7 @@ open_at(struct pmu *p, struct hw *hw, int cpu, const struct pmu_caps *caps, bool
 	if (rc)
 		return pmu_fail(p, rc, "reading", MSR_IA32_PERF_GLOBAL_STATUS, false, err);
 	p->status_pending = p->status_saved;
-	if (caps->version >= 4) {
-		rc = pmu_rd(p, MSR_IA32_PERF_GLOBAL_INUSE, &v);
-		if (rc)
-			return pmu_fail(p, rc, "reading", MSR_IA32_PERF_GLOBAL_INUSE, false, err);
-		p->inuse = v;
-	}
+	/* GLOBAL_INUSE is not read: its counter bits are EVTSELn[7:0] != 0 and fixed fields != 0 (SDM). */
 	/* Saved whenever it exists: a run that reads it clears it first. */
 	if (pmu_has_perf_metrics(p)) {
 		rc = pmu_reg_load(p, &p->perf_metrics, MSR_IA32_PERF_METRICS);
@@ -127,7 +121,7 @@ open_at(struct pmu *p, struct hw *hw, int cpu, const struct pmu_caps *caps, bool
 	for (unsigned i = 0; i < PMU_MAX_GP; i++)
 		regs.evtsel[i] = p->evtsel[i].saved;
 	regs.fixed_ctrl = p->fixed_ctrl.saved;
-	regs.inuse = p->inuse;
+	regs.inuse = 0;	/* nothing the EVTSELs and FIXED_CTR_CTRL above do not say */
 	regs.pebs_enable = p->pebs_enable;
 	regs.pebs_baseline = p->perf_capabilities & PERF_CAP_PEBS_BASELINE;
 	regs.perf_metrics = pmu_has_perf_metrics(p);
@@ -386,6 +380,25 @@ make_sequence(struct pmu *p, const struct pmu_write *w, unsigned n, struct pmu_s
 	return k;
 }
 
+/*
+ * Whether @w, the program step's write of a run counter's whole EVTSEL, is
+ * left to the enable (which writes it whole, EN set): a free counter whose
+ * EVTSEL holds its saved value, EN clear, counts nothing until then.
+ */
+static bool
+left_to_enable(const struct pmu *p, const struct pmu_program *prog, const struct pmu_write *w)
+{
+	for (unsigned c = 0; !p->caps.netburst && c < PMU_MAX_GP; c++) {
+		const struct pmu_reg *r = &p->evtsel[c];
+
+		if (w->msr != msr_evtsel(c))
+			continue;
+		return (prog->gp & (1u << c)) && !(p->taken_gp & (1u << c)) && w->mask == UINT64_MAX && !w->found &&
+		       !(r->saved & EVTSEL_EN) && r->cur_known && r->cur == r->saved;
+	}
+	return false;
+}
+
 int
 pmu_program(struct pmu *p, const struct pmu_program *prog, struct pmustat_error **err)
 {
@@ -402,6 +415,8 @@ pmu_program(struct pmu *p, const struct pmu_program *prog, struct pmustat_error 
 		return rc;
 	p->mode = prog->mode;
 	for (unsigned i = 0; i < prog->nprogram; i++) {
+		if (left_to_enable(p, prog, &prog->program[i]))
+			continue;
 		rc = write_one(p, &prog->program[i], err);
 		if (rc)
 			return rc;
@@ -411,6 +426,8 @@ pmu_program(struct pmu *p, const struct pmu_program *prog, struct pmustat_error 
 	p->run_perf_metrics = prog->perf_metrics;
 	/* The sequences the child and the parent write, and what they will write to. */
 	p->may_count = true;
+	/* The enable writes, even when the program step wrote nothing: restore then too. */
+	p->armed = 1;
 	p->run_gp = prog->gp;
 	p->run_fixed = prog->fixed;
 	p->run_nb = prog->nb;

@@ -52,7 +52,6 @@ struct pmu {
 	struct pmu_reg perf_metrics;	/* IA32_PERF_METRICS, when the PMU has it (msr 0 otherwise) */
 	uint64_t status_saved;		/* GLOBAL_STATUS when found */
 	uint64_t status_pending;	/* overflow bits that may be set now */
-	uint64_t inuse;			/* GLOBAL_INUSE (v4+), else 0 */
 	bool unfreeze;			/* --force over a frozen PMU: clear CTR_Frz at the first program */
 	bool unfroze;			/* --force cleared CTR_Frz: set it back at the restore */
 	uint64_t pebs_enable;		/* IA32_PEBS_ENABLE (with DS), else 0: another user's PEBS counters */

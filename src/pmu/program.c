@@ -1,9 +1,9 @@
 /*
  * program.c - see program.h. The order is the one pmustat has always
- * written in: the shared enable off, the event selects (and those of an
- * earlier run back to what they were), the fixed fields, the offcore
- * responses, the counters from zero, our overflow bits cleared, and, when
- * another user keeps GLOBAL_CTRL bits set, ours set too. EN and the fixed
+ * written in: the event selects (and those of an earlier run back to what
+ * they were), the fixed fields, the offcore responses, the counters from
+ * zero, our overflow bits cleared, and, when another user keeps
+ * GLOBAL_CTRL bits set, ours set too when some are clear. EN and the fixed
  * fields stay clear in every mode until the enable, so whatever sets
  * GLOBAL_CTRL bits meanwhile starts nothing.
  */
@@ -104,9 +104,12 @@ pmu_program_build(const struct pmu_caps *caps, uint64_t global_ctrl, bool perf_m
 	 */
 	out->mode = (global_ctrl & bits) == 0 ? PMU_ENABLE_GLOBAL : PMU_ENABLE_PER_COUNTER;
 
-	/* Counting stays off: our GLOBAL_CTRL bits clear in GLOBAL mode. */
-	if (out->mode == PMU_ENABLE_GLOBAL && bits)
-		PROGRAM(.msr = MSR_IA32_PERF_GLOBAL_CTRL, .mask = bits, .value = 0);
+	/*
+	 * GLOBAL mode: our GLOBAL_CTRL bits were found clear and are left so
+	 * (no read-modify-write to clear them again): EN and the fixed fields
+	 * keep the counters off whoever sets those bits until the enable.
+	 */
+	/* pmu_program() leaves a free counter's to the enable, which writes it whole (pmu.c: left_to_enable()). */
 	for (unsigned i = 0; i < PMU_MAX_GP; i++) {
 		if (out->gp & (1u << i))
 			PROGRAM(.msr = msr_evtsel(i), .mask = UINT64_MAX, .value = evtsel[i]);
@@ -148,8 +151,12 @@ pmu_program_build(const struct pmu_caps *caps, uint64_t global_ctrl, bool perf_m
 	/* Our overflow bits, as found or left by the last run: write 1 to clear. */
 	if (bits)
 		PROGRAM(.msr = MSR_IA32_PERF_GLOBAL_STATUS_RESET, .mask = bits, .value = bits, .clear_ovf = true);
-	/* EN and the fields are clear, so setting these starts nothing. */
-	if (out->mode == PMU_ENABLE_PER_COUNTER && bits)
+	/*
+	 * EN and the fields are clear, so setting these starts nothing; when
+	 * all of them were found set (Linux sets every counter's), there is
+	 * nothing to set.
+	 */
+	if (out->mode == PMU_ENABLE_PER_COUNTER && bits && (global_ctrl & bits) != bits)
 		PROGRAM(.msr = MSR_IA32_PERF_GLOBAL_CTRL, .mask = bits, .value = bits);
 
 	/*
