@@ -272,8 +272,13 @@ msr_begin(struct run_ctx *c, struct pmustat_error **err)
 	rc = plan_cores(c, err);
 	if (rc)
 		return rc;
-	for (unsigned i = 0; i < s->n; i++)
+	for (unsigned i = 0; i < s->n; i++) {
+		/* Planning that succeeds plans every listed core; a core without a plan is a bug, not a run. */
+		if (!s->cores[i].plan)
+			return err_set(err, -EINVAL, "core %d: no counter plan was made for it (a pmustat bug; please report it)",
+				       s->cores[i].core);
 		s->slots[i] = s->cores[i].plan->slots;
+	}
 	for (unsigned i = 0; c->o->verbose && i < s->n; i++)
 		verbose_plan(c, i);
 	rc = journal_cores(c, err);

@@ -197,7 +197,7 @@ perf_attach(struct run_ctx *c, unsigned run, pid_t pid, struct pmustat_error **e
 	struct perf_state *s = state(c);
 	const struct stat_events *ev = c->ev;
 	unsigned opened = 0;
-	int rc;
+	int rc = 0;
 
 	s->npc = 0;
 	for (unsigned u = 0; s->with_hw && u < ev->nhw; u++) {
