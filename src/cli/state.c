@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/clock.h"
 #include "base/err.h"
 #include "base/exit_codes.h"
 #include "cli/cli.h"
@@ -204,15 +205,6 @@ core_read(struct hw *hw, struct state_core *c)
 	return 0;
 }
 
-static double
-now_s(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
 static void
 sleep_ms(long ms)
 {
@@ -290,7 +282,7 @@ cmd_state(int argc, char **argv, struct pmustat_error **err)
 	}
 	tty = isatty(STDOUT_FILENO);
 	for (;;) {
-		double t = now_s(), dt = t_prev ? t - t_prev : 0;
+		double t = clock_monotonic_seconds(), dt = t_prev ? t - t_prev : 0;
 
 		for (int i = 0; i < n; i++) {
 			if (!cores[i].setup_ok)

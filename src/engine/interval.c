@@ -17,19 +17,11 @@
 #include "netburst/nb_regs.h"
 #include "pmu/msr.h"
 #include "base/cpulist.h"
+#include "base/clock.h"
 #include "base/err.h"
 
 /* The sampler a fatal signal must stop, while one runs. */
 static struct interval_sampler *_Atomic signal_sampler;
-
-static double
-mono_now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 /* The CPUs this process may use, less @cpus; false when none is left. */
 static bool
@@ -107,7 +99,7 @@ sample(struct interval_sampler *s, bool emit)
 	/* Halted meanwhile: pmustat is going down; print nothing more. */
 	if (!emit || atomic_load(&s->halt))
 		return;
-	s->emit(s->arg, mono_now() - s->t0, deltas, s->core_deltas);
+	s->emit(s->arg, clock_monotonic_seconds() - s->t0, deltas, s->core_deltas);
 }
 
 static void
@@ -221,7 +213,7 @@ interval_start(struct interval_sampler *s, struct hw *hw, const int *cpus, unsig
 	pthread_cond_init(&s->cond, &cattr);
 	pthread_condattr_destroy(&cattr);
 	pthread_mutex_init(&s->lock, NULL);
-	s->t0 = mono_now();
+	s->t0 = clock_monotonic_seconds();
 	/* The thread starts with every signal blocked: handlers run in the main thread. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
@@ -297,7 +289,7 @@ interval_finish(struct interval_sampler *s, const uint64_t *final)
 		}
 	}
 	if (final && s->ncores && s->emit)
-		s->emit(s->arg, mono_now() - s->t0, deltas, s->core_deltas);
+		s->emit(s->arg, clock_monotonic_seconds() - s->t0, deltas, s->core_deltas);
 	free(s->cores);
 	free(s->core_deltas);
 	s->cores = NULL;

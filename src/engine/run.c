@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "base/cpulist.h"
+#include "base/clock.h"
 #include "base/err.h"
 #include "base/exit_codes.h"
 #include "base/invoker.h"
@@ -28,15 +29,6 @@
 #include "hw/hw.h"
 
 extern char **environ;
-
-static double
-now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 int
 run_fail_err(struct run_ctx *c, struct pmustat_error **err)
@@ -287,7 +279,7 @@ one_run(struct run_ctx *c, unsigned run, unsigned nruns)
 	/* The command's user and sys time: what the children reaped since grew by. */
 	if (getrusage(RUSAGE_CHILDREN, &ru0) != 0)
 		memset(&ru0, 0, sizeof(ru0));
-	t0 = now();
+	t0 = clock_monotonic_seconds();
 	rc = signals_go_and_wait(&r, &rf, &ws);
 	if (sampler)
 		sampler->sample_stop(c, run);
@@ -299,7 +291,7 @@ one_run(struct run_ctx *c, unsigned run, unsigned nruns)
 	}
 	c->tsc_ok = c->tsc_ok && hw_rdtsc(c->hw, &c->tsc_stop) == 0;
 	c->tsc_stopped = true;
-	t0 = now() - t0;
+	t0 = clock_monotonic_seconds() - t0;
 	c->elapsed += t0;
 	if (c->run_seconds && c->round)
 		c->run_seconds[(size_t)(c->round - 1) * nruns + run] = t0;

@@ -18,18 +18,10 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/clock.h"
 #include "base/err.h"
 #include "engine/run.h"
 #include "engine/stat.h"
-
-static double
-now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
 
 static void
 discard_all(struct run_ctx *c, unsigned run)
@@ -61,7 +53,7 @@ wait_end(int pfd, unsigned ms, int *sig)
 {
 	sigset_t set;
 	struct pollfd fds[2];
-	double end = now() + ms / 1000.0;
+	double end = clock_monotonic_seconds() + ms / 1000.0;
 	int sfd, rc = 0;
 
 	*sig = 0;
@@ -81,7 +73,7 @@ wait_end(int pfd, unsigned ms, int *sig)
 		int timeout = -1;
 
 		if (ms) {
-			double left = end - now();
+			double left = end - clock_monotonic_seconds();
 
 			if (left <= 0)
 				break;
@@ -143,7 +135,7 @@ run_watch(struct run_ctx *c, unsigned run)
 	/* Without -p or --duration only a signal ends it: say so, as a forgotten COMMAND looks the same. */
 	if (pid <= 0 && !c->o->duration_ms && c->notes)
 		fprintf(c->notes, "pmustat: no command: counting until ^C (SIGINT) or SIGTERM; --duration TIME bounds it\n");
-	t0 = now();
+	t0 = clock_monotonic_seconds();
 	if (c->backends[0]->sample_start) {
 		c->cur_run = run + 1;
 		sampler = c->backends[0];
@@ -161,7 +153,7 @@ run_watch(struct run_ctx *c, unsigned run)
 			err_move(&stop_err, &err);
 		err_clear(&err);
 	}
-	c->elapsed += now() - t0;
+	c->elapsed += clock_monotonic_seconds() - t0;
 	if (pfd >= 0)
 		close(pfd);
 	if (stop_err || err || rc) {
