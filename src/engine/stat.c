@@ -165,7 +165,8 @@ make_rows(struct stat_state *s, struct pmustat_error **err)
 	if (!s->rows)
 		return err_set(err, -ENOMEM, "out of memory");
 	if (s->c.plans) {
-		s->cpu_counters = calloc((size_t)(ev->nrows ? ev->nrows : 1) * s->c.ncores, sizeof(*s->cpu_counters));
+		s->cpu_counters = calloc((size_t)(ev->nrows ? ev->nrows : 1) * (s->c.ncores ? s->c.ncores : 1),
+					 sizeof(*s->cpu_counters));
 		if (!s->cpu_counters)
 			return err_set(err, -ENOMEM, "out of memory");
 	}
