@@ -204,11 +204,27 @@ stop_after_killed_run(struct run_ctx *c, unsigned run, unsigned nruns, int ws)
 	return true;
 }
 
-static void
-discard_all(struct run_ctx *c, unsigned run)
+void
+run_discard(struct run_ctx *c, unsigned run)
 {
 	for (unsigned b = 0; b < c->nbackends; b++)
 		c->backends[b]->discard(c, run);
+}
+
+int
+run_collect(struct run_ctx *c, unsigned run, const struct backend_ops *sampler)
+{
+	struct pmustat_error *err = NULL;
+
+	for (unsigned b = 0; b < c->nbackends; b++) {
+		if (c->backends[b]->collect(c, run, &err)) {
+			run_discard(c, run);
+			return run_fail_err(c, &err), -1;
+		}
+	}
+	if (sampler)
+		sampler->sample_finish(c, run);
+	return 0;
 }
 
 static double
@@ -243,19 +259,19 @@ one_run(struct run_ctx *c, unsigned run, unsigned nruns)
 		return -1;
 	for (unsigned b = 0; b < c->nbackends; b++) {
 		if (c->backends[b]->arm(c, run, &ro, &err)) {
-			discard_all(c, run);
+			run_discard(c, run);
 			return run_fail_err(c, &err), -1;
 		}
 	}
 	rc = runner_start(&r, c->o->command, &ro, &rf);
 	if (rc) {
-		discard_all(c, run);
+		run_discard(c, run);
 		return child_failed(c, &rf), -1;
 	}
 	for (unsigned b = 0; b < c->nbackends; b++) {
 		if (c->backends[b]->attach(c, run, r.pid, &err)) {
 			runner_cancel(&r);
-			discard_all(c, run);
+			run_discard(c, run);
 			return run_fail_err(c, &err), -1;
 		}
 	}
@@ -272,7 +288,7 @@ one_run(struct run_ctx *c, unsigned run, unsigned nruns)
 		sampler = c->backends[0];
 		if (sampler->sample_start(c, run, &err)) {
 			runner_cancel(&r);
-			discard_all(c, run);
+			run_discard(c, run);
 			return run_fail_err(c, &err), -1;
 		}
 	}
@@ -302,7 +318,7 @@ one_run(struct run_ctx *c, unsigned run, unsigned nruns)
 		c->sys_time += timeval_diff(&ru1.ru_stime, &ru0.ru_stime);
 	}
 	if (stop_err || rf.stage != RUNNER_OK || rc) {
-		discard_all(c, run);
+		run_discard(c, run);
 		if (stop_err)
 			return run_fail_err(c, &stop_err), -1;
 		if (rf.stage != RUNNER_OK)
@@ -311,14 +327,8 @@ one_run(struct run_ctx *c, unsigned run, unsigned nruns)
 	}
 	c->command_ran = true;
 	note_window(c, &r, ro.enable != NULL, off_core);
-	for (unsigned b = 0; b < c->nbackends; b++) {
-		if (c->backends[b]->collect(c, run, &err)) {
-			discard_all(c, run);
-			return run_fail_err(c, &err), -1;
-		}
-	}
-	if (sampler)
-		sampler->sample_finish(c, run);
+	if (run_collect(c, run, sampler))
+		return -1;
 	c->status = runner_exit_status(ws);
 	return stop_after_killed_run(c, run, nruns, ws) ? 1 : 0;
 }

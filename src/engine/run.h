@@ -219,6 +219,18 @@ run_fail(struct run_ctx *c, int rc, const char *fmt, ...) __attribute__((format(
 int
 run_fail_err(struct run_ctx *c, struct pmustat_error **err);
 
+/* Every backend drops what it opened or armed for @run (a failed or abandoned run). */
+void
+run_discard(struct run_ctx *c, unsigned run);
+
+/*
+ * After @run's window closed: every backend's readings, then @sampler's
+ * last -I interval (NULL: none). 0, or -1 with every backend discarded and
+ * the failure in c->error.
+ */
+int
+run_collect(struct run_ctx *c, unsigned run, const struct backend_ops *sampler);
+
 /*
  * Keep pmustat off the measured core while the command runs, and on it to
  * rdpmc (@onto). Off: returns whether pmustat may now run elsewhere than

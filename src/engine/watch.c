@@ -23,12 +23,6 @@
 #include "engine/run.h"
 #include "engine/stat.h"
 
-static void
-discard_all(struct run_ctx *c, unsigned run)
-{
-	for (unsigned b = 0; b < c->nbackends; b++)
-		c->backends[b]->discard(c, run);
-}
 
 /* A descriptor that is readable when @pid has ended (a zombie counts), or -errno. */
 static int
@@ -126,7 +120,7 @@ run_watch(struct run_ctx *c, unsigned run)
 	if (rc == 0 && ro.enable && (rc = ro.enable(ro.arg)) != 0)
 		err_set(&err, rc, "enabling the counters: %s", strerror(-rc));
 	if (rc) {
-		discard_all(c, run);
+		run_discard(c, run);
 		if (pfd >= 0)
 			close(pfd);
 		return run_fail_err(c, &err), -1;
@@ -157,7 +151,7 @@ run_watch(struct run_ctx *c, unsigned run)
 	if (pfd >= 0)
 		close(pfd);
 	if (stop_err || err || rc) {
-		discard_all(c, run);
+		run_discard(c, run);
 		if (stop_err)
 			return run_fail_err(c, &stop_err), -1;
 		if (err)
@@ -167,14 +161,8 @@ run_watch(struct run_ctx *c, unsigned run)
 	if (sig && c->o->verbose)
 		fprintf(stderr, "pmustat: %s: counting ended\n", strsignal(sig));
 	c->command_ran = true;
-	for (unsigned b = 0; b < c->nbackends; b++) {
-		if (c->backends[b]->collect(c, run, &err)) {
-			discard_all(c, run);
-			return run_fail_err(c, &err), -1;
-		}
-	}
-	if (sampler)
-		sampler->sample_finish(c, run);
+	if (run_collect(c, run, sampler))
+		return -1;
 	/* As perf stat: the counting's end, whatever ended it, is a success. */
 	c->status = 0;
 	return sig ? 1 : 0;
