@@ -18,7 +18,15 @@ struct pmustat_error;
 int cmd_info(int argc, char **argv, struct pmustat_error **err);
 int cmd_list(int argc, char **argv, struct pmustat_error **err);
 int cmd_reset(int argc, char **argv, struct pmustat_error **err);
+/*
+ * Counting: `pmustat [options] COMMAND` (cmd_stat) and the same spelled as
+ * perf spells it, `pmustat stat [options] COMMAND` (cmd_stat_subcommand,
+ * whose messages say "pmustat stat"). cmd_stat_as() is both, with @prog
+ * starting the messages.
+ */
 int cmd_stat(int argc, char **argv, struct pmustat_error **err);
+int cmd_stat_subcommand(int argc, char **argv, struct pmustat_error **err);
+int cmd_stat_as(const char *prog, int argc, char **argv, struct pmustat_error **err);
 int cmd_state(int argc, char **argv, struct pmustat_error **err);
 
 /* The counting options, for pmustat --help. */

@@ -17,6 +17,7 @@ static const struct {
 	const char *prog;	/* how its messages start */
 	int (*run)(int argc, char **argv, struct pmustat_error **err);
 } subcommands[] = {
+	{ "stat", "pmustat stat", cmd_stat_subcommand },
 	{ "info", "pmustat info", cmd_info },
 	{ "list", "pmustat list", cmd_list },
 	{ "state", "pmustat state", cmd_state },
@@ -27,7 +28,7 @@ static void
 usage(FILE *out)
 {
 	fprintf(out,
-		"usage: pmustat [-e EVENTS]... [-C LIST | -a] [-A] [options] [--] COMMAND [ARGS...]\n"
+		"usage: pmustat [stat] [-e EVENTS]... [-C LIST | -a] [-A] [options] [--] COMMAND [ARGS...]\n"
 		"       pmustat info [--json] [--cpu-dump FILE] [--save-cpu-dump FILE] [-C N]\n"
 		"       pmustat list [PATTERN] [--metrics] [--long] [--json] [--cpu-dump FILE] [--table NAME]\n"
 		"       pmustat list --tables [PATTERN] [--json]\n"
@@ -71,7 +72,7 @@ help_command(int argc, char **argv)
 	char help_arg[] = "--help";
 	char *sub_argv[] = { NULL, help_arg, NULL };
 
-	if (argc < 3 || strcmp(argv[2], "stat") == 0) {
+	if (argc < 3) {
 		help();
 		return 0;
 	}

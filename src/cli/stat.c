@@ -19,7 +19,8 @@
 #include "events/cpu_source.h"
 #include "report/output.h"
 
-#define STAT_PROG "pmustat"
+/* How this subcommand's messages start: "pmustat", or "pmustat stat" when named. */
+static const char *stat_prog = "pmustat";
 
 void
 stat_usage_options(FILE *out)
@@ -89,7 +90,7 @@ static void
 usage(FILE *out)
 {
 	fprintf(out,
-		"usage: pmustat [-e EVENTS]... [-M METRICS]... [-C LIST | -a] [-A] [-x SEP | --json] [-o FILE]\n"
+		"usage: pmustat [stat] [-e EVENTS]... [-M METRICS]... [-C LIST | -a] [-A] [-x SEP | --json] [-o FILE]\n"
 		"               [--force]\n"
 		"               [--no-rerun] [--as-root] [--dry-run [--cpu-dump FILE]]\n"
 		"               [--backend msr|perf|auto] [--regions] [-v] [--] COMMAND [ARGS...]\n"
@@ -209,12 +210,12 @@ take_option(int c, struct stat_opts *o, struct pmustat_error **err)
 	switch (c) {
 	case 'e':
 		if (o->nspecs >= STAT_MAX_SPECS)
-			return cli_usage_error(err, STAT_PROG, "at most %d -e options", STAT_MAX_SPECS);
+			return cli_usage_error(err, stat_prog, "at most %d -e options", STAT_MAX_SPECS);
 		o->specs[o->nspecs++] = optarg;
 		return 0;
 	case 'M':
 		if (o->nmetric_specs >= STAT_MAX_SPECS)
-			return cli_usage_error(err, STAT_PROG, "at most %d -M options", STAT_MAX_SPECS);
+			return cli_usage_error(err, stat_prog, "at most %d -M options", STAT_MAX_SPECS);
 		o->metric_specs[o->nmetric_specs++] = optarg;
 		return 0;
 	case 'C': {
@@ -230,7 +231,7 @@ take_option(int c, struct stat_opts *o, struct pmustat_error **err)
 		}
 		/* Checked here, resolved against pmustat's affinity when the run starts. */
 		if (cpu_parse_list(optarg, CPU_SETSIZE, listed, NULL))
-			return cli_usage_error(err, STAT_PROG,
+			return cli_usage_error(err, stat_prog,
 					       "-C %s: not a CPU number, nor a list of CPUs below %d such as 0,2-3",
 					       optarg, CPU_SETSIZE);
 		o->cpu_list = optarg;
@@ -258,11 +259,11 @@ take_option(int c, struct stat_opts *o, struct pmustat_error **err)
 		unsigned n;
 
 		if (strcmp(optarg, "0") == 0 || parse_count(optarg, 1u << 20, &n) || n <= 2)
-			return cli_usage_error(err, STAT_PROG, "--log-fd %s: want a descriptor number above 2 (stdin, stdout and stderr are not for that)",
+			return cli_usage_error(err, stat_prog, "--log-fd %s: want a descriptor number above 2 (stdin, stdout and stderr are not for that)",
 					       optarg);
 		fl = fcntl((int)n, F_GETFL);
 		if (fl < 0 || (fl & O_ACCMODE) == O_RDONLY)
-			return cli_usage_error(err, STAT_PROG,
+			return cli_usage_error(err, stat_prog,
 					       "--log-fd %u: not a descriptor open for writing (open it in the shell: pmustat --log-fd %u ... %u>FILE)",
 					       n, n, n);
 		o->log_fd = (int)n;
@@ -282,7 +283,7 @@ take_option(int c, struct stat_opts *o, struct pmustat_error **err)
 		return 0;
 	case 'r':
 		if (parse_count(optarg, STAT_MAX_REPEAT, &o->repeat))
-			return cli_usage_error(err, STAT_PROG, "-r %s: want a number of runs from 1 to %d", optarg,
+			return cli_usage_error(err, stat_prog, "-r %s: want a number of runs from 1 to %d", optarg,
 					       STAT_MAX_REPEAT);
 		return 0;
 	case OPT_KEEP_GOING:
@@ -290,7 +291,7 @@ take_option(int c, struct stat_opts *o, struct pmustat_error **err)
 		return 0;
 	case OPT_CHECK:
 		if (o->nchecks >= STAT_MAX_CHECKS)
-			return cli_usage_error(err, STAT_PROG, "at most %d --check options", STAT_MAX_CHECKS);
+			return cli_usage_error(err, stat_prog, "at most %d --check options", STAT_MAX_CHECKS);
 		/* The message has the expression and a caret under the error on lines of their own. */
 		if (check_parse(optarg, &o->checks[o->nchecks], &cerr))
 			return check_set_error(err, optarg, &cerr);
@@ -312,7 +313,7 @@ take_option(int c, struct stat_opts *o, struct pmustat_error **err)
 		return 0;
 	case 'I':
 		if (parse_count(optarg, 24 * 3600 * 1000, &o->interval_ms) || o->interval_ms < INTERVAL_MIN_MS)
-			return cli_usage_error(err, STAT_PROG, "-I %s: want milliseconds, at least %d", optarg,
+			return cli_usage_error(err, stat_prog, "-I %s: want milliseconds, at least %d", optarg,
 					       INTERVAL_MIN_MS);
 		return 0;
 	case 'd':
@@ -328,13 +329,13 @@ take_option(int c, struct stat_opts *o, struct pmustat_error **err)
 		unsigned n;
 
 		if (parse_count(optarg, 1u << 22, &n))
-			return cli_usage_error(err, STAT_PROG, "-p %s: want the id of one running process", optarg);
+			return cli_usage_error(err, stat_prog, "-p %s: want the id of one running process", optarg);
 		o->pid = (pid_t)n;
 		return 0;
 	}
 	case OPT_DURATION:
 		if (parse_duration(optarg, &o->duration_ms))
-			return cli_usage_error(err, STAT_PROG,
+			return cli_usage_error(err, stat_prog,
 					       "--duration %s: want a time from 1ms to 24h such as 5, 5s, 500ms or 2m", optarg);
 		return 0;
 	case 'v':
@@ -342,7 +343,7 @@ take_option(int c, struct stat_opts *o, struct pmustat_error **err)
 		return 0;
 	case 'B':
 		if (backend_parse(optarg, &o->backend))
-			return cli_usage_error(err, STAT_PROG, "--backend %s: want msr, perf or auto", optarg);
+			return cli_usage_error(err, stat_prog, "--backend %s: want msr, perf or auto", optarg);
 		return 0;
 	}
 	return -EINVAL;
@@ -358,14 +359,14 @@ check_no_command(const struct stat_opts *o, struct pmustat_error **err)
 	bool cores = o->cpu_list || o->all_cpus || o->core >= 0;
 
 	if (o->pid && o->command)
-		return cli_usage_error(err, STAT_PROG,
+		return cli_usage_error(err, stat_prog,
 				       "-p %d counts a running process, not a COMMAND: give one or the other (--duration TIME bounds -p)",
 				       (int)o->pid);
 	if (o->duration_ms && o->command)
-		return cli_usage_error(err, STAT_PROG,
+		return cli_usage_error(err, stat_prog,
 				       "--duration counts cores (-C, -a) or -p's process without a COMMAND; a COMMAND is counted until it ends (timeout(1) bounds it)");
 	if (o->pid && cores)
-		return cli_usage_error(err, STAT_PROG,
+		return cli_usage_error(err, stat_prog,
 				       "-p counts the process wherever it runs: it goes without -C and -a (-C LIST --duration TIME counts cores)");
 	if (o->pid && o->backend == BACKEND_MSR)
 		return err_set(err, -EINVAL,
@@ -373,9 +374,9 @@ check_no_command(const struct stat_opts *o, struct pmustat_error **err)
 			       (int)o->pid);
 	if (!o->command && (o->pid || cores)) {
 		if (o->repeat > 1)
-			return cli_usage_error(err, STAT_PROG, "-r repeats a COMMAND: without one there is nothing to run again");
+			return cli_usage_error(err, stat_prog, "-r repeats a COMMAND: without one there is nothing to run again");
 		if (o->regions)
-			return cli_usage_error(err, STAT_PROG, "--regions counts a COMMAND's regions: it needs one");
+			return cli_usage_error(err, stat_prog, "--regions counts a COMMAND's regions: it needs one");
 	}
 	return 0;
 }
@@ -385,35 +386,37 @@ static int
 check_options(const struct stat_opts *o, struct pmustat_error **err)
 {
 	if (o->sep && o->json)
-		return cli_usage_error(err, STAT_PROG, "-x and --json exclude each other");
+		return cli_usage_error(err, stat_prog, "-x and --json exclude each other");
 	if (o->output && o->log_fd >= 0)
-		return cli_usage_error(err, STAT_PROG, "-o and --log-fd exclude each other: the results go to one place");
+		return cli_usage_error(err, stat_prog, "-o and --log-fd exclude each other: the results go to one place");
 	if (o->csv_header && !o->sep)
-		return cli_usage_error(err, STAT_PROG, "--csv-header goes with -x SEP (CSV output)");
+		return cli_usage_error(err, stat_prog, "--csv-header goes with -x SEP (CSV output)");
 	if (o->sep && !output_csv_separator_ok(o->sep))
 		return err_set(err, -EINVAL,
 			       "-x '%s': a separator must be non-empty and hold no double quote and no line break (fields that contain it are quoted with \")",
 			       o->sep);
 	if ((o->tolerances.n || o->tolerances.default_percent > 0 || o->tolerances.both ||
 	     o->allow_cpu_mismatch) && !o->baseline)
-		return cli_usage_error(err, STAT_PROG,
+		return cli_usage_error(err, stat_prog,
 				       "--tolerance, --tolerance-both and --allow-cpu-mismatch need --baseline FILE");
 	if (o->cpu_dump && !o->dry_run)
-		return cli_usage_error(err, STAT_PROG,
+		return cli_usage_error(err, stat_prog,
 				       "--cpu-dump %s describes another machine: it goes with --dry-run (the plan for that CPU)",
 				       o->cpu_dump);
 	if (check_no_command(o, err))
 		return -EINVAL;
 	if (o->cpu_dump && (o->cpu_list || o->all_cpus))
-		return cli_usage_error(err, STAT_PROG, "--cpu-dump plans for the one CPU of a dump: give -C N, not a list or -a");
+		return cli_usage_error(err, stat_prog, "--cpu-dump plans for the one CPU of a dump: give -C N, not a list or -a");
 	return 0;
 }
 
 int
-cmd_stat(int argc, char **argv, struct pmustat_error **err)
+cmd_stat_as(const char *prog, int argc, char **argv, struct pmustat_error **err)
 {
 	static struct stat_opts o;	/* ~100 KiB of --check expressions */
 	int c;
+
+	stat_prog = prog;
 
 	memset(&o, 0, sizeof(o));
 	o.core = -1;
@@ -427,7 +430,7 @@ cmd_stat(int argc, char **argv, struct pmustat_error **err)
 			return 0;
 		}
 		if (c == '?' || c == ':') {
-			cli_option_error(err, STAT_PROG, argv, STAT_OPTSTRING);
+			cli_option_error(err, stat_prog, argv, STAT_OPTSTRING);
 			return EXIT_PMUSTAT_FAILURE;
 		}
 		if (take_option(c, &o, err))
@@ -447,4 +450,16 @@ cmd_stat(int argc, char **argv, struct pmustat_error **err)
 		return EXIT_PMUSTAT_FAILURE;
 	}
 	return stat_main(&o, err);
+}
+
+int
+cmd_stat(int argc, char **argv, struct pmustat_error **err)
+{
+	return cmd_stat_as("pmustat", argc, argv, err);
+}
+
+int
+cmd_stat_subcommand(int argc, char **argv, struct pmustat_error **err)
+{
+	return cmd_stat_as("pmustat stat", argc, argv, err);
 }

@@ -57,6 +57,7 @@ class HelpAndManPage(unittest.TestCase):
             (["--backend"], "pmustat: option --backend needs a value; try 'pmustat --help'"),
             (["-e"], "pmustat: option -e needs a value; try 'pmustat --help'"),
             (["-Z", "true"], "pmustat: unknown option -Z; try 'pmustat --help'"),
+            (["stat", "-e"], "pmustat stat: option -e needs a value; try 'pmustat stat --help'"),
         ]
         for args, message in cases:
             with self.subTest(args=args):
@@ -67,7 +68,7 @@ class HelpAndManPage(unittest.TestCase):
 
     def test_a_bad_option_is_one_line_for_every_subcommand(self):
         # The whole of stderr: the option as typed and where help is, nothing else.
-        for sub in ("", "info", "list", "state", "reset"):
+        for sub in ("", "stat", "info", "list", "state", "reset"):
             with self.subTest(sub=sub):
                 prog = "pmustat" + (" " + sub if sub else "")
                 args = ([sub] if sub else []) + ["--bogus"] + ([] if sub else ["true"])
@@ -78,6 +79,22 @@ class HelpAndManPage(unittest.TestCase):
                 rc, out, err = help_text(*(([sub] if sub else []) + ["--bogus=1"]))
                 self.assertEqual(rc, 125)
                 self.assertEqual(len(err.splitlines()), 1, err)
+
+    def test_stat_names_counting_and_dash_dash_counts_a_program_called_stat(self):
+        # "stat" as the first word is the counting mode, as in perf; after
+        # "--" it is the command. Neither may take the other's meaning.
+        rc, out, err = help_text("stat", "--help")
+        self.assertEqual(rc, 0, err)
+        self.assertIn("usage: pmustat [stat]", out)
+        self.assertEqual(help_text("help", "stat")[1], out)
+        rc, out, err = help_text("stat", "-e", "no-such-event", "--", "true")
+        self.assertEqual(rc, 125)
+        self.assertTrue(err.startswith("pmustat stat: "), err)
+        rc, out, err = help_text("-e", "task-clock", "--", "stat", "--version")
+        if "perf_event" in err and rc == 125:
+            self.skipTest("perf_event_open is refused here: " + err.splitlines()[-1])
+        self.assertEqual(rc, 0, err)
+        self.assertIn("stat (GNU coreutils)", out)
 
     def test_version(self):
         rc, out, _ = help_text("--version")

@@ -12,11 +12,12 @@ fail() {
 	failures=$((failures + 1))
 }
 
-out=$("$pmustat" help 2>&1) && [[ $out == *"usage: pmustat [-e EVENTS]"* && $out == *"Counting options:"* ]] ||
+out=$("$pmustat" help 2>&1) && [[ $out == *"usage: pmustat [stat] [-e EVENTS]"* && $out == *"Counting options:"* ]] ||
 	fail "pmustat help: $out"
-for sub in info list state reset; do
+for sub in stat info list state reset; do
 	out=$("$pmustat" help "$sub" 2>&1) || fail "pmustat help $sub: exit $?"
-	[[ $out == *"usage: pmustat $sub"* ]] || fail "pmustat help $sub: $out"
+	# counting is also the default: its usage shows the word as optional
+	[[ $out == *"usage: pmustat $sub"* || ($sub == stat && $out == *"usage: pmustat [stat]"*) ]] || fail "pmustat help $sub: $out"
 	# The options are described, not only named: lines "  -x, --opt   what".
 	n=$(grep -cE '^ +(-[a-zA-Z], )?--[a-z-]+.* {2,}[a-z(]' <<<"$out")
 	((n >= 2)) || fail "pmustat $sub --help describes $n options: $out"
