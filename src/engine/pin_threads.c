@@ -113,9 +113,13 @@ on_clone(struct runner *r, pid_t tid)
 	note(r, place(r, child, r->next_pin++));
 	note(r, remember(&r->tids, &r->ntids, &r->tids_cap, child));
 	/* The new thread starts with a SIGSTOP of its own: that stop is ours, not the command's. */
-	if (!take_early(r, child))
-		while (waitpid(child, &st, __WALL) < 0 && errno == EINTR)
-			;
+	if (!take_early(r, child)) {
+		pid_t got;
+
+		do
+			got = waitpid(child, &st, __WALL);
+		while (got < 0 && errno == EINTR);
+	}
 	(void)ptrace(PTRACE_CONT, child, NULL, NULL);
 	(void)ptrace(PTRACE_CONT, tid, NULL, NULL);
 }
