@@ -48,6 +48,9 @@ stat_usage_options(FILE *out)
 		"                         backend counts cores: -C N --duration TIME instead\n"
 		"  -A, --no-aggr          one count per CPU instead of the sum (perf backend too);\n"
 		"                         with --regions, each region's sums per thread too\n"
+		"      --pin-threads      with -C LIST or -a: the command's first thread on the\n"
+		"                         first CPU, each thread it creates on the next, round-robin\n"
+		"                         (as likwid-pin); needs ptrace of the command\n"
 		"  -x, --field-separator SEP  CSV output\n"
 		"  -j, --json             one JSON object\n"
 		"      --csv-header       with -x, a first line naming the fields\n"
@@ -90,7 +93,8 @@ static void
 usage(FILE *out)
 {
 	fprintf(out,
-		"usage: pmustat [stat] [-e EVENTS]... [-M METRICS]... [-C LIST | -a] [-A] [-x SEP | --json] [-o FILE]\n"
+		"usage: pmustat [stat] [-e EVENTS]... [-M METRICS]... [-C LIST | -a] [-A] [--pin-threads]\n"
+		"               [-x SEP | --json] [-o FILE]\n"
 		"               [--force]\n"
 		"               [--no-rerun] [--as-root] [--dry-run [--cpu-dump FILE]]\n"
 		"               [--backend msr|perf|auto] [--regions] [-v] [--] COMMAND [ARGS...]\n"
@@ -162,6 +166,7 @@ enum {
 	OPT_CSV_HEADER,
 	OPT_REGIONS,
 	OPT_DURATION,
+	OPT_PIN_THREADS,
 };
 
 /* '+': the first non-option word is COMMAND; its options are its own. */
@@ -198,6 +203,7 @@ static const struct option longopts[] = {
 	{ "regions", no_argument, NULL, OPT_REGIONS },
 	{ "pid", required_argument, NULL, 'p' },
 	{ "duration", required_argument, NULL, OPT_DURATION },
+	{ "pin-threads", no_argument, NULL, OPT_PIN_THREADS },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -244,6 +250,9 @@ take_option(int c, struct stat_opts *o, struct pmustat_error **err)
 		return 0;
 	case 'A':
 		o->per_cpu = true;
+		return 0;
+	case OPT_PIN_THREADS:
+		o->pin_threads = true;
 		return 0;
 	case 'x':
 		o->sep = optarg;
@@ -405,6 +414,9 @@ check_options(const struct stat_opts *o, struct pmustat_error **err)
 				       o->cpu_dump);
 	if (check_no_command(o, err))
 		return -EINVAL;
+	if (o->pin_threads && (!o->command || !(o->cpu_list || o->all_cpus)))
+		return cli_usage_error(err, STAT_PROG,
+				       "--pin-threads places a COMMAND's threads round-robin on the CPUs of -C LIST or -a: give both");
 	if (o->cpu_dump && (o->cpu_list || o->all_cpus))
 		return cli_usage_error(err, stat_prog, "--cpu-dump plans for the one CPU of a dump: give -C N, not a list or -a");
 	return 0;

@@ -184,9 +184,15 @@ open_cores(struct run_ctx *c, struct pmustat_error **err)
 	signals_block(true);
 	backend_msr_hints(c, &hints);
 	for (unsigned i = 0; i < s->n; i++) {
+		const struct pmu *like = NULL;
+
+		/* IA32_PERF_CAPABILITIES describes the core type: read once per type. */
+		for (unsigned j = 0; j < i && !like; j++)
+			if (run_core_caps(c, j) == run_core_caps(c, i))
+				like = s->pmus[j];
 		/* The counters' values are read once the plan says which it uses. */
 		rc = pmu_open_lean(&s->pmus[i], c->hw, s->cores[i].core, run_core_caps(c, i),
-				   requests_uses_offcore(run_core_events(c, i)), &hints, err);
+				   requests_uses_offcore(run_core_events(c, i)), &hints, like, err);
 		if (rc)
 			return rc;
 		if (c->o->force)
@@ -225,7 +231,10 @@ journal_cores(struct run_ctx *c, struct pmustat_error **err)
 			gp |= plan->runs[r].gp;
 			fixed |= plan->runs[r].fixed;
 		}
-		rc = pmu_save_counters(s->pmus[i], gp, fixed, err);
+		/* rdpmc reads the counters of the CPU it runs on (run_keep_off() moves pmustat off before the run). */
+		if (s->cores[i].use_rdpmc)
+			run_pin_self(s->cores[i].core, true);
+		rc = pmu_save_counters(s->pmus[i], gp, fixed, s->cores[i].use_rdpmc, err);
 		if (rc)
 			return rc;
 		rc = journal_from_programs(&j, s->pmus[i], plan->runs, plan->nruns, err);
@@ -281,15 +290,13 @@ msr_begin(struct run_ctx *c, struct pmustat_error **err)
 	}
 	for (unsigned i = 0; c->o->verbose && i < s->n; i++)
 		verbose_plan(c, i);
-	rc = journal_cores(c, err);
-	if (rc)
-		return rc;
+	/* Before the journal: the counters' values are saved the way they are read after the run. */
 	for (unsigned i = 0; i < s->n; i++)
 		rdpmc = rdpmc && hw_rdpmc_probe(c->hw, s->cores[i].core) == 0;
 	for (unsigned i = 0; i < s->n; i++)
 		s->cores[i].use_rdpmc = rdpmc;
 	c->read_method = rdpmc ? "rdpmc" : "MSR reads";
-	return 0;
+	return journal_cores(c, err);
 }
 
 /* Restore core @i, remove its journal; the first failure goes to c->error. */

@@ -255,6 +255,11 @@ one_run(struct run_ctx *c, unsigned run, unsigned nruns)
 		ro.cpus = c->cores;
 		ro.ncpus = c->ncores;
 	}
+	/* --pin-threads: each thread on its own CPU of the list (pin_threads.c, through ptrace). */
+	if (c->o->pin_threads && c->ncores) {
+		ro.pin_cpus = c->cores;
+		ro.npin = c->ncores;
+	}
 	if (privileges(c, &ro))
 		return -1;
 	for (unsigned b = 0; b < c->nbackends; b++) {
@@ -267,6 +272,12 @@ one_run(struct run_ctx *c, unsigned run, unsigned nruns)
 	if (rc) {
 		run_discard(c, run);
 		return child_failed(c, &rf), -1;
+	}
+	if (ro.npin && !r.traced) {
+		runner_cancel(&r);
+		run_discard(c, run);
+		return run_fail(c, -EPERM, "--pin-threads: ptrace refused (%s: YAMA ptrace_scope 3 or a seccomp filter?), and pmustat places the command's threads as the kernel creates them through ptrace; the command did not run: allow ptrace of one's own children (kernel.yama.ptrace_scope at 1 or below) or run without --pin-threads",
+				strerror(r.trace_err ? r.trace_err : EPERM)), -1;
 	}
 	for (unsigned b = 0; b < c->nbackends; b++) {
 		if (c->backends[b]->attach(c, run, r.pid, &err)) {
@@ -326,6 +337,9 @@ one_run(struct run_ctx *c, unsigned run, unsigned nruns)
 		return run_fail(c, rc, "waiting for %s: %s", c->o->command[0], strerror(-rc)), -1;
 	}
 	c->command_ran = true;
+	if (r.pin_err)
+		fprintf(stderr, "pmustat: warning: --pin-threads: a thread of %s could not be placed on its CPU (%s); it ran wherever the kernel put it among the listed CPUs\n",
+			c->o->command[0], strerror(r.pin_err));
 	note_window(c, &r, ro.enable != NULL, off_core);
 	if (run_collect(c, run, sampler))
 		return -1;

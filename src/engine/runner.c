@@ -237,9 +237,9 @@ child(int go_fd, int report_fd, char *const argv[], const struct runner_opts *op
 	 * its first instruction: the parent enables the counters there.
 	 */
 	e = 0;
-	if (opts->enable && opts->no_trace) {
+	if (opts->enable && opts->no_trace && !opts->npin) {
 		e = EPERM;
-	} else if (opts->enable) {
+	} else if (opts->enable || opts->npin) {
 		traced = ptrace(PTRACE_TRACEME, 0, NULL, NULL) == 0;
 		e = traced ? 0 : errno;
 		if (!traced && !e)
@@ -266,7 +266,7 @@ child(int go_fd, int report_fd, char *const argv[], const struct runner_opts *op
 			_exit(EXIT_PMUSTAT_FAILURE);
 		}
 	}
-	if (opts->enable && !traced) {
+	if (opts->enable && (!traced || opts->no_trace)) {
 		e = opts->enable(opts->arg);
 		if (e) {
 			child_report(report_fd, RUNNER_ENABLE, -e);
@@ -296,13 +296,14 @@ runner_start(struct runner *r, char *const argv[], const struct runner_opts *opt
 	struct report msg;
 	int rc, wstatus;
 
-	r->pid = 0;
+	memset(r, 0, sizeof(*r));
 	r->go_fd = -1;
 	r->report_fd = -1;
-	r->traced = false;
-	r->trace_err = 0;
-	r->enable = opts->enable;
+	/* With no_trace the child enables itself; a child traced for --pin-threads only is followed. */
+	r->enable = opts->no_trace ? NULL : opts->enable;
 	r->arg = opts->arg;
+	r->pin_cpus = opts->pin_cpus;
+	r->npin = opts->pin_cpus ? opts->npin : 0;
 	fail->stage = RUNNER_OK;
 	fail->err = 0;
 	if (!argv || !argv[0])
@@ -338,8 +339,8 @@ runner_start(struct runner *r, char *const argv[], const struct runner_opts *opt
 
 	rc = read_report(r->report_fd, &msg);
 	if (rc == 1 && msg.stage == RUNNER_READY) {
-		r->traced = opts->enable && msg.err == 0;
-		r->trace_err = opts->enable ? msg.err : 0;
+		r->traced = (opts->enable || r->npin) && msg.err == 0;
+		r->trace_err = opts->enable || r->npin ? msg.err : 0;
 		return 0;
 	}
 	if (rc == 1) {
@@ -422,7 +423,15 @@ go_traced(struct runner *r, struct runner_failure *fail, int *wstatus)
 		(void)ptrace(PTRACE_CONT, r->pid, NULL, (void *)(long)WSTOPSIG(st));
 	}
 	close_fd(&r->report_fd);
-	/* The command is held before its first instruction. */
+	/* The command is held before its first instruction: its first thread placed, then counted. */
+	rc = r->npin ? runner_pin_start(r) : 0;
+	if (rc) {
+		fail->stage = RUNNER_PIN;
+		fail->err = -rc;
+		kill(r->pid, SIGKILL);
+		(void)runner_wait(r, wstatus);
+		return rc;
+	}
 	rc = r->enable ? r->enable(r->arg) : 0;
 	if (rc) {
 		fail->stage = RUNNER_ENABLE;
@@ -431,12 +440,17 @@ go_traced(struct runner *r, struct runner_failure *fail, int *wstatus)
 		(void)runner_wait(r, wstatus);
 		return rc;
 	}
-	if (ptrace(PTRACE_DETACH, r->pid, NULL, NULL) != 0) {
+	if (r->following) {
+		rc = ptrace(PTRACE_CONT, r->pid, NULL, NULL) == 0 ? 0 : -errno;
+	} else {
+		rc = ptrace(PTRACE_DETACH, r->pid, NULL, NULL) == 0 ? 0 : -errno;
+	}
+	if (rc) {
 		fail->stage = RUNNER_CHILD_LOST;
-		fail->err = errno;
+		fail->err = -rc;
 		kill(r->pid, SIGKILL);
 		(void)runner_wait(r, wstatus);
-		return -fail->err;
+		return rc;
 	}
 	return 0;
 }
@@ -483,15 +497,20 @@ runner_wait(struct runner *r, int *wstatus)
 	if (r->pid <= 0)
 		return -ECHILD;
 	for (;;) {
-		pid_t p = waitpid(r->pid, &st, 0);
+		/* Followed threads are the tracer's to reap: the command's end waits for theirs. */
+		pid_t p = r->following ? waitpid(-1, &st, __WALL) : waitpid(r->pid, &st, 0);
 
 		if (p == r->pid)
 			break;
-		if (p < 0 && errno == EINTR)
+		/* A thread stopped on its way out (a signal) goes on to its end. */
+		if (p > 0 && WIFSTOPPED(st))
+			(void)ptrace(PTRACE_CONT, p, NULL, NULL);
+		if (p > 0 || (p < 0 && errno == EINTR))
 			continue;
 		return -errno;
 	}
 	r->pid = 0;
+	runner_pin_free(r);
 	if (wstatus)
 		*wstatus = st;
 	return 0;
@@ -504,6 +523,8 @@ runner_await(struct runner *r)
 
 	if (r->pid <= 0)
 		return -ECHILD;
+	if (r->following)
+		return runner_pin_await(r);
 	memset(&si, 0, sizeof(si));
 	if (waitid(P_PID, (id_t)r->pid, &si, WEXITED | WNOWAIT) != 0)
 		return -errno;

@@ -70,6 +70,13 @@ struct runner_opts {
 	 */
 	int (*inherit)(void *arg);
 	void *inherit_arg;
+	/*
+	 * --pin-threads: the command's threads round-robin on these @npin
+	 * CPUs (pin_threads.c); the child must then be traced (runner_start()
+	 * says in runner.traced whether it is).
+	 */
+	const int *pin_cpus;
+	unsigned npin;
 };
 
 struct runner {
@@ -81,6 +88,13 @@ struct runner {
 	int trace_err;		/* why not (positive errno of PTRACE_TRACEME), or 0 */
 	int (*enable)(void *arg);
 	void *arg;
+	/* --pin-threads (pin_threads.c): still the tracer after the exec stop. */
+	const int *pin_cpus;
+	unsigned npin, next_pin;
+	bool following;
+	pid_t *tids, *early;		/* threads seen created; first stops seen before their clone event */
+	unsigned ntids, tids_cap, nearly, early_cap;
+	int pin_err;			/* the first thread that could not be placed: positive errno, or 0 */
 };
 
 struct runner_failure {
@@ -117,6 +131,15 @@ runner_wait(struct runner *r, int *wstatus);
  */
 int
 runner_await(struct runner *r);
+
+/*
+ * pin_threads.c: at the exec stop, follow the command's threads and place
+ * its first (0 or -errno); runner_await()'s wait while following, which
+ * places each new thread and passes every other stop on; the end of it.
+ */
+int runner_pin_start(struct runner *r);
+int runner_pin_await(struct runner *r);
+void runner_pin_free(struct runner *r);
 
 /* Kill (SIGKILL) and reap a child that must not run. */
 void

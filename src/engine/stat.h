@@ -39,6 +39,7 @@ struct stat_opts {
 	const char *cpu_list;			/* -C LIST of several CPUs (perf's syntax); NULL: core */
 	bool all_cpus;				/* -a: every CPU pmustat may run on */
 	bool per_cpu;				/* -A, --no-aggr: one line per CPU, not the sum */
+	bool pin_threads;			/* --pin-threads: the command's threads round-robin on the CPUs */
 	const char *cpu_dump;			/* --cpu-dump: plan for that CPU (with --dry-run) */
 	const char *sep;			/* -x */
 	bool json;

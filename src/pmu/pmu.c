@@ -23,32 +23,14 @@
 #include "pmu/pmu_impl.h"
 #include "pmu/pmu_regs.h"
 
-int
-pmu_save_counters(struct pmu *p, uint32_t gp, uint32_t fixed, struct pmustat_error **err)
-{
-	int rc;
-
-	for (unsigned i = 0; i < PMU_MAX_GP; i++) {
-		if (!(gp & p->gp_mask & (1u << i)) || p->pmc[i].msr)
-			continue;
-		rc = pmu_reg_load(p, &p->pmc[i], msr_pmc(i));
-		if (rc)
-			return pmu_fail(p, rc, "reading", msr_pmc(i), false, err);
-	}
-	for (unsigned i = 0; i < PMU_MAX_FIXED; i++) {
-		if (!(fixed & p->fixed_mask & (1u << i)) || p->fixed_ctr[i].msr)
-			continue;
-		rc = pmu_reg_load(p, &p->fixed_ctr[i], msr_fixed_ctr(i));
-		if (rc)
-			return pmu_fail(p, rc, "reading", msr_fixed_ctr(i), false, err);
-	}
-	return 0;
-}
-
-/* pmu_open_at(), the counters' values read only when @values (else pmu_save_counters() later). */
+/*
+ * pmu_open_at(), the counters' values read only when @values (else
+ * pmu_save_counters() later); IA32_PERF_CAPABILITIES taken from @like when
+ * given (a core of the same type: the register describes the core type).
+ */
 static int
 open_at(struct pmu *p, struct hw *hw, int cpu, const struct pmu_caps *caps, bool uses_offcore,
-	const struct pmu_owner_hints *hints, bool values, struct pmustat_error **err)
+	const struct pmu_owner_hints *hints, bool values, const struct pmu *like, struct pmustat_error **err)
 {
 	struct pmu_owner_regs regs;
 	int rc;
@@ -68,7 +50,10 @@ open_at(struct pmu *p, struct hw *hw, int cpu, const struct pmu_caps *caps, bool
 	if (rc)
 		return err_set(err, rc, "core %d: cannot open the MSR device for writing: %s; %s", cpu,
 			       strerror(-rc), hw_msr_hint(rc, true));
-	if (caps->pdcm) {
+	if (caps->pdcm && like && like->caps.pdcm) {
+		p->perf_capabilities = like->perf_capabilities;
+		p->full_width = like->full_width;
+	} else if (caps->pdcm) {
 		rc = pmu_rd(p, MSR_IA32_PERF_CAPABILITIES, &p->perf_capabilities);
 		if (rc)
 			return pmu_fail(p, rc, "reading", MSR_IA32_PERF_CAPABILITIES, false, err);
@@ -81,7 +66,7 @@ open_at(struct pmu *p, struct hw *hw, int cpu, const struct pmu_caps *caps, bool
 		if (rc)
 			return pmu_fail(p, rc, "reading", msr_evtsel(i), false, err);
 	}
-	if (values && (rc = pmu_save_counters(p, p->gp_mask, p->fixed_mask, err)))
+	if (values && (rc = pmu_save_counters(p, p->gp_mask, p->fixed_mask, false, err)))
 		return rc;
 	if (p->fixed_mask) {
 		rc = pmu_reg_load(p, &p->fixed_ctrl, MSR_IA32_FIXED_CTR_CTRL);
@@ -133,12 +118,12 @@ int
 pmu_open_at(struct pmu *p, struct hw *hw, int cpu, const struct pmu_caps *caps, bool uses_offcore,
 	    const struct pmu_owner_hints *hints, struct pmustat_error **err)
 {
-	return open_at(p, hw, cpu, caps, uses_offcore, hints, true, err);
+	return open_at(p, hw, cpu, caps, uses_offcore, hints, true, NULL, err);
 }
 
 static int
 open_new(struct pmu **out, struct hw *hw, int cpu, const struct pmu_caps *caps, bool uses_offcore,
-	 const struct pmu_owner_hints *hints, bool values, struct pmustat_error **err)
+	 const struct pmu_owner_hints *hints, bool values, const struct pmu *like, struct pmustat_error **err)
 {
 	struct pmu *p = calloc(1, sizeof(*p));
 	int rc;
@@ -146,7 +131,7 @@ open_new(struct pmu **out, struct hw *hw, int cpu, const struct pmu_caps *caps, 
 	*out = NULL;
 	if (!p)
 		return err_set(err, -ENOMEM, "out of memory");
-	rc = open_at(p, hw, cpu, caps, uses_offcore, hints, values, err);
+	rc = open_at(p, hw, cpu, caps, uses_offcore, hints, values, like, err);
 	if (rc) {
 		free(p);
 		return rc;
@@ -159,14 +144,14 @@ int
 pmu_open(struct pmu **out, struct hw *hw, int cpu, const struct pmu_caps *caps, bool uses_offcore,
 	 const struct pmu_owner_hints *hints, struct pmustat_error **err)
 {
-	return open_new(out, hw, cpu, caps, uses_offcore, hints, true, err);
+	return open_new(out, hw, cpu, caps, uses_offcore, hints, true, NULL, err);
 }
 
 int
 pmu_open_lean(struct pmu **out, struct hw *hw, int cpu, const struct pmu_caps *caps, bool uses_offcore,
-	      const struct pmu_owner_hints *hints, struct pmustat_error **err)
+	      const struct pmu_owner_hints *hints, const struct pmu *like, struct pmustat_error **err)
 {
-	return open_new(out, hw, cpu, caps, uses_offcore, hints, false, err);
+	return open_new(out, hw, cpu, caps, uses_offcore, hints, false, like, err);
 }
 
 void

@@ -63,14 +63,21 @@ pmu_open(struct pmu **out, struct hw *hw, int cpu, const struct pmu_caps *caps, 
  * pmu_open() without reading the counters' values: a run on many cores
  * reads only those its plan uses, with pmu_save_counters() before the
  * journal. A counter not saved cannot be written (pmu_program() refuses).
+ * @like: an open PMU of a core of the same type (same caps), whose
+ * IA32_PERF_CAPABILITIES is taken instead of read again, or NULL.
  */
 int
 pmu_open_lean(struct pmu **out, struct hw *hw, int cpu, const struct pmu_caps *caps, bool uses_offcore,
-	      const struct pmu_owner_hints *hints, struct pmustat_error **err);
+	      const struct pmu_owner_hints *hints, const struct pmu *like, struct pmustat_error **err);
 
-/* Read and save the values of the counters @gp and @fixed not saved yet. 0, or -errno with @err. */
+/*
+ * Read and save the values of the counters @gp and @fixed not saved yet
+ * (save_counters.c). @use_rdpmc: with rdpmc, the caller running on the
+ * PMU's core (rdpmc_probe() said yes there), not with MSR reads. 0, or
+ * -errno with @err.
+ */
 int
-pmu_save_counters(struct pmu *p, uint32_t gp, uint32_t fixed, struct pmustat_error **err);
+pmu_save_counters(struct pmu *p, uint32_t gp, uint32_t fixed, bool use_rdpmc, struct pmustat_error **err);
 
 /* Free @p (NULL is fine); pmu_restore() first. */
 void

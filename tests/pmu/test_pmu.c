@@ -1,6 +1,7 @@
 /*
  * test_pmu.c - pmu.c against the in-process emulated PMU (tests/emu):
- * save, program, enable, count, read, restore, bit for bit.
+ * save, program, enable, count, read, restore, bit for bit; counters
+ * another user holds when pmustat comes.
  */
 #include <errno.h>
 #include <setjmp.h>
@@ -8,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <cmocka.h>
 
 #include <libcpuid/libcpuid.h>
@@ -22,178 +24,9 @@
 #include "pmu/program.h"
 #include "pmu/counter_sched.h"
 #include "test_util.h"
+#include "pmu_fixture.h"
 #include "base/err.h"
 #include "base/strbuf.h"
-
-#define CPU 1
-
-/* The PMU of the test; struct pmu's fields through pmu_impl.h (this is pmu/'s own test). */
-static struct pmu *pmu;
-/* The counters the runs programmed so far go back to what they were in a later run. */
-static uint32_t earlier_gp, earlier_fixed;
-
-struct fixture {
-	struct emu_pmu *emu;
-	struct hw *hw;
-	struct cpu_info info;
-	struct emu_pmu *before;	/* snapshot */
-};
-
-static struct fixture *
-fixture_new(enum emu_model model, bool watchdog)
-{
-	struct fixture *f = calloc(1, sizeof(*f));
-	struct cpu_raw_data_t raw;
-	struct emu_config cfg;
-
-	assert_non_null(f);
-	emu_config_default(&cfg, model);
-	cfg.ncpus = 2;
-	cfg.watchdog = watchdog;
-	f->emu = emu_pmu_new(&cfg);
-	assert_non_null(f->emu);
-	f->hw = emu_hw_new(f->emu);
-	assert_non_null(f->hw);
-	assert_int_equal(hw_cpuid(f->hw, CPU, &raw), 0);
-	cpu_decode(&raw, &f->info);
-	assert_int_equal(f->info.verdict, CPU_VERDICT_OK);
-	f->before = malloc(sizeof(*f->before));
-	assert_non_null(f->before);
-	memcpy(f->before, f->emu, sizeof(*f->emu));
-	return f;
-}
-
-static void
-fixture_free(struct fixture *f)
-{
-	emu_hw_free(f->hw);
-	emu_pmu_free(f->emu);
-	free(f->before);
-	free(f);
-}
-
-static unsigned
-diffs(struct fixture *f)
-{
-	return emu_pmu_diff(f->before, f->emu, stderr);
-}
-
-/* Run @run's writes (pmu/program.h) through the pmu. */
-static int
-program(const struct event *ev, const struct sched_slot *s, unsigned n, unsigned run,
-	struct pmustat_error **err)
-{
-	struct pmu_program prog;
-	int rc;
-
-	if (run == 0)
-		earlier_gp = earlier_fixed = 0;
-	rc = pmu_program_build(&pmu->caps, pmu_found_global_ctrl(pmu), pmu_occupancy(pmu)->perf_metrics, ev, s, n, run, earlier_gp, earlier_fixed,
-			       &prog, err);
-	if (rc)
-		return rc;
-	earlier_gp |= prog.gp;
-	earlier_fixed |= prog.fixed;
-	return pmu_program(pmu, &prog, err);
-}
-
-/*
- * Linux's perf rewrites IA32_PERF_GLOBAL_CTRL with every counter's bit on
- * each PMI exit and context switch (intel_pmu_enable_all): when set, one_run()
- * plays that kernel right before the enable and right after the disable.
- */
-static bool kernel_rewrites;
-
-static void
-kernel_enable_all(struct fixture *f)
-{
-	if (kernel_rewrites)
-		assert_int_equal(emu_wrmsr(f->emu, CPU, MSR_IA32_PERF_GLOBAL_CTRL, 0x70000000full), 0);
-}
-
-/* The whole sequence for one run of a plan; counts into @out. */
-static void
-one_run(struct fixture *f, const struct event *ev, const struct sched_slot *s, unsigned n,
-	unsigned run, void (*workload)(struct fixture *), struct pmu_count *out, bool rdpmc)
-{
-	struct pmustat_error *err = NULL;
-
-	if (program(ev, s, n, run, &err) != 0)
-		fail_msg("program: %s", err_msg(err));
-	/* Programmed but not enabled: nothing counts yet. */
-	kernel_enable_all(f);
-	assert_int_equal(emu_retire(f->emu, CPU, 0xc0, 0x00, 3, 1000000), 0);
-	assert_int_equal(emu_retire(f->emu, CPU, 0xc4, 0x00, 3, 1000000), 0);
-	assert_int_equal(pmu_enable(pmu), 0);
-	pmu_mark_enabled(pmu);
-	workload(f);
-	assert_int_equal(pmu_disable(pmu, &err), 0);
-	/* Disabled: nothing counts any more. */
-	kernel_enable_all(f);
-	assert_int_equal(emu_retire(f->emu, CPU, 0xc0, 0x00, 3, 1000000), 0);
-	assert_int_equal(emu_retire(f->emu, CPU, 0xc4, 0x00, 3, 1000000), 0);
-	assert_int_equal(emu_retire(f->emu, CPU, 0x3c, 0x00, 3, 1000000), 0);
-	if (rdpmc)
-		emu_hw_set_current_cpu(f->hw, CPU);
-	if (pmu_read(pmu, s, n, run, rdpmc, out, &err) != 0)
-		fail_msg("read: %s", err_msg(err));
-	err_clear(&err);
-}
-
-static void
-basic_workload(struct fixture *f)
-{
-	/* User mode. */
-	emu_retire(f->emu, CPU, 0xc0, 0x00, 3, 5000);		/* instructions */
-	emu_retire(f->emu, CPU, 0x3c, 0x00, 3, 2500);		/* core cycles */
-	emu_retire(f->emu, CPU, 0x3c, 0x01, 3, 2000);		/* ref cycles */
-	emu_retire(f->emu, CPU, 0xc4, 0x00, 3, 700);		/* branches */
-	emu_retire(f->emu, CPU, 0xc5, 0x00, 3, 7);		/* branch misses */
-	emu_retire(f->emu, CPU, 0x2e, 0x41, 3, 33);		/* LLC misses */
-	/* Kernel mode: not counted by default (:u). */
-	emu_retire(f->emu, CPU, 0xc0, 0x00, 0, 100000);
-	emu_retire(f->emu, CPU, 0xc4, 0x00, 0, 100000);
-	emu_retire(f->emu, CPU, 0x2e, 0x41, 0, 100000);
-	/* The other core: never counted. */
-	emu_retire(f->emu, 0, 0xc0, 0x00, 3, 777777);
-	emu_retire(f->emu, 0, 0x2e, 0x41, 3, 777777);
-}
-
-static void
-default_events(struct event *ev)
-{
-	ev[0] = test_fixed_event("instructions", 0, 0xc0, 0, 0xf);
-	ev[1] = test_fixed_event("cycles", 1, 0x3c, 0, 0xf);
-	ev[2] = test_fixed_event("ref-cycles", 2, 0x3c, 1, 0xf);
-	ev[3] = test_event("branches", 0xc4, 0, 0xf);
-	ev[4] = test_event("branch-misses", 0xc5, 0, 0xf);
-	ev[5] = test_event("LLC_MISSES", 0x2e, 0x41, 0xf);
-}
-
-static void
-plan(struct fixture *f, const struct event *ev, unsigned n, struct sched_slot *s, unsigned *runs)
-{
-	struct pmustat_error *err = NULL;
-
-	if (sched_plan(ev, n, &f->info.pmu, pmu_free_gp(pmu), pmu_free_fixed(pmu), s, runs,
-		       NULL, &err) != 0)
-		fail_msg("plan: %s", err_msg(err));
-	err_clear(&err);
-}
-
-static void
-open_pmu(struct fixture *f)
-{
-	struct pmustat_error *err = NULL;
-	/* The watchdog's machines say so in nmi_watchdog: whose a busy counter is. */
-	struct pmu_owner_hints hints = { .watchdog_on = f->emu->config.watchdog };
-
-	pmu_close(pmu);
-	if (pmu_open(&pmu, f->hw, CPU, &f->info.pmu, false, &hints, &err) != 0)
-		fail_msg("open: %s", err_msg(err));
-	pmu_arm_signal_restore(pmu);
-	err_clear(&err);
-}
 
 static void
 test_skylake_exact_and_restored(void **state)
@@ -539,42 +372,6 @@ test_restore_from_signal(void **state)
 	fixture_free(f);
 	err_clear(&err);
 }
-
-static void
-test_msr_budget_four_events(void **state)
-{
-	struct fixture *f = fixture_new(EMU_MODEL_SKYLAKE, false);
-	struct event ev[4];
-	struct sched_slot s[4];
-	struct pmu_count c[4];
-	unsigned runs;
-	uint64_t total;
-
-	(void)state;
-	ev[0] = test_fixed_event("instructions", 0, 0xc0, 0, 0xf);
-	ev[1] = test_fixed_event("cycles", 1, 0x3c, 0, 0xf);
-	ev[2] = test_event("branches", 0xc4, 0, 0xf);
-	ev[3] = test_event("branch-misses", 0xc5, 0, 0xf);
-	open_pmu(f);
-	plan(f, ev, 4, s, &runs);
-	one_run(f, ev, s, 4, 0, basic_workload, c, true);
-	assert_int_equal(pmu_restore(pmu), 0);
-	total = f->emu->cpu[CPU].stats.rdmsr + f->emu->cpu[CPU].stats.wrmsr;
-	print_message("MSR accesses for 4 events: %llu reads, %llu writes\n",
-		      (unsigned long long)f->emu->cpu[CPU].stats.rdmsr,
-		      (unsigned long long)f->emu->cpu[CPU].stats.wrmsr);
-	assert_int_equal(total, pmu->msr_reads + pmu->msr_writes);
-	/*
-	 * 26 reads, 12 writes: the 2 EVTSELs written once each by the enable
-	 * (not first with EN clear), GLOBAL_INUSE not read (the EVTSELs and
-	 * FIXED_CTR_CTRL say it); the fixed counters' GLOBAL_CTRL bits are clear
-	 * at power-up, so it is still set by a read-modify-write.
-	 */
-	assert_true(total <= 38);
-	assert_int_equal(diffs(f), 0);
-	fixture_free(f);
-}
-
 static void
 test_allow_list(void **state)
 {
@@ -593,150 +390,6 @@ test_allow_list(void **state)
 	assert_int_equal(pmu_restore(pmu), 0);
 	fixture_free(f);
 }
-
-static void
-test_global_ctrl_ours_one_enabling_write(void **state)
-{
-	struct fixture *f = fixture_new(EMU_MODEL_SKYLAKE, false);
-	struct event ev[6];
-	struct sched_slot s[6];
-	struct pmu_count c[6];
-	unsigned runs;
-
-	(void)state;
-	/* Nobody keeps GLOBAL_CTRL bits set (the power-up GP bits cleared). */
-	assert_int_equal(emu_wrmsr(f->emu, CPU, MSR_IA32_PERF_GLOBAL_CTRL, 0), 0);
-	memcpy(f->before, f->emu, sizeof(*f->emu));
-	default_events(ev);
-	open_pmu(f);
-	plan(f, ev, 6, s, &runs);
-	one_run(f, ev, s, 6, 0, basic_workload, c, true);
-	assert_int_equal(pmu->mode, PMU_ENABLE_GLOBAL);
-	/*
-	 * The last write starts every counter at once: GLOBAL_CTRL with
-	 * exactly our bits, after each counter's own enable.
-	 */
-	assert_int_equal(pmu->n_enable, 5);
-	assert_int_equal(pmu->enable_seq[4].msr, MSR_IA32_PERF_GLOBAL_CTRL);
-	assert_int_equal(pmu->enable_seq[4].val, 0x700000000ull | 0x7);
-	/* And the first write of the disable stops them at once. */
-	assert_int_equal(pmu->disable_seq[0].msr, MSR_IA32_PERF_GLOBAL_CTRL);
-	assert_int_equal(c[0].value, 5000);
-	assert_int_equal(c[1].value, 2500);
-	assert_int_equal(c[2].value, 2000);
-	assert_int_equal(c[3].value, 700);
-	assert_int_equal(c[4].value, 7);
-	assert_int_equal(c[5].value, 33);
-	assert_int_equal(pmu_restore(pmu), 0);
-	assert_int_equal(diffs(f), 0);
-	fixture_free(f);
-}
-
-/*
- * GLOBAL_CTRL holds none of the run's bits when pmustat comes, then the
- * kernel sets every bit between the program and the enable and again
- * after the disable (one_run() retires a million instructions and branches
- * at both points): each counter's own enable keeps it off outside the
- * window, so the counts are exact.
- */
-static void
-test_kernel_sets_global_ctrl_outside_the_window(void **state)
-{
-	struct fixture *f = fixture_new(EMU_MODEL_SKYLAKE, false);
-	struct event ev[6];
-	struct sched_slot s[6];
-	struct pmu_count c[6];
-	unsigned runs;
-	uint64_t ctrl;
-
-	(void)state;
-	assert_int_equal(emu_wrmsr(f->emu, CPU, MSR_IA32_PERF_GLOBAL_CTRL, 0), 0);
-	memcpy(f->before, f->emu, sizeof(*f->emu));
-	default_events(ev);
-	open_pmu(f);
-	plan(f, ev, 6, s, &runs);
-	kernel_rewrites = true;
-	one_run(f, ev, s, 6, 0, basic_workload, c, false);
-	kernel_rewrites = false;
-	assert_int_equal(pmu->mode, PMU_ENABLE_GLOBAL);
-	assert_int_equal(c[0].value, 5000);
-	assert_int_equal(c[1].value, 2500);
-	assert_int_equal(c[2].value, 2000);
-	assert_int_equal(c[3].value, 700);
-	assert_int_equal(c[4].value, 7);
-	assert_int_equal(c[5].value, 33);
-	assert_int_equal(pmu_restore(pmu), 0);
-	/* Our bits went back to clear; the kernel's others stay. */
-	assert_int_equal(emu_rdmsr(f->emu, CPU, MSR_IA32_PERF_GLOBAL_CTRL, &ctrl), 0);
-	assert_int_equal(ctrl, 0x8ull);
-	fixture_free(f);
-}
-
-/* Mid-run, perf programs pmc0 (branches, its own counter value) and another tool clears pmc1's EN. */
-static void
-other_users_workload(struct fixture *f)
-{
-	uint64_t v;
-
-	emu_retire(f->emu, CPU, 0xc4, 0x00, 3, 300);
-	assert_int_equal(emu_wrmsr(f->emu, CPU, msr_evtsel(0), 0x5300c4), 0);
-	assert_int_equal(emu_wrmsr(f->emu, CPU, msr_pmc(0), 0x1000), 0);
-	assert_int_equal(emu_rdmsr(f->emu, CPU, msr_evtsel(1), &v), 0);
-	assert_int_equal(emu_wrmsr(f->emu, CPU, msr_evtsel(1), v & ~EVTSEL_EN), 0);
-	basic_workload(f);
-}
-
-/*
- * Counters another user took or stopped mid-run are found before the
- * disable: a taken one is reported taken and left exactly as its new
- * owner set it (event select, counter, GLOBAL_CTRL bit); a stopped one is
- * reported stopped and restored; the others count exactly.
- */
-static void
-test_counters_taken_or_stopped_mid_run(void **state)
-{
-	struct fixture *f = fixture_new(EMU_MODEL_SKYLAKE, false);
-	struct event ev[6];
-	struct sched_slot s[6];
-	struct pmu_count c[6];
-	unsigned runs;
-	uint64_t v;
-
-	(void)state;
-	assert_int_equal(emu_wrmsr(f->emu, CPU, MSR_IA32_PERF_GLOBAL_CTRL, 0), 0);
-	memcpy(f->before, f->emu, sizeof(*f->emu));
-	default_events(ev);
-	open_pmu(f);
-	plan(f, ev, 6, s, &runs);
-	assert_int_equal(s[3].kind, SCHED_GP);
-	assert_int_equal(s[3].index, 0);
-	assert_int_equal(s[4].index, 1);
-	one_run(f, ev, s, 6, 0, other_users_workload, c, false);
-	assert_true(c[3].taken);
-	assert_int_equal(c[3].ctl, 0x5300c4);
-	assert_false(c[4].taken);
-	assert_true(c[4].stopped);
-	for (unsigned k = 0; k < 6; k++)
-		if (k != 3 && k != 4)
-			assert_false(c[k].taken || c[k].stopped);
-	assert_int_equal(c[0].value, 5000);
-	assert_int_equal(c[5].value, 33);
-	assert_int_equal(pmu_restore(pmu), 0);
-	/* perf's pmc0, as perf left it and still enabled; everything else as found. */
-	assert_int_equal(emu_rdmsr(f->emu, CPU, msr_evtsel(0), &v), 0);
-	assert_int_equal(v, 0x5300c4);
-	assert_int_equal(emu_rdmsr(f->emu, CPU, msr_pmc(0), &v), 0);
-	/* Its branches (OS and USR): the workload's, and one_run()'s million after pmustat's disable. */
-	assert_int_equal(v, 0x1000 + 700 + 100000 + 1000000);
-	assert_int_equal(emu_rdmsr(f->emu, CPU, MSR_IA32_PERF_GLOBAL_CTRL, &v), 0);
-	assert_int_equal(v, 1);
-	assert_int_equal(emu_rdmsr(f->emu, CPU, msr_evtsel(1), &v), 0);
-	assert_int_equal(v, 0);
-	/* A later run may not program the counter perf took. */
-	assert_false(pmu_free_gp(pmu) & 1u);
-	fixture_free(f);
-}
-
 int
 main(void)
 {
@@ -752,11 +405,7 @@ main(void)
 		cmocka_unit_test(test_legacy_writes_haswell),
 		cmocka_unit_test(test_restore_after_failed_write),
 		cmocka_unit_test(test_restore_from_signal),
-		cmocka_unit_test(test_msr_budget_four_events),
 		cmocka_unit_test(test_allow_list),
-		cmocka_unit_test(test_global_ctrl_ours_one_enabling_write),
-		cmocka_unit_test(test_kernel_sets_global_ctrl_outside_the_window),
-		cmocka_unit_test(test_counters_taken_or_stopped_mid_run),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

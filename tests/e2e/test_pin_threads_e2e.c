@@ -1,0 +1,193 @@
+/*
+ * test_pin_threads_e2e.c - --pin-threads end to end: the real pmustat with
+ * -C LIST -A on the emulated PMU, counting emu-workload --threads (each
+ * thread retires exact counts on the CPU it runs on). Placed round-robin,
+ * the command's first thread on the first CPU and the threads it creates
+ * on the next ones in turn, 3 workers on 2 CPUs retire one share on the
+ * first CPU and two on the second, every time; left to the kernel they
+ * land either way. Without ptrace the option is refused before the
+ * command runs, and the PMU is as it was.
+ *
+ * The emulated machine has the host's CPU numbering: the tests use the
+ * first two CPUs this process may run on, and skip on a host with one.
+ */
+#include <jansson.h>
+#include <sched.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "e2e_harness.h"
+#include "emu_pmu.h"
+
+#define WL E2E_EMU_WORKLOAD
+
+static int cpu0 = -1, cpu1 = -1;
+static char list_arg[32], cpus_arg[16], main_cpu_line[32];
+
+static int
+setup(void **state)
+{
+	const int limit = EMU_MAX_CPUS < CPU_SETSIZE ? EMU_MAX_CPUS : CPU_SETSIZE;
+	cpu_set_t set;
+
+	(void)state;
+	if (sched_getaffinity(0, sizeof(set), &set) != 0)
+		return -1;
+	for (int c = 0; c < limit && cpu1 < 0; c++) {
+		if (!CPU_ISSET(c, &set))
+			continue;
+		if (cpu0 < 0)
+			cpu0 = c;
+		else
+			cpu1 = c;
+	}
+	snprintf(list_arg, sizeof(list_arg), "%d,%d", cpu0, cpu1);
+	snprintf(cpus_arg, sizeof(cpus_arg), "%d", cpu1 + 1);
+	snprintf(main_cpu_line, sizeof(main_cpu_line), "cpu %d\n", cpu0);
+	return 0;
+}
+
+#define NEED_TWO_CPUS() do { if (cpu1 < 0) skip(); } while (0)
+
+static json_t *
+parse_json(const char *text)
+{
+	json_error_t jerr;
+	json_t *root = json_loads(text, 0, &jerr);
+
+	if (!root)
+		fail_msg("not JSON (%s): %s", jerr.text, text);
+	return root;
+}
+
+/* Event @i's per_cpu value on @cpu. */
+static long long
+per_cpu(json_t *root, unsigned i, int cpu)
+{
+	json_t *a = json_object_get(json_array_get(json_object_get(root, "events"), i), "per_cpu"), *o;
+	size_t k;
+
+	assert_true(json_is_array(a));
+	json_array_foreach(a, k, o)
+		if (json_integer_value(json_object_get(o, "cpu")) == cpu)
+			return json_integer_value(json_object_get(o, "value"));
+	fail_msg("event %u: no per_cpu entry for CPU %d", i, cpu);
+	return -1;
+}
+
+static void
+assert_restored(const struct e2e_machine *m, const struct emu_pmu *before)
+{
+	struct emu_pmu *after = e2e_state(m);
+
+	assert_int_equal(emu_pmu_diff(before, after, stderr), 0);
+	free(after);
+}
+
+/* pmustat -C cpu0,cpu1 -A --pin-threads over @threads workers retiring 1000 instructions and 100 misses each. */
+static void
+pinned_run(const struct e2e_machine *m, struct e2e_result *r, const char *threads)
+{
+	e2e_run(m, r, (const char *[]){ E2E_PMUSTAT, "-C", list_arg, "-A", "--pin-threads", "--json", "-e",
+					 "INST_RETIRED.ANY,LONGEST_LAT_CACHE.MISS", "--", WL, "--threads", threads,
+					 "--retire", "0xc0:0:1000", "--retire", "0x2e:0x41:100", NULL });
+}
+
+/*
+ * 3 workers: the first thread (which only starts and joins them) on the
+ * first CPU, workers 1 and 3 on the second, worker 2 on the first; the
+ * same split in every run, and 5 workers split 2 to 3.
+ */
+static void
+test_threads_round_robin(void **state)
+{
+	static const struct { const char *threads; long long first, second; } cases[] = {
+		{ "3", 1, 2 }, { "3", 1, 2 }, { "3", 1, 2 }, { "5", 2, 3 },
+	};
+	struct e2e_machine m;
+	struct emu_pmu *before;
+
+	(void)state;
+	NEED_TWO_CPUS();
+	e2e_machine_new(&m, (const char *[]){ "--model", "skylake", "--cpus", cpus_arg, NULL });
+	before = e2e_state(&m);
+	for (unsigned k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+		struct e2e_result r;
+		json_t *root;
+
+		pinned_run(&m, &r, cases[k].threads);
+		e2e_assert_status(&r, 0);
+		/* emu-workload names the CPU its first thread starts on. */
+		e2e_assert_out_contains(&r, main_cpu_line);
+		root = parse_json(r.err);
+		assert_int_equal(per_cpu(root, 0, cpu0), 1000 * cases[k].first);
+		assert_int_equal(per_cpu(root, 0, cpu1), 1000 * cases[k].second);
+		assert_int_equal(per_cpu(root, 1, cpu0), 100 * cases[k].first);
+		assert_int_equal(per_cpu(root, 1, cpu1), 100 * cases[k].second);
+		json_decref(root);
+		e2e_result_free(&r);
+		assert_restored(&m, before);
+	}
+	free(before);
+	e2e_machine_free(&m);
+}
+
+/* ptrace refused: exit 125 naming why, the command never ran, the PMU as found. */
+static void
+test_refused_without_ptrace(void **state)
+{
+	struct e2e_machine m;
+	struct e2e_result r;
+	struct emu_pmu *before;
+
+	(void)state;
+	NEED_TWO_CPUS();
+	e2e_machine_new(&m, (const char *[]){ "--model", "skylake", "--cpus", cpus_arg, "--ptrace=off", NULL });
+	before = e2e_state(&m);
+	pinned_run(&m, &r, "3");
+	e2e_assert_status(&r, 125);
+	e2e_assert_err_contains(&r, "--pin-threads: ptrace refused");
+	e2e_assert_err_contains(&r, "the command did not run");
+	assert_null(strstr(r.out, "cpu "));
+	e2e_result_free(&r);
+	assert_restored(&m, before);
+	free(before);
+	e2e_machine_free(&m);
+}
+
+/* It places a command's threads on a list of CPUs: without both it is a usage error. */
+static void
+test_needs_a_list_and_a_command(void **state)
+{
+	struct e2e_machine m;
+	struct e2e_result r;
+
+	(void)state;
+	e2e_machine_new(&m, (const char *[]){ "--model", "skylake", NULL });
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "--pin-threads", "--", WL, "--quiet", NULL });
+	e2e_assert_status(&r, 125);
+	e2e_assert_err_contains(&r, "--pin-threads places a COMMAND's threads round-robin on the CPUs of -C LIST or -a");
+	e2e_result_free(&r);
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-a", "--pin-threads", "--duration", "10ms", NULL });
+	e2e_assert_status(&r, 125);
+	e2e_result_free(&r);
+	e2e_machine_free(&m);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_threads_round_robin),
+		cmocka_unit_test(test_refused_without_ptrace),
+		cmocka_unit_test(test_needs_a_list_and_a_command),
+	};
+
+	return cmocka_run_group_tests(tests, setup, NULL);
+}
