@@ -415,7 +415,7 @@ check_options(const struct stat_opts *o, struct pmustat_error **err)
 	if (check_no_command(o, err))
 		return -EINVAL;
 	if (o->pin_threads && (!o->command || !(o->cpu_list || o->all_cpus)))
-		return cli_usage_error(err, STAT_PROG,
+		return cli_usage_error(err, stat_prog,
 				       "--pin-threads places a COMMAND's threads round-robin on the CPUs of -C LIST or -a: give both");
 	if (o->cpu_dump && (o->cpu_list || o->all_cpus))
 		return cli_usage_error(err, stat_prog, "--cpu-dump plans for the one CPU of a dump: give -C N, not a list or -a");
