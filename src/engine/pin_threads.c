@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/ptrace.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include "engine/runner.h"
 
@@ -68,6 +69,27 @@ place(const struct runner *r, pid_t tid, unsigned n)
 	CPU_ZERO(&set);
 	CPU_SET(r->pin_cpus[n % r->npin], &set);
 	return sched_setaffinity(tid, sizeof(set), &set) == 0 ? 0 : -errno;
+}
+
+int
+runner_pin_probe(void)
+{
+	pid_t pid = fork();
+	pid_t got;
+	int st;
+
+	if (pid < 0)
+		return -errno;
+	if (pid == 0)
+		_exit(ptrace(PTRACE_TRACEME, 0, NULL, NULL) == 0 ? 0 : errno > 0 && errno < 126 ? errno : EPERM);
+	do
+		got = waitpid(pid, &st, 0);
+	while (got < 0 && errno == EINTR);
+	if (got != pid)
+		return -errno;
+	if (!WIFEXITED(st))
+		return -EPERM;
+	return -WEXITSTATUS(st);
 }
 
 int

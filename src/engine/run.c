@@ -233,6 +233,14 @@ timeval_diff(const struct timeval *a, const struct timeval *b)
 	return (double)(a->tv_sec - b->tv_sec) + (double)(a->tv_usec - b->tv_usec) / 1e6;
 }
 
+/* --pin-threads without ptrace (errno @e): the command does not run. */
+static int
+pin_refused(struct run_ctx *c, int e)
+{
+	return run_fail(c, -e, "--pin-threads: ptrace refused (%s: YAMA ptrace_scope 3 or a seccomp filter?), and pmustat places the command's threads as the kernel creates them through ptrace; the command did not run: allow ptrace of one's own children (kernel.yama.ptrace_scope at 1 or below) or run without --pin-threads",
+			strerror(e));
+}
+
 /* One run: the command once, its batch of events counted. 1: the series ends. */
 static int
 one_run(struct run_ctx *c, unsigned run, unsigned nruns)
@@ -262,6 +270,12 @@ one_run(struct run_ctx *c, unsigned run, unsigned nruns)
 	}
 	if (privileges(c, &ro))
 		return -1;
+	/* Asked before the first run programs anything: a refusal then writes nothing. */
+	if (ro.npin && run == 0) {
+		rc = runner_pin_probe();
+		if (rc)
+			return pin_refused(c, -rc), -1;
+	}
 	for (unsigned b = 0; b < c->nbackends; b++) {
 		if (c->backends[b]->arm(c, run, &ro, &err)) {
 			run_discard(c, run);
@@ -276,8 +290,7 @@ one_run(struct run_ctx *c, unsigned run, unsigned nruns)
 	if (ro.npin && !r.traced) {
 		runner_cancel(&r);
 		run_discard(c, run);
-		return run_fail(c, -EPERM, "--pin-threads: ptrace refused (%s: YAMA ptrace_scope 3 or a seccomp filter?), and pmustat places the command's threads as the kernel creates them through ptrace; the command did not run: allow ptrace of one's own children (kernel.yama.ptrace_scope at 1 or below) or run without --pin-threads",
-				strerror(r.trace_err ? r.trace_err : EPERM)), -1;
+		return pin_refused(c, r.trace_err ? r.trace_err : EPERM), -1;
 	}
 	for (unsigned b = 0; b < c->nbackends; b++) {
 		if (c->backends[b]->attach(c, run, r.pid, &err)) {

@@ -141,6 +141,13 @@ int runner_pin_start(struct runner *r);
 int runner_pin_await(struct runner *r);
 void runner_pin_free(struct runner *r);
 
+/*
+ * Whether this process may trace a child of its own (0, or -errno): asked
+ * by a child that requests tracing and exits, so that --pin-threads is
+ * refused before any counter is programmed, not after.
+ */
+int runner_pin_probe(void);
+
 /* Kill (SIGKILL) and reap a child that must not run. */
 void
 runner_cancel(struct runner *r);

@@ -5,8 +5,8 @@
  * the command's first thread on the first CPU and the threads it creates
  * on the next ones in turn, 3 workers on 2 CPUs retire one share on the
  * first CPU and two on the second, every time; left to the kernel they
- * land either way. Without ptrace the option is refused before the
- * command runs, and the PMU is as it was.
+ * land either way. Without ptrace the option is refused before anything
+ * is written on any core.
  *
  * The emulated machine has the host's CPU numbering: the tests use the
  * first two CPUs this process may run on, and skip on a host with one.
@@ -138,13 +138,13 @@ test_threads_round_robin(void **state)
 	e2e_machine_free(&m);
 }
 
-/* ptrace refused: exit 125 naming why, the command never ran, the PMU as found. */
+/* ptrace refused: exit 125 naming why, the command never ran, no MSR written on any core. */
 static void
 test_refused_without_ptrace(void **state)
 {
 	struct e2e_machine m;
 	struct e2e_result r;
-	struct emu_pmu *before;
+	struct emu_pmu *before, *after;
 
 	(void)state;
 	NEED_TWO_CPUS();
@@ -156,6 +156,10 @@ test_refused_without_ptrace(void **state)
 	e2e_assert_err_contains(&r, "the command did not run");
 	assert_null(strstr(r.out, "cpu "));
 	e2e_result_free(&r);
+	after = e2e_state(&m);
+	assert_int_equal(after->cpu[cpu0].stats.wrmsr, before->cpu[cpu0].stats.wrmsr);
+	assert_int_equal(after->cpu[cpu1].stats.wrmsr, before->cpu[cpu1].stats.wrmsr);
+	free(after);
 	assert_restored(&m, before);
 	free(before);
 	e2e_machine_free(&m);
