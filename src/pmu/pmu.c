@@ -492,16 +492,26 @@ pmu_disable(struct pmu *p, struct pmustat_error **err)
 	uint32_t failed = 0;
 	int first = 0, rc;
 
+	p->global_ctrl_fresh = false;
 	if (!p->caps.netburst && (rc = pmu_find_taken(p, &failed)) != 0)
 		return pmu_fail(p, rc, "reading", failed, false, err);
 	/* Always written: the child may or may not have enabled. */
 	for (unsigned i = 0; i < p->n_disable; i++) {
 		struct pmu_reg *r = pmu_reg_of(p, p->disable_seq[i].msr);
-		uint64_t val = p->disable_seq[i].val, now;
+		uint64_t val = p->disable_seq[i].val, mask = p->disable_seq[i].mask, now;
+		bool fresh = p->global_ctrl_fresh && r == &p->global_ctrl;
 
 		/* A counter another user took: its registers are theirs. */
-		if (!p->disable_seq[i].mask)
+		if (!mask)
 			continue;
+		/* Only the next access may use that read: nothing may come between. */
+		p->global_ctrl_fresh = false;
+		if (fresh) {
+			rc = pmu_reg_set(p, r, (r->cur & ~mask) | (val & mask));
+			if (rc && !first)
+				first = pmu_fail(p, rc, "writing", MSR_IA32_PERF_GLOBAL_CTRL, true, err);
+			continue;
+		}
 
 		/*
 		 * A NetBurst CCCR's OVF flag says its counter wrapped; writing the

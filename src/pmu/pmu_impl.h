@@ -75,6 +75,8 @@ struct pmu {
 	 * cleared, still ours), and what their EVTSEL (fixed field) held.
 	 */
 	uint32_t lost_gp, lost_fixed, stopped_gp, stopped_fixed;
+	/* global_ctrl.cur was just read by the check above: the disable's RMW need not read it again. */
+	bool global_ctrl_fresh;
 	uint64_t lost_ctl[PMU_MAX_GP];
 	unsigned lost_fixed_ctl[PMU_MAX_FIXED];
 
@@ -99,8 +101,9 @@ pmu_open_at(struct pmu *p, struct hw *hw, int cpu, const struct pmu_caps *caps, 
 	    const struct pmu_owner_hints *hints, struct pmustat_error **err);
 
 /*
- * Before the disable: read the run's EVTSELs and FIXED_CTR_CTRL and find
- * the counters another user took or stopped (taken.c); a taken one leaves
+ * Before the disable: read the run's EVTSELs, FIXED_CTR_CTRL and
+ * GLOBAL_CTRL and find the counters another user took or stopped
+ * (taken.c); a taken one leaves
  * the disable sequence and the restore. 0, or -errno of the read of
  * *@failed.
  */

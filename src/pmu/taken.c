@@ -72,6 +72,42 @@ give_up(struct pmu *p, int gp, int fixed)
 	p->status_pending &= ~bit;
 }
 
+/*
+ * The run's IA32_PERF_GLOBAL_CTRL enables, read last: another user (a
+ * tool, a kernel that rewrites the register with only its own counters'
+ * bits) may have cleared one and left it clear, and that counter stopped
+ * then. Linux's PMI handler clears them only while it runs, which no read
+ * made through the msr driver's IPI can land in. The value is kept: where
+ * the disable's first write is GLOBAL_CTRL's read-modify-write, this read
+ * is its read (pmu_disable()).
+ */
+static int
+find_stopped_globally(struct pmu *p)
+{
+	uint32_t gp = p->run_gp & ~p->lost_gp, fixed = p->run_fixed & ~p->lost_fixed;
+	uint64_t now;
+	int rc;
+
+	if (!gp && !fixed)
+		return 0;
+	rc = pmu_rd(p, MSR_IA32_PERF_GLOBAL_CTRL, &now);
+	if (rc)
+		return rc;
+	p->global_ctrl.cur = now;
+	p->global_ctrl.cur_known = true;
+	p->global_ctrl_fresh = true;
+	for (unsigned i = 0; i < PMU_MAX_GP; i++)
+		if ((gp & (1u << i)) && !(now & (1ull << i)))
+			p->stopped_gp |= 1u << i;
+	for (unsigned i = 0; i < PMU_MAX_FIXED; i++)
+		if ((fixed & (1u << i)) && !(now & GLOBAL_FIXED_BIT(i)))
+			p->stopped_fixed |= 1u << i;
+	/* The top-down fractions stop with their own enable too. */
+	if (p->run_perf_metrics && (fixed & (1u << PERF_METRICS_FIXED)) && !(now & GLOBAL_PERF_METRICS_BIT))
+		p->stopped_fixed |= 1u << PERF_METRICS_FIXED;
+	return 0;
+}
+
 int
 pmu_find_taken(struct pmu *p, uint32_t *failed)
 {
@@ -103,24 +139,25 @@ pmu_find_taken(struct pmu *p, uint32_t *failed)
 		}
 	}
 	on = off = 0;
-	if (!p->run_fixed || !written(p, MSR_IA32_FIXED_CTR_CTRL, &on, &off))
-		return 0;
-	*failed = MSR_IA32_FIXED_CTR_CTRL;
-	rc = pmu_rd(p, MSR_IA32_FIXED_CTR_CTRL, &now);
-	if (rc)
-		return rc;
-	for (unsigned i = 0; i < PMU_MAX_FIXED; i++) {
-		unsigned field = (unsigned)FIXED_CTRL_FIELD(now, i);
+	if (p->run_fixed && written(p, MSR_IA32_FIXED_CTR_CTRL, &on, &off)) {
+		*failed = MSR_IA32_FIXED_CTR_CTRL;
+		rc = pmu_rd(p, MSR_IA32_FIXED_CTR_CTRL, &now);
+		if (rc)
+			return rc;
+		for (unsigned i = 0; i < PMU_MAX_FIXED; i++) {
+			unsigned field = (unsigned)FIXED_CTRL_FIELD(now, i);
 
-		if (!(p->run_fixed & (1u << i)) || field == FIXED_CTRL_FIELD(on, i))
-			continue;
-		p->lost_fixed_ctl[i] = field;
-		if (field == 0) {
-			p->stopped_fixed |= 1u << i;
-		} else {
-			p->lost_fixed |= 1u << i;
-			give_up(p, -1, (int)i);
+			if (!(p->run_fixed & (1u << i)) || field == FIXED_CTRL_FIELD(on, i))
+				continue;
+			p->lost_fixed_ctl[i] = field;
+			if (field == 0) {
+				p->stopped_fixed |= 1u << i;
+			} else {
+				p->lost_fixed |= 1u << i;
+				give_up(p, -1, (int)i);
+			}
 		}
 	}
-	return 0;
+	*failed = MSR_IA32_PERF_GLOBAL_CTRL;
+	return find_stopped_globally(p);
 }

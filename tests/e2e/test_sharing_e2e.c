@@ -3,7 +3,7 @@
  * machine plays the other users of the PMU (a perf PEBS event, whose
  * counter has no interrupt bit and shows only in IA32_PEBS_ENABLE and
  * GLOBAL_INUSE[63]), and pmustat's stat, state and reset must treat what
- * they hold as theirs.
+ * they hold as theirs, and a counter they stopped mid-run is not counted.
  */
 #include <stdarg.h>
 #include <stddef.h>
@@ -165,6 +165,43 @@ test_counter_reprogrammed_mid_run_is_not_counted(void **state)
 	e2e_machine_free(&m);
 }
 
+/*
+ * Another user clears the general-purpose enables in IA32_PERF_GLOBAL_CTRL
+ * mid-run and leaves them clear (a tool, or a kernel that rewrites the
+ * register with only its own counters' bits): pmc0 stopped counting then.
+ * pmustat finds it before the disable and reports that count as not
+ * counted, instead of a short one; fixed counter 0, still enabled, is
+ * exact, and GLOBAL_CTRL is left as that user set it.
+ */
+static void
+test_enable_cleared_in_global_ctrl_is_not_counted(void **state)
+{
+	struct e2e_machine m;
+	struct e2e_result r;
+	json_t *root;
+
+	(void)state;
+	/* Every enable set, as Linux leaves them: pmustat writes no GLOBAL_CTRL bit of its own. */
+	e2e_machine_new(&m, (const char *[]){ "--model", "skylake", "--cpus", "2", "--set", "0x38f=0x70000000f", NULL });
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", "1", "--json", "-e", "INST_RETIRED.ANY,LLC_MISSES", "--",
+		m.workload, "--quiet", "--cpu", "1", "--retire", "0xc0:0:300", "--retire", "0x2e:0x41:5",
+		"--act", "wrmsr:0x38f=0x700000000", "--retire", "0xc0:0:200", "--retire", "0x2e:0x41:7", NULL });
+	e2e_assert_status(&r, 0);
+	e2e_assert_err_contains(&r, "another user cleared the enable of pmc0 during the run");
+	root = json_loads(strstr(r.err, "{"), 0, NULL);
+	assert_non_null(root);
+	assert_int_equal(json_integer_value(json_object_get(event_of(root, 0), "value")), 500);
+	assert_true(json_is_null(json_object_get(event_of(root, 1), "value")));
+	assert_string_equal(json_string_value(json_object_get(event_of(root, 1), "status")),
+			    "not counted: counter stopped by another user");
+	json_decref(root);
+	assert_int_equal(e2e_msr(&m, 1, MSR_IA32_PERF_GLOBAL_CTRL), 0x700000000ull);
+	assert_int_equal(e2e_msr(&m, 1, msr_evtsel(0)), 0);
+	assert_int_equal(e2e_msr(&m, 1, MSR_IA32_FIXED_CTR_CTRL), 0);
+	e2e_result_free(&r);
+	e2e_machine_free(&m);
+}
+
 #define CTR_FRZ "0x800000000000000"	/* GLOBAL_STATUS bit 59 */
 
 /*
@@ -297,6 +334,7 @@ main(void)
 		cmocka_unit_test(test_pebs_counter_belongs_to_perf),
 		cmocka_unit_test(test_counter_taken_mid_run_keeps_running),
 		cmocka_unit_test(test_counter_reprogrammed_mid_run_is_not_counted),
+		cmocka_unit_test(test_enable_cleared_in_global_ctrl_is_not_counted),
 		cmocka_unit_test(test_frozen_pmu_is_reported),
 		cmocka_unit_test(test_frozen_mid_run_is_reported),
 		cmocka_unit_test(test_journal_takes_tsx_event_selects),
