@@ -3,6 +3,7 @@
  * one place that reports pmustat's own failure ("pmustat info: what
  * failed") and turns it into the exit status.
  */
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -97,6 +98,8 @@ main(int argc, char **argv)
 	/* Installed set-user-ID root, pmustat would be a root shell for anyone. */
 	if (invoker_refuse_setid(argv[0], &err))
 		return finish("pmustat", 0, err);
+	/* Past a file size limit a write fails (EFBIG) and is reported, instead of killing pmustat mid-run. */
+	signal(SIGXFSZ, SIG_IGN);
 	if (argc >= 2) {
 		for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++) {
 			if (strcmp(argv[1], subcommands[i].word) == 0) {

@@ -168,7 +168,7 @@ mark_fds_cloexec(void)
 static _Noreturn void
 child(int go_fd, int report_fd, char *const argv[], const struct runner_opts *opts)
 {
-	static const int reset[] = { SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGPIPE, SIGCHLD };
+	static const int reset[] = { SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGPIPE, SIGXFSZ, SIGCHLD };
 	char path[PATH_MAX];
 	sigset_t all, none;
 	bool traced = false;
