@@ -235,14 +235,18 @@ check_printable(const char *spec, struct pmustat_error **err)
 			found = true;
 			bad = i;
 		}
-		if (n < sizeof(shown) - 4)
-			shown[n++] = ctl ? '?' : (char)c;
+		if (n < sizeof(shown) - 4) {
+			shown[n] = spec[i];
+			if (ctl)
+				shown[n] = '?';
+			n++;
+		}
 	}
 	if (!found)
 		return 0;
 	shown[n] = '\0';
 	if (strlen(spec) > n)
-		strcpy(shown + n, "...");
+		snprintf(shown + n, sizeof(shown) - n, "...");
 	return err_set(err, -EINVAL, "-e '%s': a control character (0x%02x at byte %zu) in an event or its name= label; event names are printed, so they must hold printable text only",
 		       shown, (unsigned char)spec[bad], bad + 1);
 }
