@@ -3,6 +3,7 @@
  */
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -17,7 +18,7 @@ split(const char *path, char dir[PATH_MAX], const char **name)
 	char d[PATH_MAX];
 
 	if (!slash) {
-		strcpy(d, ".");
+		snprintf(d, sizeof(d), ".");
 		*name = path;
 	} else {
 		size_t n = slash == path ? 1 : (size_t)(slash - path);
