@@ -3,12 +3,14 @@
  * one place that reports pmustat's own failure ("pmustat info: what
  * failed") and turns it into the exit status.
  */
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "base/err.h"
 #include "base/exit_codes.h"
 #include "base/invoker.h"
+#include "base/std_streams.h"
 #include "cli/cli.h"
 #include "config.h"
 
@@ -53,16 +55,20 @@ help(void)
 	       "cannot count. See pmustat(1).\n");
 }
 
-/* The subcommand's status, or its error printed once and turned into the exit status. */
+/*
+ * The subcommand's status, or its error printed once and turned into the
+ * exit status; a standard output that did not take everything printed
+ * there is a failure too.
+ */
 static int
 finish(const char *prog, int status, struct pmustat_error *err)
 {
-	if (!err)
-		return status;
-	fprintf(stderr, "%s: %s\n", prog, err_msg(err));
-	status = err_status(err);
-	err_free(err);
-	return status;
+	if (err) {
+		fprintf(stderr, "%s: %s\n", prog, err_msg(err));
+		status = err_status(err);
+		err_free(err);
+	}
+	return std_streams_finish(prog, status);
 }
 
 /* pmustat help [COMMAND]: the overall help, or COMMAND's --help. */
@@ -74,7 +80,7 @@ help_command(int argc, char **argv)
 
 	if (argc < 3) {
 		help();
-		return 0;
+		return finish("pmustat help", 0, NULL);
 	}
 	for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++) {
 		if (strcmp(argv[2], subcommands[i].word) == 0) {
@@ -98,6 +104,10 @@ main(int argc, char **argv)
 	/* Installed set-user-ID root, pmustat would be a root shell for anyone. */
 	if (invoker_refuse_setid(argv[0], &err))
 		return finish("pmustat", 0, err);
+	if (std_streams_open(&err))
+		return finish("pmustat", 0, err);
+	/* Past a file size limit a write fails (EFBIG) and is reported, instead of killing pmustat mid-run. */
+	signal(SIGXFSZ, SIG_IGN);
 	if (argc >= 2) {
 		for (size_t i = 0; i < sizeof(subcommands) / sizeof(subcommands[0]); i++) {
 			if (strcmp(argv[1], subcommands[i].word) == 0) {
@@ -109,11 +119,11 @@ main(int argc, char **argv)
 			return help_command(argc, argv);
 		if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
 			help();
-			return 0;
+			return finish("pmustat", 0, NULL);
 		}
 		if (strcmp(argv[1], "--version") == 0) {
 			printf("pmustat %s\n", PMUSTAT_VERSION);
-			return 0;
+			return finish("pmustat", 0, NULL);
 		}
 	}
 	if (argc < 2) {

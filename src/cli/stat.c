@@ -13,6 +13,7 @@
 
 #include "base/err.h"
 #include "base/exit_codes.h"
+#include "base/same_file.h"
 #include "cli/cli.h"
 #include "engine/interval.h"
 #include "engine/stat.h"
@@ -398,6 +399,12 @@ check_options(const struct stat_opts *o, struct pmustat_error **err)
 		return cli_usage_error(err, stat_prog, "-x and --json exclude each other");
 	if (o->output && o->log_fd >= 0)
 		return cli_usage_error(err, stat_prog, "-o and --log-fd exclude each other: the results go to one place");
+	if (o->output && o->save_baseline && same_file(o->output, o->save_baseline))
+		return cli_usage_error(err, stat_prog, "-o %s and --save-baseline %s are one file: one result would replace the other; name two files",
+				       o->output, o->save_baseline);
+	if (o->output && o->baseline && same_file(o->output, o->baseline))
+		return cli_usage_error(err, stat_prog, "-o %s is the --baseline file %s: the results would replace the baseline they are compared with; name another file (--save-baseline updates a baseline)",
+				       o->output, o->baseline);
 	if (o->csv_header && !o->sep)
 		return cli_usage_error(err, stat_prog, "--csv-header goes with -x SEP (CSV output)");
 	if (o->sep && !output_csv_separator_ok(o->sep))

@@ -78,7 +78,7 @@ journal_text(const struct state_core *c, char *buf, size_t size)
 	if (c->journal_rc == -ENOENT)
 		return;
 	if (c->journal_rc < 0)
-		snprintf(buf, size, "%s; not trusted, never applied", err_msg(c->journal_err));
+		snprintf(buf, size, "%s; never applied", err_msg(c->journal_err));
 	else if (c->journal_owner == JOURNAL_OWNER_LIVE)
 		snprintf(buf, size, "%s: run pid %ld in progress", path, (long)c->journal.pid);
 	else

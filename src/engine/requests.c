@@ -216,6 +216,42 @@ add_nb_spec(struct stat_events *s, struct target *t, const char *spec, struct pm
 }
 
 /*
+ * Event names and name= labels are printed as they were typed (the table,
+ * -v, messages): a control character there would be a terminal's escape
+ * sequence or a forged line of output. Refused, shown as '?' in the message.
+ */
+static int
+check_printable(const char *spec, struct pmustat_error **err)
+{
+	char shown[72];
+	size_t bad = 0, n = 0;
+	bool found = false;
+
+	for (size_t i = 0; spec[i]; i++) {
+		unsigned char c = (unsigned char)spec[i];
+		bool ctl = c < 0x20 || c == 0x7f;
+
+		if (ctl && !found) {
+			found = true;
+			bad = i;
+		}
+		if (n < sizeof(shown) - 4) {
+			shown[n] = spec[i];
+			if (ctl)
+				shown[n] = '?';
+			n++;
+		}
+	}
+	if (!found)
+		return 0;
+	shown[n] = '\0';
+	if (strlen(spec) > n)
+		snprintf(shown + n, sizeof(shown) - n, "...");
+	return err_set(err, -EINVAL, "-e '%s': a control character (0x%02x at byte %zu) in an event or its name= label; event names are printed, so they must hold printable text only",
+		       shown, (unsigned char)spec[bad], bad + 1);
+}
+
+/*
  * Parse one -e list (or name) and add its events. Architectural aliases and
  * raw events need no table, so the table (the bulk of pmustat's start-up
  * time) is read only for names that are neither.
@@ -228,6 +264,8 @@ add_spec(struct stat_events *s, struct target *t, const char *spec, struct pmust
 	size_t n = 0;
 	int rc;
 
+	if (check_printable(spec, err))
+		return -EINVAL;
 	if (t->cpu.netburst.present)
 		return add_nb_spec(s, t, spec, err);
 	rc = event_spec_parse_typed(spec, t->table, &t->cpu.pmu, t->cpu.hybrid ? (int)t->cpu.core_type : 0, &ev, &n, err);

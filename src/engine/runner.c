@@ -168,7 +168,7 @@ mark_fds_cloexec(void)
 static _Noreturn void
 child(int go_fd, int report_fd, char *const argv[], const struct runner_opts *opts)
 {
-	static const int reset[] = { SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGPIPE, SIGCHLD };
+	static const int reset[] = { SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGPIPE, SIGXFSZ, SIGCHLD };
 	char path[PATH_MAX];
 	sigset_t all, none;
 	bool traced = false;
@@ -308,25 +308,30 @@ runner_start(struct runner *r, char *const argv[], const struct runner_opts *opt
 	fail->err = 0;
 	if (!argv || !argv[0])
 		return -EINVAL;
-	if (pipe2(go, O_CLOEXEC) != 0)
-		return -errno;
+	/* Out of descriptors or processes (RLIMIT_NOFILE, RLIMIT_NPROC): the command never starts. */
+	fail->stage = RUNNER_CHILD_LOST;
+	if (pipe2(go, O_CLOEXEC) != 0) {
+		fail->err = errno;
+		return -fail->err;
+	}
 	if (pipe2(rep, O_CLOEXEC) != 0) {
-		rc = -errno;
+		fail->err = errno;
 		close(go[0]);
 		close(go[1]);
-		return rc;
+		return -fail->err;
 	}
 	fflush(NULL);
 	r->pid = fork();
 	if (r->pid < 0) {
-		rc = -errno;
+		fail->err = errno;
 		r->pid = 0;
 		close(go[0]);
 		close(go[1]);
 		close(rep[0]);
 		close(rep[1]);
-		return rc;
+		return -fail->err;
 	}
+	fail->stage = RUNNER_OK;
 	if (r->pid == 0) {
 		close(go[1]);
 		close(rep[0]);

@@ -18,7 +18,16 @@
 /* The command, while it may run: the handler passes the signal on. */
 static volatile sig_atomic_t stat_child;
 
-static const int stat_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT };
+/*
+ * Every signal whose default action ends the process and that a run can
+ * meet without a bug of its own: a terminal, kill, timeout(1) -s, a batch
+ * system's RLIMIT_CPU (SIGXCPU), an alarm or profiling timer inherited.
+ * Left at its default, any of them would end pmustat with the counters
+ * still programmed and the command running on. (SIGPIPE is ignored here,
+ * SIGXFSZ in main(): a failed write is then an error pmustat reports.)
+ */
+static const int stat_signals[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2, SIGALRM,
+				    SIGVTALRM, SIGPROF, SIGXCPU };
 
 static void
 on_signal(int sig, siginfo_t *si, void *uc)
@@ -76,13 +85,19 @@ signals_install(void)
 }
 
 void
+signals_fatal_set(sigset_t *set)
+{
+	sigemptyset(set);
+	for (size_t i = 0; i < sizeof(stat_signals) / sizeof(stat_signals[0]); i++)
+		sigaddset(set, stat_signals[i]);
+}
+
+void
 signals_block(bool block)
 {
 	sigset_t set;
 
-	sigemptyset(&set);
-	for (size_t i = 0; i < sizeof(stat_signals) / sizeof(stat_signals[0]); i++)
-		sigaddset(&set, stat_signals[i]);
+	signals_fatal_set(&set);
 	sigprocmask(block ? SIG_BLOCK : SIG_UNBLOCK, &set, NULL);
 }
 

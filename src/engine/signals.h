@@ -8,15 +8,24 @@
 #ifndef PMUSTAT_SIGNALS_H
 #define PMUSTAT_SIGNALS_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <sys/types.h>
 
 struct runner;
 struct runner_failure;
 
-/* The handler for SIGINT, SIGTERM, SIGHUP and SIGQUIT (SIGPIPE ignored). */
+/*
+ * The handler for every signal that would end pmustat by default (SIGINT,
+ * SIGTERM, SIGHUP, SIGQUIT, SIGUSR1/2, SIGALRM, SIGVTALRM, SIGPROF,
+ * SIGXCPU); SIGPIPE ignored, so a write fails with its error.
+ */
 void
 signals_install(void);
+
+/* Those signals, as a set (counting without a command waits for them). */
+void
+signals_fatal_set(sigset_t *set);
 
 /* Hold (or let through) the fatal signals. */
 void

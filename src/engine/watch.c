@@ -4,8 +4,8 @@
  * perf backend) until it ends, the time is up or ^C. The backends take
  * the same steps as for a command (arm, attach, stop, collect); pmustat
  * itself enables the counters, then waits on a signalfd (the fatal
- * signals stay held: SIGINT, SIGTERM, SIGHUP and SIGQUIT end the counting
- * like the time running out, and the counts are reported), the process's
+ * signals stay held: any of them (signals.h) ends the counting like the
+ * time running out, and the counts are reported), the process's
  * pidfd and the time left.
  */
 #include <errno.h>
@@ -21,6 +21,7 @@
 #include "base/clock.h"
 #include "base/err.h"
 #include "engine/run.h"
+#include "engine/signals.h"
 #include "engine/stat.h"
 
 
@@ -51,11 +52,7 @@ wait_end(int pfd, unsigned ms, int *sig)
 	int sfd, rc = 0;
 
 	*sig = 0;
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGHUP);
-	sigaddset(&set, SIGQUIT);
+	signals_fatal_set(&set);
 	sfd = signalfd(-1, &set, SFD_CLOEXEC);
 	if (sfd < 0)
 		return -errno;

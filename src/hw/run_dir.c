@@ -46,6 +46,30 @@ run_dir_open(int parent_fd, const char *name, mode_t mode, bool create, const ch
 	return fd;
 }
 
+/*
+ * All of @buf, or -1 with errno: a short write (a full file system, a file
+ * size limit) is followed by another, which says why it cannot go on.
+ */
+static int
+write_whole(int fd, const char *buf, size_t len)
+{
+	while (len > 0) {
+		ssize_t n = write(fd, buf, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -1;
+		if (n == 0) {
+			errno = EIO;
+			return -1;
+		}
+		buf += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
 int
 run_dir_write_file(int dfd, const char *dir, const char *name, const void *buf, size_t len,
 		   struct pmustat_error **err)
@@ -58,8 +82,8 @@ run_dir_write_file(int dfd, const char *dir, const char *name, const void *buf, 
 	fd = openat(dfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0)
 		return err_set(err, -errno, "cannot create %s/%s: %s", dir, tmp, strerror(errno));
-	if (write(fd, buf, len) != (ssize_t)len || fsync(fd) < 0) {
-		int rc = errno ? -errno : -EIO;
+	if (write_whole(fd, buf, len) < 0 || fsync(fd) < 0) {
+		int rc = -errno;
 
 		close(fd);
 		(void)unlinkat(dfd, tmp, 0);
