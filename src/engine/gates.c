@@ -18,15 +18,13 @@
 
 int
 gates_prepare(struct gates *g, const struct stat_opts *o, const struct target *t, const struct invoker *inv,
-	      const int *cores, unsigned ncores, struct pmustat_error **err)
+	      struct pmustat_error **err)
 {
 	const struct baseline *b = &g->baseline;
 	const char *table = t->table_rc == 0 ? t->choice.table : "";
 	struct invoker_fs fs;
 	int rc;
 
-	if (o->interval_ms && t->live && (rc = interval_check_cpus(cores, ncores, err)))
-		return rc;
 	/* Opened now (as the invoking user), written only when the run succeeds. */
 	if (o->save_baseline) {
 		rc = outfile_open(&g->baseline_file, "--save-baseline", o->save_baseline, inv, err);

@@ -35,10 +35,10 @@ struct gates {
 	bool failed;
 };
 
-/* Before any hardware (@cores: the counted cores). 0, or -errno with @err. */
+/* Before any hardware: the baselines read, the file to save one opened. 0, or -errno with @err. */
 int
 gates_prepare(struct gates *g, const struct stat_opts *o, const struct target *t, const struct invoker *inv,
-	      const int *cores, unsigned ncores, struct pmustat_error **err);
+	      struct pmustat_error **err);
 
 /*
  * After the runs, when the command ran: the checks and the comparison;

@@ -35,21 +35,6 @@ other_cpus(const int *cpus, unsigned ncpus, cpu_set_t *set)
 	return CPU_COUNT(set) > 0;
 }
 
-int
-interval_check_cpus(const int *cpus, unsigned ncpus, struct pmustat_error **err)
-{
-	cpu_set_t set;
-	char list[256];
-
-	if (other_cpus(cpus, ncpus, &set))
-		return 0;
-	if (ncpus > 1)
-		return err_set(err, -ESRCH, "-I reads the counters from a CPU that is not counted, and pmustat may run on no CPU but cores %s (affinity: taskset, cgroup cpuset); leave a CPU out of -C or drop -I",
-			       cpulist_format(cpus, ncpus, list, sizeof(list)));
-	return err_set(err, -ESRCH, "-I reads the counters from another CPU than core %d, and pmustat may run on no other (affinity: taskset, cgroup cpuset); allow a second CPU or drop -I",
-		 ncpus ? cpus[0] : -1);
-}
-
 /* Read every counter; with @emit, hand the events since the last emit to the callback. */
 static void
 sample(struct interval_sampler *s, bool emit)
@@ -173,15 +158,12 @@ interval_start(struct interval_sampler *s, struct hw *hw, const int *cpus, unsig
 	s->arg = arg;
 	s->n = n;
 	/*
-	 * Off the counted cores; without -I, where pmustat may run when that
-	 * is those cores alone (a read a second beats a wrap unseen).
+	 * Off the counted cores; where pmustat may run on those cores alone
+	 * (-a), there, as perf stat -a -I does: its reads and its lines are
+	 * then in their counts, and the run's window says so (run.c).
 	 */
-	if (!other_cpus(cpus, ncpus, &set)) {
-		if (emit)
-			return interval_check_cpus(cpus, ncpus, err);
-		if (sched_getaffinity(0, sizeof(set), &set) != 0)
-			CPU_ZERO(&set);
-	}
+	if (!other_cpus(cpus, ncpus, &set) && sched_getaffinity(0, sizeof(set), &set) != 0)
+		CPU_ZERO(&set);
 	s->cores = calloc(ncpus, sizeof(*s->cores));
 	s->core_deltas = calloc((size_t)ncpus * SCHED_MAX_EVENTS, sizeof(*s->core_deltas));
 	if (!s->cores || !s->core_deltas) {
@@ -217,7 +199,7 @@ interval_start(struct interval_sampler *s, struct hw *hw, const int *cpus, unsig
 	/* The thread starts with every signal blocked: handlers run in the main thread. */
 	sigfillset(&all);
 	pthread_sigmask(SIG_SETMASK, &all, &old);
-	/* Pinned from its first instruction: never on the measured core. */
+	/* Pinned from its first instruction: off the measured cores when it can be. */
 	pthread_attr_init(&attr);
 	if (CPU_COUNT(&set) > 0)
 		(void)pthread_attr_setaffinity_np(&attr, sizeof(set), &set);

@@ -83,13 +83,6 @@ struct interval_sampler {
 };
 
 /*
- * Can a sampler run beside the @ncpus counted @cpus: is there another CPU
- * this process may use? 0, or -ESRCH with a message in @err.
- */
-int
-interval_check_cpus(const int *cpus, unsigned ncpus, struct pmustat_error **err);
-
-/*
  * Start sampling run @run on the @ncpus cores @cpus, of @slots[k][0..n)
  * on core k (each core's plan; counters zeroed and programmed, not
  * necessarily enabled yet): every @period_ms (-I) with @emit, and at least

@@ -115,8 +115,9 @@ note_window(struct run_ctx *c, const struct runner *r, bool msr_enable, bool off
 		w = "approximate";
 		char list[128];
 
-		snprintf(why, sizeof(why), "pmustat may run on counted cores only (%s %s; affinity), so its own code between the enable and the command's start ran there",
-			 c->ncores > 1 ? "cores" : "core", cpulist_format(c->cores, c->ncores, list, sizeof(list)));
+		snprintf(why, sizeof(why), "pmustat may run on counted cores only (%s %s; affinity), so its own code between the enable and the command's start ran there%s",
+			 c->ncores > 1 ? "cores" : "core", cpulist_format(c->cores, c->ncores, list, sizeof(list)),
+			 c->o->interval_ms ? ", and so did the -I reads and lines" : "");
 	}
 	if (c->window && (strcmp(c->window, "approximate") == 0 || strcmp(c->window, w) == 0))
 		return;

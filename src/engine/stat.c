@@ -542,7 +542,7 @@ stat_main(const struct stat_opts *o, struct pmustat_error **err)
 		(void)make_rows(&s, &e);
 		goto out;
 	}
-	if (gates_prepare(&s.g, o, &s.t, &s.inv, s.c.cores, s.c.ncores, &e)) {
+	if (gates_prepare(&s.g, o, &s.t, &s.inv, &e)) {
 		run_fail_err(&s.c, &e);
 		(void)make_rows(&s, &e);
 		goto out;
