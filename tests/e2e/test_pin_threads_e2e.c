@@ -8,11 +8,10 @@
  * land either way. Without ptrace the option is refused before anything
  * is written on any core.
  *
- * The emulated machine has the host's CPU numbering: the tests use the
- * first two CPUs this process may run on, and skip on a host with one.
+ * As in two_cores_fixture.h, whose CPUs, machine and checks these are:
+ * the first two CPUs this process may run on, skipped on a host with one.
  */
 #include <jansson.h>
-#include <sched.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -24,70 +23,18 @@
 
 #include "e2e_harness.h"
 #include "emu_pmu.h"
+#include "two_cores_fixture.h"
 
-#define WL E2E_EMU_WORKLOAD
-
-static int cpu0 = -1, cpu1 = -1;
-static char list_arg[32], cpus_arg[16], main_cpu_line[32];
+/* What emu-workload prints for the CPU its first thread starts on: the first listed. */
+static char main_cpu_line[32];
 
 static int
 setup(void **state)
 {
-	const int limit = EMU_MAX_CPUS < CPU_SETSIZE ? EMU_MAX_CPUS : CPU_SETSIZE;
-	cpu_set_t set;
-
-	(void)state;
-	if (sched_getaffinity(0, sizeof(set), &set) != 0)
+	if (two_cores_setup(state) != 0)
 		return -1;
-	for (int c = 0; c < limit && cpu1 < 0; c++) {
-		if (!CPU_ISSET(c, &set))
-			continue;
-		if (cpu0 < 0)
-			cpu0 = c;
-		else
-			cpu1 = c;
-	}
-	snprintf(list_arg, sizeof(list_arg), "%d,%d", cpu0, cpu1);
-	snprintf(cpus_arg, sizeof(cpus_arg), "%d", cpu1 + 1);
 	snprintf(main_cpu_line, sizeof(main_cpu_line), "cpu %d\n", cpu0);
 	return 0;
-}
-
-#define NEED_TWO_CPUS() do { if (cpu1 < 0) skip(); } while (0)
-
-static json_t *
-parse_json(const char *text)
-{
-	json_error_t jerr;
-	json_t *root = json_loads(text, 0, &jerr);
-
-	if (!root)
-		fail_msg("not JSON (%s): %s", jerr.text, text);
-	return root;
-}
-
-/* Event @i's per_cpu value on @cpu. */
-static long long
-per_cpu(json_t *root, unsigned i, int cpu)
-{
-	json_t *a = json_object_get(json_array_get(json_object_get(root, "events"), i), "per_cpu"), *o;
-	size_t k;
-
-	assert_true(json_is_array(a));
-	json_array_foreach(a, k, o)
-		if (json_integer_value(json_object_get(o, "cpu")) == cpu)
-			return json_integer_value(json_object_get(o, "value"));
-	fail_msg("event %u: no per_cpu entry for CPU %d", i, cpu);
-	return -1;
-}
-
-static void
-assert_restored(const struct e2e_machine *m, const struct emu_pmu *before)
-{
-	struct emu_pmu *after = e2e_state(m);
-
-	assert_int_equal(emu_pmu_diff(before, after, stderr), 0);
-	free(after);
 }
 
 /* pmustat -C cpu0,cpu1 -A --pin-threads over @threads workers retiring 1000 instructions and 100 misses each. */
@@ -115,7 +62,7 @@ test_threads_round_robin(void **state)
 
 	(void)state;
 	NEED_TWO_CPUS();
-	e2e_machine_new(&m, (const char *[]){ "--model", "skylake", "--cpus", cpus_arg, NULL });
+	machine(&m, false);
 	before = e2e_state(&m);
 	for (unsigned k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
 		struct e2e_result r;
@@ -126,10 +73,10 @@ test_threads_round_robin(void **state)
 		/* emu-workload names the CPU its first thread starts on. */
 		e2e_assert_out_contains(&r, main_cpu_line);
 		root = parse_json(r.err);
-		assert_int_equal(per_cpu(root, 0, cpu0), 1000 * cases[k].first);
-		assert_int_equal(per_cpu(root, 0, cpu1), 1000 * cases[k].second);
-		assert_int_equal(per_cpu(root, 1, cpu0), 100 * cases[k].first);
-		assert_int_equal(per_cpu(root, 1, cpu1), 100 * cases[k].second);
+		assert_int_equal(per_cpu(root, "INST_RETIRED.ANY", cpu0), 1000 * cases[k].first);
+		assert_int_equal(per_cpu(root, "INST_RETIRED.ANY", cpu1), 1000 * cases[k].second);
+		assert_int_equal(per_cpu(root, "LONGEST_LAT_CACHE.MISS", cpu0), 100 * cases[k].first);
+		assert_int_equal(per_cpu(root, "LONGEST_LAT_CACHE.MISS", cpu1), 100 * cases[k].second);
 		json_decref(root);
 		e2e_result_free(&r);
 		assert_restored(&m, before);
