@@ -45,7 +45,6 @@ json_t *load_json(const struct e2e_machine *m);
 json_t *event_at(json_t *root, size_t i);
 long long value_at(json_t *root, size_t i);
 void assert_restored(const struct e2e_machine *m, const struct emu_pmu *before);
-uint64_t writes(const struct e2e_machine *m);
 
 void test_privilege_drop(void **state);
 void test_legacy_writes_haswell(void **state);

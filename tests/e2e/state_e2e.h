@@ -36,7 +36,6 @@ extern unsigned ncpus;
 extern char core_arg[16];
 extern int core;
 void machine(struct e2e_machine *m, bool watchdog);
-uint64_t writes(const struct e2e_machine *m);
 void set(const struct e2e_machine *m, uint32_t msr, uint64_t v);
 void assert_same(const struct e2e_machine *m, const struct emu_pmu *before);
 json_t *parse(const char *text);

@@ -479,17 +479,10 @@ main(void)
 		cmocka_unit_test(test_sigkill_reset_restores),
 		cmocka_unit_test(test_corrupt_journal),
 	};
-	cpu_set_t cpus;
-	long conf = sysconf(_SC_NPROCESSORS_CONF);
-
-	if (sched_getaffinity(0, sizeof(cpus), &cpus) != 0)
+	core = e2e_last_cpu();
+	if (core < 0)
 		return 1;
-	for (int c = 0; c < CPU_SETSIZE && c < EMU_MAX_CPUS; c++)
-		if (CPU_ISSET(c, &cpus))
-			core = c;
 	snprintf(core_arg, sizeof(core_arg), "%d", core);
-	ncpus = (unsigned)(conf > core ? conf : core + 1);
-	if (ncpus > EMU_MAX_CPUS)
-		ncpus = EMU_MAX_CPUS;
+	ncpus = e2e_all_cpus(core);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

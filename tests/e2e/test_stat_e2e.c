@@ -15,17 +15,10 @@ char core_arg[16];
 int
 setup(void **state)
 {
-	cpu_set_t set;
-
 	(void)state;
-	if (sched_getaffinity(0, sizeof(set), &set) != 0)
+	core = e2e_last_cpu();
+	if (core < 0)
 		return -1;
-	/* The emulated machine has at most EMU_MAX_CPUS CPUs. */
-	const int limit = EMU_MAX_CPUS < CPU_SETSIZE ? EMU_MAX_CPUS : CPU_SETSIZE;
-
-	for (int c = 0; c < limit; c++)
-		if (CPU_ISSET(c, &set))
-			core = c;
 	snprintf(core_arg, sizeof(core_arg), "%d", core);
 	return 0;
 }
@@ -86,19 +79,6 @@ assert_restored(const struct e2e_machine *m, const struct emu_pmu *before)
 
 	assert_int_equal(emu_pmu_diff(before, after, stderr), 0);
 	free(after);
-}
-
-/* MSR writes made on the machine so far (all CPUs). */
-uint64_t
-writes(const struct e2e_machine *m)
-{
-	struct emu_pmu *p = e2e_state(m);
-	uint64_t n = 0;
-
-	for (unsigned c = 0; c < p->ncpus; c++)
-		n += p->cpu[c].stats.wrmsr;
-	free(p);
-	return n;
 }
 
 static void
@@ -497,7 +477,7 @@ test_all_busy_refused(void **state)
 	json_path(&m, out, sizeof(out));
 	make_all_busy(&m);
 	before = e2e_state(&m);
-	w = writes(&m);
+	w = e2e_writes(&m);
 	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "--json", "-o", out,
 					  "-e", "cycles,branches", WL, NULL });
 	e2e_assert_status(&r, 125);
@@ -507,7 +487,7 @@ test_all_busy_refused(void **state)
 	e2e_assert_err_contains(&r, "pmc0");
 	e2e_assert_err_contains(&r, "--force");
 	/* Nothing written at all. */
-	assert_int_equal(writes(&m), w);
+	assert_int_equal(e2e_writes(&m), w);
 	assert_restored(&m, before);
 	root = load_json(&m);
 	assert_int_equal(json_integer_value(json_object_get(root, "exit_status")), 125);
@@ -554,7 +534,7 @@ test_usage_errors(void **state)
 
 	(void)state;
 	machine(&m, "skylake", false);
-	w = writes(&m);
+	w = e2e_writes(&m);
 	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "-e", "LLC_MISES", WL, NULL });
 	e2e_assert_status(&r, 125);
 	e2e_assert_err_contains(&r, "LLC_MISES");
@@ -585,7 +565,7 @@ test_usage_errors(void **state)
 		e2e_result_free(&r);
 	}
 	/* None of it wrote an MSR. */
-	assert_int_equal(writes(&m), w);
+	assert_int_equal(e2e_writes(&m), w);
 	e2e_machine_free(&m);
 }
 
@@ -617,7 +597,7 @@ test_dry_run_touches_nothing(void **state)
 	(void)state;
 	machine(&m, "skylake", false);
 	before = e2e_state(&m);
-	w = writes(&m);
+	w = e2e_writes(&m);
 	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "--dry-run", "-e", "LLC_MISSES",
 					  WL, "--crash", NULL });
 	e2e_assert_status(&r, 0);
@@ -625,7 +605,7 @@ test_dry_run_touches_nothing(void **state)
 	e2e_assert_err_contains(&r, "IA32_PERFEVTSEL0");
 	/* The command did not run, nothing was written. */
 	assert_null(strstr(r.out, "cpu "));
-	assert_int_equal(writes(&m), w);
+	assert_int_equal(e2e_writes(&m), w);
 	assert_restored(&m, before);
 	free(before);
 	e2e_result_free(&r);

@@ -28,18 +28,6 @@ machine(struct e2e_machine *m, bool watchdog)
 		e2e_machine_new(m, (const char *[]){ "--model", "skylake", "--cpus", cpus, NULL });
 }
 
-uint64_t
-writes(const struct e2e_machine *m)
-{
-	struct emu_pmu *p = e2e_state(m);
-	uint64_t n = 0;
-
-	for (unsigned c = 0; c < p->ncpus; c++)
-		n += p->cpu[c].stats.wrmsr;
-	free(p);
-	return n;
-}
-
 void
 set(const struct e2e_machine *m, uint32_t msr, uint64_t v)
 {
@@ -129,7 +117,7 @@ test_state_decodes_and_never_writes(void **state)
 	set(&m, MSR_IA32_FIXED_CTR_CTRL, 0xb2);
 	set(&m, MSR_IA32_PERF_GLOBAL_STATUS_SET, 0x1);
 	before = e2e_state(&m);
-	w = writes(&m);
+	w = e2e_writes(&m);
 
 	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "state", "-C", core_arg, "--json", NULL });
 	e2e_assert_status(&r, 0);
@@ -187,7 +175,7 @@ test_state_decodes_and_never_writes(void **state)
 
 	/* Bit for bit as before, and not one MSR write. */
 	assert_same(&m, before);
-	assert_int_equal(writes(&m), w);
+	assert_int_equal(e2e_writes(&m), w);
 	free(before);
 	e2e_machine_free(&m);
 }
@@ -399,18 +387,10 @@ main(void)
 		cmocka_unit_test(test_sigkill_reset_restores),
 		cmocka_unit_test(test_no_journal_left_by_normal_runs),
 	};
-	cpu_set_t cpus;
-	long conf = sysconf(_SC_NPROCESSORS_CONF);
-
-	if (sched_getaffinity(0, sizeof(cpus), &cpus) != 0)
+	core = e2e_last_cpu();
+	if (core < 0)
 		return 1;
-	for (int c = 0; c < CPU_SETSIZE && c < EMU_MAX_CPUS; c++)
-		if (CPU_ISSET(c, &cpus))
-			core = c;
 	snprintf(core_arg, sizeof(core_arg), "%d", core);
-	/* -C all covers every configured CPU: the machine has as many. */
-	ncpus = (unsigned)(conf > core ? conf : core + 1);
-	if (ncpus > EMU_MAX_CPUS)
-		ncpus = EMU_MAX_CPUS;
+	ncpus = e2e_all_cpus(core);
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

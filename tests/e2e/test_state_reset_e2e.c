@@ -77,11 +77,11 @@ test_reset_live_and_reused_pid(void **state)
 	/* Live: this very process, its real start time. */
 	assert_int_equal(journal_proc_start_time(getpid(), &start), 0);
 	hand_journal(&m, before, getpid(), start);
-	w = writes(&m);
+	w = e2e_writes(&m);
 	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "reset", "-C", core_arg, NULL });
 	e2e_assert_status(&r, 125);
 	e2e_assert_err_contains(&r, "still counting");
-	assert_int_equal(writes(&m), w);
+	assert_int_equal(e2e_writes(&m), w);
 	assert_same(&m, scribbled);
 	assert_int_equal(access(path, F_OK), 0);
 	e2e_result_free(&r);
@@ -137,12 +137,12 @@ test_reset_corrupt_journal(void **state)
 	scribble(&m);
 	free(before);
 	before = e2e_state(&m);
-	w = writes(&m);
+	w = e2e_writes(&m);
 	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "reset", "-C", core_arg, "--json", NULL });
 	e2e_assert_status(&r, 125);
 	e2e_assert_err_contains(&r, "NOT applied");
 	e2e_assert_out_contains(&r, "\"journal\": \"corrupt\"");
-	assert_int_equal(writes(&m), w);
+	assert_int_equal(e2e_writes(&m), w);
 	assert_same(&m, before);
 	assert_int_equal(access(path, F_OK), 0);
 	e2e_result_free(&r);
