@@ -4,58 +4,26 @@
  * retires exact numbers of events. After every run the emulated MSRs must
  * be as they were, bit for bit (emu_pmu_diff), however it ended.
  */
-#include <errno.h>
-#include <grp.h>
-#include <pwd.h>
-#include <fcntl.h>
-#include <jansson.h>
-#include <sched.h>
-#include <setjmp.h>
-#include <signal.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/stat.h>
-#include <sys/wait.h>
-#include <time.h>
-#include <unistd.h>
-#include <cmocka.h>
-
-#include "e2e_harness.h"
-#include "emu_pmu.h"
-#include "emu_state.h"
-#include "pmu/msr.h"
-
-#define WL E2E_EMU_WORKLOAD
+#include "stat_e2e.h"
 
 extern char **environ;
 
 /* The core the tests count on: the last one we may run on. */
-static int core;
-static char core_arg[16];
+int core;
+char core_arg[16];
 
-static int
+int
 setup(void **state)
 {
-	cpu_set_t set;
-
 	(void)state;
-	if (sched_getaffinity(0, sizeof(set), &set) != 0)
+	core = e2e_last_cpu();
+	if (core < 0)
 		return -1;
-	/* The emulated machine has at most EMU_MAX_CPUS CPUs. */
-	const int limit = EMU_MAX_CPUS < CPU_SETSIZE ? EMU_MAX_CPUS : CPU_SETSIZE;
-
-	for (int c = 0; c < limit; c++)
-		if (CPU_ISSET(c, &set))
-			core = c;
 	snprintf(core_arg, sizeof(core_arg), "%d", core);
 	return 0;
 }
 
-static void
+void
 machine(struct e2e_machine *m, const char *model, bool watchdog)
 {
 	char cpus[16];
@@ -68,13 +36,13 @@ machine(struct e2e_machine *m, const char *model, bool watchdog)
 }
 
 /* The --json -o file of machine @m. */
-static void
+void
 json_path(const struct e2e_machine *m, char *buf, size_t size)
 {
 	snprintf(buf, size, "%s/out.json", m->dir);
 }
 
-static json_t *
+json_t *
 load_json(const struct e2e_machine *m)
 {
 	char path[PATH_MAX + 16];
@@ -89,7 +57,7 @@ load_json(const struct e2e_machine *m)
 	return root;
 }
 
-static json_t *
+json_t *
 event_at(json_t *root, size_t i)
 {
 	json_t *e = json_array_get(json_object_get(root, "events"), i);
@@ -98,13 +66,13 @@ event_at(json_t *root, size_t i)
 	return e;
 }
 
-static long long
+long long
 value_at(json_t *root, size_t i)
 {
 	return json_integer_value(json_object_get(event_at(root, i), "value"));
 }
 
-static void
+void
 assert_restored(const struct e2e_machine *m, const struct emu_pmu *before)
 {
 	struct emu_pmu *after = e2e_state(m);
@@ -112,24 +80,6 @@ assert_restored(const struct e2e_machine *m, const struct emu_pmu *before)
 	assert_int_equal(emu_pmu_diff(before, after, stderr), 0);
 	free(after);
 }
-
-/* MSR writes made on the machine so far (all CPUs). */
-static uint64_t
-writes(const struct e2e_machine *m)
-{
-	struct emu_pmu *p = e2e_state(m);
-	uint64_t n = 0;
-
-	for (unsigned c = 0; c < p->ncpus; c++)
-		n += p->cpu[c].stats.wrmsr;
-	free(p);
-	return n;
-}
-
-#define USER_WORK \
-	"--retire", "0xc0:0:5000", "--retire", "0x3c:0:2500", "--retire", "0x3c:1:2000", \
-	"--retire", "0xc4:0:700", "--retire", "0xc5:0:7", "--retire", "0x2e:0x41:33", \
-	"--retire", "0xc0:0:99999:k", "--retire", "0xc4:0:500:k"
 
 static void
 test_default_events_exact(void **state)
@@ -527,7 +477,7 @@ test_all_busy_refused(void **state)
 	json_path(&m, out, sizeof(out));
 	make_all_busy(&m);
 	before = e2e_state(&m);
-	w = writes(&m);
+	w = e2e_writes(&m);
 	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "--json", "-o", out,
 					  "-e", "cycles,branches", WL, NULL });
 	e2e_assert_status(&r, 125);
@@ -537,7 +487,7 @@ test_all_busy_refused(void **state)
 	e2e_assert_err_contains(&r, "pmc0");
 	e2e_assert_err_contains(&r, "--force");
 	/* Nothing written at all. */
-	assert_int_equal(writes(&m), w);
+	assert_int_equal(e2e_writes(&m), w);
 	assert_restored(&m, before);
 	root = load_json(&m);
 	assert_int_equal(json_integer_value(json_object_get(root, "exit_status")), 125);
@@ -584,7 +534,7 @@ test_usage_errors(void **state)
 
 	(void)state;
 	machine(&m, "skylake", false);
-	w = writes(&m);
+	w = e2e_writes(&m);
 	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "-e", "LLC_MISES", WL, NULL });
 	e2e_assert_status(&r, 125);
 	e2e_assert_err_contains(&r, "LLC_MISES");
@@ -615,7 +565,7 @@ test_usage_errors(void **state)
 		e2e_result_free(&r);
 	}
 	/* None of it wrote an MSR. */
-	assert_int_equal(writes(&m), w);
+	assert_int_equal(e2e_writes(&m), w);
 	e2e_machine_free(&m);
 }
 
@@ -647,7 +597,7 @@ test_dry_run_touches_nothing(void **state)
 	(void)state;
 	machine(&m, "skylake", false);
 	before = e2e_state(&m);
-	w = writes(&m);
+	w = e2e_writes(&m);
 	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "--dry-run", "-e", "LLC_MISSES",
 					  WL, "--crash", NULL });
 	e2e_assert_status(&r, 0);
@@ -655,343 +605,10 @@ test_dry_run_touches_nothing(void **state)
 	e2e_assert_err_contains(&r, "IA32_PERFEVTSEL0");
 	/* The command did not run, nothing was written. */
 	assert_null(strstr(r.out, "cpu "));
-	assert_int_equal(writes(&m), w);
+	assert_int_equal(e2e_writes(&m), w);
 	assert_restored(&m, before);
 	free(before);
 	e2e_result_free(&r);
-	e2e_machine_free(&m);
-}
-
-static void
-test_privilege_drop(void **state)
-{
-	struct e2e_machine m;
-	struct e2e_result r;
-
-	(void)state;
-	if (geteuid() != 0) {
-		print_message("skipped: only root can drop privileges\n");
-		skip();
-	}
-	machine(&m, "skylake", false);
-	/* Everything the dropped command needs is in the machine's directory, not the build tree. */
-	e2e_machine_share(&m);
-	e2e_run_env(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "-e", "branches",
-					      "id", "-u", NULL },
-		    (const char *[]){ "SUDO_UID=65534", "SUDO_GID=65534", NULL });
-	e2e_assert_status(&r, 0);
-	e2e_assert_out_contains(&r, "65534\n");
-	e2e_result_free(&r);
-	e2e_run_env(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "--as-root", "-e", "branches",
-					      "id", "-u", NULL },
-		    (const char *[]){ "SUDO_UID=65534", "SUDO_GID=65534", NULL });
-	e2e_assert_status(&r, 0);
-	e2e_assert_out_contains(&r, "0\n");
-	e2e_result_free(&r);
-
-	/*
-	 * The command gets the user's supplementary groups, as with sudo -u,
-	 * not just the primary one: any user listed as a member of a group
-	 * in the group database shows the difference.
-	 */
-	{
-		struct group *gr;
-		struct passwd *pw = NULL;
-		char uid_env[64], gid_env[64], want[32];
-
-		setgrent();
-		while ((gr = getgrent()) != NULL) {
-			if (gr->gr_mem[0] && (pw = getpwnam(gr->gr_mem[0])) && pw->pw_uid != 0 &&
-			    pw->pw_gid != gr->gr_gid)
-				break;
-			pw = NULL;
-		}
-		if (pw) {
-			snprintf(uid_env, sizeof(uid_env), "SUDO_UID=%u", (unsigned)pw->pw_uid);
-			snprintf(gid_env, sizeof(gid_env), "SUDO_GID=%u", (unsigned)pw->pw_gid);
-			snprintf(want, sizeof(want), " %u", (unsigned)gr->gr_gid);
-			e2e_run_env(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "-e", "branches",
-							      "sh", "-c", "echo \" $(id -G) \"", NULL },
-				    (const char *[]){ uid_env, gid_env, NULL });
-			e2e_assert_status(&r, 0);
-			e2e_assert_out_contains(&r, want);
-			e2e_result_free(&r);
-		} else {
-			print_message("no user with a supplementary group here; that part is not checked\n");
-		}
-		endgrent();
-	}
-
-	/*
-	 * Exact counts for a command running as the sudo user: it enables
-	 * nothing itself (pmustat's child did, through the MSR device opened
-	 * as root); the emulator's state must be open to it to retire events.
-	 */
-	{
-		char out[PATH_MAX + 48];
-		struct emu_pmu *before;
-		json_t *root;
-
-		json_error_t jerr;
-		char dir[PATH_MAX + 16];
-		struct stat st;
-
-		/* -o is written with the user's rights: in a directory of theirs. */
-		snprintf(dir, sizeof(dir), "%s/nobody", m.dir);
-		assert_int_equal(mkdir(dir, 0755), 0);
-		assert_int_equal(chown(dir, 65534, 65534), 0);
-		snprintf(out, sizeof(out), "%s/out.json", dir);
-		before = e2e_state(&m);
-		e2e_run_env(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "--json", "-o", out,
-						      "-e", "instructions,branches", m.workload, USER_WORK, NULL },
-			    (const char *[]){ "SUDO_UID=65534", "SUDO_GID=65534", NULL });
-		e2e_assert_status(&r, 0);
-		assert_int_equal(stat(out, &st), 0);
-		assert_int_equal(st.st_uid, 65534);
-		root = json_load_file(out, 0, &jerr);
-		if (!root)
-			fail_msg("%s: %s", out, jerr.text);
-		unlink(out);
-		rmdir(dir);
-		assert_int_equal(value_at(root, 0), 5000);
-		assert_int_equal(value_at(root, 1), 700);
-		json_decref(root);
-		assert_restored(&m, before);
-		free(before);
-		e2e_result_free(&r);
-	}
-	e2e_machine_free(&m);
-}
-
-static void
-test_legacy_writes_haswell(void **state)
-{
-	struct e2e_machine m;
-	struct e2e_result r;
-	struct emu_pmu *before;
-	char out[PATH_MAX + 16];
-	json_t *root;
-
-	(void)state;
-	machine(&m, "haswell", false);
-	json_path(&m, out, sizeof(out));
-	/* A leftover counter value that legacy (sign-extending) writes can rebuild. */
-	assert_int_equal(e2e_set_msr(&m, (unsigned)core, MSR_IA32_PMC0, 0x80001234), 0);
-	before = e2e_state(&m);
-	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "--json", "-o", out,
-					  "-e", "branches", WL, "--retire", "0xc4:0:4294967300", NULL });
-	e2e_assert_status(&r, 0);
-	root = load_json(&m);
-	/* Past 2^32: the legacy 32-bit write path does not cut counts. */
-	assert_int_equal(value_at(root, 0), 4294967300ll);
-	json_decref(root);
-	assert_restored(&m, before);
-	free(before);
-	e2e_result_free(&r);
-	e2e_machine_free(&m);
-}
-
-static void
-test_hybrid_table_of_the_core(void **state)
-{
-	struct e2e_machine m;
-	struct e2e_result r;
-	char cpus[16], out[PATH_MAX + 16];
-	json_t *root;
-
-	(void)state;
-	if (core == 0) {
-		print_message("skipped: needs a second CPU to run on\n");
-		skip();
-	}
-	/* CPUs [0, core) are P-cores, the last one an E-core. */
-	snprintf(cpus, sizeof(cpus), "%d", core + 1);
-	{
-		char pcores[16];
-
-		snprintf(pcores, sizeof(pcores), "%d", core);
-		e2e_machine_new(&m, (const char *[]){ "--model", "alderlake", "--cpus", cpus,
-						      "--pcores", pcores, NULL });
-	}
-	json_path(&m, out, sizeof(out));
-	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "--json", "-o", out,
-					  "-e", "instructions", WL, "--retire", "0xc0:0:11", NULL });
-	e2e_assert_status(&r, 0);
-	root = load_json(&m);
-	assert_string_equal(json_string_value(json_object_get(root, "event_table")), "alderlake_gracemont");
-	assert_int_equal(value_at(root, 0), 11);
-	json_decref(root);
-	e2e_result_free(&r);
-	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", "0", "--dry-run", "--json", "-o", out,
-					  "-e", "instructions", WL, NULL });
-	e2e_assert_status(&r, 0);
-	root = load_json(&m);
-	assert_string_equal(json_string_value(json_object_get(root, "event_table")), "alderlake_goldencove");
-	json_decref(root);
-	e2e_result_free(&r);
-	e2e_machine_free(&m);
-}
-
-static void
-test_icelake_slots_by_default(void **state)
-{
-	struct e2e_machine m;
-	struct e2e_result r;
-
-	(void)state;
-	machine(&m, "icelake", false);
-	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "-x", ",", WL,
-					  "--retire", "0xa4:1:12345", "--retire", "0xc0:0:11", NULL });
-	e2e_assert_status(&r, 0);
-	e2e_assert_err_contains(&r, "12345,,slots:u,TOPDOWN_SLOTS,fixed3,1,counted\n");
-	e2e_assert_err_contains(&r, "11,,instructions:u,INSTRUCTIONS_RETIRED,fixed0,1,counted\n");
-	e2e_result_free(&r);
-	e2e_machine_free(&m);
-}
-
-static void
-test_msr_reads_without_rdpmc(void **state)
-{
-	struct e2e_machine m;
-	struct e2e_result r;
-	struct emu_pmu *before;
-	char cpus[16], out[PATH_MAX + 16];
-	json_t *root;
-
-	(void)state;
-	snprintf(cpus, sizeof(cpus), "%d", core + 1);
-	e2e_machine_new(&m, (const char *[]){ "--model", "skylake", "--cpus", cpus, "--rdpmc=off", NULL });
-	json_path(&m, out, sizeof(out));
-	before = e2e_state(&m);
-	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "--json", "-o", out,
-					  "-e", "instructions,branches", WL, USER_WORK, NULL });
-	e2e_assert_status(&r, 0);
-	root = load_json(&m);
-	assert_string_equal(json_string_value(json_object_get(root, "read_method")), "MSR reads");
-	assert_int_equal(value_at(root, 0), 5000);
-	assert_int_equal(value_at(root, 1), 700);
-	json_decref(root);
-	assert_restored(&m, before);
-	free(before);
-	e2e_result_free(&r);
-	e2e_machine_free(&m);
-}
-
-static void
-test_second_pmustat_on_the_core_waits_then_names_the_pid(void **state)
-{
-	struct e2e_machine m;
-	struct e2e_result r;
-	struct emu_pmu *before;
-	char pid_text[32];
-	pid_t first;
-
-	(void)state;
-	machine(&m, "skylake", false);
-	before = e2e_state(&m);
-	first = e2e_spawn(&m, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "-e", "branches",
-					    WL, "--sleep", "6000", NULL }, NULL);
-	assert_true(e2e_wait_msr(&m, (unsigned)core, MSR_IA32_PERFEVTSEL0, EVTSEL_EN, EVTSEL_EN, 3000));
-	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "-e", "instructions", WL, NULL });
-	e2e_assert_status(&r, 125);
-	snprintf(pid_text, sizeof(pid_text), "pid %d", (int)first);
-	e2e_assert_err_contains(&r, pid_text);
-	e2e_result_free(&r);
-	kill(-first, SIGINT);
-	assert_int_equal(e2e_reap(first), 128 + SIGINT);
-	assert_restored(&m, before);
-	free(before);
-	e2e_machine_free(&m);
-}
-
-static void
-test_no_pmu_access_125_with_the_fix(void **state)
-{
-	static const struct {
-		const char *model, *msr, *says;
-	} cases[] = {
-		{ "skylake", "--msr=absent", "modprobe msr" },
-		{ "skylake", "--msr=eacces", "run pmustat as root" },
-		{ "skylake", "--msr=readonly", "lockdown" },
-		{ "nopmu", "--msr=ok", "no PMU" },
-	};
-
-	(void)state;
-	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		struct e2e_machine m;
-		struct e2e_result r;
-		struct emu_pmu *before;
-		char cpus[16];
-
-		snprintf(cpus, sizeof(cpus), "%d", core + 1);
-		e2e_machine_new(&m, (const char *[]){ "--model", cases[i].model, "--cpus", cpus,
-						      cases[i].msr, NULL });
-		before = e2e_state(&m);
-		e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "-e", "instructions",
-						  WL, NULL });
-		e2e_assert_status(&r, 125);
-		e2e_assert_err_contains(&r, cases[i].says);
-		assert_restored(&m, before);
-		free(before);
-		e2e_result_free(&r);
-		e2e_machine_free(&m);
-	}
-}
-
-static void
-test_core2_v2_40_bit(void **state)
-{
-	struct e2e_machine m;
-	struct e2e_result r;
-	struct emu_pmu *before;
-	char out[PATH_MAX + 16];
-	json_t *root;
-
-	(void)state;
-	machine(&m, "core2", false);
-	json_path(&m, out, sizeof(out));
-	before = e2e_state(&m);
-	/* No table for Core 2: architectural events; 40-bit counters wrap past 2^40. */
-	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "--json", "-o", out,
-					  "-e", "instructions,branches", WL,
-					  "--retire", "0xc0:0:1099511627786", "--retire", "0xc4:0:8", NULL });
-	e2e_assert_status(&r, 0);
-	root = load_json(&m);
-	assert_true(json_is_null(json_object_get(root, "event_table")));
-	assert_int_equal(value_at(root, 0), (1ll << 40) + 10);
-	assert_int_equal(value_at(root, 1), 8);
-	json_decref(root);
-	assert_restored(&m, before);
-	free(before);
-	e2e_result_free(&r);
-	e2e_machine_free(&m);
-}
-
-static void
-test_sigint_to_pmustat_alone_reaches_the_command(void **state)
-{
-	struct e2e_machine m;
-	struct emu_pmu *before;
-	pid_t pid;
-
-	(void)state;
-	machine(&m, "skylake", false);
-	before = e2e_state(&m);
-	pid = e2e_spawn(&m, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "-e", "branches",
-					  WL, "--sleep", "5000", NULL }, NULL);
-	assert_true(e2e_wait_msr(&m, (unsigned)core, MSR_IA32_PERFEVTSEL0, EVTSEL_EN, EVTSEL_EN, 3000));
-	/* kill -INT <pmustat>: passed on to the command, which dies of it. */
-	kill(pid, SIGINT);
-	assert_int_equal(e2e_reap(pid), 128 + SIGINT);
-	assert_restored(&m, before);
-	/* SIGHUP to pmustat: the command gets it too, pmustat restores and dies of it. */
-	pid = e2e_spawn(&m, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "-e", "branches",
-					  WL, "--sleep", "5000", NULL }, NULL);
-	assert_true(e2e_wait_msr(&m, (unsigned)core, MSR_IA32_PERFEVTSEL0, EVTSEL_EN, EVTSEL_EN, 3000));
-	kill(pid, SIGHUP);
-	assert_int_equal(e2e_reap(pid), 128 + SIGHUP);
-	assert_restored(&m, before);
-	free(before);
 	e2e_machine_free(&m);
 }
 

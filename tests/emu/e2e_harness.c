@@ -386,6 +386,41 @@ e2e_host_cpus(void)
 	return (unsigned)CPU_COUNT(&set);
 }
 
+int
+e2e_last_cpu(void)
+{
+	cpu_set_t set;
+	int last = 0;
+
+	if (sched_getaffinity(0, sizeof(set), &set) != 0)
+		return -1;
+	for (int c = 0; c < CPU_SETSIZE && c < EMU_MAX_CPUS; c++)
+		if (CPU_ISSET(c, &set))
+			last = c;
+	return last;
+}
+
+unsigned
+e2e_all_cpus(int core)
+{
+	long conf = sysconf(_SC_NPROCESSORS_CONF);
+	unsigned n = (unsigned)(conf > core ? conf : core + 1);
+
+	return n > EMU_MAX_CPUS ? EMU_MAX_CPUS : n;
+}
+
+uint64_t
+e2e_writes(const struct e2e_machine *m)
+{
+	struct emu_pmu *p = e2e_state(m);
+	uint64_t n = 0;
+
+	for (unsigned c = 0; c < p->ncpus; c++)
+		n += p->cpu[c].stats.wrmsr;
+	free(p);
+	return n;
+}
+
 static void
 show(const struct e2e_result *r)
 {

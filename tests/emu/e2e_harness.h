@@ -168,6 +168,20 @@ void e2e_sync_free(struct e2e_sync *s);
 
 /* Number of CPUs of this host that we may run on (for pinning tests). */
 unsigned e2e_host_cpus(void);
+/*
+ * The last CPU below EMU_MAX_CPUS that we may run on (0 if none): the
+ * emulated machine has it, and a test that counts there can pin to it.
+ * -1 when the affinity mask cannot be read.
+ */
+int e2e_last_cpu(void);
+/*
+ * CPUs for a machine on which -C all covers every configured CPU of the
+ * host (at least @core + 1, at most EMU_MAX_CPUS).
+ */
+unsigned e2e_all_cpus(int core);
+
+/* MSR writes made on the machine so far, all CPUs (a command that must write nothing). */
+uint64_t e2e_writes(const struct e2e_machine *m);
 
 /* Assertions that print the program's output when they fail. */
 void e2e_assert_status(const struct e2e_result *r, int status);

@@ -3,7 +3,8 @@
  * the emulator: they include emu_pmu.h).
  *
  *	emu_pmu.c	models, CPUID, power-up, kernel files
- *	emu_regs.c	RDMSR/WRMSR/RDPMC and the reserved-bit rules
+ *	emu_regs.c	RDMSR/WRMSR/RDPMC and the reserved-bit rules (which bits
+ *			each type may set, from its CPUID)
  *	emu_count.c	counting: retire bursts, wraps, PMI and freeze
  *	emu_topdown.c	TOPDOWN.SLOTS and IA32_PERF_METRICS
  *	emu_dump.c	MSR names, dump, diff
@@ -46,6 +47,11 @@ emu_in_range(uint32_t msr, uint32_t base, unsigned count, unsigned *index)
 	return true;
 }
 
+/*
+ * Bits a write may set in each MSR of @t, from its CPUID and counters; the
+ * rest are reserved (#GP) (emu_regs.c).
+ */
+void emu_setup_valid_bits(struct emu_core_type *t);
 /* RDMSR without side effects (emu_regs.c). 0 or -EIO (#GP). */
 int emu_read_reg(const struct emu_pmu *pmu, unsigned cpu, uint32_t msr, uint64_t *val);
 

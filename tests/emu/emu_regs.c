@@ -1,7 +1,7 @@
 /*
  * emu_regs.c - RDMSR, WRMSR and RDPMC on the emulated PMU: which MSRs
  * exist and which bits a write may set (emu_core_type's *_valid masks,
- * derived in emu_pmu.c). Sections named are the SDM vol. 3B's.
+ * derived here from the type's CPUID). Sections named are the SDM vol. 3B's.
  */
 #include <errno.h>
 
@@ -310,4 +310,107 @@ emu_global_inuse(const struct emu_pmu *pmu, unsigned cpu)
 	if (r->pebs_enable & t->pebs_counters)
 		inuse |= EMU_INUSE_PMI;
 	return inuse;
+}
+
+void
+emu_setup_valid_bits(struct emu_core_type *t)
+{
+	const uint32_t *leaf_a = t->cpuid.basic_cpuid[0xa];
+	const uint32_t *leaf7 = t->cpuid.basic_cpuid[7];
+	const uint32_t *l23_0 = t->hi_leaf[0x23 - EMU_HI_LEAF0][0];
+	uint64_t caps = t->perf_capabilities;
+	/* AnyThread exists from v3 until CPUID.0AH:EDX[15] deprecates it. */
+	bool anythread = t->version >= 3 && !((leaf_a[3] >> 15) & 1);
+	bool baseline = caps & EMU_PERF_CAP_PEBS_BASELINE;
+	bool rtm = (leaf7[1] >> 11) & 1;
+
+	/*
+	 * IN_TX and IN_TXCP "may only be set if the processor supports HLE or
+	 * RTM", and IN_TXCP "only for IA32_PERFEVTSEL2" (section "Performance
+	 * Monitoring and Intel TSX").
+	 */
+	t->tsx = ((leaf7[1] >> 4) & 1) || rtm;
+	t->evtsel_valid = 0xffffffffull & ~(anythread ? 0 : EVTSEL_ANY);
+	/* Linux's ICL_EVENTSEL_ADAPTIVE: a PEBS counter's adaptive record. */
+	if (baseline)
+		t->evtsel_valid |= EMU_EVTSEL_ADAPTIVE;
+	/* v6: UMASK2 with CPUID.23H.0:EBX[0], EQ with EBX[1]. */
+	if (t->version >= 6 && t->cpuid.basic_cpuid[0][0] >= 0x23) {
+		if (l23_0[1] & 1)
+			t->evtsel_valid |= EMU_EVTSEL_UMASK2;
+		if (l23_0[1] & 2)
+			t->evtsel_valid |= EMU_EVTSEL_EQ;
+	}
+	if (t->tsx)
+		t->evtsel_valid |= EMU_EVTSEL_IN_TX;
+	t->evtsel2_valid = t->evtsel_valid | (t->tsx ? EMU_EVTSEL_IN_TXCP : 0);
+
+	t->fixed_ctrl_valid = 0;
+	for (unsigned i = 0; i < t->fixed; i++) {
+		uint64_t field = FIXED_CTRL_OS | FIXED_CTRL_USR | FIXED_CTRL_PMI;
+
+		if (!(t->fixed_mask & (1u << i)))
+			continue;
+		if (anythread)
+			field |= FIXED_CTRL_ANY;
+		t->fixed_ctrl_valid |= field << (4 * i);
+		/* Linux's ICL_FIXED_0_ADAPTIVE: bit 32 + 4i with PEBS baseline. */
+		if (baseline)
+			t->fixed_ctrl_valid |= 1ull << (32 + 4 * i);
+	}
+
+	t->global_ctrl_valid = t->gp_mask | ((uint64_t)t->fixed_mask << 32);
+	t->global_status_valid = t->global_ctrl_valid | EMU_STATUS_OVF_BUF | EMU_STATUS_COND_CHGD;
+	if (t->version >= 3)
+		t->global_status_valid |= EMU_STATUS_OVF_UNCORE;
+	if (t->version >= 4)
+		t->global_status_valid |= EMU_STATUS_TOPA_PMI | EMU_STATUS_LBR_FRZ |
+			EMU_STATUS_CTR_FRZ;
+	/* ASCI: "If CPUID.(EAX=07H, ECX=0):EBX[2] = 1" (SGX), table 2-2. */
+	if (t->version >= 4 && ((leaf7[1] >> 2) & 1))
+		t->global_status_valid |= EMU_STATUS_ASCI;
+	if (t->topdown) {
+		t->global_ctrl_valid |= EMU_GLOBAL_CTRL_PERF_METRICS;
+		t->global_status_valid |= EMU_STATUS_PERF_METRICS;
+		t->perf_metrics_valid = emu_low_bits(8 * t->topdown);
+	}
+	/* Request [15:0] and response [37:16] fields (Skylake's layout). */
+	t->offcore_valid = t->offcore ? emu_low_bits(38) : 0;
+
+	/*
+	 * IA32_DEBUGCTL: LBR [0], BTF [1], TR [6], BTS [7], BTINT [8],
+	 * BTS_OFF_OS/USR [10:9], FREEZE_LBRS_ON_PMI [11], FREEZE_PERFMON_ON_PMI
+	 * [12]; UNCORE_PMI_EN [13] from Nehalem (v3); FREEZE_WHILE_SMM [14]
+	 * with PERF_CAPABILITIES[12]; RTM_DEBUG [15] with RTM; BUS_LOCK_DETECT
+	 * [2] with CPUID.7.0:ECX[24].
+	 */
+	t->debugctl_valid = 0x1fc3;
+	if (t->version >= 3)
+		t->debugctl_valid |= 1ull << 13;
+	if (caps & EMU_PERF_CAP_SMM_FREEZE)
+		t->debugctl_valid |= 1ull << 14;
+	if (rtm)
+		t->debugctl_valid |= 1ull << 15;
+	if ((leaf7[2] >> 24) & 1)
+		t->debugctl_valid |= 1ull << 2;
+
+	/*
+	 * IA32_PEBS_ENABLE (with CPUID.1:EDX.DS): Core's PEBS is IA32_PMC0
+	 * only (bit 0); Nehalem to Skylake have PEBS_EN_PMC0-3 [3:0] and the
+	 * load-latency LL_EN_PMC0-3 [35:32] (Sandy/Ivy Bridge's PS_EN [63] is
+	 * no model here); with PEBS baseline (extended PEBS, Ice Lake and
+	 * Gracemont on) every GP counter [n-1:0] and fixed counter [32+i].
+	 */
+	t->pebs = (t->cpuid.basic_cpuid[1][3] >> 21) & 1;
+	if (!t->pebs)
+		t->pebs_counters = 0;
+	else if (baseline)
+		t->pebs_counters = t->global_ctrl_valid & ~EMU_GLOBAL_CTRL_PERF_METRICS;
+	else if (t->version >= 3)
+		t->pebs_counters = t->gp_mask & 0xf;
+	else
+		t->pebs_counters = t->gp_mask & 1;
+	t->pebs_valid = t->pebs_counters;
+	if (t->pebs && !baseline && t->version >= 3)
+		t->pebs_valid |= t->pebs_counters << 32;
 }

@@ -3,96 +3,51 @@
  * bad inputs, against the real Skylake, Cascade Lake, Sapphire Rapids and
  * Lion Cove tables in events/ and PMUs described by hand.
  */
-#include <errno.h>
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
+#include "event_spec_test.h"
 
-#include <cmocka.h>
-
-#include "events/arch_events.h"
-#include "events/cpu.h"
-#include "events/event.h"
-#include "events/event_spec.h"
-#include "events/event_table.h"
-#include "base/err.h"
-
-static const char *events_dir;
+const char *events_dir;
 
 /* Skylake client with HT on: v4, 4 GP, 3 fixed, all 7 arch events. */
-static const struct pmu_caps skl_caps = {
+const struct pmu_caps skl_caps = {
 	.version = 4, .gp_counters = 4, .gp_mask = 0xf, .gp_width = 48,
 	.fixed_counters = 3, .fixed_mask = 0x7, .fixed_width = 48,
 	.arch_events_len = 7,
 };
 /* The same with HT off: CPUID reports 8 GP counters. */
-static const struct pmu_caps skl_htoff_caps = {
+const struct pmu_caps skl_htoff_caps = {
 	.version = 4, .gp_counters = 8, .gp_mask = 0xff, .gp_width = 48,
 	.fixed_counters = 3, .fixed_mask = 0x7, .fixed_width = 48,
 	.arch_events_len = 7,
 };
 /* Sapphire Rapids: v5, 8 GP, 4 fixed, AnyThread deprecated, 8 arch events. */
-static const struct pmu_caps spr_caps = {
+const struct pmu_caps spr_caps = {
 	.version = 5, .gp_counters = 8, .gp_mask = 0xff, .gp_width = 48,
 	.fixed_counters = 4, .fixed_mask = 0xf, .fixed_width = 48,
 	.arch_events_len = 8, .anythread_deprecated = true,
 };
 /* Lion Cove: v6, 10 GP (pmustat uses 8), 4 fixed, 13 arch events. */
-static const struct pmu_caps lnc_caps = {
+const struct pmu_caps lnc_caps = {
 	.version = 6, .gp_counters = 10, .gp_mask = 0x3ff, .gp_width = 48,
 	.fixed_counters = 4, .fixed_mask = 0xf, .fixed_width = 48,
 	.arch_events_len = 13, .anythread_deprecated = true,
 };
 /* A Nehalem-like PMU whose EBX says LLC Misses (bit 4) and Branch
  * Mispredicts (bit 6) are not available. */
-static const struct pmu_caps ebx_caps = {
+const struct pmu_caps ebx_caps = {
 	.version = 3, .gp_counters = 4, .gp_mask = 0xf, .gp_width = 48,
 	.fixed_counters = 3, .fixed_mask = 0x7, .fixed_width = 48,
 	.arch_events_len = 7, .arch_events_unavailable = (1u << 4) | (1u << 6),
 };
 /* A PMU with only 2 GP counters and no fixed ones (v1-like VM). */
-static const struct pmu_caps tiny_caps = {
+const struct pmu_caps tiny_caps = {
 	.version = 2, .gp_counters = 2, .gp_mask = 0x3, .gp_width = 40,
 	.arch_events_len = 7,
 };
 
-enum { T_NONE, T_SKL, T_CLX, T_SPR, T_LNC, T_HSW, T_COUNT };
 static const char *const table_names[T_COUNT] = {
 	NULL, "skylake", "cascadelakex", "sapphirerapids", "lunarlake_lioncove", "haswell",
 };
-static struct event_table *tables[T_COUNT];
-
-/* What one resolved event must look like; NULL name = don't check. */
-struct want {
-	const char *name;
-	uint8_t code, umask, umask_ext, cmask;
-	bool inv, edge, any, usr, os;
-	int fixed;
-	uint32_t gp_mask;
-	uint32_t extra_msr;
-	uint64_t extra_value;
-	unsigned flags;
-};
-
-struct spec_case {
-	const char *spec;
-	int table;
-	const struct pmu_caps *caps;
-	size_t count;			/* 0: must fail */
-	const char *error;		/* substring of the message when it fails */
-	struct want want[3];		/* the first min(count, 3) events */
-};
-
-#define U true, false	/* usr, os: user only (the default) */
-#define K false, true
-#define UK true, true
-#define NOFLAGS false, false, false	/* inv, edge, any */
-#define ARCH EVENT_F_ARCH
-#define RAW EVENT_F_RAW
+struct event_table *tables[T_COUNT];
 
 static const struct spec_case cases[] = {
 	/* The classic recipe: LLC misses, user only. */
@@ -304,13 +259,7 @@ static const struct spec_case cases[] = {
 	{ "L1D_PEND_MISS.PENDING", T_HSW, &tiny_caps, 0, "can only be counted on PMC2", { { 0 } } },
 };
 
-#define CHECK_FIELD(got, want) do { \
-	if ((uint64_t)ev->got != (uint64_t)w->want) \
-		fail_msg("'%s' #%zu: " #got " is 0x%llx, want 0x%llx", c->spec, i, \
-			 (unsigned long long)ev->got, (unsigned long long)w->want); \
-} while (0)
-
-static void
+void
 check_event(const struct spec_case *c, size_t i, const struct event *ev)
 {
 	const struct want *w = &c->want[i];
@@ -567,166 +516,6 @@ test_suggest(void **state)
 	assert_true(n >= 1);
 	assert_string_equal(out[0], "cycles");
 	assert_int_equal(event_spec_suggest("ZZZZZZZZZZZZZZZZZZZZZ", tables[T_SKL], out, 3), 0);
-}
-
-/* perf's groups: '{a,b}' marks its events with one group number, refused forms say why. */
-static void
-test_groups(void **state)
-{
-	static const struct { const char *spec, *why; } bad[] = {
-		{ "{branches,{cycles}}", "groups do not nest" },
-		{ "{branches,cycles", "has no closing '}'" },
-		{ "branches}", "'}' without its '{'" },
-		{ "{branches,cycles}:u", "nothing may follow a group's '}'" },
-		{ "{branches,task-clock}", "'task-clock' is a software event" },
-		{ "{}", "empty event name" },
-	};
-	struct pmustat_error *err = NULL;
-	struct event *ev = NULL;
-	size_t n = 0;
-
-	(void)state;
-	assert_int_equal(event_spec_parse("instructions,{branches, branch-misses },cycles,{ r412e }", NULL, &skl_caps,
-					  &ev, &n, &err), 0);
-	assert_int_equal(n, 5);
-	assert_int_equal(ev[0].group, 0);
-	assert_int_equal(ev[1].group, 1);
-	assert_int_equal(ev[2].group, 1);
-	assert_string_equal(ev[2].requested, "branch-misses");
-	assert_int_equal(ev[3].group, 0);
-	assert_int_equal(ev[4].group, 2);
-	assert_string_equal(ev[4].requested, "r412e");
-	/* A second list appended numbers its groups after the first's. */
-	assert_int_equal(event_spec_append("{cpu/event=0x3c,umask=0x0/,cycles:k}", NULL, &skl_caps, &ev, &n, &err), 0);
-	assert_int_equal(n, 7);
-	assert_int_equal(ev[5].group, 3);
-	assert_int_equal(ev[6].group, 3);
-	free(ev);
-	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		ev = NULL;
-		if (event_spec_parse(bad[i].spec, NULL, &skl_caps, &ev, &n, &err) != -EINVAL)
-			fail_msg("'%s' accepted", bad[i].spec);
-		if (!strstr(err_msg(err), bad[i].why))
-			fail_msg("'%s': '%s' lacks '%s'", bad[i].spec, err_msg(err), bad[i].why);
-		err_clear(&err);
-		free(ev);
-	}
-}
-
-/* perf's hardware-cache names resolve to the table's event that counts it, where there is one. */
-static void
-test_generic_cache_names(void **state)
-{
-	struct pmustat_error *err = NULL;
-	struct event *ev = NULL;
-	size_t n = 0;
-
-	(void)state;
-	assert_int_equal(event_spec_parse("L1-dcache-load-misses,dTLB-load-misses:k", tables[T_SKL], &skl_caps, &ev, &n,
-					  &err), 0);
-	assert_int_equal(n, 2);
-	assert_string_equal(ev[0].name, "L1D.REPLACEMENT");
-	assert_string_equal(ev[0].requested, "L1-dcache-load-misses");
-	assert_int_equal(ev[0].code, 0x51);
-	assert_int_equal(ev[0].umask, 0x01);
-	assert_true(ev[0].usr && !ev[0].os);
-	assert_string_equal(ev[1].name, "DTLB_LOAD_MISSES.MISS_CAUSES_A_WALK");
-	assert_true(!ev[1].usr && ev[1].os);
-	free(ev);
-	/* Haswell's name for the same thing. */
-	assert_int_equal(event_spec_parse("L1-dcache-loads", tables[T_HSW], &skl_caps, &ev, &n, &err), 0);
-	assert_string_equal(ev[0].name, "MEM_UOPS_RETIRED.ALL_LOADS");
-	free(ev);
-	/* Without a table: says it needs one (the caller loads it and asks again). */
-	assert_int_equal(event_spec_parse("LLC-load-misses", NULL, &skl_caps, &ev, &n, &err), -EINVAL);
-	assert_non_null(strstr(err_msg(err), "needs this CPU's event table"));
-	err_clear(&err);
-}
-
-/* The SDM table the lead specified, and the EBX gate. */
-static void
-test_arch_events(void **state)
-{
-	static const struct { unsigned bit; uint8_t code, umask; int fixed; } sdm[] = {
-		{ 0, 0x3c, 0x00, 1 }, { 1, 0xc0, 0x00, 0 }, { 2, 0x3c, 0x01, 2 },
-		{ 3, 0x2e, 0x4f, -1 }, { 4, 0x2e, 0x41, -1 }, { 5, 0xc4, 0x00, -1 },
-		{ 6, 0xc5, 0x00, -1 }, { 7, 0xa4, 0x01, 3 }, { 8, 0xa4, 0x02, -1 },
-		{ 9, 0x73, 0x00, -1 }, { 10, 0x9c, 0x01, -1 }, { 11, 0xc2, 0x02, -1 },
-		{ 12, 0xe4, 0x01, -1 },
-	};
-	unsigned i;
-
-	(void)state;
-	assert_int_equal(arch_event_count(), 13);
-	for (i = 0; i < 13; i++) {
-		const struct arch_event *ae = arch_event_get(i);
-
-		assert_int_equal(ae->bit, sdm[i].bit);
-		assert_int_equal(ae->code, sdm[i].code);
-		assert_int_equal(ae->umask, sdm[i].umask);
-		assert_int_equal(ae->fixed, sdm[i].fixed);
-		assert_ptr_equal(arch_event_by_key(ae->key), ae);
-		assert_true(arch_event_available(&lnc_caps, ae));
-		assert_int_equal(arch_event_available(&skl_caps, ae), i < 7);
-	}
-	assert_null(arch_event_get(13));
-	assert_ptr_equal(arch_event_by_key("llc_misses"), arch_event_get(4));
-	assert_false(arch_event_available(&ebx_caps, arch_event_get(4)));
-	assert_true(arch_event_available(&ebx_caps, arch_event_get(3)));
-}
-
-/*
- * perf's hybrid spellings cpu_core/TERM/ and cpu_atom/TERM/: TERM on a
- * core of that type (the whole spelling kept as requested), a placeholder
- * counted nowhere on the other type, refused on a CPU of one core type.
- * Lion Cove's table plays the P-core (0x40) or the E-core (0x20).
- */
-static void
-test_core_type_spellings(void **state)
-{
-	struct pmustat_error *err = NULL;
-	struct event *ev = NULL;
-	size_t n = 0;
-
-	(void)state;
-	assert_int_equal(event_spec_parse_typed("cpu_core/INST_RETIRED.ANY/,cpu_atom/event=0xc0,umask=0/k,cycles",
-						tables[T_LNC], &lnc_caps, 0x40, &ev, &n, &err), 0);
-	assert_int_equal(n, 3);
-	assert_string_equal(ev[0].requested, "cpu_core/INST_RETIRED.ANY/");
-	assert_string_equal(ev[0].name, "INST_RETIRED.ANY");
-	assert_int_equal(ev[0].code, 0xc0);
-	assert_int_equal(ev[0].fixed, 0);
-	assert_true(ev[0].usr && !ev[0].os);
-	assert_false(ev[0].flags & EVENT_F_OTHER_CORE_TYPE);
-	assert_true(ev[1].flags & EVENT_F_OTHER_CORE_TYPE);
-	assert_string_equal(ev[1].requested, "cpu_atom/event=0xc0,umask=0/k");
-	assert_true(ev[1].os && !ev[1].usr);
-	assert_false(event_spec_same(&ev[0], &ev[1]));
-	assert_string_equal(ev[2].requested, "cycles");
-	free(ev);
-
-	/* On the E-core the same list: the cpu_atom/ term is a raw event with its ring. */
-	assert_int_equal(event_spec_parse_typed("cpu_core/INST_RETIRED.ANY/,cpu_atom/event=0xc0,umask=0/k",
-						tables[T_LNC], &lnc_caps, 0x20, &ev, &n, &err), 0);
-	assert_true(ev[0].flags & EVENT_F_OTHER_CORE_TYPE);
-	assert_false(ev[1].flags & EVENT_F_OTHER_CORE_TYPE);
-	assert_int_equal(ev[1].code, 0xc0);
-	assert_true(ev[1].os && !ev[1].usr);
-	assert_string_equal(ev[1].requested, "cpu_atom/event=0xc0,umask=0/k");
-	free(ev);
-
-	/* An unknown name is still refused on its own type. */
-	assert_int_equal(event_spec_parse_typed("cpu_core/NO_SUCH_EVENT/", tables[T_LNC], &lnc_caps, 0x40, &ev, &n,
-						&err), -EINVAL);
-	assert_non_null(strstr(err_msg(err), "NO_SUCH_EVENT"));
-	err_clear(&err);
-	/* A CPU of one core type. */
-	assert_int_equal(event_spec_parse("cpu_atom/INST_RETIRED.ANY/", tables[T_SKL], &skl_caps, &ev, &n, &err),
-			 -EINVAL);
-	assert_non_null(strstr(err_msg(err), "E-cores of a hybrid CPU"));
-	err_clear(&err);
-	assert_int_equal(event_spec_parse_typed("cpu_core//", tables[T_LNC], &lnc_caps, 0x40, &ev, &n, &err), -EINVAL);
-	err_clear(&err);
 }
 
 static int

@@ -5,42 +5,7 @@
  * CPU under libpmuemu.so (whose SIGSEGV handler answers the library's
  * rdpmc), read the records back, and check exact sums and calls.
  */
-#include <errno.h>
-#include <fcntl.h>
-#include <linux/perf_event.h>
-#include <sched.h>
-#include <setjmp.h>
-#include <signal.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
-#include <stdio.h>
-#include <stdlib.h>
-#include <string.h>
-#include <sys/mman.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-#include <cmocka.h>
-
-#include "e2e_harness.h"
-#include "emu_state.h"
-#include "pmu/msr.h"
-#include "hw/perf_sys.h"
-#include "region/region_host.h"
-#include "base/err.h"
-
-#define CPU 0u
-#define WIDTH 48u
-#define MASK ((1ull << WIDTH) - 1)
-#define LLC_EVTSEL (EVTSEL_EVENT(0x2e) | EVTSEL_UMASK(0x41) | EVTSEL_USR | EVTSEL_EN)
-
-struct fixture {
-	struct e2e_machine m;
-	struct region_host_params p;
-	struct region_area *area;
-	char env[64];
-};
+#include "region_lib_e2e.h"
 
 /*
  * GP0 counts LLC misses from @preset, FIXED0 instructions (10 per miss);
@@ -49,7 +14,7 @@ struct fixture {
  * own counter's count modulo its own width, so an event read with another
  * event's ECX or mask shows.
  */
-static void
+void
 setup_events(struct fixture *f, uint64_t preset, unsigned threads, unsigned records, unsigned nevents,
 	     bool narrow)
 {
@@ -78,13 +43,13 @@ setup_events(struct fixture *f, uint64_t preset, unsigned threads, unsigned reco
 }
 
 /* GP0 and FIXED0 at their width. */
-static void
+void
 setup(struct fixture *f, uint64_t preset, unsigned threads, unsigned records)
 {
 	setup_events(f, preset, threads, records, 2, false);
 }
 
-static void
+void
 teardown(struct fixture *f)
 {
 	region_area_free(f->area);
@@ -92,7 +57,7 @@ teardown(struct fixture *f)
 }
 
 /* Run @argv pinned to CPU with the area in its environment (and @extra_env). */
-static void
+void
 run_pinned(struct fixture *f, const char *const argv[], const char *extra_env, int want_status)
 {
 	const char *env[] = { f->env, extra_env, NULL };
@@ -110,7 +75,7 @@ run_pinned(struct fixture *f, const char *const argv[], const char *extra_env, i
 	e2e_result_free(&r);
 }
 
-static void
+void
 read_result(struct fixture *f, struct region_result *r)
 {
 	struct pmustat_error *err = NULL;
@@ -120,7 +85,7 @@ read_result(struct fixture *f, struct region_result *r)
 	err_clear(&err);
 }
 
-static const struct region_total *
+const struct region_total *
 total(const struct region_result *r, const char *name)
 {
 	static const struct region_total none;
@@ -132,7 +97,7 @@ total(const struct region_result *r, const char *name)
 	return &none;
 }
 
-static void
+void
 expect_total(const struct region_result *r, const char *name, uint64_t calls, uint64_t units)
 {
 	const struct region_total *t = total(r, name);
@@ -525,189 +490,6 @@ test_version_refused(void **state)
 			       offsetof(struct pmustat_region_header, attached)), 4);
 	assert_int_equal(code, PMUSTAT_REGION_ATTACH_VERSION);
 	assert_int_equal(attached, 0);
-	teardown(&f);
-}
-
-/* A perf_event_mmap_page as the kernel fills it, in a memfd the child inherits. */
-static int
-fake_page(uint32_t index, int64_t offset, bool rdpmc)
-{
-	struct perf_event_mmap_page pg;
-	int fd = memfd_create("fake-perf-page", 0);
-
-	assert_true(fd >= 0);
-	memset(&pg, 0, sizeof(pg));
-	pg.lock = 2;
-	pg.index = index;
-	pg.offset = offset;
-	pg.pmc_width = WIDTH;
-	pg.cap_user_rdpmc = rdpmc;
-	assert_int_equal(ftruncate(fd, sysconf(_SC_PAGESIZE)), 0);
-	assert_int_equal(pwrite(fd, &pg, sizeof(pg), 0), (ssize_t)sizeof(pg));
-	return fd;
-}
-
-/*
- * Perf mode: @fd0/@fd1 stand for the self-read events pmustat's child
- * opens before execve (their pages say which counter to rdpmc); other
- * threads open their own events (software dummies here: index 0, so
- * their pairs are "uncounted").
- */
-static struct region_result
-perf_script(struct fixture *f, int fd0, int fd1, const char *const steps[])
-{
-	const char *argv[16] = { REGION_SCRIPT };
-	char *env[4];
-	struct region_result r;
-	struct pmustat_error *err = NULL;
-	int status;
-	size_t n = 1;
-	pid_t pid;
-
-	memset(f, 0, sizeof(*f));
-	e2e_machine_new(&f->m, (const char *[]){ "--model", "skylake", "--cpus", "2", NULL });
-	assert_int_equal(e2e_set_msr(&f->m, CPU, MSR_IA32_PERFEVTSEL0, LLC_EVTSEL), 0);
-	/* Sign extension at the counter's width: it wraps inside the first pair. */
-	assert_int_equal(e2e_set_msr(&f->m, CPU, MSR_IA32_A_PMC0, (1ull << WIDTH) - 5), 0);
-	assert_int_equal(e2e_set_msr(&f->m, CPU, MSR_IA32_FIXED_CTR_CTRL, FIXED_CTRL_USR), 0);
-	assert_int_equal(e2e_set_msr(&f->m, CPU, MSR_IA32_PERF_GLOBAL_CTRL, 1ull | 1ull << 32), 0);
-	f->p.mode = PMUSTAT_REGION_MODE_PERF;
-	f->p.nevents = 2;
-	for (unsigned i = 0; i < 2; i++)
-		f->p.events[i] = (struct region_host_event){
-			.perf_fd = -1, .perf_type = PERF_TYPE_SOFTWARE, .perf_config = PERF_COUNT_SW_DUMMY,
-			.perf_flags = PMUSTAT_REGION_PERF_EXCLUDE_KERNEL | PMUSTAT_REGION_PERF_EXCLUDE_HV,
-		};
-	if (region_area_create(&f->p, &f->area, &err) != 0)
-		fail_msg("%s", err_msg(err));
-	assert_int_equal(region_area_env(f->area, f->env, sizeof(f->env)), 0);
-	for (size_t i = 0; steps[i] && n < 15; i++)
-		argv[n++] = steps[i];
-	argv[n] = NULL;
-	assert_true(asprintf(&env[0], "LD_PRELOAD=%s", E2E_LIBPMUEMU) > 0);
-	assert_true(asprintf(&env[1], "%s=%s", EMU_STATE_ENV, f->m.state) > 0);
-	env[2] = f->env;
-	env[3] = NULL;
-	pid = fork();
-	assert_true(pid >= 0);
-	if (pid == 0) {
-		/* What pmustat's child does between fork and execve. */
-		int fds[2] = { fd0, fd1 };
-		cpu_set_t one;
-
-		CPU_ZERO(&one);
-		CPU_SET(CPU, &one);
-		if (sched_setaffinity(0, sizeof(one), &one) < 0 || region_area_inherit(f->area) < 0)
-			_exit(125);
-		/* No pages given: the real kernel's events, opened as pmustat's child opens them. */
-		if (fd0 < 0 ? region_area_open_perf(f->area, perf_sys_linux(), NULL) < 0
-			    : region_area_set_perf(f->area, getpid(), fds, 2) < 0)
-			_exit(125);
-		execve(REGION_SCRIPT, (char *const *)argv, env);
-		_exit(127);
-	}
-	assert_int_equal(waitpid(pid, &status, 0), pid);
-	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
-		fail_msg("region-script in perf mode ended with status 0x%x", status);
-	free(env[0]);
-	free(env[1]);
-	if (fd0 >= 0) {
-		close(fd0);
-		close(fd1);
-	}
-	if (region_area_read(f->area, &r, &err) != 0)
-		fail_msg("%s", err_msg(err));
-	err_clear(&err);
-	return r;
-}
-
-static void
-test_perf_pages(void **state)
-{
-	struct region_result r;
-	struct fixture f;
-
-	(void)state;
-	/* index is ECX + 1: GP0, and fixed counter 0 (10 instructions per miss). */
-	r = perf_script(&f, fake_page(1, 1000, true), fake_page((1u << 30) + 1, -5, true),
-			(const char *[]){ "b:a", "r:7", "e:a", "b:a", "r:3", "e:a", NULL });
-	assert_int_equal(r.attached, 1);
-	assert_int_equal(r.attach_error, 0);
-	assert_int_equal(total(&r, "a")->calls, 2);
-	assert_int_equal(total(&r, "a")->uncounted, 0);
-	assert_int_equal(total(&r, "a")->sum[0], 10);
-	assert_int_equal(total(&r, "a")->sum[1], 100);
-	region_result_free(&r);
-	teardown(&f);
-}
-
-static void
-test_perf_not_readable(void **state)
-{
-	struct region_result r;
-	struct fixture f;
-
-	(void)state;
-	/* An event not on the PMU now (index 0), or without cap_user_rdpmc: the pair is not counted. */
-	r = perf_script(&f, fake_page(1, 0, true), fake_page(0, 0, true),
-			(const char *[]){ "b:a", "r:7", "e:a", NULL });
-	assert_int_equal(total(&r, "a")->calls, 1);
-	assert_int_equal(total(&r, "a")->uncounted, 1);
-	assert_int_equal(total(&r, "a")->sum[0], 0);
-	region_result_free(&r);
-	teardown(&f);
-
-	r = perf_script(&f, fake_page(1, 0, false), fake_page(1, 0, true),
-			(const char *[]){ "b:a", "r:7", "e:a", NULL });
-	assert_int_equal(total(&r, "a")->uncounted, 1);
-	region_result_free(&r);
-	teardown(&f);
-}
-
-static void
-test_perf_other_threads_open_their_own(void **state)
-{
-	struct region_result r;
-	struct fixture f;
-
-	(void)state;
-	r = perf_script(&f, fake_page(1, 0, true), fake_page(1, 0, true),
-			(const char *[]){ "threads:2", "b:t", "r:1", "e:t", NULL });
-	assert_int_equal(r.nthreads, 2);
-	for (unsigned i = 0; i < r.nthreads; i++)
-		assert_int_equal(r.threads[i].perf_error, 0);
-	/* Their own (dummy) events are never on a counter: every pair uncounted, none lost. */
-	assert_int_equal(total(&r, "t")->calls, 2);
-	assert_int_equal(total(&r, "t")->uncounted, 2);
-	region_result_free(&r);
-	teardown(&f);
-}
-
-/*
- * The self-read events opened for real by the child before its execve
- * (region_area_open_perf()), inherited by the command, whose library maps
- * their pages: software events here, never on a PMU counter (page index
- * 0, as for a hardware event the kernel could not schedule), so every pair
- * is a call and uncounted; the mapping itself must work (no refusal).
- */
-static void
-test_perf_self_read_events_of_the_kernel(void **state)
-{
-	struct region_result r;
-	struct fixture f;
-
-	(void)state;
-	r = perf_script(&f, -1, -1, (const char *[]){ "b:a", "r:7", "e:a", "b:a", "e:a", "threads:2", "b:t", "e:t", NULL });
-	assert_int_equal(r.attached, 1);
-	assert_int_equal(r.attach_error, PMUSTAT_REGION_ATTACH_OK);
-	assert_int_equal(total(&r, "a")->calls, 2);
-	assert_int_equal(total(&r, "a")->uncounted, 2);
-	assert_int_equal(total(&r, "a")->sum[0], 0);
-	assert_int_equal(total(&r, "t")->calls, 2);
-	assert_int_equal(total(&r, "t")->uncounted, 2);
-	for (unsigned i = 0; i < r.nthreads; i++)
-		assert_int_equal(r.threads[i].perf_error, 0);
-	region_result_free(&r);
 	teardown(&f);
 }
 
