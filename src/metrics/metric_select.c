@@ -20,6 +20,20 @@
 /* One -M term, trimmed; perf's longest group names are ~40 characters. */
 #define TERM_MAX 160
 
+static bool
+blank(char c)
+{
+	return c == ' ' || c == '\t';
+}
+
+bool
+metric_name_selectable(const char *name)
+{
+	size_t len = strlen(name);
+
+	return len > 0 && len < TERM_MAX && !strchr(name, ',') && !blank(name[0]) && !blank(name[len - 1]);
+}
+
 bool
 metric_in_group(const struct metric_desc *d, const char *group)
 {
@@ -151,9 +165,9 @@ metric_table_select(const struct metric_table *t, const char *spec, struct metri
 		char term[TERM_MAX];
 		bool any = false;
 
-		while (start < end && (*start == ' ' || *start == '\t'))
+		while (start < end && blank(*start))
 			start++;
-		while (end > start && (end[-1] == ' ' || end[-1] == '\t'))
+		while (end > start && blank(end[-1]))
 			end--;
 		if (start == end) {
 			ret = err_set(err, -EINVAL, "-M '%s': empty metric name%s", spec,

@@ -168,6 +168,10 @@ load_metric(struct metric_table *t, json_t *m, struct metric_info *mi, const cha
 		*what = "a metric without a name";
 		return -EINVAL;
 	}
+	if (!metric_name_selectable(d->name)) {
+		*what = "a metric name -M cannot give (a comma, a blank at an end, or 160 characters or more)";
+		return -EINVAL;
+	}
 	if (!json_is_integer(level) || json_integer_value(level) < 1 ||
 	    json_integer_value(level) > 16) {
 		*what = "\"l\" (level) is not 1-16";

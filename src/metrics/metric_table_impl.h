@@ -6,6 +6,7 @@
 #define PMUSTAT_METRIC_TABLE_IMPL_H
 
 #include <jansson.h>
+#include <stdbool.h>
 
 #include "metrics/metric_table.h"
 
@@ -28,6 +29,13 @@ struct metric_table {
 	void **owned;			/* split copies of "e", "k", "tm" */
 	size_t n_owned, cap_owned;
 };
+
+/*
+ * Whether -M can name @name (metric_select.c, where its grammar is): no
+ * comma, no blank at either end, shorter than a term may be. The loader
+ * refuses a table with a metric that could never be selected.
+ */
+bool metric_name_selectable(const char *name);
 
 /* Free @p with the table; -ENOMEM when that cannot be recorded. */
 int arena_keep(struct metric_table *t, void *p);
