@@ -53,8 +53,8 @@ backend_sequence(struct fixture *f, int cpu, const struct pmu *like, struct pmu 
 	struct sched_slot s[4];
 	struct pmu_count c[4];
 	struct pmu_program prog;
-	struct pmu *p;
-	unsigned runs;
+	struct pmu *p = NULL;
+	unsigned runs = 0;
 
 	four_gp_events(ev);
 	f->emu->cpu[cpu].stats = (struct emu_stats){ 0 };
