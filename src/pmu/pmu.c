@@ -506,12 +506,6 @@ pmu_disable(struct pmu *p, struct pmustat_error **err)
 			continue;
 		/* Only the next access may use that read: nothing may come between. */
 		p->global_ctrl_fresh = false;
-		if (fresh) {
-			rc = pmu_reg_set(p, r, (r->cur & ~mask) | (val & mask));
-			if (rc && !first)
-				first = pmu_fail(p, rc, "writing", MSR_IA32_PERF_GLOBAL_CTRL, true, err);
-			continue;
-		}
 
 		/*
 		 * A NetBurst CCCR's OVF flag says its counter wrapped; writing the
@@ -519,9 +513,12 @@ pmu_disable(struct pmu *p, struct pmustat_error **err)
 		 */
 		if (p->caps.netburst && pmu_rd(p, p->disable_seq[i].msr, &now) == 0)
 			val |= now & NB_CCCR_OVF;
-		if (r)
+		if (r && !fresh)
 			r->cur_known = false;
-		rc = r ? pmu_reg_set_bits(p, r, val, p->disable_seq[i].mask) : pmu_wr(p, p->disable_seq[i].msr, val);
+		if (fresh)
+			rc = pmu_reg_set(p, r, (r->cur & ~mask) | (val & mask));
+		else
+			rc = r ? pmu_reg_set_bits(p, r, val, mask) : pmu_wr(p, p->disable_seq[i].msr, val);
 		if (rc && !first)
 			first = pmu_fail(p, rc, "writing", p->disable_seq[i].msr, true, err);
 	}
