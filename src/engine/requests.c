@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "base/err.h"
+#include "base/text.h"
 #include "engine/plan_nb.h"
 #include "engine/requests.h"
 #include "engine/stat.h"
@@ -229,7 +230,7 @@ check_printable(const char *spec, struct pmustat_error **err)
 
 	for (size_t i = 0; spec[i]; i++) {
 		unsigned char c = (unsigned char)spec[i];
-		bool ctl = c < 0x20 || c == 0x7f;
+		bool ctl = text_is_control(c);
 
 		if (ctl && !found) {
 			found = true;

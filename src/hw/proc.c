@@ -8,6 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/text.h"
 #include "hw/proc.h"
 
 /* Fields 3 (state) and 22 (start time) of /proc/@pid/stat. */
@@ -120,7 +121,7 @@ proc_command(pid_t pid, char *buf, size_t size)
 	for (ssize_t i = 0; i < n; i++) {
 		if (buf[i] == '\0')
 			buf[i] = ' ';
-		else if ((unsigned char)buf[i] < 0x20 || buf[i] == 0x7f)
+		else if (text_is_control((unsigned char)buf[i]))
 			buf[i] = '?';
 	}
 }

@@ -5,6 +5,7 @@
  */
 #include "region/region_host.h"
 #include "base/err.h"
+#include "base/text.h"
 #include "hw/perf_sys.h"
 
 #include <errno.h>
@@ -342,7 +343,7 @@ clean_name(char *dst, const char *src, size_t len)
 	while (i < len) {
 		size_t n = utf8_len(s + i, len - i);
 
-		if (n == 0 || (n == 1 && (s[i] < 0x20 || s[i] == 0x7f))) {
+		if (n == 0 || (n == 1 && text_is_control(s[i]))) {
 			dst[i++] = '?';
 			continue;
 		}
