@@ -452,6 +452,11 @@ eval_node(const struct check *c, int i, check_lookup_fn lookup, void *ctx, doubl
 		*v = a / b;
 		break;
 	}
+	/* A gate compared against infinity would pass or fail on nothing that was measured. */
+	if (!isfinite(*v)) {
+		snprintf(res->why, sizeof(res->why), "the value is out of range (overflow)");
+		return -1;
+	}
 	return 0;
 }
 /* NOLINTEND(misc-no-recursion) */

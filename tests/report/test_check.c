@@ -96,6 +96,8 @@ static const struct {
 	/* Undefined sides fail, with the reason. */
 	{ "NOT_COUNTED.EVENT <= 5", false, false, 0, 0 },
 	{ "INST_RETIRED.ANY / ZERO <= 5", false, false, 0, 0 },
+	{ "INST_RETIRED.ANY * 1e300 * 1e300 <= 5", false, false, 0, 0 },
+	{ "5 <= 1e308 + 1e308 - 1e308", false, false, 0, 0 },
 };
 
 static void
