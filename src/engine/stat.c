@@ -343,8 +343,10 @@ count(struct stat_state *s, struct pmustat_error **err)
 			       c->backend_why[0] ? "; and the MSR path is closed: " : "", c->backend_why);
 	if (c->backends[0] == &backend_perf) {
 		if (c->o->interval_ms)
-			return err_set(err, -EINVAL, "-I reads the counters with MSR reads: it needs the MSR backend (%s)",
-				       c->backend_why[0] ? c->backend_why : "--backend perf");
+			return err_set(err, -EINVAL,
+				       "-I reads the counters through MSRs, and this run counts through perf_event: %s",
+				       c->backend_why[0] ? c->backend_why :
+				       "--backend perf was given (drop it, or -I, to count)");
 		rc = backend_perf_plan(c, err);
 		if (rc)
 			return rc;
