@@ -128,7 +128,7 @@ perf_begin(struct run_ctx *c, struct pmustat_error **err)
 		return err_set(err, -ENOMEM, "out of memory");
 	c->state[i] = s;
 	s->with_hw = i == 0;
-	/* Without a command the watch counts each CPU or thread itself (summed). */
+	/* Without a command the watch counts each CPU or thread itself (perf_collect reads its copies). */
 	s->nsets = c->o->per_cpu && c->o->command ? c->ncores : 1;
 	s->cpus = c->o->per_cpu && c->o->command ? c->cores : NULL;
 	s->pc = calloc((size_t)s->nsets * SCHED_MAX_EVENTS, sizeof(*s->pc));
@@ -301,11 +301,19 @@ summed(const struct perf_state *s, unsigned k)
 	return sum;
 }
 
+/* Without a command, on the counted CPUs (no -p), under -A: each CPU's copy of the watch is its line. */
+static bool
+watch_per_cpu(const struct run_ctx *c, const struct perf_state *s)
+{
+	return s->watch.pc && c->o->per_cpu && c->o->pid <= 0 && s->watch.ntargets == c->ncores;
+}
+
 /* Read, close and put the counts of the open counters where the report finds them. */
 static int
 perf_collect(struct run_ctx *c, unsigned run, struct pmustat_error **err)
 {
 	struct perf_state *s = state(c);
+	bool per_cpu;
 
 	(void)err;
 	for (unsigned i = 0; s->sw_blocked && run == 0 && i < c->ev->nsw; i++) {
@@ -319,7 +327,12 @@ perf_collect(struct run_ctx *c, unsigned run, struct pmustat_error **err)
 			fprintf(stderr, "pmustat: warning: %s\n", err_msg(*err));
 			err_clear(err);
 		}
+		for (unsigned k = 0; watch_per_cpu(c, s) && k < s->npc; k++)
+			for (unsigned t = 0; t < c->ncores; t++)
+				c->core_counts[(size_t)s->pc_event[k] * c->ncores + t] =
+					s->watch.pc[(size_t)t * s->npc + k].v.value;
 	}
+	per_cpu = s->cpus != NULL || watch_per_cpu(c, s);
 	for (unsigned g = 0; !s->watch.pc && g < s->nsets; g++) {
 		if (perf_read_counters(c->perf, s->pc + (size_t)g * SCHED_MAX_EVENTS, s->npc, err)) {
 			fprintf(stderr, "pmustat: warning: %s\n", err_msg(*err));
@@ -343,7 +356,7 @@ perf_collect(struct run_ctx *c, unsigned run, struct pmustat_error **err)
 		rc->enabled = sum.v.enabled;
 		rc->running = sum.v.running;
 		rc->run = run + 1;
-		rc->per_cpu = s->cpus != NULL;
+		rc->per_cpu = per_cpu;
 		for (unsigned g = 0; s->cpus && g < s->nsets; g++)
 			c->core_counts[(size_t)u * c->ncores + g] = s->pc[(size_t)g * SCHED_MAX_EVENTS + k].v.value;
 	}

@@ -2,7 +2,8 @@
  * perf_watch.h - perf_event counters on what runs already: every thread
  * of an existing process (-p PID), or whole CPUs (counting without a
  * command under the perf backend). Each event is opened once per thread
- * or CPU, enabled at once, and read as one sum.
+ * or CPU, enabled at once, and read as one sum; each copy's own count
+ * stays in pc[] until the watch is closed (a CPU's line under -A).
  *
  * A process's threads are those in /proc/PID/task when counting starts;
  * the counters are inherited, so the threads and children they start

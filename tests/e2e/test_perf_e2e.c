@@ -294,6 +294,65 @@ test_per_cpu_software_events(void **state)
 		check_per_cpu_run(NOBODY);
 }
 
+/*
+ * No command, -C LIST -A, the perf backend: the kernel counts each CPU
+ * whole, and each CPU's copy is its own line (they sum to the total);
+ * task-clock on a CPU is the time it was watched. Counting whole CPUs
+ * needs root or perf_event_paranoid <= 0. -I is refused, saying why.
+ */
+static void
+test_per_cpu_without_command(void **state)
+{
+	char out[PATH_MAX], err[8192], list[32];
+	int cpus[2], n = 0;
+	cpu_set_t set;
+	json_t *root, *per;
+	json_int_t sum = 0;
+	int rc;
+
+	(void)state;
+	if (geteuid() != 0 && paranoid() > 0) {
+		print_message("skipped: counting whole CPUs needs root or perf_event_paranoid <= 0\n");
+		skip();
+	}
+	assert_int_equal(sched_getaffinity(0, sizeof(set), &set), 0);
+	for (int c = 0; c < CPU_SETSIZE && n < 2; c++)
+		if (CPU_ISSET(c, &set))
+			cpus[n++] = c;
+	if (n < 2) {
+		print_message("skipped: one CPU to run on\n");
+		skip();
+	}
+	snprintf(list, sizeof(list), "%d,%d", cpus[0], cpus[1]);
+	snprintf(out, sizeof(out), "%s/out.json", tmpdir);
+	rc = run_real(-1, (const char *[]){ E2E_PMUSTAT, "--backend", "perf", "-C", list, "-A", "--duration", "300ms",
+					    "--json", "-o", out, "-e", "task-clock", NULL }, err, sizeof(err));
+	if (rc != 0)
+		fail_msg("status %d, stderr: %s", rc, err);
+	root = load_out();
+	per = json_object_get(event_named(root, "task-clock"), "per_cpu");
+	assert_true(json_is_array(per));
+	assert_int_equal(json_array_size(per), 2);
+	for (size_t i = 0; i < 2; i++) {
+		json_t *one = json_array_get(per, i);
+		json_int_t ns = json_integer_value(json_object_get(one, "value"));
+
+		assert_int_equal(json_integer_value(json_object_get(one, "cpu")), cpus[i]);
+		/* 300 ms watched, on a loaded machine (and a sanitized build): about that, never 0 nor the sum. */
+		if (ns < 250000000 || ns > 3000000000)
+			fail_msg("CPU%d: task-clock %lld ns for 300 ms", cpus[i], (long long)ns);
+		sum += ns;
+	}
+	assert_int_equal(sum, json_integer_value(json_object_get(event_named(root, "task-clock"), "value")));
+	json_decref(root);
+
+	rc = run_real(-1, (const char *[]){ E2E_PMUSTAT, "--backend", "perf", "-C", list, "-I", "100", "--duration",
+					    "300ms", "-e", "task-clock", NULL }, err, sizeof(err));
+	assert_int_equal(rc, 125);
+	if (!strstr(err, "-I reads the counters through MSRs") || !strstr(err, "--backend perf was given"))
+		fail_msg("stderr: %s", err);
+}
+
 /* The human table: msec for task-clock, the backend named. */
 static void
 test_human_output(void **state)
@@ -551,6 +610,7 @@ main(void)
 		cmocka_unit_test(test_software_events_real_kernel),
 		cmocka_unit_test(test_software_events_unprivileged),
 		cmocka_unit_test(test_per_cpu_software_events),
+		cmocka_unit_test(test_per_cpu_without_command),
 		cmocka_unit_test(test_human_output),
 		cmocka_unit_test(test_hardware_refused_without_pmu),
 		cmocka_unit_test(test_auto_picks_msr_under_the_emulator),
