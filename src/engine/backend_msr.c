@@ -466,7 +466,11 @@ warn_taken(const struct run_ctx *c, int core, unsigned u, const struct sched_slo
 		snprintf(name, sizeof(name), "pmc%u", slot->index);
 	else
 		snprintf(name, sizeof(name), "fixed%u", slot->kind == SCHED_METRICS ? PERF_METRICS_FIXED : slot->index);
-	if (n->taken && slot->kind == SCHED_GP)
+	if (n->refiltered)
+		fprintf(stderr, "pmustat: warning: core %d: another user (perf?) rewrote MSR_OFFCORE_RSP_%u (0x%x) during the run (0x%llx, not what pmustat wrote): %s counted other responses since and is not reported; that MSR is left to that user as it is\n",
+			core, n->filter_msr - MSR_OFFCORE_RSP_0, n->filter_msr, (unsigned long long)n->filter_rsp,
+			c->ev->hw[u].name);
+	else if (n->taken && slot->kind == SCHED_GP)
 		fprintf(stderr, "pmustat: warning: core %d: another user (perf?) programmed %s during the run (IA32_PERFEVTSEL%u = 0x%llx, not what pmustat wrote): %s is not reported, and the counter is left to that user as it is\n",
 			core, name, slot->index, (unsigned long long)n->ctl, c->ev->hw[u].name);
 	else if (n->taken)
@@ -528,10 +532,11 @@ msr_collect(struct run_ctx *c, unsigned run, struct pmustat_error **err)
 			if (counts[u].frozen) {
 				c->counts[u].counted = false;
 				c->counts[u].status = "not counted: PMU frozen (CTR_Frz)";
-			} else if (counts[u].taken || counts[u].stopped) {
+			} else if (counts[u].taken || counts[u].stopped || counts[u].refiltered) {
 				warn_taken(c, core, u, &plan->slots[u], &counts[u]);
 				c->counts[u].counted = false;
 				c->counts[u].status = counts[u].taken ? "not counted: counter taken by another user" :
+					counts[u].refiltered ? "not counted: offcore response filter changed by another user" :
 					"not counted: counter stopped by another user";
 			} else if (i == 0) {
 				c->counts[u].counted = true;

@@ -256,6 +256,8 @@ refusal(const struct pmu *p, const struct pmu_write *w)
 		return metrics_ours ? "" : "IA32_PERF_METRICS of a fixed counter 3 somebody else holds";
 	case MSR_OFFCORE_RSP_0:
 	case MSR_OFFCORE_RSP_1:
+		if (p->offcore_lost & (1u << (w->msr - MSR_OFFCORE_RSP_0)))
+			return "an offcore MSR another user rewrote during an earlier run, theirs now (count the later runs' events in a pmustat run of their own)";
 		return p->offcore[w->msr - MSR_OFFCORE_RSP_0].msr ? "" : "an offcore MSR pmustat did not save";
 	default:
 		return "not a register a run programs";
@@ -415,6 +417,8 @@ pmu_program(struct pmu *p, const struct pmu_program *prog, struct pmustat_error 
 	p->armed = 1;
 	p->run_gp = prog->gp;
 	p->run_fixed = prog->fixed;
+	memcpy(p->run_offcore_gp, prog->offcore_gp, sizeof(p->run_offcore_gp));
+	memcpy(p->run_offcore_val, prog->offcore_val, sizeof(p->run_offcore_val));
 	p->run_nb = prog->nb;
 	p->n_enable = make_sequence(p, prog->enable, prog->nenable, p->enable_seq);
 	p->n_disable = make_sequence(p, prog->disable, prog->ndisable, p->disable_seq);
@@ -535,7 +539,7 @@ pmu_read(struct pmu *p, const struct sched_slot *slots, unsigned n, unsigned run
 	int rc;
 
 	for (unsigned k = 0; k < n; k++) {
-		counts[k].taken = counts[k].stopped = false;
+		counts[k].taken = counts[k].stopped = counts[k].refiltered = false;
 		counts[k].ctl = 0;
 	}
 	if (p->caps.netburst)
@@ -570,6 +574,13 @@ pmu_read(struct pmu *p, const struct sched_slot *slots, unsigned n, unsigned run
 			counts[k].taken = p->lost_gp & (1u << s->index);
 			counts[k].stopped = !counts[k].taken;
 			counts[k].ctl = p->lost_ctl[s->index];
+		} else if (s->kind == SCHED_GP && (p->refiltered_gp & (1u << s->index))) {
+			for (unsigned o = 0; o < PMU_NUM_OFFCORE; o++)
+				if (p->run_offcore_gp[o] & (1u << s->index)) {
+					counts[k].refiltered = true;
+					counts[k].filter_msr = MSR_OFFCORE_RSP_0 + o;
+					counts[k].filter_rsp = p->refiltered_rsp[o];
+				}
 		} else if (s->kind != SCHED_GP) {
 			/* A byte of PERF_METRICS goes with fixed counter 3. */
 			unsigned f = s->kind == SCHED_METRICS ? PERF_METRICS_FIXED : s->index;

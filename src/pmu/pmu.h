@@ -45,6 +45,14 @@ struct pmu_count {
 	bool taken;			/* another user programmed the counter mid-run: theirs now */
 	bool stopped;			/* another user cleared its enable (EN, the fixed field) mid-run */
 	uint64_t ctl;			/* then: its EVTSEL (a fixed counter: its FIXED_CTR_CTRL field) */
+	/*
+	 * Another user rewrote the OFFCORE_RSP MSR (filter_msr) that filters
+	 * the counter's event mid-run, to filter_rsp: it counted other
+	 * responses since. The MSR is theirs now; the counter is still ours.
+	 */
+	bool refiltered;
+	uint32_t filter_msr;
+	uint64_t filter_rsp;
 	uint64_t value;			/* width- and overflow-aware count */
 };
 

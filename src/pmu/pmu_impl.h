@@ -62,6 +62,8 @@ struct pmu {
 
 	/* The current run. */
 	uint32_t run_gp, run_fixed;
+	uint32_t run_offcore_gp[PMU_NUM_OFFCORE];	/* as struct pmu_program's offcore_gp, offcore_val */
+	uint64_t run_offcore_val[PMU_NUM_OFFCORE];
 	bool run_perf_metrics;
 	enum pmu_enable_mode mode;
 	struct pmu_seq_write enable_seq[PMU_SEQ_MAX];
@@ -75,6 +77,10 @@ struct pmu {
 	 * cleared, still ours), and what their EVTSEL (fixed field) held.
 	 */
 	uint32_t lost_gp, lost_fixed, stopped_gp, stopped_fixed;
+	/* GP counters whose offcore response filter another user rewrote (theirs now), and what it held. */
+	uint32_t refiltered_gp;
+	uint64_t refiltered_rsp[PMU_NUM_OFFCORE];
+	uint32_t offcore_lost;		/* bit o: MSR_OFFCORE_RSP_o is that user's from then on (never written again) */
 	/* global_ctrl.cur was just read by the check above: the disable's RMW need not read it again. */
 	bool global_ctrl_fresh;
 	uint64_t lost_ctl[PMU_MAX_GP];

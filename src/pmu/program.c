@@ -90,6 +90,8 @@ pmu_program_build(const struct pmu_caps *caps, uint64_t global_ctrl, bool perf_m
 						       e.name, e.extra_msr);
 				offcore[o] = e.extra_value;
 				offcore_used |= 1u << o;
+				out->offcore_gp[o] = 1u << s->index;
+				out->offcore_val[o] = e.extra_value;
 			}
 		}
 	}

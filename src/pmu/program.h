@@ -59,6 +59,9 @@ struct pmu_program {
 	bool perf_metrics;		/* IA32_PERF_METRICS read with fixed counter 3 (GLOBAL_CTRL[48]) */
 	bool perf_metrics_reg;		/* IA32_PERF_METRICS cleared with fixed counter 3 (and put back with it) */
 	uint32_t nb;			/* NetBurst: its counters (bit i: counter i) */
+	/* MSR_OFFCORE_RSP_0/1: the GP counter (its bit) whose event each filters, 0 when unused; the value */
+	uint32_t offcore_gp[PMU_NUM_OFFCORE];
+	uint64_t offcore_val[PMU_NUM_OFFCORE];
 	enum pmu_enable_mode mode;
 	struct pmu_write program[PMU_PROGRAM_MAX];	/* counting stays off */
 	unsigned nprogram;

@@ -108,6 +108,41 @@ find_stopped_globally(struct pmu *p)
 	return 0;
 }
 
+/*
+ * The offcore response filters of the run's offcore events, read before
+ * the disable: another user (perf's offcore event, a tool) that rewrote
+ * one mid-run made its counter count other responses since. That count
+ * is not the command's; the MSR is that user's from then on and is not
+ * restored. The counter itself is still pmustat's.
+ */
+static int
+find_refiltered(struct pmu *p, uint32_t *failed)
+{
+	uint64_t now;
+	int rc;
+
+	p->refiltered_gp = 0;
+	for (unsigned o = 0; o < PMU_NUM_OFFCORE; o++) {
+		uint32_t gp = p->run_offcore_gp[o] & p->run_gp & ~p->lost_gp;
+
+		if (!gp)
+			continue;
+		*failed = MSR_OFFCORE_RSP_0 + o;
+		rc = pmu_rd(p, MSR_OFFCORE_RSP_0 + o, &now);
+		if (rc)
+			return rc;
+		p->offcore[o].cur = now;
+		p->offcore[o].cur_known = true;
+		if (now == p->run_offcore_val[o])
+			continue;
+		p->refiltered_gp |= gp;
+		p->refiltered_rsp[o] = now;
+		p->offcore[o].dirty = false;
+		p->offcore_lost |= 1u << o;
+	}
+	return 0;
+}
+
 int
 pmu_find_taken(struct pmu *p, uint32_t *failed)
 {
@@ -158,6 +193,9 @@ pmu_find_taken(struct pmu *p, uint32_t *failed)
 			}
 		}
 	}
+	rc = find_refiltered(p, failed);
+	if (rc)
+		return rc;
 	*failed = MSR_IA32_PERF_GLOBAL_CTRL;
 	return find_stopped_globally(p);
 }

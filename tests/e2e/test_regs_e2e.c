@@ -176,6 +176,64 @@ test_two_offcore_events_one_run(void **state)
 	e2e_machine_free(&m);
 }
 
+/*
+ * Another user (perf's own offcore event) rewrites MSR_OFFCORE_RSP_0 in
+ * the middle of a run: pmustat's pmc0 counts that user's responses from
+ * then on (the emulator counts 5 of them, not the 111 asked). pmustat
+ * finds the filter changed before it stops the counters, reports that
+ * event as not counted (stderr and JSON, naming the MSR), and leaves the
+ * MSR as that user wrote it; the event on RSP_1 is exact and RSP_1 goes
+ * back as found.
+ */
+static void
+test_offcore_filter_rewritten_mid_run_is_not_counted(void **state)
+{
+	struct e2e_machine m;
+	struct e2e_result r;
+
+	(void)state;
+	skylake_with_stale_offcore(&m, NULL);
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", "1", "-x", ",", "-e", OCR_A "," OCR_B, "--",
+		m.workload, "--quiet", "--cpu", "1", "--offcore", "0x10004:100", "--act", "wrmsr:0x1a6=0x10001",
+		"--offcore", "0x10001:5", "--offcore", "0x10004:11", "--offcore", "0x3fc01c0004:222", NULL });
+	e2e_assert_status(&r, 0);
+	e2e_assert_err_contains(&r, "another user (perf?) rewrote MSR_OFFCORE_RSP_0 (0x1a6) during the run (0x10001");
+	e2e_assert_err_contains(&r, ","OCR_A":u,"OCR_A",pmc0,1,not counted: offcore response filter changed by another user");
+	e2e_assert_err_contains(&r, "222,,"OCR_B":u,"OCR_B",pmc1,1,counted");
+	assert_int_equal(e2e_msr(&m, 1, MSR_OFFCORE_RSP_0), 0x10001);
+	assert_int_equal(e2e_msr(&m, 1, MSR_OFFCORE_RSP_1), FOUND_RSP1);
+	/* pmustat's counters themselves are back as found. */
+	assert_int_equal(e2e_msr(&m, 1, msr_evtsel(0)), 0);
+	assert_int_equal(e2e_msr(&m, 1, msr_evtsel(1)), 0);
+	e2e_result_free(&r);
+
+	/* Untouched, the same run counts both exactly, and RSP_0 (now that user's) is given back to them. */
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", "1", "-x", ",", "-e", OCR_A "," OCR_B, "--",
+		m.workload, "--quiet", "--cpu", "1", "--offcore", "0x10004:100", "--offcore", "0x3fc01c0004:222", NULL });
+	e2e_assert_status(&r, 0);
+	e2e_assert_err_contains(&r, "100,,"OCR_A":u,"OCR_A",pmc0,1,counted");
+	assert_int_equal(e2e_msr(&m, 1, MSR_OFFCORE_RSP_0), 0x10001);
+	e2e_result_free(&r);
+
+	/*
+	 * Three events take two runs, the second on RSP_0 again: once that
+	 * user rewrote it in the first, the second run does not write it
+	 * (125, saying why; the first run's counts are printed).
+	 */
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", "1", "-x", ",", "-e", OCR_A "," OCR_B "," OCR_C, "--",
+		m.workload, "--quiet", "--cpu", "1", "--offcore", "0x10004:100", "--act", "wrmsr:0x1a6=0x20001",
+		"--offcore", "0x3fc01c0004:222", NULL });
+	e2e_assert_status(&r, 125);
+	e2e_assert_err_contains(&r, "222,,"OCR_B":u,"OCR_B",pmc1,1,counted");
+	e2e_assert_err_contains(&r, "refusing to write MSR_OFFCORE_RSP_0 (0x1a6)");
+	e2e_assert_err_contains(&r, "another user rewrote during an earlier run");
+	assert_int_equal(e2e_msr(&m, 1, MSR_OFFCORE_RSP_0), 0x20001);
+	assert_int_equal(e2e_msr(&m, 1, MSR_OFFCORE_RSP_1), FOUND_RSP1);
+	assert_int_equal(e2e_msr(&m, 1, msr_evtsel(0)), 0);
+	e2e_result_free(&r);
+	e2e_machine_free(&m);
+}
+
 /* Three take two runs, where they took three: the third shares no MSR with the first two's values. */
 static void
 test_three_offcore_events_two_runs(void **state)
@@ -325,6 +383,7 @@ main(void)
 		cmocka_unit_test(test_slots_signal_keeps_their_perf_metrics),
 		cmocka_unit_test(test_slots_killed_reset_keeps_their_perf_metrics),
 		cmocka_unit_test(test_two_offcore_events_one_run),
+		cmocka_unit_test(test_offcore_filter_rewritten_mid_run_is_not_counted),
 		cmocka_unit_test(test_three_offcore_events_two_runs),
 		cmocka_unit_test(test_both_offcore_msrs_restored_on_every_path),
 		cmocka_unit_test(test_their_offcore_rsp0_moves_ours_to_rsp1),
