@@ -8,6 +8,7 @@
  * journal removed, the lock released.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -481,14 +482,39 @@ warn_taken(const struct run_ctx *c, int core, unsigned u, const struct sched_slo
 			core, name, c->ev->hw[u].name);
 }
 
+/* This core's TOPDOWN.SLOTS in @run (fixed counter 3), which its IA32_PERF_METRICS bytes are fractions of. */
+static uint64_t
+slots_of(const struct plan *plan, unsigned n, unsigned run, const struct pmu_count *counts)
+{
+	for (unsigned u = 0; u < n; u++)
+		if (plan->slots[u].run == run && plan->slots[u].kind == SCHED_FIXED &&
+		    plan->slots[u].index == PERF_METRICS_FIXED)
+			return counts[u].value;
+	return 0;
+}
+
+/*
+ * A byte of IA32_PERF_METRICS is a fraction (of 255) of its own core's
+ * slots: several cores' bytes are not added but weighted by each core's
+ * slots, so the sum is what one core doing all their work would show,
+ * and the top-down metrics computed from it are the cores' together.
+ */
+struct perf_metrics_sum {
+	double weighted[SCHED_MAX_EVENTS];	/* byte x slots, over the cores */
+	double slots[SCHED_MAX_EVENTS];
+	bool read[SCHED_MAX_EVENTS];		/* a byte of some core's register */
+};
+
 static int
 msr_collect(struct run_ctx *c, unsigned run, struct pmustat_error **err)
 {
 	struct msr_state *s = state(c);
 	struct pmu_count counts[SCHED_MAX_EVENTS];
+	struct perf_metrics_sum pm;
 	int rc;
 
 	memset(s->finals, 0, (size_t)s->n * SCHED_MAX_EVENTS * sizeof(*s->finals));
+	memset(&pm, 0, sizeof(pm));
 	for (unsigned u = 0; u < c->ev->nhw; u++)
 		if (c->plan->slots[u].run == run)
 			c->counts[u].value = 0;
@@ -543,11 +569,21 @@ msr_collect(struct run_ctx *c, unsigned run, struct pmustat_error **err)
 				c->counts[u].status = "counted";
 			}
 			c->counts[u].value += counts[u].value;
+			if (plan->slots[u].kind == SCHED_METRICS) {
+				uint64_t slots = slots_of(plan, c->ev->nhw, run, counts);
+
+				pm.weighted[u] += (double)counts[u].value * (double)slots;
+				pm.slots[u] += (double)slots;
+				pm.read[u] = true;
+			}
 			c->counts[u].run = run + 1;
 			c->core_counts[(size_t)u * s->n + i] = counts[u].value;
 			s->finals[(size_t)i * SCHED_MAX_EVENTS + u] = counts[u].value;
 		}
 	}
+	for (unsigned u = 0; s->n > 1 && u < c->ev->nhw; u++)
+		if (pm.read[u])
+			c->counts[u].value = pm.slots[u] > 0 ? (uint64_t)llround(pm.weighted[u] / pm.slots[u]) : 0;
 	s->sampled = false;
 	return 0;
 }

@@ -428,6 +428,35 @@ class MetricsE2E(unittest.TestCase):
         self.assertEqual(lines, ["metric,1.25,,Info_Thread_IPC,1,counted,",
                                  "metric,37.5,percent,cpu_utilization,1,counted,"])
 
+    @unittest.skipIf(len(os.sched_getaffinity(0)) < 2, "needs two CPUs")
+    def test_icelake_top_down_on_two_cores_weights_by_slots(self):
+        # Core A: 1000 slots, 90 % retiring (bytes 230, 25); core B: 10000
+        # slots, 99 % back-end bound (bytes 3, 252). Together 1000 of 11000
+        # slots retire: the summed bytes are the slot-weighted means (24 and
+        # 231), not the bytes added (233 and 277, which gave 45.7 % retiring);
+        # each core keeps its own bytes and metrics.
+        a, b = sorted(os.sched_getaffinity(0))[-2:]
+        script = ('"$1" --quiet --cpu %d --topdown 900:0:0:100 & '
+                  '"$1" --quiet --cpu %d --topdown 100:0:0:9900; wait' % (a, b))
+        argv = [RUN_UNDER_EMU, "--model", "icelake", "--cpus", str(b + 1), "--", PMUSTAT, "-C", "%d,%d" % (a, b),
+                "-M", "Retiring,Backend_Bound", "--json", "--", "/bin/sh", "-c", script, "sh", WORKLOAD]
+        p = subprocess.run(argv, cwd=self.dir, capture_output=True, text=True, timeout=60)
+        rec = json.loads(p.stderr)
+        self.assertEqual(p.returncode, 0, rec["error"])
+        if jsonschema is not None:
+            jsonschema.validate(rec, SCHEMA_DOC)
+        events = {e["requested"]: e for e in rec["events"]}
+        self.assertEqual(events["TOPDOWN.SLOTS"]["value"], 11000)
+        self.assertEqual(events["PERF_METRICS.RETIRING"]["value"], 24)
+        self.assertEqual(events["PERF_METRICS.BACKEND_BOUND"]["value"], 231)
+        self.assertEqual([c["value"] for c in events["PERF_METRICS.RETIRING"]["per_cpu"]], [230, 3])
+        self.assertEqual([c["value"] for c in events["PERF_METRICS.BACKEND_BOUND"]["per_cpu"]], [25, 252])
+        retiring, backend = self.metric(rec, "Retiring"), self.metric(rec, "Backend_Bound")
+        self.assertAlmostEqual(retiring["value"], 100 * 24 / 255, places=9)
+        self.assertAlmostEqual(backend["value"], 100 * 231 / 255, places=9)
+        self.assertAlmostEqual(retiring["per_cpu"][0]["value"], 100 * 230 / 255, places=9)
+        self.assertAlmostEqual(retiring["per_cpu"][1]["value"], 100 * 3 / 255, places=9)
+
     def test_icelake_top_down_from_perf_metrics(self):
         # 1000 slots: 400 retiring, 100 bad speculation, 200 front-end, 300
         # back-end bound. IA32_PERF_METRICS holds each as x/255 of the slots,
