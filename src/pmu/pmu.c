@@ -503,7 +503,7 @@ pmu_disable(struct pmu *p, struct pmustat_error **err)
 	for (unsigned i = 0; i < p->n_disable; i++) {
 		struct pmu_reg *r = pmu_reg_of(p, p->disable_seq[i].msr);
 		uint64_t val = p->disable_seq[i].val, mask = p->disable_seq[i].mask, now;
-		bool fresh = p->global_ctrl_fresh && r == &p->global_ctrl;
+		bool fresh = r && p->global_ctrl_fresh && r == &p->global_ctrl;
 
 		/* A counter another user took: its registers are theirs. */
 		if (!mask)
