@@ -44,8 +44,8 @@ stat_usage_options(FILE *out)
 		"      --duration TIME    with -C or -a and no COMMAND: count those cores for TIME\n"
 		"                         (5, 5s, 500ms, 2m); without it they count until ^C;\n"
 		"                         either way the counts are printed and the exit status is 0\n"
-		"  -p, --pid PID          count an existing process, all its threads, until it ends,\n"
-		"                         --duration or ^C (perf backend; no COMMAND); the MSR\n"
+		"  -p, --pid PID[,PID]    count existing processes, all their threads, until they\n"
+		"                         end, --duration or ^C (perf backend; no COMMAND); the MSR\n"
 		"                         backend counts cores: -C N --duration TIME instead\n"
 		"  -A, --no-aggr          one count per CPU instead of the sum (perf backend too);\n"
 		"                         with --regions, each region's sums per thread too\n"
@@ -100,7 +100,7 @@ usage(FILE *out)
 		"               [--no-rerun] [--as-root] [--dry-run [--cpu-dump FILE]]\n"
 		"               [--backend msr|perf|auto] [--regions] [-v] [--] COMMAND [ARGS...]\n"
 		"       pmustat [options] {-C LIST | -a} [--duration TIME]\n"
-		"       pmustat [options] -p PID [--duration TIME]\n"
+		"       pmustat [options] -p PID[,PID...] [--duration TIME]\n"
 		"\n");
 	stat_usage_options(out);
 }
@@ -150,6 +150,41 @@ parse_duration(const char *s, unsigned *ms)
 		return 0;
 	}
 	return -EINVAL;
+}
+
+/* -p PID[,PID...], as perf takes it: each a process id, none twice. */
+static int
+parse_pids(const char *arg, struct stat_opts *o, struct pmustat_error **err)
+{
+	const char *p = arg;
+
+	o->npids = 0;
+	o->pid_list = arg;
+	for (;;) {
+		char one[16];
+		size_t len = strcspn(p, ",");
+		unsigned n, i;
+
+		if (len == 0 || len >= sizeof(one))
+			goto bad;
+		memcpy(one, p, len);
+		one[len] = '\0';
+		if (parse_count(one, 1u << 22, &n) || n == 0)
+			goto bad;
+		for (i = 0; i < o->npids && o->pids[i] != (pid_t)n; i++)
+			;
+		if (i == o->npids) {
+			if (o->npids == STAT_MAX_PIDS)
+				return cli_usage_error(err, stat_prog, "-p: at most %d processes", STAT_MAX_PIDS);
+			o->pids[o->npids++] = (pid_t)n;
+		}
+		if (!p[len])
+			return 0;
+		p += len + 1;
+	}
+bad:
+	return cli_usage_error(err, stat_prog,
+			       "-p %s: want the id of a running process, or several separated by commas (1234,5678)", arg);
 }
 
 /* Long options without a short one (-r is --repeat). */
@@ -335,14 +370,8 @@ take_option(int c, struct stat_opts *o, struct pmustat_error **err)
 	case OPT_REGIONS:
 		o->regions = true;
 		return 0;
-	case 'p': {
-		unsigned n;
-
-		if (parse_count(optarg, 1u << 22, &n))
-			return cli_usage_error(err, stat_prog, "-p %s: want the id of one running process", optarg);
-		o->pid = (pid_t)n;
-		return 0;
-	}
+	case 'p':
+		return parse_pids(optarg, o, err);
 	case OPT_DURATION:
 		if (parse_duration(optarg, &o->duration_ms))
 			return cli_usage_error(err, stat_prog,
@@ -360,7 +389,7 @@ take_option(int c, struct stat_opts *o, struct pmustat_error **err)
 }
 
 /*
- * Counting without a command: -p's process, or -C/-a's cores; what goes
+ * Counting without a command: -p's processes, or -C/-a's cores; what goes
  * with neither. @o->command is set already when there is one.
  */
 static int
@@ -368,21 +397,21 @@ check_no_command(const struct stat_opts *o, struct pmustat_error **err)
 {
 	bool cores = o->cpu_list || o->all_cpus || o->core >= 0;
 
-	if (o->pid && o->command)
+	if (o->npids && o->command)
 		return cli_usage_error(err, stat_prog,
-				       "-p %d counts a running process, not a COMMAND: give one or the other (--duration TIME bounds -p)",
-				       (int)o->pid);
+				       "-p %s counts running processes, not a COMMAND: give one or the other (--duration TIME bounds -p)",
+				       o->pid_list);
 	if (o->duration_ms && o->command)
 		return cli_usage_error(err, stat_prog,
 				       "--duration counts cores (-C, -a) or -p's process without a COMMAND; a COMMAND is counted until it ends (timeout(1) bounds it)");
-	if (o->pid && cores)
+	if (o->npids && cores)
 		return cli_usage_error(err, stat_prog,
 				       "-p counts the process wherever it runs: it goes without -C and -a (-C LIST --duration TIME counts cores)");
-	if (o->pid && o->backend == BACKEND_MSR)
+	if (o->npids && o->backend == BACKEND_MSR)
 		return err_set(err, -EINVAL,
-			       "-p %d: the MSR backend counts cores, not a process (another process's counts cannot be told apart on its core); use --backend perf (the default auto takes it for -p), or count the process's core for a time: -C N --duration TIME",
-			       (int)o->pid);
-	if (!o->command && (o->pid || cores)) {
+			       "-p %s: the MSR backend counts cores, not a process (another process's counts cannot be told apart on its core); use --backend perf (the default auto takes it for -p), or count the process's core for a time: -C N --duration TIME",
+			       o->pid_list);
+	if (!o->command && (o->npids || cores)) {
 		if (o->repeat > 1)
 			return cli_usage_error(err, stat_prog, "-r repeats a COMMAND: without one there is nothing to run again");
 		if (o->regions)
@@ -459,12 +488,12 @@ cmd_stat_as(const char *prog, int argc, char **argv, struct pmustat_error **err)
 		o.command = argv + optind;
 	if (check_options(&o, err))
 		return EXIT_PMUSTAT_FAILURE;
-	if (!o.command && !o.pid && !o.duration_ms && !o.cpu_list && !o.all_cpus && o.core < 0) {
+	if (!o.command && !o.npids && !o.duration_ms && !o.cpu_list && !o.all_cpus && o.core < 0) {
 		usage(stderr);
 		err_set(err, -EINVAL, "no command given: pmustat [options] [--] COMMAND [ARGS...] (or -C LIST, -a, -p PID to count without one)");
 		return EXIT_PMUSTAT_FAILURE;
 	}
-	if (!o.command && !o.pid && o.core < 0 && !o.cpu_list && !o.all_cpus) {
+	if (!o.command && !o.npids && o.core < 0 && !o.cpu_list && !o.all_cpus) {
 		err_set(err, -EINVAL, "--duration counts cores or a process: say which, with -C LIST, -a or -p PID");
 		return EXIT_PMUSTAT_FAILURE;
 	}

@@ -219,8 +219,8 @@ perf_attach(struct run_ctx *c, unsigned run, pid_t pid, struct pmustat_error **e
 		return 0;
 	if (!c->o->command) {
 		/* Without a command: -p's threads, or the counted CPUs, already running. */
-		rc = perf_watch_open(c->perf, &s->env, &c->t->cpu.pmu, s->pc, s->npc, c->o->pid, c->cores, c->ncores,
-				     &s->watch, err);
+		rc = perf_watch_open(c->perf, &s->env, &c->t->cpu.pmu, s->pc, s->npc, c->o->pids, c->o->npids, c->cores,
+				     c->ncores, &s->watch, err);
 		for (unsigned k = 0; rc == 0 && k < s->npc; k++) {
 			s->pc[k].fd = -1;	/* the copies hold the descriptors */
 			s->pc[k].open_err = s->watch.pc[k].open_err;
@@ -305,7 +305,7 @@ summed(const struct perf_state *s, unsigned k)
 static bool
 watch_per_cpu(const struct run_ctx *c, const struct perf_state *s)
 {
-	return s->watch.pc && c->o->per_cpu && c->o->pid <= 0 && s->watch.ntargets == c->ncores;
+	return s->watch.pc && c->o->per_cpu && !c->o->npids && s->watch.ntargets == c->ncores;
 }
 
 /* Read, close and put the counts of the open counters where the report finds them. */
@@ -391,7 +391,7 @@ backend_perf_print_dry(struct run_ctx *c, bool with_hw, FILE *out)
 		with_hw ? "dry run, backend perf" : "software events, through perf_event", n,
 		with_hw ? "" : " in the first run",
 		c->o->command ? "on the command's pid, disabled, enable_on_exec, inherit" :
-		c->o->pid ? "on each thread of the process, inherit, enabled once all are open" :
+		c->o->npids ? "on each thread of the processes, inherit, enabled once all are open" :
 		"on each counted CPU, enabled once all are open", list);
 	for (unsigned u = with_hw ? 0 : ev->nhw; u < ev->nhw + ev->nsw; u++) {
 		const struct event *e = u < ev->nhw ? &ev->hw[u] : &ev->sw[u - ev->nhw];

@@ -61,53 +61,104 @@ perf_watch_close(const struct perf_seam *p, struct perf_watch *w)
 	memset(w, 0, sizeof(*w));
 }
 
+/*
+ * The threads of every process of @pids, one after another, into new
+ * arrays: *@tids and the index in @pids each comes from (*@of). How many,
+ * or -errno with @err naming the process.
+ */
+static int
+threads_of(const pid_t *pids, unsigned npids, pid_t **tids, unsigned **of, struct pmustat_error **err)
+{
+	unsigned total = 0;
+
+	*tids = NULL;
+	*of = NULL;
+	for (unsigned i = 0; i < npids; i++) {
+		pid_t *one = NULL, *more;
+		unsigned *more_of;
+		int n = perf_watch_threads(pids[i], &one);
+
+		if (n <= 0 || !one) {
+			free(one);
+			free(*tids);
+			free(*of);
+			*tids = NULL;
+			*of = NULL;
+			n = n < 0 ? n : -ESRCH;
+			return err_set(err, n, "-p %d: %s", (int)pids[i],
+				       n == -ENOENT || n == -ESRCH ? "no such process" : strerror(-n));
+		}
+		more = realloc(*tids, (total + (unsigned)n) * sizeof(**tids));
+		if (more)
+			*tids = more;
+		more_of = more ? realloc(*of, (total + (unsigned)n) * sizeof(**of)) : NULL;
+		if (more_of)
+			*of = more_of;
+		if (!more || !more_of) {
+			free(one);
+			free(*tids);
+			free(*of);
+			*tids = NULL;
+			*of = NULL;
+			return err_set(err, -ENOMEM, "out of memory");
+		}
+		for (int t = 0; t < n; t++) {
+			(*tids)[total] = one[t];
+			(*of)[total++] = i;
+		}
+		free(one);
+	}
+	return (int)total;
+}
+
 int
 perf_watch_open(const struct perf_seam *p, const struct perf_env *env, const struct pmu_caps *caps,
-		const struct perf_counter *tmpl, unsigned npc, pid_t pid, const int *cpus, unsigned ncpus,
-		struct perf_watch *w, struct pmustat_error **err)
+		const struct perf_counter *tmpl, unsigned npc, const pid_t *pids, unsigned npids, const int *cpus,
+		unsigned ncpus, struct perf_watch *w, struct pmustat_error **err)
 {
 	pid_t *tids = NULL;
+	unsigned *of = NULL;
 	int n = (int)ncpus, rc = 0;
 
 	memset(w, 0, sizeof(*w));
-	if (pid > 0) {
-		n = perf_watch_threads(pid, &tids);
-		if (n <= 0 || !tids) {
-			free(tids);
-			n = n < 0 ? n : -ESRCH;
-			return err_set(err, n, "-p %d: %s", (int)pid,
-				       n == -ENOENT || n == -ESRCH ? "no such process" : strerror(-n));
-		}
+	if (npids) {
+		n = threads_of(pids, npids, &tids, &of, err);
+		if (n < 0)
+			return n;
 	}
 	w->pc = calloc((size_t)(n ? n : 1) * (npc ? npc : 1), sizeof(*w->pc));
 	if (!w->pc) {
 		free(tids);
+		free(of);
 		return err_set(err, -ENOMEM, "out of memory");
 	}
 	w->npc = npc;
 	for (int t = 0; t < n && rc == 0; t++) {
 		struct perf_counter *pc = &w->pc[(size_t)t * npc];
+		/* The first thread listed of its process: if it is gone, so is the process. */
+		bool first = npids && (t == 0 || of[t - 1] != of[t]);
 
 		for (unsigned k = 0; k < npc; k++)
 			pc[k].ev = tmpl[k].ev;
-		rc = perf_open_counters_on(p, env, caps, pc, npc, pid > 0 ? tids[t] : -1, pid > 0 ? -1 : cpus[t],
-					   true, err);
+		rc = perf_open_counters_on(p, env, caps, pc, npc, npids ? tids[t] : -1, npids ? -1 : cpus[t], true,
+					   err);
 		w->ntargets = (unsigned)t + 1;
-		if (rc == -ESRCH && pid > 0 && t > 0) {
+		if (rc == -ESRCH && npids && !first) {
 			/* A thread that ended between the listing and the open: nothing of it to count. */
 			err_clear(err);
 			rc = 0;
 			continue;
 		}
-		if (rc == -ESRCH && pid > 0) {
+		if (rc == -ESRCH && npids) {
 			err_clear(err);
-			err_set(err, rc, "-p %d: the process ended before counting started", (int)pid);
-		} else if (rc && pid > 0)
-			err_wrap(err, "-p %d, thread %d", (int)pid, (int)tids[t]);
+			err_set(err, rc, "-p %d: the process ended before counting started", (int)pids[of[t]]);
+		} else if (rc && npids)
+			err_wrap(err, "-p %d, thread %d", (int)pids[of[t]], (int)tids[t]);
 		else if (rc)
 			err_wrap(err, "CPU %d", cpus[t]);
 	}
 	free(tids);
+	free(of);
 	/* Counting starts here, for every target alike. */
 	for (unsigned t = 0; rc == 0 && t < w->ntargets; t++)
 		for (unsigned k = 0; k < npc; k++) {

@@ -1,6 +1,6 @@
 /*
  * perf_watch.h - perf_event counters on what runs already: every thread
- * of an existing process (-p PID), or whole CPUs (counting without a
+ * of existing processes (-p PID[,PID...]), or whole CPUs (counting without a
  * command under the perf backend). Each event is opened once per thread
  * or CPU, enabled at once, and read as one sum; each copy's own count
  * stays in pc[] until the watch is closed (a CPU's line under -A).
@@ -24,14 +24,15 @@ struct perf_watch {
 
 /*
  * Open and enable @npc counters like @tmpl (their .ev) on every thread of
- * @pid (@pid > 0) or on each of the @ncpus CPUs. 0, or -errno with the
- * cause in @err (nothing left open). A hardware event the kernel cannot
- * count has open_err set in every target's copy, as perf_open_counters().
+ * the @npids processes @pids, or (@npids 0) on each of the @ncpus CPUs.
+ * 0, or -errno with the cause in @err, naming the process (nothing left
+ * open). A hardware event the kernel cannot count has open_err set in
+ * every target's copy, as perf_open_counters().
  */
 int
 perf_watch_open(const struct perf_seam *p, const struct perf_env *env, const struct pmu_caps *caps,
-		const struct perf_counter *tmpl, unsigned npc, pid_t pid, const int *cpus, unsigned ncpus,
-		struct perf_watch *w, struct pmustat_error **err);
+		const struct perf_counter *tmpl, unsigned npc, const pid_t *pids, unsigned npids, const int *cpus,
+		unsigned ncpus, struct perf_watch *w, struct pmustat_error **err);
 
 /*
  * Stop and read every copy; each event's sum (value and times) into

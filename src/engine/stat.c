@@ -119,7 +119,7 @@ choose_backend(struct stat_state *s)
 		s->backend = backend_choose(o->backend, s->ev.nhw, c->hw, &s->t.cpu, c->core, c->backend_why,
 					    sizeof(c->backend_why));
 	/* Software events only: nothing for the MSR path to do; -p: a process is the kernel's to follow. */
-	if (s->ev.nhw == 0 || o->pid)
+	if (s->ev.nhw == 0 || o->npids)
 		s->backend = BACKEND_PERF;
 	c->nbackends = 0;
 	c->backends[c->nbackends++] = s->backend == BACKEND_PERF ? &backend_perf : &backend_msr;
@@ -401,7 +401,8 @@ report(struct stat_state *s)
 	rep.listed_cores = c->ncores > 1 || c->o->cpu_list || c->o->all_cpus;
 	rep.event_table = s->target_open && s->t.table_rc == 0 && target_can_count(&s->t) ? s->t.choice.table : NULL;
 	rep.command = c->o->command;
-	rep.pid = (int)c->o->pid;
+	rep.pids = c->o->pids;
+	rep.npids = c->o->npids;
 	rep.exit_status = c->status;
 	rep.command_ran = c->command_ran;
 	rep.elapsed = c->elapsed;

@@ -29,6 +29,7 @@ struct pmustat_error;
 #define STAT_MAX_SPECS	64
 #define STAT_MAX_CHECKS	32
 #define STAT_MAX_REPEAT	100000
+#define STAT_MAX_PIDS	64
 
 struct stat_opts {
 	const char *specs[STAT_MAX_SPECS];	/* -e, in order */
@@ -63,7 +64,9 @@ struct stat_opts {
 	unsigned interval_ms;			/* -I; 0 without */
 	bool regions;				/* --regions: the command's code regions too (engine/regions.h) */
 	enum backend backend;
-	pid_t pid;				/* -p PID: count that process (perf backend); 0 without */
+	pid_t pids[STAT_MAX_PIDS];		/* -p PID[,PID...]: count these processes (perf backend) */
+	unsigned npids;				/* 0: no -p */
+	const char *pid_list;			/* -p's text, for messages */
 	unsigned duration_ms;			/* --duration: count this long without a command; 0 without */
 	char **command;				/* argv of COMMAND, NULL-terminated; NULL: count without one */
 };

@@ -39,16 +39,25 @@ pid_fd(pid_t pid)
 #endif
 }
 
+static void
+close_all(const int *fds, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++)
+		close(fds[i]);
+}
+
 /*
  * Wait for the end of the counting: a held fatal signal (its number in
- * *@sig), the process (@pfd) ending, or @ms (0: no limit). 0, or -errno.
+ * *@sig), every process of @pfds[0..@npfd) ending, or @ms (0: no limit).
+ * 0, or -errno.
  */
 static int
-wait_end(int pfd, unsigned ms, int *sig)
+wait_end(const int *pfds, unsigned npfd, unsigned ms, int *sig)
 {
 	sigset_t set;
-	struct pollfd fds[2];
+	struct pollfd fds[1 + STAT_MAX_PIDS];
 	double end = clock_monotonic_seconds() + ms / 1000.0;
+	unsigned live = npfd;
 	int sfd, rc = 0;
 
 	*sig = 0;
@@ -58,8 +67,10 @@ wait_end(int pfd, unsigned ms, int *sig)
 		return -errno;
 	fds[0].fd = sfd;
 	fds[0].events = POLLIN;
-	fds[1].fd = pfd;
-	fds[1].events = POLLIN;
+	for (unsigned i = 0; i < npfd; i++) {
+		fds[1 + i].fd = pfds[i];
+		fds[1 + i].events = POLLIN;
+	}
 	for (;;) {
 		int timeout = -1;
 
@@ -70,7 +81,7 @@ wait_end(int pfd, unsigned ms, int *sig)
 				break;
 			timeout = (int)(left * 1000.0) + 1;
 		}
-		rc = poll(fds, pfd >= 0 ? 2 : 1, timeout);
+		rc = poll(fds, 1 + npfd, timeout);
 		if (rc < 0 && errno == EINTR)
 			continue;
 		if (rc < 0) {
@@ -85,7 +96,13 @@ wait_end(int pfd, unsigned ms, int *sig)
 				*sig = (int)si.ssi_signo;
 			break;
 		}
-		if (pfd >= 0 && fds[1].revents)
+		/* An ended process is out of the poll (a negative fd is skipped): the last one ends it. */
+		for (unsigned i = 0; i < npfd; i++)
+			if (fds[1 + i].fd >= 0 && fds[1 + i].revents) {
+				fds[1 + i].fd = -1;
+				live--;
+			}
+		if (npfd && !live)
 			break;
 	}
 	close(sfd);
@@ -98,33 +115,36 @@ run_watch(struct run_ctx *c, unsigned run)
 	struct pmustat_error *err = NULL, *stop_err = NULL;
 	const struct backend_ops *sampler = NULL;
 	struct runner_opts ro;
-	pid_t pid = c->o->pid;
+	unsigned npids = c->o->npids;
+	int pfds[STAT_MAX_PIDS];
 	double t0;
-	int pfd = -1, sig = 0, rc = 0;
+	int sig = 0, rc = 0;
 
 	memset(&ro, 0, sizeof(ro));
-	if (pid > 0) {
-		pfd = pid_fd(pid);
-		if (pfd < 0)
-			return run_fail(c, pfd, "-p %d: %s", (int)pid,
-					pfd == -ESRCH ? "no such process" : strerror(-pfd)), -1;
+	for (unsigned i = 0; i < npids; i++) {
+		pfds[i] = pid_fd(c->o->pids[i]);
+		if (pfds[i] < 0) {
+			rc = pfds[i];
+			close_all(pfds, i);
+			return run_fail(c, rc, "-p %d: %s", (int)c->o->pids[i],
+					rc == -ESRCH ? "no such process" : strerror(-rc)), -1;
+		}
 	}
 	for (unsigned b = 0; b < c->nbackends && rc == 0; b++)
 		rc = c->backends[b]->arm(c, run, &ro, &err);
 	for (unsigned b = 0; b < c->nbackends && rc == 0; b++)
-		rc = c->backends[b]->attach(c, run, pid > 0 ? pid : -1, &err);
+		rc = c->backends[b]->attach(c, run, -1, &err);
 	/* The MSR backend's enable, which a command's child would make right before execve. */
 	if (rc == 0 && ro.enable && (rc = ro.enable(ro.arg)) != 0)
 		err_set(&err, rc, "enabling the counters: %s", strerror(-rc));
 	if (rc) {
 		run_discard(c, run);
-		if (pfd >= 0)
-			close(pfd);
+		close_all(pfds, npids);
 		return run_fail_err(c, &err), -1;
 	}
 	(void)run_keep_off(c->cores, c->ncores);
 	/* Without -p or --duration only a signal ends it: say so, as a forgotten COMMAND looks the same. */
-	if (pid <= 0 && !c->o->duration_ms && c->notes)
+	if (!npids && !c->o->duration_ms && c->notes)
 		fprintf(c->notes, "pmustat: no command: counting until ^C (SIGINT) or SIGTERM; --duration TIME bounds it\n");
 	t0 = clock_monotonic_seconds();
 	if (c->backends[0]->sample_start) {
@@ -136,7 +156,7 @@ run_watch(struct run_ctx *c, unsigned run)
 		}
 	}
 	if (rc == 0)
-		rc = wait_end(pfd, c->o->duration_ms, &sig);
+		rc = wait_end(pfds, npids, c->o->duration_ms, &sig);
 	if (sampler)
 		sampler->sample_stop(c, run);
 	for (unsigned b = 0; b < c->nbackends; b++) {
@@ -145,8 +165,7 @@ run_watch(struct run_ctx *c, unsigned run)
 		err_clear(&err);
 	}
 	c->elapsed += clock_monotonic_seconds() - t0;
-	if (pfd >= 0)
-		close(pfd);
+	close_all(pfds, npids);
 	if (stop_err || err || rc) {
 		run_discard(c, run);
 		if (stop_err)

@@ -173,16 +173,20 @@ output_human(FILE *out, const struct stat_report *rep)
 	int width;
 	char list[256];
 
-	if (rep->pid)
-		fprintf(out, "\n Performance counter stats for process id '%d'", rep->pid);
-	else if (!rep->command)
+	if (rep->npids) {
+		/* As perf stat -p prints it. */
+		fprintf(out, "\n Performance counter stats for process id '");
+		for (unsigned i = 0; i < rep->npids; i++)
+			fprintf(out, "%s%d", i ? "," : "", (int)rep->pids[i]);
+		fprintf(out, "'");
+	} else if (!rep->command)
 		fprintf(out, "\n Performance counter stats");
 	else {
 		fprintf(out, "\n Performance counter stats for '");
 		print_command(out, rep->command);
 		fprintf(out, "'");
 	}
-	if (rep->pid) {
+	if (rep->npids) {
 	} else if (rep->ncores > 1) {
 		fprintf(out, " on cores %s", cpulist_format(rep->cores, rep->ncores, list, sizeof(list)));
 	} else if (rep->core >= 0) {
@@ -245,9 +249,9 @@ output_human(FILE *out, const struct stat_report *rep)
 		fprintf(out, " Hardware events <not supported>: %s\n\n", rep->not_supported_why);
 	if (rep->sw_not_supported_why)
 		fprintf(out, " Software events <not supported>: %s\n\n", rep->sw_not_supported_why);
-	if (rep->read_method && rep->backend && strcmp(rep->backend, "perf") == 0 && rep->pid)
-		fprintf(out, " Counted through perf_event (backend perf): process %d's own counts, all its threads and their children, from pmustat's start on.\n\n",
-			rep->pid);
+	if (rep->read_method && rep->backend && strcmp(rep->backend, "perf") == 0 && rep->npids)
+		fprintf(out, " Counted through perf_event (backend perf): %s own counts, all their threads and their children, from pmustat's start on.\n\n",
+			rep->npids > 1 ? "the processes'" : "the process's");
 	else if (rep->read_method && rep->backend && strcmp(rep->backend, "perf") == 0 && !rep->command)
 		fprintf(out, " Counted through perf_event (backend perf): everything that ran on the %s.\n\n",
 			rep->ncores > 1 ? "cores" : "core");

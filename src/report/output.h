@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <jansson.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "events/event.h"
 #include "report/baseline.h"
@@ -74,7 +75,8 @@ struct stat_report {
 	bool listed_cores;		/* -C LIST or -a: the JSON has cores and per_cpu */
 	const char *event_table;	/* NULL: architectural events only */
 	char *const *command;		/* argv, NULL-terminated; NULL: counted without one */
-	int pid;			/* -p: the process counted; 0 without */
+	const pid_t *pids;		/* -p: the processes counted */
+	unsigned npids;			/* 0 without -p */
 	int exit_status;		/* pmustat's own exit status */
 	bool command_ran;
 	double elapsed;			/* seconds, summed over runs */

@@ -207,8 +207,14 @@ output_json(FILE *out, const struct stat_report *rep)
 	}
 	json_object_set_new(root, "event_table", rep->event_table ? json_string(rep->event_table) : json_null());
 	json_object_set_new(root, "command", command);
-	if (rep->pid)
-		json_object_set_new(root, "pid", json_integer(rep->pid));
+	if (rep->npids) {
+		json_t *pids = json_array();
+
+		for (unsigned i = 0; i < rep->npids; i++)
+			json_array_append_new(pids, json_integer(rep->pids[i]));
+		json_object_set_new(root, "pid", json_integer(rep->pids[0]));
+		json_object_set_new(root, "pids", pids);
+	}
 	json_object_set_new(root, "exit_status", json_integer(rep->exit_status));
 	json_object_set_new(root, "runs", json_integer(rep->runs));
 	json_object_set_new(root, "repeat", json_integer(rep->repeat ? rep->repeat : 1));

@@ -1,9 +1,10 @@
 /*
  * test_watch_e2e.c - counting without a command, with the real binary:
  * a core until ^C and for --duration under the emulated PMU (the counts
- * of what ran there, exit 0, the PMU restored bit for bit); -p PID through
- * the real kernel's perf_event (all the process's threads, until it ends
- * or --duration); -p refused under the MSR backend with the alternative.
+ * of what ran there, exit 0, the PMU restored bit for bit); -p PID[,PID...]
+ * through the real kernel's perf_event (all the processes' threads, until
+ * the last ends or --duration); -p refused under the MSR backend with the
+ * alternative.
  */
 #include <errno.h>
 #include <linux/perf_event.h>
@@ -19,6 +20,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <cmocka.h>
+#include <jansson.h>
 
 #include "e2e_harness.h"
 #include "emu_pmu.h"
@@ -303,6 +305,77 @@ test_pid_counts_threads(void **state)
 	e2e_machine_free(&m);
 }
 
+/*
+ * -p A,B as perf takes it: both processes' threads summed, counting until
+ * the last one ends (A ends first); a process named twice counts once; a
+ * malformed list or a missing process is 125, naming it.
+ */
+static void
+test_pid_list_counts_until_the_last_ends(void **state)
+{
+	struct e2e_machine m;
+	char out[4200], list[64], want[96];
+	struct e2e_result r;
+	double elapsed;
+	json_t *root;
+	char *text;
+	pid_t a, b;
+
+	(void)state;
+	if (!perf_usable()) {
+		print_message("skipped: perf_event_open refused here (seccomp, perf_event_paranoid)\n");
+		skip();
+	}
+	e2e_machine_new(&m, (const char *[]){ "--model", "skylake", "--cpus", "2", NULL });
+	snprintf(out, sizeof(out), "%s/out.txt", m.dir);
+	a = spinner(300);
+	b = spinner(1500);
+	snprintf(list, sizeof(list), "%d,%d,%d", (int)a, (int)b, (int)a);
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-p", list, "-e", "task-clock", "-o", out, NULL });
+	assert_int_equal(e2e_reap(a), 0);
+	assert_int_equal(e2e_reap(b), 0);
+	text = slurp(out);
+	print_message("%s%s", r.err, text);
+	e2e_assert_status(&r, 0);
+	snprintf(want, sizeof(want), "process id '%d,%d'", (int)a, (int)b);
+	assert_non_null(strstr(text, want));
+	/* B lives 1.5 s from its start: counting did not end with A (0.3 s). */
+	elapsed = count_of(text, "seconds time elapsed");
+	if (elapsed < 0.9 || elapsed > 10)
+		fail_msg("elapsed %.3f s: not until the last process ended", elapsed);
+	/* Both spinning threads, about 0.3 + 1.4 s of a busy 2-CPU machine: above one process's share. */
+	assert_true(count_of(text, "task-clock") >= 100);
+	free(text);
+	e2e_result_free(&r);
+
+	/* --json names them all in pids (and the first in pid), for a process that is still there. */
+	a = spinner(0);
+	snprintf(list, sizeof(list), "%d,%d", (int)a, (int)getpid());
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-p", list, "--duration", "100ms", "--json", "-e", "task-clock",
+					   NULL });
+	kill(a, SIGKILL);
+	assert_int_equal(e2e_reap(a), 128 + SIGKILL);
+	e2e_assert_status(&r, 0);
+	root = json_loads(r.err, 0, NULL);
+	assert_non_null(root);
+	assert_int_equal(json_integer_value(json_object_get(root, "pid")), a);
+	assert_int_equal(json_array_size(json_object_get(root, "pids")), 2);
+	assert_int_equal(json_integer_value(json_array_get(json_object_get(root, "pids"), 0)), a);
+	assert_int_equal(json_integer_value(json_array_get(json_object_get(root, "pids"), 1)), getpid());
+	json_decref(root);
+	e2e_result_free(&r);
+
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-p", "1,x2", "-e", "task-clock", NULL });
+	e2e_assert_status(&r, 125);
+	e2e_assert_err_contains(&r, "-p 1,x2: want the id of a running process, or several separated by commas");
+	e2e_result_free(&r);
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-p", "1,4194303", "-e", "task-clock", NULL });
+	e2e_assert_status(&r, 125);
+	e2e_assert_err_contains(&r, "-p 4194303: no such process");
+	e2e_result_free(&r);
+	e2e_machine_free(&m);
+}
+
 int
 main(void)
 {
@@ -311,6 +384,7 @@ main(void)
 		cmocka_unit_test(test_cores_for_duration),
 		cmocka_unit_test(test_pid_refused_by_msr),
 		cmocka_unit_test(test_pid_counts_threads),
+		cmocka_unit_test(test_pid_list_counts_until_the_last_ends),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
