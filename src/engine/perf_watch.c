@@ -70,43 +70,41 @@ static int
 threads_of(const pid_t *pids, unsigned npids, pid_t **tids, unsigned **of, struct pmustat_error **err)
 {
 	unsigned total = 0;
+	int rc = 0;
 
 	*tids = NULL;
 	*of = NULL;
-	for (unsigned i = 0; i < npids; i++) {
+	for (unsigned i = 0; i < npids && rc == 0; i++) {
 		pid_t *one = NULL, *more;
 		unsigned *more_of;
 		int n = perf_watch_threads(pids[i], &one);
 
 		if (n <= 0 || !one) {
-			free(one);
-			free(*tids);
-			free(*of);
-			*tids = NULL;
-			*of = NULL;
 			n = n < 0 ? n : -ESRCH;
-			return err_set(err, n, "-p %d: %s", (int)pids[i],
-				       n == -ENOENT || n == -ESRCH ? "no such process" : strerror(-n));
-		}
-		more = realloc(*tids, (total + (unsigned)n) * sizeof(**tids));
-		if (more)
-			*tids = more;
-		more_of = more ? realloc(*of, (total + (unsigned)n) * sizeof(**of)) : NULL;
-		if (more_of)
-			*of = more_of;
-		if (!more || !more_of) {
-			free(one);
-			free(*tids);
-			free(*of);
-			*tids = NULL;
-			*of = NULL;
-			return err_set(err, -ENOMEM, "out of memory");
-		}
-		for (int t = 0; t < n; t++) {
-			(*tids)[total] = one[t];
-			(*of)[total++] = i;
+			rc = err_set(err, n, "-p %d: %s", (int)pids[i],
+				     n == -ENOENT || n == -ESRCH ? "no such process" : strerror(-n));
+		} else {
+			more = realloc(*tids, (total + (unsigned)n) * sizeof(**tids));
+			if (more)
+				*tids = more;
+			more_of = more ? realloc(*of, (total + (unsigned)n) * sizeof(**of)) : NULL;
+			if (more_of)
+				*of = more_of;
+			if (!more || !more_of)
+				rc = err_set(err, -ENOMEM, "out of memory");
+			for (int t = 0; rc == 0 && t < n; t++) {
+				(*tids)[total] = one[t];
+				(*of)[total++] = i;
+			}
 		}
 		free(one);
+	}
+	if (rc) {
+		free(*tids);
+		free(*of);
+		*tids = NULL;
+		*of = NULL;
+		return rc;
 	}
 	return (int)total;
 }
