@@ -69,43 +69,48 @@ perf_watch_close(const struct perf_seam *p, struct perf_watch *w)
 static int
 threads_of(const pid_t *pids, unsigned npids, pid_t **tids, unsigned **of, struct pmustat_error **err)
 {
-	unsigned total = 0;
+	pid_t *all = NULL;
+	unsigned *from = NULL, total = 0;
 	int rc = 0;
 
-	*tids = NULL;
-	*of = NULL;
 	for (unsigned i = 0; i < npids && rc == 0; i++) {
-		pid_t *one = NULL, *more;
-		unsigned *more_of;
+		pid_t *one = NULL, *grown_all;
+		unsigned *grown_from;
 		int n = perf_watch_threads(pids[i], &one);
 
 		if (n <= 0 || !one) {
 			n = n < 0 ? n : -ESRCH;
 			rc = err_set(err, n, "-p %d: %s", (int)pids[i],
 				     n == -ENOENT || n == -ESRCH ? "no such process" : strerror(-n));
-		} else {
-			more = realloc(*tids, (total + (unsigned)n) * sizeof(**tids));
-			if (more)
-				*tids = more;
-			more_of = more ? realloc(*of, (total + (unsigned)n) * sizeof(**of)) : NULL;
-			if (more_of)
-				*of = more_of;
-			if (!more || !more_of)
-				rc = err_set(err, -ENOMEM, "out of memory");
-			for (int t = 0; rc == 0 && t < n; t++) {
-				(*tids)[total] = one[t];
-				(*of)[total++] = i;
-			}
+			free(one);
+			break;
+		}
+		grown_all = realloc(all, (total + (unsigned)n) * sizeof(*all));
+		if (grown_all)
+			all = grown_all;
+		grown_from = realloc(from, (total + (unsigned)n) * sizeof(*from));
+		if (grown_from)
+			from = grown_from;
+		if (!grown_all || !grown_from) {
+			rc = err_set(err, -ENOMEM, "out of memory");
+			free(one);
+			break;
+		}
+		for (int t = 0; t < n; t++) {
+			all[total] = one[t];
+			from[total++] = i;
 		}
 		free(one);
 	}
-	if (rc) {
-		free(*tids);
-		free(*of);
+	if (rc || total == 0) {
+		free(all);
+		free(from);
 		*tids = NULL;
 		*of = NULL;
-		return rc;
+		return rc ? rc : err_set(err, -ESRCH, "-p: no process given");
 	}
+	*tids = all;
+	*of = from;
 	return (int)total;
 }
 
@@ -133,24 +138,26 @@ perf_watch_open(const struct perf_seam *p, const struct perf_env *env, const str
 	w->npc = npc;
 	for (int t = 0; t < n && rc == 0; t++) {
 		struct perf_counter *pc = &w->pc[(size_t)t * npc];
+		/* A thread of a process (tids, of), or a CPU. */
+		bool thread = tids && of;
 		/* The first thread listed of its process: if it is gone, so is the process. */
-		bool first = npids && (t == 0 || of[t - 1] != of[t]);
+		bool first = thread && (t == 0 || of[t - 1] != of[t]);
 
 		for (unsigned k = 0; k < npc; k++)
 			pc[k].ev = tmpl[k].ev;
-		rc = perf_open_counters_on(p, env, caps, pc, npc, npids ? tids[t] : -1, npids ? -1 : cpus[t], true,
+		rc = perf_open_counters_on(p, env, caps, pc, npc, thread ? tids[t] : -1, thread ? -1 : cpus[t], true,
 					   err);
 		w->ntargets = (unsigned)t + 1;
-		if (rc == -ESRCH && npids && !first) {
+		if (rc == -ESRCH && thread && !first) {
 			/* A thread that ended between the listing and the open: nothing of it to count. */
 			err_clear(err);
 			rc = 0;
 			continue;
 		}
-		if (rc == -ESRCH && npids) {
+		if (rc == -ESRCH && thread) {
 			err_clear(err);
 			err_set(err, rc, "-p %d: the process ended before counting started", (int)pids[of[t]]);
-		} else if (rc && npids)
+		} else if (rc && thread)
 			err_wrap(err, "-p %d, thread %d", (int)pids[of[t]], (int)tids[t]);
 		else if (rc)
 			err_wrap(err, "CPU %d", cpus[t]);
