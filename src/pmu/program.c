@@ -48,10 +48,9 @@ pmu_program_build(const struct pmu_caps *caps, uint64_t global_ctrl, bool perf_m
 		  const struct sched_slot *slots, unsigned n, unsigned run, uint32_t earlier_gp,
 		  uint32_t earlier_fixed, struct pmu_program *out, struct pmustat_error **err)
 {
-	uint64_t evtsel[PMU_MAX_GP] = { 0 }, offcore[PMU_NUM_OFFCORE] = { 0 };
+	uint64_t evtsel[PMU_MAX_GP] = { 0 };
 	uint64_t bits, fmask = 0, ffound = 0, fon = 0, fixed_fields = 0;
 	unsigned field[PMU_MAX_FIXED] = { 0 };
-	uint32_t offcore_used = 0;
 	int rc;
 
 	memset(out, 0, sizeof(*out));
@@ -88,8 +87,6 @@ pmu_program_build(const struct pmu_caps *caps, uint64_t global_ctrl, bool perf_m
 				if (e.extra_msr < MSR_OFFCORE_RSP_0 || o >= PMU_NUM_OFFCORE)
 					return err_set(err, -EINVAL, "event %s needs MSR 0x%x, which pmustat does not program",
 						       e.name, e.extra_msr);
-				offcore[o] = e.extra_value;
-				offcore_used |= 1u << o;
 				out->offcore_gp[o] = 1u << s->index;
 				out->offcore_val[o] = e.extra_value;
 			}
@@ -132,8 +129,8 @@ pmu_program_build(const struct pmu_caps *caps, uint64_t global_ctrl, bool perf_m
 	if (fmask)
 		PROGRAM(.msr = MSR_IA32_FIXED_CTR_CTRL, .mask = fmask, .value = 0, .found = ffound);
 	for (unsigned o = 0; o < PMU_NUM_OFFCORE; o++)
-		if (offcore_used & (1u << o))
-			PROGRAM(.msr = MSR_OFFCORE_RSP_0 + o, .mask = UINT64_MAX, .value = offcore[o]);
+		if (out->offcore_gp[o])
+			PROGRAM(.msr = MSR_OFFCORE_RSP_0 + o, .mask = UINT64_MAX, .value = out->offcore_val[o]);
 	for (unsigned i = 0; i < PMU_MAX_GP; i++)
 		if (out->gp & (1u << i))
 			PROGRAM(.msr = msr_pmc(i), .mask = UINT64_MAX, .value = 0);
