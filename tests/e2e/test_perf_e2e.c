@@ -226,6 +226,24 @@ test_software_events_unprivileged(void **state)
 	check_software_run(NOBODY);
 }
 
+/* The first two CPUs this process may run on, and "A,B" for -C; skipped with one. */
+static void
+two_cpus(int cpus[2], char *list, size_t size)
+{
+	cpu_set_t set;
+	int n = 0;
+
+	assert_int_equal(sched_getaffinity(0, sizeof(set), &set), 0);
+	for (int c = 0; c < CPU_SETSIZE && n < 2; c++)
+		if (CPU_ISSET(c, &set))
+			cpus[n++] = c;
+	if (n < 2) {
+		print_message("skipped: one CPU to run on\n");
+		skip();
+	}
+	snprintf(list, size, "%d,%d", cpus[0], cpus[1]);
+}
+
 /*
  * -A with the perf backend on the real kernel: software events per listed
  * CPU, each the command's own counts there, summing to the total; as root
@@ -236,20 +254,11 @@ static void
 check_per_cpu_run(int uid)
 {
 	char out[PATH_MAX], err[8192], list[32];
-	int cpus[2], n = 0;
-	cpu_set_t set;
+	int cpus[2];
 	json_t *root;
 	int rc;
 
-	assert_int_equal(sched_getaffinity(0, sizeof(set), &set), 0);
-	for (int c = 0; c < CPU_SETSIZE && n < 2; c++)
-		if (CPU_ISSET(c, &set))
-			cpus[n++] = c;
-	if (n < 2) {
-		print_message("skipped: one CPU to run on\n");
-		skip();
-	}
-	snprintf(list, sizeof(list), "%d,%d", cpus[0], cpus[1]);
+	two_cpus(cpus, list, sizeof(list));
 	snprintf(out, sizeof(out), "%s/out.json", tmpdir);
 	rc = run_real(uid, (const char *[]){ uid >= 0 ? shared_pmustat : E2E_PMUSTAT, "--backend", "perf", "-C", list,
 					     "-A", "--json", "-o", out, "-e", "page-faults,task-clock",
@@ -304,8 +313,7 @@ static void
 test_per_cpu_without_command(void **state)
 {
 	char out[PATH_MAX], err[8192], list[32];
-	int cpus[2], n = 0;
-	cpu_set_t set;
+	int cpus[2];
 	json_t *root, *per;
 	json_int_t sum = 0;
 	int rc;
@@ -315,15 +323,7 @@ test_per_cpu_without_command(void **state)
 		print_message("skipped: counting whole CPUs needs root or perf_event_paranoid <= 0\n");
 		skip();
 	}
-	assert_int_equal(sched_getaffinity(0, sizeof(set), &set), 0);
-	for (int c = 0; c < CPU_SETSIZE && n < 2; c++)
-		if (CPU_ISSET(c, &set))
-			cpus[n++] = c;
-	if (n < 2) {
-		print_message("skipped: one CPU to run on\n");
-		skip();
-	}
-	snprintf(list, sizeof(list), "%d,%d", cpus[0], cpus[1]);
+	two_cpus(cpus, list, sizeof(list));
 	snprintf(out, sizeof(out), "%s/out.json", tmpdir);
 	rc = run_real(-1, (const char *[]){ E2E_PMUSTAT, "--backend", "perf", "-C", list, "-A", "--duration", "300ms",
 					    "--json", "-o", out, "-e", "task-clock", NULL }, err, sizeof(err));

@@ -214,6 +214,18 @@ spin(void *arg)
 	return NULL;
 }
 
+/* The machine of a -p test, and its output file @out; skipped where the kernel refuses perf_event_open. */
+static void
+perf_machine(struct e2e_machine *m, char *out, size_t size)
+{
+	if (!perf_usable()) {
+		print_message("skipped: perf_event_open refused here (seccomp, perf_event_paranoid)\n");
+		skip();
+	}
+	e2e_machine_new(m, (const char *[]){ "--model", "skylake", "--cpus", "2", NULL });
+	snprintf(out, size, "%s/out.txt", m->dir);
+}
+
 /* A process whose main thread sleeps while a second thread spins, for @ms (0: until killed). */
 static pid_t
 spinner(unsigned ms)
@@ -248,12 +260,7 @@ test_pid_counts_threads(void **state)
 	pid_t pid;
 
 	(void)state;
-	if (!perf_usable()) {
-		print_message("skipped: perf_event_open refused here (seccomp, perf_event_paranoid)\n");
-		skip();
-	}
-	e2e_machine_new(&m, (const char *[]){ "--model", "skylake", "--cpus", "2", NULL });
-	snprintf(out, sizeof(out), "%s/out.txt", m.dir);
+	perf_machine(&m, out, sizeof(out));
 	pid = spinner(0);
 	snprintf(pid_arg, sizeof(pid_arg), "%d", (int)pid);
 	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-p", pid_arg, "--duration", "500ms", "-e",
@@ -322,12 +329,7 @@ test_pid_list_counts_until_the_last_ends(void **state)
 	pid_t a, b;
 
 	(void)state;
-	if (!perf_usable()) {
-		print_message("skipped: perf_event_open refused here (seccomp, perf_event_paranoid)\n");
-		skip();
-	}
-	e2e_machine_new(&m, (const char *[]){ "--model", "skylake", "--cpus", "2", NULL });
-	snprintf(out, sizeof(out), "%s/out.txt", m.dir);
+	perf_machine(&m, out, sizeof(out));
 	a = spinner(300);
 	b = spinner(1500);
 	snprintf(list, sizeof(list), "%d,%d,%d", (int)a, (int)b, (int)a);
