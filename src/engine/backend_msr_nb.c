@@ -49,8 +49,14 @@ backend_nb_cores(struct run_ctx *c, struct pmustat_error **err)
 		for (unsigned j = 0; nc[i].sibling >= 0 && j < c->ncores; j++)
 			if (c->cores[j] == nc[i].sibling)
 				nc[i].sibling_listed = (int)j;
-		if (nc[i].sibling_listed < 0)
+		if (nc[i].sibling_listed < 0) {
+			/* One thread of an HT core counted: its own half all the same, by preference. */
+			if (nc[i].sibling >= 0 && nc[i].caps.nb_ht) {
+				nc[i].avoid = nc[i].caps.nb_thread ? NB_HALF_T0 : NB_HALF_T1;
+				nc[i].avoid_soft = true;
+			}
 			continue;
+		}
 		if (nc[i].caps.nb_thread == nc[nc[i].sibling_listed].caps.nb_thread)
 			return err_set(err, -EINVAL, "cores %d and %d: their CPUID says they are the same Hyper-Threading thread of one core; nothing was written",
 				       c->cores[i], nc[i].sibling);
@@ -60,8 +66,9 @@ backend_nb_cores(struct run_ctx *c, struct pmustat_error **err)
 }
 
 uint32_t
-backend_nb_avoid(const struct run_ctx *c, unsigned i)
+backend_nb_avoid(const struct run_ctx *c, unsigned i, bool *soft)
 {
+	*soft = c->nb_cores && c->nb_cores[i].avoid_soft;
 	return c->nb_cores ? c->nb_cores[i].avoid : 0;
 }
 

@@ -20,23 +20,26 @@ struct nb_core {
 	struct pmu_caps caps;		/* the target's, with this core's thread (T0/T1 bits) */
 	int sibling;			/* its Hyper-Threading sibling CPU, or -1 */
 	int sibling_listed;		/* the sibling's index in c->cores, or -1 */
-	uint32_t avoid;			/* counters it leaves to a counted sibling (plan_input.avoid_nb) */
+	uint32_t avoid;			/* counters it leaves to its sibling (plan_input.avoid_nb) */
+	bool avoid_soft;		/* the sibling is not counted: avoid is a preference (avoid_nb_soft) */
 };
 
 /*
  * A live NetBurst PMU: each counted core's thread and sibling into
- * c->nb_cores (freed with the run's state). When both threads of a
- * core are counted they share one set of ESCRs and counters, so each keeps
- * to its half, as Linux's p4 driver splits them: thread 0 the counters the
- * ESCR0s feed (0, 1, 4, 5, 8, 9, 12, 13, 16), thread 1 the ESCR1s' (2, 3,
- * 6, 7, 10, 11, 14, 15, 17). 0 (also with nothing to do), or -errno.
+ * c->nb_cores (freed with the run's state). The two threads of a core
+ * share one set of ESCRs and counters, so each keeps to its half, as
+ * Linux's p4 driver splits them: thread 0 the counters the ESCR0s feed
+ * (0, 1, 4, 5, 8, 9, 12, 13, 16), thread 1 the ESCR1s' (2, 3, 6, 7, 10,
+ * 11, 14, 15, 17). When both are counted that is a must; when one is, a
+ * preference, so that perf on the sibling finds its own half free.
+ * 0 (also with nothing to do), or -errno.
  */
 int
 backend_nb_cores(struct run_ctx *c, struct pmustat_error **err);
 
-/* The counters core @i leaves to its counted sibling (0 without). */
+/* The counters core @i leaves to its sibling (0 without), and whether only by preference (*@soft). */
 uint32_t
-backend_nb_avoid(const struct run_ctx *c, unsigned i);
+backend_nb_avoid(const struct run_ctx *c, unsigned i, bool *soft);
 
 /*
  * Who holds what on NetBurst core @core (of model @model), by reads only:

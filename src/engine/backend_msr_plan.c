@@ -48,7 +48,7 @@ make_plan_for(struct run_ctx *c, unsigned i, int core, const struct pmu_occupanc
 	memset(&in, 0, sizeof(in));
 	in.core = core;
 	in.caps = run_core_caps(c, i);
-	in.avoid_nb = backend_nb_avoid(c, i);
+	in.avoid_nb = backend_nb_avoid(c, i, &in.avoid_nb_soft);
 	in.events = ev->hw;
 	in.nevents = ev->nhw;
 	in.pinned_run = ev->pinned_run;
@@ -141,10 +141,13 @@ backend_msr_plan_all(struct run_ctx *c, const struct pmu_occupancy *const *occ, 
 			fprintf(stderr, "pmustat: the cores' own plans batch the events differently; every core uses only the counters free on all\n");
 		same = true;
 	}
-	for (unsigned i = 0; c->o->regions && i < c->ncores; i++)
-		if (backend_nb_avoid(c, i))
+	for (unsigned i = 0; c->o->regions && i < c->ncores; i++) {
+		bool soft;
+
+		if (backend_nb_avoid(c, i, &soft) && !soft)
 			return err_set(err, -EBUSY, "--regions: cores %d and %d are the two Hyper-Threading threads of one NetBurst core, each counting on its own half of their shared counters, and a region reads one counter number per event wherever its thread runs; list one thread of each core with -C; nothing was written on any of the cores",
 				       c->cores[i], c->nb_cores[i].sibling);
+	}
 	if (c->o->regions)
 		return err_set(err, -EBUSY, "--regions: the cores cannot count each event on the same counter in the same run of the command (counters in use differ between them); give one core with -C, or fewer events; nothing was written on any of the cores");
 	return err_set(err, -EBUSY, "the cores cannot count the events in the same runs of the command; nothing was written on any of the cores");

@@ -46,8 +46,14 @@ struct plan_input {
 	 * self-read copies of the events).
 	 */
 	uint32_t avoid_gp, avoid_fixed;
-	/* A NetBurst PMU: counters kept unused (the other half, when both HT threads count). */
+	/*
+	 * A NetBurst PMU with Hyper-Threading: the other thread's half of the
+	 * counters, kept unused. With avoid_nb_soft (the sibling is not
+	 * counted) only preferred, as Linux's p4 driver keeps each thread to
+	 * its half: an event that fits nowhere else may still use it.
+	 */
 	uint32_t avoid_nb;
+	bool avoid_nb_soft;
 };
 
 struct plan {

@@ -156,6 +156,13 @@ plan_nb_make(struct plan *p, struct pmustat_error **err)
 	p->nruns = 0;
 	rc = in->nevents ? nb_sched_plan(ev, in->nevents, caps->nb_model, counters_free, escrs_free, ns,
 					 &p->nruns, &bad, err) : 0;
+	/* The sibling's half, only preferred while it is not counted: an event that fits only there takes it. */
+	if (rc == -ENOSPC && in->avoid_nb && in->avoid_nb_soft) {
+		err_clear(err);
+		counters_free |= in->avoid_nb & ~in->occ.nb_busy;
+		rc = nb_sched_plan(ev, in->nevents, caps->nb_model, counters_free, escrs_free, ns, &p->nruns, &bad,
+				   err);
+	}
 	if (rc == -ENOSPC && (in->occ.nb_busy || in->occ.nb_busy_escrs)) {
 		busy_text(in, busy, sizeof(busy));
 		rc = err_set(err, -ENOSPC,
@@ -164,7 +171,7 @@ plan_nb_make(struct plan *p, struct pmustat_error **err)
 	} else if (rc < 0) {
 		rc = err_set(err, rc, "core %d: %s", in->core, err_msg(*err));
 	}
-	if (rc == -ENOSPC && in->avoid_nb)
+	if (rc == -ENOSPC && in->avoid_nb && !in->avoid_nb_soft)
 		err_append(err, "; its Hyper-Threading sibling is counted too, and the two threads share the ESCRs and counters: each counts on its own half (thread 0 the ESCR0s' counters, thread 1 the ESCR1s'), so count fewer events, or one thread of the core per run");
 	if (rc == 0 && p->nruns > 1 && in->no_rerun)
 		rc = err_set(err, -E2BIG,

@@ -1,0 +1,115 @@
+/*
+ * test_nb_sharing_e2e.c - pmustat and the other users of a NetBurst PMU,
+ * the real binary end to end on the emulated models, the emulator playing
+ * the other party: perf on the Hyper-Threading sibling (CPUs 0 and 1 of
+ * netburst-ht share one set of ESCRs, CCCRs and counters), perf taking a
+ * counter pmustat holds mid-run, and the other thread's events.
+ */
+#include <sched.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+#include "e2e_harness.h"
+
+#define IQ_COUNTER0	0x30cu
+#define IQ_COUNTER2	0x30eu
+#define IQ_CCCR0	0x36cu
+#define IQ_CCCR2	0x36eu
+#define CRU_ESCR0	0x3b8u
+#define CRU_ESCR1	0x3b9u
+
+/*
+ * What Linux's p4 driver writes for perf's instructions on thread 0 of a
+ * core (p4_pmu_enable_event): instr_retired:NBOGUSNTAG on CRU_ESCR0 with
+ * T0_OS|T0_USR, IQ_COUNTER0 at minus its period (1000), IQ_CCCR0 enabled
+ * with ESCR select 4, active thread "any" and OVF_PMI_T0.
+ */
+#define PERF_ESCR	0x400020cull
+#define PERF_COUNTER	((1ull << 40) - 1000)
+#define PERF_CCCR	0x4039000ull
+
+/* Both CPUs 0 and 1 must be ours: on netburst-ht they are one core's two threads. */
+static int
+setup(void **state)
+{
+	cpu_set_t set;
+
+	(void)state;
+	if (sched_getaffinity(0, sizeof(set), &set) != 0)
+		return -1;
+	if (!CPU_ISSET(0, &set) || !CPU_ISSET(1, &set))
+		*state = (void *)1;
+	return 0;
+}
+
+#define NEED_CPUS_0_1() do { if (*state) skip(); } while (0)
+
+/* The "--act wrmsr:MSR=VALUE" argument for @msr, @value, into @buf. */
+static const char *
+wrmsr_act(char *buf, size_t size, uint32_t msr, uint64_t value)
+{
+	snprintf(buf, size, "wrmsr:0x%x=0x%llx", msr, (unsigned long long)value);
+	return buf;
+}
+
+/*
+ * One thread of an HT core counted (CPU 1): pmustat keeps to thread 1's
+ * half of the shared registers (CRU_ESCR1, IQ_COUNTER2), as Linux's p4
+ * driver splits them, so perf on the sibling (CPU 0), programming thread
+ * 0's half mid-run as Linux does, takes nothing of pmustat's: the count is
+ * exact, and perf's ESCR, CCCR and counter are as perf left them. On
+ * thread 0's half, pmustat's counter would have been perf's.
+ */
+static void
+test_one_thread_keeps_to_its_half(void **state)
+{
+	struct e2e_machine m;
+	struct e2e_result r;
+	char a1[64], a2[64], a3[64];
+
+	NEED_CPUS_0_1();
+	e2e_machine_new(&m, (const char *[]){ "--model", "netburst-ht", "--cpus", "2", NULL });
+	/* The plans say so: each thread of the core keeps to its own half. */
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", "0", "--dry-run", "-e", "instr_retired:NBOGUSNTAG",
+		"--", "true", NULL });
+	e2e_assert_status(&r, 0);
+	e2e_assert_err_contains(&r, "IQ_COUNTER0 via CRU_ESCR0");
+	e2e_result_free(&r);
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", "1", "--dry-run", "-e", "instr_retired:NBOGUSNTAG",
+		"--", "true", NULL });
+	e2e_assert_status(&r, 0);
+	e2e_assert_err_contains(&r, "IQ_COUNTER2 via CRU_ESCR1");
+	e2e_result_free(&r);
+	/* The workload's --act writes the core's shared registers, as perf on CPU 0 would. */
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", "1", "-x,", "-e", "instr_retired:NBOGUSNTAG", "--",
+		m.workload, "--quiet", "--cpu", "1", "--nb", "0x02:0x1:1*100", "--act",
+		wrmsr_act(a1, sizeof(a1), CRU_ESCR0, PERF_ESCR), "--act",
+		wrmsr_act(a2, sizeof(a2), IQ_COUNTER0, PERF_COUNTER), "--act",
+		wrmsr_act(a3, sizeof(a3), IQ_CCCR0, PERF_CCCR), "--nb", "0x02:0x1:1*200", NULL });
+	e2e_assert_status(&r, 0);
+	e2e_assert_err_contains(&r, "300,,instr_retired:NBOGUSNTAG:u,");
+	e2e_result_free(&r);
+	assert_int_equal(e2e_msr(&m, 0, CRU_ESCR0), PERF_ESCR);
+	assert_int_equal(e2e_msr(&m, 0, IQ_COUNTER0), PERF_COUNTER);
+	assert_int_equal(e2e_msr(&m, 0, IQ_CCCR0), PERF_CCCR);
+	assert_int_equal(e2e_msr(&m, 0, CRU_ESCR1), 0);
+	assert_int_equal(e2e_msr(&m, 0, IQ_CCCR2), 0);
+	assert_int_equal(e2e_msr(&m, 0, IQ_COUNTER2), 0);
+	e2e_machine_free(&m);
+}
+
+int
+main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_one_thread_keeps_to_its_half),
+	};
+
+	return cmocka_run_group_tests(tests, setup, NULL);
+}
