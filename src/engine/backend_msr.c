@@ -26,6 +26,7 @@
 #include "engine/target.h"
 #include "hw/cpulock.h"
 #include "hw/hw.h"
+#include "netburst/nb_regs.h"
 #include "pmu/journal.h"
 #include "pmu/pmu.h"
 #include "pmu/rdpmc_journal.h"
@@ -461,9 +462,11 @@ msr_stop(struct run_ctx *c, unsigned run, struct pmustat_error **err)
 static void
 warn_taken(const struct run_ctx *c, int core, unsigned u, const struct sched_slot *slot, const struct pmu_count *n)
 {
-	char name[16];
+	char name[32];
 
-	if (slot->kind == SCHED_GP)
+	if (slot->kind == SCHED_NB)
+		snprintf(name, sizeof(name), "%s", nb_counter_name(slot->index));
+	else if (slot->kind == SCHED_GP)
 		snprintf(name, sizeof(name), "pmc%u", slot->index);
 	else
 		snprintf(name, sizeof(name), "fixed%u", slot->kind == SCHED_METRICS ? PERF_METRICS_FIXED : slot->index);
@@ -471,6 +474,9 @@ warn_taken(const struct run_ctx *c, int core, unsigned u, const struct sched_slo
 		fprintf(stderr, "pmustat: warning: core %d: another user (perf?) rewrote MSR_OFFCORE_RSP_%u (0x%x) during the run (0x%llx, not what pmustat wrote): %s counted other responses since and is not reported; that MSR is left to that user as it is\n",
 			core, n->filter_msr - MSR_OFFCORE_RSP_0, n->filter_msr, (unsigned long long)n->filter_rsp,
 			c->ev->hw[u].name);
+	else if (n->taken && slot->kind == SCHED_NB)
+		fprintf(stderr, "pmustat: warning: core %d: another user (perf?) programmed %s during the run (MSR_%s = 0x%llx, or the ESCR it selects rewritten: not what pmustat wrote): %s is not reported, and the counter is left to that user as it is\n",
+			core, name, nb_cccr_name(slot->index), (unsigned long long)n->ctl, c->ev->hw[u].name);
 	else if (n->taken && slot->kind == SCHED_GP)
 		fprintf(stderr, "pmustat: warning: core %d: another user (perf?) programmed %s during the run (IA32_PERFEVTSEL%u = 0x%llx, not what pmustat wrote): %s is not reported, and the counter is left to that user as it is\n",
 			core, name, slot->index, (unsigned long long)n->ctl, c->ev->hw[u].name);

@@ -497,7 +497,8 @@ pmu_disable(struct pmu *p, struct pmustat_error **err)
 	int first = 0, rc;
 
 	p->global_ctrl_fresh = false;
-	if (!p->caps.netburst && (rc = pmu_find_taken(p, &failed)) != 0)
+	rc = p->caps.netburst ? pmu_nb_find_taken(p, &failed) : pmu_find_taken(p, &failed);
+	if (rc)
 		return pmu_fail(p, rc, "reading", failed, false, err);
 	/* Always written: the child may or may not have enabled. */
 	for (unsigned i = 0; i < p->n_disable; i++) {

@@ -91,6 +91,9 @@ struct pmu {
 	struct pmu_reg nb_cccr[NB_COUNTERS];
 	struct pmu_reg nb_escr[NB_ESCRS];
 	uint32_t run_nb;
+	/* Found by the disable (pmu_nb_find_taken()): as lost_gp and stopped_gp, and each CCCR then. */
+	uint32_t lost_nb, stopped_nb;
+	uint64_t lost_nb_ctl[NB_COUNTERS];
 
 	/* Accesses made, for the figures (rdpmc not included). */
 	unsigned long msr_reads, msr_writes, rdpmc_reads;
@@ -117,6 +120,13 @@ int
 pmu_find_taken(struct pmu *p, uint32_t *failed);
 
 /*
+ * What the run's enable (@on) and disable (@off) write to @msr, from the
+ * sequences; false when the enable does not write it (nothing to check).
+ */
+bool
+pmu_seq_written(const struct pmu *p, uint32_t msr, uint64_t *on, uint64_t *off);
+
+/*
  * --force over a frozen PMU (pmu_check_frozen()): clear CTR_Frz now, once,
  * after the crash journal has recorded it (freeze.c). 0 or -errno.
  */
@@ -141,6 +151,15 @@ int pmu_nb_read(struct pmu *p, const struct sched_slot *slots, unsigned n, unsig
 /* Async-signal-safe: CCCRs first (they stop the counting), then ESCRs, then counters. */
 void pmu_nb_restore_regs(struct pmu *p, bool force, int *first);
 void pmu_nb_forget(struct pmu *p);
+/*
+ * Before the disable: the run's CCCRs and the ESCRs they select, read.
+ * A counter whose CCCR or ESCR another user rewrote (perf on this CPU or
+ * on the Hyper-Threading sibling) is theirs from then on: out of the
+ * disable and of the restore, with its counter and, when rewritten, the
+ * ESCR; one whose enable alone was cleared is stopped, still ours.
+ * 0, or -errno of the read of *@failed.
+ */
+int pmu_nb_find_taken(struct pmu *p, uint32_t *failed);
 int pmu_nb_clear(struct pmu *p, uint32_t counters, struct pmustat_error **err);
 
 #endif

@@ -12,7 +12,9 @@
  * bit); in an ESCR the event select, event mask and the USR/OS bits of
  * the logical processor it counts on (never tagging, never the sibling
  * thread's T0/T1 bits). The restore writes back every register written,
- * CCCRs first, so that nothing counts while the rest goes back.
+ * CCCRs first, so that nothing counts while the rest goes back, except
+ * what another user took meanwhile (pmu_nb_find_taken(): a CCCR or ESCR
+ * no longer as pmustat wrote it is that user's from then on).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -164,6 +166,14 @@ pmu_nb_read(struct pmu *p, const struct sched_slot *slots, unsigned n, unsigned 
 			continue;
 		cccr = &p->nb_cccr[s->index];
 		ctr = &p->nb_ctr[s->index];
+		if ((p->lost_nb | p->stopped_nb) & (1u << s->index)) {
+			counts[k].taken = p->lost_nb & (1u << s->index);
+			counts[k].stopped = !counts[k].taken;
+			counts[k].ctl = p->lost_nb_ctl[s->index];
+		}
+		/* A CCCR another user programmed is theirs, its OVF flag and counter too: not read, not written. */
+		if (counts[k].taken && !cccr->dirty)
+			continue;
 		/* The CCCR's OVF flag: the counter wrapped at 40 bits (sticky until written 0). */
 		rc = pmu_rd(p, cccr->msr, &cv);
 		if (rc)
@@ -191,6 +201,75 @@ pmu_nb_read(struct pmu *p, const struct sched_slot *slots, unsigned n, unsigned 
 			rc = pmu_reg_set(p, cccr, cv & ~NB_CCCR_OVF);
 			if (rc)
 				return pmu_fail(p, rc, "writing", cccr->msr, true, err);
+		}
+	}
+	return 0;
+}
+
+/* Counter @c is another user's now: out of the disable and of the restore, with its counter. */
+static void
+nb_give_up(struct pmu *p, unsigned c)
+{
+	for (unsigned i = 0; i < p->n_disable; i++)
+		if (p->disable_seq[i].msr == nb_cccr_msr(c))
+			p->disable_seq[i].mask = 0;
+	p->nb_cccr[c].dirty = false;
+	p->nb_ctr[c].dirty = false;
+	p->occ.nb_busy |= 1u << c;	/* a later run may not program it */
+	p->lost_nb |= 1u << c;
+}
+
+int
+pmu_nb_find_taken(struct pmu *p, uint32_t *failed)
+{
+	uint64_t now, on, off;
+	int rc;
+
+	p->lost_nb = p->stopped_nb = 0;
+	for (unsigned c = 0; c < NB_COUNTERS; c++) {
+		struct pmu_reg *escr;
+		int x;
+
+		if (!(p->run_nb & (1u << c)))
+			continue;
+		on = off = 0;
+		if (!pmu_seq_written(p, nb_cccr_msr(c), &on, &off))
+			continue;
+		*failed = nb_cccr_msr(c);
+		rc = pmu_rd(p, nb_cccr_msr(c), &now);
+		if (rc)
+			return rc;
+		p->nb_cccr[c].cur = now;
+		p->nb_cccr[c].cur_known = true;
+		/* The OVF flag is the counter's own doing, not another user's. */
+		if ((now & ~NB_CCCR_OVF) != on && (now & ~NB_CCCR_OVF) != off) {
+			p->lost_nb_ctl[c] = now;
+			nb_give_up(p, c);
+			/* The ESCR its CCCR named is still ours unless rewritten too (below). */
+		} else if ((now & ~NB_CCCR_OVF) == off) {
+			p->stopped_nb |= 1u << c;
+		}
+		x = nb_escr_for(c, NB_CCCR_GET_SELECT(on));
+		if (x < 0)
+			continue;
+		escr = &p->nb_escr[x];
+		if (!escr->msr || !escr->dirty || !escr->cur_known)
+			continue;
+		*failed = escr->msr;
+		rc = pmu_rd(p, escr->msr, &now);
+		if (rc)
+			return rc;
+		if (now == escr->cur)
+			continue;
+		/* Another user's event on our ESCR: what the counter counted since is not the command's. */
+		escr->cur = now;
+		escr->dirty = false;
+		p->occ.nb_busy_escrs |= 1ull << x;
+		if (!(p->lost_nb & (1u << c))) {
+			p->lost_nb_ctl[c] = p->nb_cccr[c].cur;
+			p->stopped_nb &= ~(1u << c);
+			/* The counter is still ours to stop: the ESCR goes to that user as it is. */
+			p->lost_nb |= 1u << c;
 		}
 	}
 	return 0;

@@ -11,12 +11,8 @@
 #include "pmu/pmu_impl.h"
 #include "pmu/pmu_regs.h"
 
-/*
- * What the run's enable (@on) and disable (@off) write to @msr, from the
- * sequences; false when the enable does not write it (nothing to check).
- */
-static bool
-written(const struct pmu *p, uint32_t msr, uint64_t *on, uint64_t *off)
+bool
+pmu_seq_written(const struct pmu *p, uint32_t msr, uint64_t *on, uint64_t *off)
 {
 	bool found = false;
 
@@ -154,7 +150,7 @@ pmu_find_taken(struct pmu *p, uint32_t *failed)
 		if (!(p->run_gp & (1u << i)))
 			continue;
 		on = off = 0;
-		if (!written(p, msr_evtsel(i), &on, &off))
+		if (!pmu_seq_written(p, msr_evtsel(i), &on, &off))
 			continue;
 		*failed = msr_evtsel(i);
 		rc = pmu_rd(p, msr_evtsel(i), &now);
@@ -174,7 +170,7 @@ pmu_find_taken(struct pmu *p, uint32_t *failed)
 		}
 	}
 	on = off = 0;
-	if (p->run_fixed && written(p, MSR_IA32_FIXED_CTR_CTRL, &on, &off)) {
+	if (p->run_fixed && pmu_seq_written(p, MSR_IA32_FIXED_CTR_CTRL, &on, &off)) {
 		*failed = MSR_IA32_FIXED_CTR_CTRL;
 		rc = pmu_rd(p, MSR_IA32_FIXED_CTR_CTRL, &now);
 		if (rc)

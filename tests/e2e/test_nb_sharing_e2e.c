@@ -15,6 +15,8 @@
 #include <string.h>
 
 #include <cmocka.h>
+#include <jansson.h>
+
 #include "e2e_harness.h"
 
 #define IQ_COUNTER0	0x30cu
@@ -56,6 +58,15 @@ wrmsr_act(char *buf, size_t size, uint32_t msr, uint64_t value)
 {
 	snprintf(buf, size, "wrmsr:0x%x=0x%llx", msr, (unsigned long long)value);
 	return buf;
+}
+
+static json_t *
+event_of(json_t *root, unsigned i)
+{
+	json_t *e = json_array_get(json_object_get(root, "events"), i);
+
+	assert_non_null(e);
+	return e;
 }
 
 /*
@@ -104,11 +115,74 @@ test_one_thread_keeps_to_its_half(void **state)
 	e2e_machine_free(&m);
 }
 
+/*
+ * perf takes the counter pmustat counts on mid-run: on a NetBurst part
+ * without HT perf on the same CPU, on an HT core a tool on the sibling
+ * that programs thread 1's half. As on Intel, pmustat finds the CCCR is
+ * not what it wrote when it comes to stop the counter: that count is "not
+ * counted: counter taken by another user" (stderr and JSON), and perf's
+ * ESCR, CCCR and counter are left as perf has them, still counting; the
+ * other event, still pmustat's, is exact and its registers go back.
+ */
+static void
+test_counter_taken_mid_run(void **state)
+{
+	static const struct {
+		const char *model, *cpu;
+		uint32_t escr, counter, cccr;
+		uint64_t perf_escr;
+		uint64_t counted;	/* of the workload's 200 clocks after perf's writes, perf's counter's */
+	} cases[] = {
+		{ "netburst", "0", CRU_ESCR0, IQ_COUNTER0, IQ_CCCR0, PERF_ESCR, 200 },
+		/* Perf on CPU 0 counting thread 0's instructions through thread 1's ESCR: none of CPU 1's. */
+		{ "netburst-ht", "1", CRU_ESCR1, IQ_COUNTER2, IQ_CCCR2, PERF_ESCR, 0 },
+	};
+
+	NEED_CPUS_0_1();
+	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct e2e_machine m;
+		struct e2e_result r;
+		char a1[64], a2[64], a3[64], want[200];
+		json_t *root;
+
+		e2e_machine_new(&m, (const char *[]){ "--model", cases[i].model, "--cpus", "2", NULL });
+		e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", cases[i].cpu, "--json", "-e",
+			"instr_retired:NBOGUSNTAG,global_power_events", "--", m.workload, "--quiet", "--cpu",
+			cases[i].cpu, "--nb", "0x02:0x1:1*100", "--act",
+			wrmsr_act(a1, sizeof(a1), cases[i].escr, cases[i].perf_escr), "--act",
+			wrmsr_act(a2, sizeof(a2), cases[i].counter, PERF_COUNTER), "--act",
+			wrmsr_act(a3, sizeof(a3), cases[i].cccr, PERF_CCCR), "--nb", "0x02:0x1:1*200", "--nb",
+			"0x13:0x1:1*1000", NULL });
+		e2e_assert_status(&r, 0);
+		snprintf(want, sizeof(want), "another user (perf?) programmed %s during the run (MSR_%s = 0x%llx",
+			 cases[i].counter == IQ_COUNTER0 ? "IQ_COUNTER0" : "IQ_COUNTER2",
+			 cases[i].cccr == IQ_CCCR0 ? "IQ_CCCR0" : "IQ_CCCR2", PERF_CCCR);
+		e2e_assert_err_contains(&r, want);
+		root = json_loads(strstr(r.err, "{"), 0, NULL);
+		assert_non_null(root);
+		assert_true(json_is_null(json_object_get(event_of(root, 0), "value")));
+		assert_string_equal(json_string_value(json_object_get(event_of(root, 0), "status")),
+				    "not counted: counter taken by another user");
+		assert_int_equal(json_integer_value(json_object_get(event_of(root, 1), "value")), 1000);
+		json_decref(root);
+		e2e_result_free(&r);
+		/* perf's registers as perf left them, its counter still counting; pmustat's other counter back. */
+		assert_int_equal(e2e_msr(&m, 0, cases[i].escr), cases[i].perf_escr);
+		assert_int_equal(e2e_msr(&m, 0, cases[i].cccr), PERF_CCCR);
+		assert_int_equal(e2e_msr(&m, 0, cases[i].counter), PERF_COUNTER + cases[i].counted);
+		for (uint32_t c = 0x360; c < 0x360 + 18; c++)
+			if (c != cases[i].cccr)
+				assert_int_equal(e2e_msr(&m, 0, c), 0);
+		e2e_machine_free(&m);
+	}
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_one_thread_keeps_to_its_half),
+		cmocka_unit_test(test_counter_taken_mid_run),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);
