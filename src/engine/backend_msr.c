@@ -292,6 +292,8 @@ msr_begin(struct run_ctx *c, struct pmustat_error **err)
 	}
 	for (unsigned i = 0; c->o->verbose && i < s->n; i++)
 		verbose_plan(c, i);
+	for (unsigned i = 0; i < s->n; i++)
+		backend_nb_note_core_wide(c, i, s->cores[i].plan);
 	/* Before the journal: the counters' values are saved the way they are read after the run. */
 	for (unsigned i = 0; i < s->n; i++)
 		rdpmc = rdpmc && hw_rdpmc_probe(c->hw, s->cores[i].core) == 0;

@@ -7,7 +7,9 @@
 #include <string.h>
 
 #include "base/err.h"
+#include "events/event.h"
 #include "engine/backend_msr_nb.h"
+#include "engine/plan.h"
 #include "engine/plan_nb.h"
 #include "engine/run.h"
 #include "engine/target.h"
@@ -61,8 +63,38 @@ backend_nb_cores(struct run_ctx *c, struct pmustat_error **err)
 			return err_set(err, -EINVAL, "cores %d and %d: their CPUID says they are the same Hyper-Threading thread of one core; nothing was written",
 				       c->cores[i], nc[i].sibling);
 		nc[i].avoid = nc[i].caps.nb_thread ? NB_HALF_T0 : NB_HALF_T1;
+		/* Thread 0 counts the thread-independent events for both, once. */
+		nc[i].core_wide_on_sibling = nc[i].caps.nb_thread == 1;
 	}
 	return 0;
+}
+
+void
+backend_nb_plan_input(const struct run_ctx *c, unsigned i, struct plan_input *in)
+{
+	const struct nb_core *nc;
+
+	if (!c->nb_cores)
+		return;
+	nc = &c->nb_cores[i];
+	in->avoid_nb = nc->avoid;
+	in->avoid_nb_soft = nc->avoid_soft;
+	in->core_wide_on_sibling = nc->core_wide_on_sibling;
+	in->sibling_core = nc->sibling;
+}
+
+void
+backend_nb_note_core_wide(const struct run_ctx *c, unsigned i, const struct plan *plan)
+{
+	const struct nb_core *nc = c->nb_cores ? &c->nb_cores[i] : NULL;
+
+	if (!nc || nc->sibling < 0 || nc->sibling_listed >= 0)
+		return;
+	for (unsigned k = 0; k < plan->in.nevents; k++)
+		if ((plan->in.events[k].flags & EVENT_F_CORE_WIDE) && plan->slots[k].kind == SCHED_NB)
+			fprintf(stderr, "pmustat: note: core %d: %s is thread-independent: its counter counts the events of both Hyper-Threading threads of the core, so its count includes what ran on core %d (the sibling) too\n",
+				c->cores[i], plan->in.events[k].requested[0] ? plan->in.events[k].requested :
+				plan->in.events[k].name, nc->sibling);
 }
 
 uint32_t

@@ -11,6 +11,8 @@
 #include "events/cpu.h"
 
 struct hw;
+struct plan;
+struct plan_input;
 struct pmu_occupancy;
 struct pmustat_error;
 struct run_ctx;
@@ -22,6 +24,7 @@ struct nb_core {
 	int sibling_listed;		/* the sibling's index in c->cores, or -1 */
 	uint32_t avoid;			/* counters it leaves to its sibling (plan_input.avoid_nb) */
 	bool avoid_soft;		/* the sibling is not counted: avoid is a preference (avoid_nb_soft) */
+	bool core_wide_on_sibling;	/* thread 1 of a listed pair: the sibling counts the core-wide events */
 };
 
 /*
@@ -40,6 +43,22 @@ backend_nb_cores(struct run_ctx *c, struct pmustat_error **err);
 /* The counters core @i leaves to its sibling (0 without), and whether only by preference (*@soft). */
 uint32_t
 backend_nb_avoid(const struct run_ctx *c, unsigned i, bool *soft);
+
+/*
+ * Core @i's plan input, NetBurst part: the counters it leaves to its
+ * sibling and whether the sibling counts the core-wide (thread-independent)
+ * events for both. Nothing without a NetBurst PMU.
+ */
+void
+backend_nb_plan_input(const struct run_ctx *c, unsigned i, struct plan_input *in);
+
+/*
+ * Say on stderr what a core-wide (thread-independent) event of core @i's
+ * plan counts when its Hyper-Threading sibling is not listed: both
+ * threads' events, the sibling's included.
+ */
+void
+backend_nb_note_core_wide(const struct run_ctx *c, unsigned i, const struct plan *plan);
 
 /*
  * Who holds what on NetBurst core @core (of model @model), by reads only:

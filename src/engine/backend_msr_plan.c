@@ -48,7 +48,7 @@ make_plan_for(struct run_ctx *c, unsigned i, int core, const struct pmu_occupanc
 	memset(&in, 0, sizeof(in));
 	in.core = core;
 	in.caps = run_core_caps(c, i);
-	in.avoid_nb = backend_nb_avoid(c, i, &in.avoid_nb_soft);
+	backend_nb_plan_input(c, i, &in);
 	in.events = ev->hw;
 	in.nevents = ev->nhw;
 	in.pinned_run = ev->pinned_run;

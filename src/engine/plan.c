@@ -214,6 +214,10 @@ plan_event_note(const struct plan *p, unsigned k, char *buf, size_t size)
 	int f = e->fixed;
 
 	buf[0] = '\0';
+	if (s->kind == SCHED_NONE && (e->flags & EVENT_F_CORE_WIDE) && p->in.core_wide_on_sibling) {
+		snprintf(buf, size, "both threads' count is core %d's", p->in.sibling_core);
+		return buf;
+	}
 	if (f < 0 || f >= PMU_MAX_FIXED || s->kind != SCHED_GP)
 		return buf;
 	if (!(p->in.caps->fixed_mask & (1u << f)))

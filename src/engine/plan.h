@@ -54,6 +54,13 @@ struct plan_input {
 	 */
 	uint32_t avoid_nb;
 	bool avoid_nb_soft;
+	/*
+	 * The listed core sibling_core (this one's Hyper-Threading sibling)
+	 * counts the EVENT_F_CORE_WIDE events for both threads: they are left
+	 * out here (SCHED_NONE), so that the pair counts each once.
+	 */
+	bool core_wide_on_sibling;
+	int sibling_core;
 };
 
 struct plan {

@@ -29,7 +29,7 @@ plan_nb_event_from(const struct nb_event *nb, struct event *out)
 	out->os = nb->os;
 	out->fixed = -1;
 	out->gp_mask = 0;
-	out->flags = EVENT_F_NETBURST;
+	out->flags = EVENT_F_NETBURST | (nb->thread_independent ? EVENT_F_CORE_WIDE : 0);
 	out->nb_mask = nb->mask;
 	out->nb_escrs = nb->escrs;
 	out->nb_compare = nb->compare;
@@ -44,6 +44,7 @@ plan_nb_event_to(const struct event *e, struct nb_event *out)
 	out->event_select = e->code;
 	out->mask = e->nb_mask;
 	out->escrs = e->nb_escrs;
+	out->thread_independent = e->flags & EVENT_F_CORE_WIDE;
 	out->usr = e->usr;
 	out->os = e->os;
 	out->compare = e->nb_compare;
@@ -117,7 +118,7 @@ to_program(const struct nb_run_writes *w, const struct sched_slot *slots, unsign
 	prog->run = run;
 	prog->mode = PMU_ENABLE_PER_COUNTER;
 	for (unsigned k = 0; k < n; k++)
-		if (slots[k].run == run)
+		if (slots[k].run == run && slots[k].kind == SCHED_NB)
 			prog->nb |= 1u << slots[k].index;
 	for (unsigned i = 0; i < w->n_program && prog->nprogram < PMU_PROGRAM_MAX; i++)
 		prog->program[prog->nprogram++] = (struct pmu_write){ w->program[i].msr, UINT64_MAX,
@@ -140,28 +141,33 @@ plan_nb_make(struct plan *p, struct pmustat_error **err)
 	uint64_t escrs_free = ~in->occ.nb_busy_escrs;
 	struct nb_event *ev;
 	struct nb_slot *ns;
-	unsigned bad = 0;
+	unsigned *of, n = 0, bad = 0;
 	char busy[2048];
 	int rc;
 
 	ev = calloc(in->nevents ? in->nevents : 1, sizeof(*ev));
 	ns = calloc(in->nevents ? in->nevents : 1, sizeof(*ns));
-	if (!ev || !ns) {
+	of = calloc(in->nevents ? in->nevents : 1, sizeof(*of));
+	if (!ev || !ns || !of) {
 		free(ev);
 		free(ns);
+		free(of);
 		return err_set(err, -ENOMEM, "out of memory");
 	}
-	for (unsigned k = 0; k < in->nevents; k++)
-		plan_nb_event_to(&in->events[k], &ev[k]);
+	/* The events the sibling thread counts for both are not programmed here (core_wide_on_sibling). */
+	for (unsigned k = 0; k < in->nevents; k++) {
+		if (in->core_wide_on_sibling && (in->events[k].flags & EVENT_F_CORE_WIDE))
+			continue;
+		of[n] = k;
+		plan_nb_event_to(&in->events[k], &ev[n++]);
+	}
 	p->nruns = 0;
-	rc = in->nevents ? nb_sched_plan(ev, in->nevents, caps->nb_model, counters_free, escrs_free, ns,
-					 &p->nruns, &bad, err) : 0;
+	rc = n ? nb_sched_plan(ev, n, caps->nb_model, counters_free, escrs_free, ns, &p->nruns, &bad, err) : 0;
 	/* The sibling's half, only preferred while it is not counted: an event that fits only there takes it. */
 	if (rc == -ENOSPC && in->avoid_nb && in->avoid_nb_soft) {
 		err_clear(err);
 		counters_free |= in->avoid_nb & ~in->occ.nb_busy;
-		rc = nb_sched_plan(ev, in->nevents, caps->nb_model, counters_free, escrs_free, ns, &p->nruns, &bad,
-				   err);
+		rc = nb_sched_plan(ev, n, caps->nb_model, counters_free, escrs_free, ns, &p->nruns, &bad, err);
 	}
 	if (rc == -ENOSPC && (in->occ.nb_busy || in->occ.nb_busy_escrs)) {
 		busy_text(in, busy, sizeof(busy));
@@ -177,6 +183,9 @@ plan_nb_make(struct plan *p, struct pmustat_error **err)
 		rc = err_set(err, -E2BIG,
 			     "core %d: the %u events need %u runs of the command (two events on one ESCR, or more than its counters) and --no-rerun forbids that; count fewer events",
 			     in->core, in->nevents, p->nruns);
+	/* Every event left to the sibling: one run all the same, with nothing to write, beside the sibling's. */
+	if (rc == 0 && in->nevents && !p->nruns)
+		p->nruns = 1;
 	if (rc == 0) {
 		p->runs = calloc(p->nruns ? p->nruns : 1, sizeof(*p->runs));
 		p->nb_runs = calloc(p->nruns ? p->nruns : 1, sizeof(*p->nb_runs));
@@ -184,14 +193,17 @@ plan_nb_make(struct plan *p, struct pmustat_error **err)
 			rc = err_set(err, -ENOMEM, "out of memory");
 	}
 	for (unsigned k = 0; rc == 0 && k < in->nevents; k++)
-		p->slots[k] = (struct sched_slot){ SCHED_NB, ns[k].counter, ns[k].run, ns[k].escr };
+		p->slots[k] = (struct sched_slot){ SCHED_NONE, 0, 0, 0 };
+	for (unsigned j = 0; rc == 0 && j < n; j++)
+		p->slots[of[j]] = (struct sched_slot){ SCHED_NB, ns[j].counter, ns[j].run, ns[j].escr };
 	for (unsigned r = 0; rc == 0 && r < p->nruns; r++) {
-		rc = nb_encode_run(ev, ns, in->nevents, r, &target, &p->nb_runs[r], err);
+		rc = nb_encode_run(ev, ns, n, r, &target, &p->nb_runs[r], err);
 		if (rc == 0)
 			to_program(&p->nb_runs[r], p->slots, in->nevents, r, &p->runs[r]);
 	}
 	free(ev);
 	free(ns);
+	free(of);
 	return rc;
 }
 
@@ -246,7 +258,10 @@ plan_nb_print(const struct plan *p, const char *cpu, const char *const *names, F
 			const struct sched_slot *s = &p->slots[k];
 			const struct nb_escr *x = nb_escr_get(s->escr);
 
-			if (s->run == r)
+			if (s->kind == SCHED_NONE && r == 0 && in->core_wide_on_sibling)
+				fprintf(out, "  %-32s counted on core %d for both Hyper-Threading threads (thread-independent)\n",
+					names[k], in->sibling_core);
+			else if (s->run == r && s->kind == SCHED_NB)
 				fprintf(out, "  %-32s %s via %s\n", names[k], nb_counter_name(s->index), x ? x->name : "?");
 		}
 		fprintf(out, "  program, counting off:\n");

@@ -37,6 +37,13 @@ enum event_flag {
 	 * on these (no counter, no encoding; requested is the spelling).
 	 */
 	EVENT_F_OTHER_CORE_TYPE	= 1u << 8,
+	/*
+	 * Its counter counts the events of every hardware thread of the core,
+	 * whichever thread programs it (NetBurst's thread-independent events
+	 * under Hyper-Threading): with two threads of a core listed it is
+	 * counted on one of them only, for both.
+	 */
+	EVENT_F_CORE_WIDE	= 1u << 9,
 };
 
 struct event {

@@ -67,6 +67,8 @@ print_long(FILE *out, const struct nb_event_desc *d)
 	}
 	if (d->needs_tagging)
 		fprintf(out, "        needs at-retirement tagging: pmustat cannot count it\n");
+	if (d->thread_independent)
+		fprintf(out, "        thread-independent: with Hyper-Threading it counts both threads' events\n");
 	if (d->note)
 		fprintf(out, "        note: %s\n", d->note);
 }

@@ -163,6 +163,7 @@ parse_term(const struct nb_table *t, unsigned model, char *term, struct nb_event
 	ev->event_select = d->event_select;
 	ev->mask = m.mask;
 	ev->escrs = d->escrs;
+	ev->thread_independent = d->thread_independent;
 	ev->usr = m.ring_given ? m.u : true;
 	ev->os = m.ring_given && m.k;
 	ev->threshold = (uint8_t)m.threshold;

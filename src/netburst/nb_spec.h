@@ -50,6 +50,7 @@ struct nb_event {
 	uint8_t event_select;	/* ESCR[30:25] */
 	uint16_t mask;		/* ESCR[24:9] */
 	uint64_t escrs;		/* ESCRs that may select it (bit i: nb_escr_get(i)) */
+	bool thread_independent;	/* counts both HT threads' events (nb_event_desc's) */
 	bool usr, os;
 
 	/* CCCR filter; compare is set whenever one of the others was asked for. */

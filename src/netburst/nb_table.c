@@ -180,7 +180,8 @@ parse_event(json_t *ev, struct nb_event_desc *d, struct nb_mask *masks)
 		what = parse_masks(ev, d, masks);
 	if (what)
 		return what;
-	if (!flag(ev, "ar", &d->at_retirement) || !flag(ev, "tag", &d->needs_tagging))
+	if (!flag(ev, "ar", &d->at_retirement) || !flag(ev, "tag", &d->needs_tagging) ||
+	    !flag(ev, "ti", &d->thread_independent))
 		return "a flag (\"ar\", \"tag\") is not 1";
 	if (models) {
 		if (!json_is_array(models) || json_array_size(models) == 0)

@@ -42,6 +42,12 @@ struct nb_event_desc {
 	 * tagging, so these are listed but refused.
 	 */
 	bool needs_tagging;
+	/*
+	 * The SDM's thread-independent (TI) events: with Hyper-Threading the
+	 * counter counts both logical processors' events, whatever the ESCR's
+	 * T0/T1 bits say (Linux's p4 "shared").
+	 */
+	bool thread_independent;
 	uint16_t models;		/* bit m: model m has it; 0: every model */
 };
 

@@ -177,12 +177,86 @@ test_counter_taken_mid_run(void **state)
 	}
 }
 
+/* The value of -A's CSV row "CPU<cpu>,VALUE,,EVENT," (or, @cpu < 0, the sum's "VALUE,,EVENT,") in @out. */
+static unsigned long long
+row_value(const char *out, int cpu, const char *event)
+{
+	char prefix[32] = "", want[200];
+
+	if (cpu >= 0)
+		snprintf(prefix, sizeof(prefix), "CPU%d,", cpu);
+	snprintf(want, sizeof(want), ",,%s,", event);
+	for (const char *line = out; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+		const char *v = line + strlen(prefix), *nl = strchr(line, '\n'), *ev = strstr(line, want);
+
+		if (strncmp(line, prefix, strlen(prefix)) == 0 && ev && (!nl || ev < nl) && *v >= '0' && *v <= '9')
+			return strtoull(v, NULL, 10);
+	}
+	fail_msg("no row %d %s in:\n%s", cpu, event, out);
+	return 0;
+}
+
+/*
+ * A thread-independent event (the SDM's TI events; x87_FP_uop) on both
+ * threads of a core (-C 0,1): its counter counts both threads' uops
+ * whatever the T0/T1 bits say, so programming it on each thread counted
+ * every uop twice (600 for 300). pmustat counts it once, on thread 0,
+ * for the pair: the sum is the 300 uops, CPU 1's line says where its
+ * count is; a thread-specific event (instr_retired) still counts per
+ * thread. One thread alone (-C 1) counts both threads' uops, as the SDM
+ * has it, and says so.
+ */
+static void
+test_thread_independent_counted_once(void **state)
+{
+	struct e2e_machine m;
+	struct e2e_result r;
+
+	NEED_CPUS_0_1();
+	e2e_machine_new(&m, (const char *[]){ "--model", "netburst-ht", "--cpus", "2", NULL });
+	/* 150 x87 uops and 50 instructions on each thread. */
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", "0,1", "-x,", "-e", "x87_FP_uop,instr_retired:NBOGUSNTAG",
+		"--", m.workload, "--quiet", "--threads", "2", "--spread", "--nb", "0x04:0x8000:1*150", "--nb",
+		"0x02:0x1:1*50", NULL });
+	e2e_assert_status(&r, 0);
+	assert_int_equal(row_value(r.err, -1, "x87_FP_uop:u"), 300);
+	assert_int_equal(row_value(r.err, -1, "instr_retired:NBOGUSNTAG:u"), 100);
+	e2e_result_free(&r);
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", "0,1", "-A", "-x,", "-e",
+		"x87_FP_uop,instr_retired:NBOGUSNTAG", "--", m.workload, "--quiet", "--threads", "2", "--spread",
+		"--nb", "0x04:0x8000:1*150", "--nb", "0x02:0x1:1*50", NULL });
+	e2e_assert_status(&r, 0);
+	assert_int_equal(row_value(r.err, 0, "x87_FP_uop:u"), 300);
+	assert_int_equal(row_value(r.err, 1, "x87_FP_uop:u"), 0);
+	assert_int_equal(row_value(r.err, 0, "instr_retired:NBOGUSNTAG:u"), 50);
+	assert_int_equal(row_value(r.err, 1, "instr_retired:NBOGUSNTAG:u"), 50);
+	e2e_result_free(&r);
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", "0,1", "-A", "-e", "x87_FP_uop", "--", "true", NULL });
+	e2e_assert_status(&r, 0);
+	e2e_assert_err_contains(&r, "both threads' count is core 0's");
+	e2e_result_free(&r);
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", "0,1", "--dry-run", "-e", "x87_FP_uop", "--", "true",
+		NULL });
+	e2e_assert_status(&r, 0);
+	e2e_assert_err_contains(&r, "counted on core 0 for both Hyper-Threading threads");
+	e2e_result_free(&r);
+	/* One thread: both threads' uops, and a note that says so. */
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", "1", "-x,", "-e", "x87_FP_uop", "--", m.workload,
+		"--quiet", "--threads", "2", "--spread", "--nb", "0x04:0x8000:1*150", NULL });
+	e2e_assert_status(&r, 0);
+	assert_int_equal(row_value(r.err, -1, "x87_FP_uop:u"), 300);
+	e2e_assert_err_contains(&r, "core 1: x87_FP_uop is thread-independent: its counter counts the events of both Hyper-Threading threads of the core, so its count includes what ran on core 0");
+	e2e_result_free(&r);
+	e2e_machine_free(&m);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_one_thread_keeps_to_its_half),
 		cmocka_unit_test(test_counter_taken_mid_run),
+		cmocka_unit_test(test_thread_independent_counted_once),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);

@@ -253,6 +253,47 @@ emu_nb_rdpmc(const struct emu_pmu *pmu, unsigned cpu, uint32_t ecx, uint64_t *va
 	return 0;
 }
 
+/*
+ * The thread-independent (TI) events, by ESCR unit and event select: the
+ * SDM's table "Event Mask Qualification for Logical Processors" (vol. 3B,
+ * 19-34), written here from that table, not from pmustat's events file.
+ */
+static const struct {
+	const char *unit;
+	uint8_t sel;
+} ti_events[] = {
+	{ "FIRM", 0x34 },	/* SSE_input_assist */
+	{ "FIRM", 0x02 },	/* 64bit_MMX_uop */
+	{ "FIRM", 0x0c },	/* packed_DP_uop */
+	{ "FIRM", 0x08 },	/* packed_SP_uop */
+	{ "FIRM", 0x0e },	/* scalar_DP_uop */
+	{ "FIRM", 0x0a },	/* scalar_SP_uop */
+	{ "FIRM", 0x1a },	/* 128bit_MMX_uop */
+	{ "FIRM", 0x04 },	/* x87_FP_uop */
+	{ "FIRM", 0x2e },	/* x87_SIMD_moves_uop */
+	{ "FSB", 0x17 },	/* FSB_data_activity */
+	{ "PMH", 0x01 },	/* page_walk_type */
+	{ "TC", 0x01 },		/* TC_deliver_mode */
+	{ "DAC", 0x05 },	/* WC_Buffer */
+};
+
+/* Whether ESCR @msr selecting event @sel selects a thread-independent event. */
+static bool
+thread_independent(uint32_t msr, unsigned sel)
+{
+	static const struct escr_unit *const groups[] = { bpu_group, ms_group, flame_group, iq_group };
+	const char *unit = NULL;
+
+	for (unsigned g = 0; g < 4 && !unit; g++)
+		for (unsigned i = 0; i < 8 && !unit; i++)
+			if (groups[g][i].unit && (groups[g][i].msr == msr || groups[g][i].msr + 1u == msr))
+				unit = groups[g][i].unit;
+	for (unsigned i = 0; unit && i < sizeof(ti_events) / sizeof(ti_events[0]); i++)
+		if (strcmp(ti_events[i].unit, unit) == 0 && ti_events[i].sel == sel)
+			return true;
+	return false;
+}
+
 /* Whether counter @c's ESCR passes this clock's event to it. */
 static bool
 selected(const struct emu_nb_regs *r, const struct emu_core_type *t, unsigned c, unsigned sel,
@@ -265,6 +306,9 @@ selected(const struct emu_nb_regs *r, const struct emu_core_type *t, unsigned c,
 	escr = r->escr[msr - EMU_NB_ESCR_BASE];
 	/* USR for ring > 0, OS for ring 0; T0 bits 3:2, T1 bits 1:0. */
 	priv = (ring == 0 ? 2u : 1u) << (thread == 0 ? 2 : 0);
+	/* A TI event counts for both logical processors, whichever thread's bits are set. */
+	if (t->nb_ht && thread_independent(msr, sel))
+		priv = ring == 0 ? 0xau : 0x5u;
 	return ((escr >> 25) & 0x3f) == sel && ((escr >> 9) & 0xffff & mask) && (escr & priv);
 }
 

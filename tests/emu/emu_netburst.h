@@ -33,6 +33,12 @@
  *    a mask bit in common with @mask, and has the privilege bit of the
  *    calling thread (T0_USR/T0_OS bits 2/3, T1_USR/T1_OS bits 0/1; USR
  *    for ring > 0), and 0 otherwise.
+ *  - Thread-independent events (the SDM's table "Event Mask Qualification
+ *    for Logical Processors": the 13 TI events, x87_FP_uop, packed_SP_uop,
+ *    ..., by ESCR unit and event select): with HT the counter counts the
+ *    event on either logical processor, whatever the T0/T1 bits say; the
+ *    ESCR's USR/OS bit of either thread qualifies the ring (the choice:
+ *    the SDM says only that TI events are not qualified by thread).
  *  - Filtering ("Filtering Events"): without the compare flag a counter
  *    adds its input every clock. With it, the threshold comparison's
  *    output is true when input > threshold, or, with complement, when

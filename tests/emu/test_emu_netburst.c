@@ -386,6 +386,33 @@ test_ht_threads(void **state)
 }
 
 /*
+ * HT and a thread-independent event (x87_FP_uop on FIRM_ESCR0, event
+ * select 4): one counter with thread 0's USR bit counts both threads'
+ * uops; a thread-specific one (instr_retired on CRU_ESCR0) keeps to its
+ * thread. The ring still qualifies: kernel uops
+ * are not counted with USR bits only. Without HT nothing changes.
+ */
+static void
+test_ht_thread_independent(void **state)
+{
+	struct emu_pmu *pmu = new_pmu(EMU_MODEL_NETBURST_HT, 2);
+	const uint32_t firm_escr0 = 0x3a4, flame_cccr0 = 0x368, flame_counter0 = 0x308;
+
+	(void)state;
+	wr(pmu, 0, firm_escr0, 0x04u << 25 | 0x8000u << 9 | 1u << 2);	/* x87_FP_uop:ALL, T0_USR */
+	wr(pmu, 0, flame_cccr0, 1u << 12 | 1u << 13 | 3u << 16);
+	wr(pmu, 0, CRU_ESCR0, ESCR_INSTR_T0U);
+	wr(pmu, 0, IQ_CCCR0, CCCR_CRU0_ON);
+	assert_int_equal(emu_nb_clocks(pmu, 0, 0x04, 0x8000, 3, 1, 100), 0);
+	assert_int_equal(emu_nb_clocks(pmu, 1, 0x04, 0x8000, 3, 1, 200), 0);
+	assert_int_equal(emu_nb_clocks(pmu, 1, 0x04, 0x8000, 0, 1, 50), 0);	/* kernel */
+	assert_int_equal(emu_nb_clocks(pmu, 1, 0x02, 0x1, 3, 1, 30), 0);
+	assert_int_equal(rd(pmu, 0, flame_counter0), 300);
+	assert_int_equal(rd(pmu, 0, IQ_COUNTER0), 0);
+	emu_pmu_free(pmu);
+}
+
+/*
  * --ht-split: CPUs k and k + N/2 are one core's threads (Linux's numbering
  * on many machines): CPUs 0 and 2 of 4 share a register file, CPU 1 is
  * another core; APIC IDs 0, 2, 1, 3 (bit 0 the thread); an odd CPU count
@@ -552,6 +579,7 @@ main(void)
 		cmocka_unit_test(test_wrap_and_ovf),
 		cmocka_unit_test(test_rdpmc),
 		cmocka_unit_test(test_ht_threads),
+		cmocka_unit_test(test_ht_thread_independent),
 		cmocka_unit_test(test_cpuid_threads),
 		cmocka_unit_test(test_other_pmus),
 		cmocka_unit_test(test_actions),

@@ -19,7 +19,12 @@ GROUPS = {
     "FLAME": {1: "FIRM", 0: "FLAME", 5: "DAC", 2: "SAAT", 3: "U2L"},
     "IQ": {4: "CRU01", 5: "CRU23", 6: "CRU45", 0: "IQ", 2: "RAT", 3: "SSU", 1: "ALF"},
 }
-EVENT_KEYS = {"n", "d", "es", "escr", "cs", "m", "dm", "ar", "tag", "models", "note"}
+EVENT_KEYS = {"n", "d", "es", "escr", "cs", "m", "dm", "ar", "tag", "ti", "models", "note"}
+# The thread-independent (TI) events of the SDM's table "Event Mask
+# Qualification for Logical Processors" (vol. 3B, 19-34); every other is TS.
+TI_EVENTS = {"sse_input_assist", "64bit_mmx_uop", "packed_dp_uop", "packed_sp_uop", "scalar_dp_uop",
+             "scalar_sp_uop", "128bit_mmx_uop", "x87_fp_uop", "x87_simd_moves_uop", "fsb_data_activity",
+             "page_walk_type", "tc_deliver_mode", "wc_buffer"}
 problems = []
 
 
@@ -74,6 +79,9 @@ def main():
             problems.append("%s: default masks %s" % (where, e["dm"]))
         if e.get("tag") and not e.get("ar"):
             problems.append("%s: tagging outside the at-retirement table" % where)
+        if bool(e.get("ti")) != (e["n"].lower() in TI_EVENTS):
+            problems.append("%s: ti %r, the SDM says %s" % (where, e.get("ti"),
+                            "TI" if e["n"].lower() in TI_EVENTS else "TS"))
     byname = {e["n"].lower(): e for e in doc["events"]}
     for a in doc["aliases"]:
         parts = a["a"].split(":")
