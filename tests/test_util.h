@@ -9,6 +9,7 @@
 
 #include "events/cpu.h"
 #include "events/event.h"
+#include "events/event_kind.h"
 
 /* A user-only GP event: code/umask, allowed on @gp_mask. */
 static inline struct event
@@ -24,6 +25,8 @@ test_event(const char *name, uint8_t code, uint8_t umask, uint32_t gp_mask)
 	e.usr = true;
 	e.fixed = -1;
 	e.gp_mask = gp_mask;
+	/* As the resolver sets it (event_spec.c). */
+	e.kind = event_kind_of_encoding(&e);
 	return e;
 }
 
@@ -34,6 +37,7 @@ test_fixed_event(const char *name, int fixed, uint8_t code, uint8_t umask, uint3
 	struct event e = test_event(name, code, umask, gp_mask);
 
 	e.fixed = fixed;
+	e.kind = event_kind_of_encoding(&e);
 	return e;
 }
 

@@ -30,6 +30,7 @@ plan_nb_event_from(const struct nb_event *nb, struct event *out)
 	out->fixed = -1;
 	out->gp_mask = 0;
 	out->flags = EVENT_F_NETBURST | (nb->thread_independent ? EVENT_F_CORE_WIDE : 0);
+	out->kind = nb->kind;
 	out->nb_mask = nb->mask;
 	out->nb_escrs = nb->escrs;
 	out->nb_compare = nb->compare;

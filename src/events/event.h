@@ -46,10 +46,27 @@ enum event_flag {
 	EVENT_F_CORE_WIDE	= 1u << 9,
 };
 
+/*
+ * What an event counts, in words every PMU family shares (Linux's
+ * event_map idea: perf's generic hardware events), set by the family's
+ * resolver from its own encodings, so that the ratios (report/ratios.c)
+ * need no event code of any family.
+ */
+enum event_kind {
+	EVENT_KIND_OTHER = 0,
+	EVENT_KIND_CYCLES,		/* core clock cycles */
+	EVENT_KIND_INSTRUCTIONS,	/* instructions retired */
+	EVENT_KIND_BRANCHES,		/* branch instructions retired */
+	EVENT_KIND_BRANCH_MISSES,	/* mispredicted branches retired */
+	EVENT_KIND_CACHE_REFERENCES,	/* last-level cache references */
+	EVENT_KIND_CACHE_MISSES,	/* last-level cache misses */
+};
+
 struct event {
 	/* As resolved (canonical, e.g. "LONGEST_LAT_CACHE.MISS") and as typed. */
 	char name[EVENT_NAME_MAX];
 	char requested[EVENT_NAME_MAX];
+	enum event_kind kind;
 
 	/* IA32_PERFEVTSELx fields; EN and INT are the programmer's business. */
 	uint8_t code;

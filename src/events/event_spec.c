@@ -24,6 +24,7 @@
 #include "events/sw_events.h"
 #include "base/strbuf.h"
 #include "base/err.h"
+#include "events/event_kind.h"
 #include "events/event_resolve.h"
 
 static const char *
@@ -310,6 +311,7 @@ parse_term_body(struct parse_ctx *ctx, const char *text, struct event *ev)
 	}
 	if (!ev->usr && !ev->os)
 		return spec_fail(ctx, "event '%s' counts in neither user nor kernel mode", text);
+	ev->kind = event_kind_of_encoding(ev);
 	return 0;
 }
 

@@ -113,6 +113,35 @@ parse_mod(const struct nb_event_desc *d, const char *term, const char *mod, stru
 	return 0;
 }
 
+/*
+ * The generic kind of event @d with @mask: that of the table's alias of
+ * the kind's perf name (cycles = global_power_events:RUNNING, ...: Linux
+ * p4's event map) when it names the same event and masks, unfiltered.
+ */
+static enum event_kind
+kind_of(const struct nb_table *t, const struct nb_event_desc *d, uint16_t mask, bool compare)
+{
+	static const struct {
+		const char *alias;
+		enum event_kind kind;
+	} kinds[] = {
+		{ "cycles", EVENT_KIND_CYCLES },
+		{ "instructions", EVENT_KIND_INSTRUCTIONS },
+		{ "branches", EVENT_KIND_BRANCHES },
+		{ "branch-misses", EVENT_KIND_BRANCH_MISSES },
+		{ "cache-references", EVENT_KIND_CACHE_REFERENCES },
+		{ "cache-misses", EVENT_KIND_CACHE_MISSES },
+	};
+
+	for (size_t i = 0; !compare && i < sizeof(kinds) / sizeof(kinds[0]); i++) {
+		const struct nb_alias *a = nb_table_find_alias(t, kinds[i].alias);
+
+		if (a && a->event == d && a->mask == mask)
+			return kinds[i].kind;
+	}
+	return EVENT_KIND_OTHER;
+}
+
 /* Resolve one term (a NUL-terminated copy that may be cut up). */
 static int
 parse_term(const struct nb_table *t, unsigned model, char *term, struct nb_event *ev,
@@ -170,6 +199,7 @@ parse_term(const struct nb_table *t, unsigned model, char *term, struct nb_event
 	ev->complement = m.complement;
 	ev->edge = m.edge;
 	ev->compare = m.threshold_given || m.complement || m.edge;
+	ev->kind = kind_of(t, d, ev->mask, ev->compare);
 	/*
 	 * The canonical name is itself a term that resolves to this event:
 	 * event, masks and filters (the ring, as for every PMU, is not part of it).

@@ -51,6 +51,7 @@ struct nb_event {
 	uint16_t mask;		/* ESCR[24:9] */
 	uint64_t escrs;		/* ESCRs that may select it (bit i: nb_escr_get(i)) */
 	bool thread_independent;	/* counts both HT threads' events (nb_event_desc's) */
+	enum event_kind kind;	/* cycles, instructions, ...: the table's alias of that name, unfiltered */
 	bool usr, os;
 
 	/* CCCR filter; compare is set whenever one of the others was asked for. */

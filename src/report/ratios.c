@@ -1,6 +1,8 @@
 /*
- * ratios.c - see ratios.h. The events are recognised by their encoding,
- * whatever name was typed (instructions, INST_RETIRED.ANY, r00c0).
+ * ratios.c - see ratios.h. The events are recognised by their generic
+ * kind (event.h), which each PMU family's resolver sets from its own
+ * encodings, whatever name was typed (instructions, INST_RETIRED.ANY,
+ * r00c0, instr_retired).
  */
 #include <stddef.h>
 
@@ -10,44 +12,37 @@
 static bool
 is_instructions(const struct event *e)
 {
-	return e->fixed == 0 || (e->code == 0xc0 && e->umask == 0x00);
+	return e->kind == EVENT_KIND_INSTRUCTIONS;
 }
 
 static bool
 is_core_cycles(const struct event *e)
 {
-	return e->fixed == 1 || (e->code == 0x3c && e->umask == 0x00);
+	return e->kind == EVENT_KIND_CYCLES;
 }
 
 static bool
 is_branches(const struct event *e)
 {
-	return e->code == 0xc4 && e->umask == 0x00 && e->fixed < 0;
+	return e->kind == EVENT_KIND_BRANCHES;
 }
 
 static bool
 is_branch_misses(const struct event *e)
 {
-	return e->code == 0xc5 && e->umask == 0x00 && e->fixed < 0;
-}
-
-/* The architectural LLC events (cache-references, cache-misses), plain. */
-static bool
-is_llc(const struct event *e, unsigned umask)
-{
-	return e->code == 0x2e && e->umask == umask && e->fixed < 0 && !e->cmask && !e->inv && !e->edge;
+	return e->kind == EVENT_KIND_BRANCH_MISSES;
 }
 
 static bool
 is_cache_misses(const struct event *e)
 {
-	return is_llc(e, 0x41);
+	return e->kind == EVENT_KIND_CACHE_MISSES;
 }
 
 static bool
 is_cache_references(const struct event *e)
 {
-	return is_llc(e, 0x4f);
+	return e->kind == EVENT_KIND_CACHE_REFERENCES;
 }
 
 static const struct ratio ratios[] = {

@@ -406,6 +406,41 @@ test_ht_sibling_journal_recovered(void **state)
 	e2e_machine_free(&m);
 }
 
+/*
+ * The human table's ratios, as on Intel: the NetBurst events of the kinds
+ * cycles and instructions (the table's aliases' events, by any spelling)
+ * give "insn per cycle", branches and branch misses "% of all branches";
+ * a filtered instr_retired is no "instructions" any more.
+ */
+static void
+test_ratios(void **state)
+{
+	struct e2e_machine m;
+	struct e2e_result r;
+
+	(void)state;
+	e2e_machine_new(&m, (const char *[]){ "--model", "netburst", "--cpus", "1", NULL });
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", "0", "-e",
+		"instr_retired,global_power_events,branches,mispred_branch_retired", "--", m.workload, "--nb",
+		"0x02:0x3:1*2000", "--nb", "0x13:0x1:1*1000", "--nb", "0x06:0xf:1*400", "--nb", "0x03:0x1:1*40",
+		NULL });
+	e2e_assert_status(&r, 0);
+	e2e_assert_err_contains(&r, "2.00  insn per cycle");
+	e2e_assert_err_contains(&r, "10.00% of all branches");
+	e2e_result_free(&r);
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", "0", "-e", "instructions,cycles", "--", m.workload, "--nb",
+		"0x02:0x3:1*3000", "--nb", "0x13:0x1:1*1000", NULL });
+	e2e_assert_status(&r, 0);
+	e2e_assert_err_contains(&r, "3.00  insn per cycle");
+	e2e_result_free(&r);
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", "0", "-e", "instr_retired:threshold=0,cycles", "--",
+		m.workload, "--nb", "0x02:0x3:1*3000", "--nb", "0x13:0x1:1*1000", NULL });
+	e2e_assert_status(&r, 0);
+	assert_null(strstr(r.err, "insn per cycle"));
+	e2e_result_free(&r);
+	e2e_machine_free(&m);
+}
+
 /* Software events count beside NetBurst ones; the perf backend is refused for these. */
 static void
 test_software_events_and_perf_backend(void **state)
@@ -498,6 +533,7 @@ main(void)
 		cmocka_unit_test(test_state_decodes_counters),
 		cmocka_unit_test(test_ht_sibling_journal_recovered),
 		cmocka_unit_test(test_software_events_and_perf_backend),
+		cmocka_unit_test(test_ratios),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
