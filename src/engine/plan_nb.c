@@ -15,45 +15,6 @@
 #include "netburst/nb_sched.h"
 #include "netburst/nb_spec.h"
 
-void
-plan_nb_event_from(const struct nb_event *nb, struct event *out)
-{
-	memset(out, 0, sizeof(*out));
-	snprintf(out->name, sizeof(out->name), "%s", nb->name);
-	snprintf(out->requested, sizeof(out->requested), "%s", nb->requested);
-	out->code = nb->event_select;
-	out->cmask = nb->threshold;
-	out->inv = nb->complement;
-	out->edge = nb->edge;
-	out->usr = nb->usr;
-	out->os = nb->os;
-	out->fixed = -1;
-	out->gp_mask = 0;
-	out->flags = EVENT_F_NETBURST | (nb->thread_independent ? EVENT_F_CORE_WIDE : 0);
-	out->kind = nb->kind;
-	out->nb_mask = nb->mask;
-	out->nb_escrs = nb->escrs;
-	out->nb_compare = nb->compare;
-}
-
-void
-plan_nb_event_to(const struct event *e, struct nb_event *out)
-{
-	memset(out, 0, sizeof(*out));
-	snprintf(out->name, sizeof(out->name), "%s", e->name);
-	snprintf(out->requested, sizeof(out->requested), "%s", e->requested);
-	out->event_select = e->code;
-	out->mask = e->nb_mask;
-	out->escrs = e->nb_escrs;
-	out->thread_independent = e->flags & EVENT_F_CORE_WIDE;
-	out->usr = e->usr;
-	out->os = e->os;
-	out->compare = e->nb_compare;
-	out->complement = e->inv;
-	out->edge = e->edge;
-	out->threshold = e->cmask;
-}
-
 uint64_t
 plan_nb_escrs_alone(const struct pmu_occupancy *occ)
 {
@@ -160,7 +121,7 @@ plan_nb_make(struct plan *p, struct pmustat_error **err)
 		if (in->core_wide_on_sibling && (in->events[k].flags & EVENT_F_CORE_WIDE))
 			continue;
 		of[n] = k;
-		plan_nb_event_to(&in->events[k], &ev[n++]);
+		nb_event_from_event(&in->events[k], &ev[n++]);
 	}
 	p->nruns = 0;
 	rc = n ? nb_sched_plan(ev, n, caps->nb_model, counters_free, escrs_free, ns, &p->nruns, &bad, err) : 0;

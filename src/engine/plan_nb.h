@@ -18,10 +18,6 @@ struct nb_event;
 struct plan;
 struct pmustat_error;
 
-/* A resolved NetBurst -e term as the engine's event value, and back. */
-void plan_nb_event_from(const struct nb_event *nb, struct event *out);
-void plan_nb_event_to(const struct event *e, struct nb_event *out);
-
 /*
  * Fill @p's slots, runs and nb_runs for @p->in (a NetBurst PMU): the
  * counters and ESCRs another user holds are left out. 0, or -errno with

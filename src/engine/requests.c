@@ -8,7 +8,6 @@
 
 #include "base/err.h"
 #include "base/text.h"
-#include "engine/plan_nb.h"
 #include "engine/requests.h"
 #include "engine/stat.h"
 #include "engine/target.h"
@@ -172,51 +171,6 @@ add(struct stat_events *s, const struct event *e, struct pmustat_error **err)
 }
 
 /*
- * One -e list on a NetBurst CPU: software events as anywhere, the others
- * from the NetBurst table (nb_spec.h), each as the engine's event value.
- */
-static int
-add_nb_spec(struct stat_events *s, struct target *t, const char *spec, struct pmustat_error **err)
-{
-	char term[EVENT_NAME_MAX], base[EVENT_NAME_MAX];
-	const char *p = spec;
-	int rc = target_load_table(t, err);
-
-	if (rc)
-		return -EIO;
-	if (!t->nb)
-		return err_set(err, -ENOENT, "core %d (%s): no NetBurst event table for this CPU%s%s", t->core, t->key,
-			       t->table_why ? ": " : "", t->table_why ? err_msg(t->table_why) : "");
-	while (rc == 0 && *p) {
-		size_t len = strcspn(p, ",");
-		struct nb_event *nb = NULL;
-		struct event *ev = NULL, one;
-		size_t n = 0;
-
-		if (len >= sizeof(term))
-			return err_set(err, -EINVAL, "event '%.40s...' is too long", p);
-		memcpy(term, p, len);
-		term[len] = '\0';
-		p += len + (p[len] == ',');
-		snprintf(base, sizeof(base), "%.*s", (int)strcspn(term, ":"), term);
-		if (sw_event_find(base)) {
-			rc = event_spec_parse(term, NULL, &t->cpu.pmu, &ev, &n, err);
-			for (size_t i = 0; rc == 0 && i < n; i++)
-				rc = add(s, &ev[i], err);
-			free(ev);
-			continue;
-		}
-		rc = nb_spec_parse(term, t->nb, t->cpu.model, &nb, &n, err);
-		for (size_t i = 0; rc == 0 && i < n; i++) {
-			plan_nb_event_from(&nb[i], &one);
-			rc = add(s, &one, err);
-		}
-		free(nb);
-	}
-	return rc;
-}
-
-/*
  * Event names and name= labels are printed as they were typed (the table,
  * -v, messages): a control character there would be a terminal's escape
  * sequence or a forged line of output. Refused, shown as '?' in the message.
@@ -267,14 +221,28 @@ add_spec(struct stat_events *s, struct target *t, const char *spec, struct pmust
 
 	if (check_printable(spec, err))
 		return -EINVAL;
-	if (t->cpu.netburst.present)
-		return add_nb_spec(s, t, spec, err);
-	rc = event_spec_parse_typed(spec, t->table, &t->cpu.pmu, t->cpu.hybrid ? (int)t->cpu.core_type : 0, &ev, &n, err);
-	if (rc == -EINVAL && !t->table && t->table_rc == 0) {
-		rc = target_load_table(t, err);
-		if (rc)
+	if (t->cpu.netburst.present) {
+		/* NetBurst's terms in the same grammar: lists, {groups}, software events. */
+		struct nb_spec_terms terms = { NULL, t->cpu.model, &t->cpu.pmu };
+		struct event_term_resolver family = { nb_spec_term, &terms };
+
+		if (target_load_table(t, err))
 			return -EIO;
-		rc = event_spec_parse_typed(spec, t->table, &t->cpu.pmu, t->cpu.hybrid ? (int)t->cpu.core_type : 0, &ev, &n, err);
+		if (!t->nb)
+			return err_set(err, -ENOENT, "core %d (%s): no NetBurst event table for this CPU%s%s", t->core,
+				       t->key, t->table_why ? ": " : "", t->table_why ? err_msg(t->table_why) : "");
+		terms.table = t->nb;
+		rc = event_spec_parse_family(spec, &family, &ev, &n, err);
+	} else {
+		rc = event_spec_parse_typed(spec, t->table, &t->cpu.pmu, t->cpu.hybrid ? (int)t->cpu.core_type : 0, &ev,
+					    &n, err);
+		if (rc == -EINVAL && !t->table && t->table_rc == 0) {
+			rc = target_load_table(t, err);
+			if (rc)
+				return -EIO;
+			rc = event_spec_parse_typed(spec, t->table, &t->cpu.pmu,
+						    t->cpu.hybrid ? (int)t->cpu.core_type : 0, &ev, &n, err);
+		}
 	}
 	/* Each list numbers its groups from 1: past those of earlier lists. */
 	for (size_t i = 0; rc == 0 && i < n; i++) {

@@ -317,19 +317,31 @@ parse_term_body(struct parse_ctx *ctx, const char *text, struct event *ev)
 
 static int
 append_typed(const char *spec, const struct event_table *table, const struct pmu_caps *caps, int core_type,
-	     struct event **events, size_t *count, struct pmustat_error **err);
+	     const struct event_term_resolver *family, struct event **events, size_t *count,
+	     struct pmustat_error **err);
 
 int
 event_spec_append(const char *spec, const struct event_table *table,
 		  const struct pmu_caps *caps, struct event **events,
 		  size_t *count, struct pmustat_error **err)
 {
-	return append_typed(spec, table, caps, 0, events, count, err);
+	return append_typed(spec, table, caps, 0, NULL, events, count, err);
+}
+
+/* One term of the list: @family's, or the architectural PMU's (parse_term()). */
+static int
+resolve_term(struct parse_ctx *ctx, const struct event_term_resolver *family, const char *text, struct event *ev)
+{
+	if (!family)
+		return parse_term(ctx, text, ev);
+	memset(ev, 0, sizeof(*ev));
+	return family->resolve(family->arg, text, ev, ctx->err);
 }
 
 static int
 append_typed(const char *spec, const struct event_table *table, const struct pmu_caps *caps, int core_type,
-	     struct event **events, size_t *count, struct pmustat_error **err)
+	     const struct event_term_resolver *family, struct event **events, size_t *count,
+	     struct pmustat_error **err)
 {
 	struct parse_ctx ctx = { table, caps, err, core_type };
 	const char *p = spec;
@@ -368,7 +380,7 @@ append_typed(const char *spec, const struct event_table *table, const struct pmu
 				s++;
 		}
 		end = s;
-		if (strncasecmp(s, "cpu/", 4) == 0 || core_type_prefix(s, &(int){ 0 })) {
+		if (!family && (strncasecmp(s, "cpu/", 4) == 0 || core_type_prefix(s, &(int){ 0 }))) {
 			size_t plen = strncasecmp(s, "cpu/", 4) == 0 ? 4 : 9;
 
 			end = strchr(s + plen, '/');
@@ -426,7 +438,7 @@ append_typed(const char *spec, const struct event_table *table, const struct pmu
 			*events = evs;
 			cap = ncap;
 		}
-		ret = parse_term(&ctx, text, &evs[n]);
+		ret = resolve_term(&ctx, family, text, &evs[n]);
 		if (ret)
 			goto fail;
 		if (group && (evs[n].flags & EVENT_F_SOFTWARE)) {
@@ -462,9 +474,10 @@ event_spec_parse(const char *spec, const struct event_table *table,
 	return event_spec_parse_typed(spec, table, caps, 0, out, count, err);
 }
 
-int
-event_spec_parse_typed(const char *spec, const struct event_table *table, const struct pmu_caps *caps,
-		       int core_type, struct event **out, size_t *count, struct pmustat_error **err)
+/* A new array of @spec's events, the architectural PMU's or @family's. */
+static int
+parse_all(const char *spec, const struct event_table *table, const struct pmu_caps *caps, int core_type,
+	  const struct event_term_resolver *family, struct event **out, size_t *count, struct pmustat_error **err)
 {
 	struct event *evs = NULL;
 	size_t n = 0;
@@ -472,7 +485,7 @@ event_spec_parse_typed(const char *spec, const struct event_table *table, const 
 
 	*out = NULL;
 	*count = 0;
-	ret = append_typed(spec, table, caps, core_type, &evs, &n, err);
+	ret = append_typed(spec, table, caps, core_type, family, &evs, &n, err);
 	if (ret) {
 		free(evs);
 		return ret;
@@ -480,6 +493,20 @@ event_spec_parse_typed(const char *spec, const struct event_table *table, const 
 	*out = evs;
 	*count = n;
 	return 0;
+}
+
+int
+event_spec_parse_typed(const char *spec, const struct event_table *table, const struct pmu_caps *caps,
+		       int core_type, struct event **out, size_t *count, struct pmustat_error **err)
+{
+	return parse_all(spec, table, caps, core_type, NULL, out, count, err);
+}
+
+int
+event_spec_parse_family(const char *spec, const struct event_term_resolver *family, struct event **out,
+			size_t *count, struct pmustat_error **err)
+{
+	return parse_all(spec, NULL, NULL, 0, family, out, count, err);
 }
 
 size_t

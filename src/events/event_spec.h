@@ -70,6 +70,22 @@ int event_spec_parse_typed(const char *spec, const struct event_table *table, co
 			   int core_type, struct event **out, size_t *count, struct pmustat_error **err);
 
 /*
+ * A PMU family's own terms in the one -e grammar: the list, its {groups},
+ * their checks and limits are event_spec's, and each term (split off the
+ * list, without braces, trimmed, NUL-terminated) is resolved by
+ * @resolve(@arg, term, ev, err): 0 with *ev filled (software events
+ * included, e.g. through event_spec_parse()), or -errno with @err set.
+ */
+struct event_term_resolver {
+	int (*resolve)(const void *arg, const char *term, struct event *ev, struct pmustat_error **err);
+	const void *arg;
+};
+
+/* event_spec_parse() with @family's terms (NetBurst: netburst/nb_spec.h). */
+int event_spec_parse_family(const char *spec, const struct event_term_resolver *family, struct event **out,
+			    size_t *count, struct pmustat_error **err);
+
+/*
  * More events than any PMU counts in one run (the scheduler's limit is
  * lower): absurd lists are refused here, before a caller's search for
  * duplicates makes them quadratic (100 000 events took 10 s).

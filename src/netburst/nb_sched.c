@@ -175,6 +175,30 @@ explain(const struct nb_event *e, unsigned model, uint32_t counters_free, uint64
 	strbuf_free(&b);
 }
 
+/* Whether @add[0..na) fit the run beside @members[0..k) (which @members has room after). */
+static bool
+fits(const struct nb_event *ev, unsigned *members, unsigned k, const unsigned *add, unsigned na, unsigned model,
+     uint32_t counters_free, uint64_t escrs_free, const struct groups *gr)
+{
+	if (k + na > MAX_MEMBERS)
+		return false;
+	memcpy(members + k, add, na * sizeof(*add));
+	return match(ev, members, k + na, model, counters_free, escrs_free, gr, NULL);
+}
+
+/* The unplaced members of @i's group (@i first) into @out: how many, at most MAX_MEMBERS. */
+static unsigned
+group_of(const struct nb_event *ev, unsigned n, unsigned i, const bool *placed, unsigned *out)
+{
+	unsigned k = 0;
+
+	out[k++] = i;
+	for (unsigned j = 0; j < n && k < MAX_MEMBERS; j++)
+		if (j != i && !placed[j] && ev[i].group && ev[j].group == ev[i].group)
+			out[k++] = j;
+	return k;
+}
+
 int
 nb_sched_plan(const struct nb_event *ev, unsigned n, unsigned model, uint32_t counters_free,
 	      uint64_t escrs_free, struct nb_slot *slots, unsigned *runs, unsigned *bad,
@@ -199,19 +223,47 @@ nb_sched_plan(const struct nb_event *ev, unsigned n, unsigned model, uint32_t co
 			return -ENOSPC;
 		}
 	}
+	/* A {group} is counted in one run: it must fit one on its own. */
+	for (unsigned i = 0; i < n; i++) {
+		unsigned members[MAX_MEMBERS], k;
+
+		if (!ev[i].group || ev[i].group_soft)
+			continue;
+		k = group_of(ev, n, i, placed, members);
+		if (k == 0 || !match(ev, members, k, model, counters_free, escrs_free, &gr, NULL)) {
+			if (bad)
+				*bad = i;
+			return err_set(err, -ENOSPC,
+				       "the group of %s does not fit one run: its events need more ESCRs or counters than are free together (an ESCR selects one event at a time); split the group, or count fewer of its events",
+				       label(&ev[i]));
+		}
+	}
 	while (left > 0) {
 		unsigned members[MAX_MEMBERS], k = 0;
 
 		for (unsigned i = 0; i < n && k < NB_COUNTERS; i++) {
+			unsigned add[MAX_MEMBERS], na = 1;
+
 			if (placed[i])
 				continue;
-			members[k] = i;
-			if (!match(ev, members, k + 1, model, counters_free, escrs_free, &gr, NULL))
-				continue;
-			placed[i] = true;
-			slots[i].run = run;
-			k++;
-			left--;
+			add[0] = i;
+			/* A group's members go in with its first, all or none (a soft one alone if need be). */
+			if (ev[i].group)
+				na = group_of(ev, n, i, placed, add);
+			if (!fits(ev, members, k, add, na, model, counters_free, escrs_free, &gr)) {
+				if (na == 1 || !ev[i].group_soft)
+					continue;
+				na = 1;
+				if (!fits(ev, members, k, add, na, model, counters_free, escrs_free, &gr))
+					continue;
+			}
+			memcpy(members + k, add, na * sizeof(*add));
+			for (unsigned a = 0; a < na; a++) {
+				placed[add[a]] = true;
+				slots[add[a]].run = run;
+			}
+			k += na;
+			left -= na;
 		}
 		/* Cannot fail: the members matched as they were added. */
 		if (!match(ev, members, k, model, counters_free, escrs_free, &gr, slots))

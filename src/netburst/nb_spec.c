@@ -11,6 +11,7 @@
 #include <strings.h>
 
 #include "events/event_spec.h"
+#include "events/sw_events.h"
 #include "netburst/nb_table.h"
 #include "events/suggest.h"
 #include "base/err.h"
@@ -287,4 +288,74 @@ nb_spec_parse(const char *spec, const struct nb_table *table, unsigned model,
 	*out = evs;
 	*count = n;
 	return 0;
+}
+
+void
+nb_event_as_event(const struct nb_event *nb, struct event *out)
+{
+	memset(out, 0, sizeof(*out));
+	snprintf(out->name, sizeof(out->name), "%s", nb->name);
+	snprintf(out->requested, sizeof(out->requested), "%s", nb->requested);
+	out->code = nb->event_select;
+	out->cmask = nb->threshold;
+	out->inv = nb->complement;
+	out->edge = nb->edge;
+	out->usr = nb->usr;
+	out->os = nb->os;
+	out->fixed = -1;
+	out->gp_mask = 0;
+	out->flags = EVENT_F_NETBURST | (nb->thread_independent ? EVENT_F_CORE_WIDE : 0);
+	out->kind = nb->kind;
+	out->nb_mask = nb->mask;
+	out->nb_escrs = nb->escrs;
+	out->nb_compare = nb->compare;
+}
+
+void
+nb_event_from_event(const struct event *e, struct nb_event *out)
+{
+	memset(out, 0, sizeof(*out));
+	snprintf(out->name, sizeof(out->name), "%s", e->name);
+	snprintf(out->requested, sizeof(out->requested), "%s", e->requested);
+	out->event_select = e->code;
+	out->mask = e->nb_mask;
+	out->escrs = e->nb_escrs;
+	out->thread_independent = e->flags & EVENT_F_CORE_WIDE;
+	out->kind = e->kind;
+	out->group = e->group;
+	out->group_soft = e->group_soft;
+	out->usr = e->usr;
+	out->os = e->os;
+	out->compare = e->nb_compare;
+	out->complement = e->inv;
+	out->edge = e->edge;
+	out->threshold = e->cmask;
+}
+
+int
+nb_spec_term(const void *arg, const char *term, struct event *ev, struct pmustat_error **err)
+{
+	const struct nb_spec_terms *x = arg;
+	char copy[EVENT_NAME_MAX], base[EVENT_NAME_MAX];
+	struct nb_event nb;
+	int ret;
+
+	if (strlen(term) >= sizeof(copy))
+		return fail(err, "event '%.40s...' is too long", term);
+	snprintf(base, sizeof(base), "%.*s", (int)strcspn(term, ":"), term);
+	if (sw_event_find(base)) {
+		struct event *evs = NULL;
+		size_t n = 0;
+
+		ret = event_spec_parse(term, NULL, x->caps, &evs, &n, err);
+		if (ret == 0 && n == 1)
+			*ev = evs[0];
+		free(evs);
+		return ret;
+	}
+	snprintf(copy, sizeof(copy), "%s", term);
+	ret = parse_term(x->table, x->model, copy, &nb, err);
+	if (ret == 0)
+		nb_event_as_event(&nb, ev);
+	return ret;
 }

@@ -38,6 +38,7 @@
 #include "events/event.h"
 
 struct pmustat_error;
+struct pmu_caps;
 
 struct nb_table;
 
@@ -52,6 +53,9 @@ struct nb_event {
 	uint64_t escrs;		/* ESCRs that may select it (bit i: nb_escr_get(i)) */
 	bool thread_independent;	/* counts both HT threads' events (nb_event_desc's) */
 	enum event_kind kind;	/* cycles, instructions, ...: the table's alias of that name, unfiltered */
+	/* As struct event's: a {group} (or a ratio's pair, soft) counted in one run; 0: none. */
+	unsigned group;
+	bool group_soft;
 	bool usr, os;
 
 	/* CCCR filter; compare is set whenever one of the others was asked for. */
@@ -69,5 +73,22 @@ struct nb_event {
  */
 int nb_spec_parse(const char *spec, const struct nb_table *table, unsigned model,
 		  struct nb_event **out, size_t *count, struct pmustat_error **err);
+
+/* A resolved NetBurst term as the engine's event value (EVENT_F_NETBURST), and back. */
+void nb_event_as_event(const struct nb_event *nb, struct event *out);
+void nb_event_from_event(const struct event *e, struct nb_event *out);
+
+/*
+ * The NetBurst terms of the one -e grammar (event_spec.h's
+ * event_term_resolver, arg a struct nb_spec_terms): a software event as
+ * anywhere, any other term from @table as nb_spec_parse() resolves it.
+ */
+struct nb_spec_terms {
+	const struct nb_table *table;
+	unsigned model;
+	const struct pmu_caps *caps;	/* for the software events */
+};
+
+int nb_spec_term(const void *arg, const char *term, struct event *ev, struct pmustat_error **err);
 
 #endif

@@ -407,6 +407,50 @@ test_ht_sibling_journal_recovered(void **state)
 }
 
 /*
+ * The one -e grammar on NetBurst too: a {group} is counted in one run (the
+ * three instr_retired events below need more than CRU_ESCR0/1 together:
+ * without braces two runs, with the two grouped ones in the same run), a
+ * group that cannot fit one run is refused before anything is written,
+ * :u/:k on each member, a software event inside braces refused as on Intel.
+ */
+static void
+test_groups(void **state)
+{
+	struct e2e_machine m;
+	struct e2e_result r;
+	struct emu_pmu *before, *after;
+
+	(void)state;
+	e2e_machine_new(&m, (const char *[]){ "--model", "netburst", "--cpus", "1", NULL });
+	before = e2e_state(&m);
+	run_stat(&m, &r, "{instr_retired:NBOGUSNTAG,global_power_events}", "-v", 0);
+	assert_int_equal(csv_value(r.err, "instr_retired:NBOGUSNTAG:u"), 56);
+	assert_int_equal(csv_value(r.err, "global_power_events:u"), 1000);
+	e2e_result_free(&r);
+	run_stat(&m, &r, "instr_retired:threshold=2,{instr_retired:NBOGUSNTAG:uk,instr_retired:threshold=0:complement:edge}",
+		 "-v", 0);
+	assert_int_equal(csv_value(r.err, "instr_retired:NBOGUSNTAG:uk"), 956);
+	assert_int_equal(csv_value(r.err, "instr_retired:threshold=2:u"), 11);
+	assert_int_equal(csv_value(r.err, "instr_retired:threshold=0:complement:edge:u"), 3);
+	assert_int_equal(csv_run(r.err, "instr_retired:NBOGUSNTAG:uk"),
+			 csv_run(r.err, "instr_retired:threshold=0:complement:edge:u"));
+	assert_int_not_equal(csv_run(r.err, "instr_retired:NBOGUSNTAG:uk"), csv_run(r.err, "instr_retired:threshold=2:u"));
+	e2e_result_free(&r);
+	run_stat(&m, &r, "{instr_retired:NBOGUSNTAG,instr_retired:threshold=2,instr_retired:threshold=0:complement:edge}",
+		 "-v", 125);
+	e2e_assert_err_contains(&r, "does not fit one run");
+	e2e_result_free(&r);
+	run_stat(&m, &r, "{instr_retired,task-clock}", "-v", 125);
+	e2e_assert_err_contains(&r, "'task-clock' is a software event");
+	e2e_result_free(&r);
+	after = e2e_state(&m);
+	assert_int_equal(emu_pmu_diff(before, after, stderr), 0);
+	free(before);
+	free(after);
+	e2e_machine_free(&m);
+}
+
+/*
  * The human table's ratios, as on Intel: the NetBurst events of the kinds
  * cycles and instructions (the table's aliases' events, by any spelling)
  * give "insn per cycle", branches and branch misses "% of all branches";
@@ -534,6 +578,7 @@ main(void)
 		cmocka_unit_test(test_ht_sibling_journal_recovered),
 		cmocka_unit_test(test_software_events_and_perf_backend),
 		cmocka_unit_test(test_ratios),
+		cmocka_unit_test(test_groups),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
