@@ -168,11 +168,9 @@ zero_core(struct hw *hw, const struct cpu_info *cpu, int core, bool force, struc
 		fixed |= 1u << i;
 		used += (size_t)snprintf(r->zeroed + used, sizeof(r->zeroed) - used, " fixed%u", i);
 	}
-	/* NetBurst: an enabled CCCR without a PMI, cascade or FORCE_OVF bit is pmustat-style. */
+	/* NetBurst: the same owner rule (pmu_owner_scan_nb()). */
 	for (unsigned i = 0; cpu->netburst.present && i < NB_COUNTERS; i++) {
-		uint64_t theirs = NB_CCCR_OVF_PMI_T0 | NB_CCCR_OVF_PMI_T1 | NB_CCCR_CASCADE | NB_CCCR_FORCE_OVF;
-
-		if (!(occ->nb_busy & (1u << i)) || (!force && (occ->nb_cccr[i] & theirs)))
+		if (!(occ->nb_busy & (1u << i)) || (!force && !pmu_owner_pmustat_style(occ->nb[i])))
 			continue;
 		gp |= 1u << i;
 		used += (size_t)snprintf(r->zeroed + used, sizeof(r->zeroed) - used, " %s", nb_counter_name(i));

@@ -152,6 +152,14 @@ core_setup(struct hw *hw, struct state_core *c, bool raw)
 		return -1;
 	c->cpu = t.cpu;
 	snprintf(c->key, sizeof(c->key), "%s", t.key);
+	c->nb_sibling = -1;
+	if (c->cpu.netburst.present) {
+		struct netburst_caps nb;
+
+		/* Without it the core's own journal only: owners of the sibling's run unknown. */
+		if (target_nb_core(&t, hw, c->core, &nb, &c->nb_sibling) < 0)
+			c->nb_sibling = -1;
+	}
 	if (!target_can_count(&t)) {
 		err_set(&c->error, -ENODEV, "core %d (%s): %s", c->core, c->key, cpu_verdict_text(c->cpu.verdict));
 		target_close(&t);
@@ -173,6 +181,30 @@ core_setup(struct hw *hw, struct state_core *c, bool raw)
 	}
 	target_close(&t);
 	return 0;
+}
+
+/*
+ * A NetBurst core's hints: the counters the journals record, its own and,
+ * with Hyper-Threading, its sibling's (the threads share the registers, so
+ * a run on the sibling holds counters here too), and that run's pid.
+ */
+static void
+nb_journals(struct state_core *c)
+{
+	struct journal sj;
+
+	c->pm.nb_journals_read = true;
+	if (c->journal_rc == 0 && c->journal.netburst)
+		c->pm.nb_journaled |= c->journal.own_nb;
+	if (c->nb_sibling < 0 || journal_read(JOURNAL_DIR, c->nb_sibling, &sj, NULL) != 0 || !sj.netburst)
+		return;
+	c->pm.nb_journaled |= sj.own_nb;
+	if (journal_owner(&sj) == JOURNAL_OWNER_LIVE) {
+		if (!c->pm.live_pid)
+			c->pm.live_pid = sj.pid;
+	} else if (!c->pm.killed_pid) {
+		c->pm.killed_pid = sj.pid;
+	}
 }
 
 /* One frame's reading of a core. 0 or -1 (error set). */
@@ -198,10 +230,17 @@ core_read(struct hw *hw, struct state_core *c)
 		else if (c->journal_owner != JOURNAL_OWNER_LIVE)
 			c->pm.killed_pid = c->journal.pid;
 	}
+	if (c->cpu.netburst.present)
+		nb_journals(c);
 	if (c->pm.live_pid)
 		proc_command(c->pm.live_pid, c->live_command, sizeof(c->live_command));
 	c->pm.watchdog_on = pmu_owner_watchdog_on(c->watchdog);
-	pmu_snapshot_occupancy(&c->st, &c->pm, &c->occ);
+	if (c->cpu.netburst.present) {
+		memset(&c->occ, 0, sizeof(c->occ));
+		pmu_owner_scan_nb(c->nb.cccr, c->nb.escr, &c->pm, &c->occ);
+	} else {
+		pmu_snapshot_occupancy(&c->st, &c->pm, &c->occ);
+	}
 	return 0;
 }
 

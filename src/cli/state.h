@@ -41,6 +41,7 @@ struct state_core {
 	struct event_table *table;
 	struct nb_table *nb_table;	/* a NetBurst core's table instead */
 	struct state_nb nb;		/* a NetBurst core's registers instead of st */
+	int nb_sibling;			/* a NetBurst core's Hyper-Threading sibling (sharing its registers), or -1 */
 	struct pmu_snapshot st;
 	struct pmu_snapshot prev;
 	struct pmu_occupancy occ;	/* who holds each counter of st: owner.h's rule */

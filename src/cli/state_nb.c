@@ -2,9 +2,9 @@
  * state_nb.c - `pmustat state` of a NetBurst core (state.h): its 18
  * counters, CCCRs and the ESCRs they select, read only, each enabled
  * counter decoded to its event (the NetBurst table's name and mask bits,
- * the T0/T1 USR/OS bits, the CCCR's filter) and its probable owner: a
- * pmustat run (live, or killed) by the core's lock and journal, otherwise
- * another user.
+ * the T0/T1 USR/OS bits, the CCCR's filter) and its probable owner, by
+ * the owner rule stat and reset use (pmu_owner_scan_nb(), state.c's
+ * hints: the lock, the journals of the core and its HT sibling).
  */
 #include <errno.h>
 #include <stdio.h>
@@ -89,17 +89,11 @@ filter_text(uint64_t cccr, char *buf, size_t size)
 	return buf;
 }
 
-/* Who probably holds counter @i: "pmustat", "pmustat_killed" or "unknown". */
+/* Who probably holds counter @i: the owner rule's (pmu_owner_scan_nb(), as stat and reset read it). */
 static const char *
 owner_of(const struct state_core *c, unsigned i)
 {
-	bool journaled = c->journal_rc == 0 && c->journal.netburst && (c->journal.own_nb & (1u << i));
-
-	if (journaled && c->journal_owner == JOURNAL_OWNER_LIVE)
-		return "pmustat";
-	if (journaled)
-		return "pmustat_killed";
-	return "unknown";
+	return pmu_owner_name(c->occ.nb[i]);
 }
 
 /* The ESCR counter @i's CCCR selects, or -1. */
@@ -127,18 +121,19 @@ state_nb_print_human(FILE *out, const struct state_core *c)
 		int e = escr_of(c, i);
 		char ev[160] = "-", priv[48], filt[48];
 
-		if (!(cccr & NB_CCCR_ENABLE)) {
+		if (!(c->occ.nb_busy & (1u << i))) {
 			idle++;
 			continue;
 		}
 		if (e >= 0)
 			event_text(c, (unsigned)e, c->nb.escr[e], ev, sizeof(ev));
-		fprintf(out, "  %-14s 0x%08llx %15llu  %-11s %-34s %-12s %-20s %s%s\n", nb_counter_name(i),
+		fprintf(out, "  %-14s 0x%08llx %15llu  %-11s %-34s %-12s %-20s %s%s%s\n", nb_counter_name(i),
 			(unsigned long long)cccr, (unsigned long long)c->nb.counter[i], e >= 0 ? nb_escr_get((unsigned)e)->name : "?",
 			ev, e >= 0 ? privilege_text(c->nb.escr[e], priv, sizeof(priv)) : "-", filter_text(cccr, filt, sizeof(filt)),
-			owner_of(c, i), cccr & NB_CCCR_OVF ? " (overflowed)" : "");
+			owner_of(c, i), cccr & NB_CCCR_OVF ? " (overflowed)" : "",
+			cccr & NB_CCCR_ENABLE ? "" : " (stopped: enable clear, its ESCR armed)");
 	}
-	fprintf(out, "  %u of %d counters idle (CCCR enable clear)\n", idle, NB_COUNTERS);
+	fprintf(out, "  %u of %d counters idle (CCCR enable clear, selecting no armed ESCR)\n", idle, NB_COUNTERS);
 }
 
 void
@@ -179,7 +174,7 @@ state_nb_json(const struct state_core *c)
 		char ev[160] = "", priv[48], filt[48];
 		json_t *o;
 
-		if (!(cccr & NB_CCCR_ENABLE))
+		if (!(c->occ.nb_busy & (1u << i)))
 			continue;
 		if (e >= 0)
 			event_text(c, (unsigned)e, c->nb.escr[e], ev, sizeof(ev));

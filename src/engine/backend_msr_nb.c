@@ -119,7 +119,7 @@ backend_nb_occupancy(struct hw *hw, int core, unsigned model, struct pmu_occupan
 		if (nb_escr_exists(i, model) && hw_rdmsr(hw, core, nb_escr_get(i)->msr, &escr[i]) != 0)
 			return -1;
 	}
-	pmu_owner_scan_nb(cccr, escr, occ);
+	pmu_owner_scan_nb(cccr, escr, NULL, occ);
 	return 0;
 }
 

@@ -149,8 +149,17 @@ pmu_occupancy_describe(const struct pmu_occupancy *o, uint32_t gp, uint32_t fixe
 }
 
 void
-pmu_owner_scan_nb(const uint64_t cccr[NB_COUNTERS], const uint64_t escr[NB_ESCRS], struct pmu_occupancy *out)
+pmu_owner_scan_nb(const uint64_t cccr[NB_COUNTERS], const uint64_t escr[NB_ESCRS],
+		  const struct pmu_owner_hints *hints, struct pmu_occupancy *out)
 {
+	const uint64_t perfs = NB_CCCR_OVF_PMI_T0 | NB_CCCR_OVF_PMI_T1 | NB_CCCR_CASCADE | NB_CCCR_FORCE_OVF;
+	enum pmu_owner ours = PMU_OWNER_UNKNOWN;
+
+	/* pmustat never sets a PMI, cascade or FORCE_OVF bit; a live run beats a journal left by a dead one. */
+	if (hints && hints->live_pid > 0)
+		ours = PMU_OWNER_PMUSTAT;
+	else if (hints && hints->killed_pid > 0)
+		ours = PMU_OWNER_PMUSTAT_KILLED;
 	for (unsigned i = 0; i < NB_ESCRS; i++) {
 		if (!(escr[i] & NB_ESCR_ARMED))
 			continue;
@@ -165,6 +174,12 @@ pmu_owner_scan_nb(const uint64_t cccr[NB_COUNTERS], const uint64_t escr[NB_ESCRS
 			continue;
 		out->nb_busy |= 1u << i;
 		out->nb_cccr[i] = cccr[i];
+		if (cccr[i] & perfs)
+			out->nb[i] = PMU_OWNER_PERF;
+		else if (hints && hints->nb_journals_read && !(hints->nb_journaled & (1u << i)))
+			out->nb[i] = PMU_OWNER_UNKNOWN;
+		else
+			out->nb[i] = ours;
 		if (x >= 0) {
 			out->nb_busy_escrs |= 1ull << x;
 			out->nb_escr[x] = escr[x];

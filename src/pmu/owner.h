@@ -57,6 +57,14 @@ struct pmu_owner_hints {
 	bool watchdog_on;		/* /proc/sys/kernel/nmi_watchdog is 1 */
 	pid_t live_pid;			/* a pmustat run holds the core's lock (0: none, or it is us) */
 	pid_t killed_pid;		/* a journal's run is gone (0: none) */
+	/*
+	 * A NetBurst core: the counters the journals of its pmustat runs (its
+	 * own and, with Hyper-Threading, its sibling's, as the threads share
+	 * the registers) record as that run's, when those journals were read
+	 * (nb_journals_read); a busy counter outside them is not pmustat's.
+	 */
+	bool nb_journals_read;
+	uint32_t nb_journaled;
 };
 
 /* Every counter of one core: in use or not, and by whom. */
@@ -80,6 +88,7 @@ struct pmu_occupancy {
 	 */
 	uint32_t nb_busy;
 	uint64_t nb_busy_escrs;
+	enum pmu_owner nb[NB_COUNTERS];			/* PMU_OWNER_NONE when not busy */
 	uint64_t nb_cccr[NB_COUNTERS];			/* what the busy CCCRs hold, for messages */
 	uint64_t nb_escr[NB_ESCRS];			/* what the busy ESCRs hold, for messages */
 };
@@ -101,9 +110,15 @@ struct pmu_occupancy {
  *    armed ESCR (that stopped user's pair);
  *  - an ESCR with no such bit counts and tags nothing, whatever event it
  *    still selects: free, as is a counter whose CCCR is neither.
+ * And whose a busy counter likely is (@hints may be NULL): perf's with an
+ * OVF_PMI, cascade or FORCE_OVF bit (Linux's p4 driver sets OVF_PMI,
+ * pmustat never sets any), else a pmustat run's as the hints say (a
+ * journaled counter when journals were read), else unknown. The one rule
+ * of stat, state, reset and --dry-run.
  */
 void
-pmu_owner_scan_nb(const uint64_t cccr[NB_COUNTERS], const uint64_t escr[NB_ESCRS], struct pmu_occupancy *out);
+pmu_owner_scan_nb(const uint64_t cccr[NB_COUNTERS], const uint64_t escr[NB_ESCRS],
+		  const struct pmu_owner_hints *hints, struct pmu_occupancy *out);
 
 /* The rule. @hints may be NULL (nothing known). */
 void

@@ -142,7 +142,7 @@ pmu_reg_of(struct pmu *p, uint32_t msr);
  * save, the allow-list, the write rules, reads, restore. Called by pmu.c
  * and pmu_regs.c when p->caps.netburst.
  */
-int pmu_nb_open_at(struct pmu *p, struct pmustat_error **err);
+int pmu_nb_open_at(struct pmu *p, const struct pmu_owner_hints *hints, struct pmustat_error **err);
 bool pmu_nb_allowed(const struct pmu *p, uint32_t msr);
 struct pmu_reg *pmu_nb_reg_of(struct pmu *p, uint32_t msr);
 const char *pmu_nb_refusal(const struct pmu *p, const struct pmu_write *w);

@@ -38,7 +38,7 @@ escr_present(const struct pmu *p, unsigned i)
 }
 
 int
-pmu_nb_open_at(struct pmu *p, struct pmustat_error **err)
+pmu_nb_open_at(struct pmu *p, const struct pmu_owner_hints *hints, struct pmustat_error **err)
 {
 	int rc = hw_msr_open(p->hw, p->cpu, true);
 
@@ -68,7 +68,7 @@ pmu_nb_open_at(struct pmu *p, struct pmustat_error **err)
 			cccr[i] = p->nb_cccr[i].saved;
 		for (unsigned i = 0; i < NB_ESCRS; i++)
 			escr[i] = escr_present(p, i) ? p->nb_escr[i].saved : 0;
-		pmu_owner_scan_nb(cccr, escr, &p->occ);
+		pmu_owner_scan_nb(cccr, escr, hints, &p->occ);
 	}
 	return 0;
 }

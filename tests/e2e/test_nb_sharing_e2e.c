@@ -6,6 +6,7 @@
  * counter pmustat holds mid-run, and the other thread's events.
  */
 #include <sched.h>
+#include <signal.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -250,6 +251,80 @@ test_thread_independent_counted_once(void **state)
 	e2e_machine_free(&m);
 }
 
+/*
+ * One owner rule for stat, state and reset --zero (pmu_owner_scan_nb()):
+ * - a run on CPU 0 holds IQ_COUNTER0 of the core both threads share:
+ *   `state -C 1` calls it "pmustat" as `state -C 0` does (the sibling's
+ *   lock and journal), "pmustat_killed" once that run is killed;
+ * - perf's stopped counter (Linux's p4 driver clears only the CCCR's
+ *   enable, its ESCR still armed, OVF_PMI set) is busy for stat
+ *   (--dry-run names it in use), for state (not idle: "perf",
+ *   stopped) and for reset --zero (perf's: left alone); a stopped counter
+ *   without a PMI bit is pmustat-style for all three, so --zero clears it.
+ */
+static void
+test_one_owner_rule(void **state)
+{
+	struct e2e_machine m;
+	struct e2e_result r;
+	pid_t pid;
+
+	NEED_CPUS_0_1();
+	e2e_machine_new(&m, (const char *[]){ "--model", "netburst-ht", "--cpus", "2", NULL });
+	pid = e2e_spawn(&m, (const char *[]){ E2E_PMUSTAT, "-C", "0", "-e", "instr_retired:NBOGUSNTAG", "--",
+			m.workload, "--sleep", "10000", NULL }, NULL);
+	assert_true(e2e_wait_msr(&m, 0, IQ_CCCR0, 1ull << 12, 1ull << 12, 5000));
+	for (unsigned k = 0; k < 2; k++) {
+		e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "state", "-C", k ? "1" : "0", NULL });
+		e2e_assert_status(&r, 0);
+		e2e_assert_out_contains(&r, "IQ_COUNTER0    0x00039000");
+		e2e_assert_out_contains(&r, "none                 pmustat");
+		e2e_result_free(&r);
+	}
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "state", "-C", "1", "--json", NULL });
+	e2e_assert_status(&r, 0);
+	e2e_assert_out_contains(&r, "\"owner\": \"pmustat\"");
+	e2e_result_free(&r);
+	kill(-pid, SIGKILL);
+	assert_int_equal(e2e_reap(pid), 128 + SIGKILL);
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "state", "-C", "1", NULL });
+	e2e_assert_out_contains(&r, "pmustat_killed");
+	e2e_result_free(&r);
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "reset", "-C", "0", NULL });
+	e2e_assert_status(&r, 0);
+	e2e_result_free(&r);
+
+	/* perf's stopped pair on thread 0's half, a pmustat-style one on thread 1's. */
+	assert_int_equal(e2e_set_msr(&m, 0, CRU_ESCR0, PERF_ESCR), 0);
+	assert_int_equal(e2e_set_msr(&m, 0, IQ_CCCR0, PERF_CCCR & ~(1ull << 12)), 0);
+	assert_int_equal(e2e_set_msr(&m, 0, CRU_ESCR1, 0x4000201), 0);
+	assert_int_equal(e2e_set_msr(&m, 0, IQ_CCCR2, 0x38000), 0);
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "state", "-C", "0", NULL });
+	e2e_assert_status(&r, 0);
+	e2e_assert_out_contains(&r, "perf (stopped: enable clear, its ESCR armed)");
+	e2e_assert_out_contains(&r, "unknown (stopped: enable clear, its ESCR armed)");
+	e2e_assert_out_contains(&r, "16 of 18 counters idle");
+	e2e_result_free(&r);
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", "0", "--dry-run", "-e", "instr_retired:NBOGUSNTAG", "--",
+		"true", NULL });
+	/* Both CRU ESCRs held: stat refuses instr_retired, naming the two stopped counters. */
+	e2e_assert_status(&r, 125);
+	e2e_assert_err_contains(&r, "IQ_COUNTER0 (MSR_IQ_CCCR0 = 0x4038000, stopped");
+	e2e_assert_err_contains(&r, "IQ_COUNTER2 (MSR_IQ_CCCR2 = 0x38000, stopped");
+	e2e_result_free(&r);
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "reset", "-C", "0", "--zero", NULL });
+	e2e_assert_status(&r, 0);
+	e2e_result_free(&r);
+	assert_int_equal(e2e_msr(&m, 0, IQ_CCCR0), PERF_CCCR & ~(1ull << 12));
+	assert_int_equal(e2e_msr(&m, 0, CRU_ESCR0), PERF_ESCR);
+	assert_int_equal(e2e_msr(&m, 0, IQ_CCCR2), 0);
+	assert_int_equal(e2e_msr(&m, 0, CRU_ESCR1), 0);
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "state", "-C", "1", NULL });
+	e2e_assert_out_contains(&r, "17 of 18 counters idle");
+	e2e_result_free(&r);
+	e2e_machine_free(&m);
+}
+
 int
 main(void)
 {
@@ -257,6 +332,7 @@ main(void)
 		cmocka_unit_test(test_one_thread_keeps_to_its_half),
 		cmocka_unit_test(test_counter_taken_mid_run),
 		cmocka_unit_test(test_thread_independent_counted_once),
+		cmocka_unit_test(test_one_owner_rule),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);

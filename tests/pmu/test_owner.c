@@ -340,12 +340,54 @@ test_netburst_rule(void **state)
 	/* FLAME_ESCR0: tag value and event but no arming bit: free. */
 	escr[FLAME_ESCR0] = event | NB_ESCR_TAG_VALUE(3);
 	memset(&occ, 0, sizeof(occ));
-	pmu_owner_scan_nb(cccr, escr, &occ);
+	pmu_owner_scan_nb(cccr, escr, NULL, &occ);
 	assert_int_equal(occ.nb_busy, (1u << 12) | (1u << 14));
 	assert_int_equal(occ.nb_busy_escrs,
 			 (1ull << CRU_ESCR0) | (1ull << CRU_ESCR1) | (1ull << MS_ESCR1) | (1ull << BPU_ESCR0));
 	assert_int_equal(occ.nb_cccr[14], cccr[14]);
 	assert_int_equal(occ.nb_escr[MS_ESCR1], escr[MS_ESCR1]);
+	assert_int_equal(occ.nb[12], PMU_OWNER_UNKNOWN);
+	assert_int_equal(occ.nb[13], PMU_OWNER_NONE);
+}
+
+/*
+ * NetBurst owners, the one rule of stat, state and reset: an OVF_PMI bit
+ * (Linux's p4 driver) is perf's; otherwise a live pmustat run's (its lock)
+ * or a killed one's (its journal), and, where the journals were read (the
+ * core's and its Hyper-Threading sibling's), only the counters they record.
+ */
+static void
+test_netburst_owners(void **state)
+{
+	const int CRU_ESCR0 = nb_escr_find("CRU_ESCR0"), CRU_ESCR1 = nb_escr_find("CRU_ESCR1");
+	uint64_t cccr[NB_COUNTERS] = { 0 }, escr[NB_ESCRS] = { 0 };
+	const uint64_t event = NB_ESCR_EVENT_SELECT(2) | NB_ESCR_EVENT_MASK(1);
+	struct pmu_owner_hints h = { 0 };
+	struct pmu_occupancy occ;
+
+	(void)state;
+	cccr[12] = NB_CCCR_ENABLE | NB_CCCR_ESCR_SELECT(4) | NB_CCCR_REQUIRED;
+	escr[CRU_ESCR0] = event | NB_ESCR_T0_USR;
+	cccr[14] = NB_CCCR_ENABLE | NB_CCCR_ESCR_SELECT(4) | NB_CCCR_REQUIRED | NB_CCCR_OVF_PMI_T1;
+	escr[CRU_ESCR1] = event | NB_ESCR_T1_USR | NB_ESCR_T1_OS;
+	h.live_pid = 1234;
+	memset(&occ, 0, sizeof(occ));
+	pmu_owner_scan_nb(cccr, escr, &h, &occ);
+	assert_int_equal(occ.nb[12], PMU_OWNER_PMUSTAT);
+	assert_int_equal(occ.nb[14], PMU_OWNER_PERF);
+	assert_true(pmu_owner_pmustat_style(occ.nb[12]));
+	assert_false(pmu_owner_pmustat_style(occ.nb[14]));
+	/* Journals read, and counter 12 in none of them: not pmustat's. */
+	h.nb_journals_read = true;
+	memset(&occ, 0, sizeof(occ));
+	pmu_owner_scan_nb(cccr, escr, &h, &occ);
+	assert_int_equal(occ.nb[12], PMU_OWNER_UNKNOWN);
+	h.nb_journaled = 1u << 12;
+	h.live_pid = 0;
+	h.killed_pid = 99;
+	memset(&occ, 0, sizeof(occ));
+	pmu_owner_scan_nb(cccr, escr, &h, &occ);
+	assert_int_equal(occ.nb[12], PMU_OWNER_PMUSTAT_KILLED);
 }
 
 int
@@ -354,6 +396,7 @@ main(int argc, char **argv)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_decode_hand_programmed),
 		cmocka_unit_test(test_netburst_rule),
+		cmocka_unit_test(test_netburst_owners),
 		cmocka_unit_test(test_inuse_and_versions),
 		cmocka_unit_test(test_stat_and_state_agree),
 		cmocka_unit_test(test_pebs_counters_are_perfs),
