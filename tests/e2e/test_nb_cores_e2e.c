@@ -11,7 +11,6 @@
  * -M (refused: no metrics for NetBurst).
  */
 #include <limits.h>
-#include <sched.h>
 #include <setjmp.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -32,22 +31,6 @@
 #define IQ_CCCR2	0x36eu
 #define CRU_ESCR0	0x3b8u
 #define CRU_ESCR1	0x3b9u
-
-/* Both CPUs 0 and 1 must be ours: on netburst-ht they are one core's two threads. */
-static int
-setup(void **state)
-{
-	cpu_set_t set;
-
-	(void)state;
-	if (sched_getaffinity(0, sizeof(set), &set) != 0)
-		return -1;
-	if (!CPU_ISSET(0, &set) || !CPU_ISSET(1, &set))
-		*state = (void *)1;
-	return 0;
-}
-
-#define NEED_CPUS_0_1() do { if (*state) skip(); } while (0)
 
 /* The value of -A's CSV row "CPU<cpu>,VALUE,,EVENT," in @out, or fail. */
 static unsigned long long
@@ -147,7 +130,7 @@ test_two_cores_each_and_sum(void **state)
 	struct e2e_result r;
 	struct emu_pmu *before;
 
-	NEED_CPUS_0_1();
+	E2E_NEED_CPUS_0_1();
 	e2e_machine_new(&m, (const char *[]){ "--model", "netburst", "--cpus", "2", NULL });
 	before = e2e_state(&m);
 	for (unsigned i = 0; i < 2; i++) {
@@ -200,7 +183,7 @@ test_ht_siblings_each_own_half(void **state)
 	struct emu_pmu *before;
 	char counter[32];
 
-	NEED_CPUS_0_1();
+	E2E_NEED_CPUS_0_1();
 	e2e_machine_new(&m, (const char *[]){ "--model", "netburst-ht", "--cpus", "2", NULL });
 	before = e2e_state(&m);
 	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", "0,1", "-A", "-x,", "-v", "-e",
@@ -265,7 +248,7 @@ test_ht_siblings_dry_run(void **state)
 	struct e2e_result r;
 	struct emu_pmu *before;
 
-	NEED_CPUS_0_1();
+	E2E_NEED_CPUS_0_1();
 	e2e_machine_new(&m, (const char *[]){ "--model", "netburst-ht", "--cpus", "2", NULL });
 	before = e2e_state(&m);
 	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", "0,1", "--dry-run", "-e", "instr_retired:NBOGUSNTAG",
@@ -296,7 +279,7 @@ test_ht_siblings_killed_and_terminated(void **state)
 	struct e2e_result r;
 	struct emu_pmu *before;
 
-	NEED_CPUS_0_1();
+	E2E_NEED_CPUS_0_1();
 	for (int how = 0; how < 3; how++) {
 		pid_t pid;
 
@@ -340,7 +323,7 @@ test_intervals(void **state)
 {
 	static const char *const models[] = { "netburst", "netburst-ht" };
 
-	NEED_CPUS_0_1();
+	E2E_NEED_CPUS_0_1();
 	for (unsigned i = 0; i < 2; i++) {
 		struct e2e_machine m;
 		struct e2e_result r;
@@ -409,7 +392,7 @@ test_regions(void **state)
 {
 	static const char *const models[] = { "netburst", "netburst-ht" };
 
-	NEED_CPUS_0_1();
+	E2E_NEED_CPUS_0_1();
 	for (unsigned i = 0; i < 2; i++) {
 		struct e2e_machine m;
 		struct e2e_result r;
@@ -481,5 +464,5 @@ main(void)
 		cmocka_unit_test(test_metrics_refused),
 	};
 
-	return cmocka_run_group_tests(tests, setup, NULL);
+	return cmocka_run_group_tests(tests, e2e_setup_cpus_0_1, NULL);
 }

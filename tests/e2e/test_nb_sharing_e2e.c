@@ -5,7 +5,6 @@
  * netburst-ht share one set of ESCRs, CCCRs and counters), perf taking a
  * counter pmustat holds mid-run, and the other thread's events.
  */
-#include <sched.h>
 #include <signal.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -36,22 +35,6 @@
 #define PERF_ESCR	0x400020cull
 #define PERF_COUNTER	((1ull << 40) - 1000)
 #define PERF_CCCR	0x4039000ull
-
-/* Both CPUs 0 and 1 must be ours: on netburst-ht they are one core's two threads. */
-static int
-setup(void **state)
-{
-	cpu_set_t set;
-
-	(void)state;
-	if (sched_getaffinity(0, sizeof(set), &set) != 0)
-		return -1;
-	if (!CPU_ISSET(0, &set) || !CPU_ISSET(1, &set))
-		*state = (void *)1;
-	return 0;
-}
-
-#define NEED_CPUS_0_1() do { if (*state) skip(); } while (0)
 
 /* The "--act wrmsr:MSR=VALUE" argument for @msr, @value, into @buf. */
 static const char *
@@ -85,7 +68,7 @@ test_one_thread_keeps_to_its_half(void **state)
 	struct e2e_result r;
 	char a1[64], a2[64], a3[64];
 
-	NEED_CPUS_0_1();
+	E2E_NEED_CPUS_0_1();
 	e2e_machine_new(&m, (const char *[]){ "--model", "netburst-ht", "--cpus", "2", NULL });
 	/* The plans say so: each thread of the core keeps to its own half. */
 	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", "0", "--dry-run", "-e", "instr_retired:NBOGUSNTAG",
@@ -139,7 +122,7 @@ test_counter_taken_mid_run(void **state)
 		{ "netburst-ht", "1", CRU_ESCR1, IQ_COUNTER2, IQ_CCCR2, PERF_ESCR, 0 },
 	};
 
-	NEED_CPUS_0_1();
+	E2E_NEED_CPUS_0_1();
 	for (unsigned i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct e2e_machine m;
 		struct e2e_result r;
@@ -213,7 +196,7 @@ test_thread_independent_counted_once(void **state)
 	struct e2e_machine m;
 	struct e2e_result r;
 
-	NEED_CPUS_0_1();
+	E2E_NEED_CPUS_0_1();
 	e2e_machine_new(&m, (const char *[]){ "--model", "netburst-ht", "--cpus", "2", NULL });
 	/* 150 x87 uops and 50 instructions on each thread. */
 	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", "0,1", "-x,", "-e", "x87_FP_uop,instr_retired:NBOGUSNTAG",
@@ -269,7 +252,7 @@ test_one_owner_rule(void **state)
 	struct e2e_result r;
 	pid_t pid;
 
-	NEED_CPUS_0_1();
+	E2E_NEED_CPUS_0_1();
 	e2e_machine_new(&m, (const char *[]){ "--model", "netburst-ht", "--cpus", "2", NULL });
 	pid = e2e_spawn(&m, (const char *[]){ E2E_PMUSTAT, "-C", "0", "-e", "instr_retired:NBOGUSNTAG", "--",
 			m.workload, "--sleep", "10000", NULL }, NULL);
@@ -335,5 +318,5 @@ main(void)
 		cmocka_unit_test(test_one_owner_rule),
 	};
 
-	return cmocka_run_group_tests(tests, setup, NULL);
+	return cmocka_run_group_tests(tests, e2e_setup_cpus_0_1, NULL);
 }

@@ -533,3 +533,14 @@ e2e_wait_msr(const struct e2e_machine *m, unsigned cpu, uint32_t msr, uint64_t m
 	}
 	return false;
 }
+
+int
+e2e_setup_cpus_0_1(void **state)
+{
+	cpu_set_t set;
+
+	if (sched_getaffinity(0, sizeof(set), &set) != 0)
+		return -1;
+	*state = !CPU_ISSET(0, &set) || !CPU_ISSET(1, &set) ? (void *)1 : NULL;
+	return 0;
+}

@@ -174,6 +174,14 @@ unsigned e2e_host_cpus(void);
  * -1 when the affinity mask cannot be read.
  */
 int e2e_last_cpu(void);
+
+/*
+ * A cmocka group setup for tests that run threads on CPUs 0 and 1 (a
+ * NetBurst HT core's two threads): *@state is set when this process may
+ * not run on both, and E2E_NEED_CPUS_0_1() then skips the test.
+ */
+int e2e_setup_cpus_0_1(void **state);
+#define E2E_NEED_CPUS_0_1() do { if (*state) skip(); } while (0)
 /*
  * CPUs for a machine on which -C all covers every configured CPU of the
  * host (at least @core + 1, at most EMU_MAX_CPUS).
