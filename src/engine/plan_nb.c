@@ -116,20 +116,30 @@ plan_nb_make(struct plan *p, struct pmustat_error **err)
 		free(of);
 		return err_set(err, -ENOMEM, "out of memory");
 	}
-	/* The events the sibling thread counts for both are not programmed here (core_wide_on_sibling). */
-	for (unsigned k = 0; k < in->nevents; k++) {
-		if (in->core_wide_on_sibling && (in->events[k].flags & EVENT_F_CORE_WIDE))
-			continue;
-		of[n] = k;
-		nb_event_from_event(&in->events[k], &ev[n++]);
-	}
+	for (unsigned k = 0; k < in->nevents; k++)
+		nb_event_from_event(&in->events[k], &ev[k]);
 	p->nruns = 0;
-	rc = n ? nb_sched_plan(ev, n, caps->nb_model, counters_free, escrs_free, ns, &p->nruns, &bad, err) : 0;
+	rc = in->nevents ? nb_sched_plan(ev, in->nevents, caps->nb_model, counters_free, escrs_free, ns, &p->nruns,
+					 &bad, err) : 0;
 	/* The sibling's half, only preferred while it is not counted: an event that fits only there takes it. */
 	if (rc == -ENOSPC && in->avoid_nb && in->avoid_nb_soft) {
 		err_clear(err);
 		counters_free |= in->avoid_nb & ~in->occ.nb_busy;
-		rc = nb_sched_plan(ev, n, caps->nb_model, counters_free, escrs_free, ns, &p->nruns, &bad, err);
+		rc = nb_sched_plan(ev, in->nevents, caps->nb_model, counters_free, escrs_free, ns, &p->nruns, &bad, err);
+	}
+	/*
+	 * The events the sibling thread counts for both (core_wide_on_sibling)
+	 * are placed as there, so that both threads have the same runs, but
+	 * not programmed here: @ev and @ns keep the others, in order.
+	 */
+	for (unsigned k = 0; rc == 0 && k < in->nevents; k++) {
+		if (in->core_wide_on_sibling && (in->events[k].flags & EVENT_F_CORE_WIDE)) {
+			p->slots[k] = (struct sched_slot){ SCHED_NONE, 0, ns[k].run, 0 };
+			continue;
+		}
+		of[n] = k;
+		ev[n] = ev[k];
+		ns[n++] = ns[k];
 	}
 	if (rc == -ENOSPC && (in->occ.nb_busy || in->occ.nb_busy_escrs)) {
 		busy_text(in, busy, sizeof(busy));
@@ -145,17 +155,12 @@ plan_nb_make(struct plan *p, struct pmustat_error **err)
 		rc = err_set(err, -E2BIG,
 			     "core %d: the %u events need %u runs of the command (two events on one ESCR, or more than its counters) and --no-rerun forbids that; count fewer events",
 			     in->core, in->nevents, p->nruns);
-	/* Every event left to the sibling: one run all the same, with nothing to write, beside the sibling's. */
-	if (rc == 0 && in->nevents && !p->nruns)
-		p->nruns = 1;
 	if (rc == 0) {
 		p->runs = calloc(p->nruns ? p->nruns : 1, sizeof(*p->runs));
 		p->nb_runs = calloc(p->nruns ? p->nruns : 1, sizeof(*p->nb_runs));
 		if (!p->runs || !p->nb_runs)
 			rc = err_set(err, -ENOMEM, "out of memory");
 	}
-	for (unsigned k = 0; rc == 0 && k < in->nevents; k++)
-		p->slots[k] = (struct sched_slot){ SCHED_NONE, 0, 0, 0 };
 	for (unsigned j = 0; rc == 0 && j < n; j++)
 		p->slots[of[j]] = (struct sched_slot){ SCHED_NB, ns[j].counter, ns[j].run, ns[j].escr };
 	for (unsigned r = 0; rc == 0 && r < p->nruns; r++) {

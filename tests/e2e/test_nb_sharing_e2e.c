@@ -224,6 +224,20 @@ test_thread_independent_counted_once(void **state)
 	e2e_assert_status(&r, 0);
 	e2e_assert_err_contains(&r, "counted on core 0 for both Hyper-Threading threads");
 	e2e_result_free(&r);
+	/*
+	 * Three on FIRM_ESCR0, the one ESCR of thread 0's half that selects
+	 * them: three runs; thread 1 keeps the same runs, programming none.
+	 */
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", "0,1", "-x,", "-e",
+		"x87_FP_uop,packed_SP_uop,instr_retired:NBOGUSNTAG,scalar_SP_uop", "--", m.workload, "--quiet",
+		"--threads", "2", "--spread", "--nb", "0x04:0x8000:1*150", "--nb", "0x08:0x8000:1*20", "--nb",
+		"0x0a:0x8000:1*7", "--nb", "0x02:0x1:1*50", NULL });
+	e2e_assert_status(&r, 0);
+	assert_int_equal(row_value(r.err, -1, "x87_FP_uop:u"), 300);
+	assert_int_equal(row_value(r.err, -1, "packed_SP_uop:u"), 40);
+	assert_int_equal(row_value(r.err, -1, "scalar_SP_uop:u"), 14);
+	assert_int_equal(row_value(r.err, -1, "instr_retired:NBOGUSNTAG:u"), 100);
+	e2e_result_free(&r);
 	/* One thread: both threads' uops, and a note that says so. */
 	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", "1", "-x,", "-e", "x87_FP_uop", "--", m.workload,
 		"--quiet", "--threads", "2", "--spread", "--nb", "0x04:0x8000:1*150", NULL });
