@@ -225,7 +225,7 @@ plan_nb_print(const struct plan *p, const char *cpu, const char *const *names, F
 			const struct sched_slot *s = &p->slots[k];
 			const struct nb_escr *x = nb_escr_get(s->escr);
 
-			if (s->kind == SCHED_NONE && r == 0 && in->core_wide_on_sibling)
+			if (s->kind == SCHED_NONE && s->run == r && in->core_wide_on_sibling)
 				fprintf(out, "  %-32s counted on core %d for both Hyper-Threading threads (thread-independent)\n",
 					names[k], in->sibling_core);
 			else if (s->run == r && s->kind == SCHED_NB)
