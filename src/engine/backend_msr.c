@@ -482,6 +482,22 @@ warn_taken(const struct run_ctx *c, int core, unsigned u, const struct sched_slo
 			core, name, c->ev->hw[u].name);
 }
 
+/*
+ * A counter that stepped backwards between two reads: another user reset
+ * it (Linux's PMI handler zeroes fixed counter 3 on a PERF_METRICS
+ * overflow); the count holds what was read before and what counted since.
+ */
+static void
+warn_reset(const struct run_ctx *c, int core, unsigned u, const struct sched_slot *slot,
+	   const struct interval_core *sampled)
+{
+	if (!sampled->reset[u])
+		return;
+	fprintf(stderr, "pmustat: warning: core %d: another user reset %s%u (%s) during the run: it stepped back from %llu, which no wrap does within a read's second (Linux's PMI handler zeroes fixed counter 3 on a PERF_METRICS overflow); the count keeps what was read before the reset and what counted since, and misses the events between the last read and the reset (under a second's worth)\n",
+		core, slot->kind == SCHED_GP ? "pmc" : "fixed", slot->index, c->ev->hw[u].name,
+		(unsigned long long)sampled->reset_from[u]);
+}
+
 /* This core's TOPDOWN.SLOTS in @run (fixed counter 3), which its IA32_PERF_METRICS bytes are fractions of. */
 static uint64_t
 slots_of(const struct plan *plan, unsigned n, unsigned run, const struct pmu_count *counts)
@@ -552,8 +568,10 @@ msr_collect(struct run_ctx *c, unsigned run, struct pmustat_error **err)
 			 * IA32_PERF_METRICS is no counter: read once, after the run.
 			 */
 			if (s->sampled && s->sampler.reads > 0 &&
-			    (plan->slots[u].kind == SCHED_FIXED || plan->slots[u].kind == SCHED_GP))
+			    (plan->slots[u].kind == SCHED_FIXED || plan->slots[u].kind == SCHED_GP)) {
 				counts[u].value = interval_total(&s->sampler, i, u, counts[u].raw);
+				warn_reset(c, core, u, &plan->slots[u], &s->sampler.cores[i]);
+			}
 			/* A core frozen by another user's PMI while the command ran leaves no count. */
 			if (counts[u].frozen) {
 				c->counts[u].counted = false;
