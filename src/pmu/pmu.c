@@ -593,7 +593,8 @@ pmu_read(struct pmu *p, const struct sched_slot *slots, unsigned n, unsigned run
 		}
 		if (s->kind == SCHED_METRICS) {
 			counts[k].raw = metrics;
-			counts[k].overflowed = false;
+			/* GLOBAL_STATUS[48]: the metrics' own counts overflowed; the bytes are not the run's. */
+			counts[k].overflowed = status & bits & GLOBAL_PERF_METRICS_BIT;
 			counts[k].frozen = p->caps.version >= 4 && (status & GLOBAL_STATUS_CTR_FRZ);
 			counts[k].value = s->index < 8 ? (metrics >> (8 * s->index)) & 0xff : 0;
 			continue;
