@@ -17,6 +17,9 @@
 #define MSR_IA32_PERF_CAPABILITIES	0x345u
 /* With CPUID.1:EDX.DS: bit i = GP counter i's PEBS, bit 32+i fixed counter i's (read only: another user's). */
 #define MSR_IA32_PEBS_ENABLE		0x3f1u
+/* Read only (never written): bit 12 says PEBS is unavailable, and then IA32_PEBS_ENABLE may not exist. */
+#define MSR_IA32_MISC_ENABLE		0x1a0u
+#define MISC_ENABLE_PEBS_UNAVAIL	(1ull << 12)
 #define MSR_IA32_FIXED_CTR_CTRL		0x38du
 #define MSR_IA32_PERF_GLOBAL_STATUS	0x38eu
 #define MSR_IA32_PERF_GLOBAL_CTRL	0x38fu

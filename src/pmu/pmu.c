@@ -20,6 +20,7 @@
 #include "pmu/delta.h"
 #include "pmu/evtsel.h"
 #include "pmu/msr.h"
+#include "pmu/pebs_enable.h"
 #include "pmu/pmu_impl.h"
 #include "pmu/pmu_regs.h"
 
@@ -33,6 +34,7 @@ open_at(struct pmu *p, struct hw *hw, int cpu, const struct pmu_caps *caps, bool
 	const struct pmu_owner_hints *hints, bool values, const struct pmu *like, struct pmustat_error **err)
 {
 	struct pmu_owner_regs regs;
+	uint32_t msr = 0;
 	int rc;
 
 	memset(p, 0, sizeof(*p));
@@ -87,11 +89,9 @@ open_at(struct pmu *p, struct hw *hw, int cpu, const struct pmu_caps *caps, bool
 		if (rc)
 			return pmu_fail(p, rc, "reading", MSR_IA32_PERF_METRICS, false, err);
 	}
-	if (caps->ds) {
-		rc = pmu_rd(p, MSR_IA32_PEBS_ENABLE, &p->pebs_enable);
-		if (rc)
-			return pmu_fail(p, rc, "reading", MSR_IA32_PEBS_ENABLE, false, err);
-	}
+	rc = pebs_enable_read(p->hw, p->cpu, caps, &p->pebs_enable, &msr, &p->msr_reads);
+	if (rc)
+		return pmu_fail(p, rc, "reading", msr, false, err);
 	if (uses_offcore) {
 		for (unsigned i = 0; i < PMU_NUM_OFFCORE; i++) {
 			rc = pmu_reg_load(p, &p->offcore[i], MSR_OFFCORE_RSP_0 + i);

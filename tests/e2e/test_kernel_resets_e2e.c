@@ -21,6 +21,7 @@
 #include <cmocka.h>
 
 #include "e2e_harness.h"
+#include "emu_pmu.h"
 #include "pmu/msr.h"
 
 #define SLOTS_STEP "500:500:500:500"	/* 2,000 slots a burst */
@@ -191,6 +192,41 @@ test_metrics_reset_by_the_kernel_is_not_counted(void **state)
 	e2e_machine_free(&m);
 }
 
+/*
+ * A KVM guest without PEBS: CPUID has DS, IA32_MISC_ENABLE[12] says PEBS
+ * is unavailable, IA32_PEBS_ENABLE raises #GP. stat, state and reset work
+ * there, never touching 0x3F1 (the emulator counts the #GPs), and the run
+ * leaves the PMU as it found it.
+ */
+static void
+test_vm_without_pebs(void **state)
+{
+	struct emu_pmu *before, *after;
+	struct e2e_machine m;
+	struct e2e_result r;
+
+	(void)state;
+	e2e_machine_new(&m, (const char *[]){ "--model", "skylake", "--cpus", "2", "--pebs=off", NULL });
+	before = e2e_state(&m);
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", "1", "-x", ",", "-e", "INST_RETIRED.ANY", "--",
+		m.workload, "--quiet", "--cpu", "1", "--retire", "0xc0:0:1000", NULL });
+	e2e_assert_status(&r, 0);
+	e2e_assert_err_contains(&r, "1000,,INST_RETIRED.ANY");
+	e2e_result_free(&r);
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "state", "-C", "1", NULL });
+	e2e_assert_status(&r, 0);
+	e2e_result_free(&r);
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "reset", "-C", "1", NULL });
+	e2e_assert_status(&r, 0);
+	e2e_result_free(&r);
+	after = e2e_state(&m);
+	assert_int_equal(emu_pmu_diff(before, after, stderr), 0);
+	assert_int_equal(after->cpu[1].stats.gp_faults, 0);
+	free(before);
+	free(after);
+	e2e_machine_free(&m);
+}
+
 int
 main(void)
 {
@@ -198,6 +234,7 @@ main(void)
 		cmocka_unit_test(test_slots_reset_by_the_kernel_is_no_wrap),
 		cmocka_unit_test(test_metrics_overflow_is_not_counted),
 		cmocka_unit_test(test_metrics_reset_by_the_kernel_is_not_counted),
+		cmocka_unit_test(test_vm_without_pebs),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

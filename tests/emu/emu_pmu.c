@@ -342,6 +342,12 @@ setup_type(struct emu_core_type *t, const struct type_def *def, const struct emu
 	t->topdown = (t->perf_capabilities & EMU_PERF_CAP_PERF_METRICS) &&
 		(t->fixed_mask & 8) ? def->topdown : 0;
 	emu_setup_valid_bits(t);
+	t->misc_enable = EMU_MISC_ENABLE_VALUE;
+	if (cfg->pebs_off) {
+		t->misc_enable |= EMU_MISC_BTS_UNAVAIL | EMU_MISC_PEBS_UNAVAIL;
+		t->pebs = false;
+		t->pebs_counters = t->pebs_valid = 0;
+	}
 	return 0;
 }
 

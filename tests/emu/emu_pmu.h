@@ -58,6 +58,11 @@
 #define EMU_MSR_DEBUGCTL	0x1d9u	/* IA32_DEBUGCTL */
 #define EMU_MSR_PERF_METRICS	0x329u	/* IA32_PERF_METRICS, PERF_CAPABILITIES[15] */
 #define EMU_MSR_PEBS_ENABLE	0x3f1u	/* IA32_PEBS_ENABLE */
+#define EMU_MSR_MISC_ENABLE	0x1a0u	/* IA32_MISC_ENABLE (read-only here) */
+/* IA32_MISC_ENABLE: fast strings (0) and performance monitoring available (7), as parts power up. */
+#define EMU_MISC_ENABLE_VALUE	0x81ull
+#define EMU_MISC_BTS_UNAVAIL	(1ull << 11)
+#define EMU_MISC_PEBS_UNAVAIL	(1ull << 12)
 /* v6 aliases, 4 apart per counter (Linux's MSR_IA32_PMC_V6_*). */
 #define EMU_MSR_V6_GP0_CTR	0x1900u
 #define EMU_MSR_V6_GP0_CFG_A	0x1901u
@@ -163,6 +168,12 @@ struct emu_config {
 	/* NetBurst: IA32_MISC_ENABLE[7] clear, "performance monitoring unavailable". */
 	bool nb_perfmon_off;
 	/*
+	 * A VM without PEBS, as KVM makes one: IA32_MISC_ENABLE[11] and [12]
+	 * (BTS and PEBS unavailable) set, IA32_PEBS_ENABLE raises #GP, and
+	 * CPUID.1:EDX.DS stays set (architectural models).
+	 */
+	bool pebs_off;
+	/*
 	 * NetBurst with HT: CPUs k and k + ncpus/2 are one core's two threads
 	 * (as Linux numbers many machines: every core's first thread, then
 	 * every core's second), not 2k and 2k+1. Needs an even ncpus.
@@ -231,7 +242,7 @@ struct emu_core_type {
 	bool netburst;
 	bool nb_ht;			/* two threads per core (threads == 2) share the registers */
 	unsigned nb_model;		/* family-15 model: IQ_ESCR0/1 only up to 2 */
-	uint64_t misc_enable;		/* IA32_MISC_ENABLE, read-only here */
+	uint64_t misc_enable;		/* IA32_MISC_ENABLE, read-only here (every model) */
 };
 
 /* Top-down categories: IA32_PERF_METRICS byte order (L1, then L2). */

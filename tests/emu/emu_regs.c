@@ -90,6 +90,8 @@ emu_read_reg(const struct emu_pmu *pmu, unsigned cpu, uint32_t msr, uint64_t *va
 		*val = r->debugctl;
 	} else if (msr == EMU_MSR_PEBS_ENABLE && t->pebs) {
 		*val = r->pebs_enable;
+	} else if (msr == EMU_MSR_MISC_ENABLE) {
+		*val = t->misc_enable;
 	} else if (msr == EMU_MSR_PERF_METRICS && t->topdown) {
 		*val = emu_td_read(t, r);
 	} else if (t->version >= 2 && msr == MSR_IA32_FIXED_CTR_CTRL) {
