@@ -226,6 +226,9 @@ test_frozen_pmu_is_reported(void **state)
 	e2e_assert_err_contains(&r, "frozen");
 	e2e_assert_err_contains(&r, "CTR_Frz");
 	e2e_assert_err_contains(&r, "FREEZE_PERFMON_ON_PMI");
+	/* Who sets it: not perf's LBR call stacks (those set FREEZE_LBRS_ON_PMI, LBR_Frz). */
+	e2e_assert_err_contains(&r, "Linux 4.20 to 5.9 with counter freezing");
+	assert_null(strstr(r.err, "LBR call stacks sets it"));
 	e2e_assert_err_contains(&r, "--force");
 	after = e2e_state(&m);
 	assert_int_equal(emu_pmu_diff(before, after, stderr), 0);
