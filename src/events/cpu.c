@@ -120,9 +120,10 @@ decode_pmu(const struct cpu_raw_data_t *raw, struct cpu_info *out)
 }
 
 /*
- * Leaf 0x23: subleaf 0 EAX[1] says subleaf 1 is valid; subleaf 1 EAX is
+ * Leaf 0x23: subleaf 0 EAX[i] says subleaf i is valid; subleaf 1 EAX is
  * the GP counter bitmap, EBX the fixed counter bitmap (SDM vol. 2A, CPUID
- * leaf 23H; Linux arch/x86/events/intel/core.c update_pmu_cap()). A leaf
+ * leaf 23H; Linux arch/x86/events/intel/core.c update_pmu_cap()); subleaf
+ * 3 EAX the architectural events the core type supports. A leaf
  * within the maximum that the CPU does not support reads all zero.
  */
 static void
@@ -136,6 +137,11 @@ decode_leaf23(const struct cpu_leaf23 *l23, struct cpu_info *out)
 		pmu->counters_note = "CPUID leaf 0x23 was not read (not in the dump): the counters are CPUID.0AH's, "
 				     "on a hybrid part only those every core type has";
 		return;
+	}
+	if (bits(l23->sub[0][R_EAX], 3, 3)) {
+		/* Subleaf 3 EAX: bit i set, architectural event i supported (0AH's EBX the other way round). */
+		pmu->arch_events_len = 32;
+		pmu->arch_events_unavailable = ~l23->sub[3][R_EAX];
 	}
 	if (!bits(l23->sub[0][R_EAX], 1, 1))
 		return;

@@ -284,7 +284,25 @@ test_killed_run_fixed_next_run(void **state)
 	e2e_machine_free(&m);
 }
 
-/* info tells each core type's counters as leaf 0x23 enumerates them. */
+/* Whether the JSON pmu object @pmu lists architectural event @key. */
+static bool
+lists_arch_event(json_t *pmu, const char *key)
+{
+	size_t i;
+	json_t *e;
+
+	json_array_foreach(json_object_get(pmu, "arch_events"), i, e)
+		if (strcmp(json_string_value(e), key) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * info tells each core type's counters as leaf 0x23 enumerates them, and
+ * its architectural events as subleaf 3 does (Lion Cove: Topdown Slots,
+ * no Bad Speculation; Skymont the other way round), not CPUID.0AH's
+ * intersection of the two, which lists neither.
+ */
 static void
 test_info_per_core_type(void **state)
 {
@@ -302,6 +320,8 @@ test_info_per_core_type(void **state)
 	assert_int_equal(json_integer_value(json_object_get(pmu, "gp_counters")), 10);
 	assert_int_equal(mask_of(json_object_get(pmu, "gp_mask")), 0x3ff);
 	assert_int_equal(mask_of(json_object_get(pmu, "fixed_mask")), 0xf);
+	assert_true(lists_arch_event(pmu, "TOPDOWN_SLOTS"));
+	assert_false(lists_arch_event(pmu, "TOPDOWN_BAD_SPECULATION"));
 	json_decref(root);
 	e2e_result_free(&r);
 	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "info", "-C", "1", "--json", NULL });
@@ -312,6 +332,8 @@ test_info_per_core_type(void **state)
 	assert_int_equal(mask_of(json_object_get(pmu, "gp_mask")), 0xff);
 	assert_int_equal(mask_of(json_object_get(pmu, "fixed_mask")), 0x77);
 	assert_int_equal(json_integer_value(json_object_get(pmu, "fixed_counters")), 6);
+	assert_false(lists_arch_event(pmu, "TOPDOWN_SLOTS"));
+	assert_true(lists_arch_event(pmu, "TOPDOWN_BAD_SPECULATION"));
 	json_decref(root);
 	e2e_result_free(&r);
 
@@ -326,6 +348,7 @@ test_info_per_core_type(void **state)
 	pmu = json_object_get(root, "pmu");
 	assert_int_equal(mask_of(json_object_get(pmu, "gp_mask")), 0x3ff);
 	assert_string_equal(json_string_value(json_object_get(pmu, "counters_from")), "CPUID.23H.1");
+	assert_true(lists_arch_event(pmu, "TOPDOWN_SLOTS"));
 	assert_true(json_is_null(json_object_get(pmu, "counters_note")));
 	json_decref(root);
 	e2e_result_free(&r);
