@@ -64,7 +64,7 @@ usage(void)
 {
 	fprintf(stderr,
 		"usage: pmu-emu init --model M [--cpus N] [--pcores N] [--gp N] [--fixed N]\n"
-		"                    [--rdpmc=on|off] [--msr=ok|absent|eacces|readonly] [--watchdog]\n"
+		"                    [--rdpmc=on|off] [--msr=ok|absent|eacces|readonly] [--watchdog] [--buddy-watchdog]\n"
 		"                    [--perfmon=on|off] [--pebs=on|off] [--ht-split] [--set [CPU:]MSR=VALUE]... [--cpuid-dir DIR]\n"
 		"                    [--caller-insns N] [--ptrace=on|off]\n"
 		"                    [--kernel-ctrl VALUE [--kernel-insns N]]\n"
@@ -181,6 +181,7 @@ cmd_init(int argc, char **argv)
 		{ "rdpmc", required_argument, NULL, 'r' },
 		{ "msr", required_argument, NULL, 'M' },
 		{ "watchdog", no_argument, NULL, 'w' },
+		{ "buddy-watchdog", no_argument, NULL, 'W' },
 		{ "perfmon", required_argument, NULL, 'P' },
 		{ "pebs", required_argument, NULL, 'B' },
 		{ "ht-split", no_argument, NULL, 'H' },
@@ -204,7 +205,7 @@ cmd_init(int argc, char **argv)
 	unsigned pcores = 0;
 	int gp = -1, fixed = -1;
 	bool rdpmc_off = false, watchdog = false, perfmon_off = false, ptrace_off = false, ht_split = false;
-	bool pebs_off = false;
+	bool pebs_off = false, buddy = false;
 	unsigned caller_insns = 0, kernel_insns = 0;
 	uint64_t kernel_ctrl = 0;
 
@@ -241,6 +242,9 @@ cmd_init(int argc, char **argv)
 			break;
 		case 'w':
 			watchdog = true;
+			break;
+		case 'W':
+			buddy = true;
 			break;
 		case 'B':
 			if (strcmp(optarg, "on") && strcmp(optarg, "off"))
@@ -293,6 +297,7 @@ cmd_init(int argc, char **argv)
 	cfg.rdpmc_off = rdpmc_off;
 	cfg.msr = (enum emu_msr_access)msr;
 	cfg.watchdog = watchdog;
+	cfg.buddy_watchdog = buddy;
 	cfg.nb_perfmon_off = perfmon_off;
 	cfg.pebs_off = pebs_off;
 	cfg.nb_ht_split = ht_split;

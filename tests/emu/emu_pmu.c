@@ -433,7 +433,7 @@ set_default_files(struct emu_pmu *pmu)
 		emu_set_file(pmu, HW_FILE_RDPMC_CPU_CORE, NULL);
 		emu_set_file(pmu, HW_FILE_RDPMC_CPU_ATOM, NULL);
 	}
-	emu_set_file(pmu, HW_FILE_NMI_WATCHDOG, cfg->watchdog ? "1\n" : "0\n");
+	emu_set_file(pmu, HW_FILE_NMI_WATCHDOG, cfg->watchdog || cfg->buddy_watchdog ? "1\n" : "0\n");
 	emu_set_file(pmu, HW_FILE_LOCKDOWN, cfg->msr == EMU_MSR_READONLY ?
 		     "none [integrity] confidentiality\n" :
 		     "[none] integrity confidentiality\n");

@@ -165,6 +165,11 @@ struct emu_config {
 	 * running, nmi_watchdog file "1".
 	 */
 	bool watchdog;
+	/*
+	 * Linux's "buddy" hard-lockup detector (6.5 on, in place of the perf
+	 * NMI watchdog): nmi_watchdog file "1", and no counter held.
+	 */
+	bool buddy_watchdog;
 	/* NetBurst: IA32_MISC_ENABLE[7] clear, "performance monitoring unavailable". */
 	bool nb_perfmon_off;
 	/*
