@@ -233,6 +233,9 @@ cpu_decode_ext(const struct cpu_raw_data_t *raw, const struct cpu_leaf23 *l23, s
 		out->hybrid = bits(raw->basic_cpuid[7][R_EDX], 15, 15);
 		out->pmu.tsx = bits(raw->basic_cpuid[7][R_EBX], 4, 4) || bits(raw->basic_cpuid[7][R_EBX], 11, 11);
 	}
+	/* Branch-counter logging (Linux's lbr_counters): the counters Arch LBR may log events of. */
+	if (out->max_basic_leaf >= 0x1c && bits(raw->basic_cpuid[7][R_EDX], 19, 19))
+		out->pmu.lbr_log_counters = bits(raw->basic_cpuid[0x1c][R_ECX], 19, 16);
 	/*
 	 * Leaves above the maximum hold garbage in dumps (Intel repeats the
 	 * highest leaf), so they are read only when in range.

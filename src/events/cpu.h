@@ -52,6 +52,8 @@ struct pmu_caps {
 	bool pdcm;			/* CPUID.1:ECX[15]: PERF_CAPABILITIES */
 	bool ds;			/* CPUID.1:EDX[21]: debug store, IA32_PEBS_ENABLE */
 	bool tsx;			/* CPUID.7.0:EBX[4] HLE or [11] RTM: EVTSEL IN_TX, IN_TXCP */
+	/* With Arch LBR (CPUID.7.0:EDX[19]), CPUID.1CH:ECX[19:16]: GP counters that may log into the LBRs (EVTSEL bit 35). */
+	uint32_t lbr_log_counters;
 	/* CPUID's own numbers, before quirks. */
 	unsigned cpuid_gp_counters;
 	unsigned cpuid_fixed_counters;

@@ -59,6 +59,8 @@
 /* With TSX (CPUID.7.0:EBX HLE or RTM): count in transactions only; IN_TXCP on EVTSEL2 only. */
 #define EVTSEL_IN_TX		(1ull << 32)
 #define EVTSEL_IN_TXCP		(1ull << 33)
+/* Branch-counter logging into Arch LBR (Linux's ARCH_PERFMON_EVENTSEL_BR_CNTR): pmu_caps.lbr_log_counters. */
+#define EVTSEL_BR_CNTR		(1ull << 35)
 #define EVTSEL_UMASK2(v)	(((uint64_t)(v) & 0xffu) << 40)	/* v6 */
 
 /* IA32_FIXED_CTR_CTRL: 4 bits per counter at [4i+3:4i]. */

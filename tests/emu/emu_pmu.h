@@ -233,6 +233,7 @@ struct emu_core_type {
 	/* Bits a write may set; any other bit is reserved (#GP). */
 	uint64_t evtsel_valid;		/* IN_TXCP only on EVTSEL2: evtsel2_valid */
 	uint64_t evtsel2_valid;
+	uint32_t br_cntr_counters;	/* EVTSELs that may also set BR_CNTR (bit 35) */
 	uint64_t fixed_ctrl_valid;
 	uint64_t global_ctrl_valid;
 	uint64_t global_status_valid;	/* bits STATUS can hold = RESET/SET writable bits */

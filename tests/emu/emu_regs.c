@@ -136,7 +136,8 @@ write_counting_reg(const struct emu_core_type *t, struct emu_regs *r, uint32_t m
 	bool legacy;
 
 	if (gp_evtsel(t, msr, &i)) {
-		if (val & ~(i == 2 ? t->evtsel2_valid : t->evtsel_valid))
+		if (val & ~((i == 2 ? t->evtsel2_valid : t->evtsel_valid) |
+			    (((t->br_cntr_counters >> i) & 1) ? EMU_EVTSEL_BR_CNTR : 0)))
 			return -EIO;
 		r->evtsel[i] = val;
 	} else if (gp_counter(t, msr, &i, &legacy)) {
@@ -346,6 +347,15 @@ emu_setup_valid_bits(struct emu_core_type *t)
 	if (t->tsx)
 		t->evtsel_valid |= EMU_EVTSEL_IN_TX;
 	t->evtsel2_valid = t->evtsel_valid | (t->tsx ? EMU_EVTSEL_IN_TXCP : 0);
+	/*
+	 * Branch-counter logging into the architectural LBRs (Sierra Forest,
+	 * Lunar and Arrow Lake): CPUID.7.0:EDX[19] (Arch LBR), and
+	 * CPUID.1CH:ECX[19:16] the GP counters whose event select may set it
+	 * (Linux's lbr_counters, ARCH_PERFMON_EVENTSEL_BR_CNTR).
+	 */
+	t->br_cntr_counters = 0;
+	if (((leaf7[3] >> 19) & 1) && t->cpuid.basic_cpuid[0][0] >= 0x1c)
+		t->br_cntr_counters = (t->cpuid.basic_cpuid[0x1c][2] >> 16) & 0xf & t->gp_mask;
 
 	t->fixed_ctrl_valid = 0;
 	for (unsigned i = 0; i < t->fixed; i++) {
