@@ -143,6 +143,8 @@ decode_leaf23(const struct cpu_leaf23 *l23, struct cpu_info *out)
 		pmu->arch_events_len = 32;
 		pmu->arch_events_unavailable = ~l23->sub[3][R_EAX];
 	}
+	if (bits(l23->sub[0][R_EAX], 2, 2))
+		pmu->acr_gp_mask = l23->sub[2][R_EAX];
 	if (!bits(l23->sub[0][R_EAX], 1, 1))
 		return;
 	pmu->gp_mask = l23->sub[1][R_EAX];

@@ -54,6 +54,8 @@ struct pmu_caps {
 	bool tsx;			/* CPUID.7.0:EBX[4] HLE or [11] RTM: EVTSEL IN_TX, IN_TXCP */
 	/* With Arch LBR (CPUID.7.0:EDX[19]), CPUID.1CH:ECX[19:16]: GP counters that may log into the LBRs (EVTSEL bit 35). */
 	uint32_t lbr_log_counters;
+	/* CPUID.23H.2 EAX (where 0x23.0:EAX[2] says it is valid): GP counters with auto counter reload. */
+	uint32_t acr_gp_mask;
 	/* CPUID's own numbers, before quirks. */
 	unsigned cpuid_gp_counters;
 	unsigned cpuid_fixed_counters;

@@ -94,5 +94,10 @@ static inline uint32_t msr_pmc(unsigned i) { return MSR_IA32_PMC0 + i; }
 static inline uint32_t msr_a_pmc(unsigned i) { return MSR_IA32_A_PMC0 + i; }
 static inline uint32_t msr_evtsel(unsigned i) { return MSR_IA32_PERFEVTSEL0 + i; }
 static inline uint32_t msr_fixed_ctr(unsigned i) { return MSR_IA32_FIXED_CTR0 + i; }
+/*
+ * v6 auto counter reload (CPUID.23H.2): IA32_PMC_GPn_CFG_B (0x1902 + 4n),
+ * the counters whose overflow reloads GP counter n (with CFG_C). Only read.
+ */
+static inline uint32_t msr_acr_cfg_b(unsigned i) { return 0x1902u + 4 * i; }
 
 #endif

@@ -17,6 +17,7 @@
 #include "base/err.h"
 #include "events/event.h"
 #include "hw/hw.h"
+#include "pmu/acr.h"
 #include "pmu/delta.h"
 #include "pmu/evtsel.h"
 #include "pmu/msr.h"
@@ -90,6 +91,8 @@ open_at(struct pmu *p, struct hw *hw, int cpu, const struct pmu_caps *caps, bool
 			return pmu_fail(p, rc, "reading", MSR_IA32_PERF_METRICS, false, err);
 	}
 	rc = pebs_enable_read(p->hw, p->cpu, caps, &p->pebs_enable, &msr, &p->msr_reads);
+	if (!rc)
+		rc = acr_cfg_b_read(p->hw, p->cpu, caps, p->acr_cfg_b, &msr, &p->msr_reads);
 	if (rc)
 		return pmu_fail(p, rc, "reading", msr, false, err);
 	if (uses_offcore) {
@@ -108,6 +111,7 @@ open_at(struct pmu *p, struct hw *hw, int cpu, const struct pmu_caps *caps, bool
 	regs.fixed_ctrl = p->fixed_ctrl.saved;
 	regs.inuse = 0;	/* nothing the EVTSELs and FIXED_CTR_CTRL above do not say */
 	regs.pebs_enable = p->pebs_enable;
+	memcpy(regs.acr_cfg_b, p->acr_cfg_b, sizeof(regs.acr_cfg_b));
 	regs.pebs_baseline = p->perf_capabilities & PERF_CAP_PEBS_BASELINE;
 	regs.perf_metrics = pmu_has_perf_metrics(p);
 	pmu_owner_scan(&regs, hints, &p->occ);

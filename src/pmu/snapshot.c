@@ -13,6 +13,7 @@
 #include "events/arch_events.h"
 #include "events/event_table.h"
 #include "hw/hw.h"
+#include "pmu/acr.h"
 #include "pmu/pebs_enable.h"
 #include "pmu/pmu.h"
 #include "pmu/snapshot.h"
@@ -68,7 +69,8 @@ pmu_snapshot_read(struct hw *hw, int cpu, const struct pmu_caps *caps, struct pm
 			return rc;
 		st->has_inuse = true;
 	}
-	if ((rc = pebs_enable_read(hw, cpu, caps, &st->pebs_enable, &msr, &reads)))
+	if ((rc = pebs_enable_read(hw, cpu, caps, &st->pebs_enable, &msr, &reads)) ||
+	    (rc = acr_cfg_b_read(hw, cpu, caps, st->acr_cfg_b, &msr, &reads)))
 		return read_failed(cpu, msr, rc, err);
 	if (caps->ds && caps->pdcm && (rc = rd(hw, cpu, MSR_IA32_PERF_CAPABILITIES, &st->perf_capabilities, err)))
 		return rc;
@@ -101,6 +103,7 @@ pmu_snapshot_occupancy(const struct pmu_snapshot *st, const struct pmu_owner_hin
 	regs.fixed_ctrl = st->fixed_ctrl;
 	regs.inuse = st->has_inuse ? st->global_inuse : 0;
 	regs.pebs_enable = st->pebs_enable;
+	memcpy(regs.acr_cfg_b, st->acr_cfg_b, sizeof(regs.acr_cfg_b));
 	regs.pebs_baseline = st->perf_capabilities & PERF_CAP_PEBS_BASELINE;
 	regs.perf_metrics = st->perf_capabilities & PERF_CAP_PERF_METRICS;
 	pmu_owner_scan(&regs, hints, out);

@@ -66,6 +66,9 @@
 /* v6 aliases, 4 apart per counter (Linux's MSR_IA32_PMC_V6_*). */
 #define EMU_MSR_V6_GP0_CTR	0x1900u
 #define EMU_MSR_V6_GP0_CFG_A	0x1901u
+/* Auto counter reload (CPUID.23H.2): which counters' overflow reloads GP n, and with what. */
+#define EMU_MSR_V6_GP0_CFG_B	0x1902u
+#define EMU_MSR_V6_GP0_CFG_C	0x1903u
 #define EMU_MSR_V6_FX0_CTR	0x1980u
 #define EMU_MSR_V6_STEP		4u
 
@@ -234,6 +237,8 @@ struct emu_core_type {
 	uint64_t evtsel_valid;		/* IN_TXCP only on EVTSEL2: evtsel2_valid */
 	uint64_t evtsel2_valid;
 	uint32_t br_cntr_counters;	/* EVTSELs that may also set BR_CNTR (bit 35) */
+	uint32_t acr_gp_mask;		/* CPUID.23H.2 EAX: GP counters with CFG_B/CFG_C */
+	uint64_t acr_cause_valid;	/* 23H.2 ECX | EDX << 32: counters whose overflow may reload */
 	uint64_t fixed_ctrl_valid;
 	uint64_t global_ctrl_valid;
 	uint64_t global_status_valid;	/* bits STATUS can hold = RESET/SET writable bits */
@@ -281,6 +286,8 @@ struct emu_regs {
 	uint64_t debugctl;
 	uint64_t pebs_enable;
 	uint64_t td[EMU_TD_COUNT];
+	uint64_t acr_cfg_b[EMU_MAX_GP];	/* IA32_PMC_GPn_CFG_B: reload GP n when these overflow */
+	uint64_t acr_cfg_c[EMU_MAX_GP];	/* IA32_PMC_GPn_CFG_C: the value it is reloaded with */
 };
 
 /* How often each CPU's MSRs were accessed (not part of the diffed state). */
