@@ -15,8 +15,10 @@
 
 #include <linux/perf_event.h>
 #include <stdbool.h>
-#if defined(__GLIBC__) || __has_include(<sys/rseq.h>)
+#if defined(__has_include)
+#if __has_include(<sys/rseq.h>)
 #include <sys/rseq.h>
+#endif
 #endif
 #include <stdint.h>
 #include <string.h>
