@@ -15,6 +15,7 @@
 
 #include <linux/perf_event.h>
 #include <stdbool.h>
+#include <stddef.h>
 #if defined(__has_include)
 #if __has_include(<sys/rseq.h>)
 #include <sys/rseq.h>
@@ -202,10 +203,13 @@ lib_cpu(void)
 {
 #if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 35)) && defined(__x86_64__)
 	if (__builtin_expect(__rseq_size != 0, 1)) {
-		const char *tp;
+		uint32_t cpu;
 
-		__asm__("mov %%fs:0, %0" : "=r"(tp));
-		return ((const volatile struct rseq *)(tp + __rseq_offset))->cpu_id;
+		/* The area is at the thread pointer (%fs's base) plus __rseq_offset. */
+		__asm__ volatile("movl %%fs:(%1), %0"
+				 : "=r"(cpu)
+				 : "r"(__rseq_offset + (ptrdiff_t)offsetof(struct rseq, cpu_id)));
+		return cpu;
 	}
 #endif
 	return lib_cpu_slow();
