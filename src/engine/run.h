@@ -78,6 +78,11 @@ struct backend_ops {
 
 extern const struct backend_ops backend_msr;
 extern const struct backend_ops backend_perf;
+extern const struct backend_ops backend_sim;
+
+/* --dry-run on the sim backend: the Valgrind command line and each event's columns. */
+void
+backend_sim_print_dry(struct run_ctx *c, FILE *out);
 
 /*
  * --dry-run on the MSR backend: the plan without the lock or a write, around
@@ -167,7 +172,9 @@ struct run_ctx {
 	bool tsc_ok, tsc_stopped;
 
 	/* What happened. */
-	const char *read_method;	/* "rdpmc", "MSR reads", "perf_event": set by the hardware backend */
+	const char *read_method;	/* "rdpmc", "MSR reads", "perf_event", "simulation": set by the hardware backend */
+	char sim_version[32];		/* --backend sim: Valgrind's version ("3.19.0") */
+	unsigned sim_processes;		/* --backend sim: the processes the last run summed */
 	/*
 	 * The counted window over the runs so far: "exact" (no pmustat
 	 * instruction in it), "approximate" (why in window_why), NULL before

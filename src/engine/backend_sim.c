@@ -1,0 +1,428 @@
+/*
+ * backend_sim.c - --backend sim: Valgrind's Cachegrind simulates the
+ * command and counts; pmustat reads its totals. No PMU, no perf_event:
+ * counts that are the same on every x86-64 machine for the same binary
+ * and input (CI runners without a PMU).
+ *
+ * Each run is `valgrind --tool=cachegrind --cache-sim=yes --branch-sim=yes
+ * --I1=.. --D1=.. --LL=.. --trace-children=yes -- COMMAND`, with the
+ * command resolved as without (127, 126), its environment plus
+ * sim_glibc_tunables, and Valgrind's own output (its log, one counts file
+ * per process) in a private directory, never on the command's streams.
+ * The exit status is the command's: Valgrind exits with it, and dies of
+ * the signal that killed it.
+ *
+ * A command that forks or execs (a shell script around the benchmark):
+ * every process is simulated (--trace-children=yes) and the counts are
+ * the sum over them. Valgrind writes a process's counts when it exits, so
+ * a process that execs is counted from its last execve on: what the shell
+ * of a script ran before exec'ing the benchmark is not included.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "base/err.h"
+#include "base/invoker.h"
+#include "engine/cachegrind_out.h"
+#include "engine/requests.h"
+#include "engine/run.h"
+#include "engine/stat.h"
+#include "events/sim_events.h"
+
+extern char **environ;
+
+/* valgrind, its options, "--", the command, then at most this many arguments of its. */
+#define SIM_OPTS 12
+#define SIM_MAX_FILE (1u << 20)
+
+struct sim_state {
+	char dir[PATH_MAX];		/* private: Valgrind's log and counts files */
+	char valgrind[PATH_MAX];
+	char opt[SIM_OPTS][PATH_MAX + 64];
+	char **argv;			/* the wrapper's argv (runner.h wrap) */
+	char **env;			/* the command's environment, with GLIBC_TUNABLES */
+	char *tunables;			/* its GLIBC_TUNABLES= entry */
+	char dashes[3];			/* "--": the end of Valgrind's options */
+};
+
+static struct sim_state *
+state(struct run_ctx *c)
+{
+	return c->state[0];
+}
+
+/* @name along PATH, as execvp would find it, into @out: 0 or -ENOENT. */
+static int
+find_in_path(const char *name, char *out, size_t size)
+{
+	const char *path = getenv("PATH");
+
+	if (!path || !*path)
+		path = "/usr/local/bin:/usr/bin:/bin";
+	while (*path) {
+		size_t len = strcspn(path, ":");
+
+		if (len && (size_t)snprintf(out, size, "%.*s/%s", (int)len, path, name) < size &&
+		    access(out, X_OK) == 0)
+			return 0;
+		path += len + (path[len] == ':');
+	}
+	return -ENOENT;
+}
+
+/* `valgrind --version` ("valgrind-3.19.0") into @out; "" when it says nothing. */
+static void
+valgrind_version(const char *valgrind, char *out, size_t size)
+{
+	int fds[2];
+	pid_t pid;
+	ssize_t n = 0, got;
+
+	out[0] = '\0';
+	if (pipe2(fds, O_CLOEXEC) != 0)
+		return;
+	pid = fork();
+	if (pid == 0) {
+		int null = open("/dev/null", O_RDWR);
+
+		dup2(null, 0);
+		dup2(fds[1], 1);
+		dup2(null, 2);
+		execl(valgrind, valgrind, "--version", (char *)NULL);
+		_exit(127);
+	}
+	close(fds[1]);
+	while (pid > 0 && (size_t)n + 1 < size &&
+	       ((got = read(fds[0], out + n, size - 1 - (size_t)n)) > 0 || (got < 0 && errno == EINTR)))
+		n += got > 0 ? got : 0;
+	close(fds[0]);
+	out[n] = '\0';
+	out[strcspn(out, "\r\n")] = '\0';
+	if (strncmp(out, "valgrind-", 9) == 0)
+		memmove(out, out + 9, strlen(out + 9) + 1);
+	while (pid > 0 && waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+}
+
+/* Valgrind's files of the last run: each removed (@keep_log: its log kept for a message). */
+static void
+clear_dir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+
+	if (!d)
+		return;
+	while ((de = readdir(d)))
+		if (de->d_name[0] != '.')
+			(void)unlinkat(dirfd(d), de->d_name, 0);
+	closedir(d);
+}
+
+static int
+sim_begin(struct run_ctx *c, struct pmustat_error **err)
+{
+	struct sim_state *s = calloc(1, sizeof(*s));
+	const char *tmp = getenv("TMPDIR");
+
+	if (!s)
+		return err_set(err, -ENOMEM, "out of memory");
+	c->state[0] = s;
+	if (find_in_path("valgrind", s->valgrind, sizeof(s->valgrind)))
+		return err_set(err, -ENOENT,
+			       "--backend sim counts through Valgrind, and there is no valgrind on PATH: install it (apt-get install valgrind)");
+	valgrind_version(s->valgrind, c->sim_version, sizeof(c->sim_version));
+	if (!c->sim_version[0])
+		return err_set(err, -ENOEXEC, "%s --version printed no version: is it Valgrind? (apt-get install valgrind)",
+			       s->valgrind);
+	if (!tmp || !*tmp || tmp[0] != '/')
+		tmp = "/tmp";
+	snprintf(s->dir, sizeof(s->dir), "%s/pmustat-sim-XXXXXX", tmp);
+	if (!mkdtemp(s->dir)) {
+		int e = errno;
+
+		s->dir[0] = '\0';
+		return err_set(err, -e, "--backend sim: cannot make a directory for Valgrind's files in %s: %s", tmp,
+			       strerror(e));
+	}
+	/* The command (Valgrind) runs as the invoking user: its files are theirs to write. */
+	if (c->inv && invoker_is_other(c->inv) && !c->o->as_root && chown(s->dir, c->inv->uid, c->inv->gid) != 0)
+		return err_set(err, -errno, "--backend sim: chown %s: %s", s->dir, strerror(errno));
+	c->read_method = "simulation";
+	c->window = "exact";
+	return 0;
+}
+
+static void
+sim_end(struct run_ctx *c)
+{
+	struct sim_state *s = state(c);
+
+	if (!s)
+		return;
+	if (s->dir[0]) {
+		clear_dir(s->dir);
+		(void)rmdir(s->dir);
+	}
+	free(s->argv);
+	free(s->env);
+	free(s->tunables);
+	free(s);
+	c->state[0] = NULL;
+}
+
+/* The command's environment with ours first in GLIBC_TUNABLES (a user's own tunables after it win). */
+static int
+make_env(struct sim_state *s, char *const *base, struct pmustat_error **err)
+{
+	const char *theirs = NULL;
+	size_t n = 0, k = 0;
+
+	for (; base[n]; n++)
+		if (strncmp(base[n], "GLIBC_TUNABLES=", 15) == 0)
+			theirs = base[n] + 15;
+	free(s->env);
+	free(s->tunables);
+	s->env = calloc(n + 2, sizeof(*s->env));
+	if (!s->env ||
+	    asprintf(&s->tunables, "GLIBC_TUNABLES=%s%s%s", sim_glibc_tunables, theirs && *theirs ? ":" : "",
+		     theirs ? theirs : "") < 0)
+		return s->tunables = NULL, err_set(err, -ENOMEM, "out of memory");
+	for (size_t i = 0; i < n; i++)
+		if (strncmp(base[i], "GLIBC_TUNABLES=", 15) != 0)
+			s->env[k++] = base[i];
+	s->env[k++] = s->tunables;
+	s->env[k] = NULL;
+	return 0;
+}
+
+/* The options every simulated run gets, into @opt; their number. */
+static unsigned
+valgrind_options(const char *dir, char opt[SIM_OPTS][PATH_MAX + 64])
+{
+	unsigned n = 0;
+
+	snprintf(opt[n++], sizeof(opt[0]), "--tool=cachegrind");
+	snprintf(opt[n++], sizeof(opt[0]), "--cache-sim=yes");
+	snprintf(opt[n++], sizeof(opt[0]), "--branch-sim=yes");
+	for (unsigned i = 0; i < 3; i++)
+		snprintf(opt[n++], sizeof(opt[0]), "--%s=%u,%u,%u", sim_caches[i].name, sim_caches[i].size,
+			 sim_caches[i].assoc, sim_caches[i].line);
+	snprintf(opt[n++], sizeof(opt[0]), "--trace-children=yes");
+	snprintf(opt[n++], sizeof(opt[0]), "--cachegrind-out-file=%s/cachegrind.out.%%p", dir);
+	snprintf(opt[n++], sizeof(opt[0]), "--log-file=%s/valgrind.log.%%p", dir);
+	return n;
+}
+
+static int
+sim_arm(struct run_ctx *c, unsigned run, struct runner_opts *ro, struct pmustat_error **err)
+{
+	struct sim_state *s = state(c);
+	unsigned nargs = 0, nopt, k = 0;
+
+	(void)run;
+	clear_dir(s->dir);
+	while (c->o->command[nargs])
+		nargs++;
+	nopt = valgrind_options(s->dir, s->opt);
+	free(s->argv);
+	s->argv = calloc(nopt + nargs + 3, sizeof(*s->argv));
+	if (!s->argv)
+		return err_set(err, -ENOMEM, "out of memory");
+	s->argv[k++] = s->valgrind;
+	for (unsigned i = 0; i < nopt; i++)
+		s->argv[k++] = s->opt[i];
+	snprintf(s->dashes, sizeof(s->dashes), "--");
+	s->argv[k++] = s->dashes;
+	ro->wrap_at = k;
+	s->argv[k++] = c->o->command[0];
+	for (unsigned i = 1; i < nargs; i++)
+		s->argv[k++] = c->o->command[i];
+	s->argv[k] = NULL;
+	if (make_env(s, ro->envp ? ro->envp : environ, err))
+		return -ENOMEM;
+	ro->wrap = s->argv;
+	ro->envp = s->env;
+	return 0;
+}
+
+static int
+sim_attach(struct run_ctx *c, unsigned run, pid_t pid, struct pmustat_error **err)
+{
+	(void)c;
+	(void)run;
+	(void)pid;
+	(void)err;
+	return 0;
+}
+
+static int
+sim_stop(struct run_ctx *c, unsigned run, struct pmustat_error **err)
+{
+	(void)c;
+	(void)run;
+	(void)err;
+	return 0;
+}
+
+/* Up to @size - 1 bytes of @dir/@name into @buf (NUL-terminated): its length, or -errno. */
+static ssize_t
+read_small(int dfd, const char *name, char *buf, size_t size)
+{
+	int fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	size_t n = 0;
+	ssize_t got;
+
+	if (fd < 0)
+		return -errno;
+	while (n + 1 < size && ((got = read(fd, buf + n, size - 1 - n)) > 0 || (got < 0 && errno == EINTR)))
+		n += got > 0 ? (size_t)got : 0;
+	close(fd);
+	buf[n] = '\0';
+	return (ssize_t)n;
+}
+
+/* The last line Valgrind logged (why it ran nothing), into @why. */
+static void
+last_log_line(struct sim_state *s, char *why, size_t size)
+{
+	DIR *d = opendir(s->dir);
+	struct dirent *de;
+	char buf[4096];
+
+	why[0] = '\0';
+	while (d && (de = readdir(d))) {
+		ssize_t n;
+		char *end, *start;
+
+		if (strncmp(de->d_name, "valgrind.log.", 13) != 0 ||
+		    (n = read_small(dirfd(d), de->d_name, buf, sizeof(buf))) <= 0)
+			continue;
+		end = buf + n;
+		while (end > buf && (end[-1] == '\n' || end[-1] == '\r'))
+			*--end = '\0';
+		start = strrchr(buf, '\n');
+		snprintf(why, size, "%.400s", start ? start + 1 : buf);
+	}
+	if (d)
+		closedir(d);
+}
+
+/* Every process's totals summed into @sum: the number of processes, or -errno with @err. */
+static int
+sum_processes(struct sim_state *s, uint64_t sum[SIM_NFIELDS], struct pmustat_error **err)
+{
+	DIR *d = opendir(s->dir);
+	struct dirent *de;
+	char *buf = malloc(SIM_MAX_FILE);
+	int n = 0, rc = 0;
+
+	memset(sum, 0, sizeof(uint64_t) * SIM_NFIELDS);
+	if (!d || !buf) {
+		rc = d ? err_set(err, -ENOMEM, "out of memory") :
+			 err_set(err, -errno, "--backend sim: %s: %s", s->dir, strerror(errno));
+		goto out;
+	}
+	while (rc == 0 && (de = readdir(d))) {
+		uint64_t one[SIM_NFIELDS];
+		char why[128];
+		ssize_t len;
+
+		if (strncmp(de->d_name, "cachegrind.out.", 15) != 0)
+			continue;
+		len = read_small(dirfd(d), de->d_name, buf, SIM_MAX_FILE);
+		if (len < 0)
+			rc = err_set(err, (int)len, "--backend sim: reading %s/%s: %s", s->dir, de->d_name,
+				     strerror((int)-len));
+		else if (cachegrind_out_parse(buf, (size_t)len, one, why, sizeof(why)))
+			rc = err_set(err, -EPROTO, "--backend sim: Valgrind's counts file %s/%s: %s", s->dir,
+				     de->d_name, why);
+		for (int f = 0; rc == 0 && f < SIM_NFIELDS; f++)
+			sum[f] += one[f];
+		n += rc == 0;
+	}
+	if (rc == 0)
+		rc = n;
+out:
+	if (d)
+		closedir(d);
+	free(buf);
+	return rc;
+}
+
+static int
+sim_collect(struct run_ctx *c, unsigned run, struct pmustat_error **err)
+{
+	struct sim_state *s = state(c);
+	uint64_t sum[SIM_NFIELDS];
+	int n = sum_processes(s, sum, err);
+
+	if (n < 0)
+		return n;
+	if (n == 0) {
+		char why[512];
+
+		last_log_line(s, why, sizeof(why));
+		return err_set(err, -EPROTO, "--backend sim: Valgrind wrote no counts%s%s", why[0] ? ": " : "", why);
+	}
+	c->sim_processes = (unsigned)n;
+	for (unsigned u = 0; u < c->ev->nhw; u++) {
+		struct run_count *rc = &c->counts[u];
+
+		rc->counted = true;
+		rc->status = "counted";
+		rc->value = sim_event_value(c->ev->hw[u].sim_fields, sum);
+		rc->run = run + 1;
+	}
+	clear_dir(s->dir);
+	return 0;
+}
+
+static void
+sim_discard(struct run_ctx *c, unsigned run)
+{
+	struct sim_state *s = state(c);
+
+	(void)run;
+	if (s && s->dir[0])
+		clear_dir(s->dir);
+}
+
+void
+backend_sim_print_dry(struct run_ctx *c, FILE *out)
+{
+	char opt[SIM_OPTS][PATH_MAX + 64];
+	unsigned n = valgrind_options("DIR", opt);
+
+	fprintf(out, "pmustat: dry run, backend sim: %u event(s), simulated; each run of the command is\n  GLIBC_TUNABLES=%s valgrind",
+		c->ev->nhw, sim_glibc_tunables);
+	for (unsigned i = 0; i < n; i++)
+		fprintf(out, " %s", opt[i]);
+	fprintf(out, " -- COMMAND\n  (DIR: a private directory, removed afterwards)\n");
+	for (unsigned u = 0; u < c->ev->nhw; u++) {
+		fprintf(out, "  %s:", c->ev->hw[u].requested);
+		for (int f = 0; f < SIM_NFIELDS; f++)
+			if (c->ev->hw[u].sim_fields & SIM_BIT(f))
+				fprintf(out, " %s", sim_field_name((enum sim_field)f));
+		fprintf(out, "\n");
+	}
+}
+
+const struct backend_ops backend_sim = {
+	.name = "sim",
+	.begin = sim_begin,
+	.end = sim_end,
+	.arm = sim_arm,
+	.attach = sim_attach,
+	.stop = sim_stop,
+	.collect = sim_collect,
+	.discard = sim_discard,
+};
