@@ -443,6 +443,8 @@ check_sim(const struct stat_opts *o, struct pmustat_error **err)
 		what = "--cpu-dump (the simulation does not depend on the CPU)";
 	else if (o->regions)
 		what = "--regions (not yet: the code regions count with --backend msr or perf)";
+	else if (o->nmetric_specs)
+		what = "-M (metrics are computed from hardware events; the simulation counts instructions, caches and branches)";
 	if (!what)
 		return 0;
 	return cli_usage_error(err, stat_prog, "--backend sim simulates one COMMAND from its start to its end: %s does not go with it",

@@ -59,11 +59,12 @@ state(struct run_ctx *c)
 	return c->state[0];
 }
 
-/* @name along PATH, as execvp would find it, into @out: 0 or -ENOENT. */
+/* @name along PATH, as execvp would find it (an executable file, not a directory), into @out: 0 or -ENOENT. */
 static int
 find_in_path(const char *name, char *out, size_t size)
 {
 	const char *path = getenv("PATH");
+	struct stat st;
 
 	if (!path || !*path)
 		path = "/usr/local/bin:/usr/bin:/bin";
@@ -71,7 +72,7 @@ find_in_path(const char *name, char *out, size_t size)
 		size_t len = strcspn(path, ":");
 
 		if (len && (size_t)snprintf(out, size, "%.*s/%s", (int)len, path, name) < size &&
-		    access(out, X_OK) == 0)
+		    stat(out, &st) == 0 && S_ISREG(st.st_mode) && access(out, X_OK) == 0)
 			return 0;
 		path += len + (path[len] == ':');
 	}

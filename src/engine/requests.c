@@ -470,11 +470,8 @@ requests_resolve(const struct stat_opts *o, struct target *t, struct stat_events
 	s->simulated = o->backend == BACKEND_SIM;
 	s->kernel_generic = cpu_bad && o->backend == BACKEND_PERF && !t->cpu.netburst.present;
 	/* The simulation needs no PMU: the CPU's verdict does not matter to it. */
-	if (s->simulated) {
-		if (o->nmetric_specs)
-			return err_set(err, -EINVAL, "-M: metrics are computed from hardware events; --backend sim simulates instructions, caches and branches only");
+	if (s->simulated)
 		cpu_bad = false;
-	}
 	for (size_t i = 0; s->simulated && o->nspecs == 0 && i < sizeof(sim_defaults) / sizeof(sim_defaults[0]); i++) {
 		rc = add_spec(s, t, sim_defaults[i], err);
 		if (rc < 0)

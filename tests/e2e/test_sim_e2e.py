@@ -1,0 +1,240 @@
+#!/usr/bin/env python3
+"""--backend sim end to end: the real pmustat running the real Valgrind on a
+tiny workload. The counts are Valgrind's own for the same run (every event
+against `valgrind --tool=cachegrind` run directly with the same options),
+identical run after run; gates, baselines, -x, --json (against the schema),
+exit statuses, streams, children and refusals as with the other backends.
+
+    test_sim_e2e.py PMUSTAT SIM_WORKLOAD SCHEMA
+
+Skips (exit 77) where valgrind is not installed: apt-get install valgrind."""
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import unittest
+
+PMUSTAT, WORKLOAD, SCHEMA = map(os.path.abspath, sys.argv[1:4])
+del sys.argv[1:4]
+
+VALGRIND = shutil.which("valgrind")
+if VALGRIND is None:
+    print("skipped: valgrind is not installed (apt-get install valgrind)")
+    sys.exit(77)
+
+try:
+    import jsonschema
+except ImportError:
+    jsonschema = None
+
+with open(SCHEMA) as f:
+    SCHEMA_DOC = json.load(f)
+
+COLUMNS = ["Ir", "I1mr", "ILmr", "Dr", "D1mr", "DLmr", "Dw", "D1mw", "DLmw", "Bc", "Bcm", "Bi", "Bim"]
+# Each name's simulated meaning: the Cachegrind columns it sums.
+MEANING = {
+    "instructions": ["Ir"],
+    "branches": ["Bc", "Bi"],
+    "branch-misses": ["Bcm", "Bim"],
+    "cache-references": ["I1mr", "D1mr", "D1mw"],
+    "cache-misses": ["ILmr", "DLmr", "DLmw"],
+    "L1-dcache-loads": ["Dr"],
+    "L1-dcache-load-misses": ["D1mr"],
+    "L1-dcache-stores": ["Dw"],
+    "L1-dcache-store-misses": ["D1mw"],
+    "L1-icache-load-misses": ["I1mr"],
+    "LLC-load-misses": ["DLmr"],
+    "LLC-store-misses": ["DLmw"],
+}
+MEANING.update({c: [c] for c in COLUMNS})
+ALL = ",".join(MEANING)
+
+
+def pmustat(*args, stdin=None, env=None):
+    return subprocess.run([PMUSTAT, *args], input=stdin, capture_output=True, env=env, timeout=120)
+
+
+def counts_of(record):
+    return {e["requested"]: e["value"] for e in record["events"]}
+
+
+def valgrind_direct(workload_args, tunables, env=None):
+    """Cachegrind run by hand with the options pmustat documents: every process's totals summed."""
+    with tempfile.TemporaryDirectory(prefix="pmustat-sim-test-") as d:
+        run_env = dict(env if env is not None else os.environ)
+        run_env["GLIBC_TUNABLES"] = tunables
+        subprocess.run([VALGRIND, "--tool=cachegrind", "--cache-sim=yes", "--branch-sim=yes",
+                        "--I1=32768,8,64", "--D1=32768,8,64", "--LL=8388608,16,64", "--trace-children=yes",
+                        "--cachegrind-out-file=%s/out.%%p" % d, "--log-file=%s/log.%%p" % d, "--",
+                        WORKLOAD, *workload_args], env=run_env, capture_output=True, check=True, timeout=120)
+        total = dict.fromkeys(COLUMNS, 0)
+        files = [n for n in os.listdir(d) if n.startswith("out.")]
+        for name in files:
+            with open(os.path.join(d, name)) as f:
+                text = f.read()
+            cols = re.search(r"^events: (.*)$", text, re.M).group(1).split()
+            vals = re.search(r"^summary: (.*)$", text, re.M).group(1).split()
+            for c, v in zip(cols, vals):
+                total[c] += int(v)
+        return total, len(files)
+
+
+class SimE2E(unittest.TestCase):
+    def setUp(self):
+        self.tmp = tempfile.TemporaryDirectory(prefix="pmustat-sim-")
+        self.dir = self.tmp.name
+
+    def tearDown(self):
+        self.tmp.cleanup()
+
+    def sim_json(self, *args, workload=("--loops", "20")):
+        r = pmustat("--backend", "sim", "--json", *args, "--", WORKLOAD, *workload)
+        self.assertEqual(r.returncode, 0, r.stderr.decode())
+        rec = json.loads(r.stderr)
+        if jsonschema:
+            jsonschema.validate(rec, SCHEMA_DOC)
+        return rec
+
+    def test_exact_against_valgrind_every_event(self):
+        rec = self.sim_json("-e", ALL)
+        self.assertEqual(rec["backend"], "sim")
+        sim = rec["simulator"]
+        self.assertEqual(sim["name"], "valgrind")
+        self.assertEqual(sim["tool"], "cachegrind")
+        self.assertTrue(re.match(r"\d+\.\d+", sim["version"]), sim)
+        self.assertEqual(sim["caches"]["LL"], {"size": 8388608, "assoc": 16, "line": 64})
+        self.assertEqual(sim["processes"], 1)
+        direct, nfiles = valgrind_direct(["--loops", "20"], sim["glibc_tunables"])
+        self.assertEqual(nfiles, 1)
+        got = counts_of(rec)
+        for name, cols in MEANING.items():
+            self.assertEqual(got[name], sum(direct[c] for c in cols), name)
+        for e in rec["events"]:
+            self.assertEqual(e["counter"], "simulated")
+        # Enough work to mean something, little enough to stay quick.
+        self.assertGreater(got["instructions"], 50000)
+
+    def test_identical_runs_and_zero_spread(self):
+        first = counts_of(self.sim_json("-e", ALL))
+        second = counts_of(self.sim_json("-e", ALL))
+        self.assertEqual(first, second)
+        rec = self.sim_json("-e", "instructions,L1-dcache-load-misses,LLC-load-misses,branch-misses", "-r", "3")
+        for e in rec["events"]:
+            self.assertEqual(e["stats"]["stddev"], 0, e)
+            self.assertEqual(e["stats"]["min"], e["stats"]["max"], e)
+            self.assertEqual(e["value"], first[e["requested"]], e)
+
+    def test_glibc_string_functions_fixed(self):
+        """The command's glibc is told the same on every host; a user's own tunables come after ours."""
+        rec = self.sim_json("-e", "instructions")
+        tun = rec["simulator"]["glibc_tunables"]
+        self.assertIn("glibc.cpu.hwcaps=-AVX,-AVX2,", tun)
+        self.assertIn("-ERMS", tun)
+        env = dict(os.environ, GLIBC_TUNABLES="glibc.malloc.check=0")
+        r = pmustat("--backend", "sim", "--json", "-e", "instructions", "--", WORKLOAD, env=env)
+        self.assertEqual(r.returncode, 0, r.stderr.decode())
+        direct, _ = valgrind_direct([], tun + ":glibc.malloc.check=0", env=env)
+        self.assertEqual(counts_of(json.loads(r.stderr))["instructions"], direct["Ir"])
+
+    def test_text_and_csv_say_simulated(self):
+        r = pmustat("--backend", "sim", "-e", "instructions,branch-misses", "--", WORKLOAD)
+        self.assertEqual(r.returncode, 0)
+        err = r.stderr.decode()
+        self.assertIn("Simulated counts (backend sim): Valgrind ", err)
+        self.assertIn("Cache model (fixed", err)
+        self.assertIn("GLIBC_TUNABLES", err)
+        self.assertRegex(err, r"[\d,]+\s+instructions")
+        r = pmustat("--backend", "sim", "-x", ",", "-e", "instructions", "--", WORKLOAD)
+        fields = r.stderr.decode().strip().split(",")
+        self.assertEqual(fields[3], "instructions")
+        self.assertEqual(fields[4], "simulated")
+
+    def test_check_gates(self):
+        n = counts_of(self.sim_json("-e", "instructions"))["instructions"]
+        r = pmustat("--backend", "sim", "-r", "3", "--check", "instructions <= %d" % n, "--", WORKLOAD, "--loops", "20")
+        self.assertEqual(r.returncode, 0, r.stderr.decode())
+        self.assertIn("PASS", r.stderr.decode())
+        r = pmustat("--backend", "sim", "--check", "instructions <= %d" % (n - 1), "--", WORKLOAD, "--loops", "20")
+        self.assertEqual(r.returncode, 3, r.stderr.decode())
+        self.assertIn("FAIL", r.stderr.decode())
+
+    def test_baselines_record_their_backend(self):
+        base = os.path.join(self.dir, "sim.json")
+        r = pmustat("--backend", "sim", "-e", "instructions", "--save-baseline", base, "--", WORKLOAD)
+        self.assertEqual(r.returncode, 0, r.stderr.decode())
+        with open(base) as f:
+            self.assertEqual(json.load(f)["backend"], "sim")
+        r = pmustat("--backend", "sim", "-e", "instructions", "--baseline", base, "--", WORKLOAD)
+        self.assertEqual(r.returncode, 0, r.stderr.decode())
+        # A simulated baseline against hardware counts, and the reverse: refused, naming both.
+        r = pmustat("--backend", "perf", "-e", "task-clock", "--baseline", base, "--", WORKLOAD)
+        self.assertEqual(r.returncode, 125)
+        self.assertIn("holds simulated counts (backend sim)", r.stderr.decode())
+        self.assertIn("this run counts hardware (backend perf)", r.stderr.decode())
+        hw = os.path.join(self.dir, "hw.json")
+        r = pmustat("--backend", "perf", "-e", "task-clock", "--save-baseline", hw, "--", WORKLOAD)
+        self.assertEqual(r.returncode, 0, r.stderr.decode())
+        r = pmustat("--backend", "sim", "-e", "instructions", "--baseline", hw, "--", WORKLOAD)
+        self.assertEqual(r.returncode, 125)
+        self.assertIn("holds hardware counts (backend perf), this run counts simulated (backend sim)",
+                      r.stderr.decode())
+
+    def test_exit_status_and_streams(self):
+        r = pmustat("--backend", "sim", "-e", "instructions", "--", WORKLOAD, "--exit", "7")
+        self.assertEqual(r.returncode, 7)
+        r = pmustat("--backend", "sim", "-e", "instructions", "--", WORKLOAD, "--term")
+        self.assertEqual(r.returncode, 128 + 15)
+        r = pmustat("--backend", "sim", "--json", "-e", "instructions", "--", WORKLOAD, "--echo", "--say", "hello",
+                    stdin=b"from stdin\n")
+        self.assertEqual(r.returncode, 0)
+        # The command's stdout is its own; Valgrind's own lines go to its log, never to the command's streams.
+        self.assertEqual(r.stdout, b"from stdin\nhello\n")
+        self.assertTrue(r.stderr.startswith(b"hello\n"), r.stderr[:200])
+        self.assertNotIn(b"==", r.stderr)
+        json.loads(r.stderr[len(b"hello\n"):])
+        r = pmustat("--backend", "sim", "--", "/nonexistent/prog")
+        self.assertEqual(r.returncode, 127)
+
+    def test_children_are_summed(self):
+        rec = self.sim_json("-e", ALL, workload=("--spawn", "--loops", "10"))
+        self.assertEqual(rec["simulator"]["processes"], 2)
+        direct, nfiles = valgrind_direct(["--spawn", "--loops", "10"], rec["simulator"]["glibc_tunables"])
+        self.assertEqual(nfiles, 2)
+        got = counts_of(rec)
+        for name, cols in MEANING.items():
+            self.assertEqual(got[name], sum(direct[c] for c in cols), name)
+        alone = counts_of(self.sim_json("-e", "instructions", workload=("--loops", "10")))
+        self.assertGreater(got["instructions"], 2 * alone["instructions"] * 0.9)
+
+    def test_refusals(self):
+        for args, want in [
+            (["-e", "cycles"], "has no simulated meaning: --backend sim counts instructions"),
+            (["-e", "INST_RETIRED.ANY"], "has no simulated meaning"),
+            (["-e", "task-clock"], "has no simulated meaning"),
+            (["-e", "instructions:k"], "user-mode code only"),
+            (["-M", "IPC"], "metrics"),
+            (["-I", "100"], "-I"),
+            (["--regions"], "--regions"),
+            (["-a"], "-C LIST, -a"),
+        ]:
+            r = pmustat("--backend", "sim", *args, "--", WORKLOAD)
+            self.assertEqual(r.returncode, 125, (args, r.stderr.decode()))
+            self.assertIn(want, r.stderr.decode(), args)
+
+    def test_valgrind_missing(self):
+        env = dict(os.environ, PATH="/nonexistent")
+        r = pmustat("--backend", "sim", "--", WORKLOAD, env=env)
+        self.assertEqual(r.returncode, 125)
+        self.assertIn("apt-get install valgrind", r.stderr.decode())
+
+    def test_auto_never_simulates(self):
+        r = pmustat("--json", "-e", "task-clock", "--", WORKLOAD)
+        self.assertEqual(r.returncode, 0, r.stderr.decode())
+        self.assertNotEqual(json.loads(r.stderr)["backend"], "sim")
+
+
+if __name__ == "__main__":
+    unittest.main(verbosity=2)
