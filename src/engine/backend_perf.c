@@ -268,15 +268,6 @@ perf_attach(struct run_ctx *c, unsigned run, pid_t pid, struct pmustat_error **e
 	return 0;
 }
 
-static int
-perf_stop(struct run_ctx *c, unsigned run, struct pmustat_error **err)
-{
-	(void)c;
-	(void)run;
-	(void)err;
-	return 0;
-}
-
 /*
  * Counter @k summed over the sets. On one CPU the kernel's enabled time
  * runs while the command runs anywhere, so running < enabled there is the
@@ -432,7 +423,7 @@ const struct backend_ops backend_perf = {
 	.end = perf_end,
 	.arm = perf_arm,
 	.attach = perf_attach,
-	.stop = perf_stop,
+	.stop = run_stop_nothing,
 	.collect = perf_collect,
 	.discard = perf_discard,
 };

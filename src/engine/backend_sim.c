@@ -29,6 +29,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "base/environ_with.h"
 #include "base/err.h"
 #include "base/invoker.h"
 #include "engine/cachegrind_out.h"
@@ -184,24 +185,19 @@ sim_end(struct run_ctx *c)
 static int
 make_env(struct sim_state *s, char *const *base, struct pmustat_error **err)
 {
-	const char *theirs = NULL;
-	size_t n = 0, k = 0;
+	const char *theirs = environ_get(base, "GLIBC_TUNABLES=");
 
-	for (; base[n]; n++)
-		if (strncmp(base[n], "GLIBC_TUNABLES=", 15) == 0)
-			theirs = base[n] + 15;
 	free(s->env);
 	free(s->tunables);
-	s->env = calloc(n + 2, sizeof(*s->env));
-	if (!s->env ||
-	    asprintf(&s->tunables, "GLIBC_TUNABLES=%s%s%s", sim_glibc_tunables, theirs && *theirs ? ":" : "",
-		     theirs ? theirs : "") < 0)
-		return s->tunables = NULL, err_set(err, -ENOMEM, "out of memory");
-	for (size_t i = 0; i < n; i++)
-		if (strncmp(base[i], "GLIBC_TUNABLES=", 15) != 0)
-			s->env[k++] = base[i];
-	s->env[k++] = s->tunables;
-	s->env[k] = NULL;
+	s->env = NULL;
+	if (asprintf(&s->tunables, "GLIBC_TUNABLES=%s%s%s", sim_glibc_tunables, theirs && *theirs ? ":" : "",
+		     theirs ? theirs : "") < 0) {
+		s->tunables = NULL;
+		return err_set(err, -ENOMEM, "out of memory for the command's environment");
+	}
+	s->env = environ_with(base, s->tunables);
+	if (!s->env)
+		return err_set(err, -ENOMEM, "out of memory for the command's environment");
 	return 0;
 }
 
@@ -252,25 +248,6 @@ sim_arm(struct run_ctx *c, unsigned run, struct runner_opts *ro, struct pmustat_
 		return -ENOMEM;
 	ro->wrap = s->argv;
 	ro->envp = s->env;
-	return 0;
-}
-
-static int
-sim_attach(struct run_ctx *c, unsigned run, pid_t pid, struct pmustat_error **err)
-{
-	(void)c;
-	(void)run;
-	(void)pid;
-	(void)err;
-	return 0;
-}
-
-static int
-sim_stop(struct run_ctx *c, unsigned run, struct pmustat_error **err)
-{
-	(void)c;
-	(void)run;
-	(void)err;
 	return 0;
 }
 
@@ -422,8 +399,8 @@ const struct backend_ops backend_sim = {
 	.begin = sim_begin,
 	.end = sim_end,
 	.arm = sim_arm,
-	.attach = sim_attach,
-	.stop = sim_stop,
+	.attach = run_attach_nothing,
+	.stop = run_stop_nothing,
 	.collect = sim_collect,
 	.discard = sim_discard,
 };

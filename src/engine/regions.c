@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/environ_with.h"
 #include "base/err.h"
 #include "engine/plan.h"
 #include "engine/regions_perf.h"
@@ -197,19 +198,10 @@ regions_end(struct run_ctx *c)
 static int
 make_env(struct regions *s, char *const *base, struct pmustat_error **err)
 {
-	size_t n = 0, j = 0;
-
-	while (base && base[n])
-		n++;
 	free(s->envp);
-	s->envp = calloc(n + 2, sizeof(*s->envp));
+	s->envp = environ_with(base, s->env_var);
 	if (!s->envp)
 		return err_set(err, -ENOMEM, "out of memory for the command's environment");
-	for (size_t i = 0; i < n; i++)
-		if (strncmp(base[i], ENV_PREFIX, strlen(ENV_PREFIX)) != 0)
-			s->envp[j++] = base[i];
-	s->envp[j++] = s->env_var;
-	s->envp[j] = NULL;
 	return 0;
 }
 
@@ -264,25 +256,6 @@ regions_arm(struct run_ctx *c, unsigned run, struct runner_opts *ro, struct pmus
 	ro->envp = s->envp;
 	ro->inherit = regions_inherit;
 	ro->inherit_arg = s;
-	return 0;
-}
-
-static int
-regions_attach(struct run_ctx *c, unsigned run, pid_t pid, struct pmustat_error **err)
-{
-	(void)c;
-	(void)run;
-	(void)pid;
-	(void)err;
-	return 0;
-}
-
-static int
-regions_stop(struct run_ctx *c, unsigned run, struct pmustat_error **err)
-{
-	(void)c;
-	(void)run;
-	(void)err;
 	return 0;
 }
 
@@ -435,8 +408,8 @@ const struct backend_ops regions_step = {
 	.begin = regions_begin,
 	.end = regions_end,
 	.arm = regions_arm,
-	.attach = regions_attach,
-	.stop = regions_stop,
+	.attach = run_attach_nothing,
+	.stop = run_stop_nothing,
 	.collect = regions_collect,
 	.discard = regions_discard,
 };

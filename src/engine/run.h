@@ -76,6 +76,12 @@ struct backend_ops {
 	void (*discard)(struct run_ctx *c, unsigned run);
 };
 
+/* The attach and stop of a backend that has nothing to do there. */
+int
+run_attach_nothing(struct run_ctx *c, unsigned run, pid_t pid, struct pmustat_error **err);
+int
+run_stop_nothing(struct run_ctx *c, unsigned run, struct pmustat_error **err);
+
 extern const struct backend_ops backend_msr;
 extern const struct backend_ops backend_perf;
 extern const struct backend_ops backend_sim;
