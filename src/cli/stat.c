@@ -441,8 +441,6 @@ check_sim(const struct stat_opts *o, struct pmustat_error **err)
 		what = "-I (Valgrind gives its counts when the command ends)";
 	else if (o->cpu_dump)
 		what = "--cpu-dump (the simulation does not depend on the CPU)";
-	else if (o->regions)
-		what = "--regions (not yet: the code regions count with --backend msr or perf)";
 	else if (o->nmetric_specs)
 		what = "-M (metrics are computed from hardware events; the simulation counts instructions, caches and branches)";
 	if (!what)

@@ -33,6 +33,7 @@
 #include "base/err.h"
 #include "base/invoker.h"
 #include "engine/cachegrind_out.h"
+#include "engine/callgrind_regions.h"
 #include "engine/requests.h"
 #include "engine/run.h"
 #include "engine/stat.h"
@@ -41,7 +42,7 @@
 extern char **environ;
 
 /* valgrind, its options, "--", the command, then at most this many arguments of its. */
-#define SIM_OPTS 12
+#define SIM_OPTS 16
 #define SIM_MAX_FILE (1u << 20)
 
 struct sim_state {
@@ -52,6 +53,10 @@ struct sim_state {
 	char **env;			/* the command's environment, with GLIBC_TUNABLES */
 	char *tunables;			/* its GLIBC_TUNABLES= entry */
 	char dashes[3];			/* "--": the end of Valgrind's options */
+	bool regions;			/* --regions: Callgrind, its dumps at the library's marks */
+	struct region_result result;	/* --regions: the last run's */
+	uint32_t fields[PMUSTAT_REGION_MAX_EVENTS];	/* each event's columns, for the regions' sums */
+	unsigned nfields;
 };
 
 static struct sim_state *
@@ -160,6 +165,10 @@ sim_begin(struct run_ctx *c, struct pmustat_error **err)
 		return err_set(err, -errno, "--backend sim: chown %s: %s", s->dir, strerror(errno));
 	c->read_method = "simulation";
 	c->window = "exact";
+	s->regions = c->o->regions;
+	c->sim_tool = s->regions ? "callgrind" : "cachegrind";
+	for (unsigned u = 0; u < c->ev->nhw && u < PMUSTAT_REGION_MAX_EVENTS; u++)
+		s->fields[s->nfields++] = c->ev->hw[u].sim_fields;
 	return 0;
 }
 
@@ -174,6 +183,7 @@ sim_end(struct run_ctx *c)
 		clear_dir(s->dir);
 		(void)rmdir(s->dir);
 	}
+	region_result_free(&s->result);
 	free(s->argv);
 	free(s->env);
 	free(s->tunables);
@@ -201,20 +211,31 @@ make_env(struct sim_state *s, char *const *base, struct pmustat_error **err)
 	return 0;
 }
 
-/* The options every simulated run gets, into @opt; their number. */
+/*
+ * The options every simulated run gets, into @opt; their number. With
+ * @regions, Callgrind (Cachegrind 3.19 takes no client requests): the
+ * same simulation, one dump per thread at each of the library's marks.
+ */
 static unsigned
-valgrind_options(const char *dir, char opt[SIM_OPTS][PATH_MAX + 64])
+valgrind_options(const char *dir, bool regions, char opt[SIM_OPTS][PATH_MAX + 64])
 {
+	const char *tool = regions ? "callgrind" : "cachegrind";
 	unsigned n = 0;
 
-	snprintf(opt[n++], sizeof(opt[0]), "--tool=cachegrind");
+	snprintf(opt[n++], sizeof(opt[0]), "--tool=%s", tool);
 	snprintf(opt[n++], sizeof(opt[0]), "--cache-sim=yes");
 	snprintf(opt[n++], sizeof(opt[0]), "--branch-sim=yes");
 	for (unsigned i = 0; i < 3; i++)
 		snprintf(opt[n++], sizeof(opt[0]), "--%s=%u,%u,%u", sim_caches[i].name, sim_caches[i].size,
 			 sim_caches[i].assoc, sim_caches[i].line);
 	snprintf(opt[n++], sizeof(opt[0]), "--trace-children=yes");
-	snprintf(opt[n++], sizeof(opt[0]), "--cachegrind-out-file=%s/cachegrind.out.%%p", dir);
+	if (regions) {
+		snprintf(opt[n++], sizeof(opt[0]), "--separate-threads=yes");
+		snprintf(opt[n++], sizeof(opt[0]), "--combine-dumps=yes");
+		snprintf(opt[n++], sizeof(opt[0]), "--dump-instr=no");
+		snprintf(opt[n++], sizeof(opt[0]), "--dump-line=no");
+	}
+	snprintf(opt[n++], sizeof(opt[0]), "--%s-out-file=%s/%s.out.%%p", tool, dir, tool);
 	snprintf(opt[n++], sizeof(opt[0]), "--log-file=%s/valgrind.log.%%p", dir);
 	return n;
 }
@@ -229,7 +250,7 @@ sim_arm(struct run_ctx *c, unsigned run, struct runner_opts *ro, struct pmustat_
 	clear_dir(s->dir);
 	while (c->o->command[nargs])
 		nargs++;
-	nopt = valgrind_options(s->dir, s->opt);
+	nopt = valgrind_options(s->dir, s->regions, s->opt);
 	free(s->argv);
 	s->argv = calloc(nopt + nargs + 3, sizeof(*s->argv));
 	if (!s->argv)
@@ -304,6 +325,8 @@ sum_processes(struct sim_state *s, uint64_t sum[SIM_NFIELDS], struct pmustat_err
 	int n = 0, rc = 0;
 
 	memset(sum, 0, sizeof(uint64_t) * SIM_NFIELDS);
+	region_result_free(&s->result);
+	s->result.nevents = s->regions ? s->nfields : 0;
 	if (!d || !buf) {
 		rc = d ? err_set(err, -ENOMEM, "out of memory") :
 			 err_set(err, -errno, "--backend sim: %s: %s", s->dir, strerror(errno));
@@ -314,19 +337,28 @@ sum_processes(struct sim_state *s, uint64_t sum[SIM_NFIELDS], struct pmustat_err
 		char why[128];
 		ssize_t len;
 
-		if (strncmp(de->d_name, "cachegrind.out.", 15) != 0)
+		bool cg = strncmp(de->d_name, "cachegrind.out.", 15) == 0;
+
+		if (!cg && strncmp(de->d_name, "callgrind.out.", 14) != 0)
 			continue;
 		len = read_small(dirfd(d), de->d_name, buf, SIM_MAX_FILE);
 		if (len < 0)
 			rc = err_set(err, (int)len, "--backend sim: reading %s/%s: %s", s->dir, de->d_name,
 				     strerror((int)-len));
-		else if (cachegrind_out_parse(buf, (size_t)len, one, why, sizeof(why)))
+		else if (len + 1 >= (ssize_t)SIM_MAX_FILE)
+			rc = err_set(err, -EFBIG, "--backend sim: Valgrind's counts file %s/%s is over %u MiB", s->dir,
+				     de->d_name, SIM_MAX_FILE >> 20);
+		else if (cg ? cachegrind_out_parse(buf, (size_t)len, one, why, sizeof(why)) :
+			      callgrind_regions_add(&s->result, s->fields, (pid_t)atoi(de->d_name + 14), buf,
+						    (size_t)len, one, why, sizeof(why)))
 			rc = err_set(err, -EPROTO, "--backend sim: Valgrind's counts file %s/%s: %s", s->dir,
 				     de->d_name, why);
 		for (int f = 0; rc == 0 && f < SIM_NFIELDS; f++)
 			sum[f] += one[f];
 		n += rc == 0;
 	}
+	if (rc == 0 && s->regions && region_result_totals(&s->result) < 0)
+		rc = err_set(err, -ENOMEM, "out of memory for the regions");
 	if (rc == 0)
 		rc = n;
 out:
@@ -375,13 +407,25 @@ sim_discard(struct run_ctx *c, unsigned run)
 }
 
 void
+backend_sim_take_regions(struct run_ctx *c, struct region_result *r)
+{
+	struct sim_state *s = state(c);
+
+	memset(r, 0, sizeof(*r));
+	if (!s)
+		return;
+	*r = s->result;
+	memset(&s->result, 0, sizeof(s->result));
+}
+
+void
 backend_sim_print_dry(struct run_ctx *c, FILE *out)
 {
 	char opt[SIM_OPTS][PATH_MAX + 64];
-	unsigned n = valgrind_options("DIR", opt);
+	unsigned n = valgrind_options("DIR", c->o->regions, opt);
 
-	fprintf(out, "pmustat: dry run, backend sim: %u event(s), simulated; each run of the command is\n  GLIBC_TUNABLES=%s valgrind",
-		c->ev->nhw, sim_glibc_tunables);
+	fprintf(out, "pmustat: dry run, backend sim: %u event(s), simulated; each run of the command is\n  GLIBC_TUNABLES=%s%s valgrind",
+		c->ev->nhw, sim_glibc_tunables, c->o->regions ? " " PMUSTAT_REGION_ENV_SIM "=1" : "");
 	for (unsigned i = 0; i < n; i++)
 		fprintf(out, " %s", opt[i]);
 	fprintf(out, " -- COMMAND\n  (DIR: a private directory, removed afterwards)\n");

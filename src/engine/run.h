@@ -86,6 +86,16 @@ extern const struct backend_ops backend_msr;
 extern const struct backend_ops backend_perf;
 extern const struct backend_ops backend_sim;
 
+struct region_result;
+
+/*
+ * --regions with the sim backend: the last run's regions, rebuilt from
+ * Callgrind's dumps, moved into @r (zeroed when there are none); the
+ * caller frees it (region_result_free()).
+ */
+void
+backend_sim_take_regions(struct run_ctx *c, struct region_result *r);
+
 /* --dry-run on the sim backend: the Valgrind command line and each event's columns. */
 void
 backend_sim_print_dry(struct run_ctx *c, FILE *out);
@@ -180,6 +190,7 @@ struct run_ctx {
 	/* What happened. */
 	const char *read_method;	/* "rdpmc", "MSR reads", "perf_event", "simulation": set by the hardware backend */
 	char sim_version[32];		/* --backend sim: Valgrind's version ("3.19.0") */
+	const char *sim_tool;		/* --backend sim: "cachegrind", or "callgrind" with --regions */
 	unsigned sim_processes;		/* --backend sim: the processes the last run summed */
 	/*
 	 * The counted window over the runs so far: "exact" (no pmustat

@@ -119,6 +119,8 @@ choose_backend(struct stat_state *s)
 		s->backend = BACKEND_SIM;
 		c->nbackends = 0;
 		c->backends[c->nbackends++] = &backend_sim;
+		if (o->regions && !o->dry_run)
+			c->backends[c->nbackends++] = &regions_step;
 		if (o->verbose)
 			fprintf(stderr, "pmustat: backend sim (Valgrind's Cachegrind simulates the command)\n");
 		return;
@@ -440,7 +442,7 @@ report(struct stat_state *s)
 	if (s->backend == BACKEND_SIM) {
 		rep.sim = &rep_sim;
 		rep_sim.valgrind_version = c->sim_version[0] ? c->sim_version : NULL;
-		rep_sim.tool = "cachegrind";
+		rep_sim.tool = c->sim_tool ? c->sim_tool : "cachegrind";
 		rep_sim.glibc_tunables = sim_glibc_tunables;
 		rep_sim.processes = c->sim_processes;
 	}

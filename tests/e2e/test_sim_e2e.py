@@ -5,7 +5,7 @@ against `valgrind --tool=cachegrind` run directly with the same options),
 identical run after run; gates, baselines, -x, --json (against the schema),
 exit statuses, streams, children and refusals as with the other backends.
 
-    test_sim_e2e.py PMUSTAT SIM_WORKLOAD SCHEMA
+    test_sim_e2e.py PMUSTAT SIM_WORKLOAD SCHEMA   (REGION_DEMO in the environment: --regions)
 
 Skips (exit 77) where valgrind is not installed: apt-get install valgrind."""
 import json
@@ -18,6 +18,7 @@ import tempfile
 import unittest
 
 PMUSTAT, WORKLOAD, SCHEMA = map(os.path.abspath, sys.argv[1:4])
+REGION_DEMO = os.environ.get("REGION_DEMO")
 del sys.argv[1:4]
 
 VALGRIND = shutil.which("valgrind")
@@ -80,6 +81,57 @@ def valgrind_direct(workload_args, tunables, env=None):
             for c, v in zip(cols, vals):
                 total[c] += int(v)
         return total, len(files)
+
+
+def callgrind_regions(program, tunables, names):
+    """Callgrind run by hand as pmustat documents it for --regions, the regions rebuilt here from its dumps:
+    each thread's part costs go to the regions open in it before the part's mark, into their sums when their
+    outermost pair ends. Returns ({region: {"calls", "threads", name: sum}}, whole-run totals)."""
+    with tempfile.TemporaryDirectory(prefix="pmustat-sim-test-") as d:
+        env = dict(os.environ, GLIBC_TUNABLES=tunables, PMUSTAT_REGION_SIM="1")
+        subprocess.run([VALGRIND, "--tool=callgrind", "--cache-sim=yes", "--branch-sim=yes",
+                        "--I1=32768,8,64", "--D1=32768,8,64", "--LL=8388608,16,64", "--trace-children=yes",
+                        "--separate-threads=yes", "--combine-dumps=yes", "--dump-instr=no", "--dump-line=no",
+                        "--callgrind-out-file=%s/out.%%p" % d, "--log-file=%s/log.%%p" % d, "--", program],
+                       env=env, capture_output=True, check=True, timeout=120)
+        regions, total = {}, dict.fromkeys(COLUMNS, 0)
+        for fname in os.listdir(d):
+            if not fname.startswith("out."):
+                continue
+            with open(os.path.join(d, fname)) as f:
+                text = f.read()
+            cols = re.search(r"^events: (.*)$", text, re.M).group(1).split()
+            threads = {}
+            for part in text.split("\npart: ")[1:]:
+                thread = int(re.search(r"^thread: (\d+)$", part, re.M).group(1))
+                cost = dict(zip(cols, map(int, re.search(r"^summary: (.*)$", part, re.M).group(1).split())))
+                for c in COLUMNS:
+                    total[c] += cost.get(c, 0)
+                t = threads.setdefault(thread, {"stack": [], "pending": {}, "id": None})
+                for name in set(t["stack"]):
+                    acc = t["pending"].setdefault(name, dict.fromkeys(COLUMNS, 0))
+                    for c in COLUMNS:
+                        acc[c] += cost.get(c, 0)
+                m = re.search(r"^desc: Trigger: Client Request: pmustat-region (.) (.*)$", part, re.M)
+                if not m:
+                    continue
+                kind, arg = m.groups()
+                if kind == "n":
+                    t.update(stack=[], pending={}, id=(fname, thread, arg))
+                elif kind == "b":
+                    t["stack"].append(arg)
+                elif kind == "e" and t["stack"] and t["stack"][-1] == arg:
+                    t["stack"].pop()
+                    reg = regions.setdefault(arg, {"calls": 0, "threads": set(), **{n: 0 for n in names}})
+                    reg["calls"] += 1
+                    reg["threads"].add(t["id"])
+                    if arg not in t["stack"]:
+                        done = t["pending"].pop(arg)
+                        for n in names:
+                            reg[n] += sum(done[c] for c in MEANING[n])
+        for reg in regions.values():
+            reg["threads"] = len(reg["threads"])
+        return regions, total
 
 
 class SimE2E(unittest.TestCase):
@@ -209,6 +261,34 @@ class SimE2E(unittest.TestCase):
         alone = counts_of(self.sim_json("-e", "instructions", workload=("--loops", "10")))
         self.assertGreater(got["instructions"], 2 * alone["instructions"] * 0.9)
 
+    @unittest.skipUnless(REGION_DEMO, "REGION_DEMO not given")
+    def test_regions_exact_against_callgrind(self):
+        """--regions without recompiling: nesting, recursion and a second thread, each region's sums
+        Valgrind's own for the same boundaries, the whole run Callgrind's totals, every run the same."""
+        names = ["instructions", "L1-dcache-load-misses", "branches", "LLC-load-misses"]
+        r = pmustat("--backend", "sim", "--regions", "--json", "-r", "2", "-e", ",".join(names), "--", REGION_DEMO)
+        self.assertEqual(r.returncode, 0, r.stderr.decode())
+        rec = json.loads(r.stderr)
+        if jsonschema:
+            jsonschema.validate(rec, SCHEMA_DOC)
+        self.assertEqual(rec["simulator"]["tool"], "callgrind")
+        got = {g["name"]: g for g in rec["regions"]}
+        self.assertEqual(sorted(got), ["cold", "hot", "inner", "rec", "worker"])
+        self.assertEqual((got["hot"]["calls"], got["hot"]["threads"]), (3, 2))
+        self.assertEqual(got["rec"]["calls"], 2)
+        want, total = callgrind_regions(REGION_DEMO, rec["simulator"]["glibc_tunables"], names)
+        for name, g in got.items():
+            self.assertEqual(g["calls"], want[name]["calls"], name)
+            self.assertEqual(g["threads"], want[name]["threads"], name)
+            for e in g["events"]:
+                self.assertEqual(e["value"], want[name][e["requested"]], (name, e["requested"]))
+                self.assertEqual(e["stats"]["stddev"], 0, (name, e))
+        whole = counts_of(rec)
+        for n in names:
+            self.assertEqual(whole[n], sum(total[c] for c in MEANING[n]), n)
+        # Nested regions are inside their outer one; the outer one is more than its inner one.
+        self.assertGreater(got["cold"]["events"][0]["value"], got["inner"]["events"][0]["value"])
+
     def test_refusals(self):
         for args, want in [
             (["-e", "cycles"], "has no simulated meaning: --backend sim counts instructions"),
@@ -217,7 +297,6 @@ class SimE2E(unittest.TestCase):
             (["-e", "instructions:k"], "user-mode code only"),
             (["-M", "IPC"], "metrics"),
             (["-I", "100"], "-I"),
-            (["--regions"], "--regions"),
             (["-a"], "-C LIST, -a"),
         ]:
             r = pmustat("--backend", "sim", *args, "--", WORKLOAD)
