@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "engine/cachegrind_out.h"
+#include "engine/callgrind_regions.h"
 #include "events/sim_events.h"
 
 /* The shape of Valgrind 3.19's cachegrind.out with --cache-sim=yes --branch-sim=yes. */
@@ -159,6 +160,115 @@ test_fixed_model(void **state)
 	assert_non_null(strstr(sim_glibc_tunables, ",:glibc.cpu.x86"));
 }
 
+/*
+ * Callgrind's dumps at the library's marks, two threads: "a" holds "b"
+ * (nested), "r" begun inside itself (recursion), an end that closes
+ * nothing, thread 2 reused by a new thread after its "n" mark.
+ */
+static const char dumps[] =
+	"version: 1\ncmd: ./demo\n"
+	"part: 1\nthread: 1\ndesc: Trigger: Client Request: pmustat-region n 100\n"
+	"events: Ir Dr Dw I1mr D1mr D1mw ILmr DLmr DLmw Bc Bcm Bi Bim\nsummary: 1000 1\n"
+	"part: 2\nthread: 1\ndesc: Trigger: Client Request: pmustat-region b a\nsummary: 5\n"
+	"part: 3\nthread: 1\ndesc: Trigger: Client Request: pmustat-region b b\nsummary: 10 2\n"
+	"part: 4\nthread: 1\ndesc: Trigger: Client Request: pmustat-region e b\nsummary: 20 3\n"
+	"part: 5\nthread: 1\ndesc: Trigger: Client Request: pmustat-region e x\nsummary: 1\n"
+	"part: 6\nthread: 1\ndesc: Trigger: Client Request: pmustat-region e a\nsummary: 30\n"
+	"part: 7\nthread: 2\ndesc: Trigger: Client Request: pmustat-region n 101\nsummary: 7\n"
+	"part: 8\nthread: 2\ndesc: Trigger: Client Request: pmustat-region b r\nsummary: 1\n"
+	"part: 9\nthread: 2\ndesc: Trigger: Client Request: pmustat-region b r\nsummary: 100\n"
+	"part: 10\nthread: 2\ndesc: Trigger: Client Request: pmustat-region e r\nsummary: 200\n"
+	"part: 11\nthread: 2\ndesc: Trigger: Client Request: pmustat-region e r\nsummary: 300\n"
+	"part: 12\nthread: 2\ndesc: Trigger: Client Request: pmustat-region n 102\nsummary: 2\n"
+	"part: 13\nthread: 2\ndesc: Trigger: Client Request: pmustat-region b a\nsummary: 3\n"
+	"part: 14\nthread: 2\ndesc: Trigger: Client Request: pmustat-region e a\nsummary: 40\n"
+	"part: 15\nthread: 1\ndesc: Trigger: Program termination\nsummary: 9\n"
+	"totals: 0\n";
+
+/* Region @name's totals (the test fails when there is none). */
+static const struct region_total *
+total_named(const struct region_result *r, const char *name)
+{
+	static const struct region_total none;
+
+	for (unsigned i = 0; i < r->ntotals; i++)
+		if (strcmp(r->totals[i].name, name) == 0)
+			return &r->totals[i];
+	fail_msg("no region %s", name);
+	return &none;
+}
+
+static void
+test_callgrind_regions(void **state)
+{
+	const uint32_t fields[2] = { SIM_BIT(SIM_IR), SIM_BIT(SIM_DR) };
+	struct region_result r;
+	uint64_t totals[SIM_NFIELDS];
+	const struct region_total *t;
+	char why[128];
+
+	(void)state;
+	memset(&r, 0, sizeof(r));
+	r.nevents = 2;
+	assert_int_equal(callgrind_regions_add(&r, fields, 4242, dumps, strlen(dumps), totals, why, sizeof(why)), 0);
+	assert_int_equal(region_result_totals(&r), 0);
+	/* Every part is in the whole process's counts. */
+	assert_int_equal(totals[SIM_IR], 1000 + 5 + 10 + 20 + 1 + 30 + 7 + 1 + 100 + 200 + 300 + 2 + 3 + 40 + 9);
+	assert_int_equal(totals[SIM_DR], 1 + 2 + 3);
+	assert_int_equal(r.nthreads, 3);
+	assert_int_equal(r.threads[0].tid, 100);
+	assert_int_equal(r.threads[0].pid, 4242);
+	assert_int_equal(r.threads[0].unmatched_ends, 1);
+	assert_int_equal(r.threads[2].tid, 102);
+	/* a: from its begin to its end, b's costs and the stray end's included. */
+	t = total_named(&r, "a");
+	assert_int_equal(t->calls, 2);
+	assert_int_equal(t->threads, 2);
+	assert_int_equal(t->sum[0], (10 + 20 + 1 + 30) + 40);
+	assert_int_equal(t->sum[1], 2 + 3);
+	t = total_named(&r, "b");
+	assert_int_equal(t->calls, 1);
+	assert_int_equal(t->sum[0], 20);
+	assert_int_equal(t->sum[1], 3);
+	/* r: two calls, its costs once, over the outermost pair. */
+	t = total_named(&r, "r");
+	assert_int_equal(t->calls, 2);
+	assert_int_equal(t->begins, 2);
+	assert_int_equal(t->sum[0], 100 + 200 + 300);
+	region_result_free(&r);
+}
+
+static void
+test_callgrind_regions_hostile(void **state)
+{
+	const uint32_t fields[1] = { SIM_BIT(SIM_IR) };
+	static const char *const bad[] = {
+		/* A mark of a kind the library never writes. */
+		"events: Ir\npart: 1\nthread: 1\ndesc: Trigger: Client Request: pmustat-region n 1\nsummary: 1\n"
+		"part: 2\nthread: 1\ndesc: Trigger: Client Request: pmustat-region q x\nsummary: 1\n",
+		/* A begin before the thread's first mark. */
+		"events: Ir\npart: 1\nthread: 1\ndesc: Trigger: Client Request: pmustat-region b x\nsummary: 1\n",
+		/* No events line; a summary that is not one. */
+		"part: 1\nthread: 1\nsummary: 1\n",
+		"events: Ir\npart: 1\nthread: 1\nsummary: x\n",
+	};
+	uint64_t totals[SIM_NFIELDS];
+	char why[128];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		struct region_result r;
+
+		memset(&r, 0, sizeof(r));
+		r.nevents = 1;
+		why[0] = '\0';
+		assert_int_equal(callgrind_regions_add(&r, fields, 1, bad[i], strlen(bad[i]), totals, why, sizeof(why)),
+				 -EPROTO);
+		assert_true(why[0] != '\0');
+		region_result_free(&r);
+	}
+}
+
 int
 main(void)
 {
@@ -168,6 +278,8 @@ main(void)
 		cmocka_unit_test(test_hostile_files),
 		cmocka_unit_test(test_names_and_sums),
 		cmocka_unit_test(test_fixed_model),
+		cmocka_unit_test(test_callgrind_regions),
+		cmocka_unit_test(test_callgrind_regions_hostile),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
