@@ -100,9 +100,8 @@ valgrind_version(const char *valgrind, char *out, size_t size)
 	if (pid == 0) {
 		int null = open("/dev/null", O_RDWR);
 
-		dup2(null, 0);
-		dup2(fds[1], 1);
-		dup2(null, 2);
+		if (null < 0 || dup2(null, 0) < 0 || dup2(fds[1], 1) < 0 || dup2(null, 2) < 0)
+			_exit(127);
 		execl(valgrind, valgrind, "--version", (char *)NULL);
 		_exit(127);
 	}
@@ -333,7 +332,7 @@ sum_processes(struct sim_state *s, uint64_t sum[SIM_NFIELDS], struct pmustat_err
 		goto out;
 	}
 	while (rc == 0 && (de = readdir(d))) {
-		uint64_t one[SIM_NFIELDS];
+		uint64_t one[SIM_NFIELDS] = { 0 };
 		char why[128];
 		ssize_t len;
 
@@ -349,7 +348,7 @@ sum_processes(struct sim_state *s, uint64_t sum[SIM_NFIELDS], struct pmustat_err
 			rc = err_set(err, -EFBIG, "--backend sim: Valgrind's counts file %s/%s is over %u MiB", s->dir,
 				     de->d_name, SIM_MAX_FILE >> 20);
 		else if (cg ? cachegrind_out_parse(buf, (size_t)len, one, why, sizeof(why)) :
-			      callgrind_regions_add(&s->result, s->fields, (pid_t)atoi(de->d_name + 14), buf,
+			      callgrind_regions_add(&s->result, s->fields, (pid_t)strtol(de->d_name + 14, NULL, 10), buf,
 						    (size_t)len, one, why, sizeof(why)))
 			rc = err_set(err, -EPROTO, "--backend sim: Valgrind's counts file %s/%s: %s", s->dir,
 				     de->d_name, why);

@@ -283,9 +283,12 @@ class SimE2E(unittest.TestCase):
             for e in g["events"]:
                 self.assertEqual(e["value"], want[name][e["requested"]], (name, e["requested"]))
                 self.assertEqual(e["stats"]["stddev"], 0, (name, e))
+        # The whole run: Callgrind's totals, but for the threads' interleaving, which Valgrind leaves to
+        # the kernel: whether pthread_join finds the worker done moves its few instructions.
         whole = counts_of(rec)
         for n in names:
-            self.assertEqual(whole[n], sum(total[c] for c in MEANING[n]), n)
+            self.assertAlmostEqual(whole[n], sum(total[c] for c in MEANING[n]), delta=max(200, whole[n] // 10000),
+                                   msg=n)
         # Nested regions are inside their outer one; the outer one is more than its inner one.
         self.assertGreater(got["cold"]["events"][0]["value"], got["inner"]["events"][0]["value"])
 
