@@ -100,7 +100,7 @@ usage(FILE *out)
 		"               [-x SEP | --json] [-o FILE]\n"
 		"               [--force]\n"
 		"               [--no-rerun] [--as-root] [--dry-run [--cpu-dump FILE]]\n"
-		"               [--backend msr|perf|auto] [--regions] [-v] [--] COMMAND [ARGS...]\n"
+		"               [--backend msr|perf|sim|auto] [--regions] [-v] [--] COMMAND [ARGS...]\n"
 		"       pmustat [options] {-C LIST | -a} [--duration TIME]\n"
 		"       pmustat [options] -p PID[,PID...] [--duration TIME]\n"
 		"\n");
