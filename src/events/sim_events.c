@@ -7,10 +7,6 @@
 #include <string.h>
 #include <strings.h>
 
-static const char *const field_names[SIM_NFIELDS] = {
-	"Ir", "I1mr", "ILmr", "Dr", "D1mr", "DLmr", "Dw", "D1mw", "DLmw", "Bc", "Bcm", "Bi", "Bim",
-};
-
 static const struct sim_event events[] = {
 	{ "instructions", SIM_BIT(SIM_IR), "instructions executed (Ir)" },
 	{ "branches", SIM_BIT(SIM_BC) | SIM_BIT(SIM_BI), "conditional and indirect branches (Bc + Bi)" },
@@ -31,6 +27,16 @@ static const struct sim_event events[] = {
 	{ "LLC-load-misses", SIM_BIT(SIM_DLMR), "data reads that missed the last-level cache (DLmr)" },
 	{ "LLC-stores", SIM_BIT(SIM_D1MW), "data writes that looked up the last-level cache (D1mw)" },
 	{ "LLC-store-misses", SIM_BIT(SIM_DLMW), "data writes that missed the last-level cache (DLmw)" },
+};
+
+/* Cachegrind's own columns, each an event of its own. */
+static const struct sim_event columns[SIM_NFIELDS] = {
+#define COLUMN(f, n) [f] = { n, SIM_BIT(f), "Cachegrind's column " n }
+	COLUMN(SIM_IR, "Ir"), COLUMN(SIM_I1MR, "I1mr"), COLUMN(SIM_ILMR, "ILmr"),
+	COLUMN(SIM_DR, "Dr"), COLUMN(SIM_D1MR, "D1mr"), COLUMN(SIM_DLMR, "DLmr"),
+	COLUMN(SIM_DW, "Dw"), COLUMN(SIM_D1MW, "D1mw"), COLUMN(SIM_DLMW, "DLmw"),
+	COLUMN(SIM_BC, "Bc"), COLUMN(SIM_BCM, "Bcm"), COLUMN(SIM_BI, "Bi"), COLUMN(SIM_BIM, "Bim"),
+#undef COLUMN
 };
 
 const struct sim_cache sim_caches[3] = {
@@ -64,14 +70,14 @@ const char sim_glibc_tunables[] =
 const char *
 sim_field_name(enum sim_field f)
 {
-	return (unsigned)f < SIM_NFIELDS ? field_names[f] : "?";
+	return (unsigned)f < SIM_NFIELDS ? columns[f].name : "?";
 }
 
 int
 sim_field_find(const char *name)
 {
 	for (int f = 0; f < SIM_NFIELDS; f++)
-		if (strcmp(field_names[f], name) == 0)
+		if (strcmp(columns[f].name, name) == 0)
 			return f;
 	return -1;
 }
@@ -91,19 +97,13 @@ sim_event_get(size_t i)
 const struct sim_event *
 sim_event_find(const char *name)
 {
-	static struct sim_event column[SIM_NFIELDS];
 	int f;
 
 	for (size_t i = 0; i < sim_event_count(); i++)
 		if (strcasecmp(events[i].name, name) == 0)
 			return &events[i];
 	f = sim_field_find(name);
-	if (f < 0)
-		return NULL;
-	column[f].name = field_names[f];
-	column[f].fields = SIM_BIT(f);
-	column[f].desc = "Cachegrind's own column";
-	return &column[f];
+	return f < 0 ? NULL : &columns[f];
 }
 
 void
