@@ -244,8 +244,8 @@ test_callgrind_regions_hostile(void **state)
 	const uint32_t fields[1] = { SIM_BIT(SIM_IR) };
 	static const char *const bad[] = {
 		/* A mark of a kind the library never writes. */
-		"events: Ir\npart: 1\nthread: 1\ndesc: Trigger: Client Request: pmustat-region n 1\nsummary: 1\n"
-		"part: 2\nthread: 1\ndesc: Trigger: Client Request: pmustat-region q x\nsummary: 1\n",
+		("events: Ir\npart: 1\nthread: 1\ndesc: Trigger: Client Request: pmustat-region n 1\nsummary: 1\n"
+		 "part: 2\nthread: 1\ndesc: Trigger: Client Request: pmustat-region q x\nsummary: 1\n"),
 		/* A begin before the thread's first mark. */
 		"events: Ir\npart: 1\nthread: 1\ndesc: Trigger: Client Request: pmustat-region b x\nsummary: 1\n",
 		/* No events line; a summary that is not one. */
