@@ -135,6 +135,14 @@ def callgrind_regions(program, tunables, names):
 
 
 class SimE2E(unittest.TestCase):
+    shared = None
+
+    def all_events(self):
+        """One run counting every name, shared by the tests that only read it (Valgrind is slow)."""
+        if SimE2E.shared is None:
+            SimE2E.shared = self.sim_json("-e", ALL)
+        return SimE2E.shared
+
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory(prefix="pmustat-sim-")
         self.dir = self.tmp.name
@@ -151,7 +159,7 @@ class SimE2E(unittest.TestCase):
         return rec
 
     def test_exact_against_valgrind_every_event(self):
-        rec = self.sim_json("-e", ALL)
+        rec = self.all_events()
         self.assertEqual(rec["backend"], "sim")
         sim = rec["simulator"]
         self.assertEqual(sim["name"], "valgrind")
@@ -170,7 +178,7 @@ class SimE2E(unittest.TestCase):
         self.assertGreater(got["instructions"], 50000)
 
     def test_identical_runs_and_zero_spread(self):
-        first = counts_of(self.sim_json("-e", ALL))
+        first = counts_of(self.all_events())
         second = counts_of(self.sim_json("-e", ALL))
         self.assertEqual(first, second)
         rec = self.sim_json("-e", "instructions,L1-dcache-load-misses,LLC-load-misses,branch-misses", "-r", "3")
@@ -181,8 +189,7 @@ class SimE2E(unittest.TestCase):
 
     def test_glibc_string_functions_fixed(self):
         """The command's glibc is told the same on every host; a user's own tunables come after ours."""
-        rec = self.sim_json("-e", "instructions")
-        tun = rec["simulator"]["glibc_tunables"]
+        tun = self.all_events()["simulator"]["glibc_tunables"]
         self.assertIn("glibc.cpu.hwcaps=-AVX,-AVX2,", tun)
         self.assertIn("-ERMS", tun)
         env = dict(os.environ, GLIBC_TUNABLES="glibc.malloc.check=0")
@@ -205,8 +212,8 @@ class SimE2E(unittest.TestCase):
         self.assertEqual(fields[4], "simulated")
 
     def test_check_gates(self):
-        n = counts_of(self.sim_json("-e", "instructions"))["instructions"]
-        r = pmustat("--backend", "sim", "-r", "3", "--check", "instructions <= %d" % n, "--", WORKLOAD, "--loops", "20")
+        n = counts_of(self.all_events())["instructions"]
+        r = pmustat("--backend", "sim", "-r", "2", "--check", "instructions <= %d" % n, "--", WORKLOAD, "--loops", "20")
         self.assertEqual(r.returncode, 0, r.stderr.decode())
         self.assertIn("PASS", r.stderr.decode())
         r = pmustat("--backend", "sim", "--check", "instructions <= %d" % (n - 1), "--", WORKLOAD, "--loops", "20")
