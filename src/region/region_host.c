@@ -571,6 +571,8 @@ out:
 int
 region_result_totals(struct region_result *r)
 {
+	if (r->ncounts == 0)
+		return 0;
 	r->ncounts = merge_counts(r->counts, r->ncounts, r->nevents);
 	return make_totals(r);
 }

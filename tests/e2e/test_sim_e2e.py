@@ -288,6 +288,12 @@ class SimE2E(unittest.TestCase):
             self.assertEqual(g["calls"], want[name]["calls"], name)
             self.assertEqual(g["threads"], want[name]["threads"], name)
             for e in g["events"]:
+                if "misses" in e["requested"]:
+                    # The threads share the simulated caches, and their interleaving is the kernel's: what
+                    # the main thread touched before the worker's region ran moves a few of its misses.
+                    self.assertAlmostEqual(e["value"], want[name][e["requested"]],
+                                           delta=10 + want[name][e["requested"]] // 50, msg=(name, e["requested"]))
+                    continue
                 self.assertEqual(e["value"], want[name][e["requested"]], (name, e["requested"]))
                 self.assertEqual(e["stats"]["stddev"], 0, (name, e))
         # The whole run: Callgrind's totals, but for the threads' interleaving, which Valgrind leaves to
