@@ -43,7 +43,6 @@ extern char **environ;
 
 /* valgrind, its options, "--", the command, then at most this many arguments of its. */
 #define SIM_OPTS 16
-#define SIM_MAX_FILE (1u << 20)
 
 struct sim_state {
 	char dir[PATH_MAX];		/* private: Valgrind's log and counts files */
@@ -314,57 +313,88 @@ last_log_line(struct sim_state *s, char *why, size_t size)
 		closedir(d);
 }
 
+/*
+ * One process's counts file, a line at a time (a program's per-line costs,
+ * or a dump per region boundary, make large files): a Cachegrind file's
+ * events and summary lines, a Callgrind file's parts (callgrind_regions.h)
+ * with their regions into s->result. Its totals into @one; 0, -errno
+ * (-EPROTO: why in @why).
+ */
+static int
+read_counts(struct sim_state *s, int dfd, const char *name, uint64_t one[SIM_NFIELDS], char *why, size_t why_size)
+{
+	bool cg = strncmp(name, "cachegrind.out.", 15) == 0;
+	struct callgrind_reader cr;
+	char events[256] = "", summary[512] = "", *line = NULL, text[sizeof(events) + sizeof(summary) + 2];
+	int fd = openat(dfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW), rc = 0, rc2;
+	size_t cap = 0;
+	ssize_t len;
+	FILE *f = fd >= 0 ? fdopen(fd, "r") : NULL;
+
+	if (!f) {
+		rc = -errno;
+		if (fd >= 0)
+			close(fd);
+		return rc;
+	}
+	if (!cg)
+		rc = callgrind_regions_begin(&cr, &s->result, s->fields, (pid_t)strtol(name + 14, NULL, 10), one, why,
+					     why_size);
+	while (rc == 0 && (len = getline(&line, &cap, f)) >= 0) {
+		size_t n = (size_t)len - (len > 0 && line[len - 1] == '\n');
+
+		if (!cg)
+			rc = callgrind_regions_line(&cr, line, n);
+		else if (strncmp(line, "events:", 7) == 0 || strncmp(line, "summary:", 8) == 0)
+			snprintf(line[0] == 'e' ? events : summary, line[0] == 'e' ? sizeof(events) : sizeof(summary),
+				 "%.*s", (int)(n < 511 ? n : 511), line);
+	}
+	if (rc == 0 && ferror(f))
+		rc = -EIO;
+	free(line);
+	fclose(f);
+	if (!cg) {
+		rc2 = callgrind_regions_end(&cr);
+		return rc ? rc : rc2;
+	}
+	if (rc)
+		return rc;
+	snprintf(text, sizeof(text), "%s\n%s\n", events, summary);
+	return cachegrind_out_parse(text, strlen(text), one, why, why_size);
+}
+
 /* Every process's totals summed into @sum: the number of processes, or -errno with @err. */
 static int
 sum_processes(struct sim_state *s, uint64_t sum[SIM_NFIELDS], struct pmustat_error **err)
 {
 	DIR *d = opendir(s->dir);
 	struct dirent *de;
-	char *buf = malloc(SIM_MAX_FILE);
 	int n = 0, rc = 0;
 
 	memset(sum, 0, sizeof(uint64_t) * SIM_NFIELDS);
 	region_result_free(&s->result);
 	s->result.nevents = s->regions ? s->nfields : 0;
-	if (!d || !buf) {
-		rc = d ? err_set(err, -ENOMEM, "out of memory") :
-			 err_set(err, -errno, "--backend sim: %s: %s", s->dir, strerror(errno));
-		goto out;
-	}
+	if (!d)
+		return err_set(err, -errno, "--backend sim: %s: %s", s->dir, strerror(errno));
 	while (rc == 0 && (de = readdir(d))) {
 		uint64_t one[SIM_NFIELDS] = { 0 };
-		char why[128];
-		ssize_t len;
+		char why[128] = "";
 
-		bool cg = strncmp(de->d_name, "cachegrind.out.", 15) == 0;
-
-		if (!cg && strncmp(de->d_name, "callgrind.out.", 14) != 0)
+		if (strncmp(de->d_name, "cachegrind.out.", 15) != 0 && strncmp(de->d_name, "callgrind.out.", 14) != 0)
 			continue;
-		len = read_small(dirfd(d), de->d_name, buf, SIM_MAX_FILE);
-		if (len < 0)
-			rc = err_set(err, (int)len, "--backend sim: reading %s/%s: %s", s->dir, de->d_name,
-				     strerror((int)-len));
-		else if (len + 1 >= (ssize_t)SIM_MAX_FILE)
-			rc = err_set(err, -EFBIG, "--backend sim: Valgrind's counts file %s/%s is over %u MiB", s->dir,
-				     de->d_name, SIM_MAX_FILE >> 20);
-		else if (cg ? cachegrind_out_parse(buf, (size_t)len, one, why, sizeof(why)) :
-			      callgrind_regions_add(&s->result, s->fields, (pid_t)strtol(de->d_name + 14, NULL, 10), buf,
-						    (size_t)len, one, why, sizeof(why)))
-			rc = err_set(err, -EPROTO, "--backend sim: Valgrind's counts file %s/%s: %s", s->dir,
-				     de->d_name, why);
+		rc = read_counts(s, dirfd(d), de->d_name, one, why, sizeof(why));
+		if (rc == -EPROTO)
+			rc = err_set(err, rc, "--backend sim: Valgrind's counts file %s/%s: %s", s->dir, de->d_name, why);
+		else if (rc)
+			rc = err_set(err, rc, "--backend sim: reading %s/%s: %s", s->dir, de->d_name, strerror(-rc));
 		for (int f = 0; rc == 0 && f < SIM_NFIELDS; f++)
 			sum[f] += one[f];
 		n += rc == 0;
 	}
+	closedir(d);
 	if (rc == 0 && s->regions && region_result_totals(&s->result) < 0)
 		rc = err_set(err, -ENOMEM, "out of memory for the regions");
-	if (rc == 0)
-		rc = n;
-out:
-	if (d)
-		closedir(d);
-	free(buf);
-	return rc;
+	return rc ? rc : n;
 }
 
 static int

@@ -209,54 +209,115 @@ after_key(const char *p, const char *end, const char *key)
 	return (size_t)(end - p) >= k && memcmp(p, key, k) == 0 ? p + k : NULL;
 }
 
-/* One part: its costs charged, then its mark applied. */
+/* The part read so far: its costs charged to its thread, then its mark applied. */
 static int
-finish_part(struct reader *rd, const char *part, size_t len, const char *events, size_t events_len,
-	    uint64_t totals[SIM_NFIELDS], char *why, size_t why_size)
+finish_part(struct callgrind_reader *cr)
 {
-	static const char mark_key[] = "desc: Trigger: Client Request: " PMUSTAT_REGION_SIM_MARK;
+	struct reader *rd = cr->rd;
 	uint64_t cost[SIM_NFIELDS];
-	const char *mark = NULL, *p = part, *end = part + len, *v;
-	size_t mark_len = 0;
-	unsigned long number = 1;
-	char *text;
+	char text[sizeof(cr->events) + sizeof(cr->summary) + 2];
 	struct thread_state *t;
 	int rc;
 
-	for (const char *nl; p < end; p = nl + 1) {
-		nl = memchr(p, '\n', (size_t)(end - p));
-		if (!nl)
-			nl = end;
-		if ((v = after_key(p, nl, "thread: ")))
-			number = strtoul(v, NULL, 10);
-		else if ((v = after_key(p, nl, mark_key))) {
-			mark = v;
-			mark_len = (size_t)(nl - v);
-		}
-	}
-	/* The part's own summary, read with the file's events line. */
-	text = malloc(events_len + len + 2);
-	if (!text)
-		return -ENOMEM;
-	memcpy(text, events, events_len);
-	text[events_len] = '\n';
-	memcpy(text + events_len + 1, part, len);
-	rc = cachegrind_out_parse(text, events_len + 1 + len, cost, why, why_size);
-	free(text);
+	if (!cr->in_part)
+		return 0;
+	cr->in_part = false;
+	if (!cr->events[0])
+		return snprintf(cr->why, cr->why_size, "no 'events:' line before a part's summary"), -EPROTO;
+	snprintf(text, sizeof(text), "%s\n%s\n", cr->events, cr->summary);
+	rc = cachegrind_out_parse(text, strlen(text), cost, cr->why, cr->why_size);
 	if (rc)
 		return rc;
 	for (int f = 0; f < SIM_NFIELDS; f++)
-		totals[f] += cost[f];
-	t = thread_of(rd, (unsigned)number);
+		cr->totals[f] += cost[f];
+	t = thread_of(rd, cr->thread);
 	if (!t)
 		return -ENOMEM;
 	charge(t, cost);
-	if (!mark)
+	if (!cr->mark_len)
 		return 0;
-	rc = apply_mark(rd, t, mark, mark_len);
+	rc = apply_mark(rd, t, cr->mark, cr->mark_len);
 	if (rc == -EPROTO)
-		snprintf(why, why_size, "a region mark that is not one: '%.*s'", (int)(mark_len > 60 ? 60 : mark_len),
-			 mark);
+		snprintf(cr->why, cr->why_size, "a region mark that is not one: '%.*s'",
+			 (int)(cr->mark_len > 60 ? 60 : cr->mark_len), cr->mark);
+	return rc;
+}
+
+int
+callgrind_regions_begin(struct callgrind_reader *cr, struct region_result *r, const uint32_t *fields, pid_t pid,
+			uint64_t totals[SIM_NFIELDS], char *why, size_t why_size)
+{
+	memset(cr, 0, sizeof(*cr));
+	cr->rd = calloc(1, sizeof(*cr->rd));
+	if (!cr->rd)
+		return -ENOMEM;
+	cr->rd->r = r;
+	cr->rd->fields = fields;
+	cr->rd->pid = pid;
+	cr->rd->cap_counts = r->ncounts;
+	cr->rd->cap_threads = r->nthreads;
+	cr->totals = totals;
+	cr->why = why;
+	cr->why_size = why_size;
+	memset(totals, 0, sizeof(uint64_t) * SIM_NFIELDS);
+	return 0;
+}
+
+/* @dst (@size bytes) gets [@p, @end), cut to fit. */
+static void
+keep(char *dst, size_t size, const char *p, const char *end)
+{
+	size_t n = (size_t)(end - p) < size - 1 ? (size_t)(end - p) : size - 1;
+
+	memcpy(dst, p, n);
+	dst[n] = '\0';
+}
+
+int
+callgrind_regions_line(struct callgrind_reader *cr, const char *line, size_t len)
+{
+	static const char mark_key[] = "desc: Trigger: Client Request: " PMUSTAT_REGION_SIM_MARK;
+	const char *end = line + len, *v;
+	int rc;
+
+	if (after_key(line, end, "part:")) {
+		rc = finish_part(cr);
+		cr->in_part = true;
+		cr->thread = 1;
+		cr->mark_len = 0;
+		cr->summary[0] = '\0';
+		return rc;
+	}
+	if (!cr->events[0] && after_key(line, end, "events:"))
+		keep(cr->events, sizeof(cr->events), line, end);
+	else if (!cr->in_part)
+		return 0;
+	else if ((v = after_key(line, end, "thread: ")))
+		cr->thread = (unsigned)strtoul(v, NULL, 10);
+	else if ((v = after_key(line, end, mark_key))) {
+		cr->mark_len = (size_t)(end - v) < sizeof(cr->mark) ? (size_t)(end - v) : sizeof(cr->mark);
+		memcpy(cr->mark, v, cr->mark_len);
+	} else if (after_key(line, end, "summary:")) {
+		keep(cr->summary, sizeof(cr->summary), line, end);
+	}
+	return 0;
+}
+
+int
+callgrind_regions_end(struct callgrind_reader *cr)
+{
+	int rc = 0;
+
+	if (!cr->rd)
+		return 0;
+	rc = finish_part(cr);
+	if (rc == 0 && !cr->events[0])
+		rc = (snprintf(cr->why, cr->why_size, "no 'events:' line"), -EPROTO);
+	for (unsigned i = 0; i < cr->rd->nthreads; i++)
+		free(cr->rd->threads[i].regions);
+	free(cr->rd->threads);
+	free(cr->rd);
+	cr->rd = NULL;
 	return rc;
 }
 
@@ -264,39 +325,18 @@ int
 callgrind_regions_add(struct region_result *r, const uint32_t *fields, pid_t pid, const char *text, size_t len,
 		      uint64_t totals[SIM_NFIELDS], char *why, size_t why_size)
 {
-	struct reader rd = { .r = r, .fields = fields, .pid = pid, .cap_counts = r->ncounts,
-			     .cap_threads = r->nthreads };
-	const char *events = NULL, *part = NULL, *p = text, *end = text + len;
-	size_t events_len = 0;
-	int rc = 0;
+	struct callgrind_reader cr;
+	const char *p = text, *end = text + len;
+	int rc = callgrind_regions_begin(&cr, r, fields, pid, totals, why, why_size), rc2;
 
-	memset(totals, 0, sizeof(uint64_t) * SIM_NFIELDS);
-	for (const char *nl; rc == 0 && p <= end; p = nl + 1) {
-		bool last;
+	while (rc == 0 && p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
 
-		nl = memchr(p, '\n', (size_t)(end - p));
-		last = !nl;
 		if (!nl)
 			nl = end;
-		if (!events && after_key(p, nl, "events:")) {
-			events = p;
-			events_len = (size_t)(nl - p);
-		}
-		if (after_key(p, nl, "part:") || last) {
-			if (part && !events)
-				rc = (snprintf(why, why_size, "no 'events:' line before a part's summary"), -EPROTO);
-			else if (part)
-				rc = finish_part(&rd, part, (size_t)((last ? nl : p) - part), events, events_len, totals,
-						 why, why_size);
-			part = p;
-		}
-		if (last)
-			break;
+		rc = callgrind_regions_line(&cr, p, (size_t)(nl - p));
+		p = nl + 1;
 	}
-	if (rc == 0 && !events)
-		rc = (snprintf(why, why_size, "no 'events:' line"), -EPROTO);
-	for (unsigned i = 0; i < rd.nthreads; i++)
-		free(rd.threads[i].regions);
-	free(rd.threads);
-	return rc;
+	rc2 = callgrind_regions_end(&cr);
+	return rc ? rc : rc2;
 }

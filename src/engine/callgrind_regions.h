@@ -16,12 +16,43 @@
 #ifndef PMUSTAT_CALLGRIND_REGIONS_H
 #define PMUSTAT_CALLGRIND_REGIONS_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
 
 #include "events/sim_events.h"
 #include "region/region_host.h"
+
+struct reader;
+
+/* Reading one file line by line (a file of many dumps is large: it is never held whole). */
+struct callgrind_reader {
+	struct reader *rd;
+	uint64_t *totals;
+	char *why;
+	size_t why_size;
+	char events[256];		/* the file's "events:" line */
+	/* The part being read. */
+	bool in_part;
+	unsigned thread;
+	char mark[PMUSTAT_REGION_NAME_SIZE + 32];
+	size_t mark_len;
+	char summary[512];
+};
+
+/*
+ * The same as callgrind_regions_add(), a line at a time: begin, each line
+ * without its newline, end (always, once begun: it frees). Each returns 0,
+ * -ENOMEM, or -EPROTO with why in @why.
+ */
+int
+callgrind_regions_begin(struct callgrind_reader *cr, struct region_result *r, const uint32_t *fields, pid_t pid,
+			uint64_t totals[SIM_NFIELDS], char *why, size_t why_size);
+int
+callgrind_regions_line(struct callgrind_reader *cr, const char *line, size_t len);
+int
+callgrind_regions_end(struct callgrind_reader *cr);
 
 /*
  * Add the regions of process @pid's Callgrind file (@len bytes of @text)
