@@ -40,13 +40,19 @@ slurp(const char *path)
 	return text;
 }
 
-static json_t *
-event_of(json_t *root, unsigned i)
-{
-	json_t *e = json_array_get(json_object_get(root, "events"), i);
 
-	assert_non_null(e);
-	return e;
+/* Event @name of the JSON @root: its object. */
+static json_t *
+named(json_t *root, const char *name)
+{
+	size_t i;
+	json_t *e;
+
+	json_array_foreach(json_object_get(root, "events"), i, e)
+		if (strcmp(json_string_value(json_object_get(e, "name")), name) == 0)
+			return e;
+	fail_msg("no event %s", name);
+	return NULL;
 }
 
 /*
@@ -87,25 +93,11 @@ test_slots_reset_by_the_kernel_is_no_wrap(void **state)
 	text = slurp(out);
 	root = json_loads(strstr(text, "{"), 0, NULL);
 	assert_non_null(root);
-	assert_int_equal(json_integer_value(json_object_get(event_of(root, 0), "value")), 8000);
+	assert_int_equal(json_integer_value(json_object_get(named(root, "TOPDOWN.SLOTS"), "value")), 8000);
 	assert_non_null(strstr(text, "another user reset fixed3 (TOPDOWN.SLOTS) during the run: it stepped back from 6000"));
 	json_decref(root);
 	free(text);
 	e2e_machine_free(&m);
-}
-
-/* Event @name of the JSON @root: its object. */
-static json_t *
-named(json_t *root, const char *name)
-{
-	size_t i;
-	json_t *e;
-
-	json_array_foreach(json_object_get(root, "events"), i, e)
-		if (strcmp(json_string_value(json_object_get(e, "name")), name) == 0)
-			return e;
-	fail_msg("no event %s", name);
-	return NULL;
 }
 
 static void
