@@ -37,7 +37,12 @@ struct perf_state {
 	const int *cpus;
 	unsigned pc_event[SCHED_MAX_EVENTS];	/* the counted event of each pc[] */
 	unsigned npc;				/* per set */
-	struct perf_watch watch;		/* without a command: the copies on each thread or CPU */
+	/*
+	 * Without a command, or counting the cores while it runs
+	 * (run_counts_cores()): the copies on each thread or CPU.
+	 */
+	struct perf_watch watch;
+	bool cpu_wide;				/* a command's counts are the counted CPUs' (pid -1) */
 	bool sw_blocked;			/* the default set's software events could not be opened */
 };
 
@@ -128,9 +133,14 @@ perf_begin(struct run_ctx *c, struct pmustat_error **err)
 		return err_set(err, -ENOMEM, "out of memory");
 	c->state[i] = s;
 	s->with_hw = i == 0;
-	/* Without a command the watch counts each CPU or thread itself (perf_collect reads its copies). */
-	s->nsets = c->o->per_cpu && c->o->command ? c->ncores : 1;
-	s->cpus = c->o->per_cpu && c->o->command ? c->cores : NULL;
+	s->cpu_wide = c->o->command && run_counts_cores(c);
+	/*
+	 * Without a command, or counting the cores, the watch counts each CPU
+	 * or thread itself (perf_collect reads its copies); -A on the command
+	 * alone: a set per CPU, each counting it while it runs there.
+	 */
+	s->nsets = c->o->per_cpu && c->o->command && !s->cpu_wide ? c->ncores : 1;
+	s->cpus = s->nsets > 1 || (c->o->per_cpu && c->o->command && !s->cpu_wide) ? c->cores : NULL;
 	s->pc = calloc((size_t)s->nsets * SCHED_MAX_EVENTS, sizeof(*s->pc));
 	if (!s->pc)
 		return err_set(err, -ENOMEM, "out of memory");
@@ -217,10 +227,14 @@ perf_attach(struct run_ctx *c, unsigned run, pid_t pid, struct pmustat_error **e
 	}
 	if (s->npc == 0)
 		return 0;
-	if (!c->o->command) {
-		/* Without a command: -p's threads, or the counted CPUs, already running. */
-		rc = perf_watch_open(c->perf, &s->env, &c->t->cpu.pmu, s->pc, s->npc, c->o->pids, c->o->npids, c->cores,
-				     c->ncores, &s->watch, err);
+	if (!c->o->command || s->cpu_wide) {
+		/*
+		 * Without a command: -p's threads, or the counted CPUs, already
+		 * running; with one, counting the cores: everything on them,
+		 * from now until the command ends (perf_stop()).
+		 */
+		rc = perf_watch_open(c->perf, &s->env, &c->t->cpu.pmu, s->pc, s->npc, c->o->pids,
+				     c->o->command ? 0 : c->o->npids, c->cores, c->ncores, &s->watch, err);
 		for (unsigned k = 0; rc == 0 && k < s->npc; k++) {
 			s->pc[k].fd = -1;	/* the copies hold the descriptors */
 			s->pc[k].open_err = s->watch.pc[k].open_err;
@@ -265,12 +279,16 @@ perf_attach(struct run_ctx *c, unsigned run, pid_t pid, struct pmustat_error **e
 	return 0;
 }
 
+/* The command's own counters stopped with it; the copies on CPUs count on until disabled here. */
 static int
 perf_stop(struct run_ctx *c, unsigned run, struct pmustat_error **err)
 {
-	(void)c;
+	struct perf_state *s = state(c);
+
 	(void)run;
 	(void)err;
+	if (s)
+		perf_watch_stop(c->perf, &s->watch);
 	return 0;
 }
 
@@ -385,11 +403,14 @@ backend_perf_print_dry(struct run_ctx *c, bool with_hw, FILE *out)
 
 	char cpus[240], list[256] = "";
 
-	if (c->o->per_cpu && c->o->command)
+	bool cpu_wide = c->o->command && run_counts_cores(c);
+
+	if (c->o->per_cpu && c->o->command && !cpu_wide)
 		snprintf(list, sizeof(list), ", once per CPU of %s (-A)", cpulist_format(c->cores, c->ncores, cpus, sizeof(cpus)));
 	fprintf(out, "pmustat: %s: %u event(s)%s; perf_event_open %s%s:\n",
 		with_hw ? "dry run, backend perf" : "software events, through perf_event", n,
 		with_hw ? "" : " in the first run",
+		cpu_wide ? "on each counted CPU (pid -1), enabled while the command runs" :
 		c->o->command ? "on the command's pid, disabled, enable_on_exec, inherit" :
 		c->o->npids ? "on each thread of the processes, inherit, enabled once all are open" :
 		"on each counted CPU, enabled once all are open", list);

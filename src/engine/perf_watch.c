@@ -53,6 +53,14 @@ perf_watch_threads(pid_t pid, pid_t **out)
 }
 
 void
+perf_watch_stop(const struct perf_seam *p, struct perf_watch *w)
+{
+	for (size_t i = 0; w->pc && i < (size_t)w->ntargets * w->npc; i++)
+		if (w->pc[i].fd >= 0)
+			(void)p->ops->ioctl(p->ctx, w->pc[i].fd, PERF_EVENT_IOC_DISABLE, 0);
+}
+
+void
 perf_watch_close(const struct perf_seam *p, struct perf_watch *w)
 {
 	for (unsigned t = 0; w->pc && t < w->ntargets; t++)
@@ -161,6 +169,9 @@ perf_watch_open(const struct perf_seam *p, const struct perf_env *env, const str
 			err_wrap(err, "-p %d, thread %d", (int)pids[of[t]], (int)tids[t]);
 		else if (rc)
 			err_wrap(err, "CPU %d", cpus[t]);
+		/* The fix for a whole CPU is not the fix for one's own task. */
+		if ((rc == -EACCES || rc == -EPERM) && !thread)
+			err_append(err, "; counting everything that runs on a CPU (-C, -a, and the software events beside the MSR backend) needs root (CAP_PERFMON) or kernel.perf_event_paranoid <= 0 ('sysctl kernel.perf_event_paranoid=0' as root); without -C and -a the perf backend counts the command's own");
 	}
 	free(tids);
 	free(of);
@@ -183,6 +194,7 @@ perf_watch_read(const struct perf_seam *p, struct perf_watch *w, struct perf_cou
 {
 	int first = 0;
 
+	perf_watch_stop(p, w);
 	for (unsigned k = 0; k < w->npc; k++) {
 		out[k].open_err = 0;
 		out[k].read_ok = false;
@@ -192,9 +204,6 @@ perf_watch_read(const struct perf_seam *p, struct perf_watch *w, struct perf_cou
 	for (unsigned t = 0; t < w->ntargets; t++) {
 		struct perf_counter *pc = &w->pc[(size_t)t * w->npc];
 
-		for (unsigned k = 0; k < w->npc; k++)
-			if (pc[k].fd >= 0)
-				(void)p->ops->ioctl(p->ctx, pc[k].fd, PERF_EVENT_IOC_DISABLE, 0);
 		if (perf_read_counters(p, pc, w->npc, err) && !first)
 			first = -EIO;
 		else if (first)

@@ -43,6 +43,10 @@ int
 perf_watch_read(const struct perf_seam *p, struct perf_watch *w, struct perf_counter *out,
 		struct pmustat_error **err);
 
+/* Stop every copy counting (PERF_EVENT_IOC_DISABLE): the window's end, before the read. */
+void
+perf_watch_stop(const struct perf_seam *p, struct perf_watch *w);
+
 void
 perf_watch_close(const struct perf_seam *p, struct perf_watch *w);
 

@@ -20,6 +20,7 @@
 #include "base/exit_codes.h"
 #include "base/invoker.h"
 #include "engine/backend_msr_nb.h"
+#include "engine/crowding.h"
 #include "engine/plan.h"
 #include "engine/requests.h"
 #include "engine/run.h"
@@ -51,6 +52,27 @@ run_fail(struct run_ctx *c, int rc, const char *fmt, ...)
 	err_setv(&e, rc, fmt, ap);
 	va_end(ap);
 	return run_fail_err(c, &e);
+}
+
+/* -C or -a: the user named the cores. */
+static bool
+cores_named(const struct stat_opts *o)
+{
+	return o->cpu_list || o->all_cpus || o->core >= 0;
+}
+
+bool
+run_counts_cores(const struct run_ctx *c)
+{
+	if (!c->o->command)
+		return !c->o->npids;
+	return cores_named(c->o) || c->backends[0] != &backend_perf;
+}
+
+bool
+run_pins_command(const struct run_ctx *c)
+{
+	return c->backends[0] != &backend_perf || (c->o->per_cpu && !cores_named(c->o));
 }
 
 int
@@ -242,6 +264,23 @@ pin_refused(struct run_ctx *c, int e)
 			strerror(e));
 }
 
+/*
+ * The command ran more threads at once than the cores it was kept on (the
+ * MSR backend's): they queued there. Said once, with the ways out.
+ */
+static void
+note_crowding(struct run_ctx *c, unsigned most)
+{
+	char list[64];
+
+	if (most <= c->ncores || c->crowding_said || !c->notes)
+		return;
+	c->crowding_said = true;
+	fprintf(c->notes, "pmustat: note: %s ran %u threads or processes at once on %s %s, where the MSR backend keeps it (it counts those cores), so they queued there; to spread them: -C LIST --pin-threads (a thread per listed CPU), or --backend perf (the kernel follows the threads on every CPU)\n",
+		c->o->command[0], most, c->ncores > 1 ? "cores" : "core",
+		cpulist_format(c->cores, c->ncores, list, sizeof(list)));
+}
+
 /* One run: the command once, its batch of events counted. 1: the series ends. */
 static int
 one_run(struct run_ctx *c, unsigned run, unsigned nruns)
@@ -252,14 +291,15 @@ one_run(struct run_ctx *c, unsigned run, unsigned nruns)
 	struct runner_opts ro;
 	struct runner r;
 	struct rusage ru0, ru1;
+	struct crowding crowd;
 	bool off_core;
 	double t0;
 	int ws = 0, rc;
 
 	memset(&ro, 0, sizeof(ro));
-	ro.cpu = c->core;
+	ro.cpu = run_pins_command(c) ? c->core : -1;
 	/* Several cores: the command and its threads may run on any of them. */
-	if (c->ncores > 1) {
+	if (ro.cpu >= 0 && c->ncores > 1) {
 		ro.cpu = -1;
 		ro.cpus = c->cores;
 		ro.ncpus = c->ncores;
@@ -317,6 +357,13 @@ one_run(struct run_ctx *c, unsigned run, unsigned nruns)
 			return run_fail_err(c, &err), -1;
 		}
 	}
+	/*
+	 * Kept on the counted cores: watch that its threads fit them, from
+	 * off those cores only (nothing of pmustat's runs where it counts).
+	 */
+	memset(&crowd, 0, sizeof(crowd));
+	if ((ro.cpu >= 0 || ro.ncpus) && off_core && !ro.npin)
+		(void)crowding_start(&crowd, r.pid);
 	/* The command's user and sys time: what the children reaped since grew by. */
 	if (getrusage(RUSAGE_CHILDREN, &ru0) != 0)
 		memset(&ru0, 0, sizeof(ru0));
@@ -324,6 +371,7 @@ one_run(struct run_ctx *c, unsigned run, unsigned nruns)
 	rc = signals_go_and_wait(&r, &rf, &ws);
 	if (sampler)
 		sampler->sample_stop(c, run);
+	note_crowding(c, crowding_stop(&crowd));
 	/* The child may have enabled before it failed: always stop, first thing. */
 	for (unsigned b = 0; b < c->nbackends; b++) {
 		if (c->backends[b]->stop(c, run, &err) && !stop_err)

@@ -175,12 +175,34 @@ struct run_ctx {
 	 */
 	const char *window;
 	char window_why[256];
+	bool crowding_said;		/* the note that the command's threads queued on its cores, said */
 	int status;			/* exit status so far */
 	bool command_ran;
 	double elapsed;
 	double user_time, sys_time;	/* the command's CPU time (its reaped children's too), seconds */
 	struct pmustat_error *error;	/* pmustat's own failure, once */
 };
+
+/*
+ * What every count of a table is of, one scope for all its rows: the
+ * counted cores (everything that runs there while the command runs, as
+ * perf stat -a and -C count) when -C or -a was given or the MSR backend
+ * counts the hardware events (its counters are the cores'); else the
+ * command's own threads and children wherever they run (the perf backend
+ * following the command, as perf stat does).
+ */
+bool
+run_counts_cores(const struct run_ctx *c);
+
+/*
+ * Whether the command is kept on the counted cores: under the MSR backend
+ * (it counts those cores; one by default), and under the perf backend
+ * only for -A without -C or -a (its per-CPU split of the command is over
+ * the counted cores). The perf backend otherwise leaves the command's
+ * affinity alone: the kernel follows its threads wherever they run.
+ */
+bool
+run_pins_command(const struct run_ctx *c);
 
 /* The backend of event @i's kind, and its index in c->backends. */
 int

@@ -399,6 +399,7 @@ report(struct stat_state *s)
 	rep.ncores = c->ncores;
 	rep.per_cpu = c->o->per_cpu;
 	rep.listed_cores = c->ncores > 1 || c->o->cpu_list || c->o->all_cpus;
+	rep.counts_cores = c->nbackends && run_counts_cores(c);
 	rep.event_table = s->target_open && s->t.table_rc == 0 && target_can_count(&s->t) ? s->t.choice.table : NULL;
 	rep.command = c->o->command;
 	rep.pids = c->o->pids;

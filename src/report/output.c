@@ -186,7 +186,7 @@ output_human(FILE *out, const struct stat_report *rep)
 		print_command(out, rep->command);
 		fprintf(out, "'");
 	}
-	if (rep->npids) {
+	if (rep->npids || !rep->counts_cores) {
 	} else if (rep->ncores > 1) {
 		fprintf(out, " on cores %s", cpulist_format(rep->cores, rep->ncores, list, sizeof(list)));
 	} else if (rep->core >= 0) {
@@ -252,9 +252,9 @@ output_human(FILE *out, const struct stat_report *rep)
 	if (rep->read_method && rep->backend && strcmp(rep->backend, "perf") == 0 && rep->npids)
 		fprintf(out, " Counted through perf_event (backend perf): %s own counts, all their threads and their children, from pmustat's start on.\n\n",
 			rep->npids > 1 ? "the processes'" : "the process's");
-	else if (rep->read_method && rep->backend && strcmp(rep->backend, "perf") == 0 && !rep->command)
-		fprintf(out, " Counted through perf_event (backend perf): everything that ran on the %s.\n\n",
-			rep->ncores > 1 ? "cores" : "core");
+	else if (rep->read_method && rep->backend && strcmp(rep->backend, "perf") == 0 && (!rep->command || rep->counts_cores))
+		fprintf(out, " Counted through perf_event (backend perf): everything that ran on the %s%s.\n\n",
+			rep->ncores > 1 ? "cores" : "core", rep->command ? " while the command ran (-C, -a)" : "");
 	else if (rep->read_method && rep->backend && strcmp(rep->backend, "perf") == 0)
 		fprintf(out, " Counted through perf_event (backend perf): the command's own counts, all its threads and children, from its execve on%s%s%s.\n\n",
 			rep->per_cpu ? "; one line per CPU of " : "",
@@ -264,13 +264,11 @@ output_human(FILE *out, const struct stat_report *rep)
 		fprintf(out, " Counts read with %s (backend msr) on cores %s, %s: anything else that ran on them is included.%s\n\n",
 			rep->read_method, cpulist_format(rep->cores, rep->ncores, list, sizeof(list)),
 			rep->per_cpu ? "one line per core" : "summed over them",
-			!rep->software ? "" : rep->command ? " Software events: through perf_event, the command's own." :
-			" Software events: through perf_event, everything on the counted cores.");
+			rep->software ? " Software events: through perf_event, everything on the counted cores too." : "");
 	else if (rep->read_method)
 		fprintf(out, " Counts read with %s (backend msr). Counts are per core: anything else that ran on core %d is included.%s\n\n",
 			rep->read_method, rep->core,
-			!rep->software ? "" : rep->command ? " Software events: through perf_event, the command's own." :
-			" Software events: through perf_event, everything on the counted cores.");
+			rep->software ? " Software events: through perf_event, everything on the counted core too." : "");
 	if (rep->error)
 		fprintf(out, " pmustat failed: %s\n\n", rep->error);
 }

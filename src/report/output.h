@@ -73,6 +73,7 @@ struct stat_report {
 	unsigned ncores;		/* 0: not chosen yet */
 	bool per_cpu;			/* -A: one line per core */
 	bool listed_cores;		/* -C LIST or -a: the JSON has cores and per_cpu */
+	bool counts_cores;		/* every count is the cores' (run_counts_cores()), not the command's own */
 	const char *event_table;	/* NULL: architectural events only */
 	char *const *command;		/* argv, NULL-terminated; NULL: counted without one */
 	const pid_t *pids;		/* -p: the processes counted */
