@@ -105,18 +105,20 @@ watch(void *arg)
 
 		if (n > w->most)
 			w->most = n;
+		w->crowded += n > w->ncores;
 		nanosleep(&period, NULL);
 	}
 	return NULL;
 }
 
 int
-crowding_start(struct crowding *w, pid_t pid)
+crowding_start(struct crowding *w, pid_t pid, unsigned ncores)
 {
 	int rc;
 
 	memset(w, 0, sizeof(*w));
 	w->pid = pid;
+	w->ncores = ncores;
 	rc = pthread_create(&w->thread, NULL, watch, w);
 	w->started = rc == 0;
 	return -rc;
@@ -130,5 +132,5 @@ crowding_stop(struct crowding *w)
 	w->stop = true;
 	pthread_join(w->thread, NULL);
 	w->started = false;
-	return w->most;
+	return w->crowded >= CROWDING_MIN_SAMPLES ? w->most : 0;
 }

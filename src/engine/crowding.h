@@ -4,8 +4,9 @@
  * cores: its threads then queued there, and it ran slower than the user
  * expects. A thread off the counted cores looks at the command's process
  * tree (/proc) every CROWDING_PERIOD_MS while it runs and keeps the most
- * tasks seen runnable at once; the run loop says so in one line, with the
- * fix.
+ * tasks seen runnable at once, over CROWDING_MIN_SAMPLES looks at least
+ * (a shell and the child it just forked are both runnable for a moment:
+ * no queue worth a note); the run loop says so in one line, with the fix.
  */
 #ifndef PMUSTAT_CROWDING_H
 #define PMUSTAT_CROWDING_H
@@ -16,19 +17,28 @@
 #include <sys/types.h>
 
 #define CROWDING_PERIOD_MS 20
+#define CROWDING_MIN_SAMPLES 3
 
 struct crowding {
 	pthread_t thread;
 	bool started;
 	pid_t pid;
+	unsigned ncores;	/* the cores it is kept on */
 	atomic_bool stop;
 	unsigned most;		/* the most runnable tasks of the tree seen at once */
+	unsigned crowded;	/* looks that saw more runnable than @ncores */
 };
 
-/* Start watching @pid's tree (its threads, its children's). 0, or -errno (then nothing watches). */
-int crowding_start(struct crowding *w, pid_t pid);
+/*
+ * Start watching @pid's tree (its threads, its children's), kept on
+ * @ncores cores. 0, or -errno (then nothing watches).
+ */
+int crowding_start(struct crowding *w, pid_t pid, unsigned ncores);
 
-/* Stop watching: the most runnable tasks seen at once (0 when it never looked). */
+/*
+ * Stop watching: the most runnable tasks seen at once when more than the
+ * cores were in CROWDING_MIN_SAMPLES looks or more; else 0.
+ */
 unsigned crowding_stop(struct crowding *w);
 
 /*

@@ -170,7 +170,7 @@ perf_watch_open(const struct perf_seam *p, const struct perf_env *env, const str
 		else if (rc)
 			err_wrap(err, "CPU %d", cpus[t]);
 		/* The fix for a whole CPU is not the fix for one's own task. */
-		if ((rc == -EACCES || rc == -EPERM) && !thread)
+		if ((rc == -EACCES || rc == -EPERM) && !thread && !env->privileged)
 			err_append(err, "; counting everything that runs on a CPU (-C, -a, and the software events beside the MSR backend) needs root (CAP_PERFMON) or kernel.perf_event_paranoid <= 0 ('sysctl kernel.perf_event_paranoid=0' as root); without -C and -a the perf backend counts the command's own");
 	}
 	free(tids);

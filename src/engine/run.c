@@ -363,7 +363,7 @@ one_run(struct run_ctx *c, unsigned run, unsigned nruns)
 	 */
 	memset(&crowd, 0, sizeof(crowd));
 	if ((ro.cpu >= 0 || ro.ncpus) && off_core && !ro.npin)
-		(void)crowding_start(&crowd, r.pid);
+		(void)crowding_start(&crowd, r.pid, c->ncores);
 	/* The command's user and sys time: what the children reaped since grew by. */
 	if (getrusage(RUSAGE_CHILDREN, &ru0) != 0)
 		memset(&ru0, 0, sizeof(ru0));

@@ -29,6 +29,11 @@ BURN = ('busy() { end=$(($(date +%%s%%N) + %d000000)); while [ $(date +%%s%%N) -
         'busy %d & busy %d & wait')
 
 
+# Two loops of @n iterations of the shell's own arithmetic (no fork: always runnable), in parallel.
+SPIN_FN = 'spin() { i=0; while [ $i -lt $1 ]; do i=$((i + 1)); done; }; '
+SPIN = SPIN_FN + 'spin %d & spin %d & wait'
+
+
 class Habits(unittest.TestCase):
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory(prefix="pmustat-habits-")
@@ -78,14 +83,15 @@ class Habits(unittest.TestCase):
         self.assertIn("task-clock", err)
 
     def test_msr_backend_says_when_threads_queue(self):
-        rc, out, err = self.emu("-e", "INST_RETIRED.ANY", "--", "sh", "-c", BURN % (300, 300, 300))
+        rc, out, err = self.emu("-e", "INST_RETIRED.ANY", "--", "sh", "-c", SPIN % (200000, 200000))
         self.assertEqual(rc, 0, err)
         self.assertRegex(err, r"pmustat: note: sh ran [2-9] threads or processes at once on core %d," % CORE)
         self.assertIn("-C LIST --pin-threads", err)
         self.assertIn("--backend perf", err)
         self.assertEqual(len([l for l in err.splitlines() if "at once on core" in l]), 1, err)
-        # One thread at a time: nothing to say.
-        rc, out, err = self.emu("-e", "INST_RETIRED.ANY", "--", "sh", "-c", "busy() { :; }; sleep 0.1")
+        # One at a time, though a shell forks: nothing to say.
+        rc, out, err = self.emu("-e", "INST_RETIRED.ANY", "--", "sh", "-c",
+                                SPIN_FN + "spin 200000; echo $(spin 1000); spin 100000")
         self.assertEqual(rc, 0, err)
         self.assertNotIn("at once", err)
 
