@@ -152,14 +152,15 @@ parse_duration(const char *s, unsigned *ms)
 	return -EINVAL;
 }
 
-/* -p PID[,PID...], as perf takes it: each a process id, none twice. */
+/* -p PID[,PID...] and -t TID[,TID...], as perf takes them: each an id, none twice. */
 static int
-parse_pids(const char *arg, struct stat_opts *o, struct pmustat_error **err)
+parse_ids(const char *arg, const char *opt, const char *what, pid_t *ids, unsigned *nids, const char **list,
+	  struct pmustat_error **err)
 {
 	const char *p = arg;
 
-	o->npids = 0;
-	o->pid_list = arg;
+	*nids = 0;
+	*list = arg;
 	for (;;) {
 		char one[16];
 		size_t len = strcspn(p, ",");
@@ -171,12 +172,12 @@ parse_pids(const char *arg, struct stat_opts *o, struct pmustat_error **err)
 		one[len] = '\0';
 		if (parse_count(one, 1u << 22, &n) || n == 0)
 			goto bad;
-		for (i = 0; i < o->npids && o->pids[i] != (pid_t)n; i++)
+		for (i = 0; i < *nids && ids[i] != (pid_t)n; i++)
 			;
-		if (i == o->npids) {
-			if (o->npids == STAT_MAX_PIDS)
-				return cli_usage_error(err, stat_prog, "-p: at most %d processes", STAT_MAX_PIDS);
-			o->pids[o->npids++] = (pid_t)n;
+		if (i == *nids) {
+			if (*nids == STAT_MAX_PIDS)
+				return cli_usage_error(err, stat_prog, "%s: at most %d %ses", opt, STAT_MAX_PIDS, what);
+			ids[(*nids)++] = (pid_t)n;
 		}
 		if (!p[len])
 			return 0;
@@ -184,7 +185,50 @@ parse_pids(const char *arg, struct stat_opts *o, struct pmustat_error **err)
 	}
 bad:
 	return cli_usage_error(err, stat_prog,
-			       "-p %s: want the id of a running process, or several separated by commas (1234,5678)", arg);
+			       "%s %s: want the id of a running %s, or several separated by commas (1234,5678)", opt, arg,
+			       what);
+}
+
+/*
+ * --control fd:CTL[,ACK] (perf's): descriptors the command inherits; it
+ * writes 'enable' or 'disable' to CTL, pmustat answers 'ack' on ACK.
+ */
+static int
+parse_control(const char *arg, struct stat_opts *o, struct pmustat_error **err)
+{
+	unsigned ctl, ack = 0;
+	char *end;
+	int fl;
+
+	errno = 0;
+	if (strncmp(arg, "fd:", 3) != 0 || arg[3] < '0' || arg[3] > '9')
+		goto bad;
+	ctl = (unsigned)strtoul(arg + 3, &end, 10);
+	if (errno || (*end && *end != ',') || ctl > (1u << 20))
+		goto bad;
+	if (*end == ',') {
+		if (end[1] < '0' || end[1] > '9')
+			goto bad;
+		ack = (unsigned)strtoul(end + 1, &end, 10);
+		if (errno || *end || ack > (1u << 20))
+			goto bad;
+	}
+	fl = fcntl((int)ctl, F_GETFL);
+	if (fl < 0 || (fl & O_ACCMODE) == O_WRONLY)
+		return cli_usage_error(err, stat_prog, "--control %s: descriptor %u is not open for reading (in the shell: pmustat --control fd:%u ... %u<FIFO)",
+				       arg, ctl, ctl, ctl);
+	o->ctl_fd = (int)ctl;
+	o->ack_fd = -1;
+	if (ack) {
+		fl = fcntl((int)ack, F_GETFL);
+		if (fl < 0 || (fl & O_ACCMODE) == O_RDONLY)
+			return cli_usage_error(err, stat_prog, "--control %s: descriptor %u is not open for writing", arg, ack);
+		o->ack_fd = (int)ack;
+	}
+	return 0;
+bad:
+	return cli_usage_error(err, stat_prog, "--control %s: want fd:CTL or fd:CTL,ACK (descriptor numbers the shell opened, as perf stat takes them)",
+			       arg);
 }
 
 /* Long options without a short one (-r is --repeat). */
@@ -203,10 +247,20 @@ enum {
 	OPT_REGIONS,
 	OPT_DURATION,
 	OPT_PIN_THREADS,
+	OPT_FORCE,
+	OPT_NO_RERUN,
+	OPT_DRY_RUN,
+	OPT_BACKEND,
+	OPT_TOPDOWN,
+	OPT_NO_BIG_NUM,
+	OPT_APPEND,
+	OPT_TIMEOUT,
+	OPT_INTERVAL_COUNT,
+	OPT_CONTROL,
 };
 
 /* '+': the first non-option word is COMMAND; its options are its own. */
-#define STAT_OPTSTRING "+e:M:C:aAx:o:vhr:I:jp:"
+#define STAT_OPTSTRING "+e:M:C:aAx:o:vhr:I:jp:t:dBD:"
 
 static const struct option longopts[] = {
 	{ "event", required_argument, NULL, 'e' },
@@ -217,13 +271,13 @@ static const struct option longopts[] = {
 	{ "field-separator", required_argument, NULL, 'x' },
 	{ "json", no_argument, NULL, 'j' },
 	{ "output", required_argument, NULL, 'o' },
-	{ "force", no_argument, NULL, 'f' },
-	{ "no-rerun", no_argument, NULL, 'n' },
+	{ "force", no_argument, NULL, OPT_FORCE },
+	{ "no-rerun", no_argument, NULL, OPT_NO_RERUN },
 	{ "as-root", no_argument, NULL, OPT_AS_ROOT },
-	{ "dry-run", no_argument, NULL, 'd' },
+	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
 	{ "cpu-dump", required_argument, NULL, OPT_CPU_DUMP },
 	{ "verbose", no_argument, NULL, 'v' },
-	{ "backend", required_argument, NULL, 'B' },
+	{ "backend", required_argument, NULL, OPT_BACKEND },
 	{ "help", no_argument, NULL, 'h' },
 	{ "repeat", required_argument, NULL, 'r' },
 	{ "keep-going", no_argument, NULL, OPT_KEEP_GOING },
@@ -240,6 +294,16 @@ static const struct option longopts[] = {
 	{ "pid", required_argument, NULL, 'p' },
 	{ "duration", required_argument, NULL, OPT_DURATION },
 	{ "pin-threads", no_argument, NULL, OPT_PIN_THREADS },
+	{ "tid", required_argument, NULL, 't' },
+	{ "detailed", no_argument, NULL, 'd' },
+	{ "big-num", no_argument, NULL, 'B' },
+	{ "no-big-num", no_argument, NULL, OPT_NO_BIG_NUM },
+	{ "delay", required_argument, NULL, 'D' },
+	{ "topdown", no_argument, NULL, OPT_TOPDOWN },
+	{ "append", no_argument, NULL, OPT_APPEND },
+	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+	{ "interval-count", required_argument, NULL, OPT_INTERVAL_COUNT },
+	{ "control", required_argument, NULL, OPT_CONTROL },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -248,6 +312,7 @@ static int
 take_option(int c, struct stat_opts *o, struct pmustat_error **err)
 {
 	struct check_error cerr;
+	unsigned n;
 
 	switch (c) {
 	case 'e':
@@ -301,7 +366,6 @@ take_option(int c, struct stat_opts *o, struct pmustat_error **err)
 		return 0;
 	case OPT_LOG_FD: {
 		int fl;
-		unsigned n;
 
 		if (strcmp(optarg, "0") == 0 || parse_count(optarg, 1u << 20, &n) || n <= 2)
 			return cli_usage_error(err, stat_prog, "--log-fd %s: want a descriptor number above 2 (stdin, stdout and stderr are not for that)",
@@ -317,10 +381,10 @@ take_option(int c, struct stat_opts *o, struct pmustat_error **err)
 	case OPT_CSV_HEADER:
 		o->csv_header = true;
 		return 0;
-	case 'f':
+	case OPT_FORCE:
 		o->force = true;
 		return 0;
-	case 'n':
+	case OPT_NO_RERUN:
 		o->no_rerun = true;
 		return 0;
 	case OPT_AS_ROOT:
@@ -361,9 +425,53 @@ take_option(int c, struct stat_opts *o, struct pmustat_error **err)
 			return cli_usage_error(err, stat_prog, "-I %s: want milliseconds, at least %d", optarg,
 					       INTERVAL_MIN_MS);
 		return 0;
-	case 'd':
+	case OPT_DRY_RUN:
 		o->dry_run = true;
 		return 0;
+	case 'd':
+		o->detailed++;
+		return 0;
+	case 'B':
+		o->no_big_num = false;
+		return 0;
+	case OPT_NO_BIG_NUM:
+		o->no_big_num = true;
+		return 0;
+	case OPT_TOPDOWN:
+		if (o->nmetric_specs >= STAT_MAX_SPECS)
+			return cli_usage_error(err, stat_prog, "at most %d -M options (--topdown is one)", STAT_MAX_SPECS);
+		o->metric_specs[o->nmetric_specs++] = "TopdownL1";
+		return 0;
+	case OPT_APPEND:
+		o->append = true;
+		return 0;
+	case 'D':
+		/* perf's -D: milliseconds after the command starts, or -1: disabled until --control enables. */
+		if (strcmp(optarg, "-1") == 0)
+			o->delay_ms = -1;
+		else if (strcmp(optarg, "0") == 0)
+			o->delay_ms = 0;
+		else if (parse_count(optarg, 24 * 3600 * 1000, &n))
+			return cli_usage_error(err, stat_prog,
+					       "-D %s: want milliseconds to wait after the command starts (up to a day), or -1 to start disabled (--control enables)",
+					       optarg);
+		else
+			o->delay_ms = (int)n;
+		return 0;
+	case OPT_TIMEOUT:
+		if (parse_count(optarg, 24 * 3600 * 1000, &o->timeout_ms) || o->timeout_ms < INTERVAL_MIN_MS)
+			return cli_usage_error(err, stat_prog, "--timeout %s: want milliseconds, at least %d (as perf stat)",
+					       optarg, INTERVAL_MIN_MS);
+		return 0;
+	case OPT_INTERVAL_COUNT:
+		if (parse_count(optarg, 1u << 30, &o->interval_count))
+			return cli_usage_error(err, stat_prog, "--interval-count %s: want a number of intervals, 1 or more",
+					       optarg);
+		return 0;
+	case OPT_CONTROL:
+		return parse_control(optarg, o, err);
+	case 't':
+		return parse_ids(optarg, "-t", "thread", o->tids, &o->ntids, &o->tid_list, err);
 	case OPT_CPU_DUMP:
 		o->cpu_dump = optarg;
 		return 0;
@@ -371,7 +479,7 @@ take_option(int c, struct stat_opts *o, struct pmustat_error **err)
 		o->regions = true;
 		return 0;
 	case 'p':
-		return parse_pids(optarg, o, err);
+		return parse_ids(optarg, "-p", "process", o->pids, &o->npids, &o->pid_list, err);
 	case OPT_DURATION:
 		if (parse_duration(optarg, &o->duration_ms))
 			return cli_usage_error(err, stat_prog,
@@ -380,7 +488,7 @@ take_option(int c, struct stat_opts *o, struct pmustat_error **err)
 	case 'v':
 		o->verbose++;
 		return 0;
-	case 'B':
+	case OPT_BACKEND:
 		if (backend_parse(optarg, &o->backend))
 			return cli_usage_error(err, stat_prog, "--backend %s: want msr, perf or auto", optarg);
 		return 0;
@@ -389,34 +497,47 @@ take_option(int c, struct stat_opts *o, struct pmustat_error **err)
 }
 
 /*
- * Counting without a command: -p's processes, or -C/-a's cores; what goes
- * with neither. @o->command is set already when there is one.
+ * Counting without a command: -p's processes or -t's threads, or -C/-a's
+ * cores; with one, -p and -t are counted while it runs. What goes with
+ * neither. @o->command is set already when there is one.
  */
 static int
 check_no_command(const struct stat_opts *o, struct pmustat_error **err)
 {
 	bool cores = o->cpu_list || o->all_cpus || o->core >= 0;
+	bool tasks = o->npids || o->ntids;
+	const char *opt = o->npids ? "-p" : "-t", *list = o->npids ? o->pid_list : o->tid_list;
 
-	if (o->npids && o->command)
-		return cli_usage_error(err, stat_prog,
-				       "-p %s counts running processes, not a COMMAND: give one or the other (--duration TIME bounds -p)",
-				       o->pid_list);
+	if (o->npids && o->ntids)
+		return cli_usage_error(err, stat_prog, "-p counts whole processes and -t single threads: give one of them");
 	if (o->duration_ms && o->command)
 		return cli_usage_error(err, stat_prog,
-				       "--duration counts cores (-C, -a) or -p's process without a COMMAND; a COMMAND is counted until it ends (timeout(1) bounds it)");
-	if (o->npids && cores)
+				       "--duration counts cores (-C, -a) or -p's process without a COMMAND; a COMMAND is counted until it ends (--timeout MS bounds it)");
+	if (o->duration_ms && o->timeout_ms)
+		return cli_usage_error(err, stat_prog, "--duration and --timeout both bound the counting: give one");
+	if (tasks && cores)
 		return cli_usage_error(err, stat_prog,
-				       "-p counts the process wherever it runs: it goes without -C and -a (-C LIST --duration TIME counts cores)");
-	if (o->npids && o->backend == BACKEND_MSR)
+				       "%s counts the %s wherever it runs: it goes without -C and -a (-C LIST --duration TIME counts cores)",
+				       opt, o->npids ? "process" : "thread");
+	if (tasks && o->backend == BACKEND_MSR)
 		return err_set(err, -EINVAL,
-			       "-p %s: the MSR backend counts cores, not a process (another process's counts cannot be told apart on its core); use --backend perf (the default auto takes it for -p), or count the process's core for a time: -C N --duration TIME",
-			       o->pid_list);
-	if (!o->command && (o->npids || cores)) {
+			       "%s %s: the MSR backend counts cores, not a %s (another's counts cannot be told apart on its core); use --backend perf (the default auto takes it for %s), or count the core for a time: -C N --duration TIME",
+			       opt, list, o->npids ? "process" : "thread", opt);
+	if (!o->command && (tasks || cores)) {
 		if (o->repeat > 1)
 			return cli_usage_error(err, stat_prog, "-r repeats a COMMAND: without one there is nothing to run again");
 		if (o->regions)
 			return cli_usage_error(err, stat_prog, "--regions counts a COMMAND's regions: it needs one");
 	}
+	if (!o->command && (o->delay_ms || o->ctl_fd >= 0))
+		return cli_usage_error(err, stat_prog, "-D and --control start and stop the counting of a COMMAND: give one");
+	if (tasks && o->command && (o->delay_ms || o->ctl_fd >= 0 || o->regions || o->repeat > 1))
+		return cli_usage_error(err, stat_prog,
+				       "%s with a COMMAND counts the %s while the COMMAND runs: -D, --control, --regions and -r are for a counted COMMAND",
+				       opt, o->npids ? "processes" : "threads");
+	if ((o->delay_ms || o->ctl_fd >= 0) && o->backend == BACKEND_MSR)
+		return err_set(err, -EINVAL,
+			       "-D and --control switch the counters on and off while the command runs, which the perf backend does (the kernel's counters); the MSR backend's window is the command's whole run: use --backend perf (auto takes it for them)");
 	return 0;
 }
 
@@ -453,6 +574,12 @@ check_options(const struct stat_opts *o, struct pmustat_error **err)
 	if (o->pin_threads && (!o->command || !(o->cpu_list || o->all_cpus)))
 		return cli_usage_error(err, stat_prog,
 				       "--pin-threads places a COMMAND's threads round-robin on the CPUs of -C LIST or -a: give both");
+	if (o->interval_count && !o->interval_ms)
+		return cli_usage_error(err, stat_prog, "--interval-count N counts N intervals of -I MS: give -I");
+	if (o->append && !o->output)
+		return cli_usage_error(err, stat_prog, "--append adds the results to -o's file: give -o FILE");
+	if (o->delay_ms && o->interval_ms)
+		return cli_usage_error(err, stat_prog, "-D and -I together are not supported: the intervals start with the command");
 	if (o->cpu_dump && (o->cpu_list || o->all_cpus))
 		return cli_usage_error(err, stat_prog, "--cpu-dump plans for the one CPU of a dump: give -C N, not a list or -a");
 	return 0;
@@ -469,6 +596,8 @@ cmd_stat_as(const char *prog, int argc, char **argv, struct pmustat_error **err)
 	memset(&o, 0, sizeof(o));
 	o.core = -1;
 	o.log_fd = -1;
+	o.ctl_fd = -1;
+	o.ack_fd = -1;
 	o.repeat = 1;
 	optind = 1;
 	opterr = 0;
@@ -488,12 +617,17 @@ cmd_stat_as(const char *prog, int argc, char **argv, struct pmustat_error **err)
 		o.command = argv + optind;
 	if (check_options(&o, err))
 		return EXIT_PMUSTAT_FAILURE;
-	if (!o.command && !o.npids && !o.duration_ms && !o.cpu_list && !o.all_cpus && o.core < 0) {
+	/* Without a command --timeout is perf's bound of the counting: --duration's. */
+	if (!o.command && o.timeout_ms) {
+		o.duration_ms = o.timeout_ms;
+		o.timeout_ms = 0;
+	}
+	if (!o.command && !o.npids && !o.ntids && !o.duration_ms && !o.cpu_list && !o.all_cpus && o.core < 0) {
 		usage(stderr);
 		err_set(err, -EINVAL, "no command given: pmustat [options] [--] COMMAND [ARGS...] (or -C LIST, -a, -p PID to count without one)");
 		return EXIT_PMUSTAT_FAILURE;
 	}
-	if (!o.command && !o.npids && o.core < 0 && !o.cpu_list && !o.all_cpus) {
+	if (!o.command && !o.npids && !o.ntids && o.core < 0 && !o.cpu_list && !o.all_cpus) {
 		err_set(err, -EINVAL, "--duration counts cores or a process: say which, with -C LIST, -a or -p PID");
 		return EXIT_PMUSTAT_FAILURE;
 	}

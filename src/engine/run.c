@@ -20,6 +20,7 @@
 #include "base/exit_codes.h"
 #include "base/invoker.h"
 #include "engine/backend_msr_nb.h"
+#include "engine/command_control.h"
 #include "engine/crowding.h"
 #include "engine/plan.h"
 #include "engine/requests.h"
@@ -65,14 +66,16 @@ bool
 run_counts_cores(const struct run_ctx *c)
 {
 	if (!c->o->command)
-		return !c->o->npids;
+		return !c->o->npids && !c->o->ntids;
+	if (c->o->npids || c->o->ntids)
+		return false;
 	return cores_named(c->o) || c->backends[0] != &backend_perf;
 }
 
 bool
 run_pins_command(const struct run_ctx *c)
 {
-	return c->backends[0] != &backend_perf || (c->o->per_cpu && !cores_named(c->o));
+	return c->backends[0] != &backend_perf || (c->o->per_cpu && !cores_named(c->o) && !c->o->npids && !c->o->ntids);
 }
 
 int
@@ -281,6 +284,17 @@ note_crowding(struct run_ctx *c, unsigned most)
 		cpulist_format(c->cores, c->ncores, list, sizeof(list)));
 }
 
+/* -D, --control: every backend's counters on or off (the control thread's call). */
+static void
+set_enabled(void *arg, bool on)
+{
+	struct run_ctx *c = arg;
+
+	for (unsigned b = 0; b < c->nbackends; b++)
+		if (c->backends[b]->set_enabled)
+			c->backends[b]->set_enabled(c, on);
+}
+
 /* One run: the command once, its batch of events counted. 1: the series ends. */
 static int
 one_run(struct run_ctx *c, unsigned run, unsigned nruns)
@@ -292,6 +306,7 @@ one_run(struct run_ctx *c, unsigned run, unsigned nruns)
 	struct runner r;
 	struct rusage ru0, ru1;
 	struct crowding crowd;
+	struct command_control ctl;
 	bool off_core;
 	double t0;
 	int ws = 0, rc;
@@ -368,7 +383,27 @@ one_run(struct run_ctx *c, unsigned run, unsigned nruns)
 	if (getrusage(RUSAGE_CHILDREN, &ru0) != 0)
 		memset(&ru0, 0, sizeof(ru0));
 	t0 = clock_monotonic_seconds();
+	/* --timeout, -D, --control: from the command's start. */
+	memset(&ctl, 0, sizeof(ctl));
+	ctl.timeout_ms = c->o->timeout_ms;
+	ctl.delay_ms = c->o->delay_ms;
+	ctl.ctl_fd = c->o->ctl_fd;
+	ctl.ack_fd = c->o->ack_fd;
+	ctl.set_enabled = set_enabled;
+	ctl.arg = c;
+	rc = command_control_start(&ctl, r.pid);
+	if (rc) {
+		(void)crowding_stop(&crowd);
+		if (sampler)
+			sampler->sample_stop(c, run);
+		runner_cancel(&r);
+		run_discard(c, run);
+		return run_fail(c, rc, "--timeout, -D, --control: cannot watch %s: %s", c->o->command[0],
+				strerror(-rc)), -1;
+	}
 	rc = signals_go_and_wait(&r, &rf, &ws);
+	if (command_control_stop(&ctl) && c->notes)
+		fprintf(c->notes, "pmustat: --timeout %u: %s was sent SIGTERM\n", c->o->timeout_ms, c->o->command[0]);
 	if (sampler)
 		sampler->sample_stop(c, run);
 	note_crowding(c, crowding_stop(&crowd));

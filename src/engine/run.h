@@ -74,6 +74,11 @@ struct backend_ops {
 	/* It ran: this run's counts into c->counts. Else: drop them. */
 	int (*collect)(struct run_ctx *c, unsigned run, struct pmustat_error **err);
 	void (*discard)(struct run_ctx *c, unsigned run);
+	/*
+	 * -D, --control: switch this run's counters on or off while the
+	 * command runs, from another thread (NULL: this backend cannot).
+	 */
+	void (*set_enabled)(struct run_ctx *c, bool on);
 };
 
 extern const struct backend_ops backend_msr;

@@ -57,6 +57,7 @@ struct stat_state {
 	struct stats_summary *cpu_stats;
 	struct stat_cpu_counter *cpu_counters;	/* per row and core, from each core's plan */
 	const char **names;		/* per hardware event, for the plan's printout */
+	unsigned intervals;		/* -I records emitted */
 };
 
 /* The cores to count on (or the dump's CPU), the first one's table. */
@@ -118,8 +119,12 @@ choose_backend(struct stat_state *s)
 	else
 		s->backend = backend_choose(o->backend, s->ev.nhw, c->hw, &s->t.cpu, c->core, c->backend_why,
 					    sizeof(c->backend_why));
-	/* Software events only: nothing for the MSR path to do; -p: a process is the kernel's to follow. */
-	if (s->ev.nhw == 0 || o->npids)
+	/*
+	 * Software events only: nothing for the MSR path to do; -p, -t: a
+	 * task is the kernel's to follow; -D, --control: the kernel's
+	 * counters switch on and off while the command runs.
+	 */
+	if (s->ev.nhw == 0 || o->npids || o->ntids || o->delay_ms || o->ctl_fd >= 0)
 		s->backend = BACKEND_PERF;
 	c->nbackends = 0;
 	c->backends[c->nbackends++] = s->backend == BACKEND_PERF ? &backend_perf : &backend_msr;
@@ -188,6 +193,7 @@ make_rows(struct stat_state *s, struct pmustat_error **err)
 		row->status = "not counted";
 		if (u >= ev->nhw) {
 			row->unit = sw_event_of(counted)->unit;
+			row->run = 1;	/* the software events count in the first run (-I reads them there) */
 			continue;
 		}
 		if (!s->c.plan)
@@ -278,7 +284,14 @@ emit_interval(void *arg, double time, const uint64_t *deltas, const uint64_t *co
 	struct stat_interval iv;
 	unsigned n = 0;
 
-	for (unsigned r = 0; r < s->ev.nrows && s->ev.row_event[r] < s->ev.nhw; r++) {
+	/* The perf backend reads its software events too; beside the MSR backend they are not sampled. */
+	unsigned last = s->c.backends[0] == &backend_perf ? s->ev.nhw + s->ev.nsw : s->ev.nhw;
+
+	/* -I N: N intervals, then no more (perf's --interval-count); the command runs on. */
+	if (s->c.o->interval_count && s->intervals >= s->c.o->interval_count)
+		return;
+	s->intervals++;
+	for (unsigned r = 0; r < s->ev.nrows && s->ev.row_event[r] < last; r++) {
 		/* Per row and core (-A, --json with a list): the sampler thread's own buffer. */
 		for (unsigned k = 0; s->interval_cpu_deltas && k < s->c.ncores; k++)
 			s->interval_cpu_deltas[(size_t)n * s->c.ncores + k] =
@@ -342,11 +355,6 @@ count(struct stat_state *s, struct pmustat_error **err)
 			       "a list across core types counts hardware events through the MSR backend only (the kernel has a PMU per type); list one type's cores for --backend perf%s%s",
 			       c->backend_why[0] ? "; and the MSR path is closed: " : "", c->backend_why);
 	if (c->backends[0] == &backend_perf) {
-		if (c->o->interval_ms)
-			return err_set(err, -EINVAL,
-				       "-I reads the counters through MSRs, and this run counts through perf_event: %s",
-				       c->backend_why[0] ? c->backend_why :
-				       "--backend perf was given (drop it, or -I, to count)");
 		rc = backend_perf_plan(c, err);
 		if (rc)
 			return rc;
@@ -417,7 +425,7 @@ report(struct stat_state *s)
 	rep.nrows = s->rows ? s->ev.nrows + s->ev.nunsupported : 0;
 	rep.not_supported_why = s->ev.nunsupported ? s->ev.unsupported_why : NULL;
 	rep.sw_not_supported_why = c->sw_unsupported_why[0] ? c->sw_unsupported_why : NULL;
-	rep.have_times = c->command_ran && c->o->command;
+	rep.have_times = c->command_ran && c->o->command && !c->o->npids && !c->o->ntids;
 	rep.user_time = c->user_time;
 	rep.sys_time = c->sys_time;
 	rep.cpu_model = s->target_open ? s->t.key : NULL;
@@ -516,8 +524,9 @@ stat_main(const struct stat_opts *o, struct pmustat_error **err)
 	/* Who the command runs as and the files are written for: never a guess. */
 	if (invoker_get(&s.inv, err))
 		return EXIT_PMUSTAT_FAILURE;
+	output_set_big_num(!o->no_big_num);
 	if (o->output) {
-		if (outfile_open(&s.out_file, "-o", o->output, &s.inv, err))
+		if ((o->append ? outfile_open_append : outfile_open)(&s.out_file, "-o", o->output, &s.inv, err))
 			return EXIT_PMUSTAT_FAILURE;
 	} else if (o->log_fd >= 0) {
 		static char name[32];

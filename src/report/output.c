@@ -18,6 +18,15 @@
 #include "report/comment.h"
 #include "report/region_output.h"
 
+/* -B, --big-num (the default, as perf's) or --no-big-num. */
+static bool big_num = true;
+
+void
+output_set_big_num(bool on)
+{
+	big_num = on;
+}
+
 void
 output_thousands(uint64_t v, char *buf, size_t size)
 {
@@ -26,7 +35,7 @@ output_thousands(uint64_t v, char *buf, size_t size)
 
 	n = (size_t)snprintf(digits, sizeof(digits), "%llu", (unsigned long long)v);
 	for (size_t i = 0; i < n && out + 1 < size; i++) {
-		if (i > 0 && (n - i) % 3 == 0) {
+		if (big_num && i > 0 && (n - i) % 3 == 0) {
 			buf[out++] = ',';
 			if (out + 1 >= size)
 				break;

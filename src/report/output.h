@@ -205,8 +205,12 @@ output_json_num(double v);
 json_t *
 output_json_stats(const struct stats_summary *st, unsigned nvalues);
 
-/* @v with thousands separators ("1,234,567") into @buf. */
+/* @v with thousands separators ("1,234,567") into @buf; without them after output_set_big_num(false). */
 void
 output_thousands(uint64_t v, char *buf, size_t size);
+
+/* --no-big-num (false): the human table's counts as plain digits, as perf stat --no-big-num. */
+void
+output_set_big_num(bool on);
 
 #endif

@@ -120,6 +120,148 @@ class Habits(unittest.TestCase):
         ms = float(err.split(" msec")[0].split()[-1])
         self.assertTrue(250 <= ms <= 1000, err)
 
+    # -I with the perf backend (auto chose it here: no usable PMU, or software events only)
+
+    def test_interval_perf_backend(self):
+        rc, out, err = self.real("-I", "100", "-x", ",", "-e", "task-clock", "--", "sh", "-c", SPIN_FN + "spin 60000")
+        self.assertEqual(rc, 0, err)
+        self.assertNotIn("--backend perf was given", err)
+        rows = [l.split(",") for l in err.splitlines() if l.startswith("interval,")]
+        self.assertGreaterEqual(len(rows), 2, err)
+        total = [l.split(",") for l in err.splitlines() if l.endswith(",counted")][0]
+        # The intervals add up to the total exactly: the last is the final count less the others.
+        self.assertEqual(sum(int(r[4]) for r in rows), int(total[0]), err)
+        times = [float(r[1]) for r in rows]
+        self.assertEqual(times, sorted(times))
+        # --interval-count 2: two, then no more; the command runs to its end.
+        rc, out, err = self.real("-I", "100", "--interval-count", "2", "-x", ",", "-e", "task-clock", "--",
+                                 "sleep", "0.5")
+        self.assertEqual(rc, 0, err)
+        self.assertEqual(len([l for l in err.splitlines() if l.startswith("interval,")]), 2, err)
+        rc, out, err = self.real("--interval-count", "2", "--", "true")
+        self.assertEqual(rc, 125)
+        self.assertIn("--interval-count N counts N intervals of -I MS: give -I", err)
+
+    # perf's options
+
+    def test_timeout_terminates_the_command(self):
+        rc, out, err = self.real("--timeout", "300", "-e", "task-clock", "--", "sleep", "5")
+        self.assertEqual(rc, 128 + 15, err)
+        self.assertIn("pmustat: --timeout 300: sleep was sent SIGTERM", err)
+        elapsed = float(err.split("seconds time elapsed")[0].split()[-1])
+        self.assertTrue(0.25 <= elapsed < 2, elapsed)
+        # Ended first: untouched, its own status.
+        rc, out, err = self.real("--timeout", "5000", "-e", "task-clock", "--", "sh", "-c", "exit 3")
+        self.assertEqual(rc, 3, err)
+        self.assertNotIn("SIGTERM", err)
+        # Without a command it bounds the counting, as --duration.
+        if whole_cpus_allowed():
+            doc = self.json_of("-a", "--timeout", "200", "-e", "task-clock")
+            self.assertTrue(150e6 * len(CPUS) <= self.event(doc, "task-clock")["value"] <= 1e9 * len(CPUS))
+
+    def test_delay_starts_counting_later(self):
+        # Delayed past the command's end: nothing counted; without: its page faults.
+        doc = self.json_of("-D", "5000", "-e", "page-faults", "--", "sleep", "0.2")
+        self.assertEqual(self.event(doc, "page-faults")["value"], 0)
+        doc = self.json_of("-e", "page-faults", "--", "sleep", "0.2")
+        self.assertGreater(self.event(doc, "page-faults")["value"], 0)
+        # 200 ms into a 600 ms spin: less than the whole.
+        doc = self.json_of("-D", "200", "-e", "task-clock", "--", "sh", "-c", SPIN_FN + "spin 150000")
+        self.assertGreater(self.event(doc, "task-clock")["value"], 0)
+        rc, out, err = self.emu("--backend", "msr", "-D", "100", "-e", "INST_RETIRED.ANY", "--", "true")
+        self.assertEqual(rc, 125)
+        self.assertIn("use --backend perf", err)
+
+    def test_control_fd_enables_and_disables(self):
+        ctl_r, ctl_w = os.pipe()
+        ack_r, ack_w = os.pipe()
+        path = os.path.join(self.dir, "out.json")
+        p = subprocess.Popen([PMUSTAT, "--json", "-o", path, "-D", "-1", "--control", "fd:%d,%d" % (ctl_r, ack_w),
+                              "-e", "page-faults", "--", "sh", "-c", "sleep 0.3; " + "cat /dev/null; " * 20 +
+                              "sleep 0.6"],
+                             pass_fds=(ctl_r, ack_w), stderr=subprocess.PIPE, text=True)
+        os.close(ctl_r)
+        os.close(ack_w)
+        acks = []
+        for word in (b"ping\n", b"enable\n", b"disable\n"):
+            os.write(ctl_w, word)
+            acks.append(os.read(ack_r, 16))
+            if word == b"enable\n":
+                subprocess.run(["sleep", "0.5"])
+        os.close(ctl_w)
+        err = p.communicate(timeout=30)[1]
+        os.close(ack_r)
+        self.assertEqual(p.returncode, 0, err)
+        self.assertEqual(acks, [b"ack\n"] * 3)
+        with open(path) as f:
+            faults = self.event(json.load(f), "page-faults")["value"]
+        # Enabled for the 20 cat processes (each faults dozens of pages), not before nor after.
+        self.assertGreater(faults, 100)
+        rc, out, err = self.real("--control", "fd:77", "--", "true")
+        self.assertEqual(rc, 125)
+        self.assertIn("descriptor 77 is not open for reading", err)
+
+    def test_pid_and_tid_while_a_command_runs(self):
+        target = subprocess.Popen(["sh", "-c", SPIN_FN + "spin 100000000"])
+        try:
+            doc = self.json_of("-p", str(target.pid), "-e", "task-clock", "--", "sleep", "0.5")
+            ms = self.event(doc, "task-clock")["value"] / 1e6
+            # The spinning process's time while sleep ran (sleep's own would be ~1 msec).
+            self.assertTrue(100 <= ms <= 700, ms)
+            self.assertEqual(doc["pids"], [target.pid])
+            rc, out, err = self.real("-p", str(target.pid), "-e", "task-clock", "--", "sleep", "0.2")
+            self.assertIn("Performance counter stats for process id '%d'" % target.pid, err)
+            self.assertNotIn("seconds user", err)
+            doc = self.json_of("-t", str(target.pid), "-e", "task-clock", "--", "sleep", "0.5")
+            ms = self.event(doc, "task-clock")["value"] / 1e6
+            self.assertTrue(100 <= ms <= 700, ms)
+            # Without a command: until --duration.
+            doc = self.json_of("-t", str(target.pid), "-e", "task-clock", "--duration", "300ms")
+            self.assertGreater(self.event(doc, "task-clock")["value"], 50e6)
+        finally:
+            target.kill()
+            target.wait()
+        rc, out, err = self.real("-t", "1,x", "--", "true")
+        self.assertEqual(rc, 125)
+        self.assertIn("-t 1,x: want the id of a running thread", err)
+
+    def test_detailed_topdown_big_num_append(self):
+        # -d: perf's detailed events after the default set (emulated Skylake: its table has them).
+        rc, out, err = self.emu("-C", str(CORE), "-d", "--json", "--", "true")
+        self.assertEqual(rc, 0, err)
+        names = [e["requested"] for e in json.loads(err)["events"]]
+        for name in ("instructions", "L1-dcache-loads", "L1-dcache-load-misses", "LLC-loads", "LLC-load-misses"):
+            self.assertIn(name, names)
+        self.assertNotIn("dTLB-loads", names)
+        rc, out, err = self.emu("-C", str(CORE), "-dd", "--json", "--", "true")
+        self.assertIn("dTLB-load-misses", [e["requested"] for e in json.loads(err)["events"]])
+        # --topdown: -M TopdownL1.
+        rc, out, err = self.emu("-C", str(CORE), "--topdown", "--json", "--", "true")
+        self.assertEqual(rc, 0, err)
+        self.assertIn("Frontend_Bound", [m["name"] for m in json.loads(err)["metrics"]])
+        # --no-big-num: digits alone; -B (the default): thousands separated.
+        rc, out, err = self.emu("-C", str(CORE), "--no-big-num", "-e", "INST_RETIRED.ANY", "--",
+                                os.path.join(os.path.dirname(RUN_UNDER_EMU), "emu-workload"), "--quiet",
+                                "--retire", "0xc0:0:1234567")
+        self.assertIn(" 1234567      INST_RETIRED.ANY", err)
+        rc, out, err = self.emu("-C", str(CORE), "-B", "-e", "INST_RETIRED.ANY", "--",
+                                os.path.join(os.path.dirname(RUN_UNDER_EMU), "emu-workload"), "--quiet",
+                                "--retire", "0xc0:0:1234567")
+        self.assertIn(" 1,234,567      INST_RETIRED.ANY", err)
+        # --append: the second run's results after the first's.
+        path = os.path.join(self.dir, "results.txt")
+        for _ in range(2):
+            rc, out, err = self.real("-o", path, "--append", "-e", "task-clock", "--", "true")
+            self.assertEqual(rc, 0, err)
+        with open(path) as f:
+            self.assertEqual(f.read().count("Performance counter stats for 'true'"), 2)
+        rc, out, err = self.real("-o", path, "-e", "task-clock", "--", "true")
+        with open(path) as f:
+            self.assertEqual(f.read().count("Performance counter stats for 'true'"), 1)
+        rc, out, err = self.real("--append", "--", "true")
+        self.assertEqual(rc, 125)
+        self.assertIn("--append adds the results to -o's file", err)
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)
