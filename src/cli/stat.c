@@ -45,8 +45,9 @@ stat_usage_options(FILE *out)
 		"                         (5, 5s, 500ms, 2m); without it they count until ^C;\n"
 		"                         either way the counts are printed and the exit status is 0\n"
 		"  -p, --pid PID[,PID]    count existing processes, all their threads, until they\n"
-		"                         end, --duration or ^C (perf backend; no COMMAND); the MSR\n"
-		"                         backend counts cores: -C N --duration TIME instead\n"
+		"                         end, --duration or ^C, or while COMMAND runs (perf\n"
+		"                         backend); the MSR backend counts cores: -C N --duration\n"
+		"  -t, --tid TID[,TID]    the same for single threads\n"
 		"  -A, --no-aggr          one count per CPU instead of the sum (perf backend too);\n"
 		"                         with --regions, each region's sums per thread too\n"
 		"      --pin-threads      with -C LIST or -a: the command's first thread on the\n"
@@ -73,6 +74,18 @@ stat_usage_options(FILE *out)
 		"                         usable, else perf); software events (task-clock,\n"
 		"                         page-faults, ...) always count through perf_event\n"
 		"  -v, --verbose          say what pmustat does (counters, counted window, MSR accesses)\n"
+		"  -d, --detailed         perf's detailed events too (L1-dcache, LLC loads and misses);\n"
+		"                         -dd adds L1-icache, dTLB and iTLB misses\n"
+		"      --topdown          the top-down level 1 metrics (-M TopdownL1)\n"
+		"  -B, --big-num          thousands separators in the counts (the default)\n"
+		"      --no-big-num       the counts as plain digits\n"
+		"      --append           with -o, add the results after what FILE holds\n"
+		"      --timeout MS       send COMMAND SIGTERM after MS milliseconds (its status:\n"
+		"                         143); without COMMAND, count that long (--duration)\n"
+		"  -D, --delay MS         start counting MS milliseconds after COMMAND starts; -1:\n"
+		"                         only at --control's 'enable' (perf backend)\n"
+		"      --control fd:CTL[,ACK]  COMMAND's helper writes 'enable' or 'disable' to\n"
+		"                         descriptor CTL; pmustat answers 'ack' on ACK (perf backend)\n"
 		"\n"
 		"CI gates (exit 3 when one fails and COMMAND exited 0):\n"
 		"  -r, --repeat N         run COMMAND N times; per-event median, mean, min, max, stddev\n"
@@ -87,7 +100,9 @@ stat_usage_options(FILE *out)
 		"      --tolerance [EVENT=]PCT  allowed growth (default 0%%), for all or one event or metric\n"
 		"      --tolerance-both   a shrink beyond the tolerance fails too\n"
 		"      --allow-cpu-mismatch  compare with a baseline of another CPU model or table\n"
-		"  -I, --interval-print MS  print the counts every MS (>= 10) milliseconds\n");
+		"  -I, --interval-print MS  print the counts every MS (>= 10) milliseconds (either\n"
+		"                         backend)\n"
+		"      --interval-count N  with -I, N intervals, then no more\n");
 }
 
 static void
@@ -95,12 +110,13 @@ usage(FILE *out)
 {
 	fprintf(out,
 		"usage: pmustat [stat] [-e EVENTS]... [-M METRICS]... [-C LIST | -a] [-A] [--pin-threads]\n"
-		"               [-x SEP | --json] [-o FILE]\n"
+		"               [-d] [--topdown] [-x SEP | --json] [-o FILE [--append]] [--no-big-num]\n"
+		"               [--timeout MS] [-D MS] [--control fd:CTL[,ACK]] [-I MS [--interval-count N]]\n"
 		"               [--force]\n"
 		"               [--no-rerun] [--as-root] [--dry-run [--cpu-dump FILE]]\n"
 		"               [--backend msr|perf|auto] [--regions] [-v] [--] COMMAND [ARGS...]\n"
 		"       pmustat [options] {-C LIST | -a} [--duration TIME]\n"
-		"       pmustat [options] -p PID[,PID...] [--duration TIME]\n"
+		"       pmustat [options] {-p PID[,PID...] | -t TID[,TID...]} [--duration TIME | COMMAND]\n"
 		"\n");
 	stat_usage_options(out);
 }
