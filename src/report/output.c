@@ -157,6 +157,7 @@ static void
 print_per_cpu(FILE *out, const struct stat_report *rep, const struct stat_row *row, int width, const char *label)
 {
 	bool differ = counters_differ(rep, row);
+	char total[40], comment[EVENT_NAME_MAX + 8];
 
 	for (unsigned c = 0; c < rep->ncores; c++) {
 		char value[40], cpu[16], spread[64] = "", where[192];
@@ -172,8 +173,16 @@ print_per_cpu(FILE *out, const struct stat_report *rep, const struct stat_row *r
 		snprintf(cpu, sizeof(cpu), "CPU%d", rep->cores[c]);
 		if (rep->repeat > 1 && row->nvalues > 0 && row->cpu_stats)
 			snprintf(spread, sizeof(spread), "  ( +- %5.2f%% )", row->cpu_stats[c].rel_stddev_percent);
-		fprintf(out, "%-8s%18s      %-*s %s%s\n", cpu, value, width, label, where, spread);
+		comment_at(rep, row, (int)c, comment, sizeof(comment));
+		fprintf(out, "%-8s%18s      %-*s %s%s%s\n", cpu, value, width, label, comment, where, spread);
 	}
+	/* The sum of the CPUs (the -A-less line), with its comment: likwid's Sum, perf's aggregate. */
+	if (row->unit && strcmp(row->unit, "ns") == 0)
+		snprintf(total, sizeof(total), "%.2f msec", (double)row->value / 1e6);
+	else
+		output_thousands(row->value, total, sizeof(total));
+	comment_of(rep, row, comment, sizeof(comment));
+	fprintf(out, "%-8s%18s      %-*s %s\n", "total", total, width, label, comment);
 }
 
 void

@@ -262,6 +262,38 @@ class Habits(unittest.TestCase):
         self.assertEqual(rc, 125)
         self.assertIn("--append adds the results to -o's file", err)
 
+    # -A: each CPU's comment from its own counts, then the total with its own
+
+    def test_no_aggr_total_line_and_comments(self):
+        if CORE < 1:
+            self.skipTest("one CPU")
+        workload = os.path.join(os.path.dirname(RUN_UNDER_EMU), "emu-workload")
+        rc, out, err = self.emu("-C", "%d,%d" % (CORE - 1, CORE), "-A", "-e", "instructions,cycles", "--",
+                                workload, "--quiet", "--retire", "0xc0:0:3000", "--retire", "0x3c:0:1000")
+        self.assertEqual(rc, 0, err)
+        lines = [l.split("#")[0].split() + [l.split("#")[1].strip() if "#" in l else ""]
+                 for l in err.splitlines() if "instructions" in l or "cycles" in l]
+        # The workload runs on the first listed CPU it may use; the other counts 0 and has no ratio.
+        inst = {l[0]: (l[1], l[3]) for l in lines if l[2].startswith("instructions")}
+        self.assertEqual(sorted(inst), sorted(["CPU%d" % (CORE - 1), "CPU%d" % CORE, "total"]), err)
+        self.assertEqual(inst["total"], ("3,000", "3.00  insn per cycle"), err)
+        self.assertIn(("3,000", "3.00  insn per cycle"), inst.values())
+        self.assertIn(("0", ""), inst.values())
+        self.assertIn(["total", "1,000", "cycles:u", ""], lines)
+
+    @unittest.skipUnless(whole_cpus_allowed(), "counting whole CPUs needs root or perf_event_paranoid <= 0")
+    def test_no_aggr_total_line_perf_backend(self):
+        rc, out, err = self.real("-a", "-A", "-e", "task-clock", "--", "sleep", "0.3")
+        self.assertEqual(rc, 0, err)
+        per = [l for l in err.splitlines() if l.startswith("CPU") and "task-clock" in l]
+        total = [l for l in err.splitlines() if l.startswith("total ")]
+        self.assertEqual(len(per), len(CPUS), err)
+        self.assertEqual(len(total), 1, err)
+        for l in per:
+            self.assertIn("1.00", l.split("#")[1])
+        self.assertIn("%d.00" % len(CPUS), total[0].split("#")[1])
+        self.assertAlmostEqual(sum(float(l.split()[1]) for l in per), float(total[0].split()[1]), delta=0.05)
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)
