@@ -80,6 +80,8 @@ stat_usage_options(FILE *out)
 		"  -B, --big-num          thousands separators in the counts (the default)\n"
 		"      --no-big-num       the counts as plain digits\n"
 		"      --append           with -o, add the results after what FILE holds\n"
+		"      --metric-only      the human table without the counts: what is computed from\n"
+		"                         them (insn per cycle, CPUs utilized, -M metrics)\n"
 		"      --timeout MS       send COMMAND SIGTERM after MS milliseconds (its status:\n"
 		"                         143); without COMMAND, count that long (--duration)\n"
 		"  -D, --delay MS         start counting MS milliseconds after COMMAND starts; -1:\n"
@@ -273,6 +275,7 @@ enum {
 	OPT_TIMEOUT,
 	OPT_INTERVAL_COUNT,
 	OPT_CONTROL,
+	OPT_METRIC_ONLY,
 };
 
 /* '+': the first non-option word is COMMAND; its options are its own. */
@@ -320,6 +323,7 @@ static const struct option longopts[] = {
 	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
 	{ "interval-count", required_argument, NULL, OPT_INTERVAL_COUNT },
 	{ "control", required_argument, NULL, OPT_CONTROL },
+	{ "metric-only", no_argument, NULL, OPT_METRIC_ONLY },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -461,6 +465,9 @@ take_option(int c, struct stat_opts *o, struct pmustat_error **err)
 	case OPT_APPEND:
 		o->append = true;
 		return 0;
+	case OPT_METRIC_ONLY:
+		o->metric_only = true;
+		return 0;
 	case 'D':
 		/* perf's -D: milliseconds after the command starts, or -1: disabled until --control enables. */
 		if (strcmp(optarg, "-1") == 0)
@@ -592,6 +599,9 @@ check_options(const struct stat_opts *o, struct pmustat_error **err)
 				       "--pin-threads places a COMMAND's threads round-robin on the CPUs of -C LIST or -a: give both");
 	if (o->interval_count && !o->interval_ms)
 		return cli_usage_error(err, stat_prog, "--interval-count N counts N intervals of -I MS: give -I");
+	if (o->metric_only && (o->sep || o->json))
+		return cli_usage_error(err, stat_prog,
+				       "--metric-only shapes the human table; -x and --json records have the metrics beside the counts");
 	if (o->append && !o->output)
 		return cli_usage_error(err, stat_prog, "--append adds the results to -o's file: give -o FILE");
 	if (o->delay_ms && o->interval_ms)

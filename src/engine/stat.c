@@ -412,6 +412,9 @@ report(struct stat_state *s)
 	rep.command = c->o->command;
 	rep.pids = c->o->pids;
 	rep.npids = c->o->npids;
+	rep.tids = c->o->tids;
+	rep.ntids = c->o->ntids;
+	rep.metric_only = c->o->metric_only;
 	rep.exit_status = c->status;
 	rep.command_ran = c->command_ran;
 	rep.elapsed = c->elapsed;

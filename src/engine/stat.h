@@ -77,6 +77,7 @@ struct stat_opts {
 	unsigned interval_count;		/* --interval-count: -I stops after this many; 0 without */
 	bool append;				/* --append: -o's file gets the results after what it holds */
 	bool no_big_num;			/* --no-big-num: counts without thousands separators */
+	bool metric_only;			/* --metric-only: the human table without the counts */
 	unsigned detailed;			/* -d, -dd, -ddd: perf's detailed events added */
 	int ctl_fd, ack_fd;			/* --control fd:CTL[,ACK]: 'enable'/'disable' from the command; -1 */
 	char **command;				/* argv of COMMAND, NULL-terminated; NULL: count without one */

@@ -191,11 +191,11 @@ output_human(FILE *out, const struct stat_report *rep)
 	int width;
 	char list[256];
 
-	if (rep->npids) {
-		/* As perf stat -p prints it. */
-		fprintf(out, "\n Performance counter stats for process id '");
-		for (unsigned i = 0; i < rep->npids; i++)
-			fprintf(out, "%s%d", i ? "," : "", (int)rep->pids[i]);
+	if (rep->npids || rep->ntids) {
+		/* As perf stat -p and -t print it. */
+		fprintf(out, "\n Performance counter stats for %s id '", rep->npids ? "process" : "thread");
+		for (unsigned i = 0; i < rep->npids + rep->ntids; i++)
+			fprintf(out, "%s%d", i ? "," : "", (int)(rep->npids ? rep->pids : rep->tids)[i]);
 		fprintf(out, "'");
 	} else if (!rep->command)
 		fprintf(out, "\n Performance counter stats");
@@ -204,7 +204,7 @@ output_human(FILE *out, const struct stat_report *rep)
 		print_command(out, rep->command);
 		fprintf(out, "'");
 	}
-	if (rep->npids || !rep->counts_cores) {
+	if (rep->npids || rep->ntids || !rep->counts_cores) {
 	} else if (rep->ncores > 1) {
 		fprintf(out, " on cores %s", cpulist_format(rep->cores, rep->ncores, list, sizeof(list)));
 	} else if (rep->core >= 0) {
@@ -235,6 +235,14 @@ output_human(FILE *out, const struct stat_report *rep)
 		else
 			snprintf(value, sizeof(value), "<%s>", row->status ? row->status : "not counted");
 		comment_of(rep, row, note, sizeof(note));
+		/* --metric-only: what is computed from the counts, not the counts (perf's). */
+		if (rep->metric_only) {
+			const char *text = note + strspn(note, "# ");
+
+			if (text[0])
+				fprintf(out, "%32s      %s\n", text, label);
+			continue;
+		}
 		/* -v, nothing else to say: what the typed name resolved to. */
 		if (rep->verbose && !note[0] && row->ev->name[0] &&
 		    strcmp(row->ev->requested[0] ? row->ev->requested : row->ev->name, row->ev->name) != 0)

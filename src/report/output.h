@@ -74,6 +74,9 @@ struct stat_report {
 	bool per_cpu;			/* -A: one line per core */
 	bool listed_cores;		/* -C LIST or -a: the JSON has cores and per_cpu */
 	bool counts_cores;		/* every count is the cores' (run_counts_cores()), not the command's own */
+	bool metric_only;		/* --metric-only: the human table has the comments and metrics, no counts */
+	const pid_t *tids;		/* -t: the threads counted */
+	unsigned ntids;
 	const char *event_table;	/* NULL: architectural events only */
 	char *const *command;		/* argv, NULL-terminated; NULL: counted without one */
 	const pid_t *pids;		/* -p: the processes counted */

@@ -258,6 +258,19 @@ class Habits(unittest.TestCase):
         rc, out, err = self.real("-o", path, "-e", "task-clock", "--", "true")
         with open(path) as f:
             self.assertEqual(f.read().count("Performance counter stats for 'true'"), 1)
+        # --metric-only: the computed figures, each naming its event; no counts.
+        rc, out, err = self.real("--metric-only", "-e", "task-clock,page-faults", "--", "true")
+        self.assertEqual(rc, 0, err)
+        self.assertRegex(err, r"\n +[0-9.]+ CPUs utilized +task-clock\n")
+        self.assertRegex(err, r"\n +[0-9.]+ [KM]?/sec +page-faults\n")
+        self.assertNotIn("msec", err)
+        rc, out, err = self.emu("-C", str(CORE), "--metric-only", "-e", "instructions,cycles", "--",
+                                os.path.join(os.path.dirname(RUN_UNDER_EMU), "emu-workload"), "--quiet",
+                                "--retire", "0xc0:0:3000", "--retire", "0x3c:0:1000")
+        self.assertRegex(err, r"\n +3.00  insn per cycle +instructions:u\n")
+        self.assertNotIn("3,000", err)
+        rc, out, err = self.real("--metric-only", "--json", "--", "true")
+        self.assertEqual(rc, 125)
         rc, out, err = self.real("--append", "--", "true")
         self.assertEqual(rc, 125)
         self.assertIn("--append adds the results to -o's file", err)
