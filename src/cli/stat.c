@@ -48,6 +48,7 @@ stat_usage_options(FILE *out)
 		"                         end, --duration or ^C, or while COMMAND runs (perf\n"
 		"                         backend); the MSR backend counts cores: -C N --duration\n"
 		"  -t, --tid TID[,TID]    the same for single threads\n"
+		"  -G, --cgroup NAME      with -a or -C: only the tasks of cgroup NAME (perf backend)\n"
 		"  -A, --no-aggr          one count per CPU instead of the sum (perf backend too);\n"
 		"                         with --regions, each region's sums per thread too\n"
 		"      --pin-threads      with -C LIST or -a: the command's first thread on the\n"
@@ -279,7 +280,7 @@ enum {
 };
 
 /* '+': the first non-option word is COMMAND; its options are its own. */
-#define STAT_OPTSTRING "+e:M:C:aAx:o:vhr:I:jp:t:dBD:"
+#define STAT_OPTSTRING "+e:M:C:aAx:o:vhr:I:jp:t:dBD:G:"
 
 static const struct option longopts[] = {
 	{ "event", required_argument, NULL, 'e' },
@@ -324,6 +325,7 @@ static const struct option longopts[] = {
 	{ "interval-count", required_argument, NULL, OPT_INTERVAL_COUNT },
 	{ "control", required_argument, NULL, OPT_CONTROL },
 	{ "metric-only", no_argument, NULL, OPT_METRIC_ONLY },
+	{ "cgroup", required_argument, NULL, 'G' },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -465,6 +467,9 @@ take_option(int c, struct stat_opts *o, struct pmustat_error **err)
 	case OPT_APPEND:
 		o->append = true;
 		return 0;
+	case 'G':
+		o->cgroup = optarg;
+		return 0;
 	case OPT_METRIC_ONLY:
 		o->metric_only = true;
 		return 0;
@@ -599,6 +604,15 @@ check_options(const struct stat_opts *o, struct pmustat_error **err)
 				       "--pin-threads places a COMMAND's threads round-robin on the CPUs of -C LIST or -a: give both");
 	if (o->interval_count && !o->interval_ms)
 		return cli_usage_error(err, stat_prog, "--interval-count N counts N intervals of -I MS: give -I");
+	if (o->cgroup && !(o->cpu_list || o->all_cpus || o->core >= 0))
+		return cli_usage_error(err, stat_prog,
+				       "-G %s counts a cgroup's tasks on CPUs, as perf stat -G: give -a or -C LIST", o->cgroup);
+	if (o->cgroup && (o->npids || o->ntids))
+		return cli_usage_error(err, stat_prog, "-G counts a cgroup's tasks; -p and -t name tasks: give one of them");
+	if (o->cgroup && o->backend == BACKEND_MSR)
+		return err_set(err, -EINVAL,
+			       "-G %s: the MSR backend counts cores whole, whoever runs there; the kernel's counters follow a cgroup: use --backend perf (auto takes it for -G)",
+			       o->cgroup);
 	if (o->metric_only && (o->sep || o->json))
 		return cli_usage_error(err, stat_prog,
 				       "--metric-only shapes the human table; -x and --json records have the metrics beside the counts");

@@ -12,10 +12,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/clock.h"
 #include "base/cpulist.h"
 #include "base/err.h"
+#include "engine/cgroup.h"
 #include "engine/perf_counters.h"
 #include "engine/perf_watch.h"
 #include "engine/plan.h"
@@ -47,6 +49,7 @@ struct perf_state {
 	bool cpu_wide;				/* a command's counts are the counted CPUs' (pid -1) */
 	bool tasks;				/* -p, -t: those tasks' counts, a command or not */
 	bool start_disabled;			/* -D: opened disabled, enabled by pmustat (set_enabled) */
+	int cgroup_fd;				/* -G: its directory; -1 */
 	bool sw_blocked;			/* the default set's software events could not be opened */
 	/*
 	 * -I: a ticker reads the open counters (they keep counting) every
@@ -163,6 +166,14 @@ perf_begin(struct run_ctx *c, struct pmustat_error **err)
 	if (!s->pc)
 		return err_set(err, -ENOMEM, "out of memory");
 	perf_env_probe(c->perf, c->hw, &s->env);
+	s->cgroup_fd = -1;
+	if (c->o->cgroup) {
+		int fd = cgroup_open(c->o->cgroup, "/proc/self/mounts", err);
+
+		if (fd < 0)
+			return fd;
+		s->cgroup_fd = fd;
+	}
 	if (s->with_hw)
 		c->read_method = "perf_event";
 	return 0;
@@ -175,6 +186,8 @@ perf_end(struct run_ctx *c)
 	struct perf_state *s = c->state[i];
 
 	if (s) {
+		if (s->cgroup_fd >= 0)
+			close(s->cgroup_fd);
 		free(s->pc);
 		free(s->core_reported);
 		free(s->core_deltas);
@@ -259,6 +272,7 @@ perf_attach(struct run_ctx *c, unsigned run, pid_t pid, struct pmustat_error **e
 		struct perf_watch_targets tg = {
 			.pids = c->o->pids, .npids = c->o->npids, .tids = c->o->tids, .ntids = c->o->ntids,
 			.cpus = c->cores, .ncpus = c->ncores, .disabled = s->start_disabled,
+			.cgroup_fd = s->cgroup_fd,
 		};
 
 		rc = perf_watch_open(c->perf, &s->env, &c->t->cpu.pmu, s->pc, s->npc, &tg, &s->watch, err);

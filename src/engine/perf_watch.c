@@ -176,8 +176,11 @@ perf_watch_open(const struct perf_seam *p, const struct perf_env *env, const str
 
 		for (unsigned k = 0; k < npc; k++)
 			pc[k].ev = tmpl[k].ev;
-		rc = perf_open_counters_on(p, env, caps, pc, npc, thread ? tids[t] : -1, thread ? -1 : tg->cpus[t], true,
-					   err);
+		if (!thread && tg->cgroup_fd >= 0)
+			rc = perf_open_counters_cgroup(p, env, caps, pc, npc, tg->cgroup_fd, tg->cpus[t], err);
+		else
+			rc = perf_open_counters_on(p, env, caps, pc, npc, thread ? tids[t] : -1,
+						   thread ? -1 : tg->cpus[t], true, err);
 		w->ntargets = (unsigned)t + 1;
 		if (rc == -ESRCH && thread && !first) {
 			/* A thread that ended between the listing and the open: nothing of it to count. */

@@ -31,6 +31,7 @@ struct perf_watch_targets {
 	const int *cpus;		/* else: each of these CPUs, every task on it */
 	unsigned ncpus;
 	bool disabled;			/* leave them disabled: perf_watch_enable() starts them (-D) */
+	int cgroup_fd;			/* on CPUs: only the tasks of this cgroup (-G), its directory; -1: all */
 };
 
 /*

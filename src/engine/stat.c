@@ -124,7 +124,7 @@ choose_backend(struct stat_state *s)
 	 * task is the kernel's to follow; -D, --control: the kernel's
 	 * counters switch on and off while the command runs.
 	 */
-	if (s->ev.nhw == 0 || o->npids || o->ntids || o->delay_ms || o->ctl_fd >= 0)
+	if (s->ev.nhw == 0 || o->npids || o->ntids || o->delay_ms || o->ctl_fd >= 0 || o->cgroup)
 		s->backend = BACKEND_PERF;
 	c->nbackends = 0;
 	c->backends[c->nbackends++] = s->backend == BACKEND_PERF ? &backend_perf : &backend_msr;
@@ -415,6 +415,7 @@ report(struct stat_state *s)
 	rep.tids = c->o->tids;
 	rep.ntids = c->o->ntids;
 	rep.metric_only = c->o->metric_only;
+	rep.cgroup = c->o->cgroup;
 	rep.exit_status = c->status;
 	rep.command_ran = c->command_ran;
 	rep.elapsed = c->elapsed;

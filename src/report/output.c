@@ -279,7 +279,8 @@ output_human(FILE *out, const struct stat_report *rep)
 		fprintf(out, " Counted through perf_event (backend perf): %s own counts, all their threads and their children, from pmustat's start on.\n\n",
 			rep->npids > 1 ? "the processes'" : "the process's");
 	else if (rep->read_method && rep->backend && strcmp(rep->backend, "perf") == 0 && (!rep->command || rep->counts_cores))
-		fprintf(out, " Counted through perf_event (backend perf): everything that ran on the %s%s.\n\n",
+		fprintf(out, " Counted through perf_event (backend perf): %s%s ran on the %s%s.\n\n",
+			rep->cgroup ? "what the tasks of cgroup " : "everything that", rep->cgroup ? rep->cgroup : "",
 			rep->ncores > 1 ? "cores" : "core", rep->command ? " while the command ran (-C, -a)" : "");
 	else if (rep->read_method && rep->backend && strcmp(rep->backend, "perf") == 0)
 		fprintf(out, " Counted through perf_event (backend perf): the command's own counts, all its threads and children, from its execve on%s%s%s.\n\n",

@@ -75,6 +75,7 @@ struct stat_report {
 	bool listed_cores;		/* -C LIST or -a: the JSON has cores and per_cpu */
 	bool counts_cores;		/* every count is the cores' (run_counts_cores()), not the command's own */
 	bool metric_only;		/* --metric-only: the human table has the comments and metrics, no counts */
+	const char *cgroup;		/* -G: the cgroup whose tasks were counted on the cores */
 	const pid_t *tids;		/* -t: the threads counted */
 	unsigned ntids;
 	const char *event_table;	/* NULL: architectural events only */

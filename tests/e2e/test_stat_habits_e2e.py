@@ -307,6 +307,54 @@ class Habits(unittest.TestCase):
         self.assertIn("%d.00" % len(CPUS), total[0].split("#")[1])
         self.assertAlmostEqual(sum(float(l.split()[1]) for l in per), float(total[0].split()[1]), delta=0.05)
 
+    # -G: a cgroup's tasks on the CPUs
+
+    @staticmethod
+    def cgroup_root():
+        """The hierarchy perf's -G names are in: v1 with perf_event, else v2 (as pmustat looks)."""
+        v2 = None
+        with open("/proc/self/mounts") as f:
+            for line in f:
+                dev, mnt, fstype, opts = line.split()[:4]
+                if fstype == "cgroup" and "perf_event" in opts.split(","):
+                    return mnt
+                if fstype == "cgroup2" and v2 is None:
+                    v2 = mnt
+        return v2
+
+    @unittest.skipUnless(os.geteuid() == 0, "making a cgroup and moving a process into it needs root")
+    def test_cgroup_counts_its_tasks_only(self):
+        root = self.cgroup_root()
+        self.assertIsNotNone(root, "no cgroup hierarchy")
+        name = "pmustat-test-%d" % os.getpid()
+        busy, idle = os.path.join(root, name), os.path.join(root, name + "-idle")
+        os.mkdir(busy)
+        os.mkdir(idle)
+        spinner = subprocess.Popen(["sh", "-c", SPIN_FN + "spin 100000000"])
+        try:
+            with open(os.path.join(busy, "cgroup.procs"), "w") as f:
+                f.write(str(spinner.pid))
+            doc = self.json_of("-a", "-G", name, "-e", "task-clock", "--duration", "400ms")
+            self.assertGreater(self.event(doc, "task-clock")["value"], 40e6)
+            self.assertLess(self.event(doc, "task-clock")["value"], 450e6)
+            doc = self.json_of("-a", "-G", name + "-idle", "-e", "task-clock", "--duration", "200ms")
+            self.assertEqual(self.event(doc, "task-clock")["value"], 0)
+            # With a command: the cgroup's tasks while it runs.
+            rc, out, err = self.real("-a", "-G", name, "-e", "task-clock", "--", "sleep", "0.3")
+            self.assertEqual(rc, 0, err)
+            self.assertIn("what the tasks of cgroup %s ran on the cores while the command ran" % name, err)
+        finally:
+            spinner.kill()
+            spinner.wait()
+            os.rmdir(busy)
+            os.rmdir(idle)
+        rc, out, err = self.real("-a", "-G", "no-such-cgroup", "--duration", "100ms")
+        self.assertEqual(rc, 125)
+        self.assertIn("-G no-such-cgroup: %s/no-such-cgroup: no such cgroup" % root, err)
+        rc, out, err = self.real("-G", name, "--", "true")
+        self.assertEqual(rc, 125)
+        self.assertIn("give -a or -C LIST", err)
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)
