@@ -49,6 +49,8 @@ stat_usage_options(FILE *out)
 		"                         backend); the MSR backend counts cores: -C N --duration\n"
 		"  -t, --tid TID[,TID]    the same for single threads\n"
 		"  -G, --cgroup NAME      with -a or -C: only the tasks of cgroup NAME (perf backend)\n"
+		"      --per-thread       with -p or -t: a line per thread, then the total\n"
+		"      --per-core         with -a or -C: a line per core (its CPUs summed), then the total\n"
 		"  -A, --no-aggr          one count per CPU instead of the sum (perf backend too);\n"
 		"                         with --regions, each region's sums per thread too\n"
 		"      --pin-threads      with -C LIST or -a: the command's first thread on the\n"
@@ -277,6 +279,8 @@ enum {
 	OPT_INTERVAL_COUNT,
 	OPT_CONTROL,
 	OPT_METRIC_ONLY,
+	OPT_PER_THREAD,
+	OPT_PER_CORE,
 };
 
 /* '+': the first non-option word is COMMAND; its options are its own. */
@@ -326,6 +330,8 @@ static const struct option longopts[] = {
 	{ "control", required_argument, NULL, OPT_CONTROL },
 	{ "metric-only", no_argument, NULL, OPT_METRIC_ONLY },
 	{ "cgroup", required_argument, NULL, 'G' },
+	{ "per-thread", no_argument, NULL, OPT_PER_THREAD },
+	{ "per-core", no_argument, NULL, OPT_PER_CORE },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -470,6 +476,12 @@ take_option(int c, struct stat_opts *o, struct pmustat_error **err)
 	case 'G':
 		o->cgroup = optarg;
 		return 0;
+	case OPT_PER_THREAD:
+		o->per_thread = true;
+		return 0;
+	case OPT_PER_CORE:
+		o->per_core = true;
+		return 0;
 	case OPT_METRIC_ONLY:
 		o->metric_only = true;
 		return 0;
@@ -613,6 +625,15 @@ check_options(const struct stat_opts *o, struct pmustat_error **err)
 		return err_set(err, -EINVAL,
 			       "-G %s: the MSR backend counts cores whole, whoever runs there; the kernel's counters follow a cgroup: use --backend perf (auto takes it for -G)",
 			       o->cgroup);
+	if (o->per_thread && !o->npids && !o->ntids)
+		return cli_usage_error(err, stat_prog, "--per-thread splits -p's or -t's counts by thread: give -p PID or -t TID");
+	if (o->per_core && !(o->cpu_list || o->all_cpus))
+		return cli_usage_error(err, stat_prog, "--per-core sums the CPUs of each core: give -a or -C LIST");
+	if ((o->per_thread || o->per_core) && (o->sep || o->json))
+		return cli_usage_error(err, stat_prog,
+				       "--per-thread and --per-core shape the human table; -x and --json have the sums (and -A's per_cpu)");
+	if (o->per_thread && o->per_core)
+		return cli_usage_error(err, stat_prog, "--per-thread and --per-core: give one");
 	if (o->metric_only && (o->sep || o->json))
 		return cli_usage_error(err, stat_prog,
 				       "--metric-only shapes the human table; -x and --json records have the metrics beside the counts");
@@ -657,6 +678,9 @@ cmd_stat_as(const char *prog, int argc, char **argv, struct pmustat_error **err)
 		o.command = argv + optind;
 	if (check_options(&o, err))
 		return EXIT_PMUSTAT_FAILURE;
+	/* --per-core is -A's per-CPU counts, summed per core. */
+	if (o.per_core)
+		o.per_cpu = true;
 	/* Without a command --timeout is perf's bound of the counting: --duration's. */
 	if (!o.command && o.timeout_ms) {
 		o.duration_ms = o.timeout_ms;

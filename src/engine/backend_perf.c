@@ -386,6 +386,26 @@ watch_per_cpu(const struct run_ctx *c, const struct perf_state *s)
 	return s->watch.pc && c->o->per_cpu && !s->tasks && s->watch.ntargets == c->ncores;
 }
 
+/* --per-thread: room for each watched thread's counts, and its label. 0, or -ENOMEM. */
+static int
+keep_threads(struct run_ctx *c, const struct perf_state *s)
+{
+	unsigned n = s->watch.ntargets;
+
+	free(c->thread_values);
+	free(c->thread_labels);
+	c->nthreads = 0;
+	c->thread_values = calloc((size_t)(c->ev->nhw + c->ev->nsw + 1) * n, sizeof(*c->thread_values));
+	c->thread_labels = calloc(n ? n : 1, sizeof(*c->thread_labels));
+	if (!c->thread_values || !c->thread_labels)
+		return -ENOMEM;
+	for (unsigned t = 0; t < n; t++)
+		snprintf(c->thread_labels[t], sizeof(c->thread_labels[t]), "%.15s-%d", s->watch.comm[t],
+			 (int)s->watch.tids[t]);
+	c->nthreads = n;
+	return 0;
+}
+
 /* Read, close and put the counts of the open counters where the report finds them. */
 static int
 perf_collect(struct run_ctx *c, unsigned run, struct pmustat_error **err)
@@ -417,6 +437,11 @@ perf_collect(struct run_ctx *c, unsigned run, struct pmustat_error **err)
 			err_clear(err);
 		}
 	}
+	if (c->o->per_thread && s->watch.tids && keep_threads(c, s) == 0)
+		for (unsigned k = 0; k < s->npc; k++)
+			for (unsigned t = 0; t < c->nthreads; t++)
+				c->thread_values[(size_t)s->pc_event[k] * c->nthreads + t] =
+					s->watch.pc[(size_t)t * s->npc + k].v.value;
 	close_sets(c, s, s->nsets);
 	perf_watch_close(c->perf, &s->watch);
 	for (unsigned k = 0; k < s->npc; k++) {

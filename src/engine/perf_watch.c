@@ -66,6 +66,8 @@ perf_watch_close(const struct perf_seam *p, struct perf_watch *w)
 	for (unsigned t = 0; w->pc && t < w->ntargets; t++)
 		perf_close_counters(p, &w->pc[(size_t)t * w->npc], w->npc);
 	free(w->pc);
+	free(w->tids);
+	free(w->comm);
 	memset(w, 0, sizeof(*w));
 }
 
@@ -122,6 +124,23 @@ threads_of(const pid_t *pids, unsigned npids, pid_t **tids, unsigned **of, struc
 	return (int)total;
 }
 
+/* Thread @tid's name (/proc's comm), or "?" when it is gone. */
+static void
+thread_name(pid_t tid, char *buf, size_t size)
+{
+	char path[64];
+	FILE *f;
+
+	snprintf(buf, size, "?");
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)tid);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	if (fgets(buf, (int)size, f))
+		buf[strcspn(buf, "\n")] = '\0';
+	fclose(f);
+}
+
 /* -t: the threads as given, each its own "process" for the messages. */
 static int
 given_threads(const pid_t *given, unsigned n, pid_t **tids, unsigned **of, struct pmustat_error **err)
@@ -167,6 +186,16 @@ perf_watch_open(const struct perf_seam *p, const struct perf_env *env, const str
 		return err_set(err, -ENOMEM, "out of memory");
 	}
 	w->npc = npc;
+	if (tids) {
+		w->tids = calloc((size_t)n, sizeof(*w->tids));
+		w->comm = calloc((size_t)n, sizeof(*w->comm));
+		if (!w->tids || !w->comm) {
+			free(tids);
+			free(of);
+			perf_watch_close(p, w);
+			return err_set(err, -ENOMEM, "out of memory");
+		}
+	}
 	for (int t = 0; t < n && rc == 0; t++) {
 		struct perf_counter *pc = &w->pc[(size_t)t * npc];
 		/* A thread of a process (tids, of), or a CPU. */
@@ -176,6 +205,10 @@ perf_watch_open(const struct perf_seam *p, const struct perf_env *env, const str
 
 		for (unsigned k = 0; k < npc; k++)
 			pc[k].ev = tmpl[k].ev;
+		if (thread)
+			thread_name(tids[t], w->comm[t], sizeof(w->comm[t]));
+		if (thread)
+			w->tids[t] = tids[t];
 		if (!thread && tg->cgroup_fd >= 0)
 			rc = perf_open_counters_cgroup(p, env, caps, pc, npc, tg->cgroup_fd, tg->cpus[t], err);
 		else

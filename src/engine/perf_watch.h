@@ -20,6 +20,9 @@
 struct perf_watch {
 	struct perf_counter *pc;	/* ntargets x npc, target-major */
 	unsigned ntargets, npc;
+	/* Thread targets (-p, -t): each one's id and name (/proc's comm), for --per-thread. */
+	pid_t *tids;
+	char (*comm)[16];
 };
 
 /* What a watch counts: every thread of processes (-p), given threads (-t), or CPUs. */

@@ -180,6 +180,13 @@ struct run_ctx {
 	 */
 	const char *window;
 	char window_why[256];
+	/*
+	 * --per-thread: each watched thread's count of each counted event u,
+	 * thread_values[u * nthreads + i], and its line's label ("sleep-1234").
+	 */
+	uint64_t *thread_values;
+	unsigned nthreads;
+	char (*thread_labels)[32];
 	bool crowding_said;		/* the note that the command's threads queued on its cores, said */
 	int status;			/* exit status so far */
 	bool command_ran;

@@ -32,6 +32,7 @@
 #include "events/event_spec.h"
 #include "events/sw_events.h"
 #include "hw/hw.h"
+#include "hw/topology.h"
 #include "report/json_text.h"
 #include "report/outfile.h"
 #include "report/output.h"
@@ -58,6 +59,11 @@ struct stat_state {
 	struct stat_cpu_counter *cpu_counters;	/* per row and core, from each core's plan */
 	const char **names;		/* per hardware event, for the plan's printout */
 	unsigned intervals;		/* -I records emitted */
+	/* --per-thread, --per-core: each line's label and each row's counts on them. */
+	const char **split_labels;
+	char (*core_labels)[48];
+	unsigned nsplit;
+	uint64_t *split_values;		/* --per-core: per row and core group */
 };
 
 /* The cores to count on (or the dump's CPU), the first one's table. */
@@ -274,6 +280,86 @@ fill_rows(struct stat_state *s)
 	}
 }
 
+/*
+ * --per-core: the counted CPUs grouped by package, die and core (SMT
+ * siblings together, as perf stat --per-core), each row's per-CPU counts
+ * summed over each group. A CPU whose place sysfs does not say is a group
+ * of its own.
+ */
+static int
+split_per_core(struct stat_state *s, struct pmustat_error **err)
+{
+	struct run_ctx *c = &s->c;
+	struct cpu_topology *where = calloc(c->ncores ? c->ncores : 1, sizeof(*where));
+	unsigned *group = calloc(c->ncores ? c->ncores : 1, sizeof(*group)), *members;
+	unsigned n = 0;
+
+	s->core_labels = calloc(c->ncores ? c->ncores : 1, sizeof(*s->core_labels));
+	s->split_labels = calloc(c->ncores ? c->ncores : 1, sizeof(*s->split_labels));
+	s->split_values = calloc((size_t)(s->ev.nrows ? s->ev.nrows : 1) * (c->ncores ? c->ncores : 1),
+				 sizeof(*s->split_values));
+	members = calloc(c->ncores ? c->ncores : 1, sizeof(*members));
+	if (!where || !group || !members || !s->core_labels || !s->split_labels || !s->split_values) {
+		free(where);
+		free(group);
+		free(members);
+		return err_set(err, -ENOMEM, "out of memory");
+	}
+	for (unsigned i = 0; i < c->ncores; i++) {
+		unsigned g;
+
+		if (topology_of("/sys/devices/system/cpu", c->cores[i], &where[i]))
+			where[i] = (struct cpu_topology){ -1, -1, -1 - c->cores[i] };
+		for (g = 0; g < i; g++)
+			if (where[g].package == where[i].package && where[g].die == where[i].die &&
+			    where[g].core == where[i].core)
+				break;
+		group[i] = g < i ? group[g] : n++;
+		members[group[i]]++;
+		if (g == i)
+			snprintf(s->core_labels[group[i]], sizeof(s->core_labels[0]), where[i].core >= 0 ? "S%d-D%d-C%d" : "CPU%d",
+				 where[i].core >= 0 ? where[i].package : c->cores[i], where[i].die, where[i].core);
+	}
+	for (unsigned g = 0; g < n; g++) {
+		size_t len = strlen(s->core_labels[g]);
+
+		snprintf(s->core_labels[g] + len, sizeof(s->core_labels[0]) - len, " %u", members[g]);
+		s->split_labels[g] = s->core_labels[g];
+	}
+	for (unsigned r = 0; r < s->ev.nrows; r++) {
+		if (!s->rows[r].cpu_values)
+			continue;
+		for (unsigned i = 0; i < c->ncores; i++)
+			s->split_values[(size_t)r * n + group[i]] += s->rows[r].cpu_values[i];
+		s->rows[r].split_values = s->split_values + (size_t)r * n;
+	}
+	s->nsplit = n;
+	free(where);
+	free(group);
+	free(members);
+	return 0;
+}
+
+/* --per-thread: each watched thread's line, from the perf backend's counts. */
+static int
+split_per_thread(struct stat_state *s, struct pmustat_error **err)
+{
+	struct run_ctx *c = &s->c;
+
+	if (!c->nthreads)
+		return 0;
+	s->split_labels = calloc(c->nthreads, sizeof(*s->split_labels));
+	if (!s->split_labels)
+		return err_set(err, -ENOMEM, "out of memory");
+	for (unsigned t = 0; t < c->nthreads; t++)
+		s->split_labels[t] = c->thread_labels[t];
+	for (unsigned r = 0; r < s->ev.nrows; r++)
+		if (s->rows[r].counted)
+			s->rows[r].split_values = c->thread_values + (size_t)s->ev.row_event[r] * c->nthreads;
+	s->nsplit = c->nthreads;
+	return 0;
+}
+
 /* The -I callback (the sampler's thread): one record of this run's hardware rows. */
 static void
 emit_interval(void *arg, double time, const uint64_t *deltas, const uint64_t *core_deltas)
@@ -416,6 +502,8 @@ report(struct stat_state *s)
 	rep.ntids = c->o->ntids;
 	rep.metric_only = c->o->metric_only;
 	rep.cgroup = c->o->cgroup;
+	rep.split_labels = s->split_labels;
+	rep.nsplit = s->nsplit;
 	rep.exit_status = c->status;
 	rep.command_ran = c->command_ran;
 	rep.elapsed = c->elapsed;
@@ -509,6 +597,11 @@ state_free(struct stat_state *s)
 	free(s->interval_cpu_deltas);
 	free(s->interval_metrics);
 	free(s->names);
+	free(s->split_labels);
+	free(s->core_labels);
+	free(s->split_values);
+	free(s->c.thread_values);
+	free(s->c.thread_labels);
 }
 
 int
@@ -570,6 +663,8 @@ stat_main(const struct stat_opts *o, struct pmustat_error **err)
 	if (!s.rows)
 		(void)make_rows(&s, &e);
 	fill_rows(&s);
+	if (s.c.command_ran && !s.c.error && (o->per_core ? split_per_core(&s, &e) : o->per_thread ? split_per_thread(&s, &e) : 0))
+		run_fail_err(&s.c, &e);
 	stat_metrics_evaluate(&s.m, &s.c);
 	if (s.c.command_ran && !s.c.error && !o->dry_run &&
 	    gates_evaluate(&s.g, o, s.rows, s.ev.nrows, regions_report(&s.c, s.rows, s.ev.nrows, s.ev.row_event, s.ev.nhw, &s.m),

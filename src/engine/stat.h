@@ -79,6 +79,8 @@ struct stat_opts {
 	bool no_big_num;			/* --no-big-num: counts without thousands separators */
 	bool metric_only;			/* --metric-only: the human table without the counts */
 	const char *cgroup;			/* -G: on the CPUs, this cgroup's tasks only (perf backend) */
+	bool per_thread;			/* --per-thread: -p's or -t's threads one by one */
+	bool per_core;				/* --per-core: the CPUs' counts summed per physical core */
 	unsigned detailed;			/* -d, -dd, -ddd: perf's detailed events added */
 	int ctl_fd, ack_fd;			/* --control fd:CTL[,ACK]: 'enable'/'disable' from the command; -1 */
 	char **command;				/* argv of COMMAND, NULL-terminated; NULL: count without one */

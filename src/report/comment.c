@@ -59,17 +59,22 @@ per_second(double rate, char *buf, size_t size)
 	snprintf(buf, size, "#  %8.3f %s/sec", rate, prefix[p]);
 }
 
-/* @row's count on the @c-th core of the report (-1: its sum); false when it has none there. */
+/*
+ * @row's count on the @c-th line of its split (--per-thread, --per-core)
+ * or core (-A) in the report (-1: its sum); false when it has none there.
+ */
 static bool
-value_at(const struct stat_row *row, int c, double *v)
+value_at(const struct stat_report *rep, const struct stat_row *row, int c, double *v)
 {
+	const uint64_t *values = rep->nsplit ? row->split_values : row->cpu_values;
+
 	if (c < 0) {
 		*v = (double)row->value;
 		return true;
 	}
-	if (!row->cpu_values)
+	if (!values)
 		return false;
-	*v = (double)row->cpu_values[c];
+	*v = (double)values[c];
 	return true;
 }
 
@@ -82,11 +87,11 @@ comment_at(const struct stat_report *rep, const struct stat_row *row, int c, cha
 	double v, pv;
 
 	buf[0] = '\0';
-	if (!row->counted || !value_at(row, c, &v))
+	if (!row->counted || !value_at(rep, row, c, &v))
 		return;
 	if (r) {
 		p = partner(rep, row, r->denominator);
-		if (p && value_at(p, c, &pv) && pv > 0)
+		if (p && value_at(rep, p, c, &pv) && pv > 0)
 			snprintf(buf, size, "#  %6.2f%s", r->scale * v / pv, r->unit);
 		if (buf[0] || !ratio_is_cycles(row->ev))
 			return;
@@ -98,7 +103,7 @@ comment_at(const struct stat_report *rep, const struct stat_row *row, int c, cha
 		return;
 	}
 	p = task_clock(rep, row);
-	if (!p || !value_at(p, c, &pv) || pv <= 0)
+	if (!p || !value_at(rep, p, c, &pv) || pv <= 0)
 		return;
 	if (row->ev->flags & EVENT_F_SOFTWARE)
 		per_second(v / (pv / 1e9), buf, size);

@@ -153,11 +153,46 @@ counters_differ(const struct stat_report *rep, const struct stat_row *row)
 }
 
 /* -A: the row's count on each core, one line each, as perf stat -A prints it, and the counter it used there. */
+/* A row's count as the table prints it: msec for task-clock, else the digits. */
+static void
+count_text(const struct stat_row *row, uint64_t v, char *buf, size_t size)
+{
+	if (row->unit && strcmp(row->unit, "ns") == 0)
+		snprintf(buf, size, "%.2f msec", (double)v / 1e6);
+	else
+		output_thousands(v, buf, size);
+}
+
+/* The sum of a row's lines (-A, --per-thread, --per-core), with its comment: the line without them. */
+static void
+print_total(FILE *out, const struct stat_report *rep, const struct stat_row *row, int lead, int width, const char *label)
+{
+	char total[40], comment[EVENT_NAME_MAX + 8];
+
+	count_text(row, row->value, total, sizeof(total));
+	comment_of(rep, row, comment, sizeof(comment));
+	fprintf(out, "%-*s%18s      %-*s %s\n", lead, "total", total, width, label, comment);
+}
+
+/* --per-thread, --per-core: a line per thread or core, each with its comment, then the total. */
+static void
+print_split(FILE *out, const struct stat_report *rep, const struct stat_row *row, int width, const char *label)
+{
+	for (unsigned i = 0; i < rep->nsplit; i++) {
+		char value[40], comment[EVENT_NAME_MAX + 8];
+
+		count_text(row, row->split_values[i], value, sizeof(value));
+		comment_at(rep, row, (int)i, comment, sizeof(comment));
+		fprintf(out, "%-20s%18s      %-*s %s\n", rep->split_labels[i], value, width, label, comment);
+	}
+	print_total(out, rep, row, 20, width, label);
+}
+
 static void
 print_per_cpu(FILE *out, const struct stat_report *rep, const struct stat_row *row, int width, const char *label)
 {
 	bool differ = counters_differ(rep, row);
-	char total[40], comment[EVENT_NAME_MAX + 8];
+	char comment[EVENT_NAME_MAX + 8];
 
 	for (unsigned c = 0; c < rep->ncores; c++) {
 		char value[40], cpu[16], spread[64] = "", where[192];
@@ -166,10 +201,7 @@ print_per_cpu(FILE *out, const struct stat_report *rep, const struct stat_row *r
 
 		where_of(rep, row, counter, note, differ, where, sizeof(where));
 
-		if (row->unit && strcmp(row->unit, "ns") == 0)
-			snprintf(value, sizeof(value), "%.2f msec", (double)row->cpu_values[c] / 1e6);
-		else
-			output_thousands(row->cpu_values[c], value, sizeof(value));
+		count_text(row, row->cpu_values[c], value, sizeof(value));
 		snprintf(cpu, sizeof(cpu), "CPU%d", rep->cores[c]);
 		if (rep->repeat > 1 && row->nvalues > 0 && row->cpu_stats)
 			snprintf(spread, sizeof(spread), "  ( +- %5.2f%% )", row->cpu_stats[c].rel_stddev_percent);
@@ -177,12 +209,7 @@ print_per_cpu(FILE *out, const struct stat_report *rep, const struct stat_row *r
 		fprintf(out, "%-8s%18s      %-*s %s%s%s\n", cpu, value, width, label, comment, where, spread);
 	}
 	/* The sum of the CPUs (the -A-less line), with its comment: likwid's Sum, perf's aggregate. */
-	if (row->unit && strcmp(row->unit, "ns") == 0)
-		snprintf(total, sizeof(total), "%.2f msec", (double)row->value / 1e6);
-	else
-		output_thousands(row->value, total, sizeof(total));
-	comment_of(rep, row, comment, sizeof(comment));
-	fprintf(out, "%-8s%18s      %-*s %s\n", "total", total, width, label, comment);
+	print_total(out, rep, row, 8, width, label);
 }
 
 void
@@ -254,6 +281,10 @@ output_human(FILE *out, const struct stat_report *rep)
 		/* Multiplexed or user-mode-only counts are raw: say so on the line. */
 		if (row->counted && row->status && strcmp(row->status, "counted") != 0)
 			snprintf(spread + strlen(spread), sizeof(spread) - strlen(spread), "  (%s)", row->status);
+		if (rep->nsplit && row->split_values) {
+			print_split(out, rep, row, width, label);
+			continue;
+		}
 		if (rep->per_cpu && row->cpu_values) {
 			print_per_cpu(out, rep, row, width, label);
 			continue;

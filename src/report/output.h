@@ -63,6 +63,8 @@ struct stat_row {
 	const struct stats_summary *cpu_stats;
 	/* Per core as cpu_values: its counter there (NULL: counter on every core). */
 	const struct stat_cpu_counter *cpu_counters;
+	/* --per-thread, --per-core: the count of each of stat_report.split_labels (NULL: none). */
+	const uint64_t *split_values;
 };
 
 struct stat_report {
@@ -76,6 +78,12 @@ struct stat_report {
 	bool counts_cores;		/* every count is the cores' (run_counts_cores()), not the command's own */
 	bool metric_only;		/* --metric-only: the human table has the comments and metrics, no counts */
 	const char *cgroup;		/* -G: the cgroup whose tasks were counted on the cores */
+	/*
+	 * --per-thread ("sleep-1234") or --per-core ("S0-D0-C1" and its CPUs):
+	 * the human table's lines of each row with split_values, then its total.
+	 */
+	const char *const *split_labels;
+	unsigned nsplit;
 	const pid_t *tids;		/* -t: the threads counted */
 	unsigned ntids;
 	const char *event_table;	/* NULL: architectural events only */

@@ -355,6 +355,53 @@ class Habits(unittest.TestCase):
         self.assertEqual(rc, 125)
         self.assertIn("give -a or -C LIST", err)
 
+    # --per-thread, --per-core
+
+    def test_per_thread(self):
+        # A process of two threads: python's main thread sleeping, a second one spinning.
+        code = "import threading\nt = threading.Thread(target=lambda: [0 for _ in iter(int, 1)], daemon=True)\n" \
+               "t.start()\nimport time\ntime.sleep(30)\n"
+        target = subprocess.Popen([sys.executable, "-c", code])
+        try:
+            for _ in range(100):
+                if len(os.listdir("/proc/%d/task" % target.pid)) >= 2:
+                    break
+                subprocess.run(["sleep", "0.02"])
+            tids = sorted(int(t) for t in os.listdir("/proc/%d/task" % target.pid))
+            rc, out, err = self.real("-p", str(target.pid), "--per-thread", "-e", "task-clock", "--duration", "300ms")
+            self.assertEqual(rc, 0, err)
+            lines = {l.split()[0]: float(l.split()[1]) for l in err.splitlines() if "task-clock" in l}
+            names = [k for k in lines if k != "total"]
+            self.assertEqual(sorted(int(k.rsplit("-", 1)[1]) for k in names), tids, err)
+            self.assertAlmostEqual(sum(lines[k] for k in names), lines["total"], delta=0.05)
+            # The spinning thread has nearly all of it, the sleeping one nearly none.
+            self.assertGreater(max(lines[k] for k in names), 40, err)
+            self.assertLess(min(lines[k] for k in names), 5, err)
+        finally:
+            target.kill()
+            target.wait()
+        rc, out, err = self.real("--per-thread", "--", "true")
+        self.assertEqual(rc, 125)
+        self.assertIn("give -p PID or -t TID", err)
+
+    def test_per_core(self):
+        if CORE < 1:
+            self.skipTest("one CPU")
+        workload = os.path.join(os.path.dirname(RUN_UNDER_EMU), "emu-workload")
+        rc, out, err = self.emu("-C", "%d,%d" % (CORE - 1, CORE), "--per-core", "-e", "instructions,cycles", "--",
+                                workload, "--quiet", "--retire", "0xc0:0:3000", "--retire", "0x3c:0:1000")
+        self.assertEqual(rc, 0, err)
+        inst = [l for l in err.splitlines() if "instructions" in l]
+        # One line per core as sysfs groups the CPUs (S<package>-D<die>-C<core> and its CPUs), then the total.
+        self.assertRegex(inst[0], r"^S\d+-D\d+-C\d+ [12] ")
+        self.assertTrue(inst[-1].startswith("total ") and "3,000" in inst[-1] and "3.00  insn per cycle" in inst[-1],
+                        err)
+        counts = [int(l.split()[l.split().index("instructions:u") - 1].replace(",", "")) for l in inst[:-1]]
+        self.assertEqual(sum(counts), 3000, err)
+        rc, out, err = self.real("--per-core", "--", "true")
+        self.assertEqual(rc, 125)
+        self.assertIn("give -a or -C LIST", err)
+
 
 if __name__ == "__main__":
     unittest.main(verbosity=2)
