@@ -75,7 +75,9 @@ run_counts_cores(const struct run_ctx *c)
 bool
 run_pins_command(const struct run_ctx *c)
 {
-	return c->backends[0] != &backend_perf || (c->o->per_cpu && !cores_named(c->o) && !c->o->npids && !c->o->ntids);
+	if (c->o->npids || c->o->ntids)
+		return false;
+	return c->backends[0] != &backend_perf || cores_named(c->o) || c->o->per_cpu;
 }
 
 int

@@ -209,9 +209,11 @@ run_counts_cores(const struct run_ctx *c);
 /*
  * Whether the command is kept on the counted cores: under the MSR backend
  * (it counts those cores; one by default), and under the perf backend
- * only for -A without -C or -a (its per-CPU split of the command is over
- * the counted cores). The perf backend otherwise leaves the command's
- * affinity alone: the kernel follows its threads wherever they run.
+ * when the user named them (-C, -a: what is counted there includes the
+ * command) or for -A (its per-CPU split is over the counted cores). The
+ * perf backend otherwise leaves the command's affinity alone: the kernel
+ * follows its threads wherever they run. Never with -p or -t (the
+ * command is not what is counted).
  */
 bool
 run_pins_command(const struct run_ctx *c);
