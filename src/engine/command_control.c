@@ -12,19 +12,7 @@
 
 #include "base/clock.h"
 #include "engine/command_control.h"
-
-static int
-pidfd_of(pid_t pid)
-{
-#ifdef SYS_pidfd_open
-	long fd = syscall(SYS_pidfd_open, pid, 0);
-
-	return fd < 0 ? -errno : (int)fd;
-#else
-	(void)pid;
-	return -ENOSYS;
-#endif
-}
+#include "hw/proc.h"
 
 /* SIGTERM to the command through its pidfd: never to another process that took its pid. */
 static void
@@ -134,7 +122,7 @@ command_control_start(struct command_control *k, pid_t pid)
 	if (!k->timeout_ms && k->delay_ms <= 0 && k->ctl_fd < 0)
 		return 0;
 	if (k->timeout_ms) {
-		k->pidfd = pidfd_of(pid);
+		k->pidfd = proc_pidfd(pid);
 		if (k->pidfd < 0)
 			return k->pidfd;
 	}

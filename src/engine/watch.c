@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/signalfd.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -23,21 +22,7 @@
 #include "engine/run.h"
 #include "engine/signals.h"
 #include "engine/stat.h"
-
-
-/* A descriptor that is readable when @pid has ended (a zombie counts), or -errno. */
-static int
-pid_fd(pid_t pid)
-{
-#ifdef SYS_pidfd_open
-	long fd = syscall(SYS_pidfd_open, pid, 0);
-
-	return fd < 0 ? -errno : (int)fd;
-#else
-	(void)pid;
-	return -ENOSYS;
-#endif
-}
+#include "hw/proc.h"
 
 static void
 close_all(const int *fds, unsigned n)
@@ -122,7 +107,7 @@ run_watch(struct run_ctx *c, unsigned run)
 
 	memset(&ro, 0, sizeof(ro));
 	for (unsigned i = 0; i < npids; i++) {
-		pfds[i] = pid_fd(c->o->pids[i]);
+		pfds[i] = proc_pidfd(c->o->pids[i]);
 		if (pfds[i] < 0) {
 			rc = pfds[i];
 			close_all(pfds, i);
