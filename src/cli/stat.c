@@ -639,6 +639,9 @@ check_options(const struct stat_opts *o, struct pmustat_error **err)
 				       "--metric-only shapes the human table; -x and --json records have the metrics beside the counts");
 	if (o->append && !o->output)
 		return cli_usage_error(err, stat_prog, "--append adds the results to -o's file: give -o FILE");
+	if (o->delay_ms && o->per_cpu && !(o->cpu_list || o->all_cpus || o->core >= 0))
+		return cli_usage_error(err, stat_prog,
+				       "-D with -A on the command alone is not supported: give -C LIST or -a (the CPUs are counted whole), or drop -A");
 	if (o->delay_ms && o->interval_ms)
 		return cli_usage_error(err, stat_prog, "-D and -I together are not supported: the intervals start with the command");
 	if (o->cpu_dump && (o->cpu_list || o->all_cpus))

@@ -218,6 +218,12 @@ class Habits(unittest.TestCase):
             # Without a command: until --duration.
             doc = self.json_of("-t", str(target.pid), "-e", "task-clock", "--duration", "300ms")
             self.assertGreater(self.event(doc, "task-clock")["value"], 10e6)
+            # Or until the thread ends.
+            short = subprocess.Popen(["sleep", "0.3"])
+            rc, out, err = self.real("-t", str(short.pid), "-e", "task-clock")
+            short.wait()
+            self.assertEqual(rc, 0, err)
+            self.assertIn("Performance counter stats for thread id '%d'" % short.pid, err)
         finally:
             target.kill()
             target.wait()
