@@ -16,10 +16,10 @@
 static bool
 stat_of(const char *path, char *state, pid_t *ppid)
 {
-	char buf[512], *p;
+	char buf[512], *p, *end;
 	FILE *f = fopen(path, "re");
 	size_t n;
-	int parent;
+	long parent;
 
 	if (!f)
 		return false;
@@ -27,7 +27,13 @@ stat_of(const char *path, char *state, pid_t *ppid)
 	fclose(f);
 	buf[n] = '\0';
 	p = strrchr(buf, ')');
-	if (!p || sscanf(p + 1, " %c %d", state, &parent) != 2)
+	/* ") S 1234 ...": the state, then the parent's pid. */
+	if (!p || p[1] != ' ' || !p[2] || p[3] != ' ')
+		return false;
+	*state = p[2];
+	errno = 0;
+	parent = strtol(p + 4, &end, 10);
+	if (errno || end == p + 4)
 		return false;
 	*ppid = (pid_t)parent;
 	return true;

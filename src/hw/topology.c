@@ -3,24 +3,32 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "hw/topology.h"
 
 static int
 read_id(const char *sysfs_cpu, int cpu, const char *name, int *v)
 {
-	char path[160];
+	char path[160], text[32], *end;
 	FILE *f;
-	int rc = 0;
+	long n;
 
 	snprintf(path, sizeof(path), "%s/cpu%d/topology/%s", sysfs_cpu, cpu, name);
 	f = fopen(path, "re");
 	if (!f)
 		return -errno;
-	if (fscanf(f, "%d", v) != 1)
-		rc = -EINVAL;
+	if (!fgets(text, sizeof(text), f)) {
+		fclose(f);
+		return -EINVAL;
+	}
 	fclose(f);
-	return rc;
+	errno = 0;
+	n = strtol(text, &end, 10);
+	if (errno || end == text || n < -1 || n > 1 << 20)
+		return -EINVAL;
+	*v = (int)n;
+	return 0;
 }
 
 int
