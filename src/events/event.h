@@ -38,12 +38,25 @@ enum event_flag {
 	 */
 	EVENT_F_OTHER_CORE_TYPE	= 1u << 8,
 	/*
+	 * --backend sim: counted by Valgrind's simulation (events/sim_events.h),
+	 * sim_fields the Cachegrind columns it sums; no counter, no encoding.
+	 */
+	EVENT_F_SIMULATED	= 1u << 9,
+	/*
+	 * One of perf's generic names on a CPU pmustat cannot program (another
+	 * vendor, no PMU it knows): opened through perf_event as the kernel's
+	 * own generic event (perf_type PERF_TYPE_HARDWARE or
+	 * PERF_TYPE_HW_CACHE, perf_config), the kernel deciding whether it
+	 * counts here.
+	 */
+	EVENT_F_KERNEL_GENERIC	= 1u << 10,
+	/*
 	 * Its counter counts the events of every hardware thread of the core,
 	 * whichever thread programs it (NetBurst's thread-independent events
 	 * under Hyper-Threading): with two threads of a core listed it is
 	 * counted on one of them only, for both.
 	 */
-	EVENT_F_CORE_WIDE	= 1u << 9,
+	EVENT_F_CORE_WIDE	= 1u << 11,
 };
 
 /*
@@ -119,6 +132,10 @@ struct event {
 	uint16_t nb_mask;	/* ESCR event mask, bits 24:9 */
 	uint64_t nb_escrs;	/* the ESCRs that may select it (bit i: nb_escr_get(i)) */
 	bool nb_compare;	/* the CCCR's compare flag */
+
+	uint32_t sim_fields;	/* EVENT_F_SIMULATED: SIM_BIT()s of sim_events.h */
+	uint32_t perf_type;	/* EVENT_F_KERNEL_GENERIC */
+	uint64_t perf_config;
 };
 
 #endif

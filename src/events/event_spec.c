@@ -53,6 +53,13 @@ event_spec_same(const struct event *a, const struct event *b)
 		return strcmp(a->name, b->name) == 0 && a->usr == b->usr && a->os == b->os;
 	if ((a->flags ^ b->flags) & EVENT_F_PERF_METRICS)
 		return false;
+	if ((a->flags ^ b->flags) & (EVENT_F_SIMULATED | EVENT_F_KERNEL_GENERIC))
+		return false;
+	if (a->flags & EVENT_F_SIMULATED)
+		return a->sim_fields == b->sim_fields;
+	if (a->flags & EVENT_F_KERNEL_GENERIC)
+		return a->perf_type == b->perf_type && a->perf_config == b->perf_config && a->usr == b->usr &&
+		       a->os == b->os;
 	/* Another core type's event: nothing here to compare but its spelling. */
 	if ((a->flags | b->flags) & EVENT_F_OTHER_CORE_TYPE)
 		return (a->flags & b->flags & EVENT_F_OTHER_CORE_TYPE) && strcasecmp(a->requested, b->requested) == 0;
@@ -272,6 +279,11 @@ parse_term_body(struct parse_ctx *ctx, const char *text, struct event *ev)
 				if (ret)
 					return ret;
 				mods = NULL;
+			} else if (ctx->kernel_generic && g) {
+				ret = spec_resolve_kernel_generic(ctx, g, ev);
+			} else if (ctx->kernel_generic) {
+				return spec_fail(ctx, "event '%s': pmustat does not program this CPU's PMU, so it counts perf's generic names (instructions, cycles, branch-misses, L1-dcache-load-misses, ...) through the kernel's generic events, and software events; '%s' is neither",
+						 buf, buf);
 			} else if (ae) {
 				ret = spec_resolve_arch(ctx, ae, ev);
 			} else if (ctx->table && (d = g ? generic_event_in_table(g, ctx->table) :
@@ -316,34 +328,38 @@ parse_term_body(struct parse_ctx *ctx, const char *text, struct event *ev)
 }
 
 static int
+append_ctx(struct parse_ctx ctx, const char *spec, struct event **events, size_t *count);
+
+static int
 append_typed(const char *spec, const struct event_table *table, const struct pmu_caps *caps, int core_type,
-	     const struct event_term_resolver *family, struct event **events, size_t *count,
-	     struct pmustat_error **err);
+	     struct event **events, size_t *count, struct pmustat_error **err)
+{
+	struct parse_ctx ctx = { table, caps, err, core_type, false, NULL };
+
+	return append_ctx(ctx, spec, events, count);
+}
 
 int
 event_spec_append(const char *spec, const struct event_table *table,
 		  const struct pmu_caps *caps, struct event **events,
 		  size_t *count, struct pmustat_error **err)
 {
-	return append_typed(spec, table, caps, 0, NULL, events, count, err);
+	return append_typed(spec, table, caps, 0, events, count, err);
 }
 
-/* One term of the list: @family's, or the architectural PMU's (parse_term()). */
+/* One term of the list: the context's PMU family's, or the architectural PMU's (parse_term()). */
 static int
-resolve_term(struct parse_ctx *ctx, const struct event_term_resolver *family, const char *text, struct event *ev)
+resolve_term(struct parse_ctx *ctx, const char *text, struct event *ev)
 {
-	if (!family)
+	if (!ctx->family)
 		return parse_term(ctx, text, ev);
 	memset(ev, 0, sizeof(*ev));
-	return family->resolve(family->arg, text, ev, ctx->err);
+	return ctx->family->resolve(ctx->family->arg, text, ev, ctx->err);
 }
 
 static int
-append_typed(const char *spec, const struct event_table *table, const struct pmu_caps *caps, int core_type,
-	     const struct event_term_resolver *family, struct event **events, size_t *count,
-	     struct pmustat_error **err)
+append_ctx(struct parse_ctx ctx, const char *spec, struct event **events, size_t *count)
 {
-	struct parse_ctx ctx = { table, caps, err, core_type };
 	const char *p = spec;
 	size_t start = *count, n = *count, cap = *count, term_no = 0;
 	struct event *evs = *events;
@@ -380,7 +396,7 @@ append_typed(const char *spec, const struct event_table *table, const struct pmu
 				s++;
 		}
 		end = s;
-		if (!family && (strncasecmp(s, "cpu/", 4) == 0 || core_type_prefix(s, &(int){ 0 }))) {
+		if (!ctx.family && (strncasecmp(s, "cpu/", 4) == 0 || core_type_prefix(s, &(int){ 0 }))) {
 			size_t plen = strncasecmp(s, "cpu/", 4) == 0 ? 4 : 9;
 
 			end = strchr(s + plen, '/');
@@ -431,14 +447,14 @@ append_typed(const char *spec, const struct event_table *table, const struct pmu
 			struct event *grown = realloc(evs, ncap * sizeof(*evs));
 
 			if (!grown) {
-				ret = err_set(err, -ENOMEM, "out of memory parsing '%s'", text);
+				ret = err_set(ctx.err, -ENOMEM, "out of memory parsing '%s'", text);
 				goto fail;
 			}
 			evs = grown;
 			*events = evs;
 			cap = ncap;
 		}
-		ret = resolve_term(&ctx, family, text, &evs[n]);
+		ret = resolve_term(&ctx, text, &evs[n]);
 		if (ret)
 			goto fail;
 		if (group && (evs[n].flags & EVENT_F_SOFTWARE)) {
@@ -474,10 +490,9 @@ event_spec_parse(const char *spec, const struct event_table *table,
 	return event_spec_parse_typed(spec, table, caps, 0, out, count, err);
 }
 
-/* A new array of @spec's events, the architectural PMU's or @family's. */
+/* A new array of @spec's events, parsed in @ctx (the architectural PMU's terms, the kernel's, or a family's). */
 static int
-parse_all(const char *spec, const struct event_table *table, const struct pmu_caps *caps, int core_type,
-	  const struct event_term_resolver *family, struct event **out, size_t *count, struct pmustat_error **err)
+parse_all(struct parse_ctx ctx, const char *spec, struct event **out, size_t *count)
 {
 	struct event *evs = NULL;
 	size_t n = 0;
@@ -485,7 +500,7 @@ parse_all(const char *spec, const struct event_table *table, const struct pmu_ca
 
 	*out = NULL;
 	*count = 0;
-	ret = append_typed(spec, table, caps, core_type, family, &evs, &n, err);
+	ret = append_ctx(ctx, spec, &evs, &n);
 	if (ret) {
 		free(evs);
 		return ret;
@@ -499,14 +514,21 @@ int
 event_spec_parse_typed(const char *spec, const struct event_table *table, const struct pmu_caps *caps,
 		       int core_type, struct event **out, size_t *count, struct pmustat_error **err)
 {
-	return parse_all(spec, table, caps, core_type, NULL, out, count, err);
+	return parse_all((struct parse_ctx){ table, caps, err, core_type, false, NULL }, spec, out, count);
 }
 
 int
 event_spec_parse_family(const char *spec, const struct event_term_resolver *family, struct event **out,
 			size_t *count, struct pmustat_error **err)
 {
-	return parse_all(spec, NULL, NULL, 0, family, out, count, err);
+	return parse_all((struct parse_ctx){ NULL, NULL, err, 0, false, family }, spec, out, count);
+}
+
+int
+event_spec_parse_kernel(const char *spec, const struct pmu_caps *caps, struct event **out, size_t *count,
+			struct pmustat_error **err)
+{
+	return parse_all((struct parse_ctx){ NULL, caps, err, 0, true, NULL }, spec, out, count);
 }
 
 size_t
