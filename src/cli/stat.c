@@ -334,14 +334,22 @@ take_option(int c, struct stat_opts *o, struct pmustat_error **err)
 	case OPT_KEEP_GOING:
 		o->keep_going = true;
 		return 0;
-	case OPT_CHECK:
+	case OPT_CHECK: {
+		struct check *grown;
+
 		if (o->nchecks >= STAT_MAX_CHECKS)
 			return cli_usage_error(err, stat_prog, "at most %d --check options", STAT_MAX_CHECKS);
+		/* Held only by a run that has checks, one at a time. */
+		grown = realloc(o->checks, (o->nchecks + 1) * sizeof(*o->checks));
+		if (!grown)
+			return err_set(err, -ENOMEM, "out of memory"), -ENOMEM;
+		o->checks = grown;
 		/* The message has the expression and a caret under the error on lines of their own. */
 		if (check_parse(optarg, &o->checks[o->nchecks], &cerr))
 			return check_set_error(err, optarg, &cerr);
 		o->nchecks++;
 		return 0;
+	}
 	case OPT_SAVE_BASELINE:
 		o->save_baseline = optarg;
 		return 0;
@@ -461,8 +469,8 @@ check_options(const struct stat_opts *o, struct pmustat_error **err)
 int
 cmd_stat_as(const char *prog, int argc, char **argv, struct pmustat_error **err)
 {
-	static struct stat_opts o;	/* ~100 KiB of --check expressions */
-	int c;
+	struct stat_opts o;
+	int c, status;
 
 	stat_prog = prog;
 
@@ -475,29 +483,35 @@ cmd_stat_as(const char *prog, int argc, char **argv, struct pmustat_error **err)
 	while ((c = getopt_long(argc, argv, STAT_OPTSTRING, longopts, NULL)) != -1) {
 		if (c == 'h') {
 			usage(stdout);
+			free(o.checks);
 			return 0;
 		}
 		if (c == '?' || c == ':') {
 			cli_option_error(err, stat_prog, argv, STAT_OPTSTRING);
-			return EXIT_PMUSTAT_FAILURE;
+			goto failed;
 		}
 		if (take_option(c, &o, err))
-			return EXIT_PMUSTAT_FAILURE;
+			goto failed;
 	}
 	if (optind < argc)
 		o.command = argv + optind;
 	if (check_options(&o, err))
-		return EXIT_PMUSTAT_FAILURE;
+		goto failed;
 	if (!o.command && !o.npids && !o.duration_ms && !o.cpu_list && !o.all_cpus && o.core < 0) {
 		usage(stderr);
 		err_set(err, -EINVAL, "no command given: pmustat [options] [--] COMMAND [ARGS...] (or -C LIST, -a, -p PID to count without one)");
-		return EXIT_PMUSTAT_FAILURE;
+		goto failed;
 	}
 	if (!o.command && !o.npids && o.core < 0 && !o.cpu_list && !o.all_cpus) {
 		err_set(err, -EINVAL, "--duration counts cores or a process: say which, with -C LIST, -a or -p PID");
-		return EXIT_PMUSTAT_FAILURE;
+		goto failed;
 	}
-	return stat_main(&o, err);
+	status = stat_main(&o, err);
+	free(o.checks);
+	return status;
+failed:
+	free(o.checks);
+	return EXIT_PMUSTAT_FAILURE;
 }
 
 int

@@ -351,6 +351,7 @@ perf_collect(struct run_ctx *c, unsigned run, struct pmustat_error **err)
 			snprintf(rc->status_buf, sizeof(rc->status_buf),
 				 "counted per CPU (multiplexing cannot be told per CPU)");
 		rc->status = rc->status_buf;
+		rc->user_only = sum.user_only;
 		rc->value = sum.v.value;
 		rc->perf_times = sum.read_ok;
 		rc->enabled = sum.v.enabled;

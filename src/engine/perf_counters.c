@@ -325,12 +325,10 @@ bool
 perf_counter_status(const struct perf_counter *c, const struct perf_env *env, char *buf,
 		    size_t size)
 {
-	char note[96] = "";
 	bool meaningful = false;
 
-	if (c->user_only)
-		snprintf(note, sizeof(note), " (user mode only: kernel.perf_event_paranoid=%d)",
-			 env->paranoid);
+	/* User mode only (c->user_only) is no status: the row is named NAME:u, and the report says why once. */
+	(void)env;
 	if (c->open_err) {
 		snprintf(buf, size, "not supported");
 	} else if (!c->read_ok) {
@@ -338,11 +336,11 @@ perf_counter_status(const struct perf_counter *c, const struct perf_env *env, ch
 	} else if (c->v.enabled > 0 && c->v.running == 0) {
 		snprintf(buf, size, "not counted: the kernel never scheduled it (counters taken by another perf user or the NMI watchdog)");
 	} else if (c->v.running < c->v.enabled) {
-		snprintf(buf, size, "multiplexed: running %.1f%% of the time%s",
-			 100.0 * (double)c->v.running / (double)c->v.enabled, note);
+		snprintf(buf, size, "multiplexed: running %.1f%% of the time",
+			 100.0 * (double)c->v.running / (double)c->v.enabled);
 		meaningful = true;
 	} else {
-		snprintf(buf, size, "counted%s", note);
+		snprintf(buf, size, "counted");
 		meaningful = true;
 	}
 	return meaningful;

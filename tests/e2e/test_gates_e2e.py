@@ -164,7 +164,9 @@ class GatesE2E(unittest.TestCase):
         self.assertEqual(r.status, 4)
         self.assertIn("pmustat: run 1 of 5 of %s exited 4; stopping (--keep-going goes on)\n" % WORKLOAD, r.err)
         self.assertIn("(1 of 5 runs: stopped at a failing run):", r.err)
-        self.assertIn("1 run: median 10  mean 10  min 10  max 10  stddev 0\n", r.err)
+        # perf's -r layout: one line per event, the mean, no spread from one run.
+        self.assertIn("\n                10      INST_RETIRED.ANY:u\n", r.err)
+        self.assertNotIn("( +-", r.err)
         r = self.pmustat(["-r", "5", "--keep-going", "--json", "-e", "INST_RETIRED.ANY"], cmd)
         self.assertEqual(r.status, 4)
         doc = r.json()
@@ -343,7 +345,7 @@ class GatesE2E(unittest.TestCase):
         # CSV on stderr: every line is an event, check or baseline record.
         r = self.pmustat(["-x", ",", "-e", "INST_RETIRED.ANY"] + fail, cmd)
         self.assertEqual(r.status, 3)
-        self.assertEqual(r.err, "1000,,INST_RETIRED.ANY:u,INST_RETIRED.ANY,fixed0,1,counted\n"
+        self.assertEqual(r.err, "count,,1000,,INST_RETIRED.ANY:u,INST_RETIRED.ANY,fixed0,1,counted,,,,,,,,\n"
                                 "check,FAIL,1000,10,INST_RETIRED.ANY < 10\n")
 
     # -I
@@ -378,8 +380,8 @@ class GatesE2E(unittest.TestCase):
         self.assertEqual(r.status, 0, r.err)
         rows = [line.split(",") for line in r.err.splitlines() if line.startswith("interval,")]
         for rnd in ("1", "2"):
-            self.assertEqual(sum(int(x[4]) for x in rows if x[2] == rnd), 300)
-        self.assertIn("300,,INST_RETIRED.ANY:u,INST_RETIRED.ANY,fixed0,1,counted,2,300,300,300,300,0,0.0000\n", r.err)
+            self.assertEqual(sum(int(x[5]) for x in rows if x[2] == rnd), 300)
+        self.assertIn("count,,300,,INST_RETIRED.ANY:u,INST_RETIRED.ANY,fixed0,1,counted,,2,300,300,300,300,0,0\n", r.err)
         # Human: a header, then one line per event and interval, before the table.
         r = self.pmustat(["-I", "25", "-e", "INST_RETIRED.ANY"],
                          self.workload(INST + ":1000", extra=["--steps", "2", "--step-ms", "60"]))
@@ -458,6 +460,10 @@ class GatesE2E(unittest.TestCase):
         text = text.replace(WORKLOAD, "emu-workload").replace(self.dir, "DIR")
         text = re.sub(r"\b\d+\.\d{9} seconds time elapsed", "X.XXXXXXXXX seconds time elapsed", text)
         text = re.sub(r'"elapsed_seconds": [0-9.e-]+', '"elapsed_seconds": 0.0', text)
+        # -r: perf's mean +- error of a round's wall time, and the JSON's.
+        text = re.sub(r"\b\d+\.\d+ \+- \d+\.\d+ seconds time elapsed  \( \+- *\d+\.\d+% \)",
+                      "X.XXXXX +- X.XXXXX seconds time elapsed  ( +- X.XX% )", text)
+        text = re.sub(r'"(mean|stderr|median)_seconds": [0-9.e-]+', r'"\1_seconds": 0.0', text)
         text = re.sub(r"\b\d+\.\d{9} seconds (user|sys)", r"X.XXXXXXXXX seconds \1", text)
         text = re.sub(r'"(user|sys)_seconds": [0-9.e-]+', r'"\1_seconds": 0.0', text)
         text = re.sub(r"core %d\b" % CORE, "core N", text)
@@ -517,14 +523,16 @@ class HostileNames(unittest.TestCase):
                         # csv wants a one-character delimiter: map a longer one first, outside quotes only.
                         rows = list(csv.reader(io.StringIO(self.split(text, sep)), delimiter="\x1f"))
                         self.assertEqual(len(rows), 1, text)
-                        self.assertEqual(len(rows[0]), 14 if repeat else 7, text)
+                        # The "count" record's fixed columns, with or without -r.
+                        self.assertEqual(len(rows[0]), 17, text)
+                        self.assertEqual(rows[0][0], "count", text)
                         # perf's event field: the spelling, with the ring when it does not say it.
                         labelled = spelling if spelling.endswith(("/u", ":u")) else \
                             spelling + ("u" if spelling.endswith("/") else ":u")
-                        self.assertEqual(rows[0][2], labelled, text)
-                        self.assertEqual(rows[0][6], "counted", text)
+                        self.assertEqual(rows[0][4], labelled, text)
+                        self.assertEqual(rows[0][8], "counted", text)
                         if "cmask" not in spelling:
-                            self.assertEqual(rows[0][0], "7", text)
+                            self.assertEqual(rows[0][2], "7", text)
 
     @staticmethod
     def split(text, sep):
@@ -586,7 +594,7 @@ class SchemaItself(unittest.TestCase):
         with open(os.path.join(GOLDEN, "gate-failure.json")) as f:
             doc = json.load(f)
         jsonschema.validate(doc, SCHEMA_DOC)
-        for broken in (dict(doc, format_version=2), dict(doc, surprise=1),
+        for broken in (dict(doc, format_version=1), dict(doc, surprise=1),
                        dict(doc, events=[dict(doc["events"][0], value=-1)]),
                        {k: v for k, v in doc.items() if k != "failed"},
                        dict(doc, regions=[{"name": "hot", "calls": 1}])):

@@ -153,7 +153,7 @@ test_counter_reprogrammed_mid_run_is_not_counted(void **state)
 	assert_non_null(root);
 	assert_int_equal(json_integer_value(json_object_get(event_of(root, 0), "value")), 500);
 	assert_true(json_is_null(json_object_get(event_of(root, 1), "value")));
-	assert_string_equal(json_string_value(json_object_get(event_of(root, 1), "status")),
+	assert_string_equal(json_string_value(json_object_get(event_of(root, 1), "status_text")),
 			    "not counted: counter taken by another user");
 	json_decref(root);
 	/* perf's counter is as perf left it, still enabled; pmustat's fixed counter is back to clear. */
@@ -192,7 +192,7 @@ test_enable_cleared_in_global_ctrl_is_not_counted(void **state)
 	assert_non_null(root);
 	assert_int_equal(json_integer_value(json_object_get(event_of(root, 0), "value")), 500);
 	assert_true(json_is_null(json_object_get(event_of(root, 1), "value")));
-	assert_string_equal(json_string_value(json_object_get(event_of(root, 1), "status")),
+	assert_string_equal(json_string_value(json_object_get(event_of(root, 1), "status_text")),
 			    "not counted: counter stopped by another user");
 	json_decref(root);
 	assert_int_equal(e2e_msr(&m, 1, MSR_IA32_PERF_GLOBAL_CTRL), 0x700000000ull);
