@@ -125,11 +125,23 @@ int
 perf_open_error(int rc, const struct event *ev, const struct perf_event_attr *attr,
 		const struct perf_env *env, struct pmustat_error **err)
 {
+	char one[EVENT_NAME_MAX + 8];
+
+	snprintf(one, sizeof(one), "'%s'", label(ev));
+	return perf_open_errors(rc, ev, attr, env, one, 1, err);
+}
+
+int
+perf_open_errors(int rc, const struct event *ev, const struct perf_event_attr *attr,
+		 const struct perf_env *env, const char *events, unsigned nevents, struct pmustat_error **err)
+{
 	struct strbuf b = STRBUF_INIT;
 	bool hw = !event_is_software(ev);
 	char what[96], paranoid[32];
 
-	if (hw)
+	if (nevents > 1)
+		snprintf(what, sizeof(what), "%u %s events", nevents, hw ? "hardware" : "software");
+	else if (hw)
 		snprintf(what, sizeof(what), "raw config 0x%llx%s", (unsigned long long)attr->config,
 			 attr->config1 ? ", config1 set" : "");
 	else
@@ -138,7 +150,7 @@ perf_open_error(int rc, const struct event *ev, const struct perf_event_attr *at
 		snprintf(paranoid, sizeof(paranoid), "unreadable");
 	else
 		snprintf(paranoid, sizeof(paranoid), "%d", env->paranoid);
-	strbuf_printf(&b, "perf_event_open for '%s' (%s) failed: %s: ", label(ev), what, strerror(-rc));
+	strbuf_printf(&b, "perf_event_open for %s (%s) failed: %s: ", events, what, strerror(-rc));
 	switch (-rc) {
 	case EACCES:
 	case EPERM:

@@ -155,6 +155,17 @@ event_named(json_t *root, const char *name)
 	return NULL;
 }
 
+/* Occurrences of @needle in @hay. */
+static unsigned
+count_of(const char *hay, const char *needle)
+{
+	unsigned n = 0;
+
+	for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
+		n++;
+	return n;
+}
+
 /* 100 MiB touched: >= 25600 page faults, the command's exit status, backend perf. */
 static void
 check_software_run(int uid)
@@ -204,6 +215,20 @@ check_software_run(int uid)
 	assert_string_equal(st, "counted");
 	assert_true(json_is_true(json_object_get(pf, "user_only")) == (uid >= 0 && paranoid() >= 2));
 	json_decref(root);
+	/* The table: perf's task-clock:u, one line per event, and the reason said once under it. */
+	rc = run_real(uid, (const char *[]){ uid >= 0 ? shared_pmustat : E2E_PMUSTAT, "-C", core_arg,
+					     "-e", "task-clock,page-faults", uid >= 0 ? shared_touch : PERF_TOUCH, "1", "7",
+					     NULL }, err, sizeof(err));
+	assert_int_equal(rc, 7);
+	assert_null(strstr(err, "(counted"));
+	if (uid >= 0 && paranoid() >= 2) {
+		assert_non_null(strstr(err, " msec      task-clock:u "));
+		assert_non_null(strstr(err, "      page-faults:u "));
+		assert_int_equal(count_of(err, "user mode only"), 1);
+	} else {
+		assert_non_null(strstr(err, " msec      task-clock "));
+		assert_int_equal(count_of(err, "user mode only"), 0);
+	}
 }
 
 static void
@@ -446,6 +471,15 @@ test_auto_falls_back_to_perf(void **state)
 		e2e_assert_err_contains(&r, "no CPU PMU driver");
 		e2e_assert_err_contains(&r, "run pmustat as root");
 		e2e_result_free(&r);
+		/* Four events refused for one cause: one warning naming them, the software event counted. */
+		e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "-e",
+						  "instructions,cycles,branches,branch-misses,task-clock", E2E_EMU_WORKLOAD,
+						  NULL });
+		e2e_assert_status(&r, 0);
+		assert_int_equal(count_of(r.err, "pmustat: warning: "), 1);
+		e2e_assert_err_contains(&r, "pmustat: warning: perf_event_open for 'instructions', 'cycles', 'branches', 'branch-misses' (4 hardware events) failed: ");
+		e2e_assert_err_contains(&r, "   <not supported>      branch-misses:u\n");
+		e2e_result_free(&r);
 	}
 	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "-v", "-e", "page-faults",
 					  E2E_EMU_WORKLOAD, NULL });
@@ -454,17 +488,6 @@ test_auto_falls_back_to_perf(void **state)
 	e2e_assert_err_contains(&r, "page-faults");
 	e2e_result_free(&r);
 	e2e_machine_free(&m);
-}
-
-/* Occurrences of @needle in @hay. */
-static unsigned
-count_of(const char *hay, const char *needle)
-{
-	unsigned n = 0;
-
-	for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
-		n++;
-	return n;
 }
 
 /* The default set's human table without a PMU: software events, times, one reason line. */
