@@ -466,8 +466,9 @@ class GatesE2E(EmuRuns):
         text = re.sub(r"\b\d+\.\d{9} seconds time elapsed", "X.XXXXXXXXX seconds time elapsed", text)
         text = re.sub(r'"elapsed_seconds": [0-9.e-]+', '"elapsed_seconds": 0.0', text)
         # -r: perf's mean +- error of a round's wall time, and the JSON's.
-        text = re.sub(r"\b\d+\.\d+ \+- \d+\.\d+ seconds time elapsed  \( \+- *\d+\.\d+% \)",
-                      "X.XXXXX +- X.XXXXX seconds time elapsed  ( +- X.XX% )", text)
+        # (its digits follow the error's size, and the padding with them: the whole line goes)
+        text = re.sub(r"\n +\d+\.\d+ \+- \d+\.\d+ seconds time elapsed  \( \+- *\d+\.\d+% \)",
+                      "\n X.XXX +- X.XXX seconds time elapsed  ( +- X.XX% )", text)
         text = re.sub(r'"(mean|stderr|median)_seconds": [0-9.e-]+', r'"\1_seconds": 0.0', text)
         text = re.sub(r"\b\d+\.\d{9} seconds (user|sys)", r"X.XXXXXXXXX seconds \1", text)
         text = re.sub(r'"(user|sys)_seconds": [0-9.e-]+', r'"\1_seconds": 0.0', text)
