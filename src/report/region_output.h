@@ -27,7 +27,7 @@ struct stat_row;
 struct region_value {
 	bool applies;			/* a hardware event (software ones are not read in regions) */
 	bool counted;
-	uint64_t value;			/* the median with -r, rounded half up */
+	uint64_t value;			/* the mean with -r, rounded half up (as the events') */
 	const uint64_t *values;		/* every round's sum */
 	unsigned nvalues;
 	struct stats_summary stats;	/* when nvalues > 0 */
