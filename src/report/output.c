@@ -20,6 +20,15 @@
 #include "report/csv_records.h"
 #include "report/region_output.h"
 
+/* -B, --big-num (the default, as perf's) or --no-big-num. */
+static bool big_num = true;
+
+void
+output_set_big_num(bool on)
+{
+	big_num = on;
+}
+
 void
 output_thousands(uint64_t v, char *buf, size_t size)
 {
@@ -28,7 +37,7 @@ output_thousands(uint64_t v, char *buf, size_t size)
 
 	n = (size_t)snprintf(digits, sizeof(digits), "%llu", (unsigned long long)v);
 	for (size_t i = 0; i < n && out + 1 < size; i++) {
-		if (i > 0 && (n - i) % 3 == 0) {
+		if (big_num && i > 0 && (n - i) % 3 == 0) {
 			buf[out++] = ',';
 			if (out + 1 >= size)
 				break;
@@ -176,10 +185,36 @@ counters_differ(const struct stat_report *rep, const struct stat_row *row)
 }
 
 /* -A: the row's count on each core, one line each, as perf stat -A prints it, and the counter it used there. */
+/* The sum of a row's lines (-A, --per-thread, --per-core), with its comment: the line without them. */
+static void
+print_total(FILE *out, const struct stat_report *rep, const struct stat_row *row, int lead, int width, const char *label)
+{
+	char total[40], comment[EVENT_NAME_MAX + 8];
+
+	human_value(row, row->value, total, sizeof(total));
+	comment_of(rep, row, comment, sizeof(comment));
+	fprintf(out, "%-*s%18s      %-*s %s\n", lead, "total", total, width, label, comment);
+}
+
+/* --per-thread, --per-core: a line per thread or core, each with its comment, then the total. */
+static void
+print_split(FILE *out, const struct stat_report *rep, const struct stat_row *row, int width, const char *label)
+{
+	for (unsigned i = 0; i < rep->nsplit; i++) {
+		char value[40], comment[EVENT_NAME_MAX + 8];
+
+		human_value(row, row->split_values[i], value, sizeof(value));
+		comment_at(rep, row, (int)i, comment, sizeof(comment));
+		fprintf(out, "%-20s%18s      %-*s %s\n", rep->split_labels[i], value, width, label, comment);
+	}
+	print_total(out, rep, row, 20, width, label);
+}
+
 static void
 print_per_cpu(FILE *out, const struct stat_report *rep, const struct stat_row *row, int width, const char *label)
 {
 	bool differ = counters_differ(rep, row);
+	char comment[EVENT_NAME_MAX + 8];
 
 	for (unsigned c = 0; c < rep->ncores; c++) {
 		char value[40], cpu[16], spread[64] = "", where[192];
@@ -192,8 +227,11 @@ print_per_cpu(FILE *out, const struct stat_report *rep, const struct stat_row *r
 		snprintf(cpu, sizeof(cpu), "CPU%d", rep->cores[c]);
 		if (rep->repeat > 1 && row->nvalues > 0 && row->cpu_stats)
 			noise(row->cpu_stats[c].rel_stderr_percent, spread, sizeof(spread));
-		fprintf(out, "%-8s%18s      %-*s %s%s\n", cpu, value, width, label, where, spread);
+		comment_at(rep, row, (int)c, comment, sizeof(comment));
+		fprintf(out, "%-8s%18s      %-*s %s%s%s\n", cpu, value, width, label, comment, where, spread);
 	}
+	/* The sum of the CPUs (the -A-less line), with its comment: likwid's Sum, perf's aggregate. */
+	print_total(out, rep, row, 8, width, label);
 }
 
 /* A row's "#" comment (IPC, CPUs utilized, ...), or with -v the event a typed name resolved to. */
@@ -272,11 +310,11 @@ output_human(FILE *out, const struct stat_report *rep)
 	int width, note_width;
 	char list[256];
 
-	if (rep->npids) {
-		/* As perf stat -p prints it. */
-		fprintf(out, "\n Performance counter stats for process id '");
-		for (unsigned i = 0; i < rep->npids; i++)
-			fprintf(out, "%s%d", i ? "," : "", (int)rep->pids[i]);
+	if (rep->npids || rep->ntids) {
+		/* As perf stat -p and -t print it. */
+		fprintf(out, "\n Performance counter stats for %s id '", rep->npids ? "process" : "thread");
+		for (unsigned i = 0; i < rep->npids + rep->ntids; i++)
+			fprintf(out, "%s%d", i ? "," : "", (int)(rep->npids ? rep->pids : rep->tids)[i]);
 		fprintf(out, "'");
 	} else if (!rep->command)
 		fprintf(out, "\n Performance counter stats");
@@ -285,7 +323,7 @@ output_human(FILE *out, const struct stat_report *rep)
 		print_command(out, rep->command);
 		fprintf(out, "'");
 	}
-	if (rep->npids) {
+	if (rep->npids || rep->ntids || !rep->counts_cores) {
 	} else if (rep->ncores > 1) {
 		fprintf(out, " on cores %s", cpulist_format(rep->cores, rep->ncores, list, sizeof(list)));
 	} else if (rep->core >= 0) {
@@ -318,12 +356,24 @@ output_human(FILE *out, const struct stat_report *rep)
 		else
 			snprintf(value, sizeof(value), "<%s>", st == OUTPUT_NOT_SUPPORTED ? "not supported" : "not counted");
 		row_comment(rep, row, note, sizeof(note));
+		/* --metric-only: what is computed from the counts, not the counts (perf's). */
+		if (rep->metric_only) {
+			const char *text = note + strspn(note, "# ");
+
+			if (text[0])
+				fprintf(out, "%32s      %s\n", text, label);
+			continue;
+		}
 		where_of(rep, row, row->counter, row->counter_note, false, where, sizeof(where));
 		if (rep->repeat > 1 && row->nvalues > 0)
 			noise(row->stats.rel_stderr_percent, spread, sizeof(spread));
 		/* Why not counted, or that a count is multiplexed: whole, after the name (never cut to a column). */
 		if (reason[0])
 			snprintf(spread + strlen(spread), sizeof(spread) - strlen(spread), "  (%s)", reason);
+		if (rep->nsplit && row->split_values) {
+			print_split(out, rep, row, width, label);
+			continue;
+		}
 		if (rep->per_cpu && row->cpu_values) {
 			print_per_cpu(out, rep, row, width, label);
 			continue;
@@ -356,9 +406,10 @@ output_human(FILE *out, const struct stat_report *rep)
 	else if (rep->read_method && rep->backend && strcmp(rep->backend, "perf") == 0 && rep->npids)
 		fprintf(out, " Counted through perf_event (backend perf): %s own counts, all their threads and their children, from pmustat's start on.\n\n",
 			rep->npids > 1 ? "the processes'" : "the process's");
-	else if (rep->read_method && rep->backend && strcmp(rep->backend, "perf") == 0 && !rep->command)
-		fprintf(out, " Counted through perf_event (backend perf): everything that ran on the %s.\n\n",
-			rep->ncores > 1 ? "cores" : "core");
+	else if (rep->read_method && rep->backend && strcmp(rep->backend, "perf") == 0 && (!rep->command || rep->counts_cores))
+		fprintf(out, " Counted through perf_event (backend perf): %s%s ran on the %s%s.\n\n",
+			rep->cgroup ? "what the tasks of cgroup " : "everything that", rep->cgroup ? rep->cgroup : "",
+			rep->ncores > 1 ? "cores" : "core", rep->command ? " while the command ran (-C, -a)" : "");
 	else if (rep->read_method && rep->backend && strcmp(rep->backend, "perf") == 0)
 		fprintf(out, " Counted through perf_event (backend perf): the command's own counts, all its threads and children, from its execve on%s%s%s.\n\n",
 			rep->per_cpu ? "; one line per CPU of " : "",
@@ -368,13 +419,11 @@ output_human(FILE *out, const struct stat_report *rep)
 		fprintf(out, " Counts read with %s (backend msr) on cores %s, %s: anything else that ran on them is included.%s\n\n",
 			rep->read_method, cpulist_format(rep->cores, rep->ncores, list, sizeof(list)),
 			rep->per_cpu ? "one line per core" : "summed over them",
-			!rep->software ? "" : rep->command ? " Software events: through perf_event, the command's own." :
-			" Software events: through perf_event, everything on the counted cores.");
+			rep->software ? " Software events: through perf_event, everything on the counted cores too." : "");
 	else if (rep->read_method)
 		fprintf(out, " Counts read with %s (backend msr). Counts are per core: anything else that ran on core %d is included.%s\n\n",
 			rep->read_method, rep->core,
-			!rep->software ? "" : rep->command ? " Software events: through perf_event, the command's own." :
-			" Software events: through perf_event, everything on the counted cores.");
+			rep->software ? " Software events: through perf_event, everything on the counted core too." : "");
 	if (rep->error)
 		fprintf(out, " pmustat failed: %s\n\n", rep->error);
 }
