@@ -66,7 +66,7 @@ struct region_thread_count {
 	unsigned first;			/* its record's index: records are taken at a region's first begin */
 	uint64_t begins;
 	uint64_t calls;
-	uint64_t uncounted;		/* pairs the library could not read (perf mode) */
+	uint64_t uncounted;		/* pairs in no sum: perf mode, unread; rdpmc mode, read on two CPUs */
 	uint64_t sum[PMUSTAT_REGION_MAX_EVENTS];
 };
 
@@ -93,6 +93,7 @@ struct region_thread {
 };
 
 struct region_result {
+	uint32_t mode;			/* enum pmustat_region_mode */
 	unsigned nevents;
 	unsigned run;
 	unsigned attached;		/* processes that linked the library and accepted the area */
