@@ -177,9 +177,10 @@ perf_watch_open(const struct perf_seam *p, const struct perf_env *env, const str
 	return rc;
 }
 
-int
-perf_watch_read(const struct perf_seam *p, struct perf_watch *w, struct perf_counter *out,
-		struct pmustat_error **err)
+/* Sum every copy's reading into @out[k]; @stop: disable each copy first. */
+static int
+watch_read(const struct perf_seam *p, struct perf_watch *w, struct perf_counter *out, bool stop,
+	   struct pmustat_error **err)
 {
 	int first = 0;
 
@@ -192,7 +193,7 @@ perf_watch_read(const struct perf_seam *p, struct perf_watch *w, struct perf_cou
 	for (unsigned t = 0; t < w->ntargets; t++) {
 		struct perf_counter *pc = &w->pc[(size_t)t * w->npc];
 
-		for (unsigned k = 0; k < w->npc; k++)
+		for (unsigned k = 0; stop && k < w->npc; k++)
 			if (pc[k].fd >= 0)
 				(void)p->ops->ioctl(p->ctx, pc[k].fd, PERF_EVENT_IOC_DISABLE, 0);
 		if (perf_read_counters(p, pc, w->npc, err) && !first)
@@ -212,4 +213,18 @@ perf_watch_read(const struct perf_seam *p, struct perf_watch *w, struct perf_cou
 		}
 	}
 	return first;
+}
+
+int
+perf_watch_read(const struct perf_seam *p, struct perf_watch *w, struct perf_counter *out,
+		struct pmustat_error **err)
+{
+	return watch_read(p, w, out, true, err);
+}
+
+int
+perf_watch_peek(const struct perf_seam *p, struct perf_watch *w, struct perf_counter *out,
+		struct pmustat_error **err)
+{
+	return watch_read(p, w, out, false, err);
 }

@@ -74,6 +74,12 @@ struct backend_ops {
 	/* It ran: this run's counts into c->counts. Else: drop them. */
 	int (*collect)(struct run_ctx *c, unsigned run, struct pmustat_error **err);
 	void (*discard)(struct run_ctx *c, unsigned run);
+	/*
+	 * Counting without a command (pmustat serve): the counts so far into
+	 * c->counts and c->core_counts, the counters left counting, never
+	 * reset (NULL: this backend cannot).
+	 */
+	int (*peek)(struct run_ctx *c, unsigned run, struct pmustat_error **err);
 };
 
 extern const struct backend_ops backend_msr;
@@ -140,6 +146,13 @@ struct run_ctx {
 	/* -I: the callback of a sample (the engine's report), and its argument. */
 	void (*emit_interval)(void *arg, double time, const uint64_t *deltas, const uint64_t *core_deltas);
 	void *emit_arg;
+	/*
+	 * pmustat serve (engine/exporter.h): while counting without a command,
+	 * each scrape's counts so far (the backends' peek), rendered by
+	 * on_scrape (with emit_arg) in the format the scrape asked for.
+	 */
+	struct exporter *exporter;
+	void (*on_scrape)(void *arg, struct exporter *ex);
 
 	/*
 	 * Per core i of each hardware event u in the current round:

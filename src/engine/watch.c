@@ -20,6 +20,7 @@
 
 #include "base/clock.h"
 #include "base/err.h"
+#include "engine/exporter.h"
 #include "engine/run.h"
 #include "engine/signals.h"
 #include "engine/stat.h"
@@ -46,16 +47,31 @@ close_all(const int *fds, unsigned n)
 		close(fds[i]);
 }
 
+/* pmustat serve: a scrape waits; the counts so far from every backend, rendered for it. */
+static void
+answer_scrape(struct run_ctx *c, unsigned run)
+{
+	for (unsigned b = 0; b < c->nbackends; b++) {
+		struct pmustat_error *err = NULL;
+
+		if (c->backends[b]->peek && c->backends[b]->peek(c, run, &err) && c->notes)
+			fprintf(c->notes, "pmustat serve: warning: reading the counters: %s\n", err_msg(err));
+		err_free(err);
+	}
+	c->on_scrape(c->emit_arg, c->exporter);
+}
+
 /*
  * Wait for the end of the counting: a held fatal signal (its number in
- * *@sig), every process of @pfds[0..@npfd) ending, or @ms (0: no limit).
- * 0, or -errno.
+ * *@sig), every process of @pfds[0..@npfd) ending, or @ms (0: no limit);
+ * answering pmustat serve's scrapes meanwhile. 0, or -errno.
  */
 static int
-wait_end(const int *pfds, unsigned npfd, unsigned ms, int *sig)
+wait_end(struct run_ctx *c, unsigned run, const int *pfds, unsigned npfd, unsigned ms, int *sig)
 {
 	sigset_t set;
-	struct pollfd fds[1 + STAT_MAX_PIDS];
+	struct pollfd fds[2 + STAT_MAX_PIDS];
+	unsigned xi = 1 + npfd;	/* the exporter's slot */
 	double end = clock_monotonic_seconds() + ms / 1000.0;
 	unsigned live = npfd;
 	int sfd, rc = 0;
@@ -71,6 +87,8 @@ wait_end(const int *pfds, unsigned npfd, unsigned ms, int *sig)
 		fds[1 + i].fd = pfds[i];
 		fds[1 + i].events = POLLIN;
 	}
+	fds[xi].fd = c->exporter ? exporter_fd(c->exporter) : -1;
+	fds[xi].events = POLLIN;
 	for (;;) {
 		int timeout = -1;
 
@@ -81,7 +99,7 @@ wait_end(const int *pfds, unsigned npfd, unsigned ms, int *sig)
 				break;
 			timeout = (int)(left * 1000.0) + 1;
 		}
-		rc = poll(fds, 1 + npfd, timeout);
+		rc = poll(fds, 2 + npfd, timeout);
 		if (rc < 0 && errno == EINTR)
 			continue;
 		if (rc < 0) {
@@ -96,6 +114,8 @@ wait_end(const int *pfds, unsigned npfd, unsigned ms, int *sig)
 				*sig = (int)si.ssi_signo;
 			break;
 		}
+		if (fds[xi].fd >= 0 && (fds[xi].revents & POLLIN))
+			answer_scrape(c, run);
 		/* An ended process is out of the poll (a negative fd is skipped): the last one ends it. */
 		for (unsigned i = 0; i < npfd; i++)
 			if (fds[1 + i].fd >= 0 && fds[1 + i].revents) {
@@ -156,7 +176,7 @@ run_watch(struct run_ctx *c, unsigned run)
 		}
 	}
 	if (rc == 0)
-		rc = wait_end(pfds, npids, c->o->duration_ms, &sig);
+		rc = wait_end(c, run, pfds, npids, c->o->duration_ms, &sig);
 	if (sampler)
 		sampler->sample_stop(c, run);
 	for (unsigned b = 0; b < c->nbackends; b++) {
