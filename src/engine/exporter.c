@@ -187,7 +187,7 @@ exporter_start(const char *listen, struct exporter **out, struct pmustat_error *
 	const union MHD_DaemonInfo *info;
 	sigset_t all, old;
 	char host[64];
-	unsigned flags = MHD_USE_AUTO | MHD_USE_INTERNAL_POLLING_THREAD;
+	unsigned flags = MHD_USE_POLL_INTERNAL_THREAD;
 
 	*out = NULL;
 	if (parse_listen(listen, &ss, &len))
