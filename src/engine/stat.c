@@ -21,6 +21,7 @@
 #include "engine/core_types.h"
 #include "engine/cores.h"
 #include "engine/exporter.h"
+#include "engine/serve_claim.h"
 #include "engine/gates.h"
 #include "engine/perf_counters.h"
 #include "engine/plan.h"
@@ -61,6 +62,7 @@ struct stat_state {
 	struct stats_summary *cpu_stats;
 	struct stat_cpu_counter *cpu_counters;	/* per row and core, from each core's plan */
 	const char **names;		/* per hardware event, for the plan's printout */
+	struct serve_claim claim;	/* pmustat serve: its cores or processes */
 };
 
 /* The cores to count on (or the dump's CPU), the first one's table. */
@@ -368,8 +370,11 @@ static int
 serve_start(struct stat_state *s, struct pmustat_error **err)
 {
 	struct run_ctx *c = &s->c;
-	int rc = exporter_start(c->o->serve_listen, &c->exporter, err);
+	/* The MSR backend holds the cores' locks already (hw/cpulock.h): a second serve there failed in begin(). */
+	int rc = s->backend == BACKEND_MSR ? 0 : serve_claim(&s->claim, c->cores, c->ncores, c->o->pids, c->o->npids, err);
 
+	if (rc == 0)
+		rc = exporter_start(c->o->serve_listen, &c->exporter, err);
 	if (rc)
 		return rc;
 	c->on_scrape = on_scrape;
@@ -432,6 +437,7 @@ count(struct stat_state *s, struct pmustat_error **err)
 	}
 	exporter_stop(c->exporter);
 	c->exporter = NULL;
+	serve_claim_release(&s->claim);
 	while (begun-- > 0)
 		c->backends[begun]->end(c);
 	return rc;

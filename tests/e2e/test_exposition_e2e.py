@@ -5,6 +5,7 @@
     test_exposition_e2e.py textfile     PMUSTAT RUN_UNDER_EMU EMU_WORKLOAD
     test_exposition_e2e.py prometheus   PMUSTAT RUN_UNDER_EMU EMU_WORKLOAD
     test_exposition_e2e.py hostile      PMUSTAT RUN_UNDER_EMU EMU_WORKLOAD
+    test_exposition_e2e.py emu-serve    PMUSTAT RUN_UNDER_EMU EMU_WORKLOAD PMU_EMU LIBPMUEMU
 
 promtool: `promtool check metrics` passes, with no warning, on
 --output-format prometheus of every run mode (one core, -A on two, -r,
@@ -15,7 +16,11 @@ only). prometheus: Debian's prometheus scrapes `pmustat serve` on the perf
 backend's software events; through its HTTP API the counters arrived, with
 their labels, increasing. hostile: malformed, slow, oversized and
 other-path requests and 1,000 connections leave the exporter serving, its
-counters never reset, its memory bounded.
+counters never reset, its memory bounded. emu-serve: `pmustat serve
+--backend msr` on the emulated PMU scraped by Prometheus, whose stored
+increases are exactly what was retired; a counter another user takes
+mid-run is reported invalid, never as a count; a second serve of the core
+is refused (125); a SIGKILLed serve is undone by `pmustat reset` bit for bit.
 
 Every server runs on 127.0.0.1 on a free port, with its own temporary
 directory, bounded in time and killed at the end; never the system's
@@ -36,6 +41,7 @@ import urllib.request
 
 MODE = sys.argv[1]
 PMUSTAT, RUN_UNDER_EMU, WORKLOAD = map(os.path.abspath, sys.argv[2:5])
+PMU_EMU, LIBPMUEMU = (map(os.path.abspath, sys.argv[5:7])) if len(sys.argv) > 6 else (None, None)
 CORE = max(os.sched_getaffinity(0))
 SKIP = 77
 INSTALL = "apt-get install -y prometheus prometheus-node-exporter"
@@ -208,8 +214,8 @@ def test_textfile():
 class Serve:
     """pmustat serve ARGS on 127.0.0.1, a free port; killed (SIGTERM) at the end."""
 
-    def __init__(self, args):
-        self.p = subprocess.Popen([PMUSTAT, "serve", "--listen", "127.0.0.1:0"] + args,
+    def __init__(self, args, env=None):
+        self.p = subprocess.Popen([PMUSTAT, "serve", "--listen", "127.0.0.1:0"] + args, env=env,
                                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         line = self.p.stderr.readline()
         m = re.search(r"http://(\S+)/metrics", line)
@@ -233,8 +239,128 @@ class Serve:
             return None, ""
 
 
+class Prometheus:
+    """Debian's prometheus on 127.0.0.1, a free port, its own storage, scraping @target every second."""
+
+    def __init__(self, target, tmp):
+        port = free_port()
+        with open(os.path.join(tmp, "prometheus.yml"), "w") as f:
+            f.write("global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n"
+                    "scrape_configs:\n  - job_name: pmustat\n"
+                    f"    static_configs:\n      - targets: ['{target}']\n")
+        self.url = f"http://127.0.0.1:{port}"
+        self.p = subprocess.Popen([need("prometheus"), "--config.file", os.path.join(tmp, "prometheus.yml"),
+                                   "--storage.tsdb.path", os.path.join(tmp, "data"),
+                                   "--web.listen-address", f"127.0.0.1:{port}"],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    def query(self, q):
+        try:
+            _, _, body = http_get(f"{self.url}/api/v1/query?query={urllib.parse.quote(q)}", timeout=5)
+        except OSError:
+            return []
+        return json.loads(body)["data"]["result"]
+
+    def series(self, q, until, seconds=45):
+        """The first result of range query @q once until(values) holds: (labels, values)."""
+        end = time.time() + seconds
+        metric, values = {}, []
+        while time.time() < end:
+            res = self.query(q)
+            if res:
+                metric, values = res[0]["metric"], [float(v) for _, v in res[0]["values"]]
+                if until(values):
+                    break
+            time.sleep(0.5)
+        return metric, values
+
+    def stop(self):
+        self.p.kill()
+        self.p.wait(timeout=10)
+
+
+def test_emu_serve():
+    need("prometheus")
+    with tempfile.TemporaryDirectory(prefix="pmustat-emu-serve-") as d:
+        st = os.path.join(d, "state")
+        subprocess.run([PMU_EMU, "init", "--model", "skylake", "--cpus", str(CORE + 1), st], check=True)
+        subprocess.run([PMU_EMU, "save", st, os.path.join(d, "before")], check=True)
+        emu = [RUN_UNDER_EMU, "--state", st, "--"]
+        # Not through run-under-emu (a shell, which would take the signals): its environment, directly.
+        env = dict(os.environ, LD_PRELOAD=LIBPMUEMU, PMUSTAT_EMU_STATE=st,
+                   ASAN_OPTIONS=os.environ.get("ASAN_OPTIONS", "") + ":verify_asan_link_order=0")
+        serve = Serve(["--backend", "msr", "-C", str(CORE), "-e", "INST_RETIRED.ANY,LLC_MISSES"], env=env)
+        if not serve.addr:
+            return
+        prom = Prometheus(serve.addr, d)
+        try:
+            q = f'pmustat_inst_retired_any_total{{cpu="{CORE}"}}[5m]'
+            metric, values = prom.series(q, lambda v: len(v) >= 1)
+            check(values and values[-1] == 0, f"the first scrape: nothing retired yet: {values}")
+            subprocess.run([PMU_EMU, "retire", st, str(CORE), "0xc0:0:1000"], check=True)
+            metric, values = prom.series(q, lambda v: v and v[-1] >= 1000)
+            subprocess.run([PMU_EMU, "retire", st, str(CORE), "0xc0:0:2345"], check=True)
+            metric, values = prom.series(q, lambda v: v and v[-1] >= 3345)
+            steps = sorted(set(values))
+            check(steps == [0, 1000, 3345], f"Prometheus stored exactly what was retired: {values}")
+            check(metric.get("event") == "INST_RETIRED.ANY" and metric.get("backend") == "msr" and
+                  metric.get("pmu") == "cpu" and metric.get("mode") == "u", f"the labels: {metric}")
+            inc = prom.query(f'increase(pmustat_inst_retired_any_total{{cpu="{CORE}"}}[5m])')
+            check(inc != [], "increase() over the stored counter")
+            # A second serve of the core: refused.
+            p = subprocess.run(emu + [PMUSTAT, "serve", "--backend", "msr", "-C", str(CORE), "--listen",
+                                      "127.0.0.1:0", "-e", "INST_RETIRED.ANY"], capture_output=True, text=True, timeout=60)
+            check(p.returncode == 125 and "in use" in p.stderr, f"a second serve of the core: 125: {p.stderr[-300:]}")
+        finally:
+            prom.stop()
+            rc, rest = serve.stop(signal.SIGINT)
+            check(rc == 0, f"SIGINT stops serve cleanly: {rc} {rest[-300:]}")
+        subprocess.run([PMU_EMU, "save", st, os.path.join(d, "after-int")], check=True)
+        d1 = subprocess.run([PMU_EMU, "diff", os.path.join(d, "before"), os.path.join(d, "after-int")],
+                            capture_output=True, text=True)
+        check(d1.returncode == 0, f"restored after SIGINT: {d1.stdout}")
+        # Another user takes fixed counter 0 mid-run: invalid from then on, no counter sample; left to them.
+        serve = Serve(["--backend", "msr", "-C", str(CORE), "-e", "INST_RETIRED.ANY,LLC_MISSES"], env=env)
+        try:
+            # Another user takes fixed counter 0: invalid from then on, no counter sample.
+            fixed_ctrl = subprocess.run([PMU_EMU, "get", st, str(CORE), "0x38d"], capture_output=True, text=True).stdout
+            subprocess.run([PMU_EMU, "act", st, str(CORE), "wrmsr:0x38d=0x3"], check=True)
+            smp = samples(serve.metrics()[2])
+            check(not find(smp, "pmustat_inst_retired_any_total") and
+                  find(smp, "pmustat_event_valid", name="pmustat_inst_retired_any_total",
+                       reason="not counted: counter taken by another user") == [0] and
+                  find(smp, "pmustat_event_valid", name="pmustat_llc_misses_total", reason="counted") == [1],
+                  f"a counter taken mid-run is invalid (FIXED_CTR_CTRL was {fixed_ctrl.strip()})")
+            subprocess.run([PMU_EMU, "act", st, str(CORE), f"wrmsr:0x38d={fixed_ctrl.strip()}"], check=True)
+            smp = samples(serve.metrics()[2])
+            check(not find(smp, "pmustat_inst_retired_any_total"), "once taken, never counted again")
+        finally:
+            rc, rest = serve.stop(signal.SIGTERM)
+            check(rc == 0, f"SIGTERM stops serve cleanly: {rc} {rest[-300:]}")
+        subprocess.run([PMU_EMU, "save", st, os.path.join(d, "after-taken")], check=True)
+        d1 = subprocess.run([PMU_EMU, "diff", os.path.join(d, "before"), os.path.join(d, "after-taken")],
+                            capture_output=True, text=True)
+        changed = set(re.findall(r"\((0x[0-9a-f]+)\)", d1.stdout))
+        check(changed <= {"0x309", "0x38d", "0x38f", "0x392"},
+              f"only the taken counter's registers differ (the other user's now): {d1.stdout}")
+        subprocess.run([PMU_EMU, "init", "--model", "skylake", "--cpus", str(CORE + 1), st], check=True)
+        subprocess.run([PMU_EMU, "save", st, os.path.join(d, "before")], check=True)
+        # SIGKILL: nothing restored by serve itself; pmustat reset does it from the journal, bit for bit.
+        serve = Serve(["--backend", "msr", "-C", str(CORE), "-e", "INST_RETIRED.ANY,LLC_MISSES"], env=env)
+        serve.metrics()
+        subprocess.run([PMU_EMU, "retire", st, str(CORE), "0xc0:0:77"], check=True)
+        check(find(samples(serve.metrics()[2]), "pmustat_inst_retired_any_total") == [77], "counting again")
+        rc, _ = serve.stop(signal.SIGKILL)
+        p = subprocess.run(emu + [PMUSTAT, "reset"], capture_output=True, text=True, timeout=60)
+        check(p.returncode == 0, f"pmustat reset: {p.returncode} {p.stderr[-300:]}")
+        subprocess.run([PMU_EMU, "save", st, os.path.join(d, "after-kill")], check=True)
+        d2 = subprocess.run([PMU_EMU, "diff", os.path.join(d, "before"), os.path.join(d, "after-kill")],
+                            capture_output=True, text=True)
+        check(d2.returncode == 0, f"a SIGKILLed serve undone by pmustat reset bit for bit: {d2.stdout}")
+
+
 def test_prometheus():
-    prometheus = need("prometheus")
+    need("prometheus")
     if not perf_software_ok():
         print("SKIP: perf_event_open is refused here (seccomp, perf_event_paranoid): pmustat serve counts nothing")
         sys.exit(SKIP)
@@ -242,6 +368,10 @@ def test_prometheus():
     if not serve.addr:
         return
     try:
+        p = subprocess.run([PMUSTAT, "serve", "-C", str(CORE), "--listen", "127.0.0.1:0", "-e", "task-clock"],
+                           capture_output=True, text=True, timeout=60)
+        check(p.returncode == 125 and "another pmustat serve" in p.stderr,
+              f"a second serve of the core: 125: {p.stderr[-300:]}")
         st, ctype, text = serve.metrics({"Accept": "application/openmetrics-text; version=1.0.0"})
         check(st == 200 and ctype.startswith("application/openmetrics-text") and text.endswith("# EOF\n"),
               f"OpenMetrics negotiated: {ctype}")
@@ -249,38 +379,19 @@ def test_prometheus():
         check(ctype.startswith("text/plain; version=0.0.4"), f"Prometheus text by default: {ctype}")
         promtool_clean(text, "serve's scrape")
         with tempfile.TemporaryDirectory(prefix="pmustat-prometheus-") as d:
-            port = free_port()
-            with open(os.path.join(d, "prometheus.yml"), "w") as f:
-                f.write("global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n"
-                        "scrape_configs:\n  - job_name: pmustat\n"
-                        f"    static_configs:\n      - targets: ['{serve.addr}']\n")
-            prom = subprocess.Popen([prometheus, "--config.file", os.path.join(d, "prometheus.yml"),
-                                     "--storage.tsdb.path", os.path.join(d, "data"),
-                                     "--web.listen-address", f"127.0.0.1:{port}"],
-                                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            prom = Prometheus(serve.addr, d)
             try:
-                query = urllib.parse.quote(f'pmustat_task_clock_seconds_total{{cpu="{CORE}"}}[1m]')
-                values = []
-                end = time.time() + 45
-                while time.time() < end and len(values) < 2:
-                    time.sleep(1)
-                    try:
-                        _, _, body = http_get(f"http://127.0.0.1:{port}/api/v1/query?query={query}", timeout=5)
-                    except OSError:
-                        continue
-                    res = json.loads(body)["data"]["result"]
-                    if res:
-                        metric, values = res[0]["metric"], [float(v) for _, v in res[0]["values"]]
+                metric, values = prom.series(f'pmustat_task_clock_seconds_total{{cpu="{CORE}"}}[1m]',
+                                             lambda v: len(v) >= 2)
                 if check(len(values) >= 2, "Prometheus stored two scrapes of pmustat serve"):
                     check(metric.get("event") == "task-clock" and metric.get("backend") == "perf" and
                           metric.get("pmu") == "software" and metric.get("job") == "pmustat",
                           f"the labels arrived: {metric}")
                     check(all(b > a for a, b in zip(values, values[1:])), f"the counter increases: {values}")
-                _, _, body = http_get(f"http://127.0.0.1:{port}/api/v1/query?query=up", timeout=5)
-                check(json.loads(body)["data"]["result"][0]["value"][1] == "1", "the target is up")
+                up = prom.query("up")
+                check(up and up[0]["value"][1] == "1", "the target is up")
             finally:
-                prom.kill()
-                prom.wait(timeout=10)
+                prom.stop()
     finally:
         rc, rest = serve.stop(signal.SIGHUP)
         check(rc == 0, f"SIGHUP stops serve cleanly: {rc} {rest[-300:]}")
@@ -312,8 +423,11 @@ def test_hostile():
     if not perf_software_ok():
         print("SKIP: perf_event_open is refused here: pmustat serve counts nothing")
         sys.exit(SKIP)
-    serve = Serve(["-C", str(CORE), "-e", "task-clock"])
+    # A process of its own (-p): the other tests' serves claim cores.
+    busy = subprocess.Popen(["sh", "-c", "while :; do sleep 0.05; done"])
+    serve = Serve(["-p", str(busy.pid), "-e", "task-clock,context-switches"])
     if not serve.addr:
+        busy.kill()
         return
 
     def total():
@@ -358,11 +472,13 @@ def test_hostile():
         check(serve.rss_kib() - rss0 < 16 * 1024, f"memory bounded: {rss0} -> {serve.rss_kib()} KiB")
     finally:
         rc, rest = serve.stop()
+        busy.kill()
+        busy.wait()
         check(rc == 0, f"SIGTERM stops serve cleanly: {rc} {rest[-300:]}")
 
 
 {"promtool": test_promtool, "textfile": test_textfile, "prometheus": test_prometheus,
- "hostile": test_hostile}[MODE]()
+ "hostile": test_hostile, "emu-serve": test_emu_serve}[MODE]()
 if failures:
     print(f"{len(failures)} failure(s)")
     sys.exit(1)
