@@ -370,9 +370,14 @@ static int
 serve_start(struct stat_state *s, struct pmustat_error **err)
 {
 	struct run_ctx *c = &s->c;
-	/* The MSR backend holds the cores' locks already (hw/cpulock.h): a second serve there failed in begin(). */
-	int rc = s->backend == BACKEND_MSR ? 0 : serve_claim(&s->claim, c->cores, c->ncores, c->o->pids, c->o->npids, err);
+	int rc;
 
+	if (c->plan && c->plan->nruns > 1)
+		return err_set(err, -E2BIG,
+			       "serve counts every event at once, and these need %u runs of the counters (a run per batch, as a command would be run once per batch); name fewer events",
+			       c->plan->nruns);
+	/* The MSR backend holds the cores' locks already (hw/cpulock.h): a second serve there failed in begin(). */
+	rc = s->backend == BACKEND_MSR ? 0 : serve_claim(&s->claim, c->cores, c->ncores, c->o->pids, c->o->npids, err);
 	if (rc == 0)
 		rc = exporter_start(c->o->serve_listen, &c->exporter, err);
 	if (rc)
