@@ -242,12 +242,17 @@ class Serve:
 class Prometheus:
     """Debian's prometheus on 127.0.0.1, a free port, its own storage, scraping @target every second."""
 
-    def __init__(self, target, tmp):
+    def __init__(self, target, tmp, node=None):
         port = free_port()
+        # instance = the host, for both jobs (the README's scrape config), so they join on it.
+        relabel = ("    relabel_configs:\n      - source_labels: [__address__]\n"
+                   "        regex: '([^:]+):\\d+'\n        target_label: instance\n")
         with open(os.path.join(tmp, "prometheus.yml"), "w") as f:
             f.write("global:\n  scrape_interval: 1s\n  scrape_timeout: 1s\n"
                     "scrape_configs:\n  - job_name: pmustat\n"
-                    f"    static_configs:\n      - targets: ['{target}']\n")
+                    f"    static_configs:\n      - targets: ['{target}']\n" + relabel)
+            if node:
+                f.write(f"  - job_name: node\n    static_configs:\n      - targets: ['{node}']\n" + relabel)
         self.url = f"http://127.0.0.1:{port}"
         self.p = subprocess.Popen([need("prometheus"), "--config.file", os.path.join(tmp, "prometheus.yml"),
                                    "--storage.tsdb.path", os.path.join(tmp, "data"),
@@ -289,10 +294,15 @@ def test_emu_serve():
         # Not through run-under-emu (a shell, which would take the signals): its environment, directly.
         env = dict(os.environ, LD_PRELOAD=LIBPMUEMU, PMUSTAT_EMU_STATE=st,
                    ASAN_OPTIONS=os.environ.get("ASAN_OPTIONS", "") + ":verify_asan_link_order=0")
-        serve = Serve(["--backend", "msr", "-C", str(CORE), "-e", "INST_RETIRED.ANY,LLC_MISSES"], env=env)
+        serve = Serve(["--backend", "msr", "-C", str(CORE), "-e", "INST_RETIRED.ANY,LLC_MISSES,cycles"], env=env)
         if not serve.addr:
             return
-        prom = Prometheus(serve.addr, d)
+        # node_exporter's node_cpu_info (this host's sockets) for the README's per-socket sums.
+        node_port = free_port()
+        node = subprocess.Popen([need("prometheus-node-exporter"), "--web.listen-address", f"127.0.0.1:{node_port}",
+                                 "--collector.disable-defaults", "--collector.cpu", "--collector.cpu.info"],
+                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        prom = Prometheus(serve.addr, d, node=f"127.0.0.1:{node_port}")
         try:
             q = f'pmustat_inst_retired_any_total{{cpu="{CORE}"}}[5m]'
             metric, values = prom.series(q, lambda v: len(v) >= 1)
@@ -307,12 +317,28 @@ def test_emu_serve():
                   metric.get("pmu") == "cpu" and metric.get("mode") == "u", f"the labels: {metric}")
             inc = prom.query(f'increase(pmustat_inst_retired_any_total{{cpu="{CORE}"}}[5m])')
             check(inc != [], "increase() over the stored counter")
+            # The README's PromQL: IPC, and per socket (node_cpu_info's package), from the stored counters.
+            subprocess.run([PMU_EMU, "retire", st, str(CORE), "0x3c:0:6690"], check=True)
+            prom.series(f'pmustat_cycles_total{{cpu="{CORE}"}}[5m]', lambda v: v and v[-1] >= 6690)
+            ipc = prom.query("rate(pmustat_inst_retired_any_total[1m]) / ignoring(event) rate(pmustat_cycles_total[1m])")
+            check(ipc and float(ipc[0]["value"][1]) == 0.5, f"IPC through PromQL: 3345 / 6690: {ipc}")
+            end, per_socket = time.time() + 20, []
+            while time.time() < end and not per_socket:
+                per_socket = prom.query(
+                    "sum by (instance, package) (rate(pmustat_inst_retired_any_total[1m]) * on (instance, cpu)"
+                    " group_left(package) node_cpu_info) / sum by (instance, package) (rate(pmustat_cycles_total[1m])"
+                    " * on (instance, cpu) group_left(package) node_cpu_info)")
+                time.sleep(0.5)
+            check(per_socket and "package" in per_socket[0]["metric"] and float(per_socket[0]["value"][1]) == 0.5,
+                  f"per-socket IPC through node_cpu_info: {per_socket}")
             # A second serve of the core: refused.
             p = subprocess.run(emu + [PMUSTAT, "serve", "--backend", "msr", "-C", str(CORE), "--listen",
                                       "127.0.0.1:0", "-e", "INST_RETIRED.ANY"], capture_output=True, text=True, timeout=60)
             check(p.returncode == 125 and "in use" in p.stderr, f"a second serve of the core: 125: {p.stderr[-300:]}")
         finally:
             prom.stop()
+            node.kill()
+            node.wait(timeout=10)
             rc, rest = serve.stop(signal.SIGINT)
             check(rc == 0, f"SIGINT stops serve cleanly: {rc} {rest[-300:]}")
         subprocess.run([PMU_EMU, "save", st, os.path.join(d, "after-int")], check=True)
