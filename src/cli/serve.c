@@ -23,10 +23,11 @@ enum {
 	OPT_LISTEN = 300,
 };
 
-#define SERVE_OPTSTRING "+e:C:ap:vh"
+#define SERVE_OPTSTRING "+e:M:C:ap:vh"
 
 static const struct option longopts[] = {
 	{ "event", required_argument, NULL, 'e' },
+	{ "metrics", required_argument, NULL, 'M' },
 	{ "cpu", required_argument, NULL, 'C' },
 	{ "all-cpus", no_argument, NULL, 'a' },
 	{ "pid", required_argument, NULL, 'p' },
@@ -42,7 +43,8 @@ static void
 usage(FILE *out)
 {
 	fprintf(out,
-		"usage: pmustat serve [-e EVENTS]... {-C LIST | -a | -p PID[,PID...]} [--listen ADDR:PORT]\n"
+		"usage: pmustat serve [-e EVENTS]... [-M METRICS]... {-C LIST | -a | -p PID[,PID...]}\n"
+		"                     [--listen ADDR:PORT]\n"
 		"                     [--backend perf|msr] [-v]\n"
 		"\n"
 		"Counts until SIGINT, SIGTERM or SIGHUP and answers GET /metrics with the counts so\n"
@@ -50,6 +52,8 @@ usage(FILE *out)
 		"counter per event and core; scrapes read the counters, never reset them.\n"
 		"\n"
 		"  -e, --event EVENTS     events to count, comma-separated (default: perf's set)\n"
+		"  -M, --metrics NAMES    Intel's metrics (pmustat list --metrics), as gauges beside\n"
+		"                         the counters, from the counts so far\n"
 		"  -C, --cpu LIST         count these cores (0,2-3)\n"
 		"  -a, --all-cpus         count every CPU pmustat may run on\n"
 		"  -p, --pid PID[,PID]    count these processes, all their threads (perf backend)\n"

@@ -224,6 +224,14 @@ run_watch(struct run_ctx *c, unsigned run);
 int
 run_rounds(struct run_ctx *c);
 
+/*
+ * The current round's counts (c->counts, c->core_counts) kept as each
+ * event's next value (c->values, c->core_values, c->nvalues), as every
+ * round's are.
+ */
+void
+run_keep_counts(struct run_ctx *c);
+
 /* A failure of pmustat: @fmt into c->error (kept if one is there), status 125. Returns the status. */
 int
 run_fail(struct run_ctx *c, int rc, const char *fmt, ...) __attribute__((format(printf, 3, 4)));

@@ -350,19 +350,15 @@ on_scrape(void *arg, struct exporter *ex)
 	struct run_ctx *c = &s->c;
 	struct stat_report rep;
 
+	/* The counts so far as the one round's values, as at the end; the round's own values come after. */
+	run_keep_counts(c);
 	fill_rows(s);
-	for (unsigned r = 0; s->cpu_values && c->core_counts && r < s->ev.nrows; r++) {
-		unsigned u = s->ev.row_event[r];
-
-		if (!c->counts[u].per_cpu && !(u < s->ev.nhw && s->backend == BACKEND_MSR))
-			continue;
-		for (unsigned i = 0; i < c->ncores; i++)
-			s->cpu_values[(size_t)r * c->ncores + i] = c->core_counts[(size_t)u * c->ncores + i];
-		s->rows[r].cpu_values = s->cpu_values + (size_t)r * c->ncores;
-	}
+	stat_metrics_evaluate(&s->m, c);
 	build_report(s, &rep);
 	rep.live = true;
 	exporter_publish(ex, output_exposition_text(&rep, exporter_wanted(ex)));
+	for (unsigned u = 0; u < s->ev.nhw + s->ev.nsw; u++)
+		c->nvalues[u] = 0;
 }
 
 /* pmustat serve: listen once the counters are ours (a second serve on these cores failed before). */

@@ -85,15 +85,18 @@ row_family(const struct stat_row *row, char *buf, size_t size)
 	snprintf(buf, size, "pmustat_%s%s", base[0] ? base : "event", row_in_seconds(row) ? "_seconds" : "");
 }
 
-/* @s as a label value: valid UTF-8 (json_text's repair), '\\', '"' and line breaks escaped. */
+/*
+ * @s as exposition text: valid UTF-8 (json_text's repair), '\\' and line
+ * breaks escaped, and '"' when @quote (label values; OpenMetrics' HELP).
+ */
 static void
-label_value(struct strbuf *b, const char *s)
+escaped(struct strbuf *b, const char *s, bool quote)
 {
 	json_t *j = json_text(s ? s : "");
 	const char *t = j ? json_string_value(j) : "";
 
 	for (; t && *t; t++) {
-		if (*t == '\\' || *t == '"')
+		if (*t == '\\' || (*t == '"' && quote))
 			strbuf_printf(b, "\\%c", *t);
 		else if (*t == '\n')
 			strbuf_printf(b, "\\n");
@@ -107,7 +110,7 @@ static void
 label(struct strbuf *b, const char *name, const char *value)
 {
 	strbuf_printf(b, "%s%s=\"", b->len ? "," : "", name);
-	label_value(b, value);
+	escaped(b, value, true);
 	strbuf_printf(b, "\"");
 }
 
@@ -150,24 +153,6 @@ row_labels(const struct stat_report *rep, const struct stat_row *row, int cpu, c
 	}
 }
 
-/* HELP text: '\\' and line breaks escaped, '"' too in OpenMetrics. */
-static void
-help_text(struct strbuf *b, const char *s, enum exposition fmt)
-{
-	json_t *j = json_text(s);
-	const char *t = j ? json_string_value(j) : "";
-
-	for (; t && *t; t++) {
-		if (*t == '\\' || (*t == '"' && fmt == EXPOSITION_OPENMETRICS))
-			strbuf_printf(b, "\\%c", *t);
-		else if (*t == '\n')
-			strbuf_printf(b, "\\n");
-		else
-			strbuf_printf(b, "%c", *t);
-	}
-	json_decref(j);
-}
-
 /*
  * A family's metadata: HELP, TYPE, (OpenMetrics) UNIT. Prometheus's format
  * names a counter's family by its samples' name (with _total), OpenMetrics
@@ -180,7 +165,7 @@ family_header(struct strbuf *b, const char *family, bool counter, const char *un
 	const char *total = counter && fmt == EXPOSITION_PROMETHEUS ? "_total" : "";
 
 	strbuf_printf(b, "# HELP %s%s ", family, total);
-	help_text(b, help, fmt);
+	escaped(b, help, fmt == EXPOSITION_OPENMETRICS);
 	strbuf_printf(b, "\n# TYPE %s%s %s\n", family, total, counter ? "counter" : "gauge");
 	if (unit && fmt == EXPOSITION_OPENMETRICS)
 		strbuf_printf(b, "# UNIT %s %s\n", family, unit);

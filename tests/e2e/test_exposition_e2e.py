@@ -372,10 +372,16 @@ def test_emu_serve():
         subprocess.run([PMU_EMU, "init", "--model", "skylake", "--cpus", str(CORE + 1), st], check=True)
         subprocess.run([PMU_EMU, "save", st, os.path.join(d, "before")], check=True)
         # SIGKILL: nothing restored by serve itself; pmustat reset does it from the journal, bit for bit.
-        serve = Serve(["--backend", "msr", "-C", str(CORE), "-e", "INST_RETIRED.ANY,LLC_MISSES"], env=env)
+        serve = Serve(["--backend", "msr", "-C", str(CORE), "-e", "INST_RETIRED.ANY,LLC_MISSES", "-M",
+                       "Info_Thread_IPC"], env=env)
         serve.metrics()
         subprocess.run([PMU_EMU, "retire", st, str(CORE), "0xc0:0:77"], check=True)
-        check(find(samples(serve.metrics()[2]), "pmustat_inst_retired_any_total") == [77], "counting again")
+        subprocess.run([PMU_EMU, "retire", st, str(CORE), "0x3c:0:154"], check=True)
+        text = serve.metrics()[2]
+        promtool_clean(text, "serve with -M")
+        check(find(samples(text), "pmustat_inst_retired_any_total") == [77], "counting again")
+        check(find(samples(text), "pmustat_metric", metric="Info_Thread_IPC") == [0.5],
+              f"-M: the metric from the counts so far, 77 / 154: {text}")
         rc, _ = serve.stop(signal.SIGKILL)
         p = subprocess.run(emu + [PMUSTAT, "reset"], capture_output=True, text=True, timeout=60)
         check(p.returncode == 0, f"pmustat reset: {p.returncode} {p.stderr[-300:]}")
