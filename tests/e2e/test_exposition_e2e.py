@@ -422,6 +422,12 @@ def test_prometheus():
                     check(all(b > a for a, b in zip(values, values[1:])), f"the counter increases: {values}")
                 up = prom.query("up")
                 check(up and up[0]["value"][1] == "1", "the target is up")
+                # Prometheus asked for OpenMetrics and parsed it: the family's unit came from # UNIT.
+                _, _, body = http_get(f"{prom.url}/api/v1/targets/metadata", timeout=5)
+                meta = {m["metric"]: m for m in json.loads(body)["data"]}
+                check(meta.get("pmustat_task_clock_seconds", {}).get("unit") == "seconds" and
+                      meta["pmustat_task_clock_seconds"]["type"] == "counter",
+                      f"scraped as OpenMetrics (# UNIT seconds): {sorted(meta)}")
             finally:
                 prom.stop()
     finally:
