@@ -315,6 +315,12 @@ def test_emu_serve():
             check(steps == [0, 1000, 3345], f"Prometheus stored exactly what was retired: {values}")
             check(metric.get("event") == "INST_RETIRED.ANY" and metric.get("backend") == "msr" and
                   metric.get("pmu") == "cpu" and metric.get("mode") == "u", f"the labels: {metric}")
+            # Hostile requests touch neither the counters nor the PMU (the diff after SIGINT below).
+            raw(serve.addr, b"GARBAGE \x00\xff\r\n\r\n")
+            raw(serve.addr, b"GET /metrics HTTP/1.1\r\nHost: x\r\nX-Big: " + b"a" * 65536 + b"\r\n\r\n")
+            raw(serve.addr, b"GET /x HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+            check(find(samples(serve.metrics()[2]), "pmustat_inst_retired_any_total") == [3345],
+                  "the count after hostile requests")
             inc = prom.query(f'increase(pmustat_inst_retired_any_total{{cpu="{CORE}"}}[5m])')
             check(inc != [], "increase() over the stored counter")
             # The README's PromQL: IPC, and per socket (node_cpu_info's package), from the stored counters.
