@@ -115,6 +115,11 @@ cmd_serve(int argc, char **argv, struct pmustat_error **err)
 			o.pid_list);
 		return EXIT_PMUSTAT_FAILURE;
 	}
+	if (!exporter_listen_ok(o.serve_listen)) {
+		cli_usage_error(err, PROG, "--listen %s: want a numeric ADDR:PORT such as 127.0.0.1:9477, 0.0.0.0:9477 or [::1]:9477",
+				o.serve_listen);
+		return EXIT_PMUSTAT_FAILURE;
+	}
 	if (o.backend == BACKEND_AUTO) {
 		cli_usage_error(err, PROG, "--backend auto: say perf (the default) or msr; an exporter's counting should not change with the machine's state");
 		return EXIT_PMUSTAT_FAILURE;

@@ -178,6 +178,15 @@ parse_listen(const char *listen, struct sockaddr_storage *ss, socklen_t *len)
 	return 0;
 }
 
+bool
+exporter_listen_ok(const char *listen)
+{
+	struct sockaddr_storage ss;
+	socklen_t len;
+
+	return parse_listen(listen, &ss, &len) == 0;
+}
+
 int
 exporter_start(const char *listen, struct exporter **out, struct pmustat_error **err)
 {

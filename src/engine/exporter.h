@@ -13,6 +13,8 @@
 #ifndef PMUSTAT_EXPORTER_H
 #define PMUSTAT_EXPORTER_H
 
+#include <stdbool.h>
+
 #include "report/output.h"
 
 struct exporter;
@@ -20,6 +22,10 @@ struct pmustat_error;
 
 /* The default --listen: loopback only. */
 #define EXPORTER_DEFAULT_LISTEN "127.0.0.1:9477"
+
+/* Whether @listen is an address exporter_start() takes (checked before anything is counted). */
+bool
+exporter_listen_ok(const char *listen);
 
 /*
  * Listen on @listen ("ADDR:PORT", "[ADDR]:PORT" for IPv6, numeric; port 0:

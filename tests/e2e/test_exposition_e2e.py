@@ -467,6 +467,13 @@ def test_hostile():
     if not perf_software_ok():
         print("SKIP: perf_event_open is refused here: pmustat serve counts nothing")
         sys.exit(SKIP)
+    # Usage: refused before anything is counted.
+    for args, says in ((["-C", "0", "--listen", "localhost:80"], "numeric ADDR:PORT"),
+                       (["-e", "task-clock"], "-C LIST, -a or -p PID"),
+                       (["-C", "0", "--", "true"], "not a COMMAND"),
+                       (["-p", "1", "--backend", "msr"], "MSR backend counts cores")):
+        p = subprocess.run([PMUSTAT, "serve"] + args, capture_output=True, text=True, timeout=30)
+        check(p.returncode == 125 and says in p.stderr, f"serve {args}: 125, '{says}': {p.returncode} {p.stderr}")
     # A process of its own (-p): the other tests' serves claim cores.
     busy = subprocess.Popen(["sh", "-c", "while :; do sleep 0.05; done"])
     serve = Serve(["-p", str(busy.pid), "-e", "task-clock,context-switches"])
