@@ -489,8 +489,14 @@ write_textfile(struct stat_state *s, const struct stat_report *rep)
 		const char *base = strrchr(o->command[0], '/');
 		size_t n = 0;
 
-		for (base = base ? base + 1 : o->command[0]; *base && n + 1 < sizeof(name); base++)
-			name[n++] = strchr("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-", *base) ? *base : '_';
+		/* The command's file name, each character outside [A-Za-z0-9_-] as '_'. */
+		for (base = base ? base + 1 : o->command[0]; *base && n + 1 < sizeof(name); base++) {
+			char ch = *base;
+			bool plain = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+				     ch == '_' || ch == '-';
+
+			name[n++] = plain ? ch : '_';
+		}
 		name[n] = '\0';
 	} else
 		snprintf(name, sizeof(name), "%s", o->npids ? "pid" : "cores");

@@ -218,7 +218,7 @@ core_pmu(const struct stat_report *rep, unsigned c)
 	return rep->core_pmu && rep->core_pmu[c] ? rep->core_pmu[c] : rep->pmu ? rep->pmu : "cpu";
 }
 
-/* Whether rows @i and @j are one series set: same family, same resolved event and ring. */
+/* Whether rows @a and @b of one family are one series set: the same resolved event in the same rings. */
 static bool
 same_series(const struct stat_row *a, const struct stat_row *b)
 {
