@@ -534,7 +534,7 @@ msr_peek(struct run_ctx *c, unsigned run, struct pmustat_error **err)
 {
 	struct msr_state *s = state(c);
 	struct pmu_count counts[SCHED_MAX_EVENTS];
-	const char *lost[SCHED_MAX_EVENTS];
+	const char *lost[SCHED_MAX_EVENTS] = { NULL };
 	int rc;
 
 	if (!s || !s->sampled)

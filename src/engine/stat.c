@@ -495,7 +495,9 @@ write_textfile(struct stat_state *s, const struct stat_report *rep)
 			bool plain = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
 				     ch == '_' || ch == '-';
 
-			name[n++] = plain ? ch : '_';
+			if (!plain)
+				ch = '_';
+			name[n++] = ch;
 		}
 		name[n] = '\0';
 	} else
