@@ -19,8 +19,11 @@
 
 #define PROG "pmustat serve"
 
+/* serve's own long options (stat's codes are stat.c's: -e, -M, -C, -a, -p and -v go there). */
 enum {
 	OPT_LISTEN = 300,
+	OPT_SERVE_BACKEND,
+	OPT_SERVE_FORCE,
 };
 
 #define SERVE_OPTSTRING "+e:M:C:ap:vh"
@@ -31,8 +34,8 @@ static const struct option longopts[] = {
 	{ "cpu", required_argument, NULL, 'C' },
 	{ "all-cpus", no_argument, NULL, 'a' },
 	{ "pid", required_argument, NULL, 'p' },
-	{ "backend", required_argument, NULL, 'B' },
-	{ "force", no_argument, NULL, 'f' },
+	{ "backend", required_argument, NULL, OPT_SERVE_BACKEND },
+	{ "force", no_argument, NULL, OPT_SERVE_FORCE },
 	{ "listen", required_argument, NULL, OPT_LISTEN },
 	{ "verbose", no_argument, NULL, 'v' },
 	{ "help", no_argument, NULL, 'h' },
@@ -76,6 +79,8 @@ cmd_serve(int argc, char **argv, struct pmustat_error **err)
 	memset(&o, 0, sizeof(o));
 	o.core = -1;
 	o.log_fd = -1;
+	o.ctl_fd = -1;
+	o.ack_fd = -1;
 	o.repeat = 1;
 	o.backend = BACKEND_PERF;
 	o.serve_listen = EXPORTER_DEFAULT_LISTEN;
@@ -92,6 +97,17 @@ cmd_serve(int argc, char **argv, struct pmustat_error **err)
 		}
 		if (c == OPT_LISTEN) {
 			o.serve_listen = optarg;
+			continue;
+		}
+		if (c == OPT_SERVE_FORCE) {
+			o.force = true;
+			continue;
+		}
+		if (c == OPT_SERVE_BACKEND) {
+			if (backend_parse(optarg, &o.backend) || o.backend == BACKEND_AUTO) {
+				cli_usage_error(err, PROG, "--backend %s: want perf (the default) or msr", optarg);
+				return EXIT_PMUSTAT_FAILURE;
+			}
 			continue;
 		}
 		if (stat_take_option(PROG, c, &o, err))
@@ -118,10 +134,6 @@ cmd_serve(int argc, char **argv, struct pmustat_error **err)
 	if (!exporter_listen_ok(o.serve_listen)) {
 		cli_usage_error(err, PROG, "--listen %s: want a numeric ADDR:PORT such as 127.0.0.1:9477, 0.0.0.0:9477 or [::1]:9477",
 				o.serve_listen);
-		return EXIT_PMUSTAT_FAILURE;
-	}
-	if (o.backend == BACKEND_AUTO) {
-		cli_usage_error(err, PROG, "--backend auto: say perf (the default) or msr; an exporter's counting should not change with the machine's state");
 		return EXIT_PMUSTAT_FAILURE;
 	}
 	/* One series per core. */
