@@ -76,12 +76,7 @@ cmd_serve(int argc, char **argv, struct pmustat_error **err)
 	static struct stat_opts o;
 	int c;
 
-	memset(&o, 0, sizeof(o));
-	o.core = -1;
-	o.log_fd = -1;
-	o.ctl_fd = -1;
-	o.ack_fd = -1;
-	o.repeat = 1;
+	stat_opts_defaults(&o);
 	o.backend = BACKEND_PERF;
 	o.serve_listen = EXPORTER_DEFAULT_LISTEN;
 	optind = 1;

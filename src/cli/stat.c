@@ -718,6 +718,17 @@ check_options(const struct stat_opts *o, struct pmustat_error **err)
 	return check_sim(o, err);
 }
 
+void
+stat_opts_defaults(struct stat_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->core = -1;
+	o->log_fd = -1;
+	o->ctl_fd = -1;
+	o->ack_fd = -1;
+	o->repeat = 1;
+}
+
 int
 cmd_stat_as(const char *prog, int argc, char **argv, struct pmustat_error **err)
 {
@@ -726,12 +737,7 @@ cmd_stat_as(const char *prog, int argc, char **argv, struct pmustat_error **err)
 
 	stat_prog = prog;
 
-	memset(&o, 0, sizeof(o));
-	o.core = -1;
-	o.log_fd = -1;
-	o.ctl_fd = -1;
-	o.ack_fd = -1;
-	o.repeat = 1;
+	stat_opts_defaults(&o);
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, STAT_OPTSTRING, longopts, NULL)) != -1) {
