@@ -58,8 +58,13 @@ stat_usage_options(FILE *out)
 		"                         (as likwid-pin); needs ptrace of the command\n"
 		"  -x, --field-separator SEP  CSV output\n"
 		"  -j, --json             one JSON object\n"
-		"      --csv-header       with -x, a first line naming the fields\n"
-		"  -o, --output FILE      write the results to FILE instead of stderr\n"
+		"      --output-format F  prometheus (text exposition 0.0.4) or openmetrics (1.0):\n"
+		"                         counters pmustat_<event>_total, validity and -M gauges\n"
+		"      --textfile DIR     also write the prometheus exposition atomically to\n"
+		"                         DIR/pmustat-<name>.prom (node_exporter's textfile collector)\n"
+		"      --textfile-name N  <name> of that file (default: the command's name)\n"
+		"      --csv-header       with -x, each record type's field names before its first\n"
+		"  -o, --output FILE      write the results to FILE instead of stderr ('-': stdout)\n"
 		"      --log-fd N         write the results to inherited descriptor N (N>FILE)\n"
 		"      --force            take counters another user holds (restored after)\n"
 		"      --no-rerun         refuse instead of running COMMAND once per batch\n"
@@ -95,7 +100,8 @@ stat_usage_options(FILE *out)
 		"                         descriptor CTL; pmustat answers 'ack' on ACK (perf backend)\n"
 		"\n"
 		"CI gates (exit 3 when one fails and COMMAND exited 0):\n"
-		"  -r, --repeat N         run COMMAND N times; per-event median, mean, min, max, stddev\n"
+		"  -r, --repeat N         run COMMAND N times; per event the mean and perf's +- (the\n"
+		"                         standard error); median, min, max, stddev in --json and -x\n"
 		"      --keep-going       with -r, go on after a failing run\n"
 		"      --check EXPR       e.g. 'LONGEST_LAT_CACHE.MISS<=1.5M', 'Info_Thread_IPC>=1.5',\n"
 		"                         'hot:LLC_MISSES<=100' (REGION:EVENT, with --regions) or\n"
@@ -283,6 +289,9 @@ enum {
 	OPT_METRIC_ONLY,
 	OPT_PER_THREAD,
 	OPT_PER_CORE,
+	OPT_OUTPUT_FORMAT,
+	OPT_TEXTFILE,
+	OPT_TEXTFILE_NAME,
 };
 
 /* '+': the first non-option word is COMMAND; its options are its own. */
@@ -334,16 +343,20 @@ static const struct option longopts[] = {
 	{ "cgroup", required_argument, NULL, 'G' },
 	{ "per-thread", no_argument, NULL, OPT_PER_THREAD },
 	{ "per-core", no_argument, NULL, OPT_PER_CORE },
+	{ "output-format", required_argument, NULL, OPT_OUTPUT_FORMAT },
+	{ "textfile", required_argument, NULL, OPT_TEXTFILE },
+	{ "textfile-name", required_argument, NULL, OPT_TEXTFILE_NAME },
 	{ NULL, 0, NULL, 0 },
 };
 
 /* One option into @o: 0, or -EINVAL with the usage error. */
-static int
-take_option(int c, struct stat_opts *o, struct pmustat_error **err)
+int
+stat_take_option(const char *prog, int c, struct stat_opts *o, struct pmustat_error **err)
 {
 	struct check_error cerr;
 	unsigned n;
 
+	stat_prog = prog;
 	switch (c) {
 	case 'e':
 		if (o->nspecs >= STAT_MAX_SPECS)
@@ -394,6 +407,27 @@ take_option(int c, struct stat_opts *o, struct pmustat_error **err)
 	case 'o':
 		o->output = optarg;
 		return 0;
+	case OPT_OUTPUT_FORMAT: {
+		enum exposition fmt;
+
+		if (output_exposition_parse(optarg, &fmt))
+			return cli_usage_error(err, stat_prog,
+					       "--output-format %s: want prometheus or openmetrics (-x SEP for CSV, --json for JSON)",
+					       optarg);
+		o->exposition = (int)fmt;
+		return 0;
+	}
+	case OPT_TEXTFILE:
+		o->textfile_dir = optarg;
+		return 0;
+	case OPT_TEXTFILE_NAME:
+		if (!optarg[0] || strspn(optarg, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.") !=
+		    strlen(optarg) || optarg[0] == '.' || strlen(optarg) > 128)
+			return cli_usage_error(err, stat_prog,
+					       "--textfile-name %s: want letters, digits, '_', '-' and '.' (not first), at most 128",
+					       optarg);
+		o->textfile_name = optarg;
+		return 0;
 	case OPT_LOG_FD: {
 		int fl;
 
@@ -428,14 +462,22 @@ take_option(int c, struct stat_opts *o, struct pmustat_error **err)
 	case OPT_KEEP_GOING:
 		o->keep_going = true;
 		return 0;
-	case OPT_CHECK:
+	case OPT_CHECK: {
+		struct check *grown;
+
 		if (o->nchecks >= STAT_MAX_CHECKS)
 			return cli_usage_error(err, stat_prog, "at most %d --check options", STAT_MAX_CHECKS);
+		/* Held only by a run that has checks, one at a time. */
+		grown = realloc(o->checks, (o->nchecks + 1) * sizeof(*o->checks));
+		if (!grown)
+			return err_set(err, -ENOMEM, "out of memory"), -ENOMEM;
+		o->checks = grown;
 		/* The message has the expression and a caret under the error on lines of their own. */
 		if (check_parse(optarg, &o->checks[o->nchecks], &cerr))
 			return check_set_error(err, optarg, &cerr);
 		o->nchecks++;
 		return 0;
+	}
 	case OPT_SAVE_BASELINE:
 		o->save_baseline = optarg;
 		return 0;
@@ -616,6 +658,13 @@ check_options(const struct stat_opts *o, struct pmustat_error **err)
 {
 	if (o->sep && o->json)
 		return cli_usage_error(err, stat_prog, "-x and --json exclude each other");
+	if (o->exposition && (o->sep || o->json))
+		return cli_usage_error(err, stat_prog, "--output-format, -x and --json exclude each other: one format per output");
+	if (o->textfile_name && !o->textfile_dir)
+		return cli_usage_error(err, stat_prog, "--textfile-name names the file of --textfile DIR: give both");
+	if ((o->textfile_dir || o->exposition) && o->interval_ms)
+		return cli_usage_error(err, stat_prog,
+				       "--output-format and --textfile write the whole run's counts once: they go without -I (pmustat serve exports counts as they grow)");
 	if (o->output && o->log_fd >= 0)
 		return cli_usage_error(err, stat_prog, "-o and --log-fd exclude each other: the results go to one place");
 	if (o->output && o->save_baseline && same_file(o->output, o->save_baseline))
@@ -678,38 +727,45 @@ check_options(const struct stat_opts *o, struct pmustat_error **err)
 	return check_sim(o, err);
 }
 
+void
+stat_opts_defaults(struct stat_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->core = -1;
+	o->log_fd = -1;
+	o->ctl_fd = -1;
+	o->ack_fd = -1;
+	o->repeat = 1;
+}
+
 int
 cmd_stat_as(const char *prog, int argc, char **argv, struct pmustat_error **err)
 {
-	static struct stat_opts o;	/* ~100 KiB of --check expressions */
-	int c;
+	struct stat_opts o;
+	int c, status;
 
 	stat_prog = prog;
 
-	memset(&o, 0, sizeof(o));
-	o.core = -1;
-	o.log_fd = -1;
-	o.ctl_fd = -1;
-	o.ack_fd = -1;
-	o.repeat = 1;
+	stat_opts_defaults(&o);
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, STAT_OPTSTRING, longopts, NULL)) != -1) {
 		if (c == 'h') {
 			usage(stdout);
+			free(o.checks);
 			return 0;
 		}
 		if (c == '?' || c == ':') {
 			cli_option_error(err, stat_prog, argv, STAT_OPTSTRING);
-			return EXIT_PMUSTAT_FAILURE;
+			goto failed;
 		}
-		if (take_option(c, &o, err))
-			return EXIT_PMUSTAT_FAILURE;
+		if (stat_take_option(stat_prog, c, &o, err))
+			goto failed;
 	}
 	if (optind < argc)
 		o.command = argv + optind;
 	if (check_options(&o, err))
-		return EXIT_PMUSTAT_FAILURE;
+		goto failed;
 	/* --per-core is -A's per-CPU counts, summed per core. */
 	if (o.per_core)
 		o.per_cpu = true;
@@ -721,13 +777,18 @@ cmd_stat_as(const char *prog, int argc, char **argv, struct pmustat_error **err)
 	if (!o.command && !o.npids && !o.ntids && !o.duration_ms && !o.cpu_list && !o.all_cpus && o.core < 0) {
 		usage(stderr);
 		err_set(err, -EINVAL, "no command given: pmustat [options] [--] COMMAND [ARGS...] (or -C LIST, -a, -p PID to count without one)");
-		return EXIT_PMUSTAT_FAILURE;
+		goto failed;
 	}
 	if (!o.command && !o.npids && !o.ntids && o.core < 0 && !o.cpu_list && !o.all_cpus) {
 		err_set(err, -EINVAL, "--duration counts cores or a process: say which, with -C LIST, -a or -p PID");
-		return EXIT_PMUSTAT_FAILURE;
+		goto failed;
 	}
-	return stat_main(&o, err);
+	status = stat_main(&o, err);
+	free(o.checks);
+	return status;
+failed:
+	free(o.checks);
+	return EXIT_PMUSTAT_FAILURE;
 }
 
 int

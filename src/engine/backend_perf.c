@@ -17,6 +17,7 @@
 #include "base/clock.h"
 #include "base/cpulist.h"
 #include "base/err.h"
+#include "base/strbuf.h"
 #include "engine/cgroup.h"
 #include "engine/perf_counters.h"
 #include "engine/perf_watch.h"
@@ -234,6 +235,37 @@ open_set(struct run_ctx *c, struct perf_state *s, unsigned g, pid_t pid, struct 
 }
 
 /*
+ * The warning (into *@err) for the refused event @k and every later one
+ * refused for the same cause, each marked in @told. Whether it was the
+ * last cause: no refused event is left untold.
+ */
+static bool
+refusal_warning(const struct run_ctx *c, const struct perf_state *s, unsigned k, bool *told,
+		struct pmustat_error **err)
+{
+	struct perf_event_attr attr;
+	struct strbuf names = STRBUF_INIT;
+	bool sw = event_is_software(s->pc[k].ev), last = true;
+	unsigned n = 0;
+
+	for (unsigned j = k; j < s->npc; j++) {
+		if (!s->pc[j].open_err || told[j] || s->pc[j].open_err != s->pc[k].open_err ||
+		    event_is_software(s->pc[j].ev) != sw)
+			continue;
+		told[j] = true;
+		strbuf_printf(&names, "%s'%s'", n++ ? ", " : "", s->pc[j].ev->requested[0] ? s->pc[j].ev->requested :
+			      s->pc[j].ev->name);
+	}
+	(void)perf_attr(s->pc[k].ev, &c->t->cpu.pmu, &attr, NULL);
+	perf_open_errors(s->pc[k].open_err, s->pc[k].ev, &attr, &s->env, strbuf_str(&names), n, err);
+	strbuf_free(&names);
+	for (unsigned j = k + 1; j < s->npc; j++)
+		if (s->pc[j].open_err && !told[j])
+			last = false;
+	return last;
+}
+
+/*
  * Open the counters of @run on the corked child @pid: the hardware events
  * of the run (as the hardware backend) and, in the first run, the
  * software events; with -A once per listed CPU. Unsupported hardware
@@ -243,6 +275,7 @@ open_set(struct run_ctx *c, struct perf_state *s, unsigned g, pid_t pid, struct 
 static int
 perf_attach(struct run_ctx *c, unsigned run, pid_t pid, struct pmustat_error **err)
 {
+	bool told[SCHED_MAX_EVENTS] = { false };
 	struct perf_state *s = state(c);
 	const struct stat_events *ev = c->ev;
 	unsigned opened = 0;
@@ -297,20 +330,21 @@ perf_attach(struct run_ctx *c, unsigned run, pid_t pid, struct pmustat_error **e
 		s->npc = 0;
 		return rc;
 	}
-	/* Each set has the same events: the kernel refuses the same ones on every CPU. */
+	/*
+	 * Each set has the same events: the kernel refuses the same ones on
+	 * every CPU. One warning per cause (errno and kind), naming its events;
+	 * when none opened, the last cause is the failure.
+	 */
+	for (unsigned k = 0; k < s->npc; k++)
+		opened += !s->pc[k].open_err;
 	for (unsigned k = 0; k < s->npc; k++) {
-		struct perf_event_attr attr;
-
-		if (!s->pc[k].open_err) {
-			opened++;
-			continue;
-		}
-		(void)perf_attr(s->pc[k].ev, &c->t->cpu.pmu, &attr, NULL);
-		perf_open_error(s->pc[k].open_err, s->pc[k].ev, &attr, &s->env, err);
-		if (opened == 0 && k + 1 == s->npc && !ev->kernel_generic)
+		if (s->pc[k].open_err && !told[k] && refusal_warning(c, s, k, told, err) && opened == 0 &&
+		    !ev->kernel_generic)
 			break;
-		fprintf(stderr, "pmustat: warning: %s\n", err_msg(*err));
-		err_clear(err);
+		if (*err) {
+			fprintf(stderr, "pmustat: warning: %s\n", err_msg(*err));
+			err_clear(err);
+		}
 	}
 	/* The kernel's generic events it refused are <not supported>, as with perf stat; the command runs. */
 	if (opened == 0 && !ev->kernel_generic) {
@@ -409,6 +443,11 @@ keep_threads(struct run_ctx *c, const struct perf_state *s)
 	return 0;
 }
 
+static void
+put_counts(struct run_ctx *c, struct perf_state *s, unsigned run, bool per_cpu);
+static void
+put_watch_per_cpu(struct run_ctx *c, const struct perf_state *s);
+
 /* Read, close and put the counts of the open counters where the report finds them. */
 static int
 perf_collect(struct run_ctx *c, unsigned run, struct pmustat_error **err)
@@ -428,10 +467,7 @@ perf_collect(struct run_ctx *c, unsigned run, struct pmustat_error **err)
 			fprintf(stderr, "pmustat: warning: %s\n", err_msg(*err));
 			err_clear(err);
 		}
-		for (unsigned k = 0; watch_per_cpu(c, s) && k < s->npc; k++)
-			for (unsigned t = 0; t < c->ncores; t++)
-				c->core_counts[(size_t)s->pc_event[k] * c->ncores + t] =
-					s->watch.pc[(size_t)t * s->npc + k].v.value;
+		put_watch_per_cpu(c, s);
 	}
 	per_cpu = s->cpus != NULL || watch_per_cpu(c, s);
 	for (unsigned g = 0; !s->watch.pc && g < s->nsets; g++) {
@@ -447,6 +483,15 @@ perf_collect(struct run_ctx *c, unsigned run, struct pmustat_error **err)
 					s->watch.pc[(size_t)t * s->npc + k].v.value;
 	close_sets(c, s, s->nsets);
 	perf_watch_close(c->perf, &s->watch);
+	put_counts(c, s, run, per_cpu);
+	s->npc = 0;
+	return 0;
+}
+
+/* The counts read into s->pc, summed, with their status, into c->counts (and per CPU, c->core_counts). */
+static void
+put_counts(struct run_ctx *c, struct perf_state *s, unsigned run, bool per_cpu)
+{
 	for (unsigned k = 0; k < s->npc; k++) {
 		unsigned u = s->pc_event[k];
 		struct run_count *rc = &c->counts[u];
@@ -457,6 +502,7 @@ perf_collect(struct run_ctx *c, unsigned run, struct pmustat_error **err)
 			snprintf(rc->status_buf, sizeof(rc->status_buf),
 				 "counted per CPU (multiplexing cannot be told per CPU)");
 		rc->status = rc->status_buf;
+		rc->user_only = sum.user_only;
 		rc->value = sum.v.value;
 		rc->perf_times = sum.read_ok;
 		rc->enabled = sum.v.enabled;
@@ -466,7 +512,29 @@ perf_collect(struct run_ctx *c, unsigned run, struct pmustat_error **err)
 		for (unsigned g = 0; s->cpus && g < s->nsets; g++)
 			c->core_counts[(size_t)u * c->ncores + g] = s->pc[(size_t)g * SCHED_MAX_EVENTS + k].v.value;
 	}
-	s->npc = 0;
+}
+
+/* Each watched CPU's copy of each counter into c->core_counts (-A, and pmustat serve). */
+static void
+put_watch_per_cpu(struct run_ctx *c, const struct perf_state *s)
+{
+	for (unsigned k = 0; watch_per_cpu(c, s) && k < s->npc; k++)
+		for (unsigned t = 0; t < c->ncores; t++)
+			c->core_counts[(size_t)s->pc_event[k] * c->ncores + t] = s->watch.pc[(size_t)t * s->npc + k].v.value;
+}
+
+/* pmustat serve: the watch's counts so far into c->counts, the counters left counting. */
+static int
+perf_peek(struct run_ctx *c, unsigned run, struct pmustat_error **err)
+{
+	struct perf_state *s = state(c);
+
+	if (!s || !s->watch.pc || s->npc == 0)
+		return 0;
+	if (perf_watch_peek(c->perf, &s->watch, s->pc, err))
+		return -EIO;
+	put_watch_per_cpu(c, s);
+	put_counts(c, s, run, watch_per_cpu(c, s));
 	return 0;
 }
 
@@ -677,4 +745,5 @@ const struct backend_ops backend_perf = {
 	.sample_stop = perf_sample_stop,
 	.sample_finish = perf_sample_finish,
 	.set_enabled = perf_set_enabled,
+	.peek = perf_peek,
 };

@@ -8,6 +8,7 @@
  * main() prints.
  */
 #include <errno.h>
+#include <limits.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,8 @@
 #include "config.h"
 #include "engine/core_types.h"
 #include "engine/cores.h"
+#include "engine/exporter.h"
+#include "engine/serve_claim.h"
 #include "engine/gates.h"
 #include "engine/perf_counters.h"
 #include "engine/plan.h"
@@ -28,9 +31,11 @@
 #include "engine/stat.h"
 #include "engine/stat_metrics.h"
 #include "engine/target.h"
+#include "events/arch_events.h"
 #include "events/cpu_source.h"
 #include "events/event_spec.h"
 #include "events/sim_events.h"
+#include "events/event_table.h"
 #include "events/sw_events.h"
 #include "hw/hw.h"
 #include "hw/topology.h"
@@ -38,7 +43,7 @@
 #include "report/outfile.h"
 #include "report/output.h"
 
-/* Everything one invocation holds: static, it is large (the gates' baseline). */
+/* Everything one invocation holds. */
 struct stat_state {
 	struct run_ctx c;
 	struct target t;
@@ -47,7 +52,7 @@ struct stat_state {
 	struct core_types ct;		/* a list across a hybrid's core types */
 	struct stat_events ev;
 	struct stat_metrics m;		/* -M */
-	struct gates g;
+	struct gates *g;		/* NULL without --check, --baseline or --save-baseline */
 	struct invoker inv;
 	struct outfile out_file;
 	FILE *out;
@@ -59,12 +64,14 @@ struct stat_state {
 	struct stats_summary *cpu_stats;
 	struct stat_cpu_counter *cpu_counters;	/* per row and core, from each core's plan */
 	const char **names;		/* per hardware event, for the plan's printout */
+	unsigned csv_headers;		/* --csv-header: the CSV record types named so far */
 	unsigned intervals;		/* -I records emitted */
 	/* --per-thread, --per-core: each line's label and each row's counts on them. */
 	const char **split_labels;
 	char (*core_labels)[48];
 	unsigned nsplit;
 	uint64_t *split_values;		/* --per-core: per row and core group */
+	struct serve_claim claim;	/* pmustat serve: its cores or processes */
 };
 
 /* The cores to count on (or the dump's CPU), the first one's table. */
@@ -230,7 +237,7 @@ make_rows(struct stat_state *s, struct pmustat_error **err)
 	return 0;
 }
 
-/* Row @r's count on each core (event @u): with -r, each core's median. */
+/* Row @r's count on each core (event @u): with -r, each core's mean (perf's figure). */
 static void
 fill_cpu_values(struct stat_state *s, unsigned r, unsigned u)
 {
@@ -246,13 +253,13 @@ fill_cpu_values(struct stat_state *s, unsigned r, unsigned u)
 
 		if (stats_compute(v, c->nvalues[u], st))
 			return;
-		s->cpu_values[at + i] = (uint64_t)(st->median + 0.5);
+		s->cpu_values[at + i] = (uint64_t)(st->mean + 0.5);
 	}
 	row->cpu_values = s->cpu_values + at;
 	row->cpu_stats = s->cpu_stats + at;
 }
 
-/* The rounds' counts into the rows: every round's, their statistics, the median. */
+/* The rounds' counts into the rows: every round's, their statistics, the mean (as perf stat -r shows). */
 static void
 fill_rows(struct stat_state *s)
 {
@@ -280,6 +287,7 @@ fill_rows(struct stat_state *s)
 		if (rc->run)
 			row->run = rc->run;
 		row->perf_times = rc->perf_times;
+		row->user_only = rc->user_only;
 		row->enabled = rc->enabled;
 		row->running = rc->running;
 		if (!c->values)
@@ -294,7 +302,7 @@ fill_rows(struct stat_state *s)
 		if (!row->counted)
 			row->status = "counted";
 		row->counted = true;
-		row->value = (uint64_t)(row->stats.median + 0.5);
+		row->value = (uint64_t)(row->stats.mean + 0.5);
 	}
 }
 
@@ -417,6 +425,7 @@ emit_interval(void *arg, double time, const uint64_t *deltas, const uint64_t *co
 								  s->interval_metrics) : 0;
 	iv.header = !header_done;
 	header_done = true;
+	iv.csv_headers = s->c.o->csv_header ? &s->csv_headers : NULL;
 	output_interval(s->out, &iv, s->c.o->sep, s->c.o->json);
 }
 
@@ -425,7 +434,7 @@ static int
 dry_run(struct stat_state *s, struct pmustat_error **err)
 {
 	struct run_ctx *c = &s->c;
-	FILE *out = (c->o->json || c->o->sep) ? stderr : s->out;
+	FILE *out = (c->o->json || c->o->sep || c->o->exposition) ? stderr : s->out;
 	int rc;
 
 	if (c->backends[0] == &backend_sim) {
@@ -452,6 +461,54 @@ dry_run(struct stat_state *s, struct pmustat_error **err)
 	for (unsigned r = 0; rc == 0 && r < s->ev.nrows; r++)
 		s->rows[r].status = "not counted: dry run";
 	return rc;
+}
+
+static void
+build_report(struct stat_state *s, struct stat_report *r);
+
+/*
+ * pmustat serve's scrape (the counting thread, run.h's on_scrape): the
+ * counts the backends peeked into rows, each core's own, and the
+ * exposition the scrape asked for.
+ */
+static void
+on_scrape(void *arg, struct exporter *ex)
+{
+	struct stat_state *s = arg;
+	struct run_ctx *c = &s->c;
+	struct stat_report rep;
+
+	/* The counts so far as the one round's values, as at the end; the round's own values come after. */
+	run_keep_counts(c);
+	fill_rows(s);
+	stat_metrics_evaluate(&s->m, c);
+	build_report(s, &rep);
+	rep.live = true;
+	exporter_publish(ex, output_exposition_text(&rep, exporter_wanted(ex)));
+	for (unsigned u = 0; u < s->ev.nhw + s->ev.nsw; u++)
+		c->nvalues[u] = 0;
+}
+
+/* pmustat serve: listen once the counters are ours (a second serve on these cores failed before). */
+static int
+serve_start(struct stat_state *s, struct pmustat_error **err)
+{
+	struct run_ctx *c = &s->c;
+	int rc;
+
+	if (c->plan && c->plan->nruns > 1)
+		return err_set(err, -E2BIG,
+			       "serve counts every event at once, and these need %u runs of the counters (a run per batch, as a command would be run once per batch); name fewer events",
+			       c->plan->nruns);
+	/* The MSR backend holds the cores' locks already (hw/cpulock.h): a second serve there failed in begin(). */
+	rc = s->backend == BACKEND_MSR ? 0 : serve_claim(&s->claim, c->cores, c->ncores, c->o->pids, c->o->npids, err);
+	if (rc == 0)
+		rc = exporter_start(c->o->serve_listen, &c->exporter, err);
+	if (rc)
+		return rc;
+	c->on_scrape = on_scrape;
+	fprintf(stderr, "pmustat serve: listening on http://%s/metrics\n", exporter_address(c->exporter));
+	return 0;
 }
 
 /* Count: the backends' begin, the rounds, their end on every path. */
@@ -495,18 +552,119 @@ count(struct stat_state *s, struct pmustat_error **err)
 		if (!s->interval_metrics)
 			rc = err_set(err, -ENOMEM, "out of memory");
 	}
+	if (rc == 0 && c->o->serve_listen)
+		rc = serve_start(s, err);
 	if (rc == 0) {
 		c->emit_interval = emit_interval;
 		c->emit_arg = s;
 		(void)run_rounds(c);
 	}
+	exporter_stop(c->exporter);
+	c->exporter = NULL;
+	serve_claim_release(&s->claim);
 	while (begun-- > 0)
 		c->backends[begun]->end(c);
 	return rc;
 }
 
+/* -r: each round's wall time (its runs summed), their statistics in ns. */
 static void
-report(struct stat_state *s)
+round_elapsed(const struct run_ctx *c, struct stats_summary *st)
+{
+	unsigned nruns = c->plan && c->plan->nruns ? c->plan->nruns : 1;
+	uint64_t *ns;
+
+	memset(st, 0, sizeof(*st));
+	if (!c->run_seconds || c->rounds < 2 || !(ns = calloc(c->rounds, sizeof(*ns))))
+		return;
+	for (unsigned r = 0; r < c->rounds; r++) {
+		double sec = 0;
+
+		for (unsigned k = 0; k < nruns; k++)
+			sec += c->run_seconds[(size_t)r * nruns + k];
+		ns[r] = (uint64_t)(sec * 1e9 + 0.5);
+	}
+	(void)stats_compute(ns, c->rounds, st);
+	free(ns);
+}
+
+/* The core type of core @i of the list, as the kernel names its PMU: "cpu", or "cpu_core"/"cpu_atom" on a hybrid. */
+static const char *
+core_pmu_of(const struct stat_state *s, unsigned i)
+{
+	const struct target *t = s->c.core_t ? s->c.core_t[i] : &s->t;
+	const char *type = s->target_open && t->cpu.hybrid ? cpu_core_type_name(t->cpu.core_type) : NULL;
+
+	return !type ? "cpu" : strcmp(type, "core") == 0 ? "cpu_core" : "cpu_atom";
+}
+
+/* Each row's HELP: its table's description, a software event's, or NULL. */
+static void
+fill_help(struct stat_state *s, unsigned nrows)
+{
+	for (unsigned r = 0; r < nrows; r++) {
+		const struct event *ev = s->rows[r].ev;
+		const struct sw_event *sw = event_is_software(ev) ? sw_event_of(ev) : NULL;
+		const struct event_desc *d = !sw && s->target_open && s->t.table ? event_table_find(s->t.table, ev->name) : NULL;
+
+		const struct arch_event *a = !sw && !d ? arch_event_by_key(ev->name) : NULL;
+
+		s->rows[r].help = sw ? sw->desc : d ? d->description : a ? a->name : NULL;
+	}
+}
+
+/*
+ * --textfile DIR: the Prometheus exposition as DIR/pmustat-NAME.prom,
+ * written to a temporary file and renamed (outfile.h), so node_exporter's
+ * textfile collector never reads half of it.
+ */
+static void
+write_textfile(struct stat_state *s, const struct stat_report *rep)
+{
+	const struct stat_opts *o = s->c.o;
+	struct pmustat_error *e = NULL;
+	struct outfile f;
+	char name[160], path[PATH_MAX];
+	char *text;
+
+	if (o->textfile_name)
+		snprintf(name, sizeof(name), "%s", o->textfile_name);
+	else if (o->command) {
+		const char *base = strrchr(o->command[0], '/');
+		size_t n = 0;
+
+		/* The command's file name, each character outside [A-Za-z0-9_-] as '_'. */
+		for (base = base ? base + 1 : o->command[0]; *base && n + 1 < sizeof(name); base++) {
+			char ch = *base;
+			bool plain = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+				     ch == '_' || ch == '-';
+
+			if (!plain)
+				ch = '_';
+			name[n++] = ch;
+		}
+		name[n] = '\0';
+	} else
+		snprintf(name, sizeof(name), "%s", o->npids ? "pid" : "cores");
+	snprintf(path, sizeof(path), "%s/pmustat-%s.prom", o->textfile_dir, name[0] ? name : "command");
+	text = output_exposition_text(rep, EXPOSITION_PROMETHEUS);
+	if (!text) {
+		err_set(&e, -ENOMEM, "--textfile %s: out of memory", path);
+		run_fail_err(&s->c, &e);
+		return;
+	}
+	if (outfile_open(&f, "--textfile", path, &s->inv, &e) == 0) {
+		(void)outfile_write_all(&f, text, strlen(text));
+		(void)outfile_commit(&f, &e);
+	}
+	free(text);
+	if (e)
+		run_fail_err(&s->c, &e);
+}
+
+/* The report of the counts so far or at the end, into @rep (pointing into @s). */
+static void
+build_report(struct stat_state *s, struct stat_report *r)
 {
 	struct run_ctx *c = &s->c;
 	struct stat_report rep;
@@ -535,6 +693,8 @@ report(struct stat_state *s)
 	rep.exit_status = c->status;
 	rep.command_ran = c->command_ran;
 	rep.elapsed = c->elapsed;
+	if (c->command_ran)
+		round_elapsed(c, &rep.round_elapsed);
 	rep.runs = c->plan ? c->plan->nruns : 0;
 	rep.read_method = c->command_ran ? c->read_method : NULL;
 	rep.window = c->command_ran ? c->window : NULL;
@@ -560,21 +720,47 @@ report(struct stat_state *s)
 	rep.rounds = c->rounds;
 	rep.checks = c->o->checks;
 	rep.nchecks = c->o->nchecks;
-	rep.check_results = s->g.evaluated && c->o->nchecks ? s->g.results : NULL;
+	rep.check_results = s->g && s->g->evaluated && c->o->nchecks ? s->g->results : NULL;
 	rep.baseline_path = c->o->baseline;
-	rep.baseline = s->g.evaluated && c->o->baseline ? s->g.cmp : NULL;
-	rep.nbaseline = rep.baseline ? s->g.ncmp : 0;
+	rep.baseline = s->g && s->g->evaluated && c->o->baseline ? s->g->cmp : NULL;
+	rep.nbaseline = rep.baseline ? s->g->ncmp : 0;
 	rep.tolerance_both = c->o->tolerances.both;
-	rep.gate_failed = s->g.failed;
+	rep.gate_failed = s->g && s->g->failed;
 	rep.json_one_line = c->o->interval_ms > 0;
 	rep.verbose = c->o->verbose;
 	rep.csv_header = c->o->csv_header;
+	rep.csv_headers = &s->csv_headers;
 	rep.regions = regions_report(c, s->rows, rep.nrows, s->ev.row_event, s->ev.nhw, &s->m);
 	rep.metrics = s->m.rows;
 	rep.nmetrics = s->m.nrows;
 	rep.with_metrics = c->o->nmetric_specs > 0 || s->m.active;
+	{
+		static const char *pmus[CPU_SETSIZE];
+
+		for (unsigned i = 0; i < c->ncores && i < CPU_SETSIZE; i++)
+			pmus[i] = core_pmu_of(s, i);
+		rep.core_pmu = pmus;
+		rep.pmu = c->ncores ? pmus[0] : "cpu";
+		for (unsigned i = 1; i < c->ncores; i++)
+			if (strcmp(pmus[i], pmus[0]) != 0)
+				rep.pmu = "cpu";
+	}
+	if (s->rows)
+		fill_help(s, rep.nrows);
+	*r = rep;
+}
+
+static void
+report(struct stat_state *s)
+{
+	struct run_ctx *c = &s->c;
+	struct stat_report rep;
+
+	build_report(s, &rep);
 	if (c->o->json)
 		(void)output_json(s->out, &rep);
+	else if (c->o->exposition)
+		(void)output_exposition(s->out, &rep, (enum exposition)c->o->exposition);
 	else if (c->o->sep)
 		output_csv(s->out, &rep, c->o->sep);
 	else if (c->command_ran)
@@ -583,14 +769,16 @@ report(struct stat_state *s)
 	 * PASS/FAIL lines: after the table; with -x/--json they are records
 	 * of the output, and repeated on stderr only when that goes to a file.
 	 */
-	if (!c->o->json && !c->o->sep)
+	if (c->o->textfile_dir)
+		write_textfile(s, &rep);
+	if (!c->o->json && !c->o->sep && !c->o->exposition)
 		output_gate_lines(s->out, &rep);
 	else if (s->out != stderr)
 		output_gate_lines(stderr, &rep);
 	if (c->o->save_baseline) {
 		struct pmustat_error *e = NULL;
 
-		if (gates_save_baseline(&s->g, c->o, &rep, c->command_ran, c->status, c->notes, &e))
+		if (gates_save_baseline(s->g, c->o, &rep, c->command_ran, c->status, c->notes, &e))
 			run_fail_err(c, &e);
 	}
 	/* JSON text is UTF-8: say that some was repaired (where it does not spoil the record's stream). */
@@ -616,7 +804,7 @@ state_free(struct stat_state *s)
 	regions_free(&s->c);
 	plan_free(s->c.plan);
 	err_free(s->c.error);
-	gates_free(&s->g);
+	gates_free(s->g);
 	requests_free(&s->ev);
 	if (s->target_open)
 		target_close(&s->t);
@@ -657,7 +845,10 @@ stat_main(const struct stat_opts *o, struct pmustat_error **err)
 	if (invoker_get(&s.inv, err))
 		return EXIT_PMUSTAT_FAILURE;
 	output_set_big_num(!o->no_big_num);
-	if (o->output) {
+	if (o->output && strcmp(o->output, "-") == 0) {
+		/* perf's "-o -" habit: standard output, pmustat's notes staying on stderr. */
+		outfile_wrap(&s.out_file, stdout, "standard output");
+	} else if (o->output) {
 		if ((o->append ? outfile_open_append : outfile_open)(&s.out_file, "-o", o->output, &s.inv, err))
 			return EXIT_PMUSTAT_FAILURE;
 	} else if (o->log_fd >= 0) {
@@ -673,7 +864,7 @@ stat_main(const struct stat_opts *o, struct pmustat_error **err)
 	}
 	s.out = s.out_file.f;
 	/* pmustat's notes go to stderr, unless -x/--json output goes there (the record stays pure). */
-	s.c.notes = (o->json || o->sep) && s.out == stderr ? NULL : stderr;
+	s.c.notes = (o->json || o->sep || o->exposition) && s.out == stderr ? NULL : stderr;
 
 	/* Rows exist once the events resolved, so every later failure can still list them. */
 	if (open_target(&s, &e) || stat_metrics_select(&s.m, o, &s.t, &e) ||
@@ -702,7 +893,7 @@ stat_main(const struct stat_opts *o, struct pmustat_error **err)
 		run_fail_err(&s.c, &e);
 	stat_metrics_evaluate(&s.m, &s.c);
 	if (s.c.command_ran && !s.c.error && !o->dry_run &&
-	    gates_evaluate(&s.g, o, s.rows, s.ev.nrows, regions_report(&s.c, s.rows, s.ev.nrows, s.ev.row_event, s.ev.nhw, &s.m),
+	    gates_evaluate(s.g, o, s.rows, s.ev.nrows, regions_report(&s.c, s.rows, s.ev.nrows, s.ev.row_event, s.ev.nhw, &s.m),
 			   s.m.rows, s.m.nrows, &s.c.status, &e))
 		run_fail_err(&s.c, &e);
 out:

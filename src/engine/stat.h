@@ -44,7 +44,11 @@ struct stat_opts {
 	const char *cpu_dump;			/* --cpu-dump: plan for that CPU (with --dry-run) */
 	const char *sep;			/* -x */
 	bool json;
+	int exposition;				/* --output-format: enum exposition (report/output.h); 0: none */
+	const char *textfile_dir;		/* --textfile DIR: the exposition into DIR/pmustat-<name>.prom */
+	const char *textfile_name;		/* --textfile-name NAME; NULL: the command's name */
 	const char *output;			/* -o */
+	const char *serve_listen;		/* pmustat serve: --listen ADDR:PORT; NULL: not serving */
 	int log_fd;				/* --log-fd N: the results to this inherited descriptor; -1 */
 	bool csv_header;			/* --csv-header: -x output starts with the field names */
 	bool force;
@@ -55,7 +59,7 @@ struct stat_opts {
 	/* CI gates. */
 	unsigned repeat;			/* -r N; 1 without */
 	bool keep_going;
-	struct check checks[STAT_MAX_CHECKS];
+	struct check *checks;			/* nchecks of them (allocated as --check options come) */
 	unsigned nchecks;
 	const char *save_baseline;
 	const char *baseline;

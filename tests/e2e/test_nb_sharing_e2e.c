@@ -145,7 +145,7 @@ test_counter_taken_mid_run(void **state)
 		root = json_loads(strstr(r.err, "{"), 0, NULL);
 		assert_non_null(root);
 		assert_true(json_is_null(json_object_get(event_of(root, 0), "value")));
-		assert_string_equal(json_string_value(json_object_get(event_of(root, 0), "status")),
+		assert_string_equal(json_string_value(json_object_get(event_of(root, 0), "status_text")),
 				    "not counted: counter taken by another user");
 		assert_int_equal(json_integer_value(json_object_get(event_of(root, 1), "value")), 1000);
 		json_decref(root);
@@ -161,14 +161,14 @@ test_counter_taken_mid_run(void **state)
 	}
 }
 
-/* The value of -A's CSV row "CPU<cpu>,VALUE,,EVENT," (or, @cpu < 0, the sum's "VALUE,,EVENT,") in @out. */
+/* The value of -A's CSV record "count,CPU<cpu>,VALUE,,EVENT," (or, @cpu < 0, the sum's "count,,VALUE,,EVENT,") in @out. */
 static unsigned long long
 row_value(const char *out, int cpu, const char *event)
 {
-	char prefix[32] = "", want[200];
+	char prefix[32] = "count,,", want[200];
 
 	if (cpu >= 0)
-		snprintf(prefix, sizeof(prefix), "CPU%d,", cpu);
+		snprintf(prefix, sizeof(prefix), "count,CPU%d,", cpu);
 	snprintf(want, sizeof(want), ",,%s,", event);
 	for (const char *line = out; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
 		const char *v = line + strlen(prefix), *nl = strchr(line, '\n'), *ev = strstr(line, want);
@@ -309,7 +309,7 @@ test_one_owner_rule(void **state)
 	e2e_assert_err_contains(&r, "IQ_COUNTER0 (MSR_IQ_CCCR0 = 0x4038000, stopped");
 	e2e_assert_err_contains(&r, "IQ_COUNTER2 (MSR_IQ_CCCR2 = 0x38000, stopped");
 	e2e_result_free(&r);
-	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "reset", "-C", "0", "--zero", NULL });
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "reset", "-C", "0", "--zero", "--yes", NULL });
 	e2e_assert_status(&r, 0);
 	e2e_result_free(&r);
 	assert_int_equal(e2e_msr(&m, 0, IQ_CCCR0), PERF_CCCR & ~(1ull << 12));
