@@ -102,7 +102,7 @@ main(int argc, char **argv)
 	int status;
 
 	/* Installed set-user-ID root, pmustat would be a root shell for anyone. */
-	if (invoker_refuse_setid(argv[0], &err))
+	if (invoker_refuse_elevated(argv[0], &err))
 		return finish("pmustat", 0, err);
 	if (std_streams_open(&err))
 		return finish("pmustat", 0, err);
