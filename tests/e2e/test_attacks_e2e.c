@@ -48,7 +48,7 @@ static unsigned ncpus;
 static char self[PATH_MAX];
 
 /*
- * The wrapper: WRAP [fsize=BYTES] [nofile=N] [close=FD] [stdout=PATH] -- PROGRAM ARGS...
+ * The wrapper: WRAP [fsize=BYTES] [nofile=N] [close=FD] [stdout=PATH] [stderr=PATH] -- PROGRAM ARGS...
  * sets those on itself, the signals at their defaults, and executes PROGRAM.
  */
 static int
@@ -71,10 +71,10 @@ wrap_main(int argc, char **argv)
 			return 2;
 		if (strncmp(argv[i], "close=", 6) == 0)
 			close((int)strtol(eq + 1, NULL, 10));
-		if (strncmp(argv[i], "stdout=", 7) == 0) {
+		if (strncmp(argv[i], "stdout=", 7) == 0 || strncmp(argv[i], "stderr=", 7) == 0) {
 			int fd = open(eq + 1, O_WRONLY);
 
-			if (fd < 0 || dup2(fd, STDOUT_FILENO) < 0)
+			if (fd < 0 || dup2(fd, argv[i][3] == 'o' ? STDOUT_FILENO : STDERR_FILENO) < 0)
 				return 2;
 			close(fd);
 		}
@@ -289,7 +289,7 @@ test_closed_standard_descriptors(void **state)
 	e2e_machine_free(&m);
 }
 
-/* state, reset --json, info --json, help and --version into a full disk: 125, never 0. */
+/* state, reset --json, info --json, list, help and --version into a full disk: 125, never 0. */
 static void
 test_results_lost_on_stdout_fail(void **state)
 {
@@ -298,6 +298,8 @@ test_results_lost_on_stdout_fail(void **state)
 		{ "state", "--json", "-C", NULL },
 		{ "reset", "--json", "-C", NULL },
 		{ "info", "--json", "-C", NULL },
+		{ "list", NULL, NULL, NULL },
+		{ "list", "--json", NULL, NULL },
 		{ "help", NULL, NULL, NULL },
 		{ "--version", NULL, NULL, NULL },
 	};
@@ -321,6 +323,65 @@ test_results_lost_on_stdout_fail(void **state)
 		e2e_assert_err_contains(&r, "standard output");
 		e2e_result_free(&r);
 	}
+	e2e_machine_free(&m);
+}
+
+/*
+ * The human reports go to standard error: info's, reset's after it put a
+ * killed run's counters back, stat's table. Into a full disk, each is
+ * lost: 125, never 0 (reset still restores).
+ */
+static void
+test_results_lost_on_stderr_fail(void **state)
+{
+	static const char *const cmds[][6] = {
+		{ "reset", "-C", NULL },
+		{ "info", NULL },
+		{ "info", "-C", NULL },
+		{ "list", "--help", NULL },
+		{ "-C", NULL },
+	};
+	struct e2e_machine m;
+	struct emu_pmu *before;
+
+	(void)state;
+	machine(&m);
+	before = e2e_state(&m);
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		const char *argv[16] = { self, WRAP, "stderr=/dev/full", "--", E2E_PMUSTAT };
+		struct e2e_result r;
+		size_t n = 5;
+
+		for (size_t k = 0; cmds[i][k]; k++)
+			argv[n++] = cmds[i][k];
+		if (strcmp(argv[n - 1], "-C") == 0)
+			argv[n++] = core_arg;
+		if (strcmp(cmds[i][0], "-C") == 0) {
+			argv[n++] = "-e";
+			argv[n++] = "LLC_MISSES";
+			argv[n++] = "--";
+			argv[n++] = WL;
+			argv[n++] = "--quiet";
+		}
+		argv[n] = NULL;
+		if (strcmp(cmds[i][0], "reset") == 0) {
+			/* A killed run's counters and journal for reset to put back. */
+			pid_t pid = e2e_spawn(&m, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "-e", "LLC_MISSES", "--",
+							       WL, "--sleep", "10000", "--quiet", NULL }, NULL);
+
+			assert_true(e2e_wait_msr(&m, (unsigned)core, msr_evtsel(0), EVTSEL_EN, EVTSEL_EN, 5000));
+			kill(-pid, SIGKILL);
+			assert_int_equal(e2e_reap(pid), 128 + SIGKILL);
+		}
+		e2e_run(&m, &r, argv);
+		/* --help's text is on standard output: nothing lost. */
+		if (r.status != (strcmp(cmds[i][1] ? cmds[i][1] : "", "--help") == 0 ? 0 : 125))
+			fail_msg("pmustat %s %s 2> /dev/full: exit %d", cmds[i][0], cmds[i][1] ? cmds[i][1] : "", r.status);
+		e2e_result_free(&r);
+		assert_same(&m, before);
+		assert_no_journal(&m);
+	}
+	free(before);
 	e2e_machine_free(&m);
 }
 
@@ -426,6 +487,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_out_of_descriptors_says_why),
 		cmocka_unit_test(test_closed_standard_descriptors),
 		cmocka_unit_test(test_results_lost_on_stdout_fail),
+		cmocka_unit_test(test_results_lost_on_stderr_fail),
 		cmocka_unit_test(test_output_and_baseline_one_file),
 		cmocka_unit_test(test_control_characters_in_event_names),
 	};
