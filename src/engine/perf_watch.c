@@ -6,9 +6,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/err.h"
 #include "engine/perf_watch.h"
+#include "hw/proc.h"
 
 int
 perf_watch_threads(pid_t pid, pid_t **out)
@@ -114,6 +116,13 @@ threads_of(const pid_t *pids, unsigned npids, pid_t **tids, unsigned **of, struc
 	return (int)total;
 }
 
+/* Does process @pid run as a user other than ours (its effective uid, in *@owner)? */
+static bool
+another_users(pid_t pid, unsigned *owner)
+{
+	return proc_uid(pid, owner) && *owner != (unsigned)getuid();
+}
+
 int
 perf_watch_open(const struct perf_seam *p, const struct perf_env *env, const struct pmu_caps *caps,
 		const struct perf_counter *tmpl, unsigned npc, const pid_t *pids, unsigned npids, const int *cpus,
@@ -122,6 +131,7 @@ perf_watch_open(const struct perf_seam *p, const struct perf_env *env, const str
 	pid_t *tids = NULL;
 	unsigned *of = NULL;
 	int n = (int)ncpus, rc = 0;
+	unsigned owner;
 
 	memset(w, 0, sizeof(*w));
 	if (npids) {
@@ -157,6 +167,11 @@ perf_watch_open(const struct perf_seam *p, const struct perf_env *env, const str
 		if (rc == -ESRCH && thread) {
 			err_clear(err);
 			err_set(err, rc, "-p %d: the process ended before counting started", (int)pids[of[t]]);
+		} else if ((rc == -EACCES || rc == -EPERM) && thread && !env->privileged &&
+			   another_users(pids[of[t]], &owner)) {
+			err_clear(err);
+			err_set(err, rc, "-p %d: perf_event_open refused (%s): the process belongs to another user (uid %u), and the kernel lets a user count only a process they may trace (its ptrace access check, PTRACE_MODE_READ: the same user, or CAP_SYS_PTRACE; or CAP_PERFMON); count it as its owner, or run pmustat as root",
+				(int)pids[of[t]], strerror(-rc), owner);
 		} else if (rc && thread)
 			err_wrap(err, "-p %d, thread %d", (int)pids[of[t]], (int)tids[t]);
 		else if (rc)
