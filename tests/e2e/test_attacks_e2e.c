@@ -48,7 +48,8 @@ static unsigned ncpus;
 static char self[PATH_MAX];
 
 /*
- * The wrapper: WRAP [fsize=BYTES] [nofile=N] [close=FD] [stdout=PATH] [stderr=PATH] -- PROGRAM ARGS...
+ * The wrapper: WRAP [fsize=BYTES] [nofile=N] [close=FD] [stdout=PATH] [stderr=PATH] [append=FD:PATH]
+ *	 -- PROGRAM ARGS...
  * sets those on itself, the signals at their defaults, and executes PROGRAM.
  */
 static int
@@ -69,6 +70,15 @@ wrap_main(int argc, char **argv)
 			return 2;
 		if (strncmp(argv[i], "nofile=", 7) == 0 && setrlimit(RLIMIT_NOFILE, &lim) != 0)
 			return 2;
+		if (strncmp(argv[i], "append=", 7) == 0) {
+			/* append=N:PATH: descriptor N open on PATH for appending, as N>>PATH in a shell. */
+			char *colon;
+			int want = (int)strtol(eq + 1, &colon, 10);
+			int fd = *colon == ':' ? open(colon + 1, O_WRONLY | O_APPEND) : -1;
+
+			if (fd < 0 || (fd != want && (dup2(fd, want) < 0 || close(fd) != 0)))
+				return 2;
+		}
 		if (strncmp(argv[i], "close=", 6) == 0)
 			close((int)strtol(eq + 1, NULL, 10));
 		if (strncmp(argv[i], "stdout=", 7) == 0 || strncmp(argv[i], "stderr=", 7) == 0) {
@@ -385,6 +395,21 @@ test_results_lost_on_stderr_fail(void **state)
 	e2e_machine_free(&m);
 }
 
+/* A small file's text, in a buffer the next call reuses. */
+static const char *
+slurp_text(const char *path)
+{
+	static char buf[4096];
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	assert_non_null(f);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	return buf;
+}
+
 /*
  * -o and --save-baseline (or --baseline) naming one file, in any spelling:
  * one result silently replaced the other. Refused before the command runs.
@@ -431,6 +456,30 @@ test_output_and_baseline_one_file(void **state)
 		assert_int_equal(head[0], '{');
 		assert_int_equal(lstat(link, &st), 0);
 		assert_true(S_ISLNK(st.st_mode));
+	}
+	/*
+	 * --log-fd 8 with 8>>baseline, and a standard error (where the
+	 * results go without -o) appended to it: refused (the latter
+	 * silently: its message would land there too), the baseline intact.
+	 */
+	{
+		char append[PATH_MAX + 32], before[4096];
+
+		snprintf(append, sizeof(append), "append=8:%s", out);
+		snprintf(before, sizeof(before), "%s", slurp_text(out));
+		e2e_run(&m, &r, (const char *[]){ self, WRAP, append, "--", E2E_PMUSTAT, "-C", core_arg, "-e",
+						  "LLC_MISSES", "--log-fd", "8", "--baseline", out, "--", WL, "--quiet",
+						  NULL });
+		e2e_assert_status(&r, 125);
+		e2e_assert_err_contains(&r, "--log-fd 8 is open on the --baseline file");
+		e2e_result_free(&r);
+		assert_string_equal(slurp_text(out), before);
+		snprintf(append, sizeof(append), "append=2:%s", out);
+		e2e_run(&m, &r, (const char *[]){ self, WRAP, append, "--", E2E_PMUSTAT, "-C", core_arg, "-e",
+						  "LLC_MISSES", "--json", "--baseline", out, "--", WL, "--quiet", NULL });
+		e2e_assert_status(&r, 125);
+		e2e_result_free(&r);
+		assert_string_equal(slurp_text(out), before);
 	}
 	/* Devices take any number of writers. */
 	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "-e", "LLC_MISSES", "-o", "/dev/null",
