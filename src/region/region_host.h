@@ -32,6 +32,14 @@ struct perf_seam;
 struct pmustat_error;
 
 #define REGION_HOST_DEFAULT_THREADS	256u
+/*
+ * The most a region's calls or sums may be: 2^63-1, 73 years of a 4 GHz
+ * clock. A record past it, or a region whose records add up past it,
+ * cannot come from a run: the area is refused as corrupt. Every count
+ * read back is thereby one each output (JSON's signed integers included)
+ * carries exactly.
+ */
+#define REGION_COUNT_MAX		0x7fffffffffffffffull
 #define REGION_HOST_DEFAULT_RECORDS	4096u
 
 /* One counted event, as the library will read it. */
@@ -78,7 +86,6 @@ struct region_total {
 	uint64_t calls;
 	uint64_t uncounted;
 	uint64_t sum[PMUSTAT_REGION_MAX_EVENTS];
-	bool saturated;			/* a sum exceeded 2^64-1 and was held there */
 };
 
 struct region_thread {

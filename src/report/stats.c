@@ -36,10 +36,16 @@ stats_compute(const uint64_t *values, unsigned n, struct stats_summary *out)
 	out->max = sorted[n - 1];
 	/* Halves first: two counts near 2^64 must not overflow. */
 	mid = n / 2;
-	if (n % 2)
+	if (n % 2) {
+		out->median_count = sorted[mid];
 		out->median = (double)sorted[mid];
-	else
-		out->median = (double)sorted[mid - 1] / 2.0 + (double)sorted[mid] / 2.0;
+	} else {
+		uint64_t a = sorted[mid - 1], b = sorted[mid];
+
+		out->median_half = (a & 1) != (b & 1);
+		out->median_count = a / 2 + b / 2 + ((a & 1) + (b & 1) + 1) / 2;
+		out->median = (double)a / 2.0 + (double)b / 2.0;
+	}
 	for (unsigned i = 0; i < n; i++)
 		sum += (double)sorted[i];
 	out->mean = sum / n;
