@@ -3,6 +3,7 @@
  * dumped CPU's, or of any table by name), filtered by a pattern, as text or
  * JSON. Reads CPUID only; never touches MSRs.
  */
+#include "base/text.h"
 #include "config.h"
 
 #include <errno.h>
@@ -332,8 +333,11 @@ print_text(const struct list_opts *o, const struct listing *l)
 				print_long(stdout, d);
 			shown++;
 		}
-		if (!shown)
-			printf("  (no event matches '%s')\n", o->pattern);
+		if (!shown) {
+			printf("  (no event matches '");
+			text_put(stdout, o->pattern);
+			printf("')\n");
+		}
 	}
 	for (a = 0; a < arch_event_count(); a++) {
 		const struct arch_event *ae = arch_event_get(a);

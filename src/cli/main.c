@@ -11,6 +11,7 @@
 #include "base/exit_codes.h"
 #include "base/invoker.h"
 #include "base/std_streams.h"
+#include "base/text.h"
 #include "cli/cli.h"
 #include "config.h"
 
@@ -90,8 +91,9 @@ help_command(int argc, char **argv)
 			return finish(subcommands[i].prog, subcommands[i].run(2, sub_argv, &err), err);
 		}
 	}
-	fprintf(stderr, "pmustat help: no command '%s'; the commands are stat (counting, the default), info, list, state, reset\n",
-		argv[2]);
+	fprintf(stderr, "pmustat help: no command '");
+	text_put(stderr, argv[2]);
+	fprintf(stderr, "'; the commands are stat (counting, the default), info, list, state, reset\n");
 	return EXIT_PMUSTAT_FAILURE;
 }
 

@@ -14,6 +14,7 @@
 #include "report/label.h"
 #include "base/cpulist.h"
 #include "report/metric_output.h"
+#include "base/text.h"
 #include "report/output.h"
 #include "report/comment.h"
 #include "report/region_output.h"
@@ -65,8 +66,10 @@ print_command(FILE *out, char *const *command)
 {
 	if (!command)
 		return;
-	for (unsigned i = 0; command[i]; i++)
-		fprintf(out, "%s%s", i ? " " : "", command[i]);
+	for (unsigned i = 0; command[i]; i++) {
+		fprintf(out, "%s", i ? " " : "");
+		text_put(out, command[i]);
+	}
 }
 
 /* @v rounded to one decimal, with thousands separators: "1,234,567", "1,234.5". */

@@ -527,6 +527,117 @@ test_control_characters_in_event_names(void **state)
 	e2e_machine_free(&m);
 }
 
+/* An OSC sequence that retitles a terminal: ESC ] 0 ; ... BEL. */
+#define ESCAPE "\033]0;pwned\007"
+
+/* Nothing of @r printed a control character but line breaks and tabs (stdout and stderr). */
+static void
+assert_no_escape(const struct e2e_result *r, const char *what)
+{
+	const char *const texts[] = { r->out, r->err };
+
+	for (size_t t = 0; t < 2; t++)
+		for (const char *c = texts[t]; *c; c++)
+			if (*c != '\n' && *c != '\t' && ((unsigned char)*c < 0x20 || *c == 0x7f))
+				fail_msg("%s: control character 0x%02x printed: %s", what, (unsigned char)*c, texts[t]);
+}
+
+/*
+ * An escape sequence anywhere text from outside reaches the terminal: the
+ * command line in the header, each message that echoes an argument (the
+ * command, -M, -C, -p, --duration, -r, -I, --backend, --log-fd, an
+ * unknown option, help, state --watch, --check's caret line, the paths of
+ * -o, --baseline, --cpu-dump and --table), a baseline's cpu_model. Each
+ * shown with '?' for every control character, never raw.
+ */
+static void
+test_control_characters_in_every_message(void **state)
+{
+	char path[PATH_MAX + 64], base[PATH_MAX + 32], shown[PATH_MAX + 64];
+	const struct { const char *a1, *a2, *a3, *a4; } cases[] = {
+		{ "-e", "LLC_MISSES", "--", ESCAPE "cmd" },
+		{ "-M", ESCAPE, "--", "/bin/true" },
+		{ "-C", ESCAPE, "--", "/bin/true" },
+		{ "-p", ESCAPE, NULL, NULL },
+		{ "--duration", ESCAPE, NULL, NULL },
+		{ "-r", ESCAPE, "--", "/bin/true" },
+		{ "-I", ESCAPE, "--", "/bin/true" },
+		{ "--backend", ESCAPE, "--", "/bin/true" },
+		{ "--log-fd", ESCAPE, "--", "/bin/true" },
+		{ "--x" ESCAPE, "--", "/bin/true", NULL },
+		{ "help", ESCAPE, NULL, NULL },
+		{ "state", "--watch", ESCAPE, NULL },
+		{ "--check", "LLC_MISSES " ESCAPE " > 1", "--", "/bin/true" },
+		{ "-o", "/nonexistent/" ESCAPE "/out", "--", "/bin/true" },
+		{ "--baseline", "/nonexistent/" ESCAPE, "--", "/bin/true" },
+		{ "info", "--cpu-dump", "/nonexistent/" ESCAPE, NULL },
+		{ "list", "--table", "/nonexistent/" ESCAPE, NULL },
+	};
+	struct e2e_machine m;
+	struct e2e_result r;
+	FILE *f;
+	char *text, *model, *end;
+
+	(void)state;
+	machine(&m);
+	/* The header: the command line as given, each control character '?'. */
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "-e", "LLC_MISSES", "--", "/bin/sh", "-c",
+					  "true", "x" ESCAPE, NULL });
+	e2e_assert_status(&r, 0);
+	e2e_assert_err_contains(&r, "x?]0;pwned?'");
+	assert_no_escape(&r, "the header");
+	e2e_result_free(&r);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *argv[12] = { E2E_PMUSTAT };
+		size_t n = 1;
+		bool stat = cases[i].a1[0] == '-';
+
+		if (stat) {
+			argv[n++] = "-C";
+			argv[n++] = core_arg;
+		}
+		argv[n++] = cases[i].a1;
+		argv[n++] = cases[i].a2;
+		if (cases[i].a3)
+			argv[n++] = cases[i].a3;
+		if (cases[i].a3 && cases[i].a4)
+			argv[n++] = cases[i].a4;
+		argv[n] = NULL;
+		e2e_run(&m, &r, argv);
+		if (r.status == 0 || !strstr(r.err, "?]0;pwned?"))
+			fail_msg("%s %s: exit %d, stderr: %s", cases[i].a1, cases[i].a2, r.status, r.err);
+		snprintf(shown, sizeof(shown), "%s %s", cases[i].a1, cases[i].a2);
+		assert_no_escape(&r, shown);
+		e2e_result_free(&r);
+	}
+	/* A baseline whose cpu_model holds the sequence: the mismatch names it, cleaned. */
+	snprintf(base, sizeof(base), "%s/b.json", m.dir);
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "-e", "LLC_MISSES", "-o", "/dev/null",
+					  "--save-baseline", base, "--", WL, "--quiet", NULL });
+	e2e_assert_status(&r, 0);
+	e2e_result_free(&r);
+	text = strdup(slurp_text(base));
+	assert_non_null(text);
+	model = strstr(text, "\"cpu_model\": \"");
+	assert_non_null(model);
+	model += strlen("\"cpu_model\": \"");
+	end = strchr(model, '"');
+	assert_non_null(end);
+	snprintf(path, sizeof(path), "%s/evil.json", m.dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "%.*s\\u001b]0;pwned\\u0007%s", (int)(model - text), text, end);
+	fclose(f);
+	free(text);
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "-e", "LLC_MISSES", "--baseline", path, "--",
+					  WL, "--quiet", NULL });
+	if (r.status != 125 || !strstr(r.err, "?]0;pwned?"))
+		fail_msg("a baseline's cpu_model: exit %d, stderr: %s", r.status, r.err);
+	assert_no_escape(&r, "a baseline's cpu_model");
+	e2e_result_free(&r);
+	e2e_machine_free(&m);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -539,6 +650,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_results_lost_on_stderr_fail),
 		cmocka_unit_test(test_output_and_baseline_one_file),
 		cmocka_unit_test(test_control_characters_in_event_names),
+		cmocka_unit_test(test_control_characters_in_every_message),
 	};
 	cpu_set_t cpus;
 	long conf = sysconf(_SC_NPROCESSORS_CONF);
