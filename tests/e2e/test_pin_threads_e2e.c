@@ -136,20 +136,13 @@ test_needs_a_list_and_a_command(void **state)
 	e2e_machine_free(&m);
 }
 
-/* /proc/PID/stat's state letter, or 0 when the process is gone (a zombie counts as gone). */
+/* The state letter of @pid, 0 once it is gone or a zombie (its end reached). */
 static char
 proc_state(pid_t pid)
 {
-	char path[64], buf[512], *p;
-	FILE *f;
+	char st = e2e_proc_state(pid);
 
-	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
-	f = fopen(path, "r");
-	if (!f)
-		return 0;
-	p = fgets(buf, sizeof(buf), f) ? strrchr(buf, ')') : NULL;
-	fclose(f);
-	return p && p[1] == ' ' && p[2] != 'Z' && p[2] != 'X' ? p[2] : 0;
+	return st == 'Z' || st == 'X' ? 0 : st;
 }
 
 /* The pid thread-storm wrote into @path, once it is there (0 after 20 s). */
@@ -204,21 +197,33 @@ assert_runs_to_its_end(pid_t cmd, const char *done)
 	fail_msg("the command still runs 30 s after pmustat went away");
 }
 
-/* pmustat --pin-threads over thread-storm MODE N, in the background; the command's pid in *@cmd. */
-static pid_t
-storm_run(const struct e2e_machine *m, const char *mode, const char *n, char *pidf, char *done, pid_t *cmd)
+/*
+ * pmustat --pin-threads over thread-storm MODE N; @ms after the command
+ * started, pmustat gets @sig and dies of it; the command must then run
+ * to its own end.
+ */
+static void
+pmustat_goes_away(const char *mode, const char *n, long ms, int sig)
 {
-	pid_t pm;
+	char pidf[PATH_MAX], done[PATH_MAX];
+	struct e2e_machine m;
+	struct stat st;
+	pid_t pm, cmd;
 
-	assert_true(snprintf(pidf, PATH_MAX, "%.4000s/storm.pid", m->dir) < PATH_MAX);
-	assert_true(snprintf(done, PATH_MAX, "%.4000s/storm.done", m->dir) < PATH_MAX);
-	unlink(pidf);
-	unlink(done);
-	pm = e2e_spawn(m, (const char *[]){ E2E_PMUSTAT, "-C", list_arg, "--pin-threads", "-e", "INST_RETIRED.ANY",
+	machine(&m, false);
+	assert_true(snprintf(pidf, PATH_MAX, "%.4000s/storm.pid", m.dir) < PATH_MAX);
+	assert_true(snprintf(done, PATH_MAX, "%.4000s/storm.done", m.dir) < PATH_MAX);
+	pm = e2e_spawn(&m, (const char *[]){ E2E_PMUSTAT, "-C", list_arg, "--pin-threads", "-e", "INST_RETIRED.ANY",
 					   "--", THREAD_STORM, pidf, done, mode, n, NULL }, NULL);
-	*cmd = storm_pid(pidf);
-	assert_true(*cmd > 0);
-	return pm;
+	cmd = storm_pid(pidf);
+	assert_true(cmd > 0);
+	e2e_sleep_ms(ms);
+	/* Still at it, or the case tests nothing. */
+	assert_int_not_equal(stat(done, &st), 0);
+	kill(pm, sig);
+	assert_int_equal(e2e_reap(pm), 128 + sig);
+	assert_runs_to_its_end(cmd, done);
+	e2e_machine_free(&m);
 }
 
 /*
@@ -230,23 +235,9 @@ storm_run(const struct e2e_machine *m, const char *mode, const char *n, char *pi
 static void
 test_killed_mid_thread_storm(void **state)
 {
-	char pidf[PATH_MAX], done[PATH_MAX];
-	struct e2e_machine m;
-	struct stat st;
-	pid_t pm, cmd;
-
 	(void)state;
 	NEED_TWO_CPUS();
-	machine(&m, false);
-
-	pm = storm_run(&m, "storm", "20000", pidf, done, &cmd);
-	e2e_sleep_ms(150);
-	/* Mid-storm, or the case tests nothing. */
-	assert_int_not_equal(stat(done, &st), 0);
-	kill(pm, SIGKILL);
-	assert_int_equal(e2e_reap(pm), 128 + SIGKILL);
-	assert_runs_to_its_end(cmd, done);
-	e2e_machine_free(&m);
+	pmustat_goes_away("storm", "20000", 150, SIGKILL);
 }
 
 /*
@@ -257,18 +248,9 @@ test_killed_mid_thread_storm(void **state)
 static void
 test_sigterm_caught_by_a_threading_command(void **state)
 {
-	char pidf[PATH_MAX], done[PATH_MAX];
-	struct e2e_machine m;
-	pid_t pm, cmd;
-
 	(void)state;
 	NEED_TWO_CPUS();
-	machine(&m, false);
-	pm = storm_run(&m, "term", "200", pidf, done, &cmd);
-	kill(pm, SIGTERM);
-	assert_int_equal(e2e_reap(pm), 128 + SIGTERM);
-	assert_runs_to_its_end(cmd, done);
-	e2e_machine_free(&m);
+	pmustat_goes_away("term", "200", 0, SIGTERM);
 }
 
 int

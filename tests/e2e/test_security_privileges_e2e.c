@@ -289,25 +289,38 @@ run_as_nobody(const char *copy, const char *outp, const char *errp, const char *
 	return status;
 }
 
+/*
+ * As root, a machine whose directory honours set-ID bits and file
+ * capabilities (skipped on a nosuid mount), and there the paths of an
+ * install's copy of pmustat and of its standard output and error, named
+ * after @name (each PATH_MAX + 32 bytes).
+ */
+static void
+install_machine(struct e2e_machine *m, const char *name, char *copy, char *outp, char *errp)
+{
+	struct statvfs vfs;
+
+	NEEDS_ROOT();
+	machine(m);
+	if (statvfs(m->dir, &vfs) != 0 || (vfs.f_flag & ST_NOSUID)) {
+		e2e_machine_free(m);
+		skip();
+	}
+	snprintf(copy, PATH_MAX + 32, "%s/pmustat-%s", m->dir, name);
+	snprintf(outp, PATH_MAX + 32, "%s/%s.out", m->dir, name);
+	snprintf(errp, PATH_MAX + 32, "%s/%s.err", m->dir, name);
+}
+
 /* Installed set-user-ID root and run by nobody: refused before anything, never a root command. */
 static void
 test_setuid_install_is_refused(void **state)
 {
 	char copy[PATH_MAX + 32], outp[PATH_MAX + 32], errp[PATH_MAX + 32], *text;
 	struct e2e_machine m;
-	struct statvfs vfs;
 	const mode_t modes[] = { 04755, 02755 };
 
 	(void)state;
-	NEEDS_ROOT();
-	machine(&m);
-	if (statvfs(m.dir, &vfs) != 0 || (vfs.f_flag & ST_NOSUID)) {
-		e2e_machine_free(&m);
-		skip();
-	}
-	snprintf(copy, sizeof(copy), "%s/pmustat-setid", m.dir);
-	snprintf(outp, sizeof(outp), "%s/setid.out", m.dir);
-	snprintf(errp, sizeof(errp), "%s/setid.err", m.dir);
+	install_machine(&m, "setid", copy, outp, errp);
 	for (size_t k = 0; k < sizeof(modes) / sizeof(modes[0]); k++) {
 		char cp[PATH_MAX * 2 + 64];
 		int status;
@@ -353,20 +366,11 @@ test_file_capabilities_install_is_refused(void **state)
 	char copy[PATH_MAX + 32], outp[PATH_MAX + 32], errp[PATH_MAX + 32], dir[PATH_MAX + 32];
 	char secret[PATH_MAX + 64], created[PATH_MAX + 64], cp[PATH_MAX * 2 + 64], *text;
 	struct e2e_machine m;
-	struct statvfs vfs;
 	struct stat st;
 	int fd;
 
 	(void)state;
-	NEEDS_ROOT();
-	machine(&m);
-	if (statvfs(m.dir, &vfs) != 0 || (vfs.f_flag & ST_NOSUID)) {
-		e2e_machine_free(&m);
-		skip();
-	}
-	snprintf(copy, sizeof(copy), "%s/pmustat-caps", m.dir);
-	snprintf(outp, sizeof(outp), "%s/caps.out", m.dir);
-	snprintf(errp, sizeof(errp), "%s/caps.err", m.dir);
+	install_machine(&m, "caps", copy, outp, errp);
 	snprintf(dir, sizeof(dir), "%s/root-only", m.dir);
 	snprintf(secret, sizeof(secret), "%s/secret", dir);
 	snprintf(created, sizeof(created), "%s/out", dir);
