@@ -330,12 +330,8 @@ utf8_len(const unsigned char *s, size_t n)
 	return len;
 }
 
-/*
- * A name for output: valid UTF-8 without control characters, so every
- * output format can carry it; anything else becomes '?'.
- */
-static void
-clean_name(char *dst, const char *src, size_t len)
+void
+region_name_clean(char *dst, const char *src, size_t len)
 {
 	const unsigned char *s = (const unsigned char *)src;
 	size_t i = 0;
@@ -375,16 +371,19 @@ by_name(const void *a, const void *b)
 }
 
 /*
- * Add one count to another: false when a result is past REGION_COUNT_MAX,
- * more than any run counts (each count is at most that, so the sum of two
- * never wraps).
+ * Add one count to another: false when either is past REGION_COUNT_MAX,
+ * more than any run counts (both within it, their sum cannot wrap).
  */
 static bool
 add_counts(uint64_t *dst_begins, uint64_t *dst_calls, uint64_t *dst_uncounted, uint64_t *dst_sum,
 	   const struct region_thread_count *c, unsigned nevents)
 {
-	bool ok;
+	bool ok = c->begins <= REGION_COUNT_MAX && c->calls <= REGION_COUNT_MAX && c->uncounted <= REGION_COUNT_MAX;
 
+	for (unsigned i = 0; ok && i < nevents; i++)
+		ok = c->sum[i] <= REGION_COUNT_MAX;
+	if (!ok)
+		return false;
 	*dst_begins += c->begins;
 	*dst_calls += c->calls;
 	*dst_uncounted += c->uncounted;
@@ -524,7 +523,7 @@ parse_records(const unsigned char *buf, const struct pmustat_region_header *want
 					    "region area: record %u has impossible counts (a sum of event %u of %llu, more than any run counts: 2^63-1)",
 					    i, k, (unsigned long long)rec.sum[k]);
 		c = &r->counts[r->ncounts++];
-		clean_name(c->name, rec.name, (size_t)(nul - rec.name));
+		region_name_clean(c->name, rec.name, (size_t)(nul - rec.name));
 		c->truncated = rec.flags & PMUSTAT_REGION_NAME_TRUNCATED;
 		c->thread = (unsigned)map[rec.thread];
 		c->begins = begins;
@@ -580,16 +579,24 @@ region_result_parse(const void *buf, size_t size, const struct region_host_param
 	ret = parse_threads(buf, &want, h.threads_used, r, map, err);
 	if (ret == 0)
 		ret = parse_records(buf, &want, h.records_used, h.threads_used, map, r, err);
-	if (ret == 0) {
-		ret = merge_counts(r, err);
-		if (ret == 0)
-			ret = make_totals(r, err);
-	}
+	if (ret == 0)
+		ret = region_result_totals(r, err);
 out:
 	free(map);
 	if (ret < 0)
 		region_result_free(r);
 	return ret;
+}
+
+int
+region_result_totals(struct region_result *r, struct pmustat_error **err)
+{
+	int rc;
+
+	if (r->ncounts == 0)
+		return 0;
+	rc = merge_counts(r, err);
+	return rc ? rc : make_totals(r, err);
 }
 
 void
