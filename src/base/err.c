@@ -67,6 +67,9 @@ put(struct pmustat_error **err, int status, int errnum, char *msg)
 }
 
 /* The message of @fmt, every control character '?' (text.h) unless @keep_lines keeps line breaks. */
+static char *message(bool keep_lines, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
+
 static char *
 message(bool keep_lines, const char *fmt, va_list ap)
 {

@@ -131,7 +131,7 @@ scribble(const char *step)
 	if (rec_no >= h->records_used)
 		die("no such record");
 	for (unsigned long n = every ? h->records_used : rec_no + 1; rec_no < n; rec_no++) {
-		rec = (struct pmustat_region_record *)((char *)area + h->record_offset + rec_no * h->record_size);
+		rec = (struct pmustat_region_record *)(void *)((char *)area + h->record_offset + rec_no * h->record_size);
 		if (strcmp(field, "calls") == 0)
 			rec->calls = v;
 		else if (strncmp(field, "sum", 3) == 0 && atoi(field + 3) < (int)PMUSTAT_REGION_MAX_EVENTS)
