@@ -24,7 +24,7 @@
 #include "hw/hw.h"
 #include "base/invoker.h"
 #include "report/json_text.h"
-#include "netburst/nb_detect.h"
+#include "pmus/netburst/nb_detect.h"
 #include "report/outfile.h"
 #include "engine/perf_counters.h"
 

@@ -27,8 +27,8 @@
 #include "hw/hw.h"
 #include "cli/list_metrics.h"
 #include "cli/list_tables.h"
-#include "netburst/nb_list.h"
-#include "netburst/nb_table.h"
+#include "pmus/netburst/nb_list.h"
+#include "pmus/netburst/nb_table.h"
 
 #define LIST_FORMAT_VERSION 1
 

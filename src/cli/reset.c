@@ -31,7 +31,7 @@
 #include "hw/cpulock.h"
 #include "base/exit_codes.h"
 #include "hw/hw.h"
-#include "netburst/nb_regs.h"
+#include "pmus/netburst/nb_regs.h"
 #include "pmu/journal.h"
 #include "pmu/rdpmc_journal.h"
 #include "report/json_text.h"

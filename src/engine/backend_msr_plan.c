@@ -10,7 +10,7 @@
 #include "base/err.h"
 #include "base/strbuf.h"
 #include "engine/backend.h"
-#include "engine/backend_msr_nb.h"
+#include "pmus/netburst/backend_msr_nb.h"
 #include "engine/backend_msr_plan.h"
 #include "engine/plan.h"
 #include "engine/requests.h"

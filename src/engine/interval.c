@@ -14,7 +14,7 @@
 #include "pmu/delta.h"
 #include "hw/hw.h"
 #include "engine/interval.h"
-#include "netburst/nb_regs.h"
+#include "pmus/netburst/nb_regs.h"
 #include "pmu/msr.h"
 #include "base/cpulist.h"
 #include "base/clock.h"

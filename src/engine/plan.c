@@ -9,7 +9,7 @@
 #include "base/err.h"
 #include "base/strbuf.h"
 #include "engine/plan.h"
-#include "engine/plan_nb.h"
+#include "pmus/netburst/plan_nb.h"
 #include "events/cpu.h"
 #include "events/event.h"
 #include "pmu/evtsel.h"

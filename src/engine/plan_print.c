@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "engine/plan.h"
-#include "engine/plan_nb.h"
+#include "pmus/netburst/plan_nb.h"
 #include "events/cpu.h"
 #include "events/event.h"
 #include "pmu/pmu.h"

@@ -17,7 +17,7 @@
 #include "engine/target.h"
 #include "events/event.h"
 #include "hw/hw.h"
-#include "netburst/nb_regs.h"
+#include "pmus/netburst/nb_regs.h"
 #include "pmu/access.h"
 #include "pmu/journal.h"
 #include "pmu/msr.h"

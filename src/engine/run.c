@@ -19,7 +19,7 @@
 #include "base/err.h"
 #include "base/exit_codes.h"
 #include "base/invoker.h"
-#include "engine/backend_msr_nb.h"
+#include "pmus/netburst/backend_msr_nb.h"
 #include "engine/plan.h"
 #include "engine/requests.h"
 #include "engine/run.h"

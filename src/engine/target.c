@@ -13,7 +13,7 @@
 #include "events/data_dir.h"
 #include "events/event_table.h"
 #include "hw/hw.h"
-#include "netburst/nb_table.h"
+#include "pmus/netburst/nb_table.h"
 
 int
 target_open(struct target *t, struct hw *hw, const char *dump, int core, struct pmustat_error **err)

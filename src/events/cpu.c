@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "netburst/nb_regs.h"
+#include "pmus/netburst/nb_regs.h"
 #include "events/pmu_quirks.h"
 
 /* libcpuid's register order within a leaf. */

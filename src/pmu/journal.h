@@ -43,7 +43,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "netburst/nb_regs.h"
+#include "pmus/netburst/nb_regs.h"
 #include "pmu/msr.h"
 
 struct pmustat_error;

@@ -8,7 +8,7 @@
 
 #include <signal.h>
 
-#include "netburst/nb_regs.h"
+#include "pmus/netburst/nb_regs.h"
 #include "pmu/pmu.h"
 
 /* One saved register: its value when found and what pmustat last wrote. */

@@ -7,14 +7,14 @@
 #include <string.h>
 
 #include "base/err.h"
-#include "engine/backend_msr_nb.h"
-#include "engine/plan_nb.h"
+#include "pmus/netburst/backend_msr_nb.h"
+#include "pmus/netburst/plan_nb.h"
 #include "engine/run.h"
 #include "engine/target.h"
 #include "hw/cpulock.h"
 #include "hw/hw.h"
-#include "netburst/nb_detect.h"
-#include "netburst/nb_regs.h"
+#include "pmus/netburst/nb_detect.h"
+#include "pmus/netburst/nb_regs.h"
 #include "pmu/journal.h"
 #include "pmu/owner.h"
 

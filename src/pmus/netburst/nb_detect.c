@@ -1,12 +1,12 @@
 /*
  * nb_detect.c - IA32_MISC_ENABLE decoded and read (see nb_detect.h).
  */
-#include "netburst/nb_detect.h"
+#include "pmus/netburst/nb_detect.h"
 
 #include <string.h>
 
 #include "hw/hw.h"
-#include "netburst/nb_regs.h"
+#include "pmus/netburst/nb_regs.h"
 
 void
 nb_misc_decode(uint64_t value, struct nb_misc *m)

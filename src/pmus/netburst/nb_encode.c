@@ -1,15 +1,15 @@
 /*
  * nb_encode.c - ESCR and CCCR values and the writes of a run (see nb_encode.h).
  */
-#include "netburst/nb_encode.h"
+#include "pmus/netburst/nb_encode.h"
 
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "netburst/nb_sched.h"
-#include "netburst/nb_spec.h"
+#include "pmus/netburst/nb_sched.h"
+#include "pmus/netburst/nb_spec.h"
 #include "base/err.h"
 
 uint64_t

@@ -20,7 +20,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "netburst/nb_regs.h"
+#include "pmus/netburst/nb_regs.h"
 
 struct pmustat_error;
 

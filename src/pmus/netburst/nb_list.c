@@ -1,13 +1,13 @@
 /*
  * nb_list.c - the NetBurst table as `pmustat list` shows it (see nb_list.h).
  */
-#include "netburst/nb_list.h"
+#include "pmus/netburst/nb_list.h"
 
 #include <stdint.h>
 #include <string.h>
 
-#include "netburst/nb_regs.h"
-#include "netburst/nb_table.h"
+#include "pmus/netburst/nb_regs.h"
+#include "pmus/netburst/nb_table.h"
 
 static bool
 event_selected(const struct nb_event_desc *d, const char *pattern, nb_list_match_fn match)

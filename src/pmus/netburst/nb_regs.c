@@ -1,7 +1,7 @@
 /*
  * nb_regs.c - the NetBurst register map (see nb_regs.h).
  */
-#include "netburst/nb_regs.h"
+#include "pmus/netburst/nb_regs.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -8,15 +8,15 @@
  * 19 events are ever matched at once (18 counters, plus the one tried), so
  * plain augmenting paths on a 74-node graph are cheap.
  */
-#include "netburst/nb_sched.h"
+#include "pmus/netburst/nb_sched.h"
 
 #include <errno.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "netburst/nb_regs.h"
-#include "netburst/nb_spec.h"
+#include "pmus/netburst/nb_regs.h"
+#include "pmus/netburst/nb_spec.h"
 #include "base/err.h"
 #include "base/strbuf.h"
 

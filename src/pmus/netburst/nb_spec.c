@@ -1,7 +1,7 @@
 /*
  * nb_spec.c - -e terms resolved against the NetBurst table (see nb_spec.h).
  */
-#include "netburst/nb_spec.h"
+#include "pmus/netburst/nb_spec.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -11,7 +11,7 @@
 #include <strings.h>
 
 #include "events/event_spec.h"
-#include "netburst/nb_table.h"
+#include "pmus/netburst/nb_table.h"
 #include "events/suggest.h"
 #include "base/err.h"
 #include "base/strbuf.h"

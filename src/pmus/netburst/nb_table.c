@@ -1,7 +1,7 @@
 /*
  * nb_table.c - load and look up events/netburst.json (see nb_table.h).
  */
-#include "netburst/nb_table.h"
+#include "pmus/netburst/nb_table.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -12,7 +12,7 @@
 
 #include <jansson.h>
 
-#include "netburst/nb_regs.h"
+#include "pmus/netburst/nb_regs.h"
 #include "base/err.h"
 
 #define NB_TABLE_FORMAT_VERSION 1

@@ -1,5 +1,5 @@
 /*
- * netburst/ - pmustat's second PMU: NetBurst (Pentium 4, Pentium D and the
+ * pmus/netburst/ - pmustat's second PMU: NetBurst (Pentium 4, Pentium D and the
  * family-15 Xeons), SDM vol. 3B, "Performance Monitoring (Processors Based
  * on Intel NetBurst Microarchitecture)". 18 counters, 40 bits wide, in 9
  * pairs; 18 CCCRs (one per counter: enable, ESCR select, filters); 45 ESCRs
@@ -28,11 +28,11 @@
 #ifndef PMUSTAT_NETBURST_H
 #define PMUSTAT_NETBURST_H
 
-#include "netburst/nb_detect.h"
-#include "netburst/nb_encode.h"
-#include "netburst/nb_regs.h"
-#include "netburst/nb_sched.h"
-#include "netburst/nb_spec.h"
-#include "netburst/nb_table.h"
+#include "pmus/netburst/nb_detect.h"
+#include "pmus/netburst/nb_encode.h"
+#include "pmus/netburst/nb_regs.h"
+#include "pmus/netburst/nb_sched.h"
+#include "pmus/netburst/nb_spec.h"
+#include "pmus/netburst/nb_table.h"
 
 #endif

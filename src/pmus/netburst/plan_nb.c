@@ -8,12 +8,12 @@
 
 #include "base/err.h"
 #include "engine/plan.h"
-#include "engine/plan_nb.h"
+#include "pmus/netburst/plan_nb.h"
 #include "events/cpu.h"
 #include "events/event.h"
-#include "netburst/nb_encode.h"
-#include "netburst/nb_sched.h"
-#include "netburst/nb_spec.h"
+#include "pmus/netburst/nb_encode.h"
+#include "pmus/netburst/nb_sched.h"
+#include "pmus/netburst/nb_spec.h"
 
 void
 plan_nb_event_from(const struct nb_event *nb, struct event *out)

@@ -15,8 +15,8 @@
 #include "base/err.h"
 #include "cli/state.h"
 #include "hw/hw.h"
-#include "netburst/nb_regs.h"
-#include "netburst/nb_table.h"
+#include "pmus/netburst/nb_regs.h"
+#include "pmus/netburst/nb_table.h"
 
 int
 state_nb_read(struct hw *hw, struct state_core *c)

@@ -8,8 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "netburst/nb_spec.h"
-#include "netburst/nb_table.h"
+#include "pmus/netburst/nb_spec.h"
+#include "pmus/netburst/nb_table.h"
 #include "base/err.h"
 
 static inline struct nb_table *

@@ -15,8 +15,8 @@
 
 #include <cmocka.h>
 
-#include "netburst/nb_regs.h"
-#include "netburst/nb_sched.h"
+#include "pmus/netburst/nb_regs.h"
+#include "pmus/netburst/nb_sched.h"
 #include "nb_test_util.h"
 #include "base/err.h"
 

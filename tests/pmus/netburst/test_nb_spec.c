@@ -13,7 +13,7 @@
 
 #include <cmocka.h>
 
-#include "netburst/nb_regs.h"
+#include "pmus/netburst/nb_regs.h"
 #include "nb_test_util.h"
 #include "base/err.h"
 

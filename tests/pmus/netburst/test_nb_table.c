@@ -18,8 +18,8 @@
 #include <cmocka.h>
 
 #include "events/event_table.h"
-#include "netburst/nb_regs.h"
-#include "netburst/nb_table.h"
+#include "pmus/netburst/nb_regs.h"
+#include "pmus/netburst/nb_table.h"
 #include "base/err.h"
 
 static const char *events_dir;

@@ -1,2 +1,0 @@
-/* Transitional: the header moved to pmus/netburst/ (removed by the next commit). */
-#include "netburst/plan_nb.h"
