@@ -11,8 +11,9 @@
  * complement, threshold and edge (never a PMI, cascade, FORCE_OVF or OVF
  * bit); in an ESCR the event select, event mask and the USR/OS bits of
  * the logical processor it counts on (never tagging, never the sibling
- * thread's T0/T1 bits). The restore writes back every register written,
- * CCCRs first, so that nothing counts while the rest goes back.
+ * thread's T0/T1 bits). The restore (pmu_regs.c, in the order
+ * nb_family.c lists) writes back every register written, CCCRs first, so
+ * that nothing counts while the rest goes back.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -23,6 +24,7 @@
 #include "pmu/delta.h"
 #include "pmu/pmu_impl.h"
 #include "pmu/pmu_regs.h"
+#include "pmus/netburst/pmu_nb.h"
 
 /* The CCCR bits pmustat's own programming may set. */
 #define NB_CCCR_OURS                                                                          \
@@ -194,41 +196,6 @@ pmu_nb_read(struct pmu *p, const struct sched_slot *slots, unsigned n, unsigned 
 		}
 	}
 	return 0;
-}
-
-/* Write back one saved register pmustat wrote. */
-static void
-put_back(struct pmu *p, struct pmu_reg *r, bool force, int *first)
-{
-	int rc;
-
-	if (!r->msr || !r->dirty)
-		return;
-	if (force)
-		r->cur_known = false;
-	rc = pmu_reg_set(p, r, r->saved);
-	if (rc < 0 && !*first)
-		*first = rc;
-}
-
-void
-pmu_nb_restore_regs(struct pmu *p, bool force, int *first)
-{
-	for (unsigned i = 0; i < NB_COUNTERS; i++)
-		put_back(p, &p->nb_cccr[i], force, first);
-	for (unsigned i = 0; i < NB_ESCRS; i++)
-		put_back(p, &p->nb_escr[i], force, first);
-	for (unsigned i = 0; i < NB_COUNTERS; i++)
-		put_back(p, &p->nb_ctr[i], force, first);
-}
-
-void
-pmu_nb_forget(struct pmu *p)
-{
-	for (unsigned i = 0; i < NB_COUNTERS; i++)
-		p->nb_cccr[i].dirty = p->nb_ctr[i].dirty = false;
-	for (unsigned i = 0; i < NB_ESCRS; i++)
-		p->nb_escr[i].dirty = false;
 }
 
 int

@@ -1,0 +1,100 @@
+/*
+ * family.h - what a PMU family gives pmu/ (one core's PMU): the operations
+ * in which families differ, one table per family, chosen once from CPUID
+ * (struct pmu_caps.family, set by cpu_decode() through the families that
+ * src/pmus/families.c registers). pmu.c calls through it and never asks
+ * which family it has.
+ *
+ * A member left NULL (or false) is the architectural PMU's own code in
+ * pmu/, the default. Only pmu/ and the family folders include this file.
+ *
+ * Two things are data, not calls, because they run where only
+ * async-signal-safe code may: the enable in the forked child (the run's
+ * sequence of writes) and the restore from a signal handler, which walks
+ * the registers the family's open() listed in p->restore_order.
+ */
+#ifndef PMUSTAT_FAMILY_H
+#define PMUSTAT_FAMILY_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+struct cpu_info;
+struct cpu_raw_data_t;
+struct pmu;
+struct pmu_count;
+struct pmu_reg;
+struct pmu_write;
+struct pmustat_error;
+struct sched_slot;
+
+struct pmu_family {
+	/* What state's and list's JSON call it ("pmu"): "architectural", ... */
+	const char *name;
+
+	/*
+	 * From CPUID: whether the CPU has this family's PMU; when it has,
+	 * fill @out's PMU description. Families are asked in the order
+	 * src/pmus/families.c lists them; the first that says yes is the
+	 * CPU's.
+	 */
+	bool (*detect)(const struct cpu_raw_data_t *raw, struct cpu_info *out);
+
+	/*
+	 * Open @p (hw, cpu and caps set): open the MSR device for writing,
+	 * save every register the family may touch, find who holds what
+	 * (p->occ), and list in p->restore_order the saved registers in the
+	 * order they go back (those that stop counting first). 0 or -errno.
+	 */
+	int (*open)(struct pmu *p, struct pmustat_error **err);
+
+	/* The allow-list: whether pmustat may write @msr on @p at all. */
+	bool (*allowed)(const struct pmu *p, uint32_t msr);
+
+	/* @msr's saved-register slot, or NULL. */
+	struct pmu_reg *(*reg_of)(struct pmu *p, uint32_t msr);
+
+	/* Why @w may not be written ("" when it may): the family's write rules. */
+	const char *(*refusal)(const struct pmu *p, const struct pmu_write *w);
+
+	/* @msr's name for messages ("IA32_PMC0"). */
+	const char *(*reg_name)(uint32_t msr, char *buf, size_t size);
+
+	/*
+	 * Before the disable: find the run's counters another user took
+	 * (out of the disable and the restore from then on) or stopped.
+	 * 0, or -errno of the read of *@failed.
+	 */
+	int (*before_disable)(struct pmu *p, uint32_t *failed);
+
+	/*
+	 * Bits of a register the disable writes that it keeps as they are
+	 * then (a sticky overflow flag the read still has to see).
+	 */
+	uint64_t disable_keeps;
+
+	/* The counts of @run's slots (pmu_read()'s contract). */
+	int (*read)(struct pmu *p, const struct sched_slot *slots, unsigned n, unsigned run, bool use_rdpmc,
+		    struct pmu_count *counts, struct pmustat_error **err);
+
+	/* Zero the counters @counters (bit i: counter i) and what programs them (pmu_clear()). */
+	int (*clear)(struct pmu *p, uint32_t counters, struct pmustat_error **err);
+
+	/*
+	 * Plain counters: @plain_counters registers from @plain_counter_msr
+	 * on, saved registers written whole, restored whenever written and
+	 * read by the family's read(), never by rdpmc at their number. 0: the
+	 * architectural PMU's (IA32_PMCx, IA32_FIXED_CTRx).
+	 */
+	uint32_t plain_counter_msr;
+	unsigned plain_counters;
+};
+
+/*
+ * The families src/pmus/families.c registers, NULL-terminated, in the
+ * order they are asked (detect()).
+ */
+extern const struct pmu_family *const pmu_families[];
+
+#endif
