@@ -12,7 +12,7 @@
 #include "engine/backend.h"
 #include "pmus/netburst/backend_msr_nb.h"
 #include "engine/backend_msr_plan.h"
-#include "engine/plan.h"
+#include "pmu/plan.h"
 #include "engine/requests.h"
 #include "engine/run.h"
 #include "engine/signals.h"

@@ -17,7 +17,7 @@
 #include "base/err.h"
 #include "engine/perf_counters.h"
 #include "engine/perf_watch.h"
-#include "engine/plan.h"
+#include "pmu/plan.h"
 #include "engine/requests.h"
 #include "engine/run.h"
 #include "engine/stat.h"

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "base/err.h"
-#include "engine/plan.h"
+#include "pmu/plan.h"
 #include "engine/regions_perf.h"
 #include "engine/requests.h"
 #include "engine/stat_metrics.h"

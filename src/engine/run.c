@@ -20,7 +20,7 @@
 #include "base/exit_codes.h"
 #include "base/invoker.h"
 #include "pmus/netburst/backend_msr_nb.h"
-#include "engine/plan.h"
+#include "pmu/plan.h"
 #include "engine/requests.h"
 #include "engine/run.h"
 #include "engine/signals.h"

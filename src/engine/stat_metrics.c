@@ -10,7 +10,7 @@
 #include <strings.h>
 
 #include "base/err.h"
-#include "engine/plan.h"
+#include "pmu/plan.h"
 #include "engine/requests.h"
 #include "engine/run.h"
 #include "engine/stat.h"

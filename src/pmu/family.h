@@ -19,6 +19,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 struct cpu_info;
 struct cpu_raw_data_t;
@@ -26,6 +27,7 @@ struct pmu;
 struct pmu_count;
 struct pmu_reg;
 struct pmu_write;
+struct plan;
 struct pmustat_error;
 struct sched_slot;
 
@@ -77,6 +79,16 @@ struct pmu_family {
 	/* The counts of @run's slots (pmu_read()'s contract). */
 	int (*read)(struct pmu *p, const struct sched_slot *slots, unsigned n, unsigned run, bool use_rdpmc,
 		    struct pmu_count *counts, struct pmustat_error **err);
+
+	/*
+	 * Make @p (its input, free counters and slots set): place the events
+	 * and compute each run's writes (NULL: pmu/'s counter-mask scheduler
+	 * and EVTSEL encoder). plan_make()'s contract.
+	 */
+	int (*plan)(struct plan *p, struct pmustat_error **err);
+
+	/* --dry-run: @p for people, every write with its reason (plan_print()'s contract). */
+	void (*plan_print)(const struct plan *p, const char *cpu, const char *const *names, FILE *out);
 
 	/* Zero the counters @counters (bit i: counter i) and what programs them (pmu_clear()). */
 	int (*clear)(struct pmu *p, uint32_t counters, struct pmustat_error **err);

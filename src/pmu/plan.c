@@ -8,8 +8,8 @@
 
 #include "base/err.h"
 #include "base/strbuf.h"
-#include "engine/plan.h"
-#include "pmus/netburst/plan_nb.h"
+#include "pmu/plan.h"
+#include "pmu/family.h"
 #include "events/cpu.h"
 #include "events/event.h"
 #include "pmu/evtsel.h"
@@ -143,9 +143,9 @@ plan_make(const struct plan_input *in, struct plan **out, struct pmustat_error *
 		plan_free(p);
 		return err_set(err, -ENOMEM, "out of memory");
 	}
-	/* The second PMU: the same plan, made by its own scheduler and encoder. */
-	if (caps->netburst) {
-		rc = plan_nb_make(p, err);
+	/* A family with its own scheduler and encoder makes the same plan. */
+	if (caps->family && caps->family->plan) {
+		rc = caps->family->plan(p, err);
 		if (rc) {
 			plan_free(p);
 			return rc;
@@ -202,7 +202,7 @@ plan_free(struct plan *p)
 		return;
 	free(p->slots);
 	free(p->runs);
-	free(p->nb_runs);
+	free(p->family_runs);
 	free(p);
 }
 

@@ -18,7 +18,6 @@
 #include "pmu/program.h"
 
 struct event;
-struct nb_run_writes;
 struct pmu_caps;
 struct pmustat_error;
 
@@ -57,7 +56,7 @@ struct plan {
 	struct sched_slot *slots;	/* per event */
 	unsigned nruns;
 	struct pmu_program *runs;	/* per run: its writes */
-	struct nb_run_writes *nb_runs;	/* a NetBurst PMU: per run, the same writes with their reasons */
+	void *family_runs;		/* the family's own detail of each run, for its plan_print() (freed with the plan) */
 };
 
 /*

@@ -9,8 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "engine/plan.h"
-#include "pmus/netburst/plan_nb.h"
+#include "pmu/plan.h"
+#include "pmu/family.h"
 #include "events/cpu.h"
 #include "events/event.h"
 #include "pmu/pmu.h"
@@ -181,8 +181,8 @@ print_header(const struct plan *p, const char *cpu, FILE *out)
 void
 plan_print(const struct plan *p, const char *cpu, const char *const *names, FILE *out)
 {
-	if (p->in.caps->netburst) {
-		plan_nb_print(p, cpu, names, out);
+	if (p->in.caps->family && p->in.caps->family->plan_print) {
+		p->in.caps->family->plan_print(p, cpu, names, out);
 		return;
 	}
 	print_header(p, cpu, out);

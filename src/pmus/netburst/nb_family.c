@@ -8,6 +8,7 @@
 
 #include "events/cpu.h"
 #include "pmus/netburst/nb_regs.h"
+#include "pmus/netburst/plan_nb.h"
 #include "pmus/netburst/pmu_nb.h"
 
 /* libcpuid's register order within a leaf. */
@@ -92,6 +93,8 @@ const struct pmu_family pmu_family_netburst = {
 	.disable_keeps = NB_CCCR_OVF,
 	.read = pmu_nb_read,
 	.clear = pmu_nb_clear,
+	.plan = plan_nb_make,
+	.plan_print = plan_nb_print,
 	.plain_counter_msr = NB_MSR_COUNTER0,
 	.plain_counters = NB_COUNTERS,
 };

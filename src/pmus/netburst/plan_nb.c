@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "base/err.h"
-#include "engine/plan.h"
+#include "pmu/plan.h"
 #include "pmus/netburst/plan_nb.h"
 #include "events/cpu.h"
 #include "events/event.h"
@@ -89,6 +89,13 @@ plan_nb_describe_escr(const struct pmu_occupancy *occ, unsigned e, char *buf, si
 }
 
 /* "IQ_COUNTER0 (MSR_IQ_CCCR0 = 0x..., enabled), CRU_ESCR1 (...)": who holds what, for a refusal. */
+/* The plan's per-run writes with their reasons (plan.h's family_runs). */
+static struct nb_run_writes *
+nb_runs(const struct plan *p)
+{
+	return p->family_runs;
+}
+
 static void
 busy_text(const struct plan_input *in, char *buf, size_t size)
 {
@@ -172,16 +179,16 @@ plan_nb_make(struct plan *p, struct pmustat_error **err)
 			     in->core, in->nevents, p->nruns);
 	if (rc == 0) {
 		p->runs = calloc(p->nruns ? p->nruns : 1, sizeof(*p->runs));
-		p->nb_runs = calloc(p->nruns ? p->nruns : 1, sizeof(*p->nb_runs));
-		if (!p->runs || !p->nb_runs)
+		p->family_runs = calloc(p->nruns ? p->nruns : 1, sizeof(struct nb_run_writes));
+		if (!p->runs || !p->family_runs)
 			rc = err_set(err, -ENOMEM, "out of memory");
 	}
 	for (unsigned k = 0; rc == 0 && k < in->nevents; k++)
 		p->slots[k] = (struct sched_slot){ SCHED_NB, ns[k].counter, ns[k].run, ns[k].escr };
 	for (unsigned r = 0; rc == 0 && r < p->nruns; r++) {
-		rc = nb_encode_run(ev, ns, in->nevents, r, &target, &p->nb_runs[r], err);
+		rc = nb_encode_run(ev, ns, in->nevents, r, &target, nb_runs(p) + r, err);
 		if (rc == 0)
-			to_program(&p->nb_runs[r], p->slots, in->nevents, r, &p->runs[r]);
+			to_program(nb_runs(p) + r, p->slots, in->nevents, r, &p->runs[r]);
 	}
 	free(ev);
 	free(ns);
@@ -232,7 +239,7 @@ plan_nb_print(const struct plan *p, const char *cpu, const char *const *names, F
 		fprintf(out, "  counters in use: none\n");
 	}
 	for (unsigned r = 0; r < p->nruns; r++) {
-		const struct nb_run_writes *w = &p->nb_runs[r];
+		const struct nb_run_writes *w = nb_runs(p) + r;
 
 		fprintf(out, "run %u of %u:\n", r + 1, p->nruns);
 		for (unsigned k = 0; k < in->nevents; k++) {
