@@ -148,7 +148,7 @@ judge(struct info *in)
 			 in->cpu);
 		return;
 	}
-	if (c->verdict != CPU_VERDICT_OK && !c->netburst.present) {
+	if (!cpu_can_count(c)) {
 		snprintf(in->verdict, sizeof(in->verdict), "cannot count: %s", cpu_verdict_text(c->verdict));
 		return;
 	}
@@ -280,7 +280,7 @@ print_human(const struct info *in)
 		fprintf(o, "\n");
 		fprintf(o, "  full-width   %s\n", p->pdcm ? "IA32_PERF_CAPABILITIES present (checked when counting)" : "no PDCM: legacy counter writes");
 	}
-	if (c->verdict == CPU_VERDICT_OK || c->netburst.present)
+	if (cpu_can_count(c))
 		fprintf(o, "event table    %s%s%s\n", in->have_table ? in->table : "none",
 			in->table_note[0] ? ": " : "", in->table_note);
 	if (in->live && in->access.checked)
@@ -475,7 +475,7 @@ cmd_info(int argc, char **argv, struct pmustat_error **err)
 	/* hw exists exactly when in->live. */
 	if (hw)
 		perf_env_probe(perf_sys_linux(), hw, &in->perf);
-	if (hw && (in->cpu_info.verdict == CPU_VERDICT_OK || in->cpu_info.netburst.present))
+	if (hw && (cpu_can_count(&in->cpu_info)))
 		access_check(hw, &in->cpu_info, in->cpu, &in->access);
 	if (hw && in->cpu_info.netburst.present)
 		nb_probe(hw, in->cpu, &in->nb_misc);

@@ -510,7 +510,7 @@ load_for_cpu(const struct list_opts *o, struct listing *l, struct pmustat_error 
 	l->have_cpu = true;
 	l->cpu = t.cpu;
 	l->cpu_index = t.core;
-	if (t.cpu.verdict != CPU_VERDICT_OK && !t.cpu.netburst.present)
+	if (!cpu_can_count(&t.cpu))
 		fprintf(stderr, "pmustat list: warning: CPU %d (%s): %s\n", t.core, t.key,
 			cpu_verdict_text(t.cpu.verdict));
 	if (t.table_rc == -ENOENT || t.table_rc == 1) {

@@ -54,7 +54,7 @@ backend_msr_blocked(struct hw *hw, const struct cpu_info *cpu, int core, char *w
 {
 	struct access_report r;
 
-	if (cpu->verdict != CPU_VERDICT_OK && !cpu->netburst.present) {
+	if (!cpu_can_count(cpu)) {
 		snprintf(why, size, "%s", cpu_verdict_text(cpu->verdict));
 		return true;
 	}

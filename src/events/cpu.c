@@ -162,6 +162,12 @@ judge(const struct cpu_info *cpu)
 	return CPU_VERDICT_OK;
 }
 
+bool
+cpu_can_count(const struct cpu_info *cpu)
+{
+	return cpu->verdict == CPU_VERDICT_OK || cpu->netburst.present;
+}
+
 void
 cpu_decode(const struct cpu_raw_data_t *raw, struct cpu_info *out)
 {

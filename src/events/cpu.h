@@ -135,6 +135,13 @@ void cpu_decode(const struct cpu_raw_data_t *raw, struct cpu_info *out);
 void cpu_decode_ext(const struct cpu_raw_data_t *raw, const struct cpu_leaf23 *l23, struct cpu_info *out);
 
 /*
+ * Whether pmustat can count on @cpu's PMU: an architectural PMU it
+ * supports (verdict OK) or another family's PMU it programs. The one rule
+ * for stat, list, info and reset.
+ */
+bool cpu_can_count(const struct cpu_info *cpu);
+
+/*
  * Ask the PMU families in turn whether the CPU @raw describes has their
  * PMU (cpu_decode() does, after the generic fields): the first that has
  * it goes into out->pmu.family and fills in its part of @out. Defined
