@@ -22,6 +22,12 @@
 #include <stdio.h>
 
 struct cpu_info;
+struct hw;
+struct journal;
+struct journal_result;
+struct pmu_caps;
+struct pmu_program;
+struct strbuf;
 struct cpu_raw_data_t;
 struct pmu;
 struct pmu_count;
@@ -92,6 +98,24 @@ struct pmu_family {
 
 	/* Zero the counters @counters (bit i: counter i) and what programs them (pmu_clear()). */
 	int (*clear)(struct pmu *p, uint32_t counters, struct pmustat_error **err);
+
+	/*
+	 * The crash journal (journal.h) of a family with registers of its
+	 * own, under a line named after it (NULL: pmu/'s journal):
+	 * journal_from() records what a run's programs save and write;
+	 * journal_wrote_ok() says whether a "wrote" line may name @msr,
+	 * journal_complete() whether every counter named has its registers
+	 * saved; journal_apply() puts back what is still the run's (the
+	 * journal is of this family: checked before); journal_left() says
+	 * which counters it left alone, for people.
+	 */
+	int (*journal_from)(struct journal *j, const struct pmu *p, const struct pmu_program *progs, unsigned n,
+			    struct pmustat_error **err);
+	bool (*journal_wrote_ok)(const struct journal *j, uint32_t msr);
+	bool (*journal_complete)(const struct journal *j);
+	int (*journal_apply)(struct hw *hw, const struct pmu_caps *caps, const struct journal *j,
+			     struct journal_result *res, struct pmustat_error **err);
+	void (*journal_left)(const struct journal_result *res, struct strbuf *b);
 
 	/*
 	 * Plain counters: @plain_counters registers from @plain_counter_msr

@@ -7,6 +7,7 @@
 #include <libcpuid/libcpuid.h>
 
 #include "events/cpu.h"
+#include "pmus/netburst/journal_nb.h"
 #include "pmus/netburst/nb_regs.h"
 #include "pmus/netburst/plan_nb.h"
 #include "pmus/netburst/pmu_nb.h"
@@ -93,6 +94,11 @@ const struct pmu_family pmu_family_netburst = {
 	.disable_keeps = NB_CCCR_OVF,
 	.read = pmu_nb_read,
 	.clear = pmu_nb_clear,
+	.journal_from = journal_from_nb,
+	.journal_wrote_ok = journal_wrote_ok_nb,
+	.journal_complete = journal_complete_nb,
+	.journal_apply = journal_apply_nb,
+	.journal_left = journal_left_nb,
 	.plan = plan_nb_make,
 	.plan_print = plan_nb_print,
 	.plain_counter_msr = NB_MSR_COUNTER0,

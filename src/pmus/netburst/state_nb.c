@@ -15,6 +15,7 @@
 #include "base/err.h"
 #include "cli/state.h"
 #include "hw/hw.h"
+#include "pmus/netburst/nb_family.h"
 #include "pmus/netburst/nb_regs.h"
 #include "pmus/netburst/nb_table.h"
 
@@ -93,7 +94,7 @@ filter_text(uint64_t cccr, char *buf, size_t size)
 static const char *
 owner_of(const struct state_core *c, unsigned i)
 {
-	bool journaled = c->journal_rc == 0 && c->journal.netburst && (c->journal.own_nb & (1u << i));
+	bool journaled = c->journal_rc == 0 && c->journal.family == &pmu_family_netburst && (c->journal.own_family & (1u << i));
 
 	if (journaled && c->journal_owner == JOURNAL_OWNER_LIVE)
 		return "pmustat";
