@@ -37,9 +37,22 @@ struct plan;
 struct pmustat_error;
 struct sched_slot;
 
+/*
+ * What `info` read of a family's PMU on one CPU (its probe()): the one
+ * register that says whether the PMU may be used. @live false: a CPU of a
+ * dump, nothing read.
+ */
+struct pmu_family_probe {
+	bool live;
+	int read;		/* 0: read; -errno: could not */
+	uint64_t value;
+};
+
 struct pmu_family {
 	/* What state's and list's JSON call it ("pmu"): "architectural", ... */
 	const char *name;
+	/* Its name for people, in messages (as its vendor writes it). */
+	const char *title;
 
 	/*
 	 * From CPUID: whether the CPU has this family's PMU; when it has,
@@ -116,6 +129,21 @@ struct pmu_family {
 	int (*journal_apply)(struct hw *hw, const struct pmu_caps *caps, const struct journal *j,
 			     struct journal_result *res, struct pmustat_error **err);
 	void (*journal_left)(const struct journal_result *res, struct strbuf *b);
+
+	/*
+	 * `info` (NULL: pmu/'s, the architectural PMU's lines): probe() reads
+	 * what says whether the PMU may be used on a live @cpu; unusable()
+	 * says why not (into @buf) or NULL; info_text() writes the lines
+	 * under "PMU", info_json() the object under pmu.<name> (a CPU of
+	 * another family has null there).
+	 */
+	int (*probe)(struct hw *hw, int cpu, struct pmu_family_probe *out);
+	const char *(*unusable)(const struct pmu_family_probe *probe, int cpu, char *buf, size_t size);
+	void (*info_text)(const struct cpu_info *c, const struct pmu_family_probe *probe, int cpu, FILE *o);
+	struct json_t *(*info_json)(const struct cpu_info *c, const struct pmu_family_probe *probe);
+
+	/* The kernel's perf events have no encoding of the family's events: the MSR backend only. */
+	bool msr_only;
 
 	/*
 	 * Plain counters: @plain_counters registers from @plain_counter_msr

@@ -18,5 +18,6 @@ detect(const struct cpu_raw_data_t *raw, struct cpu_info *out)
 
 const struct pmu_family pmu_family_architectural = {
 	.name = "architectural",
+	.title = "architectural",
 	.detect = detect,
 };

@@ -8,6 +8,7 @@
 
 #include "events/cpu.h"
 #include "pmus/netburst/journal_nb.h"
+#include "pmus/netburst/nb_info.h"
 #include "pmus/netburst/nb_regs.h"
 #include "pmus/netburst/plan_nb.h"
 #include "pmus/netburst/pmu_nb.h"
@@ -84,6 +85,7 @@ _Static_assert(2 * NB_COUNTERS + NB_ESCRS <= PMU_MAX_RESTORE, "NetBurst's regist
 
 const struct pmu_family pmu_family_netburst = {
 	.name = "netburst",
+	.title = "NetBurst",
 	.detect = detect,
 	.open = open_core,
 	.allowed = pmu_nb_allowed,
@@ -99,6 +101,11 @@ const struct pmu_family pmu_family_netburst = {
 	.journal_complete = journal_complete_nb,
 	.journal_apply = journal_apply_nb,
 	.journal_left = journal_left_nb,
+	.probe = nb_info_probe,
+	.unusable = nb_info_unusable,
+	.info_text = nb_info_text,
+	.info_json = nb_info_json,
+	.msr_only = true,
 	.plan = plan_nb_make,
 	.plan_print = plan_nb_print,
 	.plain_counter_msr = NB_MSR_COUNTER0,
