@@ -30,7 +30,7 @@
 #include <jansson.h>
 
 #include "e2e_harness.h"
-#include "pmu/journal.h"
+#include "e2e_journal.h"
 
 /* Another user's write mid-run ("wrmsr:MSR=VALUE"), and its bits that must stay as written. */
 struct other_write {
@@ -231,10 +231,9 @@ test_taken(void **state)
 static bool
 journal_exists(const struct e2e_machine *m, unsigned cpu)
 {
-	char rel[64], path[PATH_MAX * 2];
+	char path[PATH_MAX * 2];
 
-	snprintf(rel, sizeof(rel), JOURNAL_DIR "/cpu%u.journal", cpu);
-	e2e_machine_path(m, rel, path, sizeof(path));
+	e2e_journal_file(m, (int)cpu, path, sizeof(path));
 	return access(path, F_OK) == 0;
 }
 
