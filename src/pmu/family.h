@@ -142,6 +142,23 @@ struct pmu_family {
 	void (*info_text)(const struct cpu_info *c, const struct pmu_family_probe *probe, int cpu, FILE *o);
 	struct json_t *(*info_json)(const struct cpu_info *c, const struct pmu_family_probe *probe);
 
+	/*
+	 * An event table of the family's own (NULL: events/event_table.c's):
+	 * events_load() reads table @name from @dir into *@out (-EMEDIUMTYPE:
+	 * a table of another family), events_free() frees it;
+	 * events_name() and events_source() for a listing's header;
+	 * list_text() prints the events and aliases @match selects (how many),
+	 * list_json() sets them on @root as "events" and "aliases".
+	 */
+	int (*events_load)(const char *dir, const char *name, void **out, struct pmustat_error **err);
+	void (*events_free)(void *table);
+	const char *(*events_name)(const void *table);
+	const char *(*events_source)(const void *table);
+	unsigned (*list_text)(FILE *out, const void *table, const char *pattern,
+			      bool (*match)(const char *pattern, const char *text), bool long_format);
+	void (*list_json)(struct json_t *root, const void *table, const char *pattern,
+			  bool (*match)(const char *pattern, const char *text));
+
 	/* The kernel's perf events have no encoding of the family's events: the MSR backend only. */
 	bool msr_only;
 

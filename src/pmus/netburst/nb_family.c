@@ -4,12 +4,15 @@
  */
 #include "pmus/netburst/nb_family.h"
 
+#include <jansson.h>
 #include <libcpuid/libcpuid.h>
 
 #include "events/cpu.h"
 #include "pmus/netburst/journal_nb.h"
 #include "pmus/netburst/nb_info.h"
+#include "pmus/netburst/nb_list.h"
 #include "pmus/netburst/nb_regs.h"
+#include "pmus/netburst/nb_table.h"
 #include "pmus/netburst/plan_nb.h"
 #include "pmus/netburst/pmu_nb.h"
 
@@ -81,6 +84,48 @@ open_core(struct pmu *p, struct pmustat_error **err)
 	return 0;
 }
 
+/* The event table operations (pmu/family.h) over nb_table.h and nb_list.h. */
+static int
+events_load(const char *dir, const char *name, void **out, struct pmustat_error **err)
+{
+	struct nb_table *t = NULL;
+	int rc = nb_table_load(dir, name, &t, err);
+
+	*out = t;
+	return rc;
+}
+
+static void
+events_free(void *table)
+{
+	nb_table_free(table);
+}
+
+static const char *
+events_name(const void *table)
+{
+	return nb_table_name(table);
+}
+
+static const char *
+events_source(const void *table)
+{
+	return nb_table_source(table);
+}
+
+static unsigned
+list_text(FILE *out, const void *table, const char *pattern, bool (*match)(const char *, const char *),
+	  bool long_format)
+{
+	return nb_list_text(out, table, pattern, match, long_format);
+}
+
+static void
+list_json(json_t *root, const void *table, const char *pattern, bool (*match)(const char *, const char *))
+{
+	nb_list_json(root, table, pattern, match);
+}
+
 _Static_assert(2 * NB_COUNTERS + NB_ESCRS <= PMU_MAX_RESTORE, "NetBurst's registers fit the restore order");
 
 const struct pmu_family pmu_family_netburst = {
@@ -106,6 +151,12 @@ const struct pmu_family pmu_family_netburst = {
 	.info_text = nb_info_text,
 	.info_json = nb_info_json,
 	.msr_only = true,
+	.events_load = events_load,
+	.events_free = events_free,
+	.events_name = events_name,
+	.events_source = events_source,
+	.list_text = list_text,
+	.list_json = list_json,
 	.plan = plan_nb_make,
 	.plan_print = plan_nb_print,
 	.plain_counter_msr = NB_MSR_COUNTER0,
