@@ -196,7 +196,7 @@ pmu_restore_from_signal(void);
  */
 int
 pmu_clear(struct pmu *p, uint32_t gp, uint32_t fixed, struct pmustat_error **err);
-/* On a NetBurst PMU @gp names its counters: their CCCR, the ESCR it selects and the count are zeroed. */
+/* On a PMU family with its own counters, @gp names them: the family's clear() zeroes them and what programs them. */
 
 /*
  * Whether MSR writes work on @cpu at all, by the one write that changes

@@ -41,6 +41,10 @@ expect("family word outside its folder",
        run(dict(clean, **{"src/engine/plan.c": "/* the NetBurst PMU */\n"})), 1, "src/engine/plan.c:1 names a PMU family")
 expect("register name outside its folder",
        run(dict(clean, **{"src/report/x.c": "int escr_of(int);\n"})), 1, "names a PMU family")
+expect("a flag that only looks like an identifier",
+       run(dict(clean, **{"src/hw/lock.c": "int f(int fd) { return flock(fd, LOCK_EX | LOCK_NB); }\n"})), 0)
+expect("a family's constant outside its folder",
+       run(dict(clean, **{"src/engine/x.c": "int n = NB_COUNTERS;\n"})), 1, "names a PMU family ('NB_COUNTERS')")
 expect("include of a layer above",
        run(dict(clean, **{"src/pmu/x.c": '#include "engine/run.h"\n'})), 1, "includes engine/run.h of layer engine")
 expect("include of a peer layer",
