@@ -159,6 +159,9 @@ struct pmu_family {
 	void (*list_json)(struct json_t *root, const void *table, const char *pattern,
 			  bool (*match)(const char *pattern, const char *text));
 
+	/* Why no metric table can serve the family's CPUs (-M), or NULL. */
+	const char *no_metrics;
+
 	/* The kernel's perf events have no encoding of the family's events: the MSR backend only. */
 	bool msr_only;
 

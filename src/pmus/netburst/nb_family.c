@@ -151,6 +151,7 @@ const struct pmu_family pmu_family_netburst = {
 	.info_text = nb_info_text,
 	.info_json = nb_info_json,
 	.msr_only = true,
+	.no_metrics = "Intel publishes no metrics for NetBurst (family 15) and its events are not the architectural ones the formulas use",
 	.events_load = events_load,
 	.events_free = events_free,
 	.events_name = events_name,
