@@ -167,12 +167,13 @@ struct pmu_family {
 
 	/*
 	 * Plain counters: @plain_counters registers from @plain_counter_msr
-	 * on, saved registers written whole, restored whenever written and
+	 * on, @plain_counter_width bits wide, saved registers written whole, restored whenever written and
 	 * read by the family's read(), never by rdpmc at their number. 0: the
 	 * architectural PMU's (IA32_PMCx, IA32_FIXED_CTRx).
 	 */
 	uint32_t plain_counter_msr;
 	unsigned plain_counters;
+	unsigned plain_counter_width;	/* bits; rdpmc reads them by their number too */
 };
 
 /*

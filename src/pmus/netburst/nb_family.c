@@ -162,4 +162,5 @@ const struct pmu_family pmu_family_netburst = {
 	.plan_print = plan_nb_print,
 	.plain_counter_msr = NB_MSR_COUNTER0,
 	.plain_counters = NB_COUNTERS,
+	.plain_counter_width = NB_COUNTER_WIDTH,
 };
