@@ -339,7 +339,7 @@ write_one(struct pmu *p, const struct pmu_write *w, struct pmustat_error **err)
 	if (r == &p->perf_metrics)
 		r->cur_known = false;
 	/* A plain counter will count (or was written): restore it either way. */
-	if (pmu_plain_counters(p) && w->msr - p->caps.family->plain_counter_msr < p->caps.family->plain_counters)
+	if (p->caps.family && w->msr - p->caps.family->plain_counter_msr < p->caps.family->plain_counters)
 		r->dirty = true;
 	rc = pmu_reg_set(p, r, v);
 	return rc ? pmu_fail(p, rc, "writing", w->msr, true, err) : 0;
