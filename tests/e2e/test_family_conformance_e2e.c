@@ -100,7 +100,7 @@ static const struct family_model models[] = {
 	NETBURST_MODEL("netburst-ht", "2"),
 };
 
-/* The value of CSV row @label ("VALUE,,LABEL,...") in @out, or fail. */
+/* The value of CSV row @label ("count,,VALUE,,LABEL,...") in @out, or fail. */
 static unsigned long long
 csv_value(const char *out, const char *label)
 {
@@ -111,8 +111,14 @@ csv_value(const char *out, const char *label)
 		const char *nl = strchr(line, '\n');
 		const char *hit = strstr(line, needle);
 
-		if (hit && (!nl || hit < nl) && hit > line)
-			return strtoull(line, NULL, 10);
+		if (hit && (!nl || hit < nl) && hit > line) {
+			/* The value is the field before the label's empty one ("count,,VALUE,,LABEL,..."). */
+			const char *v = hit;
+
+			while (v > line && v[-1] != ',')
+				v--;
+			return strtoull(v, NULL, 10);
+		}
 		line = nl ? nl + 1 : NULL;
 	}
 	fail_msg("no row for %s in:\n%s", label, out);
@@ -217,7 +223,8 @@ test_taken(void **state)
 	assert_non_null(root);
 	assert_int_equal(json_integer_value(json_object_get(event_of(root, 0), "value")), 500);
 	assert_true(json_is_null(json_object_get(event_of(root, 1), "value")));
-	assert_string_equal(json_string_value(json_object_get(event_of(root, 1), "status")),
+	assert_string_equal(json_string_value(json_object_get(event_of(root, 1), "status")), "not_counted");
+	assert_string_equal(json_string_value(json_object_get(event_of(root, 1), "status_text")),
 			    "not counted: counter taken by another user");
 	json_decref(root);
 	/* The other user's registers and bits are as they wrote them. */
