@@ -23,7 +23,7 @@
 #include "base/exit_codes.h"
 #include "cli/cli.h"
 #include "cli/state.h"
-#include "netburst/nb_table.h"
+#include "pmus/netburst/nb_table.h"
 #include "engine/target.h"
 #include "events/cpu_source.h"
 #include "hw/cpulock.h"
