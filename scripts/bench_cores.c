@@ -27,7 +27,7 @@
 #include "base/err.h"
 #include "emu_hw.h"
 #include "emu_pmu.h"
-#include "engine/plan.h"
+#include "pmu/plan.h"
 #include "engine/requests.h"
 #include "engine/run.h"
 #include "engine/stat.h"

@@ -25,7 +25,7 @@
 #include "hw/hw.h"
 #include "base/invoker.h"
 #include "report/json_text.h"
-#include "netburst/nb_detect.h"
+#include "pmu/family.h"
 #include "report/outfile.h"
 #include "engine/perf_counters.h"
 
@@ -48,7 +48,7 @@ struct info {
 	bool live;
 	struct access_report access;
 	struct perf_env perf;		/* live only */
-	struct nb_misc nb_misc;		/* NetBurst, live only: IA32_MISC_ENABLE */
+	struct pmu_family_probe probe;	/* what the PMU's family read, live only */
 	bool usable;
 	char verdict[1024];
 };
@@ -141,15 +141,15 @@ static void
 judge(struct info *in)
 {
 	const struct cpu_info *c = &in->cpu_info;
+	const struct pmu_family *fam = c->pmu.family;
+	char why[160];
 
 	in->usable = false;
-	if (c->netburst.present && in->live && in->nb_misc.read == 0 && !in->nb_misc.perfmon) {
-		snprintf(in->verdict, sizeof(in->verdict),
-			 "cannot count: IA32_MISC_ENABLE (0x1a0) bit 7 on CPU %d says performance monitoring is unavailable",
-			 in->cpu);
+	if (fam && fam->unusable && fam->unusable(&in->probe, in->cpu, why, sizeof(why))) {
+		snprintf(in->verdict, sizeof(in->verdict), "cannot count: %s", why);
 		return;
 	}
-	if (c->verdict != CPU_VERDICT_OK && !c->netburst.present) {
+	if (!cpu_can_count(c)) {
 		snprintf(in->verdict, sizeof(in->verdict), "cannot count: %s", cpu_verdict_text(c->verdict));
 		return;
 	}
@@ -163,7 +163,7 @@ judge(struct info *in)
 		size_t len = strlen(in->verdict);
 
 		/* The same events may still count through the kernel. */
-		if (!c->netburst.present)
+		if (!fam || !fam->msr_only)
 			snprintf(in->verdict + len, sizeof(in->verdict) - len,
 				 " (or count through perf_event: --backend perf)");
 		return;
@@ -183,47 +183,6 @@ format_mask(uint32_t mask, char *buf, size_t size)
 		if (mask & (1u << i))
 			len += (size_t)snprintf(buf + len, size - len, "%s%u", len ? "," : "", i);
 	}
-}
-
-static void
-print_netburst(const struct info *in, FILE *o)
-{
-	const struct netburst_caps *nb = &in->cpu_info.netburst;
-	const struct nb_misc *m = &in->nb_misc;
-
-	fprintf(o, "  NetBurst PMU: %u counters \u00d7 %u bits, ESCR/CCCR (%u CCCRs, %u ESCRs)\n",
-		nb->counters, nb->width, nb->counters, nb->escrs);
-	if (nb->ht)
-		fprintf(o, "  HT           2 logical processors share it; this is thread %u (ESCR T%u bits)\n",
-			nb->thread, nb->thread);
-	if (!in->live)
-		fprintf(o, "  MISC_ENABLE  not known from a dump (bit 7: performance monitoring available)\n");
-	else if (m->read)
-		fprintf(o, "  MISC_ENABLE  unread: /dev/cpu/%d/msr: %s; %s\n", in->cpu, strerror(-m->read),
-			hw_msr_hint(m->read, false));
-	else
-		fprintf(o, "  MISC_ENABLE  0x%llx: performance monitoring %savailable, PEBS %savailable\n",
-			(unsigned long long)m->value, m->perfmon ? "" : "NOT ", m->pebs ? "" : "un");
-}
-
-static json_t *
-json_netburst(const struct info *in)
-{
-	const struct netburst_caps *nb = &in->cpu_info.netburst;
-	const struct nb_misc *m = &in->nb_misc;
-	bool known = in->live && m->read == 0;
-	char value[24];
-
-	if (!nb->present)
-		return json_null();
-	snprintf(value, sizeof(value), "0x%llx", (unsigned long long)m->value);
-	return json_pack("{s:i, s:i, s:i, s:i, s:b, s:i, s:o, s:o, s:o}",
-			 "counters", (int)nb->counters, "width", (int)nb->width,
-			 "cccrs", (int)nb->counters, "escrs", (int)nb->escrs,
-			 "ht", nb->ht, "thread", (int)nb->thread,
-			 "misc_enable", known ? json_string(value) : json_null(),
-			 "perfmon_available", known ? json_boolean(m->perfmon) : json_null(),
-			 "pebs_available", known ? json_boolean(m->pebs) : json_null());
 }
 
 static void
@@ -255,8 +214,8 @@ print_human(const struct info *in)
 			c->hybrid ? ", hybrid part" : "");
 
 	fprintf(o, "PMU\n");
-	if (c->netburst.present) {
-		print_netburst(in, o);
+	if (p->family && p->family->info_text) {
+		p->family->info_text(c, &in->probe, in->cpu, o);
 	} else if (p->version == 0) {
 		fprintf(o, "  none         (no architectural perfmon)\n");
 	} else {
@@ -284,7 +243,7 @@ print_human(const struct info *in)
 		fprintf(o, "\n");
 		fprintf(o, "  full-width   %s\n", p->pdcm ? "IA32_PERF_CAPABILITIES present (checked when counting)" : "no PDCM: legacy counter writes");
 	}
-	if (c->verdict == CPU_VERDICT_OK || c->netburst.present)
+	if (cpu_can_count(c))
 		fprintf(o, "event table    %s%s%s\n", in->have_table ? in->table : "none",
 			in->table_note[0] ? ": " : "", in->table_note);
 	if (in->live && in->access.checked)
@@ -295,7 +254,7 @@ print_human(const struct info *in)
 	else if (in->live)
 		fprintf(o, "perf_event     kernel.perf_event_paranoid = unknown; software events (task-clock, page-faults, ...) count through it on any CPU\n");
 	/* No PMU here: CI gates still have a count that means the same on every runner. */
-	if (in->live && c->verdict != CPU_VERDICT_OK && !c->netburst.present)
+	if (in->live && !cpu_can_count(c))
 		fprintf(o, "simulation     --backend sim counts instructions, cache and branch misses in Valgrind's simulation (no PMU needed, the same on every machine): the choice for CI gates here\n");
 	fprintf(o, "verdict        %s\n", in->verdict);
 }
@@ -355,7 +314,11 @@ print_json(const struct info *in)
 			"arch_events", events,
 			"pdcm", p->pdcm,
 			"quirk", p->quirk);
-	json_object_set_new(pmu, "netburst", json_netburst(in));
+	/* Every family with its own description has its key: null on a CPU of another. */
+	for (const struct pmu_family *const *f = pmu_families; *f; f++)
+		if ((*f)->info_json)
+			json_object_set_new(pmu, (*f)->name,
+					    *f == p->family ? (*f)->info_json(c, &in->probe) : json_null());
 	json_object_set_new(pmu, "counters_from", p->counters_from ? json_string(p->counters_from) : json_null());
 	json_object_set_new(pmu, "counters_note", p->counters_note ? json_string(p->counters_note) : json_null());
 
@@ -483,10 +446,10 @@ cmd_info(int argc, char **argv, struct pmustat_error **err)
 	/* hw exists exactly when in->live. */
 	if (hw)
 		perf_env_probe(perf_sys_linux(), hw, &in->perf);
-	if (hw && (in->cpu_info.verdict == CPU_VERDICT_OK || in->cpu_info.netburst.present))
+	if (hw && (cpu_can_count(&in->cpu_info)))
 		access_check(hw, &in->cpu_info, in->cpu, &in->access);
-	if (hw && in->cpu_info.netburst.present)
-		nb_probe(hw, in->cpu, &in->nb_misc);
+	if (hw && in->cpu_info.pmu.family && in->cpu_info.pmu.family->probe)
+		in->cpu_info.pmu.family->probe(hw, in->cpu, &in->probe);
 	judge(in);
 
 	if (o.json)

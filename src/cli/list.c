@@ -20,6 +20,7 @@
 #include "base/err.h"
 #include "cli/cli.h"
 #include "events/cpu.h"
+#include "pmu/family.h"
 #include "engine/target.h"
 #include "events/data_dir.h"
 #include "events/event_table.h"
@@ -28,8 +29,6 @@
 #include "hw/hw.h"
 #include "cli/list_metrics.h"
 #include "cli/list_tables.h"
-#include "netburst/nb_list.h"
-#include "netburst/nb_table.h"
 
 #define LIST_FORMAT_VERSION 1
 
@@ -44,10 +43,11 @@ struct list_opts {
 	bool tables;
 };
 
-/* What is being listed: a table (architectural or NetBurst), and/or the CPU it was chosen for. */
+/* What is being listed: a table (architectural or a family's own), and/or the CPU it was chosen for. */
 struct listing {
 	struct event_table *table;
-	struct nb_table *nb;
+	const struct pmu_family *family;	/* with family_table: whose table it is */
+	void *family_table;
 	bool have_cpu;
 	struct cpu_info cpu;
 	int cpu_index;
@@ -366,9 +366,9 @@ print_text(const struct list_opts *o, const struct listing *l)
 	size_t i, shown = 0;
 	unsigned a, arch_shown = 0;
 
-	if (l->nb) {
-		/* NetBurst has no architectural events; its aliases stand in. */
-		nb_list_text(stdout, l->nb, o->pattern, list_text_matches, o->long_format);
+	if (l->family_table) {
+		/* Such a family has no architectural events; its aliases stand in. */
+		l->family->list_text(stdout, l->family_table, o->pattern, list_text_matches, o->long_format);
 		print_software(o, true);
 		return;
 	}
@@ -475,13 +475,13 @@ print_json(const struct list_opts *o, const struct listing *l)
 	int ret;
 
 	json_object_set_new(root, "format_version", json_integer(LIST_FORMAT_VERSION));
-	json_object_set_new(root, "pmu", json_string(l->nb ? "netburst" : "architectural"));
-	if (l->nb) {
+	json_object_set_new(root, "pmu", json_string(l->family_table ? l->family->name : "architectural"));
+	if (l->family_table) {
 		json_decref(events);
-		json_object_set_new(root, "table", json_string(nb_table_name(l->nb)));
-		json_object_set_new(root, "source", json_pack("{s:s}", "title", nb_table_source(l->nb)));
+		json_object_set_new(root, "table", json_string(l->family->events_name(l->family_table)));
+		json_object_set_new(root, "source", json_pack("{s:s}", "title", l->family->events_source(l->family_table)));
 		json_object_set_new(root, "pattern", o->pattern ? json_string(o->pattern) : json_null());
-		nb_list_json(root, l->nb, o->pattern, list_text_matches);
+		l->family->list_json(root, l->family_table, o->pattern, list_text_matches);
 		goto software;
 	}
 	json_object_set_new(root, "table", l->table ? json_string(event_table_name(l->table)) : json_null());
@@ -534,17 +534,29 @@ software:
 	return ret;
 }
 
-/* Table @name of either kind into @l. */
+/* Table @name into @l: an architectural one, or the first family's whose loader takes it. */
 static int
 load_table(const char *name, struct listing *l, struct pmustat_error **err)
 {
 	int ret = event_table_load(pmustat_events_dir(), name, &l->table, err);
 
-	if (ret == -EMEDIUMTYPE) {
+	for (const struct pmu_family *const *f = pmu_families; ret == -EMEDIUMTYPE && *f; f++) {
+		if (!(*f)->events_load)
+			continue;
 		err_clear(err);
-		ret = nb_table_load(pmustat_events_dir(), name, &l->nb, err);
+		ret = (*f)->events_load(pmustat_events_dir(), name, &l->family_table, err);
+		if (ret != -EMEDIUMTYPE)
+			l->family = *f;
 	}
 	return ret;
+}
+
+static void
+listing_free(struct listing *l)
+{
+	event_table_free(l->table);
+	if (l->family_table)
+		l->family->events_free(l->family_table);
 }
 
 /* The CPU's table, or none (architectural events only) with a warning. */
@@ -567,7 +579,7 @@ load_for_cpu(const struct list_opts *o, struct listing *l, struct pmustat_error 
 	l->have_cpu = true;
 	l->cpu = t.cpu;
 	l->cpu_index = t.core;
-	if (t.cpu.verdict != CPU_VERDICT_OK && !t.cpu.netburst.present)
+	if (!cpu_can_count(&t.cpu))
 		fprintf(stderr, "pmustat list: warning: CPU %d (%s): %s\n", t.core, t.key,
 			cpu_verdict_text(t.cpu.verdict));
 	if (t.table_rc == -ENOENT || t.table_rc == 1) {
@@ -590,7 +602,8 @@ load_for_cpu(const struct list_opts *o, struct listing *l, struct pmustat_error 
 		 t.choice.table, t.key);
 	ret = target_load_table(&t, err);
 	l->table = t.table;
-	l->nb = t.nb;
+	l->family = t.cpu.pmu.family;
+	l->family_table = t.nb;
 	t.table = NULL;
 	t.nb = NULL;
 	target_close(&t);
@@ -632,8 +645,7 @@ cmd_list(int argc, char **argv, struct pmustat_error **err)
 		ret = list_metrics(pmustat_events_dir(), o.table ? o.table : l.metrics,
 				   l.no_metrics, &mo, err);
 		if (ret < 0 && ret != -EIO) {
-			event_table_free(l.table);
-			nb_table_free(l.nb);
+			listing_free(&l);
 			return EXIT_PMUSTAT_FAILURE;
 		}
 		err_clear(err);
@@ -642,8 +654,7 @@ cmd_list(int argc, char **argv, struct pmustat_error **err)
 	} else {
 		print_text(&o, &l);
 	}
-	event_table_free(l.table);
-	nb_table_free(l.nb);
+	listing_free(&l);
 	if (fflush(stdout) != 0 || ferror(stdout) || ret != 0) {
 		err_set(err, -EIO, "cannot write the listing to standard output");
 		return EXIT_PMUSTAT_FAILURE;

@@ -32,7 +32,7 @@
 #include "hw/cpulock.h"
 #include "base/exit_codes.h"
 #include "hw/hw.h"
-#include "netburst/nb_regs.h"
+#include "pmus/netburst/nb_regs.h"
 #include "pmu/journal.h"
 #include "pmu/rdpmc_journal.h"
 #include "report/json_text.h"
@@ -256,7 +256,7 @@ reset_one(struct hw *hw, const struct reset_opts *o, int core, struct reset_core
 		goto out;
 	}
 	rc = cpu_source_load(hw, NULL, core, &cpu, NULL, &err);
-	if (rc == 0 && cpu.verdict != CPU_VERDICT_OK && !cpu.netburst.present) {
+	if (rc == 0 && !cpu_can_count(&cpu)) {
 		char key[64];
 
 		cpu_mapfile_key(&cpu, key, sizeof(key));

@@ -23,7 +23,7 @@
 #include "base/exit_codes.h"
 #include "cli/cli.h"
 #include "cli/state.h"
-#include "netburst/nb_table.h"
+#include "pmus/netburst/nb_table.h"
 #include "engine/target.h"
 #include "events/cpu_source.h"
 #include "hw/cpulock.h"
@@ -194,11 +194,12 @@ nb_journals(struct state_core *c)
 	struct journal sj;
 
 	c->pm.nb_journals_read = true;
-	if (c->journal_rc == 0 && c->journal.netburst)
-		c->pm.nb_journaled |= c->journal.own_nb;
-	if (c->nb_sibling < 0 || journal_read(JOURNAL_DIR, c->nb_sibling, &sj, NULL) != 0 || !sj.netburst)
+	if (c->journal_rc == 0 && c->journal.family && c->journal.family == c->cpu.pmu.family)
+		c->pm.nb_journaled |= c->journal.own_family;
+	if (c->nb_sibling < 0 || journal_read(JOURNAL_DIR, c->nb_sibling, &sj, NULL) != 0 || !sj.family ||
+	    sj.family != c->cpu.pmu.family)
 		return;
-	c->pm.nb_journaled |= sj.own_nb;
+	c->pm.nb_journaled |= sj.own_family;
 	if (journal_owner(&sj) == JOURNAL_OWNER_LIVE) {
 		if (!c->pm.live_pid)
 			c->pm.live_pid = sj.pid;

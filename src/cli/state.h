@@ -15,7 +15,7 @@
 #include "base/err.h"
 #include "events/cpu.h"
 #include "events/event_table.h"
-#include "netburst/nb_regs.h"
+#include "pmus/netburst/nb_regs.h"
 #include "pmu/journal.h"
 #include "pmu/owner.h"
 #include "pmu/snapshot.h"

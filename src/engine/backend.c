@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "pmu/family.h"
 #include "pmu/access.h"
 #include "events/cpu.h"
 #include "hw/hw.h"
@@ -57,7 +58,7 @@ backend_msr_blocked(struct hw *hw, const struct cpu_info *cpu, int core, char *w
 {
 	struct access_report r;
 
-	if (cpu->verdict != CPU_VERDICT_OK && !cpu->netburst.present) {
+	if (!cpu_can_count(cpu)) {
 		snprintf(why, size, "%s", cpu_verdict_text(cpu->verdict));
 		return true;
 	}
@@ -90,7 +91,7 @@ backend_choose(enum backend asked, unsigned hw_events, struct hw *hw, const stru
 	if (hw_events == 0)
 		return BACKEND_PERF;
 	/* perf_event has no encoding of these events: the MSR path, or its reason why not. */
-	if (cpu->netburst.present)
+	if (cpu->pmu.family && cpu->pmu.family->msr_only)
 		return BACKEND_MSR;
 	if (backend_msr_blocked(hw, cpu, core, why, size))
 		return BACKEND_PERF;

@@ -21,7 +21,8 @@
 #include "engine/cgroup.h"
 #include "engine/perf_counters.h"
 #include "engine/perf_watch.h"
-#include "engine/plan.h"
+#include "pmu/family.h"
+#include "pmu/plan.h"
 #include "engine/requests.h"
 #include "engine/run.h"
 #include "engine/stat.h"
@@ -113,11 +114,11 @@ backend_perf_plan(struct run_ctx *c, struct pmustat_error **err)
 {
 	struct plan_input in;
 
-	/* The kernel's NetBurst events are not these encodings: they count through MSRs only. */
-	if (c->t->cpu.netburst.present && c->ev->nhw)
+	/* The kernel's events of such a family are not these encodings: they count through MSRs only. */
+	if (c->t->cpu.pmu.family && c->t->cpu.pmu.family->msr_only && c->ev->nhw)
 		return err_set(err, -EOPNOTSUPP,
-			       "core %d: NetBurst events count only through the MSR backend (--backend msr); the perf backend has no encoding of them",
-			       c->core);
+			       "core %d: %s events count only through the MSR backend (--backend msr); the perf backend has no encoding of them",
+			       c->core, c->t->cpu.pmu.family->title);
 	memset(&in, 0, sizeof(in));
 	in.core = c->core;
 	in.caps = &c->t->cpu.pmu;

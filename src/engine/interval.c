@@ -11,10 +11,10 @@
 #include <time.h>
 
 #include "events/cpu.h"
+#include "pmu/family.h"
 #include "pmu/delta.h"
 #include "hw/hw.h"
 #include "engine/interval.h"
-#include "netburst/nb_regs.h"
 #include "pmu/msr.h"
 #include "base/cpulist.h"
 #include "base/clock.h"
@@ -201,9 +201,10 @@ interval_start(struct interval_sampler *s, struct hw *hw, const int *cpus, unsig
 			} else if (slots[k][i].kind == SCHED_GP) {
 				c->msr[i] = msr_pmc(slots[k][i].index);
 				c->mask[i] = delta_width_mask(caps->gp_width);
-			} else if (slots[k][i].kind == SCHED_NB) {
-				c->msr[i] = nb_counter_msr(slots[k][i].index);
-				c->mask[i] = NB_COUNTER_MASK;
+			} else if (slots[k][i].kind == SCHED_NB && caps->family) {
+				/* A counter of the family's own: a plain register, read as it is. */
+				c->msr[i] = caps->family->plain_counter_msr + slots[k][i].index;
+				c->mask[i] = delta_width_mask(caps->family->plain_counter_width);
 			}
 		}
 	}

@@ -10,7 +10,8 @@
 
 #include "base/environ_with.h"
 #include "base/err.h"
-#include "engine/plan.h"
+#include "pmu/family.h"
+#include "pmu/plan.h"
 #include "engine/regions_perf.h"
 #include "engine/requests.h"
 #include "engine/stat_metrics.h"
@@ -18,7 +19,6 @@
 #include "engine/target.h"
 #include "events/event.h"
 #include "hw/hw.h"
-#include "netburst/nb_regs.h"
 #include "pmu/access.h"
 #include "pmu/journal.h"
 #include "pmu/msr.h"
@@ -248,8 +248,8 @@ regions_arm(struct run_ctx *c, unsigned run, struct runner_opts *ro, struct pmus
 				       run + 1, PMUSTAT_REGION_MAX_EVENTS);
 		p.events[s->nmap] = (struct region_host_event){
 			.rdpmc_ecx = fixed ? RDPMC_FIXED | slot->index : slot->index,
-			/* A NetBurst counter is read by its number too, 40 bits wide. */
-			.width = slot->kind == SCHED_NB ? NB_COUNTER_WIDTH
+			/* A counter of the family's own is read by its number too, at its width. */
+			.width = slot->kind == SCHED_NB && c->t->cpu.pmu.family ? c->t->cpu.pmu.family->plain_counter_width
 				 : fixed		 ? c->t->cpu.pmu.fixed_width
 							 : c->t->cpu.pmu.gp_width,
 			.perf_fd = -1,

@@ -14,7 +14,7 @@
 #include "events/event_spec.h"
 #include "events/sim_events.h"
 #include "events/sw_events.h"
-#include "netburst/nb_spec.h"
+#include "pmus/netburst/nb_spec.h"
 #include "pmu/counter_sched.h"
 #include "report/check.h"
 #include "report/ratios.h"

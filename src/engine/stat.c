@@ -24,7 +24,7 @@
 #include "engine/serve_claim.h"
 #include "engine/gates.h"
 #include "engine/perf_counters.h"
-#include "engine/plan.h"
+#include "pmu/plan.h"
 #include "engine/regions.h"
 #include "engine/requests.h"
 #include "engine/run.h"

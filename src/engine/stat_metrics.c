@@ -10,7 +10,8 @@
 #include <strings.h>
 
 #include "base/err.h"
-#include "engine/plan.h"
+#include "pmu/family.h"
+#include "pmu/plan.h"
 #include "engine/requests.h"
 #include "engine/run.h"
 #include "engine/stat.h"
@@ -142,9 +143,9 @@ stat_metrics_select(struct stat_metrics *m, const struct stat_opts *o, struct ta
 	if (t->table_rc != 0 || !t->choice.metrics[0]) {
 		if (!o->nmetric_specs)
 			return 0;
-		if (t->cpu.netburst.present)
-			return err_set(err, -ENOENT, "-M: pmustat has no metric table for this CPU (%s, %s): Intel publishes no metrics for NetBurst (family 15) and its events are not the architectural ones the formulas use; count the events with -e and compute from their counts",
-				       t->key, t->label);
+		if (t->cpu.pmu.family && t->cpu.pmu.family->no_metrics)
+			return err_set(err, -ENOENT, "-M: pmustat has no metric table for this CPU (%s, %s): %s; count the events with -e and compute from their counts",
+				       t->key, t->label, t->cpu.pmu.family->no_metrics);
 		return err_set(err, -ENOENT, "-M: pmustat has no metric table for this CPU (%s, %s)%s%s", t->key,
 			       t->label, t->table_why ? ": " : "", t->table_why ? err_msg(t->table_why) : "");
 	}

@@ -13,7 +13,7 @@
 #include "events/data_dir.h"
 #include "events/event_table.h"
 #include "hw/hw.h"
-#include "netburst/nb_table.h"
+#include "pmus/netburst/nb_table.h"
 
 int
 target_open(struct target *t, struct hw *hw, const char *dump, int core, struct pmustat_error **err)
@@ -30,7 +30,7 @@ target_open(struct target *t, struct hw *hw, const char *dump, int core, struct 
 		return rc;
 	cpu_mapfile_key(&t->cpu, t->key, sizeof(t->key));
 	snprintf(t->label, sizeof(t->label), "%s", t->cpu.brand[0] ? t->cpu.brand : t->key);
-	if (t->cpu.verdict != CPU_VERDICT_OK && !t->cpu.netburst.present)
+	if (!cpu_can_count(&t->cpu))
 		return 0;
 	t->table_rc = mapfile_choose(t->events_dir, &t->cpu, &t->choice, &t->table_why);
 	return 0;
@@ -54,7 +54,7 @@ target_load_table(struct target *t, struct pmustat_error **err)
 bool
 target_can_count(const struct target *t)
 {
-	return t->cpu.verdict == CPU_VERDICT_OK || t->cpu.netburst.present;
+	return cpu_can_count(&t->cpu);
 }
 
 /*

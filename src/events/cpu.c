@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "netburst/nb_regs.h"
 #include "events/pmu_quirks.h"
 
 /* libcpuid's register order within a leaf. */
@@ -156,40 +155,6 @@ decode_leaf23(const struct cpu_leaf23 *l23, struct cpu_info *out)
 	pmu->counters_from = "CPUID.23H.1";
 }
 
-/*
- * Family 0xF without leaf 0xA: the NetBurst PMU. Its registers are shared
- * by the logical processors of a core, so the ESCR bits that count are
- * the thread's: thread = initial APIC ID (CPUID.1:EBX[31:24]) modulo the
- * threads per core, which are the logical processors per package
- * (EBX[23:16], when CPUID.1:EDX.HTT) over the cores per package
- * (CPUID.4:EAX[31:26] + 1; a dual-core Pentium D has 2 logical processors
- * and no Hyper-Threading).
- */
-static void
-decode_netburst(const struct cpu_raw_data_t *raw, struct cpu_info *out)
-{
-	struct netburst_caps *nb = &out->netburst;
-	uint32_t ebx = raw->basic_cpuid[1][R_EBX];
-	unsigned logical = 1, cores = 1, per_core;
-
-	nb->present = true;
-	nb->counters = NB_COUNTERS;
-	nb->width = NB_COUNTER_WIDTH;
-	nb->escrs = nb_escr_count(out->model);
-	if (bits(raw->basic_cpuid[1][R_EDX], 28, 28))
-		logical = bits(ebx, 23, 16);
-	if (out->max_basic_leaf >= 4)
-		cores = bits(raw->intel_fn4[0][R_EAX], 31, 26) + 1;
-	per_core = cores && logical > cores ? logical / cores : 1;
-	nb->ht = per_core >= 2;
-	nb->thread = nb->ht ? bits(ebx, 31, 24) & 1 : 0;
-	nb->apic_id = bits(ebx, 31, 24);
-	out->pmu.netburst = true;
-	out->pmu.nb_model = out->model;
-	out->pmu.nb_ht = nb->ht;
-	out->pmu.nb_thread = nb->thread;
-}
-
 static enum cpu_verdict
 judge(const struct cpu_info *cpu)
 {
@@ -203,6 +168,12 @@ judge(const struct cpu_info *cpu)
 	if (cpu->pmu.version == 1)
 		return CPU_VERDICT_PERFMON_V1;
 	return CPU_VERDICT_OK;
+}
+
+bool
+cpu_can_count(const struct cpu_info *cpu)
+{
+	return cpu->verdict == CPU_VERDICT_OK || cpu->netburst.present;
 }
 
 void
@@ -252,8 +223,7 @@ cpu_decode_ext(const struct cpu_raw_data_t *raw, const struct cpu_leaf23 *l23, s
 		decode_pmu(raw, out);
 		decode_leaf23(l23, out);
 	}
-	if (out->vendor == CPU_VENDOR_INTEL && out->family == 0xf && out->pmu.version == 0)
-		decode_netburst(raw, out);
+	pmu_families_detect(raw, out);
 
 	out->verdict = judge(out);
 	pmu_quirks_apply(out);

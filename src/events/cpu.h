@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 struct cpu_raw_data_t;
+struct pmu_family;
 
 enum cpu_vendor {
 	CPU_VENDOR_UNKNOWN = 0,
@@ -39,6 +40,11 @@ enum cpu_verdict {
 };
 
 struct pmu_caps {
+	/*
+	 * The PMU family (pmu/family.h): how pmu/ opens, checks, reads and
+	 * restores this PMU. NULL: the architectural PMU's own code, or no PMU.
+	 */
+	const struct pmu_family *family;
 	unsigned version;		/* CPUID.0AH:EAX[7:0] */
 	unsigned gp_counters;		/* general-purpose counters usable */
 	uint32_t gp_mask;		/* their indices */
@@ -137,6 +143,21 @@ void cpu_decode(const struct cpu_raw_data_t *raw, struct cpu_info *out);
  * every core type has.
  */
 void cpu_decode_ext(const struct cpu_raw_data_t *raw, const struct cpu_leaf23 *l23, struct cpu_info *out);
+
+/*
+ * Whether pmustat can count on @cpu's PMU: an architectural PMU it
+ * supports (verdict OK) or another family's PMU it programs. The one rule
+ * for stat, list, info and reset.
+ */
+bool cpu_can_count(const struct cpu_info *cpu);
+
+/*
+ * Ask the PMU families in turn whether the CPU @raw describes has their
+ * PMU (cpu_decode() does, after the generic fields): the first that has
+ * it goes into out->pmu.family and fills in its part of @out. Defined
+ * with the list of families, src/pmus/families.c.
+ */
+void pmu_families_detect(const struct cpu_raw_data_t *raw, struct cpu_info *out);
 
 /* "core", "atom" or NULL. */
 const char *cpu_core_type_name(enum cpu_core_type type);

@@ -30,7 +30,7 @@ enum event_flag {
 	 * the slots).
 	 */
 	EVENT_F_PERF_METRICS	= 1u << 6,
-	EVENT_F_NETBURST	= 1u << 7,	/* a NetBurst ESCR/CCCR event (netburst/), no EVTSEL */
+	EVENT_F_NETBURST	= 1u << 7,	/* a NetBurst ESCR/CCCR event (pmus/netburst/), no EVTSEL */
 	/*
 	 * cpu_core/.../ or cpu_atom/.../ resolved for the other core type of
 	 * a hybrid: counted on that type's cores only, nothing to program

@@ -92,7 +92,7 @@ struct event_term_resolver {
 	const void *arg;
 };
 
-/* event_spec_parse() with @family's terms (NetBurst: netburst/nb_spec.h). */
+/* event_spec_parse() with @family's terms (a PMU family with a table of its own: its resolver, pmus/<family>/). */
 int event_spec_parse_family(const char *spec, const struct event_term_resolver *family, struct event **out,
 			    size_t *count, struct pmustat_error **err);
 

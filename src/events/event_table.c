@@ -292,7 +292,7 @@ event_table_load(const char *events_dir, const char *name,
 		}
 		goto fail;
 	}
-	/* Another PMU's table (events/netburst.json): its own loader reads it. */
+	/* A table of another PMU family (its "pmu" key): that family's own loader reads it. */
 	if (json_object_get(t->root, "pmu")) {
 		ret = err_set(err, -EMEDIUMTYPE, "%s: a table for the %s PMU, not the architectural one",
 			 path, json_string_value(json_object_get(t->root, "pmu")) ?

@@ -69,8 +69,8 @@ struct event_desc {
 /*
  * Load @events_dir/@name.json. Returns 0 and *@out, or a negative errno
  * with @err set to "path: what" (-ENOENT: no such table; -EINVAL: not a
- * valid table; -EMEDIUMTYPE: a table for another PMU, such as
- * events/netburst.json, which src/netburst/nb_table.h loads; -ENOMEM).
+ * valid table; -EMEDIUMTYPE: a table of another PMU family, which that
+ * family's own loader reads (pmu/family.h, events_load); -ENOMEM).
  */
 int event_table_load(const char *events_dir, const char *name,
 		     struct event_table **out, struct pmustat_error **err);

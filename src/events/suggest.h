@@ -5,7 +5,7 @@
  * case-insensitive edit distance, ties in name order) are kept. Typos, not
  * rewrites: a candidate is kept only within a third of the typed name's
  * length (at least 2 edits). One ranking for every resolver of names: the
- * -e parsers of both PMUs (event_spec.c, netburst/nb_spec.c) and -M
+ * -e parsers of every PMU family (event_spec.c and the families' own) and -M
  * (metrics/metric_select.c).
  */
 #ifndef PMUSTAT_SUGGEST_H

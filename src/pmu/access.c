@@ -7,6 +7,7 @@
 #include "events/cpu.h"
 #include "hw/cpulock.h"
 #include "hw/hw.h"
+#include "pmu/family.h"
 #include "pmu/pmu.h"
 #include "pmu/snapshot.h"
 
@@ -61,6 +62,13 @@ read_counters(struct hw *hw, const struct cpu_info *info, int cpu, struct access
 	r->fixed_ctrl = st.fixed_ctrl;
 	memcpy(r->owner_gp, occ.gp, sizeof(r->owner_gp));
 	memcpy(r->owner_fixed, occ.fixed, sizeof(r->owner_fixed));
+}
+
+/* A PMU family with registers of its own (pmu/family.h), not IA32_PMCx and IA32_PERFEVTSELx. */
+static bool
+own_registers(const struct cpu_info *info)
+{
+	return info->pmu.family && info->pmu.family->open;
 }
 
 /*
@@ -120,17 +128,17 @@ access_check(struct hw *hw, const struct cpu_info *info, int cpu, struct access_
 	if (r->msr_write == 0 && info->pmu.version >= 2)
 		r->write_probe = pmu_write_probe(hw, cpu, &info->pmu);
 	/*
-	 * NetBurst has no register a write leaves unchanged whoever holds it:
-	 * no probe, but what the msr driver answers to any write under
-	 * lockdown or msr.allow_writes=off.
+	 * A family with registers of its own may have none that a write
+	 * leaves unchanged whoever holds it: no probe, but what the msr
+	 * driver answers to any write under lockdown or msr.allow_writes=off.
 	 */
-	if (r->msr_write == 0 && info->netburst.present &&
+	if (r->msr_write == 0 && own_registers(info) &&
 	    (strcmp(r->lockdown, "integrity") == 0 || strcmp(r->lockdown, "confidentiality") == 0 ||
 	     strcmp(r->allow_writes, "off") == 0))
 		r->write_probe = -EPERM;
-	if (r->msr_read == 0 && !info->netburst.present)
+	if (r->msr_read == 0 && !own_registers(info))
 		read_counters(hw, info, cpu, r);
-	if (info->pmu.version >= 2 || info->netburst.present)
+	if (info->pmu.version >= 2 || own_registers(info))
 		r->rdpmc = hw_rdpmc_probe(hw, cpu);
 }
 

@@ -17,7 +17,7 @@
 #include "pmu/evtsel.h"
 #include "pmu/msr.h"
 #include "pmu/counter_sched.h"
-#include "netburst/nb_regs.h"
+#include "pmus/netburst/nb_regs.h"
 #include "base/err.h"
 
 struct run_state {

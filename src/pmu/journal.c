@@ -60,16 +60,15 @@ journal_proc_start_time(pid_t pid, unsigned long long *start)
 	return proc_stat(pid, &state, start);
 }
 
-static void
-add_reg(struct journal *j, const struct pmu_reg *r)
+void
+journal_add_reg(struct journal *j, const struct pmu_reg *r)
 {
 	if (r->msr && j->nregs < JOURNAL_MAX_REGS)
 		j->regs[j->nregs++] = (struct journal_reg){ r->msr, r->saved };
 }
 
-/* Record a value the run writes to @msr (once). */
-static int
-add_wrote(struct journal *j, uint32_t msr, uint64_t v)
+int
+journal_add_wrote(struct journal *j, uint32_t msr, uint64_t v)
 {
 	for (unsigned i = 0; i < j->nwrote; i++)
 		if (j->wrote[i].msr == msr && j->wrote[i].value == v)
@@ -88,10 +87,10 @@ add_write(struct journal *j, const struct pmu_write *w, uint32_t *offcore)
 		return 0;
 	for (unsigned i = 0; i < PMU_MAX_GP; i++)
 		if (w->msr == msr_evtsel(i))
-			return (w->mask & ~w->found) ? add_wrote(j, w->msr, w->value) : 0;
+			return (w->mask & ~w->found) ? journal_add_wrote(j, w->msr, w->value) : 0;
 	if (w->msr == MSR_OFFCORE_RSP_0 || w->msr == MSR_OFFCORE_RSP_1) {
 		*offcore |= 1u << (w->msr - MSR_OFFCORE_RSP_0);
-		return add_wrote(j, w->msr, w->value);
+		return journal_add_wrote(j, w->msr, w->value);
 	}
 	if (w->msr == MSR_IA32_FIXED_CTR_CTRL) {
 		for (unsigned i = 0; i < PMU_MAX_FIXED; i++) {
@@ -101,51 +100,6 @@ add_write(struct journal *j, const struct pmu_write *w, uint32_t *offcore)
 				j->fields[i] |= (uint16_t)(1u << FIXED_CTRL_FIELD(w->value, i));
 		}
 	}
-	return 0;
-}
-
-/*
- * A NetBurst run's journal: each counter it programs with its CCCR, each
- * ESCR it writes, as saved; every CCCR and ESCR value it writes.
- */
-static int
-journal_from_nb_programs(struct journal *j, const struct pmu *p, const struct pmu_program *progs,
-			 unsigned nprogs, struct pmustat_error **err)
-{
-	uint64_t escrs = 0;
-
-	j->netburst = true;
-	j->nb_model = p->caps.nb_model;
-	j->nb_ht = p->caps.nb_ht;
-	for (unsigned r = 0; r < nprogs; r++) {
-		const struct pmu_program *prog = &progs[r];
-		const struct pmu_write *lists[3] = { prog->program, prog->enable, prog->disable };
-		unsigned counts[3] = { prog->nprogram, prog->nenable, prog->ndisable };
-
-		j->own_nb |= prog->nb;
-		for (unsigned l = 0; l < 3; l++) {
-			for (unsigned i = 0; i < counts[l]; i++) {
-				uint32_t msr = lists[l][i].msr;
-				int e = nb_escr_by_msr(msr);
-
-				if (e >= 0)
-					escrs |= 1ull << e;
-				if ((e >= 0 || (msr >= NB_MSR_CCCR0 && msr < NB_MSR_CCCR0 + NB_COUNTERS)) &&
-				    add_wrote(j, msr, lists[l][i].value))
-					return err_set(err, -E2BIG, "the plan writes more than %d distinct values to CCCRs and ESCRs; count fewer events",
-						       JOURNAL_MAX_WROTE);
-			}
-		}
-	}
-	for (unsigned i = 0; i < NB_COUNTERS; i++) {
-		if (j->own_nb & (1u << i)) {
-			add_reg(j, &p->nb_cccr[i]);
-			add_reg(j, &p->nb_ctr[i]);
-		}
-	}
-	for (unsigned e = 0; e < NB_ESCRS; e++)
-		if (escrs & (1ull << e))
-			add_reg(j, &p->nb_escr[e]);
 	return 0;
 }
 
@@ -180,30 +134,30 @@ journal_from_programs(struct journal *j, const struct pmu *p, const struct pmu_p
 			if (add_write(j, &prog->disable[i], &offcore))
 				goto too_many;
 	}
-	if (p->caps.netburst)
-		return journal_from_nb_programs(j, p, progs, nprogs, err);
+	if (p->caps.family && p->caps.family->journal_from)
+		return p->caps.family->journal_from(j, p, progs, nprogs, err);
 	j->taken_gp = j->own_gp & p->taken_gp;
 	j->taken_fixed = j->own_fixed & p->taken_fixed;
 	j->status = p->status_saved;
 	/* Shared registers first: that is also the order of the restore. */
-	add_reg(j, &p->global_ctrl);
+	journal_add_reg(j, &p->global_ctrl);
 	if (j->own_fixed)
-		add_reg(j, &p->fixed_ctrl);
+		journal_add_reg(j, &p->fixed_ctrl);
 	for (unsigned i = 0; i < PMU_MAX_GP; i++) {
 		if (j->own_gp & (1u << i)) {
-			add_reg(j, &p->evtsel[i]);
-			add_reg(j, &p->pmc[i]);
+			journal_add_reg(j, &p->evtsel[i]);
+			journal_add_reg(j, &p->pmc[i]);
 		}
 	}
 	for (unsigned i = 0; i < PMU_MAX_FIXED; i++)
 		if (j->own_fixed & (1u << i))
-			add_reg(j, &p->fixed_ctr[i]);
+			journal_add_reg(j, &p->fixed_ctr[i]);
 	/* After FIXED_CTR3: restored in this order, counter first. */
 	if (perf_metrics)
-		add_reg(j, &p->perf_metrics);
+		journal_add_reg(j, &p->perf_metrics);
 	for (unsigned o = 0; o < PMU_NUM_OFFCORE; o++)
 		if (offcore & (1u << o))
-			add_reg(j, &p->offcore[o]);
+			journal_add_reg(j, &p->offcore[o]);
 	return 0;
 too_many:
 	return err_set(err, -E2BIG, "the plan writes more than %d distinct values to EVTSELs and offcore MSRs; count fewer events",
@@ -239,8 +193,8 @@ journal_write(const char *dir, const struct journal *j, struct pmustat_error **e
 	PUT("own 0x%" PRIx32 " 0x%" PRIx32 "\n", j->own_gp, j->own_fixed);
 	PUT("taken 0x%" PRIx32 " 0x%" PRIx32 "\n", j->taken_gp, j->taken_fixed);
 	PUT("status 0x%" PRIx64 "\n", j->status);
-	if (j->netburst)
-		PUT("netburst 0x%" PRIx32 " %u %d\n", j->own_nb, j->nb_model, j->nb_ht ? 1 : 0);
+	if (j->family)
+		PUT("%s 0x%" PRIx32 " %u %d\n", j->family->name, j->own_family, j->family_model, j->family_ht ? 1 : 0);
 	for (unsigned i = 0; i < j->nregs; i++)
 		PUT("msr 0x%" PRIx32 " 0x%" PRIx64 "\n", j->regs[i].msr, j->regs[i].value);
 	for (unsigned i = 0; i < j->nwrote; i++)
@@ -309,8 +263,49 @@ num2(char *s, unsigned long long max1, unsigned long long max2,
 	return num(s, 16, max1, a) && num(sp + 1, 16, max2, b);
 }
 
+/*
+ * A family's line at *@p ("NAME 0x3000 2 0": a family with a journal of
+ * its own, pmu/family.h), into @j. True, *@p moved on, when the line is
+ * one and well formed, or (*@p as it was) when it names no such family;
+ * false for a malformed one.
+ */
 static bool
-has_reg(const struct journal *j, uint32_t msr)
+take_family_line(const char **p, const char *end, struct journal *j)
+{
+	for (const struct pmu_family *const *f = pmu_families; *f; f++) {
+		unsigned long long own, model, ht;
+		char line[128], rest[sizeof(line)], *sp;
+		size_t n = strlen((*f)->name);
+
+		if (!(*f)->journal_from || (size_t)(end - *p) <= n || strncmp(*p, (*f)->name, n) != 0 ||
+		    (*p)[n] != ' ')
+			continue;
+		if (!take_line(p, end, (*f)->name, line, sizeof(line)))
+			return false;
+		sp = strchr(line, ' ');
+		if (!sp)
+			return false;
+		*sp++ = '\0';
+		if (!num(line, 16, (1ull << (*f)->plain_counters) - 1, &own))
+			return false;
+		snprintf(rest, sizeof(rest), "%s", sp);
+		sp = strchr(rest, ' ');
+		if (!sp)
+			return false;
+		*sp++ = '\0';
+		if (!num(rest, 10, 0xff, &model) || !num(sp, 10, 1, &ht))
+			return false;
+		j->family = *f;
+		j->own_family = (uint32_t)own;
+		j->family_model = (unsigned)model;
+		j->family_ht = ht == 1;
+		return true;
+	}
+	return true;
+}
+
+bool
+journal_has_reg(const struct journal *j, uint32_t msr)
 {
 	for (unsigned i = 0; i < j->nregs; i++)
 		if (j->regs[i].msr == msr)
@@ -320,41 +315,34 @@ has_reg(const struct journal *j, uint32_t msr)
 
 /*
  * A "wrote" line names an EVTSEL of a counter the run programs, or a saved
- * offcore MSR; on NetBurst, the CCCR of a counter it programs or a saved ESCR.
+ * offcore MSR; in a family's journal, what its journal_wrote_ok() says.
  */
 static bool
 wrote_ok(const struct journal *j, uint32_t msr)
 {
-	if (j->netburst) {
-		if (msr >= NB_MSR_CCCR0 && msr < NB_MSR_CCCR0 + NB_COUNTERS)
-			return j->own_nb & (1u << (msr - NB_MSR_CCCR0));
-		return nb_escr_by_msr(msr) >= 0 && has_reg(j, msr);
-	}
+	if (j->family)
+		return j->family->journal_wrote_ok(j, msr);
 	for (unsigned i = 0; i < PMU_MAX_GP; i++)
 		if (msr == msr_evtsel(i))
 			return j->own_gp & (1u << i);
-	return (msr == MSR_OFFCORE_RSP_0 || msr == MSR_OFFCORE_RSP_1) && has_reg(j, msr);
+	return (msr == MSR_OFFCORE_RSP_0 || msr == MSR_OFFCORE_RSP_1) && journal_has_reg(j, msr);
 }
 
 /* Every counter named has its registers saved: what recovery compares and restores. */
 static bool
 regs_complete(const struct journal *j)
 {
-	if (j->netburst) {
-		for (unsigned i = 0; i < NB_COUNTERS; i++)
-			if ((j->own_nb & (1u << i)) && (!has_reg(j, nb_cccr_msr(i)) || !has_reg(j, nb_counter_msr(i))))
-				return false;
-		return !j->own_gp && !j->own_fixed;
-	}
-	if (!has_reg(j, MSR_IA32_PERF_GLOBAL_CTRL))
+	if (j->family)
+		return !j->own_gp && !j->own_fixed && j->family->journal_complete(j);
+	if (!journal_has_reg(j, MSR_IA32_PERF_GLOBAL_CTRL))
 		return false;
-	if (j->own_fixed && !has_reg(j, MSR_IA32_FIXED_CTR_CTRL))
+	if (j->own_fixed && !journal_has_reg(j, MSR_IA32_FIXED_CTR_CTRL))
 		return false;
 	for (unsigned i = 0; i < PMU_MAX_GP; i++)
-		if ((j->own_gp & (1u << i)) && (!has_reg(j, msr_evtsel(i)) || !has_reg(j, msr_pmc(i))))
+		if ((j->own_gp & (1u << i)) && (!journal_has_reg(j, msr_evtsel(i)) || !journal_has_reg(j, msr_pmc(i))))
 			return false;
 	for (unsigned i = 0; i < PMU_MAX_FIXED; i++)
-		if ((j->own_fixed & (1u << i)) && !has_reg(j, msr_fixed_ctr(i)))
+		if ((j->own_fixed & (1u << i)) && !journal_has_reg(j, msr_fixed_ctr(i)))
 			return false;
 	return true;
 }
@@ -448,30 +436,8 @@ journal_read(const char *dir, int core, struct journal *j, struct pmustat_error 
 	if (!take_line(&p, end, "status", line, sizeof(line)) || !num(line, 16, UINT64_MAX, &a))
 		goto bad;
 	j->status = a;
-	if (p < end && strncmp(p, "netburst ", 9) == 0) {
-		unsigned long long model, ht;
-		char rest[sizeof(line)], *sp;
-
-		if (!take_line(&p, end, "netburst", line, sizeof(line)))
-			goto bad;
-		sp = strchr(line, ' ');
-		if (!sp)
-			goto bad;
-		*sp++ = '\0';
-		if (!num(line, 16, (1u << NB_COUNTERS) - 1, &a))
-			goto bad;
-		snprintf(rest, sizeof(rest), "%s", sp);
-		sp = strchr(rest, ' ');
-		if (!sp)
-			goto bad;
-		*sp++ = '\0';
-		if (!num(rest, 10, 0xff, &model) || !num(sp, 10, 1, &ht))
-			goto bad;
-		j->netburst = true;
-		j->own_nb = (uint32_t)a;
-		j->nb_model = (unsigned)model;
-		j->nb_ht = ht == 1;
-	}
+	if (p < end && !take_family_line(&p, end, j))
+		goto bad;
 	/* The saved registers, then the values written, then the fixed fields: in that order. */
 	while (p < end && strncmp(p, "msr ", 4) == 0) {
 		if (j->nregs >= JOURNAL_MAX_REGS || !take_line(&p, end, "msr", line, sizeof(line)) ||

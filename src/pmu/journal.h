@@ -13,8 +13,10 @@
  *	own 0x1 0x2			(GP and fixed counters the run programs, exactly)
  *	taken 0x0 0x0			(of those, the ones --force took from another user)
  *	status 0x0			(IA32_PERF_GLOBAL_STATUS when saved)
- *	netburst 0x3000 2 0		(a NetBurst PMU only: the counters the run
- *					 programs, the CPU model, Hyper-Threading)
+ *	NAME 0x3000 2 0			(a PMU family with registers of its own only
+ *					 (pmu/family.h), by its name: the counters
+ *					 the run programs, the CPU model, whether
+ *					 threads share the PMU)
  *	msr 0x186 0x0			(one line per saved register)
  *	...
  *	wrote 0x186 0x41412e		(each value the run writes to an EVTSEL or offcore MSR)
@@ -26,8 +28,9 @@
  * still the one saved when the run did not take it from another user.
  * Anything else means someone took the counter after the run died: its
  * registers, its GLOBAL_CTRL bit and its overflow bit are left alone.
- * On a NetBurst PMU the same rule holds for each counter's CCCR (and for
- * each ESCR the run wrote): "wrote" lines carry the CCCR and ESCR values.
+ * Such a family applies the same rule to its own registers (its
+ * journal_apply()); a journal of another family than the core's is never
+ * applied.
  *
  * It is written to a temporary file in DIR, fsynced, renamed into place
  * and DIR fsynced; DIR is created 0700 and must be a directory of ours
@@ -43,12 +46,13 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "netburst/nb_regs.h"
 #include "pmu/msr.h"
 
 struct pmustat_error;
 
 struct hw;
+struct pmu_family;
+struct pmu_reg;
 struct pmu;
 struct pmu_caps;
 struct pmu_program;
@@ -58,7 +62,7 @@ struct pmu_program;
 #define JOURNAL_MAGIC		"pmustat-journal"
 /*
  * Every register a run can program: EVTSEL+PMC x8, FIXED_CTR x4, 2 shared,
- * 2 offcore, PERF_METRICS; on NetBurst a CCCR and a counter x18 and an ESCR for each.
+ * 2 offcore, PERF_METRICS; or a family's own, at most as many (pmu/family.h).
  */
 #define JOURNAL_MAX_REGS	64
 /*
@@ -89,11 +93,16 @@ struct journal {
 	unsigned nwrote;
 	struct journal_reg wrote[JOURNAL_MAX_WROTE];	/* values the run writes to EVTSELs, offcore MSRs */
 	uint16_t fields[PMU_MAX_FIXED];	/* per fixed counter: bit v for each field value v written */
-	/* A NetBurst PMU's journal: its counters the run programs, and the CPU's model and HT. */
-	bool netburst;
-	uint32_t own_nb;
-	unsigned nb_model;
-	bool nb_ht;
+	/*
+	 * The journal of a family with registers of its own (its line; NULL:
+	 * the architectural PMU's, no line): the counters the run programs in
+	 * the family's numbering, and the CPU's model and whether threads
+	 * share the PMU, which must match the core's for it to be applied.
+	 */
+	const struct pmu_family *family;
+	uint32_t own_family;
+	unsigned family_model;
+	bool family_ht;
 };
 
 /* What journal_apply() did, counter by counter. */
@@ -101,8 +110,8 @@ struct journal_result {
 	uint32_t restored_gp, restored_fixed;	/* put back as saved */
 	uint32_t left_gp, left_fixed;		/* someone else's since: left alone */
 	uint64_t left_evtsel[PMU_MAX_GP];	/* what a left GP counter's EVTSEL holds */
-	uint32_t restored_nb, left_nb;		/* NetBurst counters */
-	uint64_t left_cccr[NB_COUNTERS];	/* what a left NetBurst counter's CCCR holds */
+	uint32_t restored_family, left_family;	/* a family's own counters (journal.family) */
+	uint64_t left_family_ctl[32];		/* what a left one's control register holds */
 };
 
 /* Whether the run that wrote a journal is still there. */
@@ -173,10 +182,13 @@ journal_saved_of(const struct journal *j, uint32_t msr);
 bool
 journal_wrote_value(const struct journal *j, uint32_t msr, uint64_t v);
 
-/* journal_apply() of a NetBurst journal (journal_nb.c), the same rules. */
-int
-journal_apply_nb(struct hw *hw, const struct pmu_caps *caps, const struct journal *j,
-		 struct journal_result *res, struct pmustat_error **err);
+/*
+ * For a family's journal_from(): record saved register @r, and a value
+ * the run writes to @msr (once; -E2BIG when full); whether @msr is saved.
+ */
+void journal_add_reg(struct journal *j, const struct pmu_reg *r);
+int journal_add_wrote(struct journal *j, uint32_t msr, uint64_t v);
+bool journal_has_reg(const struct journal *j, uint32_t msr);
 
 /*
  * Whether @core's PMU holds what DIR/cpuN.journal saved (the run's

@@ -19,6 +19,7 @@
 
 #include "pmu/delta.h"
 #include "pmu/evtsel.h"
+#include "pmu/family.h"
 #include "hw/hw.h"
 #include "hw/proc.h"
 #include "pmu/journal.h"
@@ -132,6 +133,13 @@ still_ours(const struct pmu *p, const struct journal *j, struct journal_result *
 	}
 }
 
+/* The family whose own journal a core with @caps writes (journal.family), NULL for pmu/'s. */
+static const struct pmu_family *
+own_journal(const struct pmu_caps *caps)
+{
+	return caps->family && caps->family->journal_from ? caps->family : NULL;
+}
+
 int
 journal_apply(struct hw *hw, const struct pmu_caps *caps, const struct journal *j,
 	      struct journal_result *res, struct pmustat_error **err)
@@ -143,8 +151,12 @@ journal_apply(struct hw *hw, const struct pmu_caps *caps, const struct journal *
 	int rc;
 
 	memset(res, 0, sizeof(*res));
-	if (j->netburst || caps->netburst)
-		return journal_apply_nb(hw, caps, j, res, err);
+	if (j->family != own_journal(caps))
+		return err_set(err, -EBADMSG, "core %d: the journal was written for the %s PMU, and this CPU's is %s; not applied",
+			       j->core, j->family ? j->family->name : "architectural",
+			       caps->family ? caps->family->name : "none pmustat programs");
+	if (j->family)
+		return j->family->journal_apply(hw, caps, j, res, err);
 	if (j->own_gp & ~caps->gp_mask || j->own_fixed & ~caps->fixed_mask)
 		return err_set(err, -EBADMSG,
 			    "core %d: the journal names counters this PMU does not have (GP 0x%x, fixed 0x%x); not applied",
@@ -322,10 +334,8 @@ journal_recover(const char *dir, int core, struct hw *hw, const struct pmu_caps 
 	for (unsigned i = 0; i < PMU_MAX_FIXED; i++)
 		if (res.left_fixed & (1u << i))
 			strbuf_printf(&b, "; left fixed%u alone: someone else programmed it since", i);
-	for (unsigned i = 0; i < NB_COUNTERS; i++)
-		if (res.left_nb & (1u << i))
-			strbuf_printf(&b, "; left %s alone: someone else programmed it since (MSR_%s = 0x%llx)",
-				      nb_counter_name(i), nb_cccr_name(i), (unsigned long long)res.left_cccr[i]);
+	if (j.family && j.family->journal_left)
+		j.family->journal_left(&res, &b);
 	*note = strbuf_take(&b);
 	return 1;
 }

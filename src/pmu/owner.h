@@ -29,7 +29,7 @@
 #include <sys/types.h>
 
 #include "pmu/msr.h"
-#include "netburst/nb_regs.h"
+#include "pmus/netburst/nb_regs.h"
 
 struct strbuf;
 

@@ -44,8 +44,8 @@ open_at(struct pmu *p, struct hw *hw, int cpu, const struct pmu_caps *caps, bool
 	p->caps = *caps;
 	p->gp_mask = caps->gp_mask & ((1u << PMU_MAX_GP) - 1);
 	p->fixed_mask = caps->fixed_mask & ((1u << PMU_MAX_FIXED) - 1);
-	if (caps->netburst)
-		return pmu_nb_open_at(p, hints, err);
+	if (caps->family && caps->family->open)
+		return caps->family->open(p, hints, err);
 	if (caps->version < 2)
 		return err_set(err, -ENOTSUP, "core %d: architectural perfmon version %u has no IA32_PERF_GLOBAL_CTRL; pmustat needs version 2 or later",
 			       cpu, caps->version);
@@ -220,8 +220,8 @@ refusal(const struct pmu *p, const struct pmu_write *w)
 	bool metrics_ours = pmu_has_perf_metrics(p) && (fixed & (1u << PERF_METRICS_FIXED));
 	uint64_t ours = pmu_global_bits(gp, fixed) | (metrics_ours ? GLOBAL_PERF_METRICS_BIT : 0);
 
-	if (p->caps.netburst)
-		return pmu_nb_refusal(p, w);
+	if (p->caps.family && p->caps.family->refusal)
+		return p->caps.family->refusal(p, w);
 	if (!pmu_msr_allowed(p, w->msr))
 		return "not an MSR pmustat writes on this core";
 	if (w->clear_ovf)
@@ -276,10 +276,8 @@ check_all(const struct pmu *p, const struct pmu_write *w, unsigned n, struct pmu
 	for (unsigned i = 0; i < n; i++) {
 		const char *why = refusal(p, &w[i]);
 
-		if (why[0] && p->caps.netburst)
-			nb_msr_name(w[i].msr, name, sizeof(name));
-		else if (why[0])
-			pmu_msr_name(w[i].msr, name, sizeof(name));
+		if (why[0])
+			pmu_reg_name(p, w[i].msr, name, sizeof(name));
 		if (why[0])
 			return err_set(err, -EPERM,
 				       "core %d: refusing to write %s (0x%x) with 0x%llx (mask 0x%llx): %s; nothing was written",
@@ -328,14 +326,14 @@ write_one(struct pmu *p, const struct pmu_write *w, struct pmustat_error **err)
 	}
 	r->mine |= w->mask;
 	v = apply(r, r->cur_known ? r->cur : r->saved, w);
-	/* NetBurst registers are plain saved registers (its counters overlap IA32_FIXED_CTRx's addresses). */
-	for (unsigned i = 0; !p->caps.netburst && i < PMU_MAX_GP; i++) {
+	/* A family's plain counters are plain saved registers (they may overlap IA32_FIXED_CTRx's addresses). */
+	for (unsigned i = 0; !pmu_plain_counters(p) && i < PMU_MAX_GP; i++) {
 		if (w->msr == msr_pmc(i)) {
 			rc = pmu_pmc_set(p, i, v);
 			return rc < 0 ? pmu_fail(p, rc, "writing", p->full_width ? msr_a_pmc(i) : w->msr, true, err) : 0;
 		}
 	}
-	for (unsigned i = 0; !p->caps.netburst && i < PMU_MAX_FIXED; i++) {
+	for (unsigned i = 0; !pmu_plain_counters(p) && i < PMU_MAX_FIXED; i++) {
 		if (w->msr == msr_fixed_ctr(i)) {
 			rc = pmu_fixed_ctr_set(p, i, v);
 			return rc ? pmu_fail(p, rc, "writing", w->msr, true, err) : 0;
@@ -344,8 +342,8 @@ write_one(struct pmu *p, const struct pmu_write *w, struct pmustat_error **err)
 	/* It moves with FIXED_CTR3 and the counting: never skip its clear as "already 0". */
 	if (r == &p->perf_metrics)
 		r->cur_known = false;
-	/* A NetBurst counter will count (or was written): restore it either way. */
-	if (p->caps.netburst && w->msr >= NB_MSR_COUNTER0 && w->msr < NB_MSR_COUNTER0 + NB_COUNTERS)
+	/* A plain counter will count (or was written): restore it either way. */
+	if (p->caps.family && w->msr - p->caps.family->plain_counter_msr < p->caps.family->plain_counters)
 		r->dirty = true;
 	rc = pmu_reg_set(p, r, v);
 	return rc ? pmu_fail(p, rc, "writing", w->msr, true, err) : 0;
@@ -379,7 +377,7 @@ make_sequence(struct pmu *p, const struct pmu_write *w, unsigned n, struct pmu_s
 static bool
 left_to_enable(const struct pmu *p, const struct pmu_program *prog, const struct pmu_write *w)
 {
-	for (unsigned c = 0; !p->caps.netburst && c < PMU_MAX_GP; c++) {
+	for (unsigned c = 0; !pmu_plain_counters(p) && c < PMU_MAX_GP; c++) {
 		const struct pmu_reg *r = &p->evtsel[c];
 
 		if (w->msr != msr_evtsel(c))
@@ -498,10 +496,12 @@ int
 pmu_disable(struct pmu *p, struct pmustat_error **err)
 {
 	uint32_t failed = 0;
+	uint64_t keeps = p->caps.family ? p->caps.family->disable_keeps : 0;
 	int first = 0, rc;
 
 	p->global_ctrl_fresh = false;
-	rc = p->caps.netburst ? pmu_nb_find_taken(p, &failed) : pmu_find_taken(p, &failed);
+	rc = p->caps.family && p->caps.family->before_disable ? p->caps.family->before_disable(p, &failed)
+							       : pmu_find_taken(p, &failed);
 	if (rc)
 		return pmu_fail(p, rc, "reading", failed, false, err);
 	/* Always written: the child may or may not have enabled. */
@@ -516,12 +516,9 @@ pmu_disable(struct pmu *p, struct pmustat_error **err)
 		/* Only the next access may use that read: nothing may come between. */
 		p->global_ctrl_fresh = false;
 
-		/*
-		 * A NetBurst CCCR's OVF flag says its counter wrapped; writing the
-		 * CCCR without it would clear it before pmu_read() sees it.
-		 */
-		if (p->caps.netburst && pmu_rd(p, p->disable_seq[i].msr, &now) == 0)
-			val |= now & NB_CCCR_OVF;
+		/* What the family's disable keeps as it is (a sticky overflow flag pmu_read() must still see). */
+		if (keeps && pmu_rd(p, p->disable_seq[i].msr, &now) == 0)
+			val = (val & ~keeps) | (now & keeps);
 		if (r && !fresh)
 			r->cur_known = false;
 		if (fresh)
@@ -594,8 +591,8 @@ pmu_read(struct pmu *p, const struct sched_slot *slots, unsigned n, unsigned run
 		counts[k].taken = counts[k].stopped = counts[k].refiltered = false;
 		counts[k].ctl = 0;
 	}
-	if (p->caps.netburst)
-		return pmu_nb_read(p, slots, n, run, use_rdpmc, counts, err);
+	if (p->caps.family && p->caps.family->read)
+		return p->caps.family->read(p, slots, n, run, use_rdpmc, counts, err);
 	if (p->run_perf_metrics)
 		bits |= GLOBAL_PERF_METRICS_BIT;
 	/* The overflow bits of a counter another user took are theirs. */
@@ -678,8 +675,8 @@ pmu_clear(struct pmu *p, uint32_t gp, uint32_t fixed, struct pmustat_error **err
 	uint64_t fc = p->fixed_ctrl.saved & ~fields_of(fixed);
 	int rc;
 
-	if (p->caps.netburst)
-		return pmu_nb_clear(p, gp, err);
+	if (p->caps.family && p->caps.family->clear)
+		return p->caps.family->clear(p, gp, err);
 
 #define WR(msr, v)                                                                         \
 	do {                                                                               \

@@ -162,7 +162,7 @@ pmu_read(struct pmu *p, const struct sched_slot *slots, unsigned n, unsigned run
  * @slots in run @run is still pmustat's, read-only, into @counts[i]'s
  * taken, stopped and refiltered (the rest zeroed). A counter another user
  * took is theirs from then on, as pmu_disable() would find: out of the
- * disable and the restore. NetBurst: not checked before the disable.
+ * disable and the restore. A family with registers of its own: not checked here.
  */
 int
 pmu_owned(struct pmu *p, const struct sched_slot *slots, unsigned n, unsigned run, struct pmu_count *counts,
@@ -207,7 +207,7 @@ pmu_restore_from_signal(void);
  */
 int
 pmu_clear(struct pmu *p, uint32_t gp, uint32_t fixed, struct pmustat_error **err);
-/* On a NetBurst PMU @gp names its counters: their CCCR, the ESCR it selects and the count are zeroed. */
+/* On a PMU family with its own counters, @gp names them: the family's clear() zeroes them and what programs them. */
 
 /*
  * Whether MSR writes work on @cpu at all, by the one write that changes

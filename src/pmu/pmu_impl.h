@@ -8,7 +8,8 @@
 
 #include <signal.h>
 
-#include "netburst/nb_regs.h"
+#include "pmus/netburst/nb_regs.h"
+#include "pmu/family.h"
 #include "pmu/pmu.h"
 
 /* One saved register: its value when found and what pmustat last wrote. */
@@ -33,6 +34,9 @@ struct pmu_seq_write {
 	uint64_t val;
 	uint64_t mask;
 };
+
+/* Registers a family's open() may list in the restore order (pmu/family.h). */
+#define PMU_MAX_RESTORE 96
 
 struct pmu {
 	struct hw *hw;
@@ -96,6 +100,14 @@ struct pmu {
 	uint32_t lost_nb, stopped_nb;
 	uint64_t lost_nb_ctl[NB_COUNTERS];
 
+	/*
+	 * A family with its own open() (pmu/family.h): its saved registers in
+	 * the order they go back, which the restore walks (data, so that a
+	 * signal handler can do it).
+	 */
+	struct pmu_reg *restore_order[PMU_MAX_RESTORE];
+	unsigned n_restore;
+
 	/* Accesses made, for the figures (rdpmc not included). */
 	unsigned long msr_reads, msr_writes, rdpmc_reads;
 	/* Set once something was written; cleared by pmu_restore(). */
@@ -137,30 +149,5 @@ pmu_unfreeze_now(struct pmu *p, struct pmustat_error **err);
 /* The saved-register slot of @msr on @p, or NULL. */
 struct pmu_reg *
 pmu_reg_of(struct pmu *p, uint32_t msr);
-
-/*
- * The NetBurst side of the calls above and of pmu.h (pmu_nb.c): open and
- * save, the allow-list, the write rules, reads, restore. Called by pmu.c
- * and pmu_regs.c when p->caps.netburst.
- */
-int pmu_nb_open_at(struct pmu *p, const struct pmu_owner_hints *hints, struct pmustat_error **err);
-bool pmu_nb_allowed(const struct pmu *p, uint32_t msr);
-struct pmu_reg *pmu_nb_reg_of(struct pmu *p, uint32_t msr);
-const char *pmu_nb_refusal(const struct pmu *p, const struct pmu_write *w);
-int pmu_nb_read(struct pmu *p, const struct sched_slot *slots, unsigned n, unsigned run, bool use_rdpmc,
-		struct pmu_count *counts, struct pmustat_error **err);
-/* Async-signal-safe: CCCRs first (they stop the counting), then ESCRs, then counters. */
-void pmu_nb_restore_regs(struct pmu *p, bool force, int *first);
-void pmu_nb_forget(struct pmu *p);
-/*
- * Before the disable: the run's CCCRs and the ESCRs they select, read.
- * A counter whose CCCR or ESCR another user rewrote (perf on this CPU or
- * on the Hyper-Threading sibling) is theirs from then on: out of the
- * disable and of the restore, with its counter and, when rewritten, the
- * ESCR; one whose enable alone was cleared is stopped, still ours.
- * 0, or -errno of the read of *@failed.
- */
-int pmu_nb_find_taken(struct pmu *p, uint32_t *failed);
-int pmu_nb_clear(struct pmu *p, uint32_t counters, struct pmustat_error **err);
 
 #endif

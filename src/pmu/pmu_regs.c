@@ -30,8 +30,8 @@ pmu_has_perf_metrics(const struct pmu *p)
 bool
 pmu_msr_allowed(const struct pmu *p, uint32_t msr)
 {
-	if (p->caps.netburst)
-		return pmu_nb_allowed(p, msr);
+	if (p->caps.family && p->caps.family->allowed)
+		return p->caps.family->allowed(p, msr);
 	for (unsigned i = 0; i < PMU_MAX_GP; i++) {
 		if (!(p->gp_mask & (1u << i)))
 			continue;
@@ -225,19 +225,30 @@ pmu_fail(const struct pmu *p, int rc, const char *what, uint32_t msr, bool write
 {
 	char name[40];
 
-	if (p->caps.netburst)
-		nb_msr_name(msr, name, sizeof(name));
-	else
-		pmu_msr_name(msr, name, sizeof(name));
+	pmu_reg_name(p, msr, name, sizeof(name));
 	return err_set(err, rc, "core %d: %s %s (0x%x) failed: %s; %s", p->cpu, what, name, msr, strerror(-rc),
 		 rc == -EACCES && !write ? "pmustat does not access this MSR" : hw_msr_hint(rc, write));
+}
+
+const char *
+pmu_reg_name(const struct pmu *p, uint32_t msr, char *buf, size_t size)
+{
+	if (p->caps.family && p->caps.family->reg_name)
+		return p->caps.family->reg_name(msr, buf, size);
+	return pmu_msr_name(msr, buf, size);
+}
+
+bool
+pmu_plain_counters(const struct pmu *p)
+{
+	return p->caps.family && p->caps.family->plain_counters;
 }
 
 struct pmu_reg *
 pmu_reg_of(struct pmu *p, uint32_t msr)
 {
-	if (p->caps.netburst)
-		return pmu_nb_reg_of(p, msr);
+	if (p->caps.family && p->caps.family->reg_of)
+		return p->caps.family->reg_of(p, msr);
 	if (msr == MSR_IA32_PERF_GLOBAL_CTRL)
 		return &p->global_ctrl;
 	if (msr == MSR_IA32_FIXED_CTR_CTRL)
@@ -281,6 +292,33 @@ owned_bits(const struct pmu *p)
 }
 
 /*
+ * A family's registers in its restore order (p->restore_order, listed by
+ * its open()): each one pmustat wrote goes back whole. Data only, no call
+ * into the family: this runs in a signal handler too.
+ */
+static int
+restore_listed(struct pmu *p, bool force)
+{
+	int first = 0;
+
+	for (unsigned i = 0; i < p->n_restore; i++) {
+		struct pmu_reg *r = p->restore_order[i];
+		int rc;
+
+		if (!r->msr || !r->dirty)
+			continue;
+		if (force)
+			r->cur_known = false;
+		rc = pmu_reg_set(p, r, r->saved);
+		if (rc < 0 && !first)
+			first = rc;
+	}
+	for (unsigned i = 0; i < p->n_restore; i++)
+		p->restore_order[i]->dirty = false;
+	return first;
+}
+
+/*
  * Async-signal-safe: seam writes on data inside *p, nothing else. @force:
  * write every register pmustat wrote, even those it believes hold their
  * saved value already (from a signal, the child may have enabled without
@@ -297,9 +335,8 @@ restore(struct pmu *p, bool force)
 	/* Enabled behind our back (the child) or not: believe nothing then. */
 	if (p->may_count)
 		force = true;
-	if (p->caps.netburst) {
-		pmu_nb_restore_regs(p, force, &first);
-		pmu_nb_forget(p);
+	if (p->n_restore) {
+		first = restore_listed(p, force);
 		p->armed = 0;
 		p->may_count = false;
 		return first;

@@ -6,6 +6,7 @@
 #define PMUSTAT_PMU_REGS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 struct pmu;
@@ -20,6 +21,12 @@ int pmu_wr(struct pmu *p, uint32_t msr, uint64_t val);
 int pmu_reg_set(struct pmu *p, struct pmu_reg *r, uint64_t val);
 /* Set @mask's bits of @r to @val's, the others as the register holds them now (a read first unless @mask is all). */
 int pmu_reg_set_bits(struct pmu *p, struct pmu_reg *r, uint64_t val, uint64_t mask);
+
+/* @msr's name for messages, the family's when it names its own. */
+const char *pmu_reg_name(const struct pmu *p, uint32_t msr, char *buf, size_t size);
+
+/* Whether @p's family has plain counters (pmu/family.h), which pmu.c's IA32_PMCx paths leave alone. */
+bool pmu_plain_counters(const struct pmu *p);
 
 /* Read @msr into slot @r as its saved value. */
 int pmu_reg_load(struct pmu *p, struct pmu_reg *r, uint32_t msr);

@@ -47,8 +47,8 @@ pmu_save_counters(struct pmu *p, uint32_t gp, uint32_t fixed, bool use_rdpmc, st
 {
 	int rc;
 
-	/* A NetBurst counter's rdpmc index is not its number here (pmu_nb.c reads its own). */
-	use_rdpmc = use_rdpmc && !p->caps.netburst;
+	/* A family's plain counters are read by its own read(), not by rdpmc at their number. */
+	use_rdpmc = use_rdpmc && !pmu_plain_counters(p);
 	for (unsigned i = 0; i < PMU_MAX_GP; i++) {
 		if (!(gp & p->gp_mask & (1u << i)) || p->pmc[i].msr)
 			continue;

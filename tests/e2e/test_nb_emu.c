@@ -17,8 +17,8 @@
 #include <jansson.h>
 
 #include "e2e_harness.h"
-#include "netburst/nb_encode.h"
-#include "netburst/nb_sched.h"
+#include "pmus/netburst/nb_encode.h"
+#include "pmus/netburst/nb_sched.h"
 #include "nb_test_util.h"
 #include "base/err.h"
 

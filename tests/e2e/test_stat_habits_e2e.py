@@ -123,7 +123,7 @@ class Habits(unittest.TestCase):
     # -I with the perf backend (auto chose it here: no usable PMU, or software events only)
 
     def test_interval_perf_backend(self):
-        rc, out, err = self.real("-I", "100", "-x", ",", "-e", "task-clock", "--", "sh", "-c", SPIN_FN + "spin 60000")
+        rc, out, err = self.real("-I", "100", "-x", ",", "-e", "task-clock", "--", "sh", "-c", SPIN_FN + "spin 300000")
         self.assertEqual(rc, 0, err)
         self.assertNotIn("--backend perf was given", err)
         rows = [l.split(",") for l in err.splitlines() if l.startswith("interval,")]

@@ -20,7 +20,7 @@
 #include "emu_netburst.h"
 #include "emu_pmu.h"
 #include "test_emu_util.h"
-#include "netburst/nb_regs.h"
+#include "pmus/netburst/nb_regs.h"
 
 #define CRU_ESCR0	0x3b8u
 #define CRU_ESCR1	0x3b9u

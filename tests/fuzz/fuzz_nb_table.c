@@ -16,10 +16,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "netburst/nb_encode.h"
-#include "netburst/nb_regs.h"
-#include "netburst/nb_spec.h"
-#include "netburst/nb_table.h"
+#include "pmus/netburst/nb_encode.h"
+#include "pmus/netburst/nb_regs.h"
+#include "pmus/netburst/nb_spec.h"
+#include "pmus/netburst/nb_table.h"
 #include "base/err.h"
 
 #define RESOLVE_AT_MOST 32

@@ -8,6 +8,7 @@
  * what the run wrote.
  */
 #include "journal_test.h"
+#include "pmus/netburst/nb_family.h"
 
 struct pmu *pmu;
 struct pmu_caps f_caps;	/* the PMU pmu was opened on */
@@ -439,6 +440,48 @@ test_corrupt_or_truncated(void **state)
 	err_clear(&err);
 }
 
+/*
+ * A journal is applied only on a core of the family that wrote it: a
+ * NetBurst journal on an architectural PMU, and an architectural one on a
+ * NetBurst PMU, are refused with both named, before anything is written.
+ */
+static void
+test_journal_of_another_family_is_not_applied(void **state)
+{
+	struct fixture *f = fixture_new(EMU_MODEL_SKYLAKE, false);
+	struct pmustat_error *err = NULL;
+	struct journal_result res;
+	struct journal j = { .core = CPU, .family = &pmu_family_netburst, .own_family = 1, .family_model = 2 };
+	struct cpu_raw_data_t raw;
+	struct emu_config cfg;
+	struct emu_pmu *nb_emu;
+	struct hw *nb_hw;
+	struct cpu_info nb;
+
+	(void)state;
+	snapshot(f);
+	assert_int_equal(journal_apply(f->hw, &f->info.pmu, &j, &res, &err), -EBADMSG);
+	assert_non_null(strstr(err_msg(err), "written for the netburst PMU, and this CPU's is architectural"));
+	err_clear(&err);
+	assert_int_equal(emu_pmu_diff(f->before, f->emu, stderr), 0);
+
+	emu_config_default(&cfg, EMU_MODEL_NETBURST);
+	nb_emu = emu_pmu_new(&cfg);
+	assert_non_null(nb_emu);
+	nb_hw = emu_hw_new(nb_emu);
+	assert_non_null(nb_hw);
+	assert_int_equal(hw_cpuid(nb_hw, 0, &raw), 0);
+	cpu_decode(&raw, &nb);
+	j = (struct journal){ .core = 0, .own_gp = 1 };
+	assert_int_equal(journal_apply(nb_hw, &nb.pmu, &j, &res, &err), -EBADMSG);
+	assert_non_null(strstr(err_msg(err), "written for the architectural PMU, and this CPU's is netburst"));
+	err_clear(&err);
+	assert_int_equal(nb_emu->cpu[0].stats.wrmsr, 0);
+	emu_hw_free(nb_hw);
+	emu_pmu_free(nb_emu);
+	fixture_free(f);
+}
+
 int
 main(void)
 {
@@ -456,6 +499,7 @@ main(void)
 		cmocka_unit_test(test_counters_taken_since_are_left_alone),
 		cmocka_unit_test(test_owner_zombie_is_dead),
 		cmocka_unit_test(test_largest_plan),
+		cmocka_unit_test(test_journal_of_another_family_is_not_applied),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
