@@ -1,0 +1,369 @@
+/*
+ * event_table_file.c - see event_table_file.h. The format lives here
+ * alone: its writer (run by the build) and its reader.
+ *
+ *	header		struct file_header
+ *	records		count x struct file_record, in the table's name order
+ *	extras		n_extra x struct event_extra, as the run uses them
+ *	strings		NUL-terminated, offsets from the strings' start
+ *
+ * Sections start on 8-byte boundaries; the file is padded to one.
+ */
+#include "config.h"
+#include "events/event_table_file.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/err.h"
+#include "events/event_table_impl.h"
+
+static const char FILE_MAGIC[8] = "PMUSTEVT";
+/* Raise on any change to the layout below or to what a field means. */
+#define FILE_FORMAT_VERSION 1u
+#define FILE_BYTE_ORDER 0x01020304u
+#define NO_STRING UINT32_MAX
+/* Far above any table's (the largest is under 1 MiB). */
+#define FILE_SIZE_MAX (64u << 20)
+
+struct file_header {
+	char magic[8];
+	uint32_t format_version;
+	uint32_t byte_order;
+	uint64_t size;		/* of the whole file */
+	uint64_t checksum;	/* of every byte after the header */
+	uint32_t count, n_extra, strings_size;
+	uint32_t name, source_file, source_version;	/* string offsets */
+	uint32_t records, extras, strings;		/* section offsets */
+	uint32_t reserved;
+};
+
+enum record_bit {
+	REC_INV = 1u << 0,
+	REC_EDGE = 1u << 1,
+	REC_ANY = 1u << 2,
+	REC_EQUAL = 1u << 3,
+};
+
+struct file_record {
+	uint32_t name, description, alias_of, errata;	/* string offsets or NO_STRING */
+	uint32_t counters, counters_htoff;
+	uint32_t extra_first;
+	uint16_t n_extra;
+	uint8_t code, umask, umask_ext, cmask;
+	uint8_t bits;		/* enum record_bit */
+	int8_t fixed;
+	uint8_t flags;		/* enum event_desc_flag */
+	uint8_t reserved[3];
+};
+
+_Static_assert(sizeof(struct file_header) == 72, "header layout");
+_Static_assert(sizeof(struct file_record) == 40, "record layout");
+/* The extras are mapped as the run reads them. */
+_Static_assert(sizeof(struct event_extra) == 16 && offsetof(struct event_extra, msr) == 4 &&
+	       offsetof(struct event_extra, value) == 8, "event_extra layout");
+
+static size_t
+align8(size_t n)
+{
+	return (n + 7) & ~(size_t)7;
+}
+
+/* 64-bit words, multiply-xorshift: cheap next to the mapping itself. */
+static uint64_t
+checksum(const unsigned char *p, size_t n)
+{
+	uint64_t h = 0x9e3779b97f4a7c15u;
+
+	for (size_t i = 0; i + 8 <= n; i += 8) {
+		uint64_t w;
+
+		memcpy(&w, p + i, 8);
+		h = (h ^ w) * 0xff51afd7ed558ccdu;
+		h ^= h >> 32;
+	}
+	return h;
+}
+
+/* ---- writer ---- */
+
+struct strings {
+	char *buf;
+	size_t len, cap;
+};
+
+static uint32_t
+add_string(struct strings *s, const char *str)
+{
+	size_t n;
+	uint32_t off;
+
+	if (!str)
+		return NO_STRING;
+	n = strlen(str) + 1;
+	if (s->len + n > s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 4096;
+		char *buf;
+
+		while (cap < s->len + n)
+			cap *= 2;
+		buf = realloc(s->buf, cap);
+		if (!buf)
+			return NO_STRING - 1;
+		s->buf = buf;
+		s->cap = cap;
+	}
+	memcpy(s->buf + s->len, str, n);
+	off = (uint32_t)s->len;
+	s->len += n;
+	return off;
+}
+
+int
+event_table_file_write(const struct event_table *t, FILE *f)
+{
+	struct file_header h = { .format_version = FILE_FORMAT_VERSION,
+				 .byte_order = FILE_BYTE_ORDER };
+	struct strings s = { NULL, 0, 0 };
+	struct file_record *recs = calloc(t->count ? t->count : 1, sizeof(*recs));
+	struct event_extra *extras;
+	size_t n_extra = 0, i;
+	unsigned char *out = NULL;
+	int ret = -ENOMEM;
+
+	memcpy(h.magic, FILE_MAGIC, sizeof(h.magic));
+	for (i = 0; i < t->count; i++)
+		n_extra += t->descs[i].alias_of ? 0 : t->descs[i].n_extra;
+	extras = calloc(n_extra ? n_extra : 1, sizeof(*extras));
+	if (!recs || !extras)
+		goto out;
+	h.name = add_string(&s, t->name);
+	h.source_file = add_string(&s, t->source_file);
+	h.source_version = add_string(&s, t->source_version);
+	n_extra = 0;
+	for (i = 0; i < t->count; i++) {
+		const struct event_desc *d = &t->descs[i];
+		struct file_record *r = &recs[i];
+
+		r->name = add_string(&s, d->name);
+		r->description = add_string(&s, d->description);
+		r->alias_of = add_string(&s, d->alias_of);
+		r->errata = add_string(&s, d->errata);
+		r->code = d->code;
+		r->umask = d->umask;
+		r->umask_ext = d->umask_ext;
+		r->cmask = d->cmask;
+		r->bits = (d->inv ? REC_INV : 0) | (d->edge ? REC_EDGE : 0) |
+			  (d->any_thread ? REC_ANY : 0) | (d->equal ? REC_EQUAL : 0);
+		r->fixed = (int8_t)d->fixed;
+		r->counters = d->counters;
+		r->counters_htoff = d->counters_htoff;
+		r->flags = (uint8_t)d->flags;
+		r->n_extra = (uint16_t)d->n_extra;
+		/* An alias shares its target's variants: written once. */
+		if (d->n_extra && !d->alias_of) {
+			r->extra_first = (uint32_t)n_extra;
+			memcpy(extras + n_extra, d->extra, d->n_extra * sizeof(*extras));
+			n_extra += d->n_extra;
+		}
+	}
+	for (i = 0; i < t->count; i++) {
+		const struct event_desc *target;
+
+		if (!t->descs[i].alias_of || !t->descs[i].n_extra)
+			continue;
+		target = event_table_find(t, t->descs[i].alias_of);
+		recs[i].extra_first = recs[target - t->descs].extra_first;
+	}
+	if (s.len >= NO_STRING - 1)
+		goto out;
+	h.count = (uint32_t)t->count;
+	h.n_extra = (uint32_t)n_extra;
+	h.strings_size = (uint32_t)s.len;
+	h.records = sizeof(h);
+	h.extras = (uint32_t)align8(h.records + t->count * sizeof(*recs));
+	h.strings = (uint32_t)align8(h.extras + n_extra * sizeof(*extras));
+	h.size = align8(h.strings + s.len);
+	out = calloc(1, h.size);
+	if (!out)
+		goto out;
+	memcpy(out + h.records, recs, t->count * sizeof(*recs));
+	memcpy(out + h.extras, extras, n_extra * sizeof(*extras));
+	memcpy(out + h.strings, s.buf, s.len);
+	h.checksum = checksum(out + sizeof(h), h.size - sizeof(h));
+	memcpy(out, &h, sizeof(h));
+	ret = fwrite(out, 1, h.size, f) == h.size ? 0 : -EIO;
+out:
+	free(out);
+	free(s.buf);
+	free(recs);
+	free(extras);
+	return ret;
+}
+
+void
+event_table_file_seal(void *data, size_t size)
+{
+	struct file_header h;
+
+	if (size < sizeof(h))
+		return;
+	memcpy(&h, data, sizeof(h));
+	h.checksum = checksum((const unsigned char *)data + sizeof(h), size - sizeof(h));
+	memcpy(data, &h, sizeof(h));
+}
+
+/* ---- reader ---- */
+
+static const char *
+string_at(const struct file_header *h, const char *strings, uint32_t off, bool *ok)
+{
+	if (off == NO_STRING)
+		return NULL;
+	if (off >= h->strings_size) {
+		*ok = false;
+		return "";
+	}
+	return strings + off;
+}
+
+/* The header's promises, checked against the @size bytes at @data; a message or NULL. */
+static const char *
+check_header(const struct file_header *h, const unsigned char *data, size_t size)
+{
+	if (memcmp(h->magic, FILE_MAGIC, sizeof(h->magic)) != 0)
+		return "not a compiled pmustat event table";
+	if (h->byte_order != FILE_BYTE_ORDER)
+		return "written on a machine of the other byte order";
+	if (h->format_version != FILE_FORMAT_VERSION)
+		return "compiled for another version of pmustat (format version differs)";
+	if (h->size != size)
+		return "truncated or extended (size differs from its header's)";
+	if (h->records != sizeof(*h) ||
+	    h->extras != align8(h->records + (uint64_t)h->count * sizeof(struct file_record)) ||
+	    h->strings != align8(h->extras + (uint64_t)h->n_extra * sizeof(struct event_extra)) ||
+	    align8((uint64_t)h->strings + h->strings_size) != size || h->strings_size == 0)
+		return "sections out of place";
+	if (checksum(data + sizeof(*h), size - sizeof(*h)) != h->checksum)
+		return "checksum mismatch (corrupt)";
+	return NULL;
+}
+
+int
+event_table_file_parse(const void *data, size_t size, const char *path, const char *name,
+		       struct event_table **out, struct pmustat_error **err)
+{
+	struct file_header h;
+	const unsigned char *base = data;
+	const struct file_record *recs;
+	const char *strings, *what;
+	struct event_table *t;
+	bool ok = true;
+	size_t i;
+
+	*out = NULL;
+	if (size < sizeof(h))
+		return err_set(err, -EINVAL, "%s: truncated (%zu bytes): rebuild or reinstall pmustat",
+			       path, size);
+	memcpy(&h, data, sizeof(h));
+	what = check_header(&h, base, size);
+	if (what)
+		return err_set(err, -EINVAL, "%s: %s: rebuild or reinstall pmustat", path, what);
+	strings = (const char *)base + h.strings;
+	if (strings[h.strings_size - 1] != '\0')
+		return err_set(err, -EINVAL, "%s: strings not terminated: rebuild or reinstall pmustat",
+			       path);
+	t = calloc(1, sizeof(*t));
+	if (!t || !(t->descs = calloc(h.count ? h.count : 1, sizeof(*t->descs)))) {
+		free(t);
+		return err_set(err, -ENOMEM, "%s: out of memory", path);
+	}
+	t->name = string_at(&h, strings, h.name, &ok);
+	t->source_file = string_at(&h, strings, h.source_file, &ok);
+	t->source_version = string_at(&h, strings, h.source_version, &ok);
+	if (!ok || !t->name || !t->source_file || !t->source_version || strcmp(t->name, name) != 0) {
+		event_table_free(t);
+		return err_set(err, -EINVAL, "%s: not the compiled table '%s': rebuild or reinstall pmustat",
+			       path, name);
+	}
+	t->count = h.count;
+	recs = (const struct file_record *)(base + h.records);
+	for (i = 0; i < h.count && ok; i++) {
+		const struct file_record *r = &recs[i];
+		struct event_desc *d = &t->descs[i];
+
+		d->name = string_at(&h, strings, r->name, &ok);
+		d->description = string_at(&h, strings, r->description, &ok);
+		d->alias_of = string_at(&h, strings, r->alias_of, &ok);
+		d->errata = string_at(&h, strings, r->errata, &ok);
+		d->code = r->code;
+		d->umask = r->umask;
+		d->umask_ext = r->umask_ext;
+		d->cmask = r->cmask;
+		d->inv = r->bits & REC_INV;
+		d->edge = r->bits & REC_EDGE;
+		d->any_thread = r->bits & REC_ANY;
+		d->equal = r->bits & REC_EQUAL;
+		d->fixed = r->fixed;
+		d->counters = r->counters;
+		d->counters_htoff = r->counters_htoff;
+		d->flags = r->flags;
+		d->n_extra = r->n_extra;
+		ok = ok && d->name && *d->name && d->description && d->fixed >= -1 &&
+		     (uint64_t)r->extra_first + r->n_extra <= h.n_extra &&
+		     (i == 0 || strcasecmp(t->descs[i - 1].name, d->name) < 0);
+		d->extra = r->n_extra ? (const struct event_extra *)(base + h.extras) + r->extra_first : NULL;
+	}
+	if (!ok) {
+		event_table_free(t);
+		return err_set(err, -EINVAL, "%s: event %zu is corrupt: rebuild or reinstall pmustat",
+			       path, i - 1);
+	}
+	*out = t;
+	return 0;
+}
+
+int
+event_table_file_load(const char *path, const char *name, struct event_table **out,
+		      struct pmustat_error **err)
+{
+	struct stat st = { 0 };
+	void *map;
+	int fd, ret;
+
+	*out = NULL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno == ENOENT)
+			return -ENOENT;
+		return err_set(err, -errno, "%s: cannot open: %s", path, strerror(errno));
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
+	    (uint64_t)st.st_size > FILE_SIZE_MAX) {
+		close(fd);
+		return err_set(err, -EINVAL, "%s: not a compiled table file (size %lld): rebuild or reinstall pmustat",
+			       path, (long long)st.st_size);
+	}
+	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	ret = map == MAP_FAILED ? -errno : 0;
+	close(fd);
+	if (ret)
+		return err_set(err, ret, "%s: cannot map: %s", path, strerror(-ret));
+	ret = event_table_file_parse(map, (size_t)st.st_size, path, name, out, err);
+	if (ret) {
+		munmap(map, (size_t)st.st_size);
+		return ret;
+	}
+	(*out)->map = map;
+	(*out)->map_size = (size_t)st.st_size;
+	return 0;
+}
