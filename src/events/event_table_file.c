@@ -13,7 +13,6 @@
 #include "events/event_table_file.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -21,19 +20,15 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "base/err.h"
+#include "events/compiled_file.h"
 #include "events/event_table_impl.h"
 
 static const char FILE_MAGIC[8] = "PMUSTEVT";
 /* Raise on any change to the layout below or to what a field means. */
 #define FILE_FORMAT_VERSION 1u
 #define FILE_BYTE_ORDER 0x01020304u
-#define NO_STRING UINT32_MAX
-/* Far above any table's (the largest is under 1 MiB). */
-#define FILE_SIZE_MAX (64u << 20)
 
 struct file_header {
 	char magic[8];
@@ -55,7 +50,7 @@ enum record_bit {
 };
 
 struct file_record {
-	uint32_t name, description, alias_of, errata;	/* string offsets or NO_STRING */
+	uint32_t name, description, alias_of, errata;	/* string offsets or COMPILED_NO_STRING */
 	uint32_t counters, counters_htoff;
 	uint32_t extra_first;
 	uint16_t n_extra;
@@ -72,68 +67,14 @@ _Static_assert(sizeof(struct file_record) == 40, "record layout");
 _Static_assert(sizeof(struct event_extra) == 16 && offsetof(struct event_extra, msr) == 4 &&
 	       offsetof(struct event_extra, value) == 8, "event_extra layout");
 
-static size_t
-align8(size_t n)
-{
-	return (n + 7) & ~(size_t)7;
-}
-
-/* 64-bit words, multiply-xorshift: cheap next to the mapping itself. */
-static uint64_t
-checksum(const unsigned char *p, size_t n)
-{
-	uint64_t h = 0x9e3779b97f4a7c15u;
-
-	for (size_t i = 0; i + 8 <= n; i += 8) {
-		uint64_t w;
-
-		memcpy(&w, p + i, 8);
-		h = (h ^ w) * 0xff51afd7ed558ccdu;
-		h ^= h >> 32;
-	}
-	return h;
-}
-
 /* ---- writer ---- */
-
-struct strings {
-	char *buf;
-	size_t len, cap;
-};
-
-static uint32_t
-add_string(struct strings *s, const char *str)
-{
-	size_t n;
-	uint32_t off;
-
-	if (!str)
-		return NO_STRING;
-	n = strlen(str) + 1;
-	if (s->len + n > s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 4096;
-		char *buf;
-
-		while (cap < s->len + n)
-			cap *= 2;
-		buf = realloc(s->buf, cap);
-		if (!buf)
-			return NO_STRING - 1;
-		s->buf = buf;
-		s->cap = cap;
-	}
-	memcpy(s->buf + s->len, str, n);
-	off = (uint32_t)s->len;
-	s->len += n;
-	return off;
-}
 
 int
 event_table_file_write(const struct event_table *t, FILE *f)
 {
 	struct file_header h = { .format_version = FILE_FORMAT_VERSION,
 				 .byte_order = FILE_BYTE_ORDER };
-	struct strings s = { NULL, 0, 0 };
+	struct compiled_strings s = { NULL, 0, 0 };
 	struct file_record *recs = calloc(t->count ? t->count : 1, sizeof(*recs));
 	struct event_extra *extras;
 	size_t n_extra = 0, i;
@@ -146,18 +87,18 @@ event_table_file_write(const struct event_table *t, FILE *f)
 	extras = calloc(n_extra ? n_extra : 1, sizeof(*extras));
 	if (!recs || !extras)
 		goto out;
-	h.name = add_string(&s, t->name);
-	h.source_file = add_string(&s, t->source_file);
-	h.source_version = add_string(&s, t->source_version);
+	h.name = compiled_string_add(&s, t->name);
+	h.source_file = compiled_string_add(&s, t->source_file);
+	h.source_version = compiled_string_add(&s, t->source_version);
 	n_extra = 0;
 	for (i = 0; i < t->count; i++) {
 		const struct event_desc *d = &t->descs[i];
 		struct file_record *r = &recs[i];
 
-		r->name = add_string(&s, d->name);
-		r->description = add_string(&s, d->description);
-		r->alias_of = add_string(&s, d->alias_of);
-		r->errata = add_string(&s, d->errata);
+		r->name = compiled_string_add(&s, d->name);
+		r->description = compiled_string_add(&s, d->description);
+		r->alias_of = compiled_string_add(&s, d->alias_of);
+		r->errata = compiled_string_add(&s, d->errata);
 		r->code = d->code;
 		r->umask = d->umask;
 		r->umask_ext = d->umask_ext;
@@ -184,22 +125,22 @@ event_table_file_write(const struct event_table *t, FILE *f)
 		target = event_table_find(t, t->descs[i].alias_of);
 		recs[i].extra_first = recs[target - t->descs].extra_first;
 	}
-	if (s.len >= NO_STRING - 1)
+	if (s.len >= COMPILED_NO_STRING - 1)
 		goto out;
 	h.count = (uint32_t)t->count;
 	h.n_extra = (uint32_t)n_extra;
 	h.strings_size = (uint32_t)s.len;
 	h.records = sizeof(h);
-	h.extras = (uint32_t)align8(h.records + t->count * sizeof(*recs));
-	h.strings = (uint32_t)align8(h.extras + n_extra * sizeof(*extras));
-	h.size = align8(h.strings + s.len);
+	h.extras = (uint32_t)compiled_align8(h.records + t->count * sizeof(*recs));
+	h.strings = (uint32_t)compiled_align8(h.extras + n_extra * sizeof(*extras));
+	h.size = compiled_align8(h.strings + s.len);
 	out = calloc(1, h.size);
 	if (!out)
 		goto out;
 	memcpy(out + h.records, recs, t->count * sizeof(*recs));
 	memcpy(out + h.extras, extras, n_extra * sizeof(*extras));
 	memcpy(out + h.strings, s.buf, s.len);
-	h.checksum = checksum(out + sizeof(h), h.size - sizeof(h));
+	h.checksum = compiled_checksum(out + sizeof(h), h.size - sizeof(h));
 	memcpy(out, &h, sizeof(h));
 	ret = fwrite(out, 1, h.size, f) == h.size ? 0 : -EIO;
 out:
@@ -218,23 +159,11 @@ event_table_file_seal(void *data, size_t size)
 	if (size < sizeof(h))
 		return;
 	memcpy(&h, data, sizeof(h));
-	h.checksum = checksum((const unsigned char *)data + sizeof(h), size - sizeof(h));
+	h.checksum = compiled_checksum((const unsigned char *)data + sizeof(h), size - sizeof(h));
 	memcpy(data, &h, sizeof(h));
 }
 
 /* ---- reader ---- */
-
-static const char *
-string_at(const struct file_header *h, const char *strings, uint32_t off, bool *ok)
-{
-	if (off == NO_STRING)
-		return NULL;
-	if (off >= h->strings_size) {
-		*ok = false;
-		return "";
-	}
-	return strings + off;
-}
 
 /* The header's promises, checked against the @size bytes at @data; a message or NULL. */
 static const char *
@@ -249,11 +178,11 @@ check_header(const struct file_header *h, const unsigned char *data, size_t size
 	if (h->size != size)
 		return "truncated or extended (size differs from its header's)";
 	if (h->records != sizeof(*h) ||
-	    h->extras != align8(h->records + (uint64_t)h->count * sizeof(struct file_record)) ||
-	    h->strings != align8(h->extras + (uint64_t)h->n_extra * sizeof(struct event_extra)) ||
-	    align8((uint64_t)h->strings + h->strings_size) != size || h->strings_size == 0)
+	    h->extras != compiled_align8(h->records + (uint64_t)h->count * sizeof(struct file_record)) ||
+	    h->strings != compiled_align8(h->extras + (uint64_t)h->n_extra * sizeof(struct event_extra)) ||
+	    compiled_align8((uint64_t)h->strings + h->strings_size) != size || h->strings_size == 0)
 		return "sections out of place";
-	if (checksum(data + sizeof(*h), size - sizeof(*h)) != h->checksum)
+	if (compiled_checksum(data + sizeof(*h), size - sizeof(*h)) != h->checksum)
 		return "checksum mismatch (corrupt)";
 	return NULL;
 }
@@ -267,7 +196,7 @@ event_table_file_parse(const void *data, size_t size, const char *path, const ch
 	const struct file_record *recs;
 	const char *strings, *what;
 	struct event_table *t;
-	bool ok = true;
+	int ok = 1;
 	size_t i;
 
 	*out = NULL;
@@ -287,9 +216,9 @@ event_table_file_parse(const void *data, size_t size, const char *path, const ch
 		free(t);
 		return err_set(err, -ENOMEM, "%s: out of memory", path);
 	}
-	t->name = string_at(&h, strings, h.name, &ok);
-	t->source_file = string_at(&h, strings, h.source_file, &ok);
-	t->source_version = string_at(&h, strings, h.source_version, &ok);
+	t->name = compiled_string_at(strings, h.strings_size, h.name, &ok);
+	t->source_file = compiled_string_at(strings, h.strings_size, h.source_file, &ok);
+	t->source_version = compiled_string_at(strings, h.strings_size, h.source_version, &ok);
 	if (!ok || !t->name || !t->source_file || !t->source_version || strcmp(t->name, name) != 0) {
 		event_table_free(t);
 		return err_set(err, -EINVAL, "%s: not the compiled table '%s': rebuild or reinstall pmustat",
@@ -301,10 +230,10 @@ event_table_file_parse(const void *data, size_t size, const char *path, const ch
 		const struct file_record *r = &recs[i];
 		struct event_desc *d = &t->descs[i];
 
-		d->name = string_at(&h, strings, r->name, &ok);
-		d->description = string_at(&h, strings, r->description, &ok);
-		d->alias_of = string_at(&h, strings, r->alias_of, &ok);
-		d->errata = string_at(&h, strings, r->errata, &ok);
+		d->name = compiled_string_at(strings, h.strings_size, r->name, &ok);
+		d->description = compiled_string_at(strings, h.strings_size, r->description, &ok);
+		d->alias_of = compiled_string_at(strings, h.strings_size, r->alias_of, &ok);
+		d->errata = compiled_string_at(strings, h.strings_size, r->errata, &ok);
 		d->code = r->code;
 		d->umask = r->umask;
 		d->umask_ext = r->umask_ext;
@@ -336,34 +265,20 @@ int
 event_table_file_load(const char *path, const char *name, struct event_table **out,
 		      struct pmustat_error **err)
 {
-	struct stat st = { 0 };
 	void *map;
-	int fd, ret;
+	size_t size;
+	int ret;
 
 	*out = NULL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0) {
-		if (errno == ENOENT)
-			return -ENOENT;
-		return err_set(err, -errno, "%s: cannot open: %s", path, strerror(errno));
-	}
-	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
-	    (uint64_t)st.st_size > FILE_SIZE_MAX) {
-		close(fd);
-		return err_set(err, -EINVAL, "%s: not a compiled table file (size %lld): rebuild or reinstall pmustat",
-			       path, (long long)st.st_size);
-	}
-	map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
-	ret = map == MAP_FAILED ? -errno : 0;
-	close(fd);
+	ret = compiled_file_map(path, &map, &size, err);
 	if (ret)
-		return err_set(err, ret, "%s: cannot map: %s", path, strerror(-ret));
-	ret = event_table_file_parse(map, (size_t)st.st_size, path, name, out, err);
+		return ret;
+	ret = event_table_file_parse(map, size, path, name, out, err);
 	if (ret) {
-		munmap(map, (size_t)st.st_size);
+		munmap(map, size);
 		return ret;
 	}
 	(*out)->map = map;
-	(*out)->map_size = (size_t)st.st_size;
+	(*out)->map_size = size;
 	return 0;
 }

@@ -1,0 +1,94 @@
+/*
+ * compiled_file.c - see compiled_file.h.
+ */
+#include "config.h"
+#include "events/compiled_file.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/err.h"
+
+/* Far above any table's (the largest is under 1 MiB). */
+#define COMPILED_SIZE_MAX (64u << 20)
+
+uint64_t
+compiled_checksum(const void *p, size_t n)
+{
+	const unsigned char *b = p;
+	uint64_t h = 0x9e3779b97f4a7c15u;
+
+	for (size_t i = 0; i + 8 <= n; i += 8) {
+		uint64_t w;
+
+		memcpy(&w, b + i, 8);
+		h = (h ^ w) * 0xff51afd7ed558ccdu;
+		h ^= h >> 32;
+	}
+	return h;
+}
+
+uint32_t
+compiled_string_add(struct compiled_strings *s, const char *str)
+{
+	size_t n;
+	uint32_t off;
+
+	if (!str)
+		return COMPILED_NO_STRING;
+	n = strlen(str) + 1;
+	if (s->len + n >= COMPILED_NO_STRING - 1)
+		return COMPILED_NO_STRING - 1;
+	if (s->len + n > s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 4096;
+		char *buf;
+
+		while (cap < s->len + n)
+			cap *= 2;
+		buf = realloc(s->buf, cap);
+		if (!buf)
+			return COMPILED_NO_STRING - 1;
+		s->buf = buf;
+		s->cap = cap;
+	}
+	memcpy(s->buf + s->len, str, n);
+	off = (uint32_t)s->len;
+	s->len += n;
+	return off;
+}
+
+int
+compiled_file_map(const char *path, void **map, size_t *size, struct pmustat_error **err)
+{
+	struct stat st = { 0 };
+	int fd, ret;
+
+	*map = NULL;
+	*size = 0;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno == ENOENT)
+			return -ENOENT;
+		return err_set(err, -errno, "%s: cannot open: %s", path, strerror(errno));
+	}
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size <= 0 ||
+	    (uint64_t)st.st_size > COMPILED_SIZE_MAX) {
+		close(fd);
+		return err_set(err, -EINVAL, "%s: not a compiled table (size %lld): rebuild or reinstall pmustat",
+			       path, (long long)st.st_size);
+	}
+	*map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
+	ret = *map == MAP_FAILED ? -errno : 0;
+	close(fd);
+	if (ret) {
+		*map = NULL;
+		return err_set(err, ret, "%s: cannot map: %s", path, strerror(-ret));
+	}
+	*size = (size_t)st.st_size;
+	return 0;
+}
