@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -60,6 +61,18 @@ compiled_string_add(struct compiled_strings *s, const char *str)
 	off = (uint32_t)s->len;
 	s->len += n;
 	return off;
+}
+
+bool
+compiled_file_path(const char *events_dir, const char *name, const char *suffix, char *path,
+		   size_t size)
+{
+	const char *slash = strrchr(events_dir, '/');
+
+	if (!slash || slash == events_dir)
+		return false;
+	return (size_t)snprintf(path, size, "%.*s/tables/%s%s", (int)(slash - events_dir), events_dir,
+				name, suffix) < size;
 }
 
 int

@@ -7,6 +7,7 @@
 #ifndef PMUSTAT_COMPILED_FILE_H
 #define PMUSTAT_COMPILED_FILE_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -53,6 +54,15 @@ compiled_string_at(const char *strings, size_t size, uint32_t off, int *ok)
 	}
 	return strings + off;
 }
+
+/*
+ * Where the compiled table @name@suffix of the tables in @events_dir is:
+ * @events_dir's parent taken by its name (the build tree's events/ is a
+ * link to the source's), then tables/. False when it has no parent to name
+ * or the path does not fit @size.
+ */
+bool compiled_file_path(const char *events_dir, const char *name, const char *suffix, char *path,
+			size_t size);
 
 /*
  * Map @path read-only. 0 and *@map, *@size; -ENOENT, @err untouched, when

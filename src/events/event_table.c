@@ -1,6 +1,7 @@
 #include "config.h"
 #include "events/event_table.h"
 #include "base/err.h"
+#include "events/compiled_file.h"
 #include "events/event_table_file.h"
 #include "events/event_table_impl.h"
 
@@ -244,22 +245,6 @@ resolve_aliases(struct event_table *t, const char **what, const char **who)
 	return 0;
 }
 
-/*
- * The compiled table beside the JSON: @events_dir's parent, taken by its
- * name (the build tree's events/ is a link to the source's), then
- * tables/<name>.pmt. False when @events_dir has no parent to name.
- */
-static bool
-compiled_path(const char *events_dir, const char *name, char *path, size_t size)
-{
-	const char *slash = strrchr(events_dir, '/');
-
-	if (!slash || slash == events_dir)
-		return false;
-	return (size_t)snprintf(path, size, "%.*s/tables/%s%s", (int)(slash - events_dir), events_dir,
-				name, EVENT_TABLE_FILE_SUFFIX) < size;
-}
-
 static int
 check_table_name(const char *name, struct pmustat_error **err)
 {
@@ -285,7 +270,7 @@ event_table_load(const char *events_dir, const char *name,
 	ret = check_table_name(name, err);
 	if (ret)
 		return ret;
-	if (compiled_path(events_dir, name, path, sizeof(path))) {
+	if (compiled_file_path(events_dir, name, EVENT_TABLE_FILE_SUFFIX, path, sizeof(path))) {
 		ret = event_table_file_load(path, name, out, err);
 		if (ret != -ENOENT)
 			return ret;

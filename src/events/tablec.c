@@ -1,46 +1,70 @@
 /*
- * tablec - the build's table compiler: reads events/<name>.json with the
- * loader a run would use (every check included) and writes the compiled
- * table (event_table_file.h) that a run maps instead.
+ * tablec - the build's table compiler: reads events/<name>.json or
+ * events/metrics/<name>.json with the loader a run would use (every check,
+ * every formula parsed) and writes the compiled table that a run maps
+ * instead (events/event_table_file.h, metrics/metric_table_file.h).
  *
- *	tablec EVENTS_DIR NAME OUTPUT
+ *	tablec events|metrics EVENTS_DIR NAME OUTPUT
  */
 #include "config.h"
 
 #include <stdio.h>
-#include <stdlib.h>
+#include <string.h>
 
 #include "base/err.h"
 #include "events/event_table.h"
 #include "events/event_table_file.h"
+#include "metrics/metric_table.h"
+#include "metrics/metric_table_file.h"
+
+static int
+compile(const char *kind, const char *dir, const char *name, FILE *f, struct pmustat_error **err)
+{
+	int ret;
+
+	if (strcmp(kind, "events") == 0) {
+		struct event_table *t;
+
+		ret = event_table_load_json(dir, name, &t, err);
+		if (ret == 0) {
+			ret = event_table_file_write(t, f);
+			event_table_free(t);
+		}
+	} else {
+		struct metric_table *t;
+
+		ret = metric_table_load_json(dir, name, &t, err);
+		if (ret == 0) {
+			ret = metric_table_file_write(t, f);
+			metric_table_free(t);
+		}
+	}
+	return ret;
+}
 
 int
 main(int argc, char **argv)
 {
 	struct pmustat_error *err = NULL;
-	struct event_table *table;
 	FILE *f;
 	int ret;
 
-	if (argc != 4) {
-		fprintf(stderr, "usage: tablec EVENTS_DIR NAME OUTPUT\n");
+	if (argc != 5 || (strcmp(argv[1], "events") != 0 && strcmp(argv[1], "metrics") != 0)) {
+		fprintf(stderr, "usage: tablec events|metrics EVENTS_DIR NAME OUTPUT\n");
 		return 2;
 	}
-	if (event_table_load_json(argv[1], argv[2], &table, &err) < 0) {
-		fprintf(stderr, "tablec: %s\n", err_msg(err));
-		return 1;
-	}
-	f = fopen(argv[3], "wbe");
+	f = fopen(argv[4], "wbe");
 	if (!f) {
-		perror(argv[3]);
+		perror(argv[4]);
 		return 1;
 	}
-	ret = event_table_file_write(table, f);
-	if (fclose(f) != 0 || ret < 0) {
-		fprintf(stderr, "tablec: %s: write failed\n", argv[3]);
-		remove(argv[3]);
+	ret = compile(argv[1], argv[2], argv[3], f, &err);
+	if (fclose(f) != 0 && ret == 0)
+		ret = -1;
+	if (ret < 0) {
+		fprintf(stderr, "tablec: %s: %s\n", argv[4], err ? err_msg(err) : "write failed");
+		remove(argv[4]);
 		return 1;
 	}
-	event_table_free(table);
 	return 0;
 }
