@@ -1,10 +1,11 @@
 #!/usr/bin/env python3
 """What a run costs before and around the counting (figures, not a test).
 
-  bench_startup.py PMUSTAT RUN_UNDER_EMU PMU_EMU EMU_WORKLOAD CPUID_DIR EVENTS_DIR
+  bench_startup.py BENCH_RUSAGE PMUSTAT RUN_UNDER_EMU PMU_EMU EMU_WORKLOAD CPUID_DIR EVENTS_DIR
 
 Prints medians over interleaved runs, CPU as the kernel accounts the finished
-child (user + system), peak memory as its largest resident set:
+child (user + system), peak memory as its largest resident set (both read by
+bench-rusage, scripts/bench_rusage.c, whose own ~1 MiB is the floor):
 
   - a one-shot perf-backend run (pmustat --backend perf -e task-clock -- true)
     against `perf stat -e task-clock true`, CPU and peak memory;
@@ -30,26 +31,17 @@ import sys
 import tempfile
 
 PAIRS = 21
+BENCH_RUSAGE = None
 EVENTS = ["BR_INST_RETIRED.ALL_BRANCHES", "LONGEST_LAT_CACHE.MISS", "MEM_INST_RETIRED.ALL_LOADS",
           "UOPS_ISSUED.ANY", "BR_MISP_RETIRED.ALL_BRANCHES", "MEM_LOAD_RETIRED.L1_HIT",
           "MEM_INST_RETIRED.ALL_STORES", "ICACHE_64B.IFTAG_MISS"]
 
 
-def run_once(argv, env=None):
+def run_once(argv):
     """(cpu seconds, peak KiB, exit status) of one run, output discarded."""
-    pid = os.fork()
-    if pid == 0:
-        try:
-            fd = os.open(os.devnull, os.O_RDWR)
-            for i in (0, 1, 2):
-                os.dup2(fd, i)
-            if env is None:
-                os.execvp(argv[0], argv)
-            os.execvpe(argv[0], argv, env)
-        finally:
-            os._exit(127)
-    _, status, ru = os.wait4(pid, 0)
-    return ru.ru_utime + ru.ru_stime, ru.ru_maxrss, os.waitstatus_to_exitcode(status)
+    out = subprocess.run([BENCH_RUSAGE] + argv, capture_output=True, text=True, check=True).stdout
+    us, kib, rc = (int(x) for x in out.split())
+    return us / 1e6, kib, rc
 
 
 def medians(commands):
@@ -99,7 +91,8 @@ def msr_accesses(pmustat, run_under_emu, pmu_emu, workload, model, events, watch
 
 
 def main():
-    pmustat, run_under_emu, pmu_emu, workload, cpuid_dir, events_dir = sys.argv[1:7]
+    global BENCH_RUSAGE
+    BENCH_RUSAGE, pmustat, run_under_emu, pmu_emu, workload, cpuid_dir, events_dir = sys.argv[1:8]
     skylake = os.path.join(cpuid_dir, "intel-skylake-client-i7-6700k.txt")
     perf, why_not = perf_usable()
     print(f"bench-startup: medians of {PAIRS} interleaved runs; CPU = user + system")
