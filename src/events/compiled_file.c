@@ -18,8 +18,8 @@
 /* Far above any table's (the largest is under 1 MiB). */
 #define COMPILED_SIZE_MAX (64u << 20)
 
-uint64_t
-compiled_checksum(const void *p, size_t n)
+static uint64_t
+checksum(const void *p, size_t n)
 {
 	const unsigned char *b = p;
 	uint64_t h = 0x9e3779b97f4a7c15u;
@@ -32,6 +32,50 @@ compiled_checksum(const void *p, size_t n)
 		h ^= h >> 32;
 	}
 	return h;
+}
+
+struct compiled_prefix
+compiled_prefix(const char magic[8], uint32_t format_version, size_t size)
+{
+	struct compiled_prefix p = { .format_version = format_version,
+				     .byte_order = COMPILED_BYTE_ORDER, .size = size };
+
+	memcpy(p.magic, magic, sizeof(p.magic));
+	return p;
+}
+
+void
+compiled_file_seal(void *data, size_t size)
+{
+	struct compiled_prefix p;
+
+	if (size < sizeof(p))
+		return;
+	memcpy(&p, data, sizeof(p));
+	p.checksum = checksum((const unsigned char *)data + sizeof(p), size - sizeof(p));
+	memcpy(data, &p, sizeof(p));
+}
+
+const char *
+compiled_file_check(const void *data, size_t size, size_t header_size, const char magic[8],
+		    uint32_t format_version)
+{
+	struct compiled_prefix p;
+
+	if (size < header_size || size < sizeof(p))
+		return "truncated (shorter than its header)";
+	memcpy(&p, data, sizeof(p));
+	if (memcmp(p.magic, magic, sizeof(p.magic)) != 0)
+		return "not a compiled pmustat table of this kind";
+	if (p.byte_order != COMPILED_BYTE_ORDER)
+		return "written on a machine of the other byte order";
+	if (p.format_version != format_version)
+		return "compiled for another version of pmustat (format version differs)";
+	if (p.size != size)
+		return "truncated or extended (size differs from its header's)";
+	if (checksum((const unsigned char *)data + sizeof(p), size - sizeof(p)) != p.checksum)
+		return "checksum mismatch (corrupt)";
+	return NULL;
 }
 
 uint32_t
@@ -75,8 +119,9 @@ compiled_file_path(const char *events_dir, const char *name, const char *suffix,
 				name, suffix) < size;
 }
 
-int
-compiled_file_map(const char *path, void **map, size_t *size, struct pmustat_error **err)
+/* Map @path read-only: 0 and *@map, *@size, or a negative errno as compiled_file_load(). */
+static int
+map_file(const char *path, void **map, size_t *size, struct pmustat_error **err)
 {
 	struct stat st = { 0 };
 	int fd, ret;
@@ -104,4 +149,21 @@ compiled_file_map(const char *path, void **map, size_t *size, struct pmustat_err
 	}
 	*size = (size_t)st.st_size;
 	return 0;
+}
+
+int
+compiled_file_load(const char *path, compiled_parse_fn parse, void *ctx, void **map, size_t *size,
+		   struct pmustat_error **err)
+{
+	int ret = map_file(path, map, size, err);
+
+	if (ret)
+		return ret;
+	ret = parse(*map, *size, ctx);
+	if (ret) {
+		munmap(*map, *size);
+		*map = NULL;
+		*size = 0;
+	}
+	return ret;
 }

@@ -23,8 +23,38 @@ compiled_align8(size_t n)
 	return (n + 7) & ~(size_t)7;
 }
 
-/* Of the @n bytes at @p, whole 64-bit words: cheap next to the mapping. */
-uint64_t compiled_checksum(const void *p, size_t n);
+/*
+ * What every compiled table starts with. The checksum, whole 64-bit words
+ * with a multiply-xorshift (cheap next to the mapping), covers every byte
+ * after this prefix, the rest of the table's header included.
+ */
+struct compiled_prefix {
+	char magic[8];		/* the kind of table */
+	uint32_t format_version;
+	uint32_t byte_order;	/* COMPILED_BYTE_ORDER as the writer stored it */
+	uint64_t size;		/* of the whole file */
+	uint64_t checksum;
+};
+
+#define COMPILED_BYTE_ORDER 0x01020304u
+
+/*
+ * A writer's prefix for a file of @size bytes: @magic, @format_version,
+ * the byte order and size; compiled_file_seal() adds the checksum.
+ */
+struct compiled_prefix compiled_prefix(const char magic[8], uint32_t format_version, size_t size);
+
+/* Set the checksum of the @size bytes at @data to what they hold. */
+void compiled_file_seal(void *data, size_t size);
+
+/*
+ * Whether the @size bytes at @data start with a prefix of @magic and
+ * @format_version, for a file of @size bytes whose checksum matches, and
+ * hold at least @header_size bytes: NULL, or what is wrong (@kind names
+ * the table kind in the message: "event table").
+ */
+const char *compiled_file_check(const void *data, size_t size, size_t header_size,
+				const char magic[8], uint32_t format_version);
 
 /* A writer's string pool: NUL-terminated strings, by offset. */
 struct compiled_strings {
@@ -64,10 +94,15 @@ compiled_string_at(const char *strings, size_t size, uint32_t off, int *ok)
 bool compiled_file_path(const char *events_dir, const char *name, const char *suffix, char *path,
 			size_t size);
 
+
 /*
- * Map @path read-only. 0 and *@map, *@size; -ENOENT, @err untouched, when
- * there is no such file; another negative errno with @err "path: what".
+ * Map @path and hand the mapping to @parse: 0 when it took it (the caller
+ * then keeps *@map and *@size, and unmaps them), else the mapping is
+ * undone and @parse's error returned; -ENOENT, @err untouched, when there
+ * is no such file.
  */
-int compiled_file_map(const char *path, void **map, size_t *size, struct pmustat_error **err);
+typedef int (*compiled_parse_fn)(const void *data, size_t size, void *ctx);
+int compiled_file_load(const char *path, compiled_parse_fn parse, void *ctx, void **map,
+		       size_t *size, struct pmustat_error **err);
 
 #endif

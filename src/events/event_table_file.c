@@ -19,7 +19,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/mman.h>
 
 #include "base/err.h"
 #include "events/compiled_file.h"
@@ -28,14 +27,9 @@
 static const char FILE_MAGIC[8] = "PMUSTEVT";
 /* Raise on any change to the layout below or to what a field means. */
 #define FILE_FORMAT_VERSION 1u
-#define FILE_BYTE_ORDER 0x01020304u
 
 struct file_header {
-	char magic[8];
-	uint32_t format_version;
-	uint32_t byte_order;
-	uint64_t size;		/* of the whole file */
-	uint64_t checksum;	/* of every byte after the header */
+	struct compiled_prefix prefix;	/* magic, version, size, checksum */
 	uint32_t count, n_extra, strings_size;
 	uint32_t name, source_file, source_version;	/* string offsets */
 	uint32_t records, extras, strings;		/* section offsets */
@@ -72,8 +66,7 @@ _Static_assert(sizeof(struct event_extra) == 16 && offsetof(struct event_extra, 
 int
 event_table_file_write(const struct event_table *t, FILE *f)
 {
-	struct file_header h = { .format_version = FILE_FORMAT_VERSION,
-				 .byte_order = FILE_BYTE_ORDER };
+	struct file_header h = { .records = 0 };
 	struct compiled_strings s = { NULL, 0, 0 };
 	struct file_record *recs = calloc(t->count ? t->count : 1, sizeof(*recs));
 	struct event_extra *extras;
@@ -81,7 +74,6 @@ event_table_file_write(const struct event_table *t, FILE *f)
 	unsigned char *out = NULL;
 	int ret = -ENOMEM;
 
-	memcpy(h.magic, FILE_MAGIC, sizeof(h.magic));
 	for (i = 0; i < t->count; i++)
 		n_extra += t->descs[i].alias_of ? 0 : t->descs[i].n_extra;
 	extras = calloc(n_extra ? n_extra : 1, sizeof(*extras));
@@ -133,16 +125,16 @@ event_table_file_write(const struct event_table *t, FILE *f)
 	h.records = sizeof(h);
 	h.extras = (uint32_t)compiled_align8(h.records + t->count * sizeof(*recs));
 	h.strings = (uint32_t)compiled_align8(h.extras + n_extra * sizeof(*extras));
-	h.size = compiled_align8(h.strings + s.len);
-	out = calloc(1, h.size);
+	h.prefix = compiled_prefix(FILE_MAGIC, FILE_FORMAT_VERSION, compiled_align8(h.strings + s.len));
+	out = calloc(1, h.prefix.size);
 	if (!out)
 		goto out;
 	memcpy(out + h.records, recs, t->count * sizeof(*recs));
 	memcpy(out + h.extras, extras, n_extra * sizeof(*extras));
 	memcpy(out + h.strings, s.buf, s.len);
-	h.checksum = compiled_checksum(out + sizeof(h), h.size - sizeof(h));
 	memcpy(out, &h, sizeof(h));
-	ret = fwrite(out, 1, h.size, f) == h.size ? 0 : -EIO;
+	compiled_file_seal(out, h.prefix.size);
+	ret = fwrite(out, 1, h.prefix.size, f) == h.prefix.size ? 0 : -EIO;
 out:
 	free(out);
 	free(s.buf);
@@ -151,39 +143,17 @@ out:
 	return ret;
 }
 
-void
-event_table_file_seal(void *data, size_t size)
-{
-	struct file_header h;
-
-	if (size < sizeof(h))
-		return;
-	memcpy(&h, data, sizeof(h));
-	h.checksum = compiled_checksum((const unsigned char *)data + sizeof(h), size - sizeof(h));
-	memcpy(data, &h, sizeof(h));
-}
-
 /* ---- reader ---- */
 
-/* The header's promises, checked against the @size bytes at @data; a message or NULL. */
+/* The sections where the header says, in a file of @size bytes; a message or NULL. */
 static const char *
-check_header(const struct file_header *h, const unsigned char *data, size_t size)
+check_sections(const struct file_header *h, size_t size)
 {
-	if (memcmp(h->magic, FILE_MAGIC, sizeof(h->magic)) != 0)
-		return "not a compiled pmustat event table";
-	if (h->byte_order != FILE_BYTE_ORDER)
-		return "written on a machine of the other byte order";
-	if (h->format_version != FILE_FORMAT_VERSION)
-		return "compiled for another version of pmustat (format version differs)";
-	if (h->size != size)
-		return "truncated or extended (size differs from its header's)";
 	if (h->records != sizeof(*h) ||
 	    h->extras != compiled_align8(h->records + (uint64_t)h->count * sizeof(struct file_record)) ||
 	    h->strings != compiled_align8(h->extras + (uint64_t)h->n_extra * sizeof(struct event_extra)) ||
 	    compiled_align8((uint64_t)h->strings + h->strings_size) != size || h->strings_size == 0)
 		return "sections out of place";
-	if (compiled_checksum(data + sizeof(*h), size - sizeof(*h)) != h->checksum)
-		return "checksum mismatch (corrupt)";
 	return NULL;
 }
 
@@ -200,11 +170,11 @@ event_table_file_parse(const void *data, size_t size, const char *path, const ch
 	size_t i;
 
 	*out = NULL;
-	if (size < sizeof(h))
-		return err_set(err, -EINVAL, "%s: truncated (%zu bytes): rebuild or reinstall pmustat",
-			       path, size);
-	memcpy(&h, data, sizeof(h));
-	what = check_header(&h, base, size);
+	what = compiled_file_check(data, size, sizeof(h), FILE_MAGIC, FILE_FORMAT_VERSION);
+	if (!what) {
+		memcpy(&h, data, sizeof(h));
+		what = check_sections(&h, size);
+	}
 	if (what)
 		return err_set(err, -EINVAL, "%s: %s: rebuild or reinstall pmustat", path, what);
 	strings = (const char *)base + h.strings;
@@ -261,24 +231,34 @@ event_table_file_parse(const void *data, size_t size, const char *path, const ch
 	return 0;
 }
 
+struct parse_args {
+	const char *path, *name;
+	struct event_table **out;
+	struct pmustat_error **err;
+};
+
+static int
+parse_mapped(const void *data, size_t size, void *ctx)
+{
+	struct parse_args *a = ctx;
+
+	return event_table_file_parse(data, size, a->path, a->name, a->out, a->err);
+}
+
 int
 event_table_file_load(const char *path, const char *name, struct event_table **out,
-		      struct pmustat_error **err)
+		struct pmustat_error **err)
 {
+	struct parse_args a = { path, name, out, err };
 	void *map;
 	size_t size;
 	int ret;
 
 	*out = NULL;
-	ret = compiled_file_map(path, &map, &size, err);
-	if (ret)
-		return ret;
-	ret = event_table_file_parse(map, size, path, name, out, err);
-	if (ret) {
-		munmap(map, size);
-		return ret;
+	ret = compiled_file_load(path, parse_mapped, &a, &map, &size, err);
+	if (ret == 0) {
+		(*out)->map = map;
+		(*out)->map_size = size;
 	}
-	(*out)->map = map;
-	(*out)->map_size = size;
-	return 0;
+	return ret;
 }

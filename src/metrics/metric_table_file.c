@@ -17,7 +17,6 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 
 #include "base/err.h"
 #include "events/compiled_file.h"
@@ -27,14 +26,9 @@
 static const char FILE_MAGIC[8] = "PMUSTMET";
 /* Raise on any change to the layout below, to what a field means, or to the tree. */
 #define FILE_FORMAT_VERSION 1u
-#define FILE_BYTE_ORDER 0x01020304u
 
 struct file_header {
-	char magic[8];
-	uint32_t format_version;
-	uint32_t byte_order;
-	uint64_t size;		/* of the whole file */
-	uint64_t checksum;	/* of every byte after the header */
+	struct compiled_prefix prefix;	/* magic, version, size, checksum */
 	uint32_t count, n_refs, n_groups, n_tms, exprs_size, strings_size;
 	uint32_t name, source_file, source_version, tma_version;	/* string offsets */
 	uint32_t records, refs, tms, exprs, strings;			/* section offsets */
@@ -72,7 +66,7 @@ add_expr(unsigned char *exprs, size_t at, const struct metric_expr *e, uint32_t 
 int
 metric_table_file_write(const struct metric_table *t, FILE *f)
 {
-	struct file_header h = { .format_version = FILE_FORMAT_VERSION, .byte_order = FILE_BYTE_ORDER };
+	struct file_header h = { .records = 0 };
 	struct compiled_strings s = { NULL, 0, 0 };
 	struct file_record *recs = calloc(t->count ? t->count : 1, sizeof(*recs));
 	uint32_t *refs = NULL, *tms = NULL, bad = COMPILED_NO_STRING - 1;
@@ -80,7 +74,6 @@ metric_table_file_write(const struct metric_table *t, FILE *f)
 	size_t n_refs = t->n_groups, n_tms = 0, exprs_size = 0, i;
 	int ret = -ENOMEM;
 
-	memcpy(h.magic, FILE_MAGIC, sizeof(h.magic));
 	for (i = 0; i < t->count; i++) {
 		const struct metric_desc *d = &t->metrics[i].desc;
 		uint32_t off, size;
@@ -146,8 +139,8 @@ metric_table_file_write(const struct metric_table *t, FILE *f)
 	h.tms = (uint32_t)compiled_align8(h.refs + n_refs * sizeof(*refs));
 	h.exprs = (uint32_t)compiled_align8(h.tms + n_tms * sizeof(*tms));
 	h.strings = (uint32_t)(h.exprs + exprs_size);
-	h.size = compiled_align8(h.strings + s.len);
-	out = calloc(1, h.size);
+	h.prefix = compiled_prefix(FILE_MAGIC, FILE_FORMAT_VERSION, compiled_align8(h.strings + s.len));
+	out = calloc(1, h.prefix.size);
 	if (!out)
 		goto out;
 	memcpy(out + h.records, recs, t->count * sizeof(*recs));
@@ -155,9 +148,9 @@ metric_table_file_write(const struct metric_table *t, FILE *f)
 	memcpy(out + h.tms, tms, n_tms * sizeof(*tms));
 	memcpy(out + h.exprs, exprs, exprs_size);
 	memcpy(out + h.strings, s.buf, s.len);
-	h.checksum = compiled_checksum(out + sizeof(h), h.size - sizeof(h));
 	memcpy(out, &h, sizeof(h));
-	ret = fwrite(out, 1, h.size, f) == h.size ? 0 : -EIO;
+	compiled_file_seal(out, h.prefix.size);
+	ret = fwrite(out, 1, h.prefix.size, f) == h.prefix.size ? 0 : -EIO;
 out:
 	free(out);
 	free(s.buf);
@@ -168,31 +161,12 @@ out:
 	return ret;
 }
 
-void
-metric_table_file_seal(void *data, size_t size)
-{
-	struct file_header h;
-
-	if (size < sizeof(h))
-		return;
-	memcpy(&h, data, sizeof(h));
-	h.checksum = compiled_checksum((const unsigned char *)data + sizeof(h), size - sizeof(h));
-	memcpy(data, &h, sizeof(h));
-}
-
 /* ---- reader ---- */
 
+/* The sections where the header says, in a file of @size bytes; a message or NULL. */
 static const char *
-check_header(const struct file_header *h, const unsigned char *data, size_t size)
+check_sections(const struct file_header *h, size_t size)
 {
-	if (memcmp(h->magic, FILE_MAGIC, sizeof(h->magic)) != 0)
-		return "not a compiled pmustat metric table";
-	if (h->byte_order != FILE_BYTE_ORDER)
-		return "written on a machine of the other byte order";
-	if (h->format_version != FILE_FORMAT_VERSION)
-		return "compiled for another version of pmustat (format version differs)";
-	if (h->size != size)
-		return "truncated or extended (size differs from its header's)";
 	if (h->records != sizeof(*h) || h->n_groups > h->n_refs ||
 	    h->refs != compiled_align8(h->records + (uint64_t)h->count * sizeof(struct file_record)) ||
 	    h->tms != compiled_align8(h->refs + (uint64_t)h->n_refs * sizeof(uint32_t)) ||
@@ -200,8 +174,6 @@ check_header(const struct file_header *h, const unsigned char *data, size_t size
 	    h->strings != (uint64_t)h->exprs + h->exprs_size ||
 	    compiled_align8((uint64_t)h->strings + h->strings_size) != size || h->strings_size == 0)
 		return "sections out of place";
-	if (compiled_checksum(data + sizeof(*h), size - sizeof(*h)) != h->checksum)
-		return "checksum mismatch (corrupt)";
 	return NULL;
 }
 
@@ -298,11 +270,11 @@ metric_table_file_parse(const void *data, size_t size, const char *path, const c
 	size_t i;
 
 	*out = NULL;
-	if (size < sizeof(h))
-		return err_set(err, -EINVAL, "%s: truncated (%zu bytes): rebuild or reinstall pmustat",
-			       path, size);
-	memcpy(&h, data, sizeof(h));
-	what = check_header(&h, data, size);
+	what = compiled_file_check(data, size, sizeof(h), FILE_MAGIC, FILE_FORMAT_VERSION);
+	if (!what) {
+		memcpy(&h, data, sizeof(h));
+		what = check_sections(&h, size);
+	}
 	if (what)
 		return err_set(err, -EINVAL, "%s: %s: rebuild or reinstall pmustat", path, what);
 	rd.strings = (const char *)data + h.strings;
@@ -348,24 +320,34 @@ metric_table_file_parse(const void *data, size_t size, const char *path, const c
 	return 0;
 }
 
+struct parse_args {
+	const char *path, *name;
+	struct metric_table **out;
+	struct pmustat_error **err;
+};
+
+static int
+parse_mapped(const void *data, size_t size, void *ctx)
+{
+	struct parse_args *a = ctx;
+
+	return metric_table_file_parse(data, size, a->path, a->name, a->out, a->err);
+}
+
 int
 metric_table_file_load(const char *path, const char *name, struct metric_table **out,
-		       struct pmustat_error **err)
+		struct pmustat_error **err)
 {
+	struct parse_args a = { path, name, out, err };
 	void *map;
 	size_t size;
 	int ret;
 
 	*out = NULL;
-	ret = compiled_file_map(path, &map, &size, err);
-	if (ret)
-		return ret;
-	ret = metric_table_file_parse(map, size, path, name, out, err);
-	if (ret) {
-		munmap(map, size);
-		return ret;
+	ret = compiled_file_load(path, parse_mapped, &a, &map, &size, err);
+	if (ret == 0) {
+		(*out)->map = map;
+		(*out)->map_size = size;
 	}
-	(*out)->map = map;
-	(*out)->map_size = size;
-	return 0;
+	return ret;
 }

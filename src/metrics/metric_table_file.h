@@ -32,7 +32,4 @@ int metric_table_file_load(const char *path, const char *name, struct metric_tab
 int metric_table_file_parse(const void *data, size_t size, const char *path, const char *name,
 			    struct metric_table **out, struct pmustat_error **err);
 
-/* Rewrite the checksum of the @size bytes at @data (the fuzz target). */
-void metric_table_file_seal(void *data, size_t size);
-
 #endif

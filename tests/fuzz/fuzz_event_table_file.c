@@ -5,7 +5,7 @@
  *
  * Input: a compiled table named "fuzz" (seeds: tablec's output for the
  * event-table seeds). Each input is parsed as it is, then with its checksum
- * rewritten to match (event_table_file_seal), so that mutations reach the
+ * rewritten to match (compiled_file_seal), so that mutations reach the
  * checks behind it. A table that loads is walked: every string read to its
  * end, every event found by its name, every extra read.
  */
@@ -47,41 +47,23 @@ walk(const struct event_table *t)
 		fuzz_fail("event_table_get past the end");
 }
 
-static void
-parse(const uint8_t *data, size_t size)
+static int
+load(const uint8_t *data, size_t size, const char *path, struct pmustat_error **err)
 {
 	struct event_table *t = NULL;
-	struct pmustat_error *err = NULL;
-	int ret = event_table_file_parse(data, size, "fuzz.pmt", "fuzz", &t, &err);
+	int ret = event_table_file_parse(data, size, path, "fuzz", &t, err);
 
-	if (ret == 0) {
-		if (!t)
-			fuzz_fail("success without a table");
+	if ((ret == 0) != (t != NULL))
+		fuzz_fail("result %d with%s a table", ret, t ? "" : "out");
+	if (t)
 		walk(t);
-		event_table_free(t);
-	} else {
-		if (t)
-			fuzz_fail("failure with a table");
-		if (ret != -EINVAL && ret != -ENOMEM)
-			fuzz_fail("unexpected return %d (%s)", ret, err_msg(err));
-		if (!strstr(err_msg(err), "fuzz.pmt: "))
-			fuzz_fail("error %d without the file's name: %s", ret, err_msg(err));
-	}
-	err_clear(&err);
+	event_table_free(t);
+	return ret;
 }
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	/* A copy of its own size: ASan sees any read past the end. */
-	uint8_t *copy = malloc(size ? size : 1);
-
-	if (!copy)
-		return 0;
-	memcpy(copy, data, size);
-	parse(copy, size);
-	event_table_file_seal(copy, size);
-	parse(copy, size);
-	free(copy);
+	fuzz_compiled(data, size, load);
 	return 0;
 }

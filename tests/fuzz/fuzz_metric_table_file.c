@@ -5,7 +5,7 @@
  *
  * Input: a compiled metric table named "fuzz" (seeds: tablec's output for
  * the metric-table seeds). Each input is parsed as it is, then with its
- * checksum rewritten to match (metric_table_file_seal), so that mutations
+ * checksum rewritten to match (compiled_file_seal), so that mutations
  * reach the checks behind it. A table that loads is walked: every string
  * read, every metric found by its name, every formula and threshold
  * evaluated (no events counted, then every event 1).
@@ -73,41 +73,23 @@ walk(const struct metric_table *t)
 	}
 }
 
-static void
-parse(const uint8_t *data, size_t size)
+static int
+load(const uint8_t *data, size_t size, const char *path, struct pmustat_error **err)
 {
 	struct metric_table *t = NULL;
-	struct pmustat_error *err = NULL;
-	int ret = metric_table_file_parse(data, size, "fuzz.metrics.pmt", "fuzz", &t, &err);
+	int ret = metric_table_file_parse(data, size, path, "fuzz", &t, err);
 
-	if (ret == 0) {
-		if (!t)
-			fuzz_fail("success without a table");
+	if ((ret == 0) != (t != NULL))
+		fuzz_fail("result %d with%s a table", ret, t ? "" : "out");
+	if (t)
 		walk(t);
-		metric_table_free(t);
-	} else {
-		if (t)
-			fuzz_fail("failure with a table");
-		if (ret != -EINVAL && ret != -ENOMEM)
-			fuzz_fail("unexpected return %d (%s)", ret, err_msg(err));
-		if (!strstr(err_msg(err), "fuzz.metrics.pmt: "))
-			fuzz_fail("error %d without the file's name: %s", ret, err_msg(err));
-	}
-	err_clear(&err);
+	metric_table_free(t);
+	return ret;
 }
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	/* Aligned as a mapping is (malloc: 16 bytes), of its own size for ASan. */
-	uint8_t *copy = malloc(size ? size : 1);
-
-	if (!copy)
-		return 0;
-	memcpy(copy, data, size);
-	parse(copy, size);
-	metric_table_file_seal(copy, size);
-	parse(copy, size);
-	free(copy);
+	fuzz_compiled(data, size, load);
 	return 0;
 }
