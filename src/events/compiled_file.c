@@ -64,6 +64,9 @@ compiled_file_check(const void *data, size_t size, size_t header_size, const cha
 
 	if (size < header_size || size < sizeof(p))
 		return "truncated (shorter than its header)";
+	/* A mapping is; what its records are read as needs it. */
+	if ((uintptr_t)data % 8)
+		return "not 8-byte aligned in memory";
 	memcpy(&p, data, sizeof(p));
 	if (memcmp(p.magic, magic, sizeof(p.magic)) != 0)
 		return "not a compiled pmustat table of this kind";

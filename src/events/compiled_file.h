@@ -48,10 +48,10 @@ struct compiled_prefix compiled_prefix(const char magic[8], uint32_t format_vers
 void compiled_file_seal(void *data, size_t size);
 
 /*
- * Whether the @size bytes at @data start with a prefix of @magic and
- * @format_version, for a file of @size bytes whose checksum matches, and
- * hold at least @header_size bytes: NULL, or what is wrong (@kind names
- * the table kind in the message: "event table").
+ * Whether the @size bytes at @data (8-byte aligned, as a mapping is) hold
+ * at least @header_size bytes and start with a prefix of @magic and
+ * @format_version for a file of @size bytes whose checksum matches: NULL,
+ * or what is wrong, for a message.
  */
 const char *compiled_file_check(const void *data, size_t size, size_t header_size,
 				const char magic[8], uint32_t format_version);
@@ -63,10 +63,10 @@ struct compiled_strings {
 };
 
 /*
- * Add @s (NULL: COMPILED_NO_STRING); its offset, or COMPILED_NO_STRING - 1
+ * Add @str to @s (NULL: COMPILED_NO_STRING); its offset, or COMPILED_NO_STRING - 1
  * when out of memory or past 4 GiB.
  */
-uint32_t compiled_string_add(struct compiled_strings *pool, const char *s);
+uint32_t compiled_string_add(struct compiled_strings *s, const char *str);
 
 /*
  * The string at @off of the @size bytes at @strings (which end in a NUL,

@@ -27,6 +27,7 @@
 static const char FILE_MAGIC[8] = "PMUSTEVT";
 /* Raise on any change to the layout below or to what a field means. */
 #define FILE_FORMAT_VERSION 1u
+#define FIXED_NONE 0xffu
 
 struct file_header {
 	struct compiled_prefix prefix;	/* magic, version, size, checksum */
@@ -50,7 +51,7 @@ struct file_record {
 	uint16_t n_extra;
 	uint8_t code, umask, umask_ext, cmask;
 	uint8_t bits;		/* enum record_bit */
-	int8_t fixed;
+	uint8_t fixed;		/* FIXED_NONE, or the fixed counter */
 	uint8_t flags;		/* enum event_desc_flag */
 	uint8_t reserved[3];
 };
@@ -97,7 +98,7 @@ event_table_file_write(const struct event_table *t, FILE *f)
 		r->cmask = d->cmask;
 		r->bits = (d->inv ? REC_INV : 0) | (d->edge ? REC_EDGE : 0) |
 			  (d->any_thread ? REC_ANY : 0) | (d->equal ? REC_EQUAL : 0);
-		r->fixed = (int8_t)d->fixed;
+		r->fixed = d->fixed < 0 ? FIXED_NONE : (uint8_t)d->fixed;
 		r->counters = d->counters;
 		r->counters_htoff = d->counters_htoff;
 		r->flags = (uint8_t)d->flags;
@@ -195,7 +196,7 @@ event_table_file_parse(const void *data, size_t size, const char *path, const ch
 			       path, name);
 	}
 	t->count = h.count;
-	recs = (const struct file_record *)(base + h.records);
+	recs = (const struct file_record *)(const void *)(base + h.records);
 	for (i = 0; i < h.count && ok; i++) {
 		const struct file_record *r = &recs[i];
 		struct event_desc *d = &t->descs[i];
@@ -212,15 +213,15 @@ event_table_file_parse(const void *data, size_t size, const char *path, const ch
 		d->edge = r->bits & REC_EDGE;
 		d->any_thread = r->bits & REC_ANY;
 		d->equal = r->bits & REC_EQUAL;
-		d->fixed = r->fixed;
+		d->fixed = r->fixed == FIXED_NONE ? -1 : (int)r->fixed;
 		d->counters = r->counters;
 		d->counters_htoff = r->counters_htoff;
 		d->flags = r->flags;
 		d->n_extra = r->n_extra;
-		ok = ok && d->name && *d->name && d->description && d->fixed >= -1 &&
+		ok = ok && d->name && *d->name && d->description && (d->fixed < 32) &&
 		     (uint64_t)r->extra_first + r->n_extra <= h.n_extra &&
 		     (i == 0 || strcasecmp(t->descs[i - 1].name, d->name) < 0);
-		d->extra = r->n_extra ? (const struct event_extra *)(base + h.extras) + r->extra_first : NULL;
+		d->extra = r->n_extra ? (const struct event_extra *)(const void *)(base + h.extras) + r->extra_first : NULL;
 	}
 	if (!ok) {
 		event_table_free(t);

@@ -221,7 +221,7 @@ read_metric(struct reader *rd, const struct file_record *r, struct metric_info *
 	    char **refs, size_t count)
 {
 	struct metric_desc *d = &mi->desc;
-	const uint32_t *tms = (const uint32_t *)(rd->base + rd->h->tms);
+	const uint32_t *tms = (const uint32_t *)(const void *)(rd->base + rd->h->tms);
 
 	d->name = str_set(rd, r->name);
 	d->perf_name = str(rd, r->perf_name);
@@ -291,7 +291,7 @@ metric_table_file_parse(const void *data, size_t size, const char *path, const c
 		return err_set(err, -ENOMEM, "%s: out of memory", path);
 	}
 	t->mapped = true;
-	refs = (const uint32_t *)((const unsigned char *)data + h.refs);
+	refs = (const uint32_t *)(const void *)((const unsigned char *)data + h.refs);
 	for (i = 0; i < h.n_refs; i++)
 		ref_strs[i] = (char *)str_set(&rd, refs[i]);
 	t->name = str_set(&rd, h.name);
@@ -304,7 +304,7 @@ metric_table_file_parse(const void *data, size_t size, const char *path, const c
 			       path, name);
 	}
 	t->count = h.count;
-	recs = (const struct file_record *)((const unsigned char *)data + h.records);
+	recs = (const struct file_record *)(const void *)((const unsigned char *)data + h.records);
 	for (i = 0; i < h.count && rd.ok; i++) {
 		read_metric(&rd, &recs[i], &t->metrics[i], ref_strs, h.count);
 		t->loaded = i + 1;
