@@ -18,7 +18,7 @@ cpu_header(const char *line, int *cpu)
 void
 cpu_dump_leaf23(const char *path, int cpu, struct cpu_leaf23 *out)
 {
-	bool have[2] = { false, false };
+	bool have[CPU_LEAF23_SUBLEAVES] = { false };
 	char line[100];
 	int current = 0;
 	FILE *f;
@@ -37,7 +37,7 @@ cpu_dump_leaf23(const char *path, int cpu, struct cpu_leaf23 *out)
 			continue;
 		/* The subleaf in hex ("[SL 0A]"), which libcpuid's %02i misreads; absent means 0. */
 		n = sscanf(line, "CPUID %x: %x-%x-%x-%x [SL %x]", &leaf, &r[0], &r[1], &r[2], &r[3], &subleaf);
-		if (n < 5 || leaf != 0x23 || subleaf > 1)
+		if (n < 5 || leaf != 0x23 || subleaf >= CPU_LEAF23_SUBLEAVES)
 			continue;
 		memcpy(out->sub[subleaf], r, sizeof(r));
 		have[subleaf] = true;
