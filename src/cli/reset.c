@@ -5,8 +5,9 @@
  * For each core, under its lock: a journal whose run is gone is applied
  * and removed (journal_recover()); a live run's is never touched. --zero
  * then clears pmustat-style programming (counters without INT/PMI: pmustat
- * never sets them), journal or not; the NMI watchdog's and perf's counters
- * only with --force. A corrupt journal is reported and left alone, except
+ * never sets them), journal or not, once confirmed on a terminal or with
+ * --yes (no journal says whose they are); the NMI watchdog's and perf's
+ * counters only with --force. A corrupt journal is reported and left alone, except
  * by --zero: it clears what such a journal can no longer describe, then
  * removes the journal, once confirmed on a terminal or with --yes (or
  * --force, which already clears everything).
@@ -57,9 +58,9 @@ usage(FILE *out)
 		"\n"
 		"  -C, --cpu LIST   cores: N, ranges and lists (0-3,6), or all (default: all)\n"
 		"      --zero       also clear pmustat-style programming left without a journal\n"
-		"                   (counters without an interrupt bit); a corrupt journal is\n"
-		"                   removed after that, once confirmed on a terminal\n"
-		"      --yes        with --zero: remove a corrupt journal without asking\n"
+		"                   (counters without an interrupt bit, whose owner cannot be\n"
+		"                   told) and a corrupt journal, once confirmed on a terminal\n"
+		"      --yes        with --zero: clear without asking (needed without a terminal)\n"
 		"      --force      with --zero: clear every counter, the NMI watchdog's and perf's\n"
 		"                   too (and remove a corrupt journal without asking)\n"
 		"      --json       one JSON object\n");
@@ -139,13 +140,17 @@ say(struct reset_core *r, const char *text)
  * which writes only allow-listed MSRs; GLOBAL_CTRL is left as it is (with
  * EN and the fields clear nothing counts).
  */
+static bool confirm(const struct reset_opts *o, const char *why, const char *question, int core);
+
 static int
-zero_core(struct hw *hw, const struct cpu_info *cpu, int core, bool force, struct reset_core *r)
+zero_core(struct hw *hw, const struct cpu_info *cpu, int core, const struct reset_opts *o, bool corrupt,
+	  struct reset_core *r)
 {
+	bool force = o->force;
 	struct pmustat_error *err = NULL;
 	const struct pmu_occupancy *occ;
 	uint32_t gp = 0, fixed = 0;
-	size_t used = strlen(r->zeroed);
+	size_t used = strlen(r->zeroed), start = used;
 	struct pmu *p;
 	int rc;
 
@@ -177,6 +182,27 @@ zero_core(struct hw *hw, const struct cpu_info *cpu, int core, bool force, struc
 		gp |= 1u << i;
 		used += (size_t)snprintf(r->zeroed + used, sizeof(r->zeroed) - used, " %s", nb_counter_name(i));
 	}
+	/*
+	 * Counters without a journal of a killed run are nobody pmustat can
+	 * name (another tool that writes the MSRs, such as likwid-perfctr, or
+	 * a pmustat run killed before its journal): cleared only when the user
+	 * says so, on a terminal or with --yes (--force says more already). A
+	 * corrupt journal's question covers them.
+	 */
+	if ((gp || fixed) && !corrupt && !o->yes && !force) {
+		char why[320];
+
+		snprintf(why, sizeof(why),
+			 "core %d:%s in use by an owner pmustat cannot tell (another tool that writes the MSRs, such as likwid-perfctr, or a pmustat run killed without a journal)",
+			 core, r->zeroed + start);
+		if (!confirm(o, why, "clear them, and lose that owner's counts?", core)) {
+			say(r, why);
+			say(r, "nothing was cleared: confirm on a terminal, or add --yes");
+			r->zeroed[start] = '\0';
+			pmu_close(p);
+			return -ECANCELED;
+		}
+	}
 	rc = pmu_clear(p, gp, fixed, &err);
 	if (rc < 0) {
 		say(r, err_msg(err));
@@ -192,7 +218,7 @@ zero_core(struct hw *hw, const struct cpu_info *cpu, int core, bool force, struc
  * user says so (a terminal's y), or --yes / --force did.
  */
 static bool
-confirm_corrupt(const struct reset_opts *o, int core, const char *why)
+confirm(const struct reset_opts *o, const char *why, const char *question, int core)
 {
 	char answer[16];
 
@@ -200,10 +226,7 @@ confirm_corrupt(const struct reset_opts *o, int core, const char *why)
 		return true;
 	if (!isatty(STDIN_FILENO))
 		return false;
-	fprintf(stderr,
-		"pmustat reset: %s\n"
-		"pmustat reset: clear pmustat-style programming on core %d (counters without an interrupt bit) and remove the journal? [y/N] ",
-		why, core);
+	fprintf(stderr, "pmustat reset: %s\npmustat reset: core %d: %s [y/N] ", why, core, question);
 	fflush(stderr);
 	if (!fgets(answer, sizeof(answer), stdin))
 		return false;
@@ -258,7 +281,9 @@ reset_one(struct hw *hw, const struct reset_opts *o, int core, struct reset_core
 		free(note);
 		if (rc == -EBADMSG && o->zero) {
 			/* Its run is gone (we hold the lock); what it programmed it can no longer say. */
-			if (!confirm_corrupt(o, core, err_msg(err))) {
+			if (!confirm(o, err_msg(err),
+				     "clear pmustat-style programming (counters without an interrupt bit) and remove the journal?",
+				     core)) {
 				say(r, err_msg(err));
 				say(r, "nothing was cleared: confirm on a terminal, or add --yes");
 				r->failed = true;
@@ -273,7 +298,7 @@ reset_one(struct hw *hw, const struct reset_opts *o, int core, struct reset_core
 		err_clear(&err);
 	}
 	if (o->zero) {
-		rc = zero_core(hw, &cpu, core, o->force, r);
+		rc = zero_core(hw, &cpu, core, o, corrupt, r);
 		if (rc < 0) {
 			r->failed = true;
 			goto out;
@@ -323,6 +348,15 @@ reset_rdpmc(struct hw *hw, struct strbuf *msg)
 	strbuf_printf(msg, "%s", err_msg(e));
 	err_clear(&e);
 	return state;
+}
+
+static bool
+nothing_done(const struct reset_core *res, int n)
+{
+	for (int i = 0; i < n; i++)
+		if (res[i].message.len || res[i].zeroed[0] || strcmp(res[i].journal, "none") != 0)
+			return false;
+	return true;
 }
 
 int
@@ -377,6 +411,11 @@ out:
 		if (res[i].zeroed[0])
 			fprintf(stderr, "pmustat reset: core %d: cleared%s\n", res[i].core, res[i].zeroed);
 	}
+	/* Silence would read as "done": say that there was nothing to do, and what was looked at. */
+	if (!o.json && !*err && !first_failure && !rdpmc_message.len && nothing_done(res, n))
+		fprintf(stderr, "pmustat reset: nothing to do: no journal of a killed run on %s%s%s, nor of the rdpmc file\n",
+			o.cpus ? "cores " : "any core", o.cpus ? o.cpus : "",
+			o.zero ? ", and no counter in pmustat's style to clear" : "");
 	if (o.json) {
 		json_t *root = json_object(), *a = json_array();
 

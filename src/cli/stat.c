@@ -58,8 +58,8 @@ stat_usage_options(FILE *out)
 		"                         (as likwid-pin); needs ptrace of the command\n"
 		"  -x, --field-separator SEP  CSV output\n"
 		"  -j, --json             one JSON object\n"
-		"      --csv-header       with -x, a first line naming the fields\n"
-		"  -o, --output FILE      write the results to FILE instead of stderr\n"
+		"      --csv-header       with -x, each record type's field names before its first\n"
+		"  -o, --output FILE      write the results to FILE instead of stderr ('-': stdout)\n"
 		"      --log-fd N         write the results to inherited descriptor N (N>FILE)\n"
 		"      --force            take counters another user holds (restored after)\n"
 		"      --no-rerun         refuse instead of running COMMAND once per batch\n"
@@ -95,7 +95,8 @@ stat_usage_options(FILE *out)
 		"                         descriptor CTL; pmustat answers 'ack' on ACK (perf backend)\n"
 		"\n"
 		"CI gates (exit 3 when one fails and COMMAND exited 0):\n"
-		"  -r, --repeat N         run COMMAND N times; per-event median, mean, min, max, stddev\n"
+		"  -r, --repeat N         run COMMAND N times; per event the mean and perf's +- (the\n"
+		"                         standard error); median, min, max, stddev in --json and -x\n"
 		"      --keep-going       with -r, go on after a failing run\n"
 		"      --check EXPR       e.g. 'LONGEST_LAT_CACHE.MISS<=1.5M', 'Info_Thread_IPC>=1.5',\n"
 		"                         'hot:LLC_MISSES<=100' (REGION:EVENT, with --regions) or\n"
@@ -428,14 +429,22 @@ take_option(int c, struct stat_opts *o, struct pmustat_error **err)
 	case OPT_KEEP_GOING:
 		o->keep_going = true;
 		return 0;
-	case OPT_CHECK:
+	case OPT_CHECK: {
+		struct check *grown;
+
 		if (o->nchecks >= STAT_MAX_CHECKS)
 			return cli_usage_error(err, stat_prog, "at most %d --check options", STAT_MAX_CHECKS);
+		/* Held only by a run that has checks, one at a time. */
+		grown = realloc(o->checks, (o->nchecks + 1) * sizeof(*o->checks));
+		if (!grown)
+			return err_set(err, -ENOMEM, "out of memory"), -ENOMEM;
+		o->checks = grown;
 		/* The message has the expression and a caret under the error on lines of their own. */
 		if (check_parse(optarg, &o->checks[o->nchecks], &cerr))
 			return check_set_error(err, optarg, &cerr);
 		o->nchecks++;
 		return 0;
+	}
 	case OPT_SAVE_BASELINE:
 		o->save_baseline = optarg;
 		return 0;
@@ -681,8 +690,8 @@ check_options(const struct stat_opts *o, struct pmustat_error **err)
 int
 cmd_stat_as(const char *prog, int argc, char **argv, struct pmustat_error **err)
 {
-	static struct stat_opts o;	/* ~100 KiB of --check expressions */
-	int c;
+	struct stat_opts o;
+	int c, status;
 
 	stat_prog = prog;
 
@@ -697,19 +706,20 @@ cmd_stat_as(const char *prog, int argc, char **argv, struct pmustat_error **err)
 	while ((c = getopt_long(argc, argv, STAT_OPTSTRING, longopts, NULL)) != -1) {
 		if (c == 'h') {
 			usage(stdout);
+			free(o.checks);
 			return 0;
 		}
 		if (c == '?' || c == ':') {
 			cli_option_error(err, stat_prog, argv, STAT_OPTSTRING);
-			return EXIT_PMUSTAT_FAILURE;
+			goto failed;
 		}
 		if (take_option(c, &o, err))
-			return EXIT_PMUSTAT_FAILURE;
+			goto failed;
 	}
 	if (optind < argc)
 		o.command = argv + optind;
 	if (check_options(&o, err))
-		return EXIT_PMUSTAT_FAILURE;
+		goto failed;
 	/* --per-core is -A's per-CPU counts, summed per core. */
 	if (o.per_core)
 		o.per_cpu = true;
@@ -721,13 +731,18 @@ cmd_stat_as(const char *prog, int argc, char **argv, struct pmustat_error **err)
 	if (!o.command && !o.npids && !o.ntids && !o.duration_ms && !o.cpu_list && !o.all_cpus && o.core < 0) {
 		usage(stderr);
 		err_set(err, -EINVAL, "no command given: pmustat [options] [--] COMMAND [ARGS...] (or -C LIST, -a, -p PID to count without one)");
-		return EXIT_PMUSTAT_FAILURE;
+		goto failed;
 	}
 	if (!o.command && !o.npids && !o.ntids && o.core < 0 && !o.cpu_list && !o.all_cpus) {
 		err_set(err, -EINVAL, "--duration counts cores or a process: say which, with -C LIST, -a or -p PID");
-		return EXIT_PMUSTAT_FAILURE;
+		goto failed;
 	}
-	return stat_main(&o, err);
+	status = stat_main(&o, err);
+	free(o.checks);
+	return status;
+failed:
+	free(o.checks);
+	return EXIT_PMUSTAT_FAILURE;
 }
 
 int

@@ -17,6 +17,7 @@
 #include "base/clock.h"
 #include "base/cpulist.h"
 #include "base/err.h"
+#include "base/strbuf.h"
 #include "engine/cgroup.h"
 #include "engine/perf_counters.h"
 #include "engine/perf_watch.h"
@@ -234,6 +235,37 @@ open_set(struct run_ctx *c, struct perf_state *s, unsigned g, pid_t pid, struct 
 }
 
 /*
+ * The warning (into *@err) for the refused event @k and every later one
+ * refused for the same cause, each marked in @told. Whether it was the
+ * last cause: no refused event is left untold.
+ */
+static bool
+refusal_warning(const struct run_ctx *c, const struct perf_state *s, unsigned k, bool *told,
+		struct pmustat_error **err)
+{
+	struct perf_event_attr attr;
+	struct strbuf names = STRBUF_INIT;
+	bool sw = event_is_software(s->pc[k].ev), last = true;
+	unsigned n = 0;
+
+	for (unsigned j = k; j < s->npc; j++) {
+		if (!s->pc[j].open_err || told[j] || s->pc[j].open_err != s->pc[k].open_err ||
+		    event_is_software(s->pc[j].ev) != sw)
+			continue;
+		told[j] = true;
+		strbuf_printf(&names, "%s'%s'", n++ ? ", " : "", s->pc[j].ev->requested[0] ? s->pc[j].ev->requested :
+			      s->pc[j].ev->name);
+	}
+	(void)perf_attr(s->pc[k].ev, &c->t->cpu.pmu, &attr, NULL);
+	perf_open_errors(s->pc[k].open_err, s->pc[k].ev, &attr, &s->env, strbuf_str(&names), n, err);
+	strbuf_free(&names);
+	for (unsigned j = k + 1; j < s->npc; j++)
+		if (s->pc[j].open_err && !told[j])
+			last = false;
+	return last;
+}
+
+/*
  * Open the counters of @run on the corked child @pid: the hardware events
  * of the run (as the hardware backend) and, in the first run, the
  * software events; with -A once per listed CPU. Unsupported hardware
@@ -243,6 +275,7 @@ open_set(struct run_ctx *c, struct perf_state *s, unsigned g, pid_t pid, struct 
 static int
 perf_attach(struct run_ctx *c, unsigned run, pid_t pid, struct pmustat_error **err)
 {
+	bool told[SCHED_MAX_EVENTS] = { false };
 	struct perf_state *s = state(c);
 	const struct stat_events *ev = c->ev;
 	unsigned opened = 0;
@@ -297,20 +330,21 @@ perf_attach(struct run_ctx *c, unsigned run, pid_t pid, struct pmustat_error **e
 		s->npc = 0;
 		return rc;
 	}
-	/* Each set has the same events: the kernel refuses the same ones on every CPU. */
+	/*
+	 * Each set has the same events: the kernel refuses the same ones on
+	 * every CPU. One warning per cause (errno and kind), naming its events;
+	 * when none opened, the last cause is the failure.
+	 */
+	for (unsigned k = 0; k < s->npc; k++)
+		opened += !s->pc[k].open_err;
 	for (unsigned k = 0; k < s->npc; k++) {
-		struct perf_event_attr attr;
-
-		if (!s->pc[k].open_err) {
-			opened++;
-			continue;
-		}
-		(void)perf_attr(s->pc[k].ev, &c->t->cpu.pmu, &attr, NULL);
-		perf_open_error(s->pc[k].open_err, s->pc[k].ev, &attr, &s->env, err);
-		if (opened == 0 && k + 1 == s->npc && !ev->kernel_generic)
+		if (s->pc[k].open_err && !told[k] && refusal_warning(c, s, k, told, err) && opened == 0 &&
+		    !ev->kernel_generic)
 			break;
-		fprintf(stderr, "pmustat: warning: %s\n", err_msg(*err));
-		err_clear(err);
+		if (*err) {
+			fprintf(stderr, "pmustat: warning: %s\n", err_msg(*err));
+			err_clear(err);
+		}
 	}
 	/* The kernel's generic events it refused are <not supported>, as with perf stat; the command runs. */
 	if (opened == 0 && !ev->kernel_generic) {
@@ -457,6 +491,7 @@ perf_collect(struct run_ctx *c, unsigned run, struct pmustat_error **err)
 			snprintf(rc->status_buf, sizeof(rc->status_buf),
 				 "counted per CPU (multiplexing cannot be told per CPU)");
 		rc->status = rc->status_buf;
+		rc->user_only = sum.user_only;
 		rc->value = sum.v.value;
 		rc->perf_times = sum.read_ok;
 		rc->enabled = sum.v.enabled;

@@ -17,13 +17,27 @@
 #include "report/output.h"
 
 int
-gates_prepare(struct gates *g, const struct stat_opts *o, const struct target *t, const struct invoker *inv,
+gates_prepare(struct gates **gp, const struct stat_opts *o, const struct target *t, const struct invoker *inv,
 	      struct pmustat_error **err)
 {
-	const struct baseline *b = &g->baseline;
 	const char *table = t->table_rc == 0 ? t->choice.table : "";
+	const struct baseline *b;
 	struct invoker_fs fs;
+	struct gates *g;
 	int rc;
+
+	*gp = NULL;
+	if (!o->nchecks && !o->baseline && !o->save_baseline)
+		return 0;
+	g = calloc(1, sizeof(*g));
+	if (g && o->nchecks && !(g->results = calloc(o->nchecks, sizeof(*g->results)))) {
+		free(g);
+		g = NULL;
+	}
+	if (!g)
+		return err_set(err, -ENOMEM, "out of memory");
+	*gp = g;
+	b = &g->baseline;
 
 	/* Opened now (as the invoking user), written only when the run succeeds. */
 	if (o->save_baseline) {
@@ -138,6 +152,8 @@ gates_evaluate(struct gates *g, const struct stat_opts *o, const struct stat_row
 	struct rows_view view = { rows, nrows, regions, metrics, nmetrics };
 	struct baseline_event *cur;
 
+	if (!g)
+		return 0;
 	g->evaluated = true;
 	for (unsigned k = 0; k < o->nchecks; k++) {
 		check_eval(&o->checks[k], lookup_event, &view, &g->results[k]);
@@ -200,7 +216,7 @@ gates_save_baseline(struct gates *g, const struct stat_opts *o, const struct sta
 {
 	struct stat_report copy = *rep;
 
-	if (!g->baseline_open)
+	if (!g || !g->baseline_open)
 		return 0;
 	g->baseline_open = false;
 	if (!ran || status != 0) {
@@ -222,9 +238,12 @@ gates_save_baseline(struct gates *g, const struct stat_opts *o, const struct sta
 void
 gates_free(struct gates *g)
 {
+	if (!g)
+		return;
 	if (g->baseline_open)
 		outfile_abort(&g->baseline_file);
-	g->baseline_open = false;
+	baseline_free(&g->baseline);
+	free(g->results);
 	free(g->cmp);
-	g->cmp = NULL;
+	free(g);
 }

@@ -131,11 +131,24 @@ int
 perf_open_error(int rc, const struct event *ev, const struct perf_event_attr *attr,
 		const struct perf_env *env, struct pmustat_error **err)
 {
+	char one[EVENT_NAME_MAX + 8];
+
+	snprintf(one, sizeof(one), "'%s'", label(ev));
+	return perf_open_errors(rc, ev, attr, env, one, 1, err);
+}
+
+int
+perf_open_errors(int rc, const struct event *ev, const struct perf_event_attr *attr,
+		 const struct perf_env *env, const char *events, unsigned nevents, struct pmustat_error **err)
+{
 	struct strbuf b = STRBUF_INIT;
 	bool hw = !event_is_software(ev), generic = ev->flags & EVENT_F_KERNEL_GENERIC;
 	char what[96], paranoid[32];
 
-	if (generic)
+	if (nevents > 1)
+		snprintf(what, sizeof(what), "%u %s%s events", nevents, generic ? "of the kernel's generic " : "",
+			 hw ? "hardware" : "software");
+	else if (generic)
 		snprintf(what, sizeof(what), "the kernel's generic %s event 0x%llx",
 			 attr->type == PERF_TYPE_HW_CACHE ? "cache" : "hardware", (unsigned long long)attr->config);
 	else if (hw)
@@ -147,7 +160,7 @@ perf_open_error(int rc, const struct event *ev, const struct perf_event_attr *at
 		snprintf(paranoid, sizeof(paranoid), "unreadable");
 	else
 		snprintf(paranoid, sizeof(paranoid), "%d", env->paranoid);
-	strbuf_printf(&b, "perf_event_open for '%s' (%s) failed: %s: ", label(ev), what, strerror(-rc));
+	strbuf_printf(&b, "perf_event_open for %s (%s) failed: %s: ", events, what, strerror(-rc));
 	switch (-rc) {
 	case EACCES:
 	case EPERM:
@@ -350,12 +363,10 @@ bool
 perf_counter_status(const struct perf_counter *c, const struct perf_env *env, char *buf,
 		    size_t size)
 {
-	char note[96] = "";
 	bool meaningful = false;
 
-	if (c->user_only)
-		snprintf(note, sizeof(note), " (user mode only: kernel.perf_event_paranoid=%d)",
-			 env->paranoid);
+	/* User mode only (c->user_only) is no status: the row is named NAME:u, and the report says why once. */
+	(void)env;
 	if (c->open_err) {
 		snprintf(buf, size, "not supported");
 	} else if (!c->read_ok) {
@@ -363,11 +374,11 @@ perf_counter_status(const struct perf_counter *c, const struct perf_env *env, ch
 	} else if (c->v.enabled > 0 && c->v.running == 0) {
 		snprintf(buf, size, "not counted: the kernel never scheduled it (counters taken by another perf user or the NMI watchdog)");
 	} else if (c->v.running < c->v.enabled) {
-		snprintf(buf, size, "multiplexed: running %.1f%% of the time%s",
-			 100.0 * (double)c->v.running / (double)c->v.enabled, note);
+		snprintf(buf, size, "multiplexed: running %.1f%% of the time",
+			 100.0 * (double)c->v.running / (double)c->v.enabled);
 		meaningful = true;
 	} else {
-		snprintf(buf, size, "counted%s", note);
+		snprintf(buf, size, "counted");
 		meaningful = true;
 	}
 	return meaningful;

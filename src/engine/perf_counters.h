@@ -138,6 +138,15 @@ perf_counter_status(const struct perf_counter *c, const struct perf_env *env, ch
  * do: perf_event_paranoid (its value and what to set), no PMU in a VM, an
  * unknown raw config, too many files, into *@err. Returns @rc.
  */
+/*
+ * The same for @nevents events refused for one cause (@rc, and @ev's
+ * kind, hardware or software, standing for them all): @events names them
+ * ("'cycles:u', 'instructions:u'"), so that one cause is said once.
+ */
+int
+perf_open_errors(int rc, const struct event *ev, const struct perf_event_attr *attr,
+		 const struct perf_env *env, const char *events, unsigned nevents, struct pmustat_error **err);
+
 int
 perf_open_error(int rc, const struct event *ev, const struct perf_event_attr *attr,
 		const struct perf_env *env, struct pmustat_error **err);

@@ -47,6 +47,7 @@ struct run_count {
 	bool perf_times;		/* enabled/running are the kernel's */
 	uint64_t enabled, running;
 	bool per_cpu;			/* the perf backend's -A: core_counts holds it per CPU */
+	bool user_only;			/* perf_event: the kernel let it count user mode only (paranoid) */
 };
 
 struct backend_ops {

@@ -38,7 +38,7 @@
 #include "report/outfile.h"
 #include "report/output.h"
 
-/* Everything one invocation holds: static, it is large (the gates' baseline). */
+/* Everything one invocation holds. */
 struct stat_state {
 	struct run_ctx c;
 	struct target t;
@@ -47,7 +47,7 @@ struct stat_state {
 	struct core_types ct;		/* a list across a hybrid's core types */
 	struct stat_events ev;
 	struct stat_metrics m;		/* -M */
-	struct gates g;
+	struct gates *g;		/* NULL without --check, --baseline or --save-baseline */
 	struct invoker inv;
 	struct outfile out_file;
 	FILE *out;
@@ -59,6 +59,7 @@ struct stat_state {
 	struct stats_summary *cpu_stats;
 	struct stat_cpu_counter *cpu_counters;	/* per row and core, from each core's plan */
 	const char **names;		/* per hardware event, for the plan's printout */
+	unsigned csv_headers;		/* --csv-header: the CSV record types named so far */
 	unsigned intervals;		/* -I records emitted */
 	/* --per-thread, --per-core: each line's label and each row's counts on them. */
 	const char **split_labels;
@@ -230,7 +231,7 @@ make_rows(struct stat_state *s, struct pmustat_error **err)
 	return 0;
 }
 
-/* Row @r's count on each core (event @u): with -r, each core's median. */
+/* Row @r's count on each core (event @u): with -r, each core's mean (perf's figure). */
 static void
 fill_cpu_values(struct stat_state *s, unsigned r, unsigned u)
 {
@@ -246,13 +247,13 @@ fill_cpu_values(struct stat_state *s, unsigned r, unsigned u)
 
 		if (stats_compute(v, c->nvalues[u], st))
 			return;
-		s->cpu_values[at + i] = (uint64_t)(st->median + 0.5);
+		s->cpu_values[at + i] = (uint64_t)(st->mean + 0.5);
 	}
 	row->cpu_values = s->cpu_values + at;
 	row->cpu_stats = s->cpu_stats + at;
 }
 
-/* The rounds' counts into the rows: every round's, their statistics, the median. */
+/* The rounds' counts into the rows: every round's, their statistics, the mean (as perf stat -r shows). */
 static void
 fill_rows(struct stat_state *s)
 {
@@ -280,6 +281,7 @@ fill_rows(struct stat_state *s)
 		if (rc->run)
 			row->run = rc->run;
 		row->perf_times = rc->perf_times;
+		row->user_only = rc->user_only;
 		row->enabled = rc->enabled;
 		row->running = rc->running;
 		if (!c->values)
@@ -294,7 +296,7 @@ fill_rows(struct stat_state *s)
 		if (!row->counted)
 			row->status = "counted";
 		row->counted = true;
-		row->value = (uint64_t)(row->stats.median + 0.5);
+		row->value = (uint64_t)(row->stats.mean + 0.5);
 	}
 }
 
@@ -417,6 +419,7 @@ emit_interval(void *arg, double time, const uint64_t *deltas, const uint64_t *co
 								  s->interval_metrics) : 0;
 	iv.header = !header_done;
 	header_done = true;
+	iv.csv_headers = s->c.o->csv_header ? &s->csv_headers : NULL;
 	output_interval(s->out, &iv, s->c.o->sep, s->c.o->json);
 }
 
@@ -505,6 +508,27 @@ count(struct stat_state *s, struct pmustat_error **err)
 	return rc;
 }
 
+/* -r: each round's wall time (its runs summed), their statistics in ns. */
+static void
+round_elapsed(const struct run_ctx *c, struct stats_summary *st)
+{
+	unsigned nruns = c->plan && c->plan->nruns ? c->plan->nruns : 1;
+	uint64_t *ns;
+
+	memset(st, 0, sizeof(*st));
+	if (!c->run_seconds || c->rounds < 2 || !(ns = calloc(c->rounds, sizeof(*ns))))
+		return;
+	for (unsigned r = 0; r < c->rounds; r++) {
+		double sec = 0;
+
+		for (unsigned k = 0; k < nruns; k++)
+			sec += c->run_seconds[(size_t)r * nruns + k];
+		ns[r] = (uint64_t)(sec * 1e9 + 0.5);
+	}
+	(void)stats_compute(ns, c->rounds, st);
+	free(ns);
+}
+
 static void
 report(struct stat_state *s)
 {
@@ -535,6 +559,8 @@ report(struct stat_state *s)
 	rep.exit_status = c->status;
 	rep.command_ran = c->command_ran;
 	rep.elapsed = c->elapsed;
+	if (c->command_ran)
+		round_elapsed(c, &rep.round_elapsed);
 	rep.runs = c->plan ? c->plan->nruns : 0;
 	rep.read_method = c->command_ran ? c->read_method : NULL;
 	rep.window = c->command_ran ? c->window : NULL;
@@ -560,15 +586,16 @@ report(struct stat_state *s)
 	rep.rounds = c->rounds;
 	rep.checks = c->o->checks;
 	rep.nchecks = c->o->nchecks;
-	rep.check_results = s->g.evaluated && c->o->nchecks ? s->g.results : NULL;
+	rep.check_results = s->g && s->g->evaluated && c->o->nchecks ? s->g->results : NULL;
 	rep.baseline_path = c->o->baseline;
-	rep.baseline = s->g.evaluated && c->o->baseline ? s->g.cmp : NULL;
-	rep.nbaseline = rep.baseline ? s->g.ncmp : 0;
+	rep.baseline = s->g && s->g->evaluated && c->o->baseline ? s->g->cmp : NULL;
+	rep.nbaseline = rep.baseline ? s->g->ncmp : 0;
 	rep.tolerance_both = c->o->tolerances.both;
-	rep.gate_failed = s->g.failed;
+	rep.gate_failed = s->g && s->g->failed;
 	rep.json_one_line = c->o->interval_ms > 0;
 	rep.verbose = c->o->verbose;
 	rep.csv_header = c->o->csv_header;
+	rep.csv_headers = &s->csv_headers;
 	rep.regions = regions_report(c, s->rows, rep.nrows, s->ev.row_event, s->ev.nhw, &s->m);
 	rep.metrics = s->m.rows;
 	rep.nmetrics = s->m.nrows;
@@ -590,7 +617,7 @@ report(struct stat_state *s)
 	if (c->o->save_baseline) {
 		struct pmustat_error *e = NULL;
 
-		if (gates_save_baseline(&s->g, c->o, &rep, c->command_ran, c->status, c->notes, &e))
+		if (gates_save_baseline(s->g, c->o, &rep, c->command_ran, c->status, c->notes, &e))
 			run_fail_err(c, &e);
 	}
 	/* JSON text is UTF-8: say that some was repaired (where it does not spoil the record's stream). */
@@ -616,7 +643,7 @@ state_free(struct stat_state *s)
 	regions_free(&s->c);
 	plan_free(s->c.plan);
 	err_free(s->c.error);
-	gates_free(&s->g);
+	gates_free(s->g);
 	requests_free(&s->ev);
 	if (s->target_open)
 		target_close(&s->t);
@@ -657,7 +684,10 @@ stat_main(const struct stat_opts *o, struct pmustat_error **err)
 	if (invoker_get(&s.inv, err))
 		return EXIT_PMUSTAT_FAILURE;
 	output_set_big_num(!o->no_big_num);
-	if (o->output) {
+	if (o->output && strcmp(o->output, "-") == 0) {
+		/* perf's "-o -" habit: standard output, pmustat's notes staying on stderr. */
+		outfile_wrap(&s.out_file, stdout, "standard output");
+	} else if (o->output) {
 		if ((o->append ? outfile_open_append : outfile_open)(&s.out_file, "-o", o->output, &s.inv, err))
 			return EXIT_PMUSTAT_FAILURE;
 	} else if (o->log_fd >= 0) {
@@ -702,7 +732,7 @@ stat_main(const struct stat_opts *o, struct pmustat_error **err)
 		run_fail_err(&s.c, &e);
 	stat_metrics_evaluate(&s.m, &s.c);
 	if (s.c.command_ran && !s.c.error && !o->dry_run &&
-	    gates_evaluate(&s.g, o, s.rows, s.ev.nrows, regions_report(&s.c, s.rows, s.ev.nrows, s.ev.row_event, s.ev.nhw, &s.m),
+	    gates_evaluate(s.g, o, s.rows, s.ev.nrows, regions_report(&s.c, s.rows, s.ev.nrows, s.ev.row_event, s.ev.nhw, &s.m),
 			   s.m.rows, s.m.nrows, &s.c.status, &e))
 		run_fail_err(&s.c, &e);
 out:

@@ -55,7 +55,7 @@ struct stat_opts {
 	/* CI gates. */
 	unsigned repeat;			/* -r N; 1 without */
 	bool keep_going;
-	struct check checks[STAT_MAX_CHECKS];
+	struct check *checks;			/* nchecks of them (allocated as --check options come) */
 	unsigned nchecks;
 	const char *save_baseline;
 	const char *baseline;

@@ -404,6 +404,8 @@ merge_counts(struct region_thread_count *c, unsigned n, unsigned nevents)
 			add_counts(&c[out - 1].begins, &c[out - 1].calls, &c[out - 1].uncounted,
 				   c[out - 1].sum, &c[i], nevents, &ignored);
 			c[out - 1].truncated |= c[i].truncated;
+			if (c[i].first < c[out - 1].first)
+				c[out - 1].first = c[i].first;
 			continue;
 		}
 		c[out++] = c[i];
@@ -411,6 +413,15 @@ merge_counts(struct region_thread_count *c, unsigned n, unsigned nevents)
 	return out;
 }
 
+static int
+by_first(const void *a, const void *b)
+{
+	const struct region_total *x = a, *y = b;
+
+	return (x->first > y->first) - (x->first < y->first);
+}
+
+/* Per name over the threads, in the order the regions first ran (the records' order), as perf's users expect. */
 static int
 make_totals(struct region_result *r)
 {
@@ -433,14 +444,18 @@ make_totals(struct region_result *r)
 		if (n == 0 || strcmp(r->totals[n - 1].name, sorted[i].name) != 0) {
 			t = &r->totals[n++];
 			memcpy(t->name, sorted[i].name, sizeof(t->name));
+			t->first = sorted[i].first;
 		}
 		t = &r->totals[n - 1];
+		if (sorted[i].first < t->first)
+			t->first = sorted[i].first;
 		t->truncated |= sorted[i].truncated;
 		t->threads++;
 		add_counts(&t->begins, &t->calls, &t->uncounted, t->sum, &sorted[i], r->nevents,
 			   &t->saturated);
 	}
 	r->ntotals = n;
+	qsort(r->totals, n, sizeof(*r->totals), by_first);
 	free(sorted);
 	return 0;
 }
@@ -505,6 +520,7 @@ parse_records(const unsigned char *buf, const struct pmustat_region_header *want
 		region_name_clean(c->name, rec.name, (size_t)(nul - rec.name));
 		c->truncated = rec.flags & PMUSTAT_REGION_NAME_TRUNCATED;
 		c->thread = (unsigned)map[rec.thread];
+		c->first = i;
 		c->begins = begins;
 		c->calls = rec.calls;
 		c->uncounted = rec.uncounted;

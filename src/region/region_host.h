@@ -63,6 +63,7 @@ struct region_thread_count {
 	char name[PMUSTAT_REGION_NAME_SIZE];	/* valid UTF-8, no control characters */
 	bool truncated;			/* the program's name was longer */
 	unsigned thread;		/* index into region_result.threads */
+	unsigned first;			/* its record's index: records are taken at a region's first begin */
 	uint64_t begins;
 	uint64_t calls;
 	uint64_t uncounted;		/* pairs in no sum: perf mode, unread; rdpmc mode, read on two CPUs */
@@ -74,6 +75,7 @@ struct region_total {
 	char name[PMUSTAT_REGION_NAME_SIZE];
 	bool truncated;
 	unsigned threads;		/* threads it ran in */
+	unsigned first;			/* the first record of it: totals are in the order the regions first ran */
 	uint64_t begins;
 	uint64_t calls;
 	uint64_t uncounted;

@@ -161,6 +161,35 @@ load_event(json_t *o, unsigned i, struct baseline_event *e, const char *path, st
 	return 0;
 }
 
+/* The next entry of @b, grown as needed up to BASELINE_MAX_ENTRIES (zeroed); NULL when full or out of memory. */
+static struct baseline_event *
+next_entry(struct baseline *b)
+{
+	if (b->nevents >= BASELINE_MAX_ENTRIES)
+		return NULL;
+	if (b->nevents == b->cap) {
+		unsigned cap = b->cap ? 2 * b->cap : 8;
+		struct baseline_event *e;
+
+		if (cap > BASELINE_MAX_ENTRIES)
+			cap = BASELINE_MAX_ENTRIES;
+		e = realloc(b->events, cap * sizeof(*e));
+		if (!e)
+			return NULL;
+		b->events = e;
+		b->cap = cap;
+	}
+	memset(&b->events[b->nevents], 0, sizeof(b->events[0]));
+	return &b->events[b->nevents];
+}
+
+void
+baseline_free(struct baseline *b)
+{
+	free(b->events);
+	memset(b, 0, sizeof(*b));
+}
+
 void
 baseline_region_name(char *buf, size_t size, const char *region, const char *event)
 {
@@ -193,9 +222,11 @@ load_regions(json_t *regions, struct baseline *b, const char *path, struct pmust
 			struct baseline_event *e;
 			char ev_name[BASELINE_NAME_MAX], ev_requested[BASELINE_NAME_MAX];
 
-			if (b->nevents >= BASELINE_MAX_ENTRIES)
+			e = next_entry(b);
+			if (!e && b->nevents >= BASELINE_MAX_ENTRIES)
 				return berr(err, -EINVAL, path, "regions: more than %d events in all", BASELINE_MAX_ENTRIES);
-			e = &b->events[b->nevents];
+			if (!e)
+				return berr(err, -ENOMEM, path, "out of memory");
 			/* Its errors name "events[k]": of the region named in @where's entry. */
 			if (load_event(ev, (unsigned)k, e, path, err))
 				return -EINVAL;
@@ -231,11 +262,12 @@ load_metrics(json_t *metrics, struct baseline *b, const char *path, struct pmust
 		snprintf(where, sizeof(where), "metrics[%zu].", i);
 		if (!json_is_object(m))
 			return berr(err, -EINVAL, path, "metrics[%zu]: not an object", i);
-		if (b->nevents >= BASELINE_MAX_ENTRIES)
+		e = next_entry(b);
+		if (!e && b->nevents >= BASELINE_MAX_ENTRIES)
 			return berr(err, -EINVAL, path, "metrics: more than %d events and metrics in all",
 				    BASELINE_MAX_ENTRIES);
-		e = &b->events[b->nevents];
-		memset(e, 0, sizeof(*e));
+		if (!e)
+			return berr(err, -ENOMEM, path, "out of memory");
 		if (get_string(m, "name", false, e->name, sizeof(e->name), path, where, err))
 			return -EINVAL;
 		if (!e->name[0])
@@ -325,16 +357,25 @@ baseline_load(const char *path, struct baseline *b, struct pmustat_error **err)
 		     BASELINE_MAX_EVENTS);
 		goto out;
 	}
-	for (size_t i = 0; i < json_array_size(events); i++)
-		if (load_event(json_array_get(events, i), (unsigned)i, &b->events[i], path, err))
+	for (size_t i = 0; i < json_array_size(events); i++) {
+		struct baseline_event *e = next_entry(b);
+
+		if (!e) {
+			rc = berr(err, -ENOMEM, path, "out of memory");
 			goto out;
-	b->nevents = (unsigned)json_array_size(events);
+		}
+		if (load_event(json_array_get(events, i), (unsigned)i, e, path, err))
+			goto out;
+		b->nevents++;
+	}
 	if (load_regions(json_object_get(root, "regions"), b, path, err) ||
 	    load_metrics(json_object_get(root, "metrics"), b, path, err))
 		goto out;
 	rc = 0;
 out:
 	json_decref(root);
+	if (rc)
+		baseline_free(b);
 	return rc;
 }
 

@@ -41,16 +41,23 @@ struct baseline {
 	 * The events, then each region's as REGION:EVENT (both names), when the
 	 * file has "regions", then -M's metrics by name (value: the metric's).
 	 */
-	struct baseline_event events[BASELINE_MAX_ENTRIES];
+	struct baseline_event *events;	/* nevents of them, grown as the file is read */
 	unsigned nevents;
+	unsigned cap;
 };
 
 /*
- * Read and validate @path. 0, or -errno with "PATH: ..." naming the field
+ * Read and validate @path into @b (overwritten: free an earlier load
+ * first), its entries sized to what the file holds; on failure nothing is
+ * left allocated. 0, or -errno with "PATH: ..." naming the field
  * in @err (-EINVAL for a malformed file, -EFBIG above the size limit).
  */
 int
 baseline_load(const char *path, struct baseline *b, struct pmustat_error **err);
+
+/* What baseline_load() allocated (@b zeroed after; nothing to do on a zeroed one). */
+void
+baseline_free(struct baseline *b);
 
 /* "REGION:EVENT" into @buf: how a region's event is named in checks, tolerances and comparisons. */
 void

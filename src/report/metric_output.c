@@ -8,6 +8,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "report/csv_records.h"
 #include "report/json_text.h"
 #include "report/output.h"
 
@@ -54,29 +55,41 @@ unit_short(const struct metric_row *m)
 }
 
 /*
- * A value for people: percentages with 2 decimals, whole numbers with
- * thousands separators, else 3 decimals (3 digits when tiny).
+ * A value for people: percentages with 2 decimals; ratios with 3 (an IPC
+ * of exactly 2 is "2.000", in line with "1.250"), 3 digits when tiny;
+ * from a million on, whole with thousands separators.
  */
 static void
 format_value(double v, bool percent, char *buf, size_t size)
 {
 	if (percent) {
 		snprintf(buf, size, "%.2f", v);
-	} else if (v == floor(v) && fabs(v) < 1e18) {
+	} else if (fabs(v) >= 1e6 && fabs(v) < 1e18) {
 		if (v < 0)
 			snprintf(buf, size, "%.0f", v);
 		else
-			output_thousands((uint64_t)v, buf, size);
-	} else if (fabs(v) < 0.01) {
+			output_thousands((uint64_t)(v + 0.5), buf, size);
+	} else if (v != 0 && fabs(v) < 0.01) {
 		snprintf(buf, size, "%.3g", v);
 	} else {
 		snprintf(buf, size, "%.3f", v);
 	}
 }
 
+int
+metric_output_unit_width(const struct metric_row *rows, unsigned n)
+{
+	size_t w = 3;
+
+	for (unsigned i = 0; i < n; i++)
+		if (strlen(unit_short(&rows[i])) > w)
+			w = strlen(unit_short(&rows[i]));
+	return (int)w;
+}
+
 /* -A: the metric on each core, a line each. */
 static void
-human_per_cpu(FILE *out, const struct metric_row *m, unsigned runs)
+human_per_cpu(FILE *out, const struct metric_row *m, unsigned runs, int unit_width)
 {
 	bool percent = m->unit && strcmp(m->unit, "percent") == 0;
 
@@ -93,7 +106,8 @@ human_per_cpu(FILE *out, const struct metric_row *m, unsigned runs)
 			snprintf(note, sizeof(note), "  (no value: %s)", v->why);
 		else if (m->run && runs > 1)
 			snprintf(note, sizeof(note), "  (run %u)", m->run);
-		fprintf(out, "%-8s%10s %-3s  %-30s%s\n", cpu, value, v->valid ? unit_short(m) : "", m->name, note);
+		fprintf(out, "%-8s%10s %-*s  %-30s%s\n", cpu, value, unit_width, v->valid ? unit_short(m) : "", m->name,
+			note);
 	}
 }
 
@@ -101,46 +115,48 @@ void
 metric_output_human(FILE *out, const struct metric_row *rows, unsigned n, bool repeat, unsigned runs,
 		    bool per_cpu)
 {
+	int unit_width = metric_output_unit_width(rows, n);
+
 	if (!n)
 		return;
 	fprintf(out, " Metrics (each from the events of one run):\n\n");
 	for (unsigned i = 0; i < n; i++) {
 		if (per_cpu && rows[i].per_cpu)
-			human_per_cpu(out, &rows[i], runs);
+			human_per_cpu(out, &rows[i], runs, unit_width);
 		else
-			metric_output_human_row(out, &rows[i], repeat, runs);
+			metric_output_human_row(out, &rows[i], repeat, runs, unit_width);
 	}
 	fprintf(out, "\n");
 }
 
 void
-metric_output_human_row(FILE *out, const struct metric_row *m, bool repeat, unsigned runs)
+metric_output_human_row(FILE *out, const struct metric_row *m, bool repeat, unsigned runs, int unit_width)
 {
 	char value[64], note[METRIC_ROW_WHY_MAX + 64] = "";
 	bool percent = m->unit && strcmp(m->unit, "percent") == 0;
+	bool stats = repeat && m->nvalues > 0;
 
+	/* With -r, perf's figure: the mean, and the standard error of the mean relative to it. */
 	if (m->valid)
-		format_value(m->value, percent, value, sizeof(value));
+		format_value(stats ? m->mean : m->value, percent, value, sizeof(value));
 	else
 		snprintf(value, sizeof(value), "-");
 	if (!m->valid)
 		snprintf(note, sizeof(note), "  (no value: %s)", m->why);
 	else if (m->run && runs > 1)
 		snprintf(note, sizeof(note), "  (run %u)", m->run);
+	/* Not for a spread that only rounding of equal values made. */
+	if (m->valid && stats && m->nvalues > 1 && m->mean != 0 &&
+	    100.0 * m->stddev / sqrt((double)m->nvalues) / fabs(m->mean) >= 0.005)
+		snprintf(note + strlen(note), sizeof(note) - strlen(note), "  ( +-%6.2f%% )",
+			 100.0 * m->stddev / sqrt((double)m->nvalues) / fabs(m->mean));
 	if (m->valid && m->flagged == 1)
 		snprintf(note + strlen(note), sizeof(note) - strlen(note), "  <== past Intel's threshold (%s)",
 			 m->threshold ? m->threshold : "?");
-	fprintf(out, "%18s %-3s  %-30s%s\n", value, m->valid ? unit_short(m) : "", m->name, note);
-	if (repeat && m->nvalues > 0) {
-		char mean[64], min[64], max[64], sd[64];
-
-		format_value(m->mean, percent, mean, sizeof(mean));
-		format_value(m->min, percent, min, sizeof(min));
-		format_value(m->max, percent, max, sizeof(max));
-		format_value(m->stddev, percent, sd, sizeof(sd));
-		fprintf(out, "%18s       %u run%s: median %s  mean %s  min %s  max %s  stddev %s\n", "",
-			m->nvalues, m->nvalues == 1 ? "" : "s", value, mean, min, max, sd);
-	}
+	if (note[0])
+		fprintf(out, "%18s %-*s  %-30s%s\n", value, unit_width, m->valid ? unit_short(m) : "", m->name, note);
+	else
+		fprintf(out, "%18s %-*s  %s\n", value, unit_width, m->valid ? unit_short(m) : "", m->name);
 }
 
 void
@@ -159,108 +175,99 @@ metric_output_interval_human(FILE *out, double time, const struct metric_row *ro
 	}
 }
 
+/* A metric's status: "counted" with a value, else "not_counted" and why (the reason field). */
 static void
-csv_num(FILE *out, const char *sep, double v,
-	void (*field)(FILE *out, const char *sep, bool first, const char *text))
+csv_status(struct csv_writer *w, bool valid, const char *why)
 {
-	char buf[64];
-
-	snprintf(buf, sizeof(buf), "%.17g", v);
-	field(out, sep, false, buf);
+	csv_text(w, valid ? "counted" : "not_counted");
+	csv_text(w, valid ? "" : why);
 }
 
-/* The fields every metric record has: value (empty: none), unit, name. */
 static void
-csv_value_unit_name(FILE *out, const char *sep, const struct metric_row *m, bool valid, double value,
-		    void (*field)(FILE *out, const char *sep, bool first, const char *text))
+csv_value(struct csv_writer *w, bool valid, double v)
 {
 	if (valid)
-		csv_num(out, sep, value, field);
+		csv_plain(w, v);
 	else
-		field(out, sep, false, "");
-	field(out, sep, false, m->unit ? m->unit : "");
-	field(out, sep, false, m->name);
+		csv_text(w, "");
 }
 
-/* -A: "CPU3" SEP "metric" SEP value SEP unit SEP name SEP run SEP status SEP "" per core. */
-static void
-csv_per_cpu(FILE *out, const struct metric_row *m, const char *sep,
-	    void (*field)(FILE *out, const char *sep, bool first, const char *text))
-{
-	for (unsigned c = 0; c < m->ncpus; c++) {
-		const struct metric_cpu_value *v = &m->per_cpu[c];
-		char buf[16];
-
-		snprintf(buf, sizeof(buf), "CPU%d", v->cpu);
-		field(out, sep, true, buf);
-		field(out, sep, false, "metric");
-		csv_value_unit_name(out, sep, m, v->valid, v->value, field);
-		snprintf(buf, sizeof(buf), "%u", m->run);
-		field(out, sep, false, buf);
-		field(out, sep, false, v->valid ? "counted" : v->why);
-		field(out, sep, false, "");
-		fputc('\n', out);
-	}
-}
-
+/* The record (csv_records.h): cpu, value, unit, name, run, status, reason, flagged, then -r's statistics. */
 void
-metric_output_csv(FILE *out, const struct metric_row *rows, unsigned n, const char *sep, bool repeat,
-		  bool per_cpu, void (*field)(FILE *out, const char *sep, bool first, const char *text))
+metric_output_csv(struct csv_writer *w, const struct metric_row *rows, unsigned n, bool repeat, bool per_cpu)
 {
 	for (unsigned i = 0; i < n; i++) {
 		const struct metric_row *m = &rows[i];
-		char run[16];
+		bool stats = repeat && m->valid && m->nvalues > 0;
 
-		if (per_cpu && m->per_cpu) {
-			csv_per_cpu(out, m, sep, field);
+		for (unsigned c = 0; per_cpu && m->per_cpu && c < m->ncpus; c++) {
+			const struct metric_cpu_value *v = &m->per_cpu[c];
+
+			csv_begin(w, CSV_METRIC);
+			csv_printf(w, "CPU%d", v->cpu);
+			csv_value(w, v->valid, v->value);
+			csv_text(w, m->unit ? m->unit : "");
+			csv_text(w, m->name);
+			csv_printf(w, "%u", m->run);
+			csv_status(w, v->valid, v->why);
+			csv_end(w);
+		}
+		if (per_cpu && m->per_cpu)
 			continue;
+		csv_begin(w, CSV_METRIC);
+		csv_text(w, "");
+		/* With -r perf's figure, the mean; the median follows. */
+		csv_value(w, m->valid, stats ? m->mean : m->value);
+		csv_text(w, m->unit ? m->unit : "");
+		csv_text(w, m->name);
+		csv_printf(w, "%u", m->run);
+		csv_status(w, m->valid, m->why);
+		csv_text(w, m->flagged < 0 ? "" : m->flagged ? "1" : "0");
+		if (stats) {
+			csv_printf(w, "%u", m->nvalues);
+			csv_plain(w, m->mean);
+			csv_plain(w, m->value);
+			csv_plain(w, m->min);
+			csv_plain(w, m->max);
+			csv_plain(w, m->stddev);
+			csv_plain(w, m->mean != 0 ? 100.0 * m->stddev / sqrt((double)m->nvalues) / fabs(m->mean) : 0);
 		}
-
-		field(out, sep, true, "metric");
-		csv_value_unit_name(out, sep, m, m->valid, m->value, field);
-		snprintf(run, sizeof(run), "%u", m->run);
-		field(out, sep, false, run);
-		field(out, sep, false, m->valid ? "counted" : m->why);
-		field(out, sep, false, m->flagged < 0 ? "" : m->flagged ? "1" : "0");
-		if (repeat) {
-			snprintf(run, sizeof(run), "%u", m->nvalues);
-			field(out, sep, false, run);
-			if (m->nvalues) {
-				csv_num(out, sep, m->mean, field);
-				csv_num(out, sep, m->value, field);
-				csv_num(out, sep, m->min, field);
-				csv_num(out, sep, m->max, field);
-				csv_num(out, sep, m->stddev, field);
-			} else {
-				for (unsigned k = 0; k < 5; k++)
-					field(out, sep, false, "");
-			}
-		}
-		fputc('\n', out);
+		csv_end(w);
 	}
 }
 
 void
-metric_output_interval_csv(FILE *out, double time, unsigned round, unsigned run, const struct metric_row *rows,
-			   unsigned n, const char *sep,
-			   void (*field)(FILE *out, const char *sep, bool first, const char *text))
+metric_output_interval_csv(struct csv_writer *w, double time, unsigned round, unsigned run,
+			   const struct metric_row *rows, unsigned n)
 {
 	for (unsigned i = 0; i < n; i++) {
 		const struct metric_row *m = &rows[i];
-		char buf[32];
 
-		field(out, sep, true, "interval-metric");
-		snprintf(buf, sizeof(buf), "%.6f", time);
-		field(out, sep, false, buf);
-		snprintf(buf, sizeof(buf), "%u", round);
-		field(out, sep, false, buf);
-		snprintf(buf, sizeof(buf), "%u", run);
-		field(out, sep, false, buf);
-		csv_value_unit_name(out, sep, m, m->valid, m->value, field);
-		field(out, sep, false, m->valid ? "counted" : m->why);
-		field(out, sep, false, m->flagged < 0 ? "" : m->flagged ? "1" : "0");
-		fputc('\n', out);
+		csv_begin(w, CSV_INTERVAL_METRIC);
+		csv_printf(w, "%.6f", time);
+		csv_printf(w, "%u", round);
+		csv_printf(w, "%u", run);
+		csv_value(w, m->valid, m->value);
+		csv_text(w, m->unit ? m->unit : "");
+		csv_text(w, m->name);
+		csv_status(w, m->valid, m->why);
+		csv_text(w, m->flagged < 0 ? "" : m->flagged ? "1" : "0");
+		csv_end(w);
 	}
+}
+
+void
+metric_output_region_csv(struct csv_writer *w, const char *region, const struct metric_row *m)
+{
+	csv_begin(w, CSV_REGION_METRIC);
+	csv_text(w, region);
+	csv_value(w, m->valid, m->value);
+	csv_text(w, m->unit ? m->unit : "");
+	csv_text(w, m->name);
+	csv_printf(w, "%u", m->run);
+	csv_status(w, m->valid, m->why);
+	csv_text(w, m->flagged < 0 ? "" : m->flagged ? "1" : "0");
+	csv_end(w);
 }
 
 json_t *

@@ -53,34 +53,36 @@ const struct metric_row *metric_row_named(const struct metric_row *rows, unsigne
 /*
  * The metrics under the events' table: value, unit, name, and the run of
  * its events when there are several runs; no value: why; past Intel's
- * threshold: marked. With -r, the median and a line of statistics. With
+ * threshold: marked. With -r, the mean and perf's "( +- X% )" (the
+ * standard error of the mean, relative to it). With
  * @per_cpu (-A), a line per core ("CPU3") instead, from its counts alone.
  */
 void metric_output_human(FILE *out, const struct metric_row *rows, unsigned n, bool repeat, unsigned runs,
 			 bool per_cpu);
-/* One metric's line of that table (and its statistics line with -r). */
-void metric_output_human_row(FILE *out, const struct metric_row *m, bool repeat, unsigned runs);
+/* One metric's line of that table, its unit in a column @unit_width wide. */
+void metric_output_human_row(FILE *out, const struct metric_row *m, bool repeat, unsigned runs, int unit_width);
+/* The unit column's width for @rows: the longest unit ("%", "per instruction"), at least 3. */
+int metric_output_unit_width(const struct metric_row *rows, unsigned n);
 
 /*
- * One CSV record per metric: "metric" SEP value SEP unit SEP name SEP run SEP
- * status SEP flagged; with -r then runs SEP mean SEP median SEP min SEP max
- * SEP stddev. An empty value is no value; status is "counted" or why not.
- * With @per_cpu (-A), one record per core instead, "CPU3" SEP first, as
- * the events' (flagged empty, no statistics).
- * @field writes one field as output.c quotes them.
+ * CSV "metric" records (csv_records.h), one per metric; with @per_cpu
+ * (-A) one per core instead, its "cpu" field CPU<N>. With -r the value is
+ * the mean, then the statistics fields. No value: value empty, status
+ * "not_counted", reason why.
  */
-void metric_output_csv(FILE *out, const struct metric_row *rows, unsigned n, const char *sep, bool repeat,
-		       bool per_cpu, void (*field)(FILE *out, const char *sep, bool first, const char *text));
+struct csv_writer;
+void metric_output_csv(struct csv_writer *w, const struct metric_row *rows, unsigned n, bool repeat, bool per_cpu);
 
 /*
  * -I: one interval's metric values, under its counts. Human: a line each,
- * time, value, unit, name (or "-" and why not). CSV: "interval-metric" SEP
- * time SEP round SEP run SEP value SEP unit SEP name SEP status SEP flagged.
+ * time, value, unit, name (or "-" and why not). CSV: "interval-metric" records.
  */
 void metric_output_interval_human(FILE *out, double time, const struct metric_row *rows, unsigned n);
-void metric_output_interval_csv(FILE *out, double time, unsigned round, unsigned run, const struct metric_row *rows,
-				unsigned n, const char *sep,
-				void (*field)(FILE *out, const char *sep, bool first, const char *text));
+void metric_output_interval_csv(struct csv_writer *w, double time, unsigned round, unsigned run,
+				const struct metric_row *rows, unsigned n);
+
+/* --regions -M: region @region's metric @m as a "region-metric" record. */
+void metric_output_region_csv(struct csv_writer *w, const char *region, const struct metric_row *m);
 
 /* The "metrics" array of the JSON record, with per_cpu on several cores (NULL: out of memory). */
 json_t *metric_output_json(const struct metric_row *rows, unsigned n, bool repeat);

@@ -17,6 +17,7 @@
 #include "events/sim_events.h"
 #include "report/output.h"
 #include "report/comment.h"
+#include "report/csv_records.h"
 #include "report/region_output.h"
 
 /* -B, --big-num (the default, as perf's) or --no-big-num. */
@@ -50,9 +51,66 @@ struct output_label
 output_row_label(const struct stat_row *row)
 {
 	struct output_label l = { "" };
+	size_t n;
 
 	label_of(row->ev, l.text, sizeof(l.text));
+	/* A software event the kernel let count in user mode only: perf's task-clock:u. */
+	n = strlen(l.text);
+	if (row->user_only && n + 2 < sizeof(l.text) && !(n >= 2 && strcmp(l.text + n - 2, ":u") == 0))
+		memcpy(l.text + n, ":u", 3);
 	return l;
+}
+
+enum output_status
+output_status_of(const struct stat_row *row)
+{
+	const char *st = row->status ? row->status : (row->counted ? "counted" : "not counted");
+
+	if (strncmp(st, "not supported", 13) == 0)
+		return OUTPUT_NOT_SUPPORTED;
+	if (!row->counted)
+		return OUTPUT_NOT_COUNTED;
+	return strncmp(st, "multiplexed", 11) == 0 ? OUTPUT_MULTIPLEXED : OUTPUT_COUNTED;
+}
+
+const char *
+output_status_name(enum output_status st)
+{
+	static const char *const names[] = { "counted", "multiplexed", "not_counted", "not_supported" };
+
+	return names[st];
+}
+
+const char *
+output_status_reason(const struct stat_row *row)
+{
+	const char *st = row->status ? row->status : "";
+	const char *colon;
+
+	if (strcmp(st, "counted") == 0 || strcmp(st, "not counted") == 0 || strcmp(st, "not supported") == 0)
+		return "";
+	/* "not counted: WHY" -> "WHY"; "multiplexed: running 50.0% of the time" as it is. */
+	if (strncmp(st, "not ", 4) == 0 && (colon = strstr(st, ": ")))
+		return colon + 2;
+	return st;
+}
+
+bool
+output_is_perf_metrics(const struct stat_row *row)
+{
+	return (row->ev->flags & EVENT_F_PERF_METRICS) != 0;
+}
+
+/* A counted row's figure for people: msec for task-clock, a share of slots for a PERF_METRICS byte. */
+static void
+human_value(const struct stat_row *row, uint64_t v, char *buf, size_t size)
+{
+	if (row->unit && strcmp(row->unit, "ns") == 0)
+		snprintf(buf, size, "%.2f msec", (double)v / 1e6);
+	else if (output_is_perf_metrics(row))
+		snprintf(buf, size, "%.2f %%", 100.0 * (double)v / 255.0);
+	else
+		output_thousands(v, buf, size);
 }
 
 /* The name column: 30 wide as perf's, wider when a name is, so annotations stay in line. */
@@ -79,43 +137,6 @@ print_command(FILE *out, char *const *command)
 		fprintf(out, "%s%s", i ? " " : "", command[i]);
 }
 
-/* @v rounded to one decimal, with thousands separators: "1,234,567", "1,234.5". */
-static void
-print_thousands_real(FILE *out, double v)
-{
-	char digits[40];
-	double r = floor(v * 10 + 0.5) / 10;
-	int tenth;
-
-	if (!isfinite(v) || v < 0 || v >= 1.8e19) {
-		fprintf(out, "%.1f", v);
-		return;
-	}
-	tenth = (int)((r - floor(r)) * 10 + 0.5);
-	output_thousands((uint64_t)floor(r), digits, sizeof(digits));
-	fprintf(out, "%s", digits);
-	if (tenth)
-		fprintf(out, ".%d", tenth);
-}
-
-/* The second line of an event with -r: every statistic. */
-static void
-print_stats(FILE *out, const struct stat_row *row)
-{
-	const struct stats_summary *st = &row->stats;
-	char min[32], max[32];
-
-	output_thousands(st->min, min, sizeof(min));
-	output_thousands(st->max, max, sizeof(max));
-	fprintf(out, "%18s      %u run%s: median ", "", st->n, st->n == 1 ? "" : "s");
-	print_thousands_real(out, st->median);
-	fprintf(out, "  mean ");
-	print_thousands_real(out, st->mean);
-	fprintf(out, "  min %s  max %s  stddev ", min, max);
-	print_thousands_real(out, st->stddev);
-	fputc('\n', out);
-}
-
 /*
  * Where a counted row counted: "  (run N, COUNTER)" over several runs (or
  * with @name_counter), then "  (on COUNTER: why)" off the counter it asked for.
@@ -133,6 +154,16 @@ where_of(const struct stat_report *rep, const struct stat_row *row, const char *
 		snprintf(buf, size, "  (%s)", counter);
 	if (note[0])
 		snprintf(buf + strlen(buf), size - strlen(buf), "  (on %s: %s)", counter, note);
+}
+
+/* perf stat -r's "( +- X% )", the standard error of the mean relative to it; nothing when 0. */
+static void
+noise(double rel_stderr_percent, char *buf, size_t size)
+{
+	if (rel_stderr_percent != 0)
+		snprintf(buf, size, "  ( +-%6.2f%% )", rel_stderr_percent);
+	else
+		buf[0] = '\0';
 }
 
 /* Row @row's counter and its note on core @c of rep->cores. */
@@ -154,23 +185,13 @@ counters_differ(const struct stat_report *rep, const struct stat_row *row)
 }
 
 /* -A: the row's count on each core, one line each, as perf stat -A prints it, and the counter it used there. */
-/* A row's count as the table prints it: msec for task-clock, else the digits. */
-static void
-count_text(const struct stat_row *row, uint64_t v, char *buf, size_t size)
-{
-	if (row->unit && strcmp(row->unit, "ns") == 0)
-		snprintf(buf, size, "%.2f msec", (double)v / 1e6);
-	else
-		output_thousands(v, buf, size);
-}
-
 /* The sum of a row's lines (-A, --per-thread, --per-core), with its comment: the line without them. */
 static void
 print_total(FILE *out, const struct stat_report *rep, const struct stat_row *row, int lead, int width, const char *label)
 {
 	char total[40], comment[EVENT_NAME_MAX + 8];
 
-	count_text(row, row->value, total, sizeof(total));
+	human_value(row, row->value, total, sizeof(total));
 	comment_of(rep, row, comment, sizeof(comment));
 	fprintf(out, "%-*s%18s      %-*s %s\n", lead, "total", total, width, label, comment);
 }
@@ -182,7 +203,7 @@ print_split(FILE *out, const struct stat_report *rep, const struct stat_row *row
 	for (unsigned i = 0; i < rep->nsplit; i++) {
 		char value[40], comment[EVENT_NAME_MAX + 8];
 
-		count_text(row, row->split_values[i], value, sizeof(value));
+		human_value(row, row->split_values[i], value, sizeof(value));
 		comment_at(rep, row, (int)i, comment, sizeof(comment));
 		fprintf(out, "%-20s%18s      %-*s %s\n", rep->split_labels[i], value, width, label, comment);
 	}
@@ -202,15 +223,67 @@ print_per_cpu(FILE *out, const struct stat_report *rep, const struct stat_row *r
 
 		where_of(rep, row, counter, note, differ, where, sizeof(where));
 
-		count_text(row, row->cpu_values[c], value, sizeof(value));
+		human_value(row, row->cpu_values[c], value, sizeof(value));
 		snprintf(cpu, sizeof(cpu), "CPU%d", rep->cores[c]);
 		if (rep->repeat > 1 && row->nvalues > 0 && row->cpu_stats)
-			snprintf(spread, sizeof(spread), "  ( +- %5.2f%% )", row->cpu_stats[c].rel_stddev_percent);
+			noise(row->cpu_stats[c].rel_stderr_percent, spread, sizeof(spread));
 		comment_at(rep, row, (int)c, comment, sizeof(comment));
 		fprintf(out, "%-8s%18s      %-*s %s%s%s\n", cpu, value, width, label, comment, where, spread);
 	}
 	/* The sum of the CPUs (the -A-less line), with its comment: likwid's Sum, perf's aggregate. */
 	print_total(out, rep, row, 8, width, label);
+}
+
+/* A row's "#" comment (IPC, CPUs utilized, ...), or with -v the event a typed name resolved to. */
+static void
+row_comment(const struct stat_report *rep, const struct stat_row *row, char *buf, size_t size)
+{
+	comment_of(rep, row, buf, size);
+	if (!buf[0] && row->counted && output_is_perf_metrics(row))
+		snprintf(buf, size, "#  of slots (IA32_PERF_METRICS byte %llu/255)", (unsigned long long)row->value);
+	if (rep->verbose && !buf[0] && row->ev->name[0] &&
+	    strcmp(row->ev->requested[0] ? row->ev->requested : row->ev->name, row->ev->name) != 0)
+		snprintf(buf, size, "#  %s", row->ev->name);
+}
+
+/* The comment column: as wide as the widest comment, so what follows a comment stays in line. */
+static int
+comment_width(const struct stat_report *rep)
+{
+	size_t w = 0;
+
+	for (unsigned i = 0; i < rep->nrows; i++) {
+		char note[EVENT_NAME_MAX + 8];
+
+		row_comment(rep, &rep->rows[i], note, sizeof(note));
+		if (strlen(note) > w)
+			w = strlen(note);
+	}
+	return (int)w;
+}
+
+/*
+ * -r: perf's footer, the mean wall time of a round and its standard error,
+ * at 2 more digits than the error's first, and the error relative to the mean.
+ */
+static void
+print_elapsed_stats(FILE *out, const struct stats_summary *ns)
+{
+	double mean = ns->mean / 1e9, err = ns->stderr_mean / 1e9;
+	int precision = (err > 1 ? 0 : err > 0 ? (int)lround(ceil(-log10(err))) : 7) + 2;
+	char pct[40];
+
+	noise(ns->rel_stderr_percent, pct, sizeof(pct));
+	fprintf(out, " %17.*f +- %.*f seconds time elapsed%s\n\n", precision, mean, precision, err, pct);
+}
+
+static bool
+any_user_only(const struct stat_report *rep)
+{
+	for (unsigned i = 0; i < rep->nrows; i++)
+		if (rep->rows[i].user_only)
+			return true;
+	return false;
 }
 
 /*
@@ -234,7 +307,7 @@ output_sim_footer(FILE *out, const struct stat_sim *sim)
 void
 output_human(FILE *out, const struct stat_report *rep)
 {
-	int width;
+	int width, note_width;
 	char list[256];
 
 	if (rep->npids || rep->ntids) {
@@ -268,19 +341,21 @@ output_human(FILE *out, const struct stat_report *rep)
 	fprintf(out, ":\n\n");
 
 	width = label_width(rep->rows, rep->nrows);
+	note_width = comment_width(rep);
 	for (unsigned i = 0; i < rep->nrows; i++) {
 		const struct stat_row *row = &rep->rows[i];
 		char value[40], note[EVENT_NAME_MAX + 8], where[192], spread[192] = "";
+		char line[sizeof(value) + 2 * sizeof(note) + sizeof(where) + sizeof(spread) + 64];
 		const struct output_label lab = output_row_label(row);
 		const char *label = lab.text;
+		enum output_status st = output_status_of(row);
+		const char *reason = output_status_reason(row);
 
-		if (row->counted && row->unit && strcmp(row->unit, "ns") == 0)
-			snprintf(value, sizeof(value), "%.2f msec", (double)row->value / 1e6);
-		else if (row->counted)
-			output_thousands(row->value, value, sizeof(value));
+		if (row->counted)
+			human_value(row, row->value, value, sizeof(value));
 		else
-			snprintf(value, sizeof(value), "<%s>", row->status ? row->status : "not counted");
-		comment_of(rep, row, note, sizeof(note));
+			snprintf(value, sizeof(value), "<%s>", st == OUTPUT_NOT_SUPPORTED ? "not supported" : "not counted");
+		row_comment(rep, row, note, sizeof(note));
 		/* --metric-only: what is computed from the counts, not the counts (perf's). */
 		if (rep->metric_only) {
 			const char *text = note + strspn(note, "# ");
@@ -289,17 +364,12 @@ output_human(FILE *out, const struct stat_report *rep)
 				fprintf(out, "%32s      %s\n", text, label);
 			continue;
 		}
-		/* -v, nothing else to say: what the typed name resolved to. */
-		if (rep->verbose && !note[0] && row->ev->name[0] &&
-		    strcmp(row->ev->requested[0] ? row->ev->requested : row->ev->name, row->ev->name) != 0)
-			snprintf(note, sizeof(note), "#  %s", row->ev->name);
 		where_of(rep, row, row->counter, row->counter_note, false, where, sizeof(where));
-		/* perf's spread, but the plain relative stddev (perf's is of the mean). */
 		if (rep->repeat > 1 && row->nvalues > 0)
-			snprintf(spread, sizeof(spread), "  ( +- %5.2f%% )", row->stats.rel_stddev_percent);
-		/* Multiplexed or user-mode-only counts are raw: say so on the line. */
-		if (row->counted && row->status && strcmp(row->status, "counted") != 0)
-			snprintf(spread + strlen(spread), sizeof(spread) - strlen(spread), "  (%s)", row->status);
+			noise(row->stats.rel_stderr_percent, spread, sizeof(spread));
+		/* Why not counted, or that a count is multiplexed: whole, after the name (never cut to a column). */
+		if (reason[0])
+			snprintf(spread + strlen(spread), sizeof(spread) - strlen(spread), "  (%s)", reason);
 		if (rep->nsplit && row->split_values) {
 			print_split(out, rep, row, width, label);
 			continue;
@@ -308,21 +378,27 @@ output_human(FILE *out, const struct stat_report *rep)
 			print_per_cpu(out, rep, row, width, label);
 			continue;
 		}
-		fprintf(out, "%18s      %-*s %s%s%s\n", value, width, label, note, where, spread);
-		if (rep->repeat > 1 && row->nvalues > 0)
-			print_stats(out, row);
+		snprintf(line, sizeof(line), "%18s      %-*s %-*s%s%s", value, width, label, note_width, note, where,
+			 spread);
+		for (size_t n = strlen(line); n > 0 && line[n - 1] == ' '; n--)
+			line[n - 1] = '\0';
+		fprintf(out, "%s\n", line);
 	}
 	fprintf(out, "\n");
 	if (rep->regions && rep->command_ran)
 		region_output_human(out, rep->regions, rep->rows, rep->nrows, rep->repeat > 1);
 	metric_output_human(out, rep->metrics, rep->nmetrics, rep->repeat > 1, rep->runs, rep->per_cpu);
-	if (rep->command_ran)
-		fprintf(out, "%18.9f seconds time elapsed%s\n\n", rep->elapsed,
-			rep->runs > 1 || rep->repeat > 1 ? " (all runs)" : "");
-	if (rep->command_ran && rep->have_times)
+	if (rep->command_ran && rep->round_elapsed.n > 1)
+		print_elapsed_stats(out, &rep->round_elapsed);
+	else if (rep->command_ran)
+		fprintf(out, "%18.9f seconds time elapsed%s\n\n", rep->elapsed, rep->runs > 1 ? " (all runs)" : "");
+	/* perf prints the command's CPU times for one run only; -r's are in --json. */
+	if (rep->command_ran && rep->have_times && rep->round_elapsed.n <= 1)
 		fprintf(out, "%18.9f seconds user\n%18.9f seconds sys\n\n", rep->user_time, rep->sys_time);
 	if (rep->not_supported_why)
 		fprintf(out, " Hardware events <not supported>: %s\n\n", rep->not_supported_why);
+	if (any_user_only(rep))
+		fprintf(out, " Software events marked :u counted user mode only: kernel.perf_event_paranoid lets users count no kernel mode; as root 'sysctl kernel.perf_event_paranoid=1' adds it, or run pmustat as root.\n\n");
 	if (rep->sw_not_supported_why)
 		fprintf(out, " Software events <not supported>: %s\n\n", rep->sw_not_supported_why);
 	if (rep->sim && rep->command_ran)
@@ -358,109 +434,73 @@ output_csv_separator_ok(const char *sep)
 	return sep[0] && !strpbrk(sep, "\"\r\n");
 }
 
-/*
- * One CSV field, after a separator unless it is the first (RFC 4180): in
- * double quotes, with each quote doubled, when it holds the separator, a
- * quote or a line break; as it is otherwise.
- */
-static void
-csv_field(FILE *out, const char *sep, bool first, const char *text)
+/* A count in the CSV's unit: msec for task-clock (as perf prints it, to the ns), else as counted. */
+static double
+csv_scaled(const struct stat_row *row, double v)
 {
-	if (!first)
-		fputs(sep, out);
-	if (!strstr(text, sep) && !strpbrk(text, "\"\r\n")) {
-		fputs(text, out);
-		return;
-	}
-	fputc('"', out);
-	for (const char *c = text; *c; c++) {
-		if (*c == '"')
-			fputc('"', out);
-		fputc(*c, out);
-	}
-	fputc('"', out);
+	return row->unit && strcmp(row->unit, "ns") == 0 ? v / 1e6 : v;
 }
 
-void
-output_csv_field(FILE *out, const char *sep, bool first, const char *text)
+static const char *
+csv_unit(const struct stat_row *row)
 {
-	csv_field(out, sep, first, text);
-}
-
-/* A number as a CSV field (the separator may be '.' or a digit: quoted then too). */
-static void
-csv_number(FILE *out, const char *sep, bool first, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-
-static void
-csv_number(FILE *out, const char *sep, bool first, const char *fmt, ...)
-{
-	char buf[64];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(buf, sizeof(buf), fmt, ap);
-	va_end(ap);
-	csv_field(out, sep, first, buf);
+	if (row->unit && strcmp(row->unit, "ns") == 0)
+		return "msec";
+	return output_is_perf_metrics(row) ? "/255 slots" : "";
 }
 
 /*
- * One event's CSV line: @cpu (-A: "CPU<N>" first, "" for an event not
- * counted per core; NULL without -A), @counter, @value and @stats the sum's
- * or the core's (each core's own counter).
+ * One "count" record (csv_records.h): @cpu "CPU<N>" with -A ("" for the
+ * sum), @counter, @value and @stats the sum's or the core's.
  */
 static void
-csv_row(FILE *out, const struct stat_report *rep, const struct stat_row *row, const char *sep, const char *cpu,
+csv_row(struct csv_writer *w, const struct stat_report *rep, const struct stat_row *row, const char *cpu,
 	const char *counter, uint64_t value, const struct stats_summary *stats)
 {
-	if (cpu)
-		csv_field(out, sep, true, cpu);
-	if (row->counted)
-		csv_number(out, sep, !cpu, "%llu", (unsigned long long)value);
-	else if (row->status && strcmp(row->status, "not supported") == 0)
-		csv_field(out, sep, !cpu, "<not supported>");
+	enum output_status st = output_status_of(row);
+
+	csv_begin(w, CSV_COUNT);
+	csv_text(w, cpu);
+	if (row->counted && row->unit && strcmp(row->unit, "ns") == 0)
+		csv_plain(w, csv_scaled(row, (double)value));
+	else if (row->counted)
+		csv_printf(w, "%llu", (unsigned long long)value);
 	else
-		csv_field(out, sep, !cpu, "<not counted>");
-	csv_field(out, sep, false, row->unit ? row->unit : "");
-	csv_field(out, sep, false, output_row_label(row).text);
-	csv_field(out, sep, false, row->ev->name);
-	csv_field(out, sep, false, counter);
-	csv_number(out, sep, false, "%u", row->run);
-	csv_field(out, sep, false, row->status ? row->status : (row->counted ? "counted" : "not counted"));
+		csv_text(w, st == OUTPUT_NOT_SUPPORTED ? "<not supported>" : "<not counted>");
+	csv_text(w, csv_unit(row));
+	csv_text(w, output_row_label(row).text);
+	csv_text(w, row->ev->name);
+	csv_text(w, counter);
+	csv_printf(w, "%u", row->run);
+	csv_text(w, output_status_name(st));
+	csv_text(w, output_status_reason(row));
 	if (rep->repeat > 1 && row->nvalues > 0) {
-		csv_number(out, sep, false, "%u", stats->n);
-		csv_number(out, sep, false, "%.6g", stats->mean);
-		csv_number(out, sep, false, "%.6g", stats->median);
-		csv_number(out, sep, false, "%llu", (unsigned long long)stats->min);
-		csv_number(out, sep, false, "%llu", (unsigned long long)stats->max);
-		csv_number(out, sep, false, "%.6g", stats->stddev);
-		csv_number(out, sep, false, "%.4f", stats->rel_stddev_percent);
+		csv_printf(w, "%u", stats->n);
+		csv_plain(w, csv_scaled(row, stats->mean));
+		csv_plain(w, csv_scaled(row, stats->median));
+		csv_plain(w, csv_scaled(row, (double)stats->min));
+		csv_plain(w, csv_scaled(row, (double)stats->max));
+		csv_plain(w, csv_scaled(row, stats->stddev));
+		csv_plain(w, stats->rel_stderr_percent);
 	} else if (rep->repeat > 1) {
-		csv_field(out, sep, false, "0");
-		for (int k = 0; k < 6; k++)
-			csv_field(out, sep, false, "");
+		csv_text(w, "0");
 	}
-	fputc('\n', out);
+	csv_end(w);
 }
 
 void
 output_csv(FILE *out, const struct stat_report *rep, const char *sep)
 {
-	static const char *const fields[] = { "value", "unit", "event", "name", "counter", "run", "status",
-					      "runs", "mean", "median", "min", "max", "stddev", "rel_stddev_percent" };
+	unsigned own_headers = 0;
+	struct csv_writer w = { out, sep, NULL, CSV_COUNT, 0 };
 
-	for (unsigned k = 0; rep->csv_header && k < (rep->repeat > 1 ? 14u : 7u); k++)
-		csv_field(out, sep, k == 0, fields[k]);
 	if (rep->csv_header)
-		fputc('\n', out);
+		w.headers = rep->csv_headers ? rep->csv_headers : &own_headers;
 	for (unsigned i = 0; i < rep->nrows; i++) {
 		const struct stat_row *row = &rep->rows[i];
 
-		if (!rep->per_cpu) {
-			csv_row(out, rep, row, sep, NULL, row->counter, row->value, &row->stats);
-			continue;
-		}
-		if (!row->cpu_values) {
-			csv_row(out, rep, row, sep, "", row->counter, row->value, &row->stats);
+		if (!rep->per_cpu || !row->cpu_values) {
+			csv_row(&w, rep, row, "", row->counter, row->value, &row->stats);
 			continue;
 		}
 		for (unsigned c = 0; c < rep->ncores; c++) {
@@ -468,50 +508,50 @@ output_csv(FILE *out, const struct stat_report *rep, const char *sep)
 			const char *note;
 
 			snprintf(cpu, sizeof(cpu), "CPU%d", rep->cores[c]);
-			csv_row(out, rep, row, sep, cpu, cpu_counter(row, c, &note), row->cpu_values[c],
+			csv_row(&w, rep, row, cpu, cpu_counter(row, c, &note), row->cpu_values[c],
 				row->cpu_stats ? &row->cpu_stats[c] : &row->stats);
 		}
 	}
 	if (rep->regions)
-		region_output_csv(out, rep->regions, rep->rows, rep->nrows, sep);
-	metric_output_csv(out, rep->metrics, rep->nmetrics, sep, rep->repeat > 1, rep->per_cpu, csv_field);
+		region_output_csv(&w, rep->regions, rep->rows, rep->nrows);
+	metric_output_csv(&w, rep->metrics, rep->nmetrics, rep->repeat > 1, rep->per_cpu);
 	for (unsigned i = 0; rep->check_results && i < rep->nchecks; i++) {
 		const struct check_result *r = &rep->check_results[i];
 
-		csv_field(out, sep, true, "check");
-		csv_field(out, sep, false, r->passed ? "PASS" : "FAIL");
+		csv_begin(&w, CSV_CHECK);
+		csv_text(&w, r->passed ? "PASS" : "FAIL");
 		if (r->defined) {
-			csv_number(out, sep, false, "%.17g", r->lhs);
-			csv_number(out, sep, false, "%.17g", r->rhs);
+			csv_plain(&w, r->lhs);
+			csv_plain(&w, r->rhs);
 		} else {
-			csv_field(out, sep, false, "");
-			csv_field(out, sep, false, "");
+			csv_text(&w, "");
+			csv_text(&w, "");
 		}
-		csv_field(out, sep, false, rep->checks[i].text);
-		fputc('\n', out);
+		csv_text(&w, rep->checks[i].text);
+		csv_end(&w);
 	}
 	for (unsigned i = 0; rep->baseline && i < rep->nbaseline; i++) {
 		const struct baseline_cmp *c = &rep->baseline[i];
 
 		if (!c->in_baseline)
 			continue;
-		csv_field(out, sep, true, "baseline");
-		csv_field(out, sep, false, c->passed ? "PASS" : "FAIL");
+		csv_begin(&w, CSV_BASELINE);
+		csv_text(&w, c->passed ? "PASS" : "FAIL");
 		if (c->counted) {
-			csv_number(out, sep, false, "%.17g", c->value);
-			csv_number(out, sep, false, "%.17g", c->base);
+			csv_plain(&w, c->value);
+			csv_plain(&w, c->base);
 		} else {
-			csv_field(out, sep, false, "");
-			csv_field(out, sep, false, "");
+			csv_text(&w, "");
+			csv_text(&w, "");
 		}
 		/* Grown from 0: no percentage. */
 		if (c->counted && isfinite(c->change_percent))
-			csv_number(out, sep, false, "%.4f", c->change_percent);
+			csv_printf(&w, "%.4f", c->change_percent);
 		else
-			csv_field(out, sep, false, "");
-		csv_number(out, sep, false, "%.4f", c->tolerance_percent);
-		csv_field(out, sep, false, c->event);
-		fputc('\n', out);
+			csv_text(&w, "");
+		csv_printf(&w, "%.4f", c->tolerance_percent);
+		csv_text(&w, c->event);
+		csv_end(&w);
 	}
 }
 
@@ -565,24 +605,37 @@ output_gate_lines(FILE *out, const struct stat_report *rep)
 	}
 }
 
+/* One "interval" record: @cpu "CPU<N>" with -A, else "". */
+static void
+interval_csv(struct csv_writer *w, const struct stat_interval *iv, unsigned i, const char *cpu, uint64_t v)
+{
+	const struct stat_row *row = &iv->rows[i];
+
+	csv_begin(w, CSV_INTERVAL);
+	csv_printf(w, "%.6f", iv->time);
+	csv_printf(w, "%u", iv->round);
+	csv_printf(w, "%u", iv->run);
+	csv_text(w, cpu);
+	if (row->unit && strcmp(row->unit, "ns") == 0)
+		csv_plain(w, csv_scaled(row, (double)v));
+	else
+		csv_printf(w, "%llu", (unsigned long long)v);
+	csv_text(w, csv_unit(row));
+	csv_text(w, output_row_label(row).text);
+	csv_end(w);
+}
+
 /* -I -A: row @i's count of the interval on each core, a line each. */
 static void
-interval_per_cpu(FILE *out, const struct stat_interval *iv, unsigned i, const char *sep)
+interval_per_cpu(FILE *out, const struct stat_interval *iv, unsigned i, struct csv_writer *w)
 {
 	for (unsigned k = 0; k < iv->ncores; k++) {
 		uint64_t v = iv->cpu_deltas[(size_t)i * iv->ncores + k];
 		char cpu[16], value[40];
 
 		snprintf(cpu, sizeof(cpu), "CPU%d", iv->cores[k]);
-		if (sep) {
-			csv_field(out, sep, true, "interval");
-			csv_number(out, sep, false, "%.6f", iv->time);
-			csv_number(out, sep, false, "%u", iv->round);
-			csv_number(out, sep, false, "%u", iv->run);
-			csv_field(out, sep, false, cpu);
-			csv_number(out, sep, false, "%llu", (unsigned long long)v);
-			csv_field(out, sep, false, output_row_label(&iv->rows[i]).text);
-			fputc('\n', out);
+		if (w) {
+			interval_csv(w, iv, i, cpu, v);
 			continue;
 		}
 		output_thousands(v, value, sizeof(value));
@@ -593,6 +646,8 @@ interval_per_cpu(FILE *out, const struct stat_interval *iv, unsigned i, const ch
 void
 output_interval(FILE *out, const struct stat_interval *iv, const char *sep, bool json)
 {
+	struct csv_writer w = { out, sep, iv->csv_headers, CSV_INTERVAL, 0 };
+
 	if (json) {
 		fprintf(out, "{\"format_version\": %d, \"type\": \"interval\", \"time\": %.6f, \"round\": %u, \"run\": %u, \"events\": [",
 			OUTPUT_FORMAT_VERSION, iv->time, iv->round, iv->run);
@@ -641,24 +696,18 @@ output_interval(FILE *out, const struct stat_interval *iv, const char *sep, bool
 		if (iv->rows[i].run != iv->run)
 			continue;
 		if (iv->per_cpu && iv->cpu_deltas) {
-			interval_per_cpu(out, iv, i, sep);
+			interval_per_cpu(out, iv, i, sep ? &w : NULL);
 			continue;
 		}
 		if (sep) {
-			csv_field(out, sep, true, "interval");
-			csv_number(out, sep, false, "%.6f", iv->time);
-			csv_number(out, sep, false, "%u", iv->round);
-			csv_number(out, sep, false, "%u", iv->run);
-			csv_number(out, sep, false, "%llu", (unsigned long long)iv->deltas[i]);
-			csv_field(out, sep, false, output_row_label(&iv->rows[i]).text);
-			fputc('\n', out);
+			interval_csv(&w, iv, i, "", iv->deltas[i]);
 			continue;
 		}
 		output_thousands(iv->deltas[i], value, sizeof(value));
 		fprintf(out, "%14.6f %18s      %s\n", iv->time, value, output_row_label(&iv->rows[i]).text);
 	}
 	if (sep)
-		metric_output_interval_csv(out, iv->time, iv->round, iv->run, iv->metrics, iv->nmetrics, sep, csv_field);
+		metric_output_interval_csv(&w, iv->time, iv->round, iv->run, iv->metrics, iv->nmetrics);
 	else
 		metric_output_interval_human(out, iv->time, iv->metrics, iv->nmetrics);
 	fflush(out);

@@ -24,7 +24,7 @@ struct event;
 struct region_report;
 struct metric_row;
 
-#define OUTPUT_FORMAT_VERSION 1
+#define OUTPUT_FORMAT_VERSION 2
 
 /* Where a row counted on one core: each core's plan places its events on its own counters. */
 struct stat_cpu_counter {
@@ -39,11 +39,13 @@ struct stat_row {
 	char counter_note[96];
 	unsigned run;		/* 1-based; 0 when not counted */
 	bool counted;
+	bool user_only;		/* a software event the kernel let count in user mode only (shown NAME:u) */
 	uint64_t value;
 	const char *status;	/* "counted", or why not */
 	/*
 	 * Every run's count (-r N: up to N), and their statistics when
-	 * nvalues > 0; value is then the median, rounded half up.
+	 * nvalues > 0; value is then the mean, rounded half up (perf stat
+	 * -r's figure; the median stays in stats).
 	 */
 	const uint64_t *values;
 	unsigned nvalues;
@@ -56,7 +58,7 @@ struct stat_row {
 	char status_buf[128];	/* storage a status may point into */
 	/*
 	 * Per core of stat_report.cores (hardware rows counted; NULL
-	 * otherwise): the count on each, with -r the median of its rounds,
+	 * otherwise): the count on each, with -r the mean of its rounds,
 	 * and their statistics when nvalues > 0; value is their sum.
 	 */
 	const uint64_t *cpu_values;
@@ -101,6 +103,8 @@ struct stat_report {
 	int exit_status;		/* pmustat's own exit status */
 	bool command_ran;
 	double elapsed;			/* seconds, summed over runs */
+	/* -r: the wall time of a round (each of the plan's runs once) over the rounds, in ns (n 0: none). */
+	struct stats_summary round_elapsed;
 	bool have_times;		/* user_time and sys_time are the command's */
 	double user_time, sys_time;	/* its CPU time in user and kernel mode, seconds, summed over runs */
 	/* Why the rows "not supported" (the default set without a PMU) are, or NULL. */
@@ -131,7 +135,8 @@ struct stat_report {
 	bool gate_failed;		/* a check or a comparison failed */
 	bool json_one_line;		/* -I: every JSON record is one line */
 	bool verbose;			/* -v: the table's comment names the resolved event */
-	bool csv_header;		/* --csv-header: the CSV starts with the field names */
+	bool csv_header;		/* --csv-header: each CSV record type's first preceded by its field names */
+	unsigned *csv_headers;		/* those already printed (-I's records): NULL, none */
 	const struct region_report *regions;	/* --regions (report/region_output.h), else NULL */
 	/* -M: the metrics' values (report/metric_output.h); with_metrics: -M was given. */
 	const struct metric_row *metrics;
@@ -153,23 +158,45 @@ struct stat_interval {
 	unsigned ncores;
 	const uint64_t *cpu_deltas;
 	bool per_cpu;			/* -A: one line per core */
+	unsigned *csv_headers;		/* --csv-header: the CSV record types named already; NULL without */
 	/* -M: the values of this run's metrics over the interval. */
 	const struct metric_row *metrics;
 	unsigned nmetrics;
 };
+
+/* What became of a row: the JSON and CSV "status" (output_status_name()). */
+enum output_status {
+	OUTPUT_COUNTED,
+	OUTPUT_MULTIPLEXED,	/* counted part of the time (perf_event) */
+	OUTPUT_NOT_COUNTED,
+	OUTPUT_NOT_SUPPORTED,
+};
+
+enum output_status
+output_status_of(const struct stat_row *row);
+
+/* "counted", "multiplexed", "not_counted", "not_supported". */
+const char *
+output_status_name(enum output_status st);
+
+/* Why, in words ("counter stopped by another user", "running 50.0% of the time"), or "". */
+const char *
+output_status_reason(const struct stat_row *row);
+
+/* Is the row a byte of IA32_PERF_METRICS (a share of TOPDOWN.SLOTS, in 255ths)? */
+bool
+output_is_perf_metrics(const struct stat_row *row);
 
 /* perf stat's table with comments (IPC, branch miss ratio) and caveats. */
 void
 output_human(FILE *out, const struct stat_report *rep);
 
 /*
- * One line per event (fields quoted as RFC 4180 says when they hold SEP, a
- * quote or a line break): value SEP unit SEP event SEP name SEP counter SEP run
- * SEP status (perf's first three fields, then pmustat's); with -r, then
- * runs SEP mean SEP median SEP min SEP max SEP stddev SEP rel_stddev%.
- * Then one record per check ("check" SEP PASS|FAIL SEP lhs SEP rhs SEP
- * expression) and per baseline comparison ("baseline" SEP PASS|FAIL SEP
- * value SEP baseline value SEP change% SEP tolerance% SEP event).
+ * The -x SEP records (report/csv_records.h: each type's fixed columns,
+ * its name first; fields quoted as RFC 4180 says when they hold SEP, a
+ * quote or a line break): a "count" per event (with -A per core), then
+ * "region", "region-thread", "region-metric", "metric", "check" and
+ * "baseline" records.
  */
 void
 output_csv(FILE *out, const struct stat_report *rep, const char *sep);
@@ -183,7 +210,6 @@ output_csv(FILE *out, const struct stat_report *rep, const char *sep);
 bool
 output_csv_separator_ok(const char *sep);
 
-/* One CSV field, after @sep unless @first, quoted as output_csv() says. */
 /* The name a row is shown under: as asked for, with its ring when restricted to one (label.h). */
 struct output_label {
 	char text[EVENT_NAME_MAX + 8];
@@ -192,8 +218,6 @@ struct output_label {
 struct output_label
 output_row_label(const struct stat_row *row);
 
-void
-output_csv_field(FILE *out, const char *sep, bool first, const char *text);
 
 /*
  * One JSON object and a newline (man/pmustat-output.schema.json); on one
@@ -210,10 +234,10 @@ void
 output_gate_lines(FILE *out, const struct stat_report *rep);
 
 /*
- * One -I record: human lines, CSV lines ("interval" SEP time SEP round SEP
- * run SEP value SEP event; with -A "interval" SEP time SEP round SEP run
- * SEP CPU<N> SEP value SEP event per core) or one compact JSON object on
- * one line (with a list of cores, each event with per_cpu).
+ * One -I record: human lines, CSV "interval" and "interval-metric"
+ * records (with -A an "interval" per core, its cpu field CPU<N>) or one
+ * compact JSON object on one line (with a list of cores, each event with
+ * per_cpu).
  */
 void
 output_interval(FILE *out, const struct stat_interval *iv, const char *sep, bool json);

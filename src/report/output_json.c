@@ -61,6 +61,8 @@ output_json_stats(const struct stats_summary *st, unsigned nvalues)
 	json_object_set_new(o, "max", json_integer((json_int_t)st->max));
 	json_object_set_new(o, "stddev", output_json_num(st->stddev));
 	json_object_set_new(o, "rel_stddev_percent", output_json_num(st->rel_stddev_percent));
+	json_object_set_new(o, "stderr", output_json_num(st->stderr_mean));
+	json_object_set_new(o, "rel_stderr_percent", output_json_num(st->rel_stderr_percent));
 	return o;
 }
 
@@ -205,8 +207,11 @@ output_json(FILE *out, const struct stat_report *rep)
 		json_object_set_new(o, "counter", json_string(row->counter));
 		json_object_set_new(o, "counter_note", row->counter_note[0] ? json_string(row->counter_note) : json_null());
 		json_object_set_new(o, "run", json_integer(row->run));
-		json_object_set_new(o, "status", json_text(row->status ? row->status :
+		/* The enum for scripts, the words beside it ("not counted: counter stopped by another user"). */
+		json_object_set_new(o, "status", json_string(output_status_name(output_status_of(row))));
+		json_object_set_new(o, "status_text", json_text(row->status ? row->status :
 					(row->counted ? "counted" : "not counted")));
+		json_object_set_new(o, "user_only", json_boolean(row->user_only));
 		json_object_set_new(o, "values", json_values(row));
 		json_object_set_new(o, "stats", json_stats(row));
 		json_object_set_new(o, "unit", row->unit ? json_string(row->unit) : json_null());
@@ -221,7 +226,9 @@ output_json(FILE *out, const struct stat_report *rep)
 	json_object_set_new(root, "pmustat_version", json_string(rep->version ? rep->version : ""));
 	json_object_set_new(root, "cpu", rep->cpu ? json_text(rep->cpu) : json_null());
 	json_object_set_new(root, "cpu_model", rep->cpu_model ? json_string(rep->cpu_model) : json_null());
-	json_object_set_new(root, "core", rep->core >= 0 ? json_integer(rep->core) : json_null());
+	/* One core: "core"; a list (-C LIST, -a): "cores" alone, the list counted. */
+	if (!rep->listed_cores)
+		json_object_set_new(root, "core", rep->core >= 0 ? json_integer(rep->core) : json_null());
 	if (rep->listed_cores) {
 		json_t *cores = json_array();
 
@@ -243,6 +250,13 @@ output_json(FILE *out, const struct stat_report *rep)
 	json_object_set_new(root, "runs", json_integer(rep->runs));
 	json_object_set_new(root, "repeat", json_integer(rep->repeat ? rep->repeat : 1));
 	json_object_set_new(root, "elapsed_seconds", rep->command_ran ? json_real(rep->elapsed) : json_null());
+	/* -r: perf's elapsed, a round's mean wall time and its standard error. */
+	if (rep->round_elapsed.n > 1)
+		json_object_set_new(root, "elapsed_per_round", json_pack("{s:f, s:f, s:f}", "mean_seconds",
+				    rep->round_elapsed.mean / 1e9, "stderr_seconds", rep->round_elapsed.stderr_mean / 1e9,
+				    "median_seconds", rep->round_elapsed.median / 1e9));
+	else
+		json_object_set_new(root, "elapsed_per_round", json_null());
 	json_object_set_new(root, "user_seconds",
 			    rep->command_ran && rep->have_times ? json_real(rep->user_time) : json_null());
 	json_object_set_new(root, "sys_seconds",

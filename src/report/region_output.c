@@ -1,6 +1,7 @@
 /*
  * region_output.c - see region_output.h.
  */
+#include "report/csv_records.h"
 #include "report/region_output.h"
 
 #include <string.h>
@@ -44,7 +45,8 @@ region_output_human(FILE *out, const struct region_report *r, const struct stat_
 			fprintf(out, "%18s      %s\n", value, output_row_label(&rows[k]).text);
 		}
 		for (unsigned m = 0; m < g->nmetrics; m++)
-			metric_output_human_row(out, &g->metrics[m], repeat, r->runs);
+			metric_output_human_row(out, &g->metrics[m], repeat, r->runs,
+						metric_output_unit_width(g->metrics, g->nmetrics));
 		if (r->per_thread && !g->per_thread)
 			fprintf(out, "%24s per thread: none, the events took %u runs of the command (its threads differ from run to run)\n",
 				"", r->runs);
@@ -69,82 +71,50 @@ region_output_human(FILE *out, const struct region_report *r, const struct stat_
 
 /* -A: a region's thread, a record per event. */
 static void
-thread_csv(FILE *out, const struct region_out *g, const struct region_thread_out *th, const struct stat_row *rows,
-	   unsigned nrows, const char *sep)
+thread_csv(struct csv_writer *w, const struct region_out *g, const struct region_thread_out *th,
+	   const struct stat_row *rows, unsigned nrows)
 {
 	for (unsigned k = 0; k < nrows; k++) {
-		char num[32];
-
 		if (!g->ev[k].applies)
 			continue;
-		output_csv_field(out, sep, true, "region-thread");
-		output_csv_field(out, sep, false, g->name);
-		snprintf(num, sizeof(num), "%d", th->tid);
-		output_csv_field(out, sep, false, num);
-		snprintf(num, sizeof(num), "%llu", (unsigned long long)th->calls);
-		output_csv_field(out, sep, false, num);
+		csv_begin(w, CSV_REGION_THREAD);
+		csv_text(w, g->name);
+		csv_printf(w, "%d", th->tid);
+		csv_printf(w, "%llu", (unsigned long long)th->calls);
 		if (th->counted[k])
-			snprintf(num, sizeof(num), "%llu", (unsigned long long)th->sums[k]);
+			csv_printf(w, "%llu", (unsigned long long)th->sums[k]);
 		else
-			snprintf(num, sizeof(num), "<not counted>");
-		output_csv_field(out, sep, false, num);
-		output_csv_field(out, sep, false, output_row_label(&rows[k]).text);
-		output_csv_field(out, sep, false, rows[k].ev->name);
-		fputc('\n', out);
+			csv_text(w, "<not counted>");
+		csv_text(w, output_row_label(&rows[k]).text);
+		csv_text(w, rows[k].ev->name);
+		csv_end(w);
 	}
 }
 
-/* -M: a region's metric, as a "metric" record with the region's name second. */
-static void
-metric_csv(FILE *out, const struct region_out *g, const struct metric_row *m, const char *sep)
-{
-	char num[64];
-
-	output_csv_field(out, sep, true, "region-metric");
-	output_csv_field(out, sep, false, g->name);
-	if (m->valid)
-		snprintf(num, sizeof(num), "%.17g", m->value);
-	else
-		num[0] = '\0';
-	output_csv_field(out, sep, false, num);
-	output_csv_field(out, sep, false, m->unit ? m->unit : "");
-	output_csv_field(out, sep, false, m->name);
-	snprintf(num, sizeof(num), "%u", m->run);
-	output_csv_field(out, sep, false, num);
-	output_csv_field(out, sep, false, m->valid ? "counted" : m->why);
-	output_csv_field(out, sep, false, m->flagged < 0 ? "" : m->flagged ? "1" : "0");
-	fputc('\n', out);
-}
-
 void
-region_output_csv(FILE *out, const struct region_report *r, const struct stat_row *rows, unsigned nrows,
-		  const char *sep)
+region_output_csv(struct csv_writer *w, const struct region_report *r, const struct stat_row *rows, unsigned nrows)
 {
 	for (unsigned i = 0; i < r->nregions; i++) {
 		const struct region_out *g = &r->regions[i];
 
 		for (unsigned k = 0; k < nrows; k++) {
-			char num[32];
-
 			if (!g->ev[k].applies)
 				continue;
-			output_csv_field(out, sep, true, "region");
-			output_csv_field(out, sep, false, g->name);
-			snprintf(num, sizeof(num), "%llu", (unsigned long long)g->calls);
-			output_csv_field(out, sep, false, num);
+			csv_begin(w, CSV_REGION);
+			csv_text(w, g->name);
+			csv_printf(w, "%llu", (unsigned long long)g->calls);
 			if (g->ev[k].counted)
-				snprintf(num, sizeof(num), "%llu", (unsigned long long)g->ev[k].value);
+				csv_printf(w, "%llu", (unsigned long long)g->ev[k].value);
 			else
-				snprintf(num, sizeof(num), "<not counted>");
-			output_csv_field(out, sep, false, num);
-			output_csv_field(out, sep, false, output_row_label(&rows[k]).text);
-			output_csv_field(out, sep, false, rows[k].ev->name);
-			fputc('\n', out);
+				csv_text(w, "<not counted>");
+			csv_text(w, output_row_label(&rows[k]).text);
+			csv_text(w, rows[k].ev->name);
+			csv_end(w);
 		}
 		for (unsigned t = 0; r->per_thread && g->per_thread && t < g->nper_thread; t++)
-			thread_csv(out, g, &g->per_thread[t], rows, nrows, sep);
+			thread_csv(w, g, &g->per_thread[t], rows, nrows);
 		for (unsigned m = 0; m < g->nmetrics; m++)
-			metric_csv(out, g, &g->metrics[m], sep);
+			metric_output_region_csv(w, g->name, &g->metrics[m]);
 	}
 }
 

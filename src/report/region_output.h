@@ -27,7 +27,7 @@ struct stat_row;
 struct region_value {
 	bool applies;			/* a hardware event (software ones are not read in regions) */
 	bool counted;
-	uint64_t value;			/* the median with -r, rounded half up */
+	uint64_t value;			/* the mean with -r, rounded half up (as the events') */
 	const uint64_t *values;		/* every round's sum */
 	unsigned nvalues;
 	struct stats_summary stats;	/* when nvalues > 0 */
@@ -72,18 +72,14 @@ region_output_human(FILE *out, const struct region_report *r, const struct stat_
 		    bool repeat);
 
 /*
- * One CSV record per region and event:
- * "region" SEP name SEP calls SEP value SEP event SEP resolved name
- * (value "<not counted>" when that run did not see the region); with -A
- * then per thread of the region and event:
- * "region-thread" SEP name SEP tid SEP calls SEP value SEP event SEP resolved name;
- * with -M per region and metric:
- * "region-metric" SEP name SEP value SEP unit SEP metric SEP run SEP status SEP flagged
- * (as a "metric" record, the region's name second).
+ * CSV records (csv_records.h): a "region" per region and event (value
+ * "<not counted>" when that run did not see the region); with -A then a
+ * "region-thread" per thread of the region and event; with -M a
+ * "region-metric" per region and metric.
  */
+struct csv_writer;
 void
-region_output_csv(FILE *out, const struct region_report *r, const struct stat_row *rows, unsigned nrows,
-		  const char *sep);
+region_output_csv(struct csv_writer *w, const struct region_report *r, const struct stat_row *rows, unsigned nrows);
 
 /*
  * [{"name", "calls", "threads", "truncated", "events": [{"name", "requested",

@@ -51,6 +51,8 @@ stats_compute(const uint64_t *values, unsigned n, struct stats_summary *out)
 	}
 	out->stddev = n > 1 ? sqrt(sq / (n - 1)) : 0.0;
 	out->rel_stddev_percent = out->mean != 0 ? 100.0 * out->stddev / out->mean : 0.0;
+	out->stderr_mean = out->stddev / sqrt((double)n);
+	out->rel_stderr_percent = out->mean != 0 ? 100.0 * out->stderr_mean / out->mean : 0.0;
 	free(sorted);
 	return 0;
 }

@@ -15,6 +15,9 @@ struct stats_summary {
 	uint64_t max;
 	double stddev;			/* sample standard deviation (n - 1); 0 when n < 2 */
 	double rel_stddev_percent;	/* 100 * stddev / mean; 0 when the mean is 0 */
+	/* perf stat's "( +- X% )": the standard error of the mean, stddev / sqrt(n). */
+	double stderr_mean;
+	double rel_stderr_percent;	/* 100 * stderr_mean / mean; 0 when the mean is 0 */
 };
 
 /*

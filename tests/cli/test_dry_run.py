@@ -47,7 +47,8 @@ class DryRunOnADump(unittest.TestCase):
         doc = json.loads(out)
         self.assertEqual(doc["core"], 0)
         self.assertEqual(doc["event_table"], "alderlake_goldencove")
-        self.assertEqual(doc["events"][0]["status"], "not counted: dry run")
+        self.assertEqual(doc["events"][0]["status"], "not_counted")
+        self.assertEqual(doc["events"][0]["status_text"], "not counted: dry run")
         self.assertEqual(doc["events"][0]["counter"], "fixed0")
         self.assertIn("counting plan for core 0", err)
 

@@ -98,7 +98,7 @@ class OutputPath(unittest.TestCase):
         self.assertEqual(p.returncode, 0, p.stderr)
         self.assertEqual(os.stat(out).st_mode & 0o777, 0o600)
         with open(out) as f:
-            self.assertTrue(f.read().endswith(",task-clock,task-clock,-,1,counted\n"))
+            self.assertTrue(f.read().endswith(",task-clock,task-clock,-,1,counted,,,,,,,,\n"))
         self.assertEqual(self.leftovers(), [])
 
     # An open descriptor: written as it is, never reopened or truncated.
@@ -115,7 +115,7 @@ class OutputPath(unittest.TestCase):
             lines = f.read().splitlines()
         self.assertEqual(lines[0], "earlier line")
         self.assertEqual(lines[1], "A")
-        self.assertTrue(lines[2].endswith(",task-clock,task-clock,-,1,counted"), lines)
+        self.assertTrue(lines[2].endswith(",task-clock,task-clock,-,1,counted,,,,,,,,"), lines)
 
     def test_dev_fd_written_after_the_command(self):
         log = self.path("log")

@@ -9,6 +9,8 @@ emulated MSRs must be as they were (pmu-emu diff).
     test_gates_e2e.py PMUSTAT RUN_UNDER_EMU EMU_WORKLOAD PMU_EMU SCHEMA GOLDEN_DIR
 
 PMUSTAT_UPDATE_GOLDEN=1 rewrites the golden files instead of comparing."""
+import csv
+import io
 import json
 import os
 import re
@@ -55,7 +57,8 @@ class Run:
         return json.loads(self.err)
 
 
-class GatesE2E(unittest.TestCase):
+class EmuRuns(unittest.TestCase):
+    """pmustat runs on a fresh emulated machine, each in a temporary directory."""
     def setUp(self):
         self.tmp = tempfile.TemporaryDirectory(prefix="pmustat-gates-")
         self.dir = self.tmp.name
@@ -98,6 +101,8 @@ class GatesE2E(unittest.TestCase):
                   'exec "$2" --quiet --retire %s:$((%d + n * %d)) --retire %s:500' % (INST, base, step, BRANCHES))
         return ["/bin/sh", "-c", script, "sh", counter, WORKLOAD]
 
+
+class GatesE2E(EmuRuns):
     # --regions (REGION_DEMO in the environment: tests/region's region-demo)
 
     @unittest.skipIf(not os.environ.get("REGION_DEMO"), "REGION_DEMO is not set")
@@ -164,7 +169,9 @@ class GatesE2E(unittest.TestCase):
         self.assertEqual(r.status, 4)
         self.assertIn("pmustat: run 1 of 5 of %s exited 4; stopping (--keep-going goes on)\n" % WORKLOAD, r.err)
         self.assertIn("(1 of 5 runs: stopped at a failing run):", r.err)
-        self.assertIn("1 run: median 10  mean 10  min 10  max 10  stddev 0\n", r.err)
+        # perf's -r layout: one line per event, the mean, no spread from one run.
+        self.assertIn("\n                10      INST_RETIRED.ANY:u\n", r.err)
+        self.assertNotIn("( +-", r.err)
         r = self.pmustat(["-r", "5", "--keep-going", "--json", "-e", "INST_RETIRED.ANY"], cmd)
         self.assertEqual(r.status, 4)
         doc = r.json()
@@ -343,7 +350,7 @@ class GatesE2E(unittest.TestCase):
         # CSV on stderr: every line is an event, check or baseline record.
         r = self.pmustat(["-x", ",", "-e", "INST_RETIRED.ANY"] + fail, cmd)
         self.assertEqual(r.status, 3)
-        self.assertEqual(r.err, "1000,,INST_RETIRED.ANY:u,INST_RETIRED.ANY,fixed0,1,counted\n"
+        self.assertEqual(r.err, "count,,1000,,INST_RETIRED.ANY:u,INST_RETIRED.ANY,fixed0,1,counted,,,,,,,,\n"
                                 "check,FAIL,1000,10,INST_RETIRED.ANY < 10\n")
 
     # -I
@@ -378,8 +385,8 @@ class GatesE2E(unittest.TestCase):
         self.assertEqual(r.status, 0, r.err)
         rows = [line.split(",") for line in r.err.splitlines() if line.startswith("interval,")]
         for rnd in ("1", "2"):
-            self.assertEqual(sum(int(x[4]) for x in rows if x[2] == rnd), 300)
-        self.assertIn("300,,INST_RETIRED.ANY:u,INST_RETIRED.ANY,fixed0,1,counted,2,300,300,300,300,0,0.0000\n", r.err)
+            self.assertEqual(sum(int(x[5]) for x in rows if x[2] == rnd), 300)
+        self.assertIn("count,,300,,INST_RETIRED.ANY:u,INST_RETIRED.ANY,fixed0,1,counted,,2,300,300,300,300,0,0\n", r.err)
         # Human: a header, then one line per event and interval, before the table.
         r = self.pmustat(["-I", "25", "-e", "INST_RETIRED.ANY"],
                          self.workload(INST + ":1000", extra=["--steps", "2", "--step-ms", "60"]))
@@ -458,6 +465,11 @@ class GatesE2E(unittest.TestCase):
         text = text.replace(WORKLOAD, "emu-workload").replace(self.dir, "DIR")
         text = re.sub(r"\b\d+\.\d{9} seconds time elapsed", "X.XXXXXXXXX seconds time elapsed", text)
         text = re.sub(r'"elapsed_seconds": [0-9.e-]+', '"elapsed_seconds": 0.0', text)
+        # -r: perf's mean +- error of a round's wall time, and the JSON's.
+        # (its digits follow the error's size, and the padding with them: the whole line goes)
+        text = re.sub(r"\n +\d+\.\d+ \+- \d+\.\d+ seconds time elapsed  \( \+- *\d+\.\d+% \)",
+                      "\n X.XXX +- X.XXX seconds time elapsed  ( +- X.XX% )", text)
+        text = re.sub(r'"(mean|stderr|median)_seconds": [0-9.e-]+', r'"\1_seconds": 0.0', text)
         text = re.sub(r"\b\d+\.\d{9} seconds (user|sys)", r"X.XXXXXXXXX seconds \1", text)
         text = re.sub(r'"(user|sys)_seconds": [0-9.e-]+', r'"\1_seconds": 0.0', text)
         text = re.sub(r"core %d\b" % CORE, "core N", text)
@@ -476,6 +488,112 @@ class GatesE2E(unittest.TestCase):
             self.golden("gate-failure." + fmt, self.normalize(r.err))
             if fmt == "json":
                 validate(r.json())
+
+
+class OutputContract(EmuRuns):
+    """What a perf stat user and a script read: -r as perf prints it, CSV
+    records with fixed columns, JSON format 2, -o -."""
+
+    def test_repeat_prints_perf_mean_and_standard_error_on_one_line(self):
+        # 1000, 1030, 1060: mean 1030, stddev 30, standard error 30/sqrt(3) = 17.32, 1.68 % of the mean.
+        r = self.pmustat(["-r", "3", "-e", "INST_RETIRED.ANY"], self.stepping_workload(1000, 30))
+        self.assertEqual(r.status, 0, r.err)
+        self.assertRegex(r.err, r"\n             1,030      INST_RETIRED.ANY:u +\( \+-  1\.68% \)\n\n")
+        self.assertNotIn("runs: median", r.err)
+        self.assertEqual(r.err.count("INST_RETIRED.ANY:u"), 1)
+        # Elapsed: a round's mean +- its standard error, perf's layout; no user/sys (perf: one run only).
+        self.assertRegex(r.err, r"\n +\d+\.\d+ \+- \d+\.\d+ seconds time elapsed  \( \+- +\d+\.\d\d% \)\n")
+        self.assertNotIn("seconds user", r.err)
+        # The median and the rest stay in the JSON.
+        r = self.pmustat(["-r", "3", "-e", "INST_RETIRED.ANY", "--json"], self.stepping_workload(1000, 30))
+        doc = r.json()
+        validate(doc)
+        ev = doc["events"][0]
+        self.assertEqual((ev["value"], ev["stats"]["median"], ev["stats"]["mean"]), (1030, 1030, 1030))
+        self.assertAlmostEqual(ev["stats"]["rel_stderr_percent"], 100 * 30 / 3 ** 0.5 / 1030)
+        self.assertAlmostEqual(ev["stats"]["rel_stddev_percent"], 100 * 30 / 1030)
+        self.assertGreater(doc["elapsed_per_round"]["mean_seconds"], 0)
+
+    def test_csv_records_have_fixed_columns_and_headers(self):
+        self.save_run = self.pmustat(["--save-baseline", "b.json", "-e", "INST_RETIRED.ANY"],
+                                     self.workload(INST + ":1000000"))
+        # -r with large counts: plain numbers, never 1e+06.
+        r = self.pmustat(["-x", ",", "--csv-header", "-r", "2", "-e", "INST_RETIRED.ANY,task-clock",
+                          "--check", "INST_RETIRED.ANY > 1", "--baseline", "b.json"],
+                         self.workload(INST + ":1000000"))
+        self.assertEqual(r.status, 0, r.err)
+        rows = list(csv.reader(io.StringIO(r.err)))
+        headers = {}
+        for row in rows:
+            if row[0].startswith("#"):
+                self.assertNotIn(row[0][1:], headers, "one header per record type")
+                headers[row[0][1:]] = row
+                continue
+            self.assertIn(row[0], headers, "a record before its header: %r" % row)
+            self.assertEqual(len(row), len(headers[row[0]]), row)
+        self.assertEqual(sorted(headers), ["baseline", "check", "count"])
+        self.assertEqual(headers["count"], ["#count", "cpu", "value", "unit", "event", "name", "counter", "run",
+                                            "status", "reason", "runs", "mean", "median", "min", "max", "stddev",
+                                            "stderr_percent"])
+        self.assertEqual(headers["check"], ["#check", "result", "lhs", "rhs", "expression"])
+        count = {row[4]: dict(zip(headers["count"][1:], row[1:])) for row in rows if row[0] == "count"}
+        inst = count["INST_RETIRED.ANY:u"]
+        self.assertEqual((inst["value"], inst["mean"], inst["median"], inst["runs"], inst["status"]),
+                         ("1000000", "1000000", "1000000", "2", "counted"))
+        # task-clock in msec, as perf prints it.
+        self.assertEqual(count["task-clock"]["unit"], "msec")
+        self.assertLess(float(count["task-clock"]["value"]), 1000)
+        self.assertNotIn("e+", r.err)
+        # -I: "interval" records with theirs.
+        r = self.pmustat(["-x", ";", "--csv-header", "-I", "20", "-e", "INST_RETIRED.ANY"],
+                         self.workload(INST + ":100", extra=["--steps", "2", "--step-ms", "40"]))
+        rows = list(csv.reader(io.StringIO(r.err), delimiter=";"))
+        self.assertEqual(rows[0], ["#interval", "time", "round", "run", "cpu", "value", "unit", "event"])
+        self.assertTrue(all(len(row) == 8 for row in rows if row[0] == "interval"), rows)
+        self.assertEqual(sum(int(row[5]) for row in rows if row[0] == "interval"), 200)
+
+    def test_dash_output_is_stdout_and_json_loads(self):
+        noisy = ["/bin/sh", "-c", 'echo "the command writes here" >&2; exec "$0" --quiet --retire %s:10' % INST,
+                 WORKLOAD]
+        r = self.pmustat(["--json", "-o", "-", "-e", "INST_RETIRED.ANY"], noisy)
+        self.assertEqual(r.status, 0, r.err)
+        # run-under-emu's "cpu N" line aside, standard output is the record: json.load reads it.
+        doc = json.loads(r.out[r.out.index("{"):])
+        validate(doc)
+        self.assertEqual(doc["events"][0]["value"], 10)
+        self.assertIn("the command writes here", r.err)
+        self.assertFalse(os.path.exists(self.path("-")))
+
+    def test_json_status_is_an_enum_with_its_words_beside_it(self):
+        r = self.pmustat(["--json", "-e", "INST_RETIRED.ANY"], self.workload(INST + ":10"))
+        ev = r.json()["events"][0]
+        self.assertEqual((ev["status"], ev["status_text"]), ("counted", "counted"))
+        self.assertEqual(r.json()["format_version"], 2)
+        self.assertIn("core", r.json())
+        self.assertNotIn("cores", r.json())
+
+    def test_metric_columns_line_up(self):
+        # Ice Lake: PERF_METRICS bytes are a share of slots, not counts; CPI's long unit keeps its column.
+        r = self.pmustat(["-e", "instructions,cycles", "-M", "Info_Thread_CPI,Info_Thread_IPC,TopdownL1"],
+                         self.workload("0xc0:0x00:5000", "0x3c:0x00:2500",
+                                       extra=["--topdown", "100000:200000:300000:400000"]), model="icelake")
+        self.assertEqual(r.status, 0, r.err)
+        self.assertRegex(r.err, r"\n +29\.80 %      PERF_METRICS\.FRONTEND_BOUND:u +#  of slots \(IA32_PERF_METRICS byte 76/255\)\n")
+        cpi = re.search(r"\n( +0\.500 per instruction  )Info_Thread_CPI\n", r.err)
+        ipc = re.search(r"\n( +2\.000 +)Info_Thread_IPC\n", r.err)
+        fe = re.search(r"\n( +29\.80 % +)Frontend_Bound", r.err)
+        self.assertTrue(cpi and ipc and fe, r.err)
+        self.assertEqual(len(cpi.group(1)), len(ipc.group(1)))
+        self.assertEqual(len(cpi.group(1)), len(fe.group(1)))
+        # Run tags after a "#" comment start in the column of those without one (7 events: 2 runs).
+        r = self.pmustat(["-e", "BR_INST_RETIRED.ALL_BRANCHES,BR_MISP_RETIRED.ALL_BRANCHES,LLC_MISSES,"
+                          "LONGEST_LAT_CACHE.REFERENCE,MEM_INST_RETIRED.ALL_LOADS,MEM_INST_RETIRED.ALL_STORES,"
+                          "UOPS_ISSUED.ANY"], self.workload(BRANCHES + ":100", MISSES + ":5"))
+        self.assertEqual(r.status, 0, r.err)
+        self.assertIn("#    5.00% of all branches  (run 1, pmc1)", r.err)
+        tags = [line.index("(run ") for line in r.err.splitlines() if ":u " in line]
+        self.assertEqual(len(tags), 7, r.err)
+        self.assertEqual(len(set(tags)), 1, r.err)
 
 
 class HostileNames(unittest.TestCase):
@@ -501,8 +619,6 @@ class HostileNames(unittest.TestCase):
         return p.returncode, p.stdout, p.stderr
 
     def test_csv_fields_with_every_event_spelling(self):
-        import csv
-        import io
         spellings = ["LLC_MISSES", "LONGEST_LAT_CACHE.MISS", "longest_lat_cache.miss:u", "cache-misses",
                      "r412e", "cpu/event=0x2e,umask=0x41/", "cpu/event=0x2e,umask=0x41/u",
                      "cpu/event=0x2e,umask=0x41,name=a;b.c::d/", 'cpu/event=0x2e,umask=0x41,name=say "hi"/',
@@ -517,14 +633,16 @@ class HostileNames(unittest.TestCase):
                         # csv wants a one-character delimiter: map a longer one first, outside quotes only.
                         rows = list(csv.reader(io.StringIO(self.split(text, sep)), delimiter="\x1f"))
                         self.assertEqual(len(rows), 1, text)
-                        self.assertEqual(len(rows[0]), 14 if repeat else 7, text)
+                        # The "count" record's fixed columns, with or without -r.
+                        self.assertEqual(len(rows[0]), 17, text)
+                        self.assertEqual(rows[0][0], "count", text)
                         # perf's event field: the spelling, with the ring when it does not say it.
                         labelled = spelling if spelling.endswith(("/u", ":u")) else \
                             spelling + ("u" if spelling.endswith("/") else ":u")
-                        self.assertEqual(rows[0][2], labelled, text)
-                        self.assertEqual(rows[0][6], "counted", text)
+                        self.assertEqual(rows[0][4], labelled, text)
+                        self.assertEqual(rows[0][8], "counted", text)
                         if "cmask" not in spelling:
-                            self.assertEqual(rows[0][0], "7", text)
+                            self.assertEqual(rows[0][2], "7", text)
 
     @staticmethod
     def split(text, sep):
@@ -586,7 +704,7 @@ class SchemaItself(unittest.TestCase):
         with open(os.path.join(GOLDEN, "gate-failure.json")) as f:
             doc = json.load(f)
         jsonschema.validate(doc, SCHEMA_DOC)
-        for broken in (dict(doc, format_version=2), dict(doc, surprise=1),
+        for broken in (dict(doc, format_version=1), dict(doc, surprise=1),
                        dict(doc, events=[dict(doc["events"][0], value=-1)]),
                        {k: v for k, v in doc.items() if k != "failed"},
                        dict(doc, regions=[{"name": "hot", "calls": 1}])):

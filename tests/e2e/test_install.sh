@@ -30,6 +30,8 @@ mv "$prefix" "$tmp/moved"
 pmustat="$tmp/moved/bin/pmustat"
 [ -f "$tmp/moved/share/pmustat/events/mapfile.csv" ] || fail "no share/pmustat/events/mapfile.csv installed"
 [ -f "$tmp/moved/share/bash-completion/completions/pmustat" ] || fail "no bash completion installed"
+# The --json records' contract, for scripts that validate them.
+[ -f "$tmp/moved/share/pmustat/pmustat-output.schema.json" ] || fail "no share/pmustat/pmustat-output.schema.json installed"
 
 out=$("$pmustat" list --table skylake LONGEST_LAT_CACHE.MISS 2>&1) || fail "moved pmustat list: $out"
 case $out in

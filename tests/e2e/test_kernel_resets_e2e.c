@@ -106,7 +106,9 @@ assert_not_counted(json_t *root, const char *name, const char *status)
 	json_t *e = named(root, name);
 
 	assert_true(json_is_null(json_object_get(e, "value")));
-	assert_string_equal(json_string_value(json_object_get(e, "status")), status);
+	/* The enum, and its words beside it (JSON format 2). */
+	assert_string_equal(json_string_value(json_object_get(e, "status")), "not_counted");
+	assert_string_equal(json_string_value(json_object_get(e, "status_text")), status);
 }
 
 /*

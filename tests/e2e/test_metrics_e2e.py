@@ -163,8 +163,10 @@ class MetricsE2E(unittest.TestCase):
         p = self.pmustat(["-M", "tma_frontend_bound,Retiring", "-x", ";"], L1)
         self.assertEqual(p.returncode, 0, p.stderr)
         rows = [line.split(";") for line in p.stderr.splitlines() if line.startswith("metric;")]
-        self.assertEqual(rows, [["metric", "20", "percent", "Frontend_Bound", "1", "counted", "1"],
-                                ["metric", "40", "percent", "Retiring", "1", "counted", ""]])
+        # The "metric" record's 16 fixed columns: type, cpu, value, unit, name, run, status, reason, flagged, ...
+        self.assertEqual([len(r) for r in rows], [16, 16])
+        self.assertEqual([r[:9] for r in rows], [["metric", "", "20", "percent", "Frontend_Bound", "1", "counted", "", "1"],
+                                                 ["metric", "", "40", "percent", "Retiring", "1", "counted", "", ""]])
 
     def test_batches_keep_each_metric_in_one_run(self):
         # The NMI watchdog holds fixed counter 1: the cycles go on a GP
@@ -244,8 +246,8 @@ class MetricsE2E(unittest.TestCase):
         self.assertIn("CPU_CLK_UNHALTED.THREAD", m["reason"])
         p = self.pmustat(["-M", "Info_Thread_IPC", "-x", ","], [INST + ":100"])
         line = [line for line in p.stderr.splitlines() if line.startswith("metric,")][0]
-        self.assertTrue(line.startswith("metric,,,Info_Thread_IPC,1,"), line)
-        self.assertNotIn("inf", line.lower().split(",")[1] + line.lower().split(",")[2])
+        self.assertTrue(line.startswith("metric,,,,Info_Thread_IPC,1,not_counted,"), line)
+        self.assertNotIn("inf", line.lower().split(",")[2] + line.lower().split(",")[3])
         # A check on it fails: no value.
         p = self.pmustat(["-M", "IPC", "--check", "IPC>=0"], [INST + ":100"])
         self.assertEqual(p.returncode, 3)
@@ -372,8 +374,9 @@ class MetricsE2E(unittest.TestCase):
         for f in rows:
             by_time.setdefault(f[1], []).append(f)
         for t, fs in by_time.items():
-            inst = [int(f[4]) for f in fs if f[0] == "interval" and f[5] == "INST_RETIRED.ANY:u"]
-            clk = [int(f[4]) for f in fs if f[0] == "interval" and f[5] == "CPU_CLK_UNHALTED.THREAD:u"]
+            # interval: type, time, round, run, cpu, value, unit, event
+            inst = [int(f[5]) for f in fs if f[0] == "interval" and f[7] == "INST_RETIRED.ANY:u"]
+            clk = [int(f[5]) for f in fs if f[0] == "interval" and f[7] == "CPU_CLK_UNHALTED.THREAD:u"]
             metric = [f for f in fs if f[0] == "interval-metric"]
             self.assertEqual(len(metric), 1, fs)
             self.assertEqual((metric[0][2], metric[0][3], metric[0][5], metric[0][6]),
@@ -384,7 +387,7 @@ class MetricsE2E(unittest.TestCase):
             else:
                 self.assertEqual(metric[0][4], "")
         p = self.pmustat(["-M", "IPC", "-I", "100"], [], model="skylakex", command=command)
-        self.assertRegex(p.stderr, r"\n +[0-9.]+ +2 +Info_Thread_IPC\n")
+        self.assertRegex(p.stderr, r"\n +[0-9.]+ +2\.000 +Info_Thread_IPC\n")
 
     @unittest.skipIf(len(os.sched_getaffinity(0)) < 2, "needs two CPUs")
     def test_core_list_sums_and_per_cpu(self):
@@ -415,18 +418,20 @@ class MetricsE2E(unittest.TestCase):
         self.assertEqual([c["value"] for c in util["per_cpu"]], [25.0, 50.0])
         p = run(["-A"])
         self.assertEqual(p.returncode, 0, p.stderr)
-        self.assertRegex(p.stderr, r"\nCPU%d +2 +Info_Thread_IPC *\nCPU%d +0\.500 +Info_Thread_IPC *\n" % (a, b))
+        # Ratios with 3 decimals alike: 2.000 in line with 0.500.
+        self.assertRegex(p.stderr, r"\nCPU%d +2\.000 +Info_Thread_IPC *\nCPU%d +0\.500 +Info_Thread_IPC *\n" % (a, b))
         self.assertRegex(p.stderr, r"\nCPU%d +25\.00 %% +cpu_utilization *\nCPU%d +50\.00 %% +cpu_utilization" % (a, b))
         p = run(["-A", "-x", ","])
-        lines = [line for line in p.stderr.splitlines() if ",metric," in line]
-        self.assertEqual(lines, ["CPU%d,metric,2,,Info_Thread_IPC,1,counted," % a,
-                                 "CPU%d,metric,0.5,,Info_Thread_IPC,1,counted," % b,
-                                 "CPU%d,metric,25,percent,cpu_utilization,1,counted," % a,
-                                 "CPU%d,metric,50,percent,cpu_utilization,1,counted," % b])
+        pad = "," * 9
+        lines = [line for line in p.stderr.splitlines() if line.startswith("metric,CPU")]
+        self.assertEqual(lines, ["metric,CPU%d,2,,Info_Thread_IPC,1,counted" % a + pad,
+                                 "metric,CPU%d,0.5,,Info_Thread_IPC,1,counted" % b + pad,
+                                 "metric,CPU%d,25,percent,cpu_utilization,1,counted" % a + pad,
+                                 "metric,CPU%d,50,percent,cpu_utilization,1,counted" % b + pad])
         p = run(["-x", ","])
         lines = [line for line in p.stderr.splitlines() if line.startswith("metric,")]
-        self.assertEqual(lines, ["metric,1.25,,Info_Thread_IPC,1,counted,",
-                                 "metric,37.5,percent,cpu_utilization,1,counted,"])
+        self.assertEqual(lines, ["metric,,1.25,,Info_Thread_IPC,1,counted" + pad,
+                                 "metric,,37.5,percent,cpu_utilization,1,counted" + pad])
 
     @unittest.skipIf(len(os.sched_getaffinity(0)) < 2, "needs two CPUs")
     def test_icelake_top_down_on_two_cores_weights_by_slots(self):

@@ -136,7 +136,7 @@ test_per_cpu_lines(void **state)
 	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", list_arg, "-A", "-x", ",", "-e", "INST_RETIRED.ANY",
 		"--", WL, "--quiet", "--threads", "2", "--spread", "--retire", "0xc0:0:1000", NULL });
 	e2e_assert_status(&r, 0);
-	snprintf(line, sizeof(line), "CPU%d,1000,,INST_RETIRED.ANY:u,INST_RETIRED.ANY,fixed0,1,counted\n", cpu0);
+	snprintf(line, sizeof(line), "CPU%d,1000,,INST_RETIRED.ANY:u,INST_RETIRED.ANY,fixed0,1,counted,,", cpu0);
 	e2e_assert_err_contains(&r, line);
 	snprintf(line, sizeof(line), "CPU%d,1000,,INST_RETIRED.ANY:u,", cpu1);
 	e2e_assert_err_contains(&r, line);
@@ -146,7 +146,7 @@ test_per_cpu_lines(void **state)
 	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", list_arg, "-x", ",", "-e", "INST_RETIRED.ANY", "--", WL,
 		"--quiet", "--threads", "2", "--spread", "--retire", "0xc0:0:1000", NULL });
 	e2e_assert_status(&r, 0);
-	assert_string_equal(r.err, "2000,,INST_RETIRED.ANY:u,INST_RETIRED.ANY,fixed0,1,counted\n");
+	assert_string_equal(r.err, "count,,2000,,INST_RETIRED.ANY:u,INST_RETIRED.ANY,fixed0,1,counted,,,,,,,,\n");
 	e2e_result_free(&r);
 
 	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", list_arg, "-A", "-e", "INST_RETIRED.ANY", "--", WL,
@@ -213,10 +213,10 @@ test_each_core_its_own_assignment(void **state)
 	{
 		char line[160];
 
-		snprintf(line, sizeof(line), "CPU%d,3000,,CPU_CLK_UNHALTED.THREAD:u,CPU_CLK_UNHALTED.THREAD,fixed1,1,counted\n",
+		snprintf(line, sizeof(line), "CPU%d,3000,,CPU_CLK_UNHALTED.THREAD:u,CPU_CLK_UNHALTED.THREAD,fixed1,1,counted,,",
 			 cpu0);
 		e2e_assert_err_contains(&r, line);
-		snprintf(line, sizeof(line), "CPU%d,3000,,CPU_CLK_UNHALTED.THREAD:u,CPU_CLK_UNHALTED.THREAD,pmc0,1,counted\n",
+		snprintf(line, sizeof(line), "CPU%d,3000,,CPU_CLK_UNHALTED.THREAD:u,CPU_CLK_UNHALTED.THREAD,pmc0,1,counted,,",
 			 cpu1);
 		e2e_assert_err_contains(&r, line);
 	}

@@ -24,21 +24,31 @@
 #include "pmu/msr.h"
 #include "two_cores_fixture.h"
 
-/* The sum of the "interval" CSV lines of @cpu ("CPU<N>", or NULL: lines without a CPU field) for @event. */
+/*
+ * The sum of the "interval" CSV records (interval,time,round,run,cpu,value,unit,event)
+ * of @cpu ("CPU<N>", or NULL: records with an empty cpu field) for @event.
+ */
 static long long
 interval_sum(const char *text, const char *cpu, const char *event)
 {
 	long long sum = 0;
 
 	for (const char *l = text; l && *l; l = strchr(l, '\n') ? strchr(l, '\n') + 1 : NULL) {
-		char fields[7][64];
-		int n = sscanf(l, "interval,%63[^,],%63[^,],%63[^,],%63[^,],%63[^,\n],%63[^,\n]", fields[0], fields[1],
-			       fields[2], fields[3], fields[4], fields[5]);
+		char line[512], *fields[8], *p;
+		size_t len = strcspn(l, "\n");
+		unsigned n = 0;
 
-		if (cpu && n == 6 && strcmp(fields[3], cpu) == 0 && strcmp(fields[5], event) == 0)
-			sum += atoll(fields[4]);
-		else if (!cpu && n == 5 && strcmp(fields[4], event) == 0)
-			sum += atoll(fields[3]);
+		if (strncmp(l, "interval,", 9) != 0 || len >= sizeof(line))
+			continue;
+		memcpy(line, l, len);
+		line[len] = '\0';
+		/* strsep keeps the empty fields. */
+		for (p = line; n < 8 && (fields[n] = strsep(&p, ",")); n++)
+			;
+		if (n != 8 || strcmp(fields[7], event) != 0)
+			continue;
+		if (cpu ? strcmp(fields[4], cpu) == 0 : fields[4][0] == '\0')
+			sum += atoll(fields[5]);
 	}
 	return sum;
 }

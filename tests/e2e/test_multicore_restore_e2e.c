@@ -287,7 +287,7 @@ test_refused_lists(void **state)
 	e2e_assert_err_contains(&r, msg);
 	snprintf(msg, sizeof(msg), "CPU%d,", cpu1);
 	e2e_assert_err_contains(&r, msg);
-	e2e_assert_err_contains(&r, ",ns,task-clock,");
+	e2e_assert_err_contains(&r, ",msec,task-clock,");
 	e2e_result_free(&r);
 	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "--backend", "perf", "-C", list_arg, "-e", "task-clock", "--",
 		WL, "--quiet", "--threads", "2", NULL });

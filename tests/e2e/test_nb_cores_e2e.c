@@ -49,14 +49,14 @@ setup(void **state)
 
 #define NEED_CPUS_0_1() do { if (*state) skip(); } while (0)
 
-/* The value of -A's CSV row "CPU<cpu>,VALUE,,EVENT," in @out, or fail. */
+/* The value of -A's CSV record "count,CPU<cpu>,VALUE,,EVENT," in @out, or fail. */
 static unsigned long long
 cpu_value(const char *out, int cpu, const char *event)
 {
 	char needle[200];
 	const char *hit;
 
-	snprintf(needle, sizeof(needle), "CPU%d,", cpu);
+	snprintf(needle, sizeof(needle), "count,CPU%d,", cpu);
 	for (hit = strstr(out, needle); hit; hit = strstr(hit + 1, needle)) {
 		const char *nl = strchr(hit, '\n');
 		char ev[200];
@@ -69,14 +69,14 @@ cpu_value(const char *out, int cpu, const char *event)
 	return 0;
 }
 
-/* The counter field of -A's CSV row "CPU<cpu>,VALUE,,EVENT,NAME,COUNTER,..." in @out (into @buf), or fail. */
+/* The counter field of -A's CSV record "count,CPU<cpu>,VALUE,,EVENT,NAME,COUNTER,..." in @out (into @buf), or fail. */
 static const char *
 cpu_counter(const char *out, int cpu, const char *event, char *buf, size_t size)
 {
 	char needle[200];
 	const char *hit;
 
-	snprintf(needle, sizeof(needle), "CPU%d,", cpu);
+	snprintf(needle, sizeof(needle), "count,CPU%d,", cpu);
 	for (hit = strstr(out, needle); hit; hit = strstr(hit + 1, needle)) {
 		const char *nl = strchr(hit, '\n'), *f = hit;
 		char ev[200];
@@ -84,8 +84,8 @@ cpu_counter(const char *out, int cpu, const char *event, char *buf, size_t size)
 		snprintf(ev, sizeof(ev), ",,%s,", event);
 		if ((hit != out && hit[-1] != '\n') || !strstr(hit, ev) || (nl && strstr(hit, ev) >= nl))
 			continue;
-		/* Past CPU<N>, value, unit, event, name: the counter. */
-		for (int k = 0; k < 5 && f; k++)
+		/* Past count, CPU<N>, value, unit, event, name: the counter. */
+		for (int k = 0; k < 6 && f; k++)
 			f = strchr(f, ',') ? strchr(f, ',') + 1 : NULL;
 		if (!f)
 			break;
@@ -96,7 +96,7 @@ cpu_counter(const char *out, int cpu, const char *event, char *buf, size_t size)
 	return NULL;
 }
 
-/* The value of the summed CSV row "VALUE,,EVENT," in @out, or fail. */
+/* The value of the summed CSV record "count,,VALUE,,EVENT," in @out, or fail. */
 static unsigned long long
 sum_value(const char *out, const char *event)
 {
@@ -108,8 +108,8 @@ sum_value(const char *out, const char *event)
 		const char *nl = strchr(line, '\n');
 		const char *hit = strstr(line, needle);
 
-		if (hit && (!nl || hit < nl) && line[0] >= '0' && line[0] <= '9')
-			return strtoull(line, NULL, 10);
+		if (hit && (!nl || hit < nl) && strncmp(line, "count,,", 7) == 0)
+			return strtoull(line + 7, NULL, 10);
 		line = nl ? nl + 1 : NULL;
 	}
 	fail_msg("no row for %s in:\n%s", event, out);
@@ -358,8 +358,8 @@ test_intervals(void **state)
 			const char *f = l + (l[0] == '\n');
 			unsigned long long v;
 
-			/* interval,TIME,ROUND,RUN,VALUE,EVENT */
-			for (int k = 0; k < 4; k++)
+			/* interval,TIME,ROUND,RUN,CPU,VALUE,UNIT,EVENT */
+			for (int k = 0; k < 5; k++)
 				f = strchr(f, ',') + 1;
 			v = strtoull(f, NULL, 10);
 			sum += v;

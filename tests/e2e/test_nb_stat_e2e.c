@@ -26,7 +26,7 @@
 #define IQ_CCCR2	0x36eu
 #define CRU_ESCR1	0x3b9u
 
-/* The value of CSV row @event ("VALUE,,EVENT,...") in @out, or fail. */
+/* The value of CSV "count" record @event ("count,,VALUE,,EVENT,...") in @out, or fail. */
 static unsigned long long
 csv_value(const char *out, const char *event)
 {
@@ -38,8 +38,8 @@ csv_value(const char *out, const char *event)
 		const char *nl = strchr(line, '\n');
 		const char *hit = strstr(line, needle);
 
-		if (hit && (!nl || hit < nl))
-			return strtoull(line, NULL, 10);
+		if (hit && (!nl || hit < nl) && strncmp(line, "count,,", 7) == 0)
+			return strtoull(line + 7, NULL, 10);
 		line = nl ? nl + 1 : NULL;
 	}
 	fail_msg("no row for %s in:\n%s", event, out);
@@ -416,7 +416,7 @@ test_software_events_and_perf_backend(void **state)
 	e2e_machine_new(&m, (const char *[]){ "--model", "netburst", "--cpus", "1", NULL });
 	run_stat(&m, &r, "task-clock,global_power_events", "-v", 0);
 	assert_int_equal(csv_value(r.err, "global_power_events:u"), 1000);
-	assert_non_null(strstr(r.err, ",ns,task-clock,task-clock,-,1,counted"));
+	assert_non_null(strstr(r.err, ",msec,task-clock,task-clock,-,1,counted"));
 	e2e_result_free(&r);
 	run_stat(&m, &r, "global_power_events", "--backend=perf", 125);
 	e2e_assert_err_contains(&r, "NetBurst events count only through the MSR backend");

@@ -87,7 +87,7 @@ test_default_set_json(void **state)
 		const char *name = json_string_value(json_object_get(ev, "name"));
 
 		if (strcmp(name, "task-clock") == 0) {
-			assert_string_equal(json_string_value(json_object_get(ev, "status")), "not supported");
+			assert_string_equal(json_string_value(json_object_get(ev, "status")), "not_supported");
 			seen = true;
 		}
 		if (strcmp(name, "instructions") == 0)

@@ -155,6 +155,17 @@ event_named(json_t *root, const char *name)
 	return NULL;
 }
 
+/* Occurrences of @needle in @hay. */
+static unsigned
+count_of(const char *hay, const char *needle)
+{
+	unsigned n = 0;
+
+	for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
+		n++;
+	return n;
+}
+
 /* 100 MiB touched: >= 25600 page faults, the command's exit status, backend perf. */
 static void
 check_software_run(int uid)
@@ -200,11 +211,22 @@ check_software_run(int uid)
 	assert_int_equal(json_integer_value(json_object_get(tc, "time_enabled_ns")),
 			 json_integer_value(json_object_get(tc, "time_running_ns")));
 	st = json_string_value(json_object_get(pf, "status"));
-	if (uid >= 0 && paranoid() >= 2)
-		assert_string_equal(st, "counted (user mode only: kernel.perf_event_paranoid=2)");
-	else
-		assert_string_equal(st, "counted");
+	assert_string_equal(st, "counted");
+	assert_true(json_is_true(json_object_get(pf, "user_only")) == (uid >= 0 && paranoid() >= 2));
 	json_decref(root);
+	/* The table: perf's task-clock:u, one line per event, and the reason said once under it. */
+	rc = run_real(uid, (const char *[]){ uid >= 0 ? shared_pmustat : E2E_PMUSTAT, "-e", "task-clock,page-faults",
+					     uid >= 0 ? shared_touch : PERF_TOUCH, "1", "7", NULL }, err, sizeof(err));
+	assert_int_equal(rc, 7);
+	assert_null(strstr(err, "(counted"));
+	if (uid >= 0 && paranoid() >= 2) {
+		assert_non_null(strstr(err, " msec      task-clock:u "));
+		assert_non_null(strstr(err, "      page-faults:u "));
+		assert_int_equal(count_of(err, "user mode only"), 1);
+	} else {
+		assert_non_null(strstr(err, " msec      task-clock "));
+		assert_int_equal(count_of(err, "user mode only"), 0);
+	}
 }
 
 static void
@@ -287,8 +309,8 @@ check_per_cpu_run(int uid)
 		}
 		assert_int_equal(sum, json_integer_value(json_object_get(e, "value")));
 		/* Off a CPU is not multiplexed: software events are counted. */
-		assert_non_null(strstr(json_string_value(json_object_get(e, "status")), "counted"));
-		assert_null(strstr(json_string_value(json_object_get(e, "status")), "multiplexed"));
+		assert_non_null(strstr(json_string_value(json_object_get(e, "status_text")), "counted"));
+		assert_null(strstr(json_string_value(json_object_get(e, "status_text")), "multiplexed"));
 	}
 	assert_true(json_integer_value(json_object_get(event_named(root, "page-faults"), "value")) >= 25600);
 	json_decref(root);
@@ -400,7 +422,8 @@ test_hardware_refused_without_pmu(void **state)
 		      err, sizeof(err));
 	if (rc != 0 || !strstr(err, "<not supported>      instructions") ||
 	    !strstr(err, "<not supported>      cycles") || !strstr(err, "<not supported>      branch-misses") ||
-	    !strstr(err, "the kernel's generic hardware event 0x1") || !strstr(err, "page-faults"))
+	    !strstr(err, "perf_event_open for 'instructions', 'cycles', 'branch-misses' (3 of the kernel's generic hardware events) failed") ||
+	    count_of(err, "pmustat: warning: ") != 1 || !strstr(err, "page-faults"))
 		fail_msg("--backend perf on a machine without a PMU: status %d: %s", rc, err);
 	/* What it asks the kernel for: the generic types, not Intel's raw encodings. */
 	rc = run_real(-1, (const char *[]){ E2E_PMUSTAT, "--backend", "perf", "--dry-run", "-e",
@@ -468,6 +491,15 @@ test_auto_falls_back_to_perf(void **state)
 		e2e_assert_err_contains(&r, "no CPU PMU driver");
 		e2e_assert_err_contains(&r, "run pmustat as root");
 		e2e_result_free(&r);
+		/* Four events refused for one cause: one warning naming them, the software event counted. */
+		e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "-e",
+						  "instructions,cycles,branches,branch-misses,task-clock", E2E_EMU_WORKLOAD,
+						  NULL });
+		e2e_assert_status(&r, 0);
+		assert_int_equal(count_of(r.err, "pmustat: warning: "), 1);
+		e2e_assert_err_contains(&r, "pmustat: warning: perf_event_open for 'instructions', 'cycles', 'branches', 'branch-misses' (4 hardware events) failed: ");
+		e2e_assert_err_contains(&r, "   <not supported>      branch-misses:u\n");
+		e2e_result_free(&r);
 	}
 	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "-v", "-e", "page-faults",
 					  E2E_EMU_WORKLOAD, NULL });
@@ -476,17 +508,6 @@ test_auto_falls_back_to_perf(void **state)
 	e2e_assert_err_contains(&r, "page-faults");
 	e2e_result_free(&r);
 	e2e_machine_free(&m);
-}
-
-/* Occurrences of @needle in @hay. */
-static unsigned
-count_of(const char *hay, const char *needle)
-{
-	unsigned n = 0;
-
-	for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle))
-		n++;
-	return n;
 }
 
 /* The default set's human table without a PMU: software events, times, one reason line. */
@@ -501,7 +522,7 @@ check_default_set_table(const char *err)
 	assert_non_null(strstr(err, "      cpu-migrations"));
 	assert_non_null(strstr(err, "      page-faults"));
 	for (size_t i = 0; i < sizeof(hw) / sizeof(hw[0]); i++) {
-		snprintf(line, sizeof(line), "   <not supported>      %s:u ", hw[i]);
+		snprintf(line, sizeof(line), "   <not supported>      %s:u\n", hw[i]);
 		if (!strstr(err, line))
 			fail_msg("no '%s' in: %s", line, err);
 	}
@@ -551,7 +572,7 @@ test_default_set_without_pmu(void **state)
 	assert_true(json_integer_value(json_object_get(e, "value")) >= 2560);
 	e = event_named(root, "instructions");
 	assert_true(json_is_null(json_object_get(e, "value")));
-	assert_string_equal(json_string_value(json_object_get(e, "status")), "not supported");
+	assert_string_equal(json_string_value(json_object_get(e, "status")), "not_supported");
 	json_decref(root);
 	unlink(out);
 	e2e_result_free(&r);
@@ -599,7 +620,8 @@ test_machine_output_options(void **state)
 
 	assert_int_equal(run_real(-1, (const char *[]){ E2E_PMUSTAT, "-x", ";", "--csv-header", "-e", "page-faults",
 							"true", NULL }, err, sizeof(err)), 0);
-	if (strncmp(err, "value;unit;event;name;counter;run;status\n", 41) != 0 || !strstr(err, ";;page-faults;"))
+	if (strncmp(err, "#count;cpu;value;unit;event;name;counter;run;status;reason;runs;mean;median;min;max;stddev;stderr_percent\n", 106) != 0 ||
+	    !strstr(err, "\ncount;;") || !strstr(err, ";;page-faults;"))
 		fail_msg("--csv-header: %s", err);
 	assert_int_equal(run_real(-1, (const char *[]){ E2E_PMUSTAT, "--csv-header", "-e", "page-faults", "true",
 							NULL }, err, sizeof(err)), 125);
@@ -616,7 +638,7 @@ test_machine_output_options(void **state)
 	text[n] = '\0';
 	fclose(f);
 	unlink(path);
-	if (!strstr(text, ",,page-faults,page-faults,-,1,counted\n"))
+	if (!strstr(text, ",,page-faults,page-faults,-,1,counted,,"))
 		fail_msg("--log-fd 3 wrote: %s", text);
 	assert_int_equal(run_real(-1, (const char *[]){ E2E_PMUSTAT, "--log-fd", "9", "true", NULL }, err,
 				  sizeof(err)), 125);

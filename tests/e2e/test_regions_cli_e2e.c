@@ -170,12 +170,13 @@ test_text_and_csv(void **state)
 	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "--regions", "-C", core_arg, "-e", "LLC_MISSES", "-x", ";",
 					  "--", REGION_DEMO, NULL });
 	e2e_assert_status(&r, 0);
-	e2e_assert_err_contains(&r, "1233;;LLC_MISSES:u;LLC_MISSES;pmc0;1;counted\n"
-				"region;cold;1;18;LLC_MISSES:u;LLC_MISSES\n"
+	e2e_assert_err_contains(&r, "1233;;LLC_MISSES:u;LLC_MISSES;pmc0;1;counted;;;;;;;;\n"
+				/* In the order they first ran, as the program ran them: not by name. */
 				"region;hot;3;1200;LLC_MISSES:u;LLC_MISSES\n"
+				"region;cold;1;18;LLC_MISSES:u;LLC_MISSES\n"
 				"region;inner;1;5;LLC_MISSES:u;LLC_MISSES\n"
-				"region;rec;2;5;LLC_MISSES:u;LLC_MISSES\n"
-				"region;worker;1;7;LLC_MISSES:u;LLC_MISSES\n");
+				"region;worker;1;7;LLC_MISSES:u;LLC_MISSES\n"
+				"region;rec;2;5;LLC_MISSES:u;LLC_MISSES\n");
 	e2e_result_free(&r);
 	e2e_machine_free(&m);
 }
@@ -298,9 +299,9 @@ test_metrics_per_region(void **state)
 	argv[8] = "-r1";
 	e2e_run(&m, &r, argv);
 	e2e_assert_status(&r, 0);
-	e2e_assert_err_contains(&r, "region-metric;hot;3;;Info_Thread_IPC;1;counted;\n");
-	e2e_assert_err_contains(&r, "region-metric;cold;0.10000000000000001;;Info_Thread_IPC;1;counted;\n");
-	e2e_assert_err_contains(&r, "region-metric;cold;;;Info_Memory_L3_Cache_Fill_BW;1;a code region has no duration of its own");
+	e2e_assert_err_contains(&r, "region-metric;hot;3;;Info_Thread_IPC;1;counted;;\n");
+	e2e_assert_err_contains(&r, "region-metric;cold;0.1;;Info_Thread_IPC;1;counted;;\n");
+	e2e_assert_err_contains(&r, "region-metric;cold;;;Info_Memory_L3_Cache_Fill_BW;1;not_counted;a code region has no duration of its own");
 	e2e_result_free(&r);
 
 	argv[6] = "-r1";
@@ -308,7 +309,7 @@ test_metrics_per_region(void **state)
 	e2e_run(&m, &r, argv);
 	e2e_assert_status(&r, 0);
 	e2e_assert_err_contains(&r, " hot: 2 calls\n               120      INST_RETIRED.ANY:u\n                40      CPU_CLK_UNHALTED.THREAD:u\n");
-	e2e_assert_err_contains(&r, "                12      LONGEST_LAT_CACHE.MISS:u\n                 3      Info_Thread_IPC");
+	e2e_assert_err_contains(&r, "                12      LONGEST_LAT_CACHE.MISS:u\n             3.000      Info_Thread_IPC");
 	e2e_assert_err_contains(&r, "Info_Memory_L3_Cache_Fill_BW    (no value: a code region has no duration of its own");
 	e2e_result_free(&r);
 	e2e_machine_free(&m);

@@ -198,7 +198,7 @@ test_offcore_filter_rewritten_mid_run_is_not_counted(void **state)
 		"--offcore", "0x10001:5", "--offcore", "0x10004:11", "--offcore", "0x3fc01c0004:222", NULL });
 	e2e_assert_status(&r, 0);
 	e2e_assert_err_contains(&r, "another user (perf?) rewrote MSR_OFFCORE_RSP_0 (0x1a6) during the run (0x10001");
-	e2e_assert_err_contains(&r, ","OCR_A":u,"OCR_A",pmc0,1,not counted: offcore response filter changed by another user");
+	e2e_assert_err_contains(&r, ","OCR_A":u,"OCR_A",pmc0,1,not_counted,offcore response filter changed by another user");
 	e2e_assert_err_contains(&r, "222,,"OCR_B":u,"OCR_B",pmc1,1,counted");
 	assert_int_equal(e2e_msr(&m, 1, MSR_OFFCORE_RSP_0), 0x10001);
 	assert_int_equal(e2e_msr(&m, 1, MSR_OFFCORE_RSP_1), FOUND_RSP1);

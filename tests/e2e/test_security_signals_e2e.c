@@ -264,8 +264,8 @@ test_interval_sampler_stops_before_the_restore(void **state)
 	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		unsigned long long v;
 
-		/* interval,TIME,ROUND,RUN,VALUE,EVENT */
-		if (sscanf(line, "interval,%*f,%*u,%*u,%llu,", &v) != 1)
+		/* interval,TIME,ROUND,RUN,CPU (empty),VALUE,UNIT,EVENT */
+		if (sscanf(line, "interval,%*f,%*u,%*u,,%llu,", &v) != 1)
 			fail_msg("not an interval: %s", line);
 		if (v > 100)
 			fail_msg("an interval after the restore: %s", line);

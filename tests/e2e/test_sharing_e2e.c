@@ -153,7 +153,7 @@ test_counter_reprogrammed_mid_run_is_not_counted(void **state)
 	assert_non_null(root);
 	assert_int_equal(json_integer_value(json_object_get(event_of(root, 0), "value")), 500);
 	assert_true(json_is_null(json_object_get(event_of(root, 1), "value")));
-	assert_string_equal(json_string_value(json_object_get(event_of(root, 1), "status")),
+	assert_string_equal(json_string_value(json_object_get(event_of(root, 1), "status_text")),
 			    "not counted: counter taken by another user");
 	json_decref(root);
 	/* perf's counter is as perf left it, still enabled; pmustat's fixed counter is back to clear. */
@@ -192,9 +192,17 @@ test_enable_cleared_in_global_ctrl_is_not_counted(void **state)
 	assert_non_null(root);
 	assert_int_equal(json_integer_value(json_object_get(event_of(root, 0), "value")), 500);
 	assert_true(json_is_null(json_object_get(event_of(root, 1), "value")));
-	assert_string_equal(json_string_value(json_object_get(event_of(root, 1), "status")),
+	assert_string_equal(json_string_value(json_object_get(event_of(root, 1), "status")), "not_counted");
+	assert_string_equal(json_string_value(json_object_get(event_of(root, 1), "status_text")),
 			    "not counted: counter stopped by another user");
 	json_decref(root);
+	e2e_result_free(&r);
+	/* The table: <not counted> in the value column, the reason whole after the name, never cut. */
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", "1", "-e", "INST_RETIRED.ANY,LLC_MISSES", "--",
+		m.workload, "--quiet", "--cpu", "1", "--retire", "0xc0:0:300", "--retire", "0x2e:0x41:5",
+		"--act", "wrmsr:0x38f=0x700000000", "--retire", "0xc0:0:200", "--retire", "0x2e:0x41:7", NULL });
+	e2e_assert_status(&r, 0);
+	e2e_assert_err_contains(&r, "     <not counted>      LLC_MISSES:u                     (counter stopped by another user)\n");
 	assert_int_equal(e2e_msr(&m, 1, MSR_IA32_PERF_GLOBAL_CTRL), 0x700000000ull);
 	assert_int_equal(e2e_msr(&m, 1, msr_evtsel(0)), 0);
 	assert_int_equal(e2e_msr(&m, 1, MSR_IA32_FIXED_CTR_CTRL), 0);

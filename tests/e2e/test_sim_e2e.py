@@ -208,8 +208,10 @@ class SimE2E(unittest.TestCase):
         self.assertRegex(err, r"[\d,]+\s+instructions")
         r = pmustat("--backend", "sim", "-x", ",", "-e", "instructions", "--", WORKLOAD)
         fields = r.stderr.decode().strip().split(",")
-        self.assertEqual(fields[3], "instructions")
-        self.assertEqual(fields[4], "simulated")
+        # The "count" record: type, cpu, value, unit, event, name, counter, ...
+        self.assertEqual(fields[0], "count")
+        self.assertEqual(fields[5], "instructions")
+        self.assertEqual(fields[6], "simulated")
 
     def test_check_gates(self):
         n = counts_of(self.all_events())["instructions"]

@@ -128,9 +128,12 @@ class Habits(unittest.TestCase):
         self.assertNotIn("--backend perf was given", err)
         rows = [l.split(",") for l in err.splitlines() if l.startswith("interval,")]
         self.assertGreaterEqual(len(rows), 2, err)
-        total = [l.split(",") for l in err.splitlines() if l.endswith(",counted")][0]
-        # The intervals add up to the total exactly: the last is the final count less the others.
-        self.assertEqual(sum(int(r[4]) for r in rows), int(total[0]), err)
+        total = [l.split(",") for l in err.splitlines() if l.startswith("count,")][0]
+        # The intervals add up to the total exactly: the last is the final count less the others
+        # (interval: type, time, round, run, cpu, value, unit, event; count: type, cpu, value, unit, ...;
+        # task-clock in msec to the ns).
+        self.assertEqual((total[3], rows[0][6]), ("msec", "msec"), err)
+        self.assertEqual(sum(round(float(r[5]) * 1e6) for r in rows), round(float(total[2]) * 1e6), err)
         times = [float(r[1]) for r in rows]
         self.assertEqual(times, sorted(times))
         # --interval-count 2: two, then no more; the command runs to its end.

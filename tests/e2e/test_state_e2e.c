@@ -345,7 +345,15 @@ test_reset_zero(void **state)
 	set(&m, MSR_IA32_FIXED_CTR_CTRL, 0xb2);
 	set(&m, msr_fixed_ctr(0), 55);
 	set(&m, MSR_IA32_PERF_GLOBAL_STATUS_SET, 0x5);
+	/* No journal says whose they are (likwid's?): without a terminal, only with --yes; nothing cleared, the fix named. */
 	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "reset", "-C", core_arg, "--zero", NULL });
+	e2e_assert_status(&r, 125);
+	e2e_assert_err_contains(&r, " pmc2 fixed0 in use by an owner pmustat cannot tell");
+	e2e_assert_err_contains(&r, "nothing was cleared: confirm on a terminal, or add --yes");
+	assert_int_equal(e2e_msr(&m, (unsigned)core, msr_evtsel(2)), 0x4100c4);
+	assert_int_equal(e2e_msr(&m, (unsigned)core, msr_pmc(2)), 999);
+	e2e_result_free(&r);
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "reset", "-C", core_arg, "--zero", "--yes", NULL });
 	e2e_assert_status(&r, 0);
 	e2e_assert_err_contains(&r, "cleared pmc2 fixed0");
 	assert_int_equal(e2e_msr(&m, (unsigned)core, msr_evtsel(2)), 0);
@@ -362,6 +370,13 @@ test_reset_zero(void **state)
 	e2e_assert_out_contains(&r, "\"fixed1\"");
 	assert_int_equal(e2e_msr(&m, (unsigned)core, msr_evtsel(1)), 0);
 	assert_int_equal(e2e_msr(&m, (unsigned)core, MSR_IA32_FIXED_CTR_CTRL), 0);
+	e2e_result_free(&r);
+
+	/* Nothing left: said, not silence. */
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "reset", "-C", core_arg, "--zero", NULL });
+	e2e_assert_status(&r, 0);
+	e2e_assert_err_contains(&r, "pmustat reset: nothing to do: no journal of a killed run on cores ");
+	e2e_assert_err_contains(&r, ", and no counter in pmustat's style to clear");
 	e2e_result_free(&r);
 
 	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "reset", "--force", NULL });

@@ -89,6 +89,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 					  b->events[i].value);
 		}
 		(void)failed;
+		baseline_free(b);
 	} else if (!err_msg(err)[0]) {
 		fuzz_fail("error %d without a message", ret);
 	}

@@ -79,6 +79,7 @@ test_load_good(void **state)
 	assert_true(b.events[1].value == 200.5);
 	assert_false(b.events[2].counted);
 	err_clear(&err);
+	baseline_free(&b);
 }
 
 /* -M's metrics follow the events (and regions), by name; a metric's value may be a fraction, < 0 or null. */
@@ -114,6 +115,7 @@ test_load_metrics(void **state)
 	assert_int_equal(baseline_compare(&b, cur, 3, &t, out), 1);
 	assert_true(out[1].passed);
 	err_clear(&err);
+	baseline_free(&b);
 }
 
 static const struct {
@@ -312,6 +314,7 @@ test_compare(void **state)
 	assert_int_equal(baseline_compare(&b, cur + 1, 1, &t, out), 0);
 	assert_true(out[0].tolerance_percent == 30);
 	err_clear(&err);
+	baseline_free(&b);
 }
 
 /* -e cycles,cycles: the k-th occurrence now is compared with the k-th then. */
@@ -342,6 +345,7 @@ test_compare_event_listed_twice(void **state)
 	assert_int_equal(baseline_compare(&b, cur, 2, &t, out), 1);
 	assert_false(out[0].passed);
 	err_clear(&err);
+	baseline_free(&b);
 }
 
 /* Hostile paths: a FIFO does not block, a link is not followed, the file's text is not echoed. */
@@ -374,6 +378,7 @@ test_hostile_paths(void **state)
 	assert_int_equal(baseline_load(path, &b, &err), 0);
 	assert_int_equal(b.nevents, 4);
 	err_clear(&err);
+	baseline_free(&b);
 }
 
 int
