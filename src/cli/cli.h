@@ -28,6 +28,13 @@ int cmd_stat(int argc, char **argv, struct pmustat_error **err);
 int cmd_stat_subcommand(int argc, char **argv, struct pmustat_error **err);
 int cmd_stat_as(const char *prog, int argc, char **argv, struct pmustat_error **err);
 int cmd_state(int argc, char **argv, struct pmustat_error **err);
+int cmd_serve(int argc, char **argv, struct pmustat_error **err);
+
+struct stat_opts;
+/* One of stat's options (getopt's @c and optarg) into @o, messages as @prog: 0, or -EINVAL with the usage error. */
+int stat_take_option(const char *prog, int c, struct stat_opts *o, struct pmustat_error **err);
+/* @o as no option set it: no core chosen, no descriptors, one run. */
+void stat_opts_defaults(struct stat_opts *o);
 
 /* The counting options, for pmustat --help. */
 void stat_usage_options(FILE *out);

@@ -24,6 +24,7 @@ static const struct {
 	{ "list", "pmustat list", cmd_list },
 	{ "state", "pmustat state", cmd_state },
 	{ "reset", "pmustat reset", cmd_reset },
+	{ "serve", "pmustat serve", cmd_serve },
 };
 
 static void
@@ -36,6 +37,7 @@ usage(FILE *out)
 		"       pmustat list --tables [PATTERN] [--json]\n"
 		"       pmustat state [-C LIST] [--json] [--raw] [--watch MS [--count N]]\n"
 		"       pmustat reset [-C LIST] [--zero [--yes] [--force]] [--json]\n"
+		"       pmustat serve [-e EVENTS] {-C LIST | -a | -p PID} [--listen ADDR:PORT] [--backend perf|msr]\n"
 		"       pmustat help [COMMAND]\n"
 		"       pmustat --version | --help\n"
 		"\n"
@@ -90,7 +92,7 @@ help_command(int argc, char **argv)
 			return finish(subcommands[i].prog, subcommands[i].run(2, sub_argv, &err), err);
 		}
 	}
-	fprintf(stderr, "pmustat help: no command '%s'; the commands are stat (counting, the default), info, list, state, reset\n",
+	fprintf(stderr, "pmustat help: no command '%s'; the commands are stat (counting, the default), info, list, state, reset, serve\n",
 		argv[2]);
 	return EXIT_PMUSTAT_FAILURE;
 }

@@ -58,6 +58,11 @@ stat_usage_options(FILE *out)
 		"                         (as likwid-pin); needs ptrace of the command\n"
 		"  -x, --field-separator SEP  CSV output\n"
 		"  -j, --json             one JSON object\n"
+		"      --output-format F  prometheus (text exposition 0.0.4) or openmetrics (1.0):\n"
+		"                         counters pmustat_<event>_total, validity and -M gauges\n"
+		"      --textfile DIR     also write the prometheus exposition atomically to\n"
+		"                         DIR/pmustat-<name>.prom (node_exporter's textfile collector)\n"
+		"      --textfile-name N  <name> of that file (default: the command's name)\n"
 		"      --csv-header       with -x, each record type's field names before its first\n"
 		"  -o, --output FILE      write the results to FILE instead of stderr ('-': stdout)\n"
 		"      --log-fd N         write the results to inherited descriptor N (N>FILE)\n"
@@ -284,6 +289,9 @@ enum {
 	OPT_METRIC_ONLY,
 	OPT_PER_THREAD,
 	OPT_PER_CORE,
+	OPT_OUTPUT_FORMAT,
+	OPT_TEXTFILE,
+	OPT_TEXTFILE_NAME,
 };
 
 /* '+': the first non-option word is COMMAND; its options are its own. */
@@ -335,16 +343,20 @@ static const struct option longopts[] = {
 	{ "cgroup", required_argument, NULL, 'G' },
 	{ "per-thread", no_argument, NULL, OPT_PER_THREAD },
 	{ "per-core", no_argument, NULL, OPT_PER_CORE },
+	{ "output-format", required_argument, NULL, OPT_OUTPUT_FORMAT },
+	{ "textfile", required_argument, NULL, OPT_TEXTFILE },
+	{ "textfile-name", required_argument, NULL, OPT_TEXTFILE_NAME },
 	{ NULL, 0, NULL, 0 },
 };
 
 /* One option into @o: 0, or -EINVAL with the usage error. */
-static int
-take_option(int c, struct stat_opts *o, struct pmustat_error **err)
+int
+stat_take_option(const char *prog, int c, struct stat_opts *o, struct pmustat_error **err)
 {
 	struct check_error cerr;
 	unsigned n;
 
+	stat_prog = prog;
 	switch (c) {
 	case 'e':
 		if (o->nspecs >= STAT_MAX_SPECS)
@@ -394,6 +406,27 @@ take_option(int c, struct stat_opts *o, struct pmustat_error **err)
 		return 0;
 	case 'o':
 		o->output = optarg;
+		return 0;
+	case OPT_OUTPUT_FORMAT: {
+		enum exposition fmt;
+
+		if (output_exposition_parse(optarg, &fmt))
+			return cli_usage_error(err, stat_prog,
+					       "--output-format %s: want prometheus or openmetrics (-x SEP for CSV, --json for JSON)",
+					       optarg);
+		o->exposition = (int)fmt;
+		return 0;
+	}
+	case OPT_TEXTFILE:
+		o->textfile_dir = optarg;
+		return 0;
+	case OPT_TEXTFILE_NAME:
+		if (!optarg[0] || strspn(optarg, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.") !=
+		    strlen(optarg) || optarg[0] == '.' || strlen(optarg) > 128)
+			return cli_usage_error(err, stat_prog,
+					       "--textfile-name %s: want letters, digits, '_', '-' and '.' (not first), at most 128",
+					       optarg);
+		o->textfile_name = optarg;
 		return 0;
 	case OPT_LOG_FD: {
 		int fl;
@@ -625,6 +658,13 @@ check_options(const struct stat_opts *o, struct pmustat_error **err)
 {
 	if (o->sep && o->json)
 		return cli_usage_error(err, stat_prog, "-x and --json exclude each other");
+	if (o->exposition && (o->sep || o->json))
+		return cli_usage_error(err, stat_prog, "--output-format, -x and --json exclude each other: one format per output");
+	if (o->textfile_name && !o->textfile_dir)
+		return cli_usage_error(err, stat_prog, "--textfile-name names the file of --textfile DIR: give both");
+	if ((o->textfile_dir || o->exposition) && o->interval_ms)
+		return cli_usage_error(err, stat_prog,
+				       "--output-format and --textfile write the whole run's counts once: they go without -I (pmustat serve exports counts as they grow)");
 	if (o->output && o->log_fd >= 0)
 		return cli_usage_error(err, stat_prog, "-o and --log-fd exclude each other: the results go to one place");
 	if (o->output && o->save_baseline && same_file(o->output, o->save_baseline))
@@ -687,6 +727,17 @@ check_options(const struct stat_opts *o, struct pmustat_error **err)
 	return check_sim(o, err);
 }
 
+void
+stat_opts_defaults(struct stat_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->core = -1;
+	o->log_fd = -1;
+	o->ctl_fd = -1;
+	o->ack_fd = -1;
+	o->repeat = 1;
+}
+
 int
 cmd_stat_as(const char *prog, int argc, char **argv, struct pmustat_error **err)
 {
@@ -695,12 +746,7 @@ cmd_stat_as(const char *prog, int argc, char **argv, struct pmustat_error **err)
 
 	stat_prog = prog;
 
-	memset(&o, 0, sizeof(o));
-	o.core = -1;
-	o.log_fd = -1;
-	o.ctl_fd = -1;
-	o.ack_fd = -1;
-	o.repeat = 1;
+	stat_opts_defaults(&o);
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, STAT_OPTSTRING, longopts, NULL)) != -1) {
@@ -713,7 +759,7 @@ cmd_stat_as(const char *prog, int argc, char **argv, struct pmustat_error **err)
 			cli_option_error(err, stat_prog, argv, STAT_OPTSTRING);
 			goto failed;
 		}
-		if (take_option(c, &o, err))
+		if (stat_take_option(stat_prog, c, &o, err))
 			goto failed;
 	}
 	if (optind < argc)

@@ -540,6 +540,75 @@ struct perf_metrics_sum {
 	bool read[SCHED_MAX_EVENTS];		/* a byte of some core's register */
 };
 
+/* Event @u's status from the @i-th core's reading: not counted when any core's counter was frozen or another user's. */
+static void
+put_status(struct run_ctx *c, unsigned u, unsigned i, const struct pmu_count *n)
+{
+	/* A core frozen by another user's PMI while the command ran leaves no count. */
+	if (n->frozen) {
+		c->counts[u].counted = false;
+		c->counts[u].status = "not counted: PMU frozen (CTR_Frz)";
+	} else if (n->taken || n->stopped || n->refiltered) {
+		c->counts[u].counted = false;
+		c->counts[u].status = n->taken ? "not counted: counter taken by another user" :
+			n->refiltered ? "not counted: offcore response filter changed by another user" :
+			"not counted: counter stopped by another user";
+	} else if (i == 0) {
+		c->counts[u].counted = true;
+		c->counts[u].status = "counted";
+	}
+}
+
+/*
+ * pmustat serve: the counts so far, from a read of every counter now (the
+ * sampler's running totals, every wrap seen), each counter checked still
+ * pmustat's; nothing stops, nothing is reset.
+ */
+static int
+msr_peek(struct run_ctx *c, unsigned run, struct pmustat_error **err)
+{
+	struct msr_state *s = state(c);
+	struct pmu_count counts[SCHED_MAX_EVENTS];
+	const char *lost[SCHED_MAX_EVENTS] = { NULL };
+	int rc;
+
+	if (!s || !s->sampled)
+		return 0;
+
+	rc = interval_peek(&s->sampler, s->finals);
+	if (rc)
+		return err_set(err, rc, "reading the counters: %s", strerror(-rc));
+	for (unsigned u = 0; u < c->ev->nhw; u++) {
+		/* Not counted at an earlier scrape: never again, whatever the register holds now. */
+		lost[u] = c->counts[u].run && !c->counts[u].counted ? c->counts[u].status : NULL;
+		if (c->plan->slots[u].run == run)
+			c->counts[u].value = 0;
+	}
+	for (unsigned i = 0; i < s->n; i++) {
+		const struct plan *plan = s->cores[i].plan;
+
+		rc = pmu_owned(s->pmus[i], plan->slots, c->ev->nhw, run, counts, err);
+		if (rc)
+			return rc;
+		for (unsigned u = 0; u < c->ev->nhw; u++) {
+			uint64_t v = s->finals[(size_t)i * SCHED_MAX_EVENTS + u];
+
+			if (plan->slots[u].run != run || plan->slots[u].kind == SCHED_METRICS)
+				continue;
+			put_status(c, u, i, &counts[u]);
+			c->counts[u].value += v;
+			c->counts[u].run = run + 1;
+			c->core_counts[(size_t)u * s->n + i] = v;
+		}
+	}
+	for (unsigned u = 0; u < c->ev->nhw; u++)
+		if (lost[u]) {
+			c->counts[u].counted = false;
+			c->counts[u].status = lost[u];
+		}
+	return 0;
+}
+
 static int
 msr_collect(struct run_ctx *c, unsigned run, struct pmustat_error **err)
 {
@@ -604,15 +673,10 @@ msr_collect(struct run_ctx *c, unsigned run, struct pmustat_error **err)
 				c->counts[u].counted = false;
 				c->counts[u].status = counts[u].overflowed ? "not counted: PERF_METRICS overflowed" :
 					"not counted: PERF_METRICS reset by another user";
-			} else if (counts[u].taken || counts[u].stopped || counts[u].refiltered) {
-				warn_taken(c, core, u, &plan->slots[u], &counts[u]);
-				c->counts[u].counted = false;
-				c->counts[u].status = counts[u].taken ? "not counted: counter taken by another user" :
-					counts[u].refiltered ? "not counted: offcore response filter changed by another user" :
-					"not counted: counter stopped by another user";
-			} else if (i == 0) {
-				c->counts[u].counted = true;
-				c->counts[u].status = "counted";
+			} else {
+				if (counts[u].taken || counts[u].stopped || counts[u].refiltered)
+					warn_taken(c, core, u, &plan->slots[u], &counts[u]);
+				put_status(c, u, i, &counts[u]);
 			}
 			c->counts[u].value += counts[u].value;
 			if (plan->slots[u].kind == SCHED_METRICS) {
@@ -649,6 +713,7 @@ const struct backend_ops backend_msr = {
 	.attach = run_attach_nothing,
 	.sample_start = msr_sample_start,
 	.sample_stop = msr_sample_stop,
+	.peek = msr_peek,
 	.sample_finish = msr_sample_finish,
 	.stop = msr_stop,
 	.collect = msr_collect,

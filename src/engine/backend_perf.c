@@ -443,6 +443,11 @@ keep_threads(struct run_ctx *c, const struct perf_state *s)
 	return 0;
 }
 
+static void
+put_counts(struct run_ctx *c, struct perf_state *s, unsigned run, bool per_cpu);
+static void
+put_watch_per_cpu(struct run_ctx *c, const struct perf_state *s);
+
 /* Read, close and put the counts of the open counters where the report finds them. */
 static int
 perf_collect(struct run_ctx *c, unsigned run, struct pmustat_error **err)
@@ -462,10 +467,7 @@ perf_collect(struct run_ctx *c, unsigned run, struct pmustat_error **err)
 			fprintf(stderr, "pmustat: warning: %s\n", err_msg(*err));
 			err_clear(err);
 		}
-		for (unsigned k = 0; watch_per_cpu(c, s) && k < s->npc; k++)
-			for (unsigned t = 0; t < c->ncores; t++)
-				c->core_counts[(size_t)s->pc_event[k] * c->ncores + t] =
-					s->watch.pc[(size_t)t * s->npc + k].v.value;
+		put_watch_per_cpu(c, s);
 	}
 	per_cpu = s->cpus != NULL || watch_per_cpu(c, s);
 	for (unsigned g = 0; !s->watch.pc && g < s->nsets; g++) {
@@ -481,6 +483,15 @@ perf_collect(struct run_ctx *c, unsigned run, struct pmustat_error **err)
 					s->watch.pc[(size_t)t * s->npc + k].v.value;
 	close_sets(c, s, s->nsets);
 	perf_watch_close(c->perf, &s->watch);
+	put_counts(c, s, run, per_cpu);
+	s->npc = 0;
+	return 0;
+}
+
+/* The counts read into s->pc, summed, with their status, into c->counts (and per CPU, c->core_counts). */
+static void
+put_counts(struct run_ctx *c, struct perf_state *s, unsigned run, bool per_cpu)
+{
 	for (unsigned k = 0; k < s->npc; k++) {
 		unsigned u = s->pc_event[k];
 		struct run_count *rc = &c->counts[u];
@@ -501,7 +512,29 @@ perf_collect(struct run_ctx *c, unsigned run, struct pmustat_error **err)
 		for (unsigned g = 0; s->cpus && g < s->nsets; g++)
 			c->core_counts[(size_t)u * c->ncores + g] = s->pc[(size_t)g * SCHED_MAX_EVENTS + k].v.value;
 	}
-	s->npc = 0;
+}
+
+/* Each watched CPU's copy of each counter into c->core_counts (-A, and pmustat serve). */
+static void
+put_watch_per_cpu(struct run_ctx *c, const struct perf_state *s)
+{
+	for (unsigned k = 0; watch_per_cpu(c, s) && k < s->npc; k++)
+		for (unsigned t = 0; t < c->ncores; t++)
+			c->core_counts[(size_t)s->pc_event[k] * c->ncores + t] = s->watch.pc[(size_t)t * s->npc + k].v.value;
+}
+
+/* pmustat serve: the watch's counts so far into c->counts, the counters left counting. */
+static int
+perf_peek(struct run_ctx *c, unsigned run, struct pmustat_error **err)
+{
+	struct perf_state *s = state(c);
+
+	if (!s || !s->watch.pc || s->npc == 0)
+		return 0;
+	if (perf_watch_peek(c->perf, &s->watch, s->pc, err))
+		return -EIO;
+	put_watch_per_cpu(c, s);
+	put_counts(c, s, run, watch_per_cpu(c, s));
 	return 0;
 }
 
@@ -712,4 +745,5 @@ const struct backend_ops backend_perf = {
 	.sample_stop = perf_sample_stop,
 	.sample_finish = perf_sample_finish,
 	.set_enabled = perf_set_enabled,
+	.peek = perf_peek,
 };

@@ -62,9 +62,11 @@ sample(struct interval_sampler *s, bool emit)
 	 * converse): either the handler sees the reads and waits for them, or
 	 * this sees the halt and reads nothing. Sequentially consistent atomics.
 	 */
+	pthread_mutex_lock(&s->read_lock);
 	atomic_store(&s->in_read, 1);
 	if (atomic_load(&s->halt)) {
 		atomic_store(&s->in_read, 0);
+		pthread_mutex_unlock(&s->read_lock);
 		return;
 	}
 	for (unsigned k = 0; k < s->ncores; k++) {
@@ -95,6 +97,7 @@ sample(struct interval_sampler *s, bool emit)
 	}
 	s->reads++;
 	atomic_store(&s->in_read, 0);
+	pthread_mutex_unlock(&s->read_lock);
 	/* Halted meanwhile: pmustat is going down; print nothing more. */
 	if (!emit || atomic_load(&s->halt))
 		return;
@@ -209,6 +212,7 @@ interval_start(struct interval_sampler *s, struct hw *hw, const int *cpus, unsig
 	pthread_cond_init(&s->cond, &cattr);
 	pthread_condattr_destroy(&cattr);
 	pthread_mutex_init(&s->lock, NULL);
+	pthread_mutex_init(&s->read_lock, NULL);
 	s->t0 = clock_monotonic_seconds();
 	/* The thread starts with every signal blocked: handlers run in the main thread. */
 	sigfillset(&all);
@@ -223,6 +227,7 @@ interval_start(struct interval_sampler *s, struct hw *hw, const int *cpus, unsig
 	if (rc) {
 		pthread_cond_destroy(&s->cond);
 		pthread_mutex_destroy(&s->lock);
+		pthread_mutex_destroy(&s->read_lock);
 		interval_finish(s, NULL);
 		return err_set(err, -rc, "-I: cannot start the sampling thread: %s", strerror(rc));
 	}
@@ -244,7 +249,21 @@ interval_stop(struct interval_sampler *s)
 	pthread_join(s->thread, NULL);
 	pthread_cond_destroy(&s->cond);
 	pthread_mutex_destroy(&s->lock);
+	pthread_mutex_destroy(&s->read_lock);
 	s->running = false;
+}
+
+int
+interval_peek(struct interval_sampler *s, uint64_t *totals)
+{
+	if (!s->running)
+		return -ESRCH;
+	sample(s, false);
+	pthread_mutex_lock(&s->read_lock);
+	for (unsigned k = 0; k < s->ncores; k++)
+		memcpy(totals + (size_t)k * SCHED_MAX_EVENTS, s->cores[k].total, sizeof(s->cores[k].total));
+	pthread_mutex_unlock(&s->read_lock);
+	return 0;
 }
 
 void

@@ -80,6 +80,7 @@ struct interval_sampler {
 	atomic_int halt;
 	atomic_int in_read;
 	pthread_t thread;
+	pthread_mutex_t read_lock;		/* one sample at a time: the thread's, or interval_peek()'s */
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
 	bool stop;
@@ -99,6 +100,14 @@ int
 interval_start(struct interval_sampler *s, struct hw *hw, const int *cpus, unsigned ncpus,
 	       const struct pmu_caps *caps, const struct sched_slot *const *slots, unsigned n, unsigned run,
 	       unsigned period_ms, interval_emit_fn emit, void *arg, struct pmustat_error **err);
+
+/*
+ * While it runs (pmustat serve): read every counter now, as a sample does,
+ * and each one's running total on the k-th core into
+ * @totals[k * SCHED_MAX_EVENTS + i]. 0, or -ESRCH when not sampling.
+ */
+int
+interval_peek(struct interval_sampler *s, uint64_t *totals);
 
 /* Stop and join the thread (no more samples after it returns). */
 void

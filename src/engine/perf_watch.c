@@ -245,13 +245,15 @@ perf_watch_open(const struct perf_seam *p, const struct perf_env *env, const str
 	return rc;
 }
 
-int
-perf_watch_read(const struct perf_seam *p, struct perf_watch *w, struct perf_counter *out,
-		struct pmustat_error **err)
+/* Sum every copy's reading into @out[k]; @stop: disable each copy first. */
+static int
+watch_read(const struct perf_seam *p, struct perf_watch *w, struct perf_counter *out, bool stop,
+	   struct pmustat_error **err)
 {
 	int first = 0;
 
-	perf_watch_enable(p, w, false);
+	if (stop)
+		perf_watch_enable(p, w, false);
 	for (unsigned k = 0; k < w->npc; k++) {
 		out[k].open_err = 0;
 		out[k].read_ok = false;
@@ -278,4 +280,18 @@ perf_watch_read(const struct perf_seam *p, struct perf_watch *w, struct perf_cou
 		}
 	}
 	return first;
+}
+
+int
+perf_watch_read(const struct perf_seam *p, struct perf_watch *w, struct perf_counter *out,
+		struct pmustat_error **err)
+{
+	return watch_read(p, w, out, true, err);
+}
+
+int
+perf_watch_peek(const struct perf_seam *p, struct perf_watch *w, struct perf_counter *out,
+		struct pmustat_error **err)
+{
+	return watch_read(p, w, out, false, err);
 }

@@ -62,6 +62,11 @@ int
 perf_watch_read(const struct perf_seam *p, struct perf_watch *w, struct perf_counter *out,
 		struct pmustat_error **err);
 
+/* The same without stopping them: the counts so far, counting goes on (pmustat serve's scrapes). */
+int
+perf_watch_peek(const struct perf_seam *p, struct perf_watch *w, struct perf_counter *out,
+		struct pmustat_error **err);
+
 void
 perf_watch_close(const struct perf_seam *p, struct perf_watch *w);
 

@@ -482,6 +482,19 @@ run_once(struct run_ctx *c)
 	return c->status;
 }
 
+void
+run_keep_counts(struct run_ctx *c)
+{
+	for (unsigned u = 0; u < c->ev->nhw + c->ev->nsw; u++) {
+		if (!c->counts[u].counted)
+			continue;
+		for (unsigned i = 0; (u < c->ev->nhw || c->counts[u].per_cpu) && i < c->ncores; i++)
+			c->core_values[((size_t)u * c->ncores + i) * c->repeat + c->nvalues[u]] =
+				c->ncores > 1 ? c->core_counts[(size_t)u * c->ncores + i] : c->counts[u].value;
+		c->values[(size_t)u * c->repeat + c->nvalues[u]++] = c->counts[u].value;
+	}
+}
+
 int
 run_rounds(struct run_ctx *c)
 {
@@ -507,14 +520,7 @@ run_rounds(struct run_ctx *c)
 			c->counts[u].status = "not counted";
 		}
 		(void)run_once(c);
-		for (unsigned u = 0; u < n; u++) {
-			if (!c->counts[u].counted)
-				continue;
-			for (unsigned i = 0; (u < c->ev->nhw || c->counts[u].per_cpu) && i < c->ncores; i++)
-				c->core_values[((size_t)u * c->ncores + i) * c->repeat + c->nvalues[u]] =
-					c->ncores > 1 ? c->core_counts[(size_t)u * c->ncores + i] : c->counts[u].value;
-			c->values[(size_t)u * c->repeat + c->nvalues[u]++] = c->counts[u].value;
-		}
+		run_keep_counts(c);
 		if (c->error)
 			break;
 		if (c->status && !first_failure)

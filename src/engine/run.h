@@ -80,6 +80,12 @@ struct backend_ops {
 	 * command runs, from another thread (NULL: this backend cannot).
 	 */
 	void (*set_enabled)(struct run_ctx *c, bool on);
+	/*
+	 * Counting without a command (pmustat serve): the counts so far into
+	 * c->counts and c->core_counts, the counters left counting, never
+	 * reset (NULL: this backend cannot).
+	 */
+	int (*peek)(struct run_ctx *c, unsigned run, struct pmustat_error **err);
 };
 
 /* The attach and stop of a backend that has nothing to do there. */
@@ -167,6 +173,13 @@ struct run_ctx {
 	/* -I: the callback of a sample (the engine's report), and its argument. */
 	void (*emit_interval)(void *arg, double time, const uint64_t *deltas, const uint64_t *core_deltas);
 	void *emit_arg;
+	/*
+	 * pmustat serve (engine/exporter.h): while counting without a command,
+	 * each scrape's counts so far (the backends' peek), rendered by
+	 * on_scrape (with emit_arg) in the format the scrape asked for.
+	 */
+	struct exporter *exporter;
+	void (*on_scrape)(void *arg, struct exporter *ex);
 
 	/*
 	 * Per core i of each hardware event u in the current round:
@@ -271,6 +284,14 @@ run_watch(struct run_ctx *c, unsigned run);
  */
 int
 run_rounds(struct run_ctx *c);
+
+/*
+ * The current round's counts (c->counts, c->core_counts) kept as each
+ * event's next value (c->values, c->core_values, c->nvalues), as every
+ * round's are.
+ */
+void
+run_keep_counts(struct run_ctx *c);
 
 /* A failure of pmustat: @fmt into c->error (kept if one is there), status 125. Returns the status. */
 int

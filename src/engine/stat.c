@@ -8,6 +8,7 @@
  * main() prints.
  */
 #include <errno.h>
+#include <limits.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +20,8 @@
 #include "config.h"
 #include "engine/core_types.h"
 #include "engine/cores.h"
+#include "engine/exporter.h"
+#include "engine/serve_claim.h"
 #include "engine/gates.h"
 #include "engine/perf_counters.h"
 #include "engine/plan.h"
@@ -28,9 +31,11 @@
 #include "engine/stat.h"
 #include "engine/stat_metrics.h"
 #include "engine/target.h"
+#include "events/arch_events.h"
 #include "events/cpu_source.h"
 #include "events/event_spec.h"
 #include "events/sim_events.h"
+#include "events/event_table.h"
 #include "events/sw_events.h"
 #include "hw/hw.h"
 #include "hw/topology.h"
@@ -66,6 +71,7 @@ struct stat_state {
 	char (*core_labels)[48];
 	unsigned nsplit;
 	uint64_t *split_values;		/* --per-core: per row and core group */
+	struct serve_claim claim;	/* pmustat serve: its cores or processes */
 };
 
 /* The cores to count on (or the dump's CPU), the first one's table. */
@@ -428,7 +434,7 @@ static int
 dry_run(struct stat_state *s, struct pmustat_error **err)
 {
 	struct run_ctx *c = &s->c;
-	FILE *out = (c->o->json || c->o->sep) ? stderr : s->out;
+	FILE *out = (c->o->json || c->o->sep || c->o->exposition) ? stderr : s->out;
 	int rc;
 
 	if (c->backends[0] == &backend_sim) {
@@ -455,6 +461,54 @@ dry_run(struct stat_state *s, struct pmustat_error **err)
 	for (unsigned r = 0; rc == 0 && r < s->ev.nrows; r++)
 		s->rows[r].status = "not counted: dry run";
 	return rc;
+}
+
+static void
+build_report(struct stat_state *s, struct stat_report *r);
+
+/*
+ * pmustat serve's scrape (the counting thread, run.h's on_scrape): the
+ * counts the backends peeked into rows, each core's own, and the
+ * exposition the scrape asked for.
+ */
+static void
+on_scrape(void *arg, struct exporter *ex)
+{
+	struct stat_state *s = arg;
+	struct run_ctx *c = &s->c;
+	struct stat_report rep;
+
+	/* The counts so far as the one round's values, as at the end; the round's own values come after. */
+	run_keep_counts(c);
+	fill_rows(s);
+	stat_metrics_evaluate(&s->m, c);
+	build_report(s, &rep);
+	rep.live = true;
+	exporter_publish(ex, output_exposition_text(&rep, exporter_wanted(ex)));
+	for (unsigned u = 0; u < s->ev.nhw + s->ev.nsw; u++)
+		c->nvalues[u] = 0;
+}
+
+/* pmustat serve: listen once the counters are ours (a second serve on these cores failed before). */
+static int
+serve_start(struct stat_state *s, struct pmustat_error **err)
+{
+	struct run_ctx *c = &s->c;
+	int rc;
+
+	if (c->plan && c->plan->nruns > 1)
+		return err_set(err, -E2BIG,
+			       "serve counts every event at once, and these need %u runs of the counters (a run per batch, as a command would be run once per batch); name fewer events",
+			       c->plan->nruns);
+	/* The MSR backend holds the cores' locks already (hw/cpulock.h): a second serve there failed in begin(). */
+	rc = s->backend == BACKEND_MSR ? 0 : serve_claim(&s->claim, c->cores, c->ncores, c->o->pids, c->o->npids, err);
+	if (rc == 0)
+		rc = exporter_start(c->o->serve_listen, &c->exporter, err);
+	if (rc)
+		return rc;
+	c->on_scrape = on_scrape;
+	fprintf(stderr, "pmustat serve: listening on http://%s/metrics\n", exporter_address(c->exporter));
+	return 0;
 }
 
 /* Count: the backends' begin, the rounds, their end on every path. */
@@ -498,11 +552,16 @@ count(struct stat_state *s, struct pmustat_error **err)
 		if (!s->interval_metrics)
 			rc = err_set(err, -ENOMEM, "out of memory");
 	}
+	if (rc == 0 && c->o->serve_listen)
+		rc = serve_start(s, err);
 	if (rc == 0) {
 		c->emit_interval = emit_interval;
 		c->emit_arg = s;
 		(void)run_rounds(c);
 	}
+	exporter_stop(c->exporter);
+	c->exporter = NULL;
+	serve_claim_release(&s->claim);
 	while (begun-- > 0)
 		c->backends[begun]->end(c);
 	return rc;
@@ -529,8 +588,83 @@ round_elapsed(const struct run_ctx *c, struct stats_summary *st)
 	free(ns);
 }
 
+/* The core type of core @i of the list, as the kernel names its PMU: "cpu", or "cpu_core"/"cpu_atom" on a hybrid. */
+static const char *
+core_pmu_of(const struct stat_state *s, unsigned i)
+{
+	const struct target *t = s->c.core_t ? s->c.core_t[i] : &s->t;
+	const char *type = s->target_open && t->cpu.hybrid ? cpu_core_type_name(t->cpu.core_type) : NULL;
+
+	return !type ? "cpu" : strcmp(type, "core") == 0 ? "cpu_core" : "cpu_atom";
+}
+
+/* Each row's HELP: its table's description, a software event's, or NULL. */
 static void
-report(struct stat_state *s)
+fill_help(struct stat_state *s, unsigned nrows)
+{
+	for (unsigned r = 0; r < nrows; r++) {
+		const struct event *ev = s->rows[r].ev;
+		const struct sw_event *sw = event_is_software(ev) ? sw_event_of(ev) : NULL;
+		const struct event_desc *d = !sw && s->target_open && s->t.table ? event_table_find(s->t.table, ev->name) : NULL;
+
+		const struct arch_event *a = !sw && !d ? arch_event_by_key(ev->name) : NULL;
+
+		s->rows[r].help = sw ? sw->desc : d ? d->description : a ? a->name : NULL;
+	}
+}
+
+/*
+ * --textfile DIR: the Prometheus exposition as DIR/pmustat-NAME.prom,
+ * written to a temporary file and renamed (outfile.h), so node_exporter's
+ * textfile collector never reads half of it.
+ */
+static void
+write_textfile(struct stat_state *s, const struct stat_report *rep)
+{
+	const struct stat_opts *o = s->c.o;
+	struct pmustat_error *e = NULL;
+	struct outfile f;
+	char name[160], path[PATH_MAX];
+	char *text;
+
+	if (o->textfile_name)
+		snprintf(name, sizeof(name), "%s", o->textfile_name);
+	else if (o->command) {
+		const char *base = strrchr(o->command[0], '/');
+		size_t n = 0;
+
+		/* The command's file name, each character outside [A-Za-z0-9_-] as '_'. */
+		for (base = base ? base + 1 : o->command[0]; *base && n + 1 < sizeof(name); base++) {
+			char ch = *base;
+			bool plain = (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+				     ch == '_' || ch == '-';
+
+			if (!plain)
+				ch = '_';
+			name[n++] = ch;
+		}
+		name[n] = '\0';
+	} else
+		snprintf(name, sizeof(name), "%s", o->npids ? "pid" : "cores");
+	snprintf(path, sizeof(path), "%s/pmustat-%s.prom", o->textfile_dir, name[0] ? name : "command");
+	text = output_exposition_text(rep, EXPOSITION_PROMETHEUS);
+	if (!text) {
+		err_set(&e, -ENOMEM, "--textfile %s: out of memory", path);
+		run_fail_err(&s->c, &e);
+		return;
+	}
+	if (outfile_open(&f, "--textfile", path, &s->inv, &e) == 0) {
+		(void)outfile_write_all(&f, text, strlen(text));
+		(void)outfile_commit(&f, &e);
+	}
+	free(text);
+	if (e)
+		run_fail_err(&s->c, &e);
+}
+
+/* The report of the counts so far or at the end, into @rep (pointing into @s). */
+static void
+build_report(struct stat_state *s, struct stat_report *r)
 {
 	struct run_ctx *c = &s->c;
 	struct stat_report rep;
@@ -600,8 +734,33 @@ report(struct stat_state *s)
 	rep.metrics = s->m.rows;
 	rep.nmetrics = s->m.nrows;
 	rep.with_metrics = c->o->nmetric_specs > 0 || s->m.active;
+	{
+		static const char *pmus[CPU_SETSIZE];
+
+		for (unsigned i = 0; i < c->ncores && i < CPU_SETSIZE; i++)
+			pmus[i] = core_pmu_of(s, i);
+		rep.core_pmu = pmus;
+		rep.pmu = c->ncores ? pmus[0] : "cpu";
+		for (unsigned i = 1; i < c->ncores; i++)
+			if (strcmp(pmus[i], pmus[0]) != 0)
+				rep.pmu = "cpu";
+	}
+	if (s->rows)
+		fill_help(s, rep.nrows);
+	*r = rep;
+}
+
+static void
+report(struct stat_state *s)
+{
+	struct run_ctx *c = &s->c;
+	struct stat_report rep;
+
+	build_report(s, &rep);
 	if (c->o->json)
 		(void)output_json(s->out, &rep);
+	else if (c->o->exposition)
+		(void)output_exposition(s->out, &rep, (enum exposition)c->o->exposition);
 	else if (c->o->sep)
 		output_csv(s->out, &rep, c->o->sep);
 	else if (c->command_ran)
@@ -610,7 +769,9 @@ report(struct stat_state *s)
 	 * PASS/FAIL lines: after the table; with -x/--json they are records
 	 * of the output, and repeated on stderr only when that goes to a file.
 	 */
-	if (!c->o->json && !c->o->sep)
+	if (c->o->textfile_dir)
+		write_textfile(s, &rep);
+	if (!c->o->json && !c->o->sep && !c->o->exposition)
 		output_gate_lines(s->out, &rep);
 	else if (s->out != stderr)
 		output_gate_lines(stderr, &rep);
@@ -703,7 +864,7 @@ stat_main(const struct stat_opts *o, struct pmustat_error **err)
 	}
 	s.out = s.out_file.f;
 	/* pmustat's notes go to stderr, unless -x/--json output goes there (the record stays pure). */
-	s.c.notes = (o->json || o->sep) && s.out == stderr ? NULL : stderr;
+	s.c.notes = (o->json || o->sep || o->exposition) && s.out == stderr ? NULL : stderr;
 
 	/* Rows exist once the events resolved, so every later failure can still list them. */
 	if (open_target(&s, &e) || stat_metrics_select(&s.m, o, &s.t, &e) ||

@@ -44,7 +44,11 @@ struct stat_opts {
 	const char *cpu_dump;			/* --cpu-dump: plan for that CPU (with --dry-run) */
 	const char *sep;			/* -x */
 	bool json;
+	int exposition;				/* --output-format: enum exposition (report/output.h); 0: none */
+	const char *textfile_dir;		/* --textfile DIR: the exposition into DIR/pmustat-<name>.prom */
+	const char *textfile_name;		/* --textfile-name NAME; NULL: the command's name */
 	const char *output;			/* -o */
+	const char *serve_listen;		/* pmustat serve: --listen ADDR:PORT; NULL: not serving */
 	int log_fd;				/* --log-fd N: the results to this inherited descriptor; -1 */
 	bool csv_header;			/* --csv-header: -x output starts with the field names */
 	bool force;

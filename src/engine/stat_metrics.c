@@ -582,6 +582,10 @@ stat_metrics_evaluate(struct stat_metrics *m, const struct run_ctx *c)
 {
 	if (!m->active || !m->plan)
 		return;
+	/* Again (pmustat serve evaluates at each scrape): the new values replace the old. */
+	free(m->rows);
+	free(m->cpu_values);
+	m->cpu_values = NULL;
 	m->rows = calloc(m->plan->n_metrics ? m->plan->n_metrics : 1, sizeof(*m->rows));
 	if (!m->rows)
 		return;

@@ -19,6 +19,7 @@
 
 #include "base/clock.h"
 #include "base/err.h"
+#include "engine/exporter.h"
 #include "engine/run.h"
 #include "engine/signals.h"
 #include "engine/stat.h"
@@ -31,12 +32,20 @@ close_all(const int *fds, unsigned n)
 		close(fds[i]);
 }
 
-/*
- * Wait for the end of the counting: a held fatal signal (its number in
- * *@sig), every process of @pfds[0..@npfd) ending, every thread of
- * @tids[0..@ntids) ending (-t: looked at every THREAD_LOOK_MS, a thread
- * having no pidfd of its own), or @ms (0: no limit). 0, or -errno.
- */
+/* pmustat serve: a scrape waits; the counts so far from every backend, rendered for it. */
+static void
+answer_scrape(struct run_ctx *c, unsigned run)
+{
+	for (unsigned b = 0; b < c->nbackends; b++) {
+		struct pmustat_error *err = NULL;
+
+		if (c->backends[b]->peek && c->backends[b]->peek(c, run, &err) && c->notes)
+			fprintf(c->notes, "pmustat serve: warning: reading the counters: %s\n", err_msg(err));
+		err_free(err);
+	}
+	c->on_scrape(c->emit_arg, c->exporter);
+}
+
 #define THREAD_LOOK_MS 50
 
 /* Whether every thread of @tids has ended (gone, or a zombie). */
@@ -53,11 +62,20 @@ threads_gone(const pid_t *tids, unsigned ntids)
 	return true;
 }
 
+/*
+ * Wait for the end of the counting: a held fatal signal (its number in
+ * *@sig), every process of @pfds[0..@npfd) ending, every thread of
+ * @tids[0..@ntids) ending (-t: looked at every THREAD_LOOK_MS, a thread
+ * having no pidfd of its own), or @ms (0: no limit); answering pmustat
+ * serve's scrapes meanwhile. 0, or -errno.
+ */
 static int
-wait_end(const int *pfds, unsigned npfd, const pid_t *tids, unsigned ntids, unsigned ms, int *sig)
+wait_end(struct run_ctx *c, unsigned run, const int *pfds, unsigned npfd, const pid_t *tids, unsigned ntids,
+	 unsigned ms, int *sig)
 {
 	sigset_t set;
-	struct pollfd fds[1 + STAT_MAX_PIDS];
+	struct pollfd fds[2 + STAT_MAX_PIDS];
+	unsigned xi = 1 + npfd;	/* the exporter's slot */
 	double end = clock_monotonic_seconds() + ms / 1000.0;
 	unsigned live = npfd;
 	int sfd, rc = 0;
@@ -73,6 +91,8 @@ wait_end(const int *pfds, unsigned npfd, const pid_t *tids, unsigned ntids, unsi
 		fds[1 + i].fd = pfds[i];
 		fds[1 + i].events = POLLIN;
 	}
+	fds[xi].fd = c->exporter ? exporter_fd(c->exporter) : -1;
+	fds[xi].events = POLLIN;
 	for (;;) {
 		int timeout = -1;
 
@@ -87,7 +107,7 @@ wait_end(const int *pfds, unsigned npfd, const pid_t *tids, unsigned ntids, unsi
 			break;
 		if (ntids && (timeout < 0 || timeout > THREAD_LOOK_MS))
 			timeout = THREAD_LOOK_MS;
-		rc = poll(fds, 1 + npfd, timeout);
+		rc = poll(fds, 2 + npfd, timeout);
 		if (rc < 0 && errno == EINTR)
 			continue;
 		if (rc < 0) {
@@ -102,6 +122,8 @@ wait_end(const int *pfds, unsigned npfd, const pid_t *tids, unsigned ntids, unsi
 				*sig = (int)si.ssi_signo;
 			break;
 		}
+		if (fds[xi].fd >= 0 && (fds[xi].revents & POLLIN))
+			answer_scrape(c, run);
 		/* An ended process is out of the poll (a negative fd is skipped): the last one ends it. */
 		for (unsigned i = 0; i < npfd; i++)
 			if (fds[1 + i].fd >= 0 && fds[1 + i].revents) {
@@ -162,7 +184,7 @@ run_watch(struct run_ctx *c, unsigned run)
 		}
 	}
 	if (rc == 0)
-		rc = wait_end(pfds, npids, c->o->tids, c->o->ntids, c->o->duration_ms, &sig);
+		rc = wait_end(c, run, pfds, npids, c->o->tids, c->o->ntids, c->o->duration_ms, &sig);
 	if (sampler)
 		sampler->sample_stop(c, run);
 	for (unsigned b = 0; b < c->nbackends; b++) {

@@ -535,6 +535,53 @@ pmu_disable(struct pmu *p, struct pmustat_error **err)
 	return first;
 }
 
+/* What pmu_find_taken() found of slot @s's counter: taken, stopped or refiltered by another user, into @count. */
+static void
+slot_ownership(const struct pmu *p, const struct sched_slot *s, struct pmu_count *count)
+{
+	if (s->kind == SCHED_GP && ((p->lost_gp | p->stopped_gp) & (1u << s->index))) {
+		count->taken = p->lost_gp & (1u << s->index);
+		count->stopped = !count->taken;
+		count->ctl = p->lost_ctl[s->index];
+	} else if (s->kind == SCHED_GP && (p->refiltered_gp & (1u << s->index))) {
+		for (unsigned o = 0; o < PMU_NUM_OFFCORE; o++)
+			if (p->run_offcore_gp[o] & (1u << s->index)) {
+				count->refiltered = true;
+				count->filter_msr = MSR_OFFCORE_RSP_0 + o;
+				count->filter_rsp = p->refiltered_rsp[o];
+			}
+	} else if (s->kind != SCHED_GP) {
+		/* A byte of PERF_METRICS goes with fixed counter 3. */
+		unsigned f = s->kind == SCHED_METRICS ? PERF_METRICS_FIXED : s->index;
+
+		if ((p->lost_fixed | p->stopped_fixed) & (1u << f)) {
+			count->taken = p->lost_fixed & (1u << f);
+			count->stopped = !count->taken;
+			count->ctl = p->lost_fixed_ctl[f];
+		}
+	}
+}
+
+int
+pmu_owned(struct pmu *p, const struct sched_slot *slots, unsigned n, unsigned run, struct pmu_count *counts,
+	  struct pmustat_error **err)
+{
+	uint32_t failed = 0;
+	int rc;
+
+	for (unsigned k = 0; k < n; k++)
+		memset(&counts[k], 0, sizeof(counts[k]));
+	if (p->caps.netburst)
+		return 0;
+	rc = pmu_find_taken(p, &failed);
+	if (rc)
+		return pmu_fail(p, rc, "reading", failed, false, err);
+	for (unsigned k = 0; k < n; k++)
+		if (slots[k].run == run && slots[k].kind != SCHED_NONE)
+			slot_ownership(p, &slots[k], &counts[k]);
+	return 0;
+}
+
 int
 pmu_read(struct pmu *p, const struct sched_slot *slots, unsigned n, unsigned run, bool use_rdpmc,
 	 struct pmu_count *counts, struct pmustat_error **err)
@@ -574,27 +621,7 @@ pmu_read(struct pmu *p, const struct sched_slot *slots, unsigned n, unsigned run
 
 		if (s->run != run || s->kind == SCHED_NONE)
 			continue;
-		if (s->kind == SCHED_GP && ((p->lost_gp | p->stopped_gp) & (1u << s->index))) {
-			counts[k].taken = p->lost_gp & (1u << s->index);
-			counts[k].stopped = !counts[k].taken;
-			counts[k].ctl = p->lost_ctl[s->index];
-		} else if (s->kind == SCHED_GP && (p->refiltered_gp & (1u << s->index))) {
-			for (unsigned o = 0; o < PMU_NUM_OFFCORE; o++)
-				if (p->run_offcore_gp[o] & (1u << s->index)) {
-					counts[k].refiltered = true;
-					counts[k].filter_msr = MSR_OFFCORE_RSP_0 + o;
-					counts[k].filter_rsp = p->refiltered_rsp[o];
-				}
-		} else if (s->kind != SCHED_GP) {
-			/* A byte of PERF_METRICS goes with fixed counter 3. */
-			unsigned f = s->kind == SCHED_METRICS ? PERF_METRICS_FIXED : s->index;
-
-			if ((p->lost_fixed | p->stopped_fixed) & (1u << f)) {
-				counts[k].taken = p->lost_fixed & (1u << f);
-				counts[k].stopped = !counts[k].taken;
-				counts[k].ctl = p->lost_fixed_ctl[f];
-			}
-		}
+		slot_ownership(p, s, &counts[k]);
 		if (s->kind == SCHED_METRICS) {
 			counts[k].raw = metrics;
 			/* GLOBAL_STATUS[48]: the metrics' own counts overflowed; the bytes are not the run's. */

@@ -158,6 +158,17 @@ pmu_read(struct pmu *p, const struct sched_slot *slots, unsigned n, unsigned run
 	 struct pmu_count *counts, struct pmustat_error **err);
 
 /*
+ * While this run counts (pmustat serve's scrapes): whether each counter of
+ * @slots in run @run is still pmustat's, read-only, into @counts[i]'s
+ * taken, stopped and refiltered (the rest zeroed). A counter another user
+ * took is theirs from then on, as pmu_disable() would find: out of the
+ * disable and the restore. NetBurst: not checked before the disable.
+ */
+int
+pmu_owned(struct pmu *p, const struct sched_slot *slots, unsigned n, unsigned run, struct pmu_count *counts,
+	  struct pmustat_error **err);
+
+/*
  * Put every register pmustat wrote back to its saved value. 0, -errno of
  * the first failed write (the others are still attempted), or 1 when a
  * legacy counter write could not reproduce a saved value exactly.

@@ -65,6 +65,8 @@ struct stat_row {
 	const struct stats_summary *cpu_stats;
 	/* Per core as cpu_values: its counter there (NULL: counter on every core). */
 	const struct stat_cpu_counter *cpu_counters;
+	/* The event's description (its table's, a software event's), for OpenMetrics' HELP; NULL: none. */
+	const char *help;
 	/* --per-thread, --per-core: the count of each of stat_report.split_labels (NULL: none). */
 	const uint64_t *split_values;
 };
@@ -142,6 +144,10 @@ struct stat_report {
 	const struct metric_row *metrics;
 	unsigned nmetrics;
 	bool with_metrics;
+	/* The PMU of each core of cores ("cpu", or "cpu_core"/"cpu_atom" on a hybrid), and of the sum; NULL: "cpu". */
+	const char *const *core_pmu;
+	const char *pmu;
+	bool live;			/* pmustat serve: counting goes on (no exit status yet) */
 };
 
 /* One -I record: the counts of one interval of one run. */
@@ -241,6 +247,33 @@ output_gate_lines(FILE *out, const struct stat_report *rep);
  */
 void
 output_interval(FILE *out, const struct stat_interval *iv, const char *sep, bool json);
+
+/* The text exposition formats: Prometheus's 0.0.4, OpenMetrics 1.0. */
+enum exposition {
+	EXPOSITION_NONE,
+	EXPOSITION_PROMETHEUS,
+	EXPOSITION_OPENMETRICS,
+};
+
+/* "prometheus" or "openmetrics" (--output-format) into *@fmt: 0, or -EINVAL. */
+int
+output_exposition_parse(const char *name, enum exposition *fmt);
+
+/*
+ * The result as metric families (output_exposition.c, man/pmustat.1):
+ * per event a counter pmustat_<event>_total (the name as asked for,
+ * lower case, every run of other characters one '_'; a clock in seconds
+ * as pmustat_<event>_seconds_total) labelled cpu (-A), event (as
+ * resolved), mode (u, k, uk), pmu, backend, command or pid; its validity
+ * gauge pmustat_event_valid; -r statistics, -M metrics and the run's
+ * facts as gauges. No timestamps. A new string (NULL: out of memory).
+ */
+char *
+output_exposition_text(const struct stat_report *rep, enum exposition fmt);
+
+/* The same, written to @out: 0, or -ENOMEM / -EIO. */
+int
+output_exposition(FILE *out, const struct stat_report *rep, enum exposition fmt);
 
 /* A double as JSON (an integer when it is one; null when not finite). */
 json_t *

@@ -43,6 +43,8 @@ expect "pmustat -e instructions,branch-m" instructions,branch-misses
 expect "pmustat -e {branches,branch-m" "{branches,branch-misses"
 expect "pmustat -e task-c" task-clock
 expect "pmustat --backend p" perf
+expect "pmustat se" serve
+expect "pmustat --output-format op" openmetrics
 
 # expect_none LINE WORD: WORD is not among the offers.
 expect_none() {
@@ -89,7 +91,7 @@ expect "pmustat -r 3 bas" bash
 expect_none "pmustat -- bash --" --event
 
 # Every option the help texts list is offered.
-for sub in "" info list state reset; do
+for sub in "" info list state reset serve; do
 	# shellcheck disable=SC2086
 	for opt in $("$pmustat" $sub --help | grep -oE '^ +(-[a-zA-Z], )?--[a-z-]+' | grep -oE -- '--[a-z-]+'); do
 		expect "pmustat${sub:+ $sub} ${opt:0:4}" "$opt"

@@ -25,12 +25,12 @@ class HelpAndManPage(unittest.TestCase):
         assert rc == 0, err
 
     def test_help_goes_to_stdout_and_names_every_subcommand(self):
-        for word in ("info", "list", "state", "reset"):
+        for word in ("info", "list", "state", "reset", "serve"):
             self.assertIn("pmustat " + word, self.help)
             self.assertTrue(".Nm\n.Cm " + word + "\n" in self.man, "no synopsis for " + word)
 
     def test_every_option_in_help_is_in_the_man_page(self):
-        subcommand_help = [help_text(w, "--help")[1] for w in ("info", "list", "state", "reset")]
+        subcommand_help = [help_text(w, "--help")[1] for w in ("info", "list", "state", "reset", "serve")]
         options = set()
         for text in [self.help] + subcommand_help:
             options.update(re.findall(r"(?<![\w-])--([a-z][a-z-]+)", text))
