@@ -9,6 +9,7 @@
 #include "base/err.h"
 #include "base/exit_codes.h"
 #include "base/strbuf.h"
+#include "base/text.h"
 
 /* What an error becomes when there is no memory for it: never freed. */
 static struct pmustat_error out_of_memory = {
@@ -65,15 +66,38 @@ put(struct pmustat_error **err, int status, int errnum, char *msg)
 	*err = e;
 }
 
-int
-err_setv(struct pmustat_error **err, int rc, const char *fmt, va_list ap)
+/* The message of @fmt, every control character '?' (text.h) unless @keep_lines keeps line breaks. */
+static char *message(bool keep_lines, const char *fmt, va_list ap)
+	__attribute__((format(printf, 2, 0)));
+
+static char *
+message(bool keep_lines, const char *fmt, va_list ap)
 {
 	struct strbuf b = STRBUF_INIT;
 
+	strbuf_vprintf(&b, fmt, ap);
+	return text_clean(strbuf_take(&b), keep_lines);
+}
+
+int
+err_setv(struct pmustat_error **err, int rc, const char *fmt, va_list ap)
+{
 	if (!err)
 		return rc;
-	strbuf_vprintf(&b, fmt, ap);
-	put(err, EXIT_PMUSTAT_FAILURE, rc < 0 ? -rc : 0, strbuf_take(&b));
+	put(err, EXIT_PMUSTAT_FAILURE, rc < 0 ? -rc : 0, message(false, fmt, ap));
+	return rc;
+}
+
+int
+err_set_lines(struct pmustat_error **err, int rc, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!err)
+		return rc;
+	va_start(ap, fmt);
+	put(err, EXIT_PMUSTAT_FAILURE, rc < 0 ? -rc : 0, message(true, fmt, ap));
+	va_end(ap);
 	return rc;
 }
 
@@ -118,22 +142,24 @@ extend(struct pmustat_error **err, bool front, const char *fmt, va_list ap)
 {
 	struct strbuf b = STRBUF_INIT;
 	struct pmustat_error *e;
+	char *more;
 
 	if (!err)
 		return -EIO;
 	e = *err;
 	if (!e) {
-		strbuf_vprintf(&b, fmt, ap);
-		put(err, EXIT_PMUSTAT_FAILURE, EIO, strbuf_take(&b));
+		put(err, EXIT_PMUSTAT_FAILURE, EIO, message(false, fmt, ap));
 		return -EIO;
 	}
 	if (e == &out_of_memory)
 		return -ENOMEM;
+	more = message(false, fmt, ap);
 	if (!front)
 		strbuf_printf(&b, "%s", e->msg);
-	strbuf_vprintf(&b, fmt, ap);
+	strbuf_printf(&b, "%s", more ? more : "");
 	if (front)
 		strbuf_printf(&b, ": %s", e->msg);
+	free(more);
 	if (strbuf_failed(&b)) {
 		strbuf_free(&b);
 		return err_rc(e);

@@ -33,12 +33,22 @@ struct pmustat_error {
  * *@err = a new error with @fmt's message, exit status EXIT_PMUSTAT_FAILURE
  * and errno -@rc (what it held before is freed, after the message is
  * built: err_msg(*err) may be one of the arguments). Returns @rc, so that
- * `return err_set(err, -EINVAL, "...")` reads as what it does.
+ * `return err_set(err, -EINVAL, "...")` reads as what it does. Every
+ * message, here and in err_wrap() and err_append(), has its control
+ * characters (text from outside: a path, an argument) shown as '?'.
  */
 int err_set(struct pmustat_error **err, int rc, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
 int err_setv(struct pmustat_error **err, int rc, const char *fmt, va_list ap)
 	__attribute__((format(printf, 3, 0)));
+
+/*
+ * err_set() for a message of several lines of pmustat's own: its line
+ * breaks stay; every other control character is '?' (the caller has
+ * cleaned any outside text with a line break in it, text_clean()).
+ */
+int err_set_lines(struct pmustat_error **err, int rc, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
 
 /* The same with another exit status (EXIT_PMU_UNUSABLE, 126, 127, ...). */
 int err_set_status(struct pmustat_error **err, int status, int rc, const char *fmt, ...)

@@ -7,20 +7,49 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/fsuid.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+#include <linux/capability.h>
 
 #include "base/invoker.h"
 #include "base/err.h"
 
-int
-invoker_refuse_setid(const char *argv0, struct pmustat_error **err)
+/* The capability sets this process holds: permitted and effective, as /proc/self/status shows them. */
+static void
+own_capabilities(unsigned long long *permitted, unsigned long long *effective)
 {
-	if (getuid() == geteuid() && getgid() == getegid())
+	struct __user_cap_header_struct hdr = { .version = _LINUX_CAPABILITY_VERSION_3, .pid = 0 };
+	struct __user_cap_data_struct data[2];
+
+	memset(data, 0, sizeof(data));
+	*permitted = *effective = 0;
+	if (syscall(SYS_capget, &hdr, data) != 0)
+		return;
+	*permitted = (unsigned long long)data[1].permitted << 32 | data[0].permitted;
+	*effective = (unsigned long long)data[1].effective << 32 | data[0].effective;
+}
+
+int
+invoker_refuse_elevated(const char *argv0, struct pmustat_error **err)
+{
+	const char *self = argv0 && argv0[0] ? argv0 : "pmustat";
+	unsigned long long permitted, effective;
+
+	if (getuid() != geteuid() || getgid() != getegid())
+		return err_set(err, -EPERM, "refusing to run set-user-ID or set-group-ID (real uid %u, effective uid %u, real gid %u, effective gid %u): it would give whoever runs it root's rights over the command and the files it writes; remove the bit (chmod u-s,g-s %s) and run pmustat through sudo",
+			       (unsigned)getuid(), (unsigned)geteuid(), (unsigned)getgid(), (unsigned)getegid(), self);
+	/*
+	 * Same ids, yet the kernel marked this exec as one that gained
+	 * rights: file capabilities (setcap) beyond the caller's, or a
+	 * security module's transition.
+	 */
+	if (getauxval(AT_SECURE) == 0)
 		return 0;
-	return err_set(err, -EPERM, "refusing to run set-user-ID or set-group-ID (real uid %u, effective uid %u, real gid %u, effective gid %u): it would give whoever runs it root's rights over the command and the files it writes; remove the bit (chmod u-s,g-s %s) and run pmustat through sudo",
-		 (unsigned)getuid(), (unsigned)geteuid(), (unsigned)getgid(), (unsigned)getegid(),
-		 argv0 && argv0[0] ? argv0 : "pmustat");
+	own_capabilities(&permitted, &effective);
+	return err_set(err, -EPERM, "refusing to run with capabilities its caller does not have (uid %u; permitted 0x%llx, effective 0x%llx: file capabilities, or a security module's transition): they would give whoever runs it rights over the command and the files it writes; remove them (setcap -r %s) and run pmustat through sudo",
+		       (unsigned)getuid(), permitted, effective, self);
 }
 
 int

@@ -11,8 +11,9 @@
  *
  * Nothing here fails open: a SUDO_UID or SUDO_GID that is not a plain
  * decimal id in range, a SUDO_UID of no user, or one of the two without
- * the other is an error naming the variable. pmustat never runs setuid or
- * setgid: invoker_refuse_setid() is the first thing main() does.
+ * the other is an error naming the variable. pmustat never runs setuid,
+ * setgid or with file capabilities: invoker_refuse_elevated() is the
+ * first thing main() does.
  */
 #ifndef PMUSTAT_INVOKER_H
 #define PMUSTAT_INVOKER_H
@@ -39,12 +40,15 @@ struct invoker {
 };
 
 /*
- * 0 when the real and effective user and group ids agree; otherwise -EPERM
- * with the message (pmustat installed setuid or setgid gives whoever runs
- * it root's rights; it is meant to run through sudo).
+ * 0 when this exec gave pmustat no rights its caller lacks; otherwise
+ * -EPERM with the message. Installed setuid or setgid (the real and
+ * effective ids differ), or with file capabilities (the kernel's secure
+ * exec, AT_SECURE: capabilities permitted or effective beyond what the
+ * caller had), pmustat would give whoever runs it rights over the command
+ * and the files it writes; it is meant to run through sudo.
  */
 int
-invoker_refuse_setid(const char *argv0, struct pmustat_error **err);
+invoker_refuse_elevated(const char *argv0, struct pmustat_error **err);
 
 /* Parse a SUDO_UID/SUDO_GID value strictly: decimal, no sign, in range. 0 or -EINVAL. */
 int

@@ -49,3 +49,13 @@ same_file(const char *a, const char *b)
 		return true;
 	return split(a, da, &na) && split(b, db, &nb) && strcmp(da, db) == 0 && strcmp(na, nb) == 0;
 }
+
+bool
+same_file_fd(int fd, const char *path)
+{
+	struct stat sf, sp;
+
+	if (fstat(fd, &sf) != 0 || stat(path, &sp) != 0)
+		return false;
+	return S_ISREG(sf.st_mode) && sf.st_dev == sp.st_dev && sf.st_ino == sp.st_ino;
+}

@@ -17,4 +17,12 @@
 bool
 same_file(const char *a, const char *b);
 
+/*
+ * True when descriptor @fd is open on the regular file @path names (an
+ * inherited --log-fd, or a standard error appended to a file); false for
+ * a device, a pipe, a closed descriptor or a path that is not there.
+ */
+bool
+same_file_fd(int fd, const char *path);
+
 #endif

@@ -41,8 +41,12 @@ std_streams_finish(const char *prog, int status)
 	int e;
 
 	errno = 0;
-	if (fflush(stdout) == 0 && !ferror(stdout))
-		return status;
+	if (fflush(stdout) == 0 && !ferror(stdout)) {
+		/* The human reports (info's, reset's, stat's table) are on stderr: one lost there is lost too. */
+		if (fflush(stderr) == 0 && !ferror(stderr))
+			return status;
+		return EXIT_PMUSTAT_FAILURE;
+	}
 	e = errno;
 	if (status == EXIT_PMUSTAT_FAILURE)
 		return status;

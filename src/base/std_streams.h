@@ -27,7 +27,9 @@ std_streams_open(struct pmustat_error **err);
 /*
  * Flush the standard output: @status as it is when that works or @status
  * is already a failure of pmustat's; otherwise the failure said on stderr
- * after @prog and EXIT_PMUSTAT_FAILURE.
+ * after @prog and EXIT_PMUSTAT_FAILURE. A write to the standard error
+ * that failed (the human reports are there) is EXIT_PMUSTAT_FAILURE too,
+ * with nowhere left to say so.
  */
 int
 std_streams_finish(const char *prog, int status);

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/text.h"
 #include "pmu/access.h"
 #include "events/arch_events.h"
 #include "base/err.h"
@@ -234,10 +235,13 @@ print_human(const struct info *in)
 	char key[64], mask[128];
 
 	cpu_mapfile_key(c, key, sizeof(key));
-	if (in->live)
+	if (in->live) {
 		fprintf(o, "CPU %d\n", in->cpu);
-	else
-		fprintf(o, "CPU %d of dump %s\n", in->cpu, in->dump);
+	} else {
+		fprintf(o, "CPU %d of dump ", in->cpu);
+		text_put(o, in->dump);
+		fputc('\n', o);
+	}
 	fprintf(o, "  vendor       %s (%s)\n", cpu_vendor_name(c->vendor), c->vendor_id);
 	if (c->brand[0])
 		fprintf(o, "  model name   %s\n", c->brand);
@@ -426,8 +430,9 @@ save_dump(struct hw *hw, const struct info_opts *o, struct pmustat_error **err)
 	}
 	if (outfile_commit(&out, err))
 		return fail(o, err);
-	fprintf(stderr, "pmustat info: saved the raw CPUID of %d CPU%s to %s\n", n, n == 1 ? "" : "s",
-		o->save_cpu_dump);
+	fprintf(stderr, "pmustat info: saved the raw CPUID of %d CPU%s to ", n, n == 1 ? "" : "s");
+	text_put(stderr, o->save_cpu_dump);
+	fputc('\n', stderr);
 	return 0;
 }
 

@@ -3,6 +3,7 @@
  * dumped CPU's, or of any table by name), filtered by a pattern, as text or
  * JSON. Reads CPUID only; never touches MSRs.
  */
+#include "base/text.h"
 #include "config.h"
 
 #include <errno.h>
@@ -343,14 +344,20 @@ print_pattern_notes(const struct list_opts *o, const struct listing *l, size_t s
 
 	if (!o->pattern)
 		return;
-	if (!shown)
-		printf("(no event matches '%s'%s%s: each word of a pattern is looked for in the names and descriptions)\n",
-		       o->pattern, l->table ? " in table " : "", l->table ? event_table_name(l->table) : "");
+	if (!shown) {
+		printf("(no event matches '");
+		text_put(stdout, o->pattern);
+		printf("'%s%s: each word of a pattern is looked for in the names and descriptions)\n",
+		       l->table ? " in table " : "", l->table ? event_table_name(l->table) : "");
+	}
 	/* The metric table of --table's name, or of the CPU's. */
 	metrics = list_metrics_matching(pmustat_events_dir(), o->table ? o->table : l->metrics, o->pattern);
-	if (metrics)
-		printf("\n%u metric%s match%s too: pmustat list --metrics '%s'\n", metrics, metrics > 1 ? "s" : "",
-		       metrics > 1 ? "" : "es", o->pattern);
+	if (metrics) {
+		printf("\n%u metric%s match%s too: pmustat list --metrics '", metrics, metrics > 1 ? "s" : "",
+		       metrics > 1 ? "" : "es");
+		text_put(stdout, o->pattern);
+		printf("'\n");
+	}
 }
 
 static void

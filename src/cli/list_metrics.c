@@ -1,3 +1,4 @@
+#include "base/text.h"
 #include "config.h"
 #include "base/err.h"
 #include "cli/list_metrics.h"
@@ -109,8 +110,11 @@ print_text(const struct metric_table *t, const struct list_metrics_opts *o,
 		}
 		shown++;
 	}
-	if (!shown)
-		printf("  (no metric matches '%s')\n", o->pattern);
+	if (!shown) {
+		printf("  (no metric matches '");
+		text_put(stdout, o->pattern);
+		printf("')\n");
+	}
 }
 
 static json_t *

@@ -11,6 +11,7 @@
 #include "base/exit_codes.h"
 #include "base/invoker.h"
 #include "base/std_streams.h"
+#include "base/text.h"
 #include "cli/cli.h"
 #include "config.h"
 
@@ -92,8 +93,9 @@ help_command(int argc, char **argv)
 			return finish(subcommands[i].prog, subcommands[i].run(2, sub_argv, &err), err);
 		}
 	}
-	fprintf(stderr, "pmustat help: no command '%s'; the commands are stat (counting, the default), info, list, state, reset, serve\n",
-		argv[2]);
+	fprintf(stderr, "pmustat help: no command '");
+	text_put(stderr, argv[2]);
+	fprintf(stderr, "'; the commands are stat (counting, the default), info, list, state, reset, serve\n");
 	return EXIT_PMUSTAT_FAILURE;
 }
 
@@ -104,7 +106,7 @@ main(int argc, char **argv)
 	int status;
 
 	/* Installed set-user-ID root, pmustat would be a root shell for anyone. */
-	if (invoker_refuse_setid(argv[0], &err))
+	if (invoker_refuse_elevated(argv[0], &err))
 		return finish("pmustat", 0, err);
 	if (std_streams_open(&err))
 		return finish("pmustat", 0, err);

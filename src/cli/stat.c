@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/err.h"
 #include "base/exit_codes.h"
@@ -673,6 +674,19 @@ check_options(const struct stat_opts *o, struct pmustat_error **err)
 	if (o->output && o->baseline && same_file(o->output, o->baseline))
 		return cli_usage_error(err, stat_prog, "-o %s is the --baseline file %s: the results would replace the baseline they are compared with; name another file (--save-baseline updates a baseline)",
 				       o->output, o->baseline);
+	if (o->baseline && o->log_fd >= 0 && same_file_fd(o->log_fd, o->baseline))
+		return cli_usage_error(err, stat_prog, "--log-fd %d is open on the --baseline file %s: the results would be written into the baseline they are compared with; give --log-fd another file (--save-baseline updates a baseline)",
+				       o->log_fd, o->baseline);
+	if (o->baseline && same_file_fd(STDERR_FILENO, o->baseline)) {
+		/* Every word pmustat says would land in the baseline, this refusal's too: it says nothing. */
+		int null = open("/dev/null", O_WRONLY | O_CLOEXEC);
+
+		if (null >= 0) {
+			(void)dup2(null, STDERR_FILENO);
+			(void)close(null);
+		}
+		return cli_usage_error(err, stat_prog, "the standard error is the --baseline file %s", o->baseline);
+	}
 	if (o->csv_header && !o->sep)
 		return cli_usage_error(err, stat_prog, "--csv-header goes with -x SEP (CSV output)");
 	if (o->sep && !output_csv_separator_ok(o->sep))

@@ -392,8 +392,8 @@ sum_processes(struct sim_state *s, uint64_t sum[SIM_NFIELDS], struct pmustat_err
 		n += rc == 0;
 	}
 	closedir(d);
-	if (rc == 0 && s->regions && region_result_totals(&s->result) < 0)
-		rc = err_set(err, -ENOMEM, "out of memory for the regions");
+	if (rc == 0 && s->regions && region_result_totals(&s->result, err) < 0)
+		rc = err_wrap(err, "--backend sim: the regions");
 	return rc ? rc : n;
 }
 

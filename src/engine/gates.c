@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/text.h"
 #include "base/err.h"
 #include "base/exit_codes.h"
 #include "base/invoker.h"
@@ -220,9 +221,11 @@ gates_save_baseline(struct gates *g, const struct stat_opts *o, const struct sta
 		return 0;
 	g->baseline_open = false;
 	if (!ran || status != 0) {
-		if (notes)
-			fprintf(notes, "pmustat: --save-baseline %s: not written: %s\n", o->save_baseline,
-				ran ? "the run failed (exit status not 0)" : "nothing was counted");
+		if (notes) {
+			fprintf(notes, "pmustat: --save-baseline ");
+			text_put(notes, o->save_baseline);
+			fprintf(notes, ": not written: %s\n", ran ? "the run failed (exit status not 0)" : "nothing was counted");
+		}
 		outfile_abort(&g->baseline_file);
 		return 0;
 	}

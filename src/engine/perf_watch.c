@@ -6,9 +6,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/err.h"
+#include "base/text.h"
 #include "engine/perf_watch.h"
+#include "hw/proc.h"
 
 int
 perf_watch_threads(pid_t pid, pid_t **out)
@@ -124,7 +127,14 @@ threads_of(const pid_t *pids, unsigned npids, pid_t **tids, unsigned **of, struc
 	return (int)total;
 }
 
-/* Thread @tid's name (/proc's comm), or "?" when it is gone. */
+/* Does process @pid run as a user other than ours (its effective uid, in *@owner)? */
+static bool
+another_users(pid_t pid, unsigned *owner)
+{
+	return proc_uid(pid, owner) && *owner != (unsigned)getuid();
+}
+
+/* Thread @tid's name (/proc's comm, each control character '?'), or "?" when it is gone. */
 static void
 thread_name(pid_t tid, char *buf, size_t size)
 {
@@ -139,6 +149,8 @@ thread_name(pid_t tid, char *buf, size_t size)
 	if (fgets(buf, (int)size, f))
 		buf[strcspn(buf, "\n")] = '\0';
 	fclose(f);
+	/* The program names its threads (PR_SET_NAME): text from outside, printed in the per-thread lines. */
+	text_clean(buf, false);
 }
 
 /* -t: the threads as given, each its own "process" for the messages. */
@@ -171,6 +183,7 @@ perf_watch_open(const struct perf_seam *p, const struct perf_env *env, const str
 	const pid_t *named = tg->npids ? tg->pids : tg->tids;
 	const char *opt = tg->npids ? "-p" : "-t";
 	int n = (int)tg->ncpus, rc = 0;
+	unsigned owner;
 
 	memset(w, 0, sizeof(*w));
 	if (tg->npids || tg->ntids) {
@@ -225,6 +238,11 @@ perf_watch_open(const struct perf_seam *p, const struct perf_env *env, const str
 			err_clear(err);
 			err_set(err, rc, "%s %d: the %s ended before counting started", opt, (int)named[of[t]],
 				tg->npids ? "process" : "thread");
+		} else if ((rc == -EACCES || rc == -EPERM) && thread && !env->privileged &&
+			   another_users(named[of[t]], &owner)) {
+			err_clear(err);
+			err_set(err, rc, "%s %d: perf_event_open refused (%s): the %s belongs to another user (uid %u), and the kernel lets a user count only a process they may trace (its ptrace access check, PTRACE_MODE_READ: the same user, or CAP_SYS_PTRACE; or CAP_PERFMON); count it as its owner, or run pmustat as root",
+				opt, (int)named[of[t]], strerror(-rc), tg->npids ? "process" : "thread", owner);
 		} else if (rc && thread && tg->npids)
 			err_wrap(err, "-p %d, thread %d", (int)named[of[t]], (int)tids[t]);
 		else if (rc && thread)

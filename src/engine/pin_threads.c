@@ -2,13 +2,15 @@
  * pin_threads.c - --pin-threads: the command's threads placed round-robin
  * on the listed CPUs, as likwid-pin places them, through ptrace.
  *
- * pmustat stays the command's tracer after the exec stop, with
- * PTRACE_O_TRACECLONE: the kernel stops each thread that creates another
- * (the new one starts stopped too), and pmustat sets the new thread's
- * affinity there, before it runs an instruction. The command's first
- * thread takes the first CPU, the N-th thread it creates the (N mod k)-th.
- * Everything else that stops a tracee is passed on as it came: signals go
- * to the thread they were for, a later execve goes on.
+ * pmustat stays the command's tracer after the exec stop (seized, with
+ * PTRACE_O_TRACECLONE: runner.c): the kernel stops each thread that
+ * creates another (the new one starts in a ptrace trap too), and pmustat
+ * sets the new thread's affinity there, before it runs an instruction.
+ * The command's first thread takes the first CPU, the N-th thread it
+ * creates the (N mod k)-th. Everything else that stops a tracee is passed
+ * on as it came: signals go to the thread they were for, a job-control
+ * stop stays a stop until SIGCONT (PTRACE_LISTEN), a later execve goes on.
+ * Were pmustat to go away meanwhile, the kernel lets every thread go.
  */
 #include <errno.h>
 #include <sched.h>
@@ -95,12 +97,8 @@ runner_pin_probe(void)
 int
 runner_pin_start(struct runner *r)
 {
-	long opts = PTRACE_O_TRACECLONE | PTRACE_O_TRACEEXEC;
-	int rc;
+	int rc = place(r, r->pid, 0);
 
-	if (ptrace(PTRACE_SETOPTIONS, r->pid, NULL, (void *)opts) != 0)
-		return -errno;
-	rc = place(r, r->pid, 0);
 	if (rc == 0)
 		rc = remember(&r->tids, &r->ntids, &r->tids_cap, r->pid);
 	if (rc)
@@ -134,7 +132,7 @@ on_clone(struct runner *r, pid_t tid)
 	child = (pid_t)msg;
 	note(r, place(r, child, r->next_pin++));
 	note(r, remember(&r->tids, &r->ntids, &r->tids_cap, child));
-	/* The new thread starts with a SIGSTOP of its own: that stop is ours, not the command's. */
+	/* The new thread starts in a trap of its own: that stop is ours, not the command's. */
 	if (!take_early(r, child)) {
 		pid_t got;
 
@@ -161,10 +159,19 @@ on_stop(struct runner *r, pid_t tid, int st)
 		(void)ptrace(PTRACE_CONT, tid, NULL, NULL);
 		return;
 	}
-	/* A new thread's first stop before its creator's clone event: held until that event. */
-	if (sig == SIGSTOP && !known(r, tid) && remember(&r->early, &r->nearly, &r->early_cap, tid) == 0)
+	if (st >> 16 == PTRACE_EVENT_STOP) {
+		/* A new thread's first stop before its creator's clone event: held until that event. */
+		if (!known(r, tid) && remember(&r->early, &r->nearly, &r->early_cap, tid) == 0)
+			return;
+		/* A job-control stop stays one, as untraced, until SIGCONT; any other trap goes on. */
+		if (sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU)
+			(void)ptrace(PTRACE_LISTEN, tid, NULL, NULL);
+		else
+			(void)ptrace(PTRACE_CONT, tid, NULL, NULL);
 		return;
-	/* A group stop (no signal to deliver) goes on; a signal is delivered to its thread. */
+	}
+	/* A signal is delivered to its thread. */
+	sig = runner_stop_signal(st);
 	if (ptrace(PTRACE_GETSIGINFO, tid, NULL, &si) != 0)
 		sig = 0;
 	(void)ptrace(PTRACE_CONT, tid, NULL, (void *)(long)sig);

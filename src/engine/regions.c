@@ -534,7 +534,7 @@ regions_report(struct run_ctx *c, const struct stat_row *rows, unsigned nrows, c
 			if (v[row].nvalues == 0 || stats_compute(v[row].values, v[row].nvalues, &v[row].stats))
 				continue;
 			v[row].counted = true;
-			v[row].value = (uint64_t)(v[row].stats.mean + 0.5);
+			v[row].value = v[row].stats.mean_count;
 		}
 		if (s->have_last)
 			(void)per_thread(s, a, g, nrows, row_event, nhw, &used);

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/text.h"
 #include "base/cpulist.h"
 #include "base/clock.h"
 #include "base/err.h"
@@ -527,9 +528,11 @@ run_rounds(struct run_ctx *c)
 			first_failure = c->status;
 		if (c->status && (!c->o->keep_going || c->status == EXIT_SIGNAL_BASE + SIGINT ||
 				  c->status == EXIT_SIGNAL_BASE + SIGTERM)) {
-			if (round + 1 < c->repeat && c->notes)
-				fprintf(c->notes, "pmustat: run %u of %u of %s exited %d; stopping (--keep-going goes on)\n",
-					round + 1, c->repeat, c->o->command[0], c->status);
+			if (round + 1 < c->repeat && c->notes) {
+				fprintf(c->notes, "pmustat: run %u of %u of ", round + 1, c->repeat);
+				text_put(c->notes, c->o->command[0]);
+				fprintf(c->notes, " exited %d; stopping (--keep-going goes on)\n", c->status);
+			}
 			break;
 		}
 	}

@@ -35,6 +35,10 @@ struct report {
 	int err;
 };
 
+/* The parent's answer on the cork to RUNNER_SEIZE. */
+#define CORK_SEIZED 's'
+#define CORK_NOT_SEIZED 'n'
+
 static int
 write_all(int fd, const void *buf, size_t len)
 {
@@ -165,6 +169,28 @@ mark_fds_cloexec(void)
 	}
 }
 
+/* One byte from the cork: 0, or -1 at EOF or on an error. */
+static int
+read_byte(int fd, char *c)
+{
+	for (;;) {
+		ssize_t n = read(fd, c, 1);
+
+		if (n == 1)
+			return 0;
+		if (n < 0 && errno == EINTR)
+			continue;
+		return -1;
+	}
+}
+
+/* Does the parent trace the child (exact enable at the exec stop, or --pin-threads)? */
+static bool
+wants_trace(const struct runner_opts *opts)
+{
+	return opts->npin || (opts->enable && !opts->no_trace);
+}
+
 static _Noreturn void
 child(int go_fd, int report_fd, char *const argv[], const struct runner_opts *opts)
 {
@@ -185,6 +211,20 @@ child(int go_fd, int report_fd, char *const argv[], const struct runner_opts *op
 	for (size_t i = 0; i < sizeof(reset) / sizeof(reset[0]); i++)
 		signal(reset[i], SIG_DFL);
 	sigemptyset(&none);
+
+	/*
+	 * Traced, the kernel stops the command after its execve and before
+	 * its first instruction: the parent enables the counters there. The
+	 * parent seizes this child while it still has pmustat's own
+	 * credentials (a process of another user is out of its reach without
+	 * CAP_SYS_PTRACE), and says on the cork whether it could.
+	 */
+	if (wants_trace(opts)) {
+		child_report(report_fd, RUNNER_SEIZE, 0);
+		if (read_byte(go_fd, &go) != 0)
+			_exit(EXIT_PMUSTAT_FAILURE);
+		traced = go == CORK_SEIZED;
+	}
 
 	if (opts->cpu >= 0 || opts->ncpus) {
 		cpu_set_t set;
@@ -232,32 +272,12 @@ child(int go_fd, int report_fd, char *const argv[], const struct runner_opts *op
 		child_report(report_fd, RUNNER_RESOLVE, e);
 		_exit(e == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_EXEC);
 	}
-	/*
-	 * Traced, the kernel stops the command after its execve and before
-	 * its first instruction: the parent enables the counters there.
-	 */
-	e = 0;
-	if (opts->enable && opts->no_trace && !opts->npin) {
-		e = EPERM;
-	} else if (opts->enable || opts->npin) {
-		traced = ptrace(PTRACE_TRACEME, 0, NULL, NULL) == 0;
-		e = traced ? 0 : errno;
-		if (!traced && !e)
-			e = EPERM;
-	}
-	child_report(report_fd, RUNNER_READY, e);
+	child_report(report_fd, RUNNER_READY, 0);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 
-	for (;;) {
-		ssize_t n = read(go_fd, &go, 1);
-
-		if (n == 1)
-			break;
-		if (n < 0 && errno == EINTR)
-			continue;
-		/* The parent went away without uncorking: run nothing. */
+	/* The parent went away without uncorking: run nothing. */
+	if (read_byte(go_fd, &go) != 0)
 		_exit(EXIT_PMUSTAT_FAILURE);
-	}
 
 	if (opts->inherit) {
 		e = opts->inherit(opts->inherit_arg);
@@ -294,6 +314,29 @@ close_fd(int *fd)
 	if (*fd >= 0)
 		close(*fd);
 	*fd = -1;
+}
+
+/*
+ * The child asked to be traced: PTRACE_SEIZE, not PTRACE_TRACEME, so that
+ * nothing pmustat does to it can outlive pmustat. A thread the command
+ * creates under TRACEME starts with a real SIGSTOP queued; were pmustat
+ * to go away (SIGKILL included) before taking it, that SIGSTOP would stop
+ * the whole command with no one left to continue it. A seized tracee's
+ * new thread starts in a ptrace trap instead, which the kernel drops when
+ * its tracer goes. No PTRACE_O_EXITKILL: the command outlives pmustat as
+ * it would untraced. 1 once the child knows (r->traced, r->trace_err), or
+ * -errno when it could not be told.
+ */
+static int
+seize(struct runner *r)
+{
+	long opts = PTRACE_O_TRACEEXEC | (r->npin ? PTRACE_O_TRACECLONE : 0);
+	char answer;
+
+	r->traced = ptrace(PTRACE_SEIZE, r->pid, NULL, (void *)opts) == 0;
+	r->trace_err = r->traced ? 0 : errno ? errno : EPERM;
+	answer = r->traced ? CORK_SEIZED : CORK_NOT_SEIZED;
+	return write_all(r->go_fd, &answer, 1) == 0 ? 1 : -EPIPE;
 }
 
 int
@@ -351,9 +394,15 @@ runner_start(struct runner *r, char *const argv[], const struct runner_opts *opt
 	r->report_fd = rep[0];
 
 	rc = read_report(r->report_fd, &msg);
+	if (rc == 1 && msg.stage == RUNNER_SEIZE) {
+		rc = seize(r);
+		if (rc == 1)
+			rc = read_report(r->report_fd, &msg);
+	}
 	if (rc == 1 && msg.stage == RUNNER_READY) {
-		r->traced = (opts->enable || r->npin) && msg.err == 0;
-		r->trace_err = opts->enable || r->npin ? msg.err : 0;
+		/* Refused to trace without --pin-threads: the child enables itself (the approximate window). */
+		if (opts->enable && opts->no_trace && !r->npin)
+			r->trace_err = EPERM;
 		return 0;
 	}
 	if (rc == 1) {
@@ -432,8 +481,8 @@ go_traced(struct runner *r, struct runner_failure *fail, int *wstatus)
 				break;
 			reported = rc == 1;
 		}
-		/* Not the exec stop: the signal goes on to the child. */
-		(void)ptrace(PTRACE_CONT, r->pid, NULL, (void *)(long)WSTOPSIG(st));
+		/* Not the exec stop: a signal goes on to the child. */
+		(void)ptrace(PTRACE_CONT, r->pid, NULL, (void *)(long)runner_stop_signal(st));
 	}
 	close_fd(&r->report_fd);
 	/* The command is held before its first instruction: its first thread placed, then counted. */
@@ -466,6 +515,13 @@ go_traced(struct runner *r, struct runner_failure *fail, int *wstatus)
 		return rc;
 	}
 	return 0;
+}
+
+int
+runner_stop_signal(int st)
+{
+	/* A ptrace event's stop (exec, clone, a seized tracee's group stop) has no signal to deliver. */
+	return st >> 16 ? 0 : WSTOPSIG(st);
 }
 
 int
@@ -583,6 +639,7 @@ runner_stage_name(enum runner_stage stage)
 	switch (stage) {
 	case RUNNER_OK: return "ok";
 	case RUNNER_READY: return "ready";
+	case RUNNER_SEIZE: return "tracing the command";
 	case RUNNER_PIN: return "pinning the command to its core";
 	case RUNNER_PRIVILEGES: return "dropping privileges to SUDO_UID/SUDO_GID";
 	case RUNNER_RESOLVE: return "looking the command up";

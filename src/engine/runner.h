@@ -7,7 +7,7 @@
  * and blocks on the cork. runner_go() uncorks it and the enable callback
  * starts the counting, in one of two ways:
  *
- *  - exact (the child could PTRACE_TRACEME): the child execve()s at once;
+ *  - exact (the parent could PTRACE_SEIZE the child): the child execve()s at once;
  *    the kernel stops it after the execve succeeded and before the
  *    command's first instruction, the parent calls the enable callback
  *    there and detaches. No instruction of pmustat's child is counted.
@@ -29,6 +29,7 @@
 enum runner_stage {
 	RUNNER_OK = 0,
 	RUNNER_READY,		/* internal: corked and waiting */
+	RUNNER_SEIZE,		/* internal: waiting to be seized (traced) */
 	RUNNER_PIN,		/* sched_setaffinity to the core */
 	RUNNER_PRIVILEGES,	/* setgroups/setgid/setuid */
 	RUNNER_RESOLVE,		/* COMMAND not found / not executable */
@@ -93,7 +94,7 @@ struct runner {
 	int report_fd;		/* parent's end of the report pipe */
 	/* With an enable callback: */
 	bool traced;		/* the child is traced: enabled at its exec stop */
-	int trace_err;		/* why not (positive errno of PTRACE_TRACEME), or 0 */
+	int trace_err;		/* why not (positive errno of PTRACE_SEIZE), or 0 */
 	int (*enable)(void *arg);
 	void *arg;
 	/* --pin-threads (pin_threads.c): still the tracer after the exec stop. */
@@ -155,6 +156,9 @@ void runner_pin_free(struct runner *r);
  * refused before any counter is programmed, not after.
  */
 int runner_pin_probe(void);
+
+/* The signal a ptrace stop with wait status @st passes on when continued: 0 for an event's stop. */
+int runner_stop_signal(int st);
 
 /* Kill (SIGKILL) and reap a child that must not run. */
 void

@@ -253,7 +253,7 @@ fill_cpu_values(struct stat_state *s, unsigned r, unsigned u)
 
 		if (stats_compute(v, c->nvalues[u], st))
 			return;
-		s->cpu_values[at + i] = (uint64_t)(st->mean + 0.5);
+		s->cpu_values[at + i] = st->mean_count;
 	}
 	row->cpu_values = s->cpu_values + at;
 	row->cpu_stats = s->cpu_stats + at;
@@ -302,7 +302,7 @@ fill_rows(struct stat_state *s)
 		if (!row->counted)
 			row->status = "counted";
 		row->counted = true;
-		row->value = (uint64_t)(row->stats.mean + 0.5);
+		row->value = row->stats.mean_count;
 	}
 }
 

@@ -349,16 +349,6 @@ region_name_clean(char *dst, const char *src, size_t len)
 	dst[len] = '\0';
 }
 
-static uint64_t
-sat_add(uint64_t a, uint64_t b, bool *saturated)
-{
-	if (a > UINT64_MAX - b) {
-		*saturated = true;
-		return UINT64_MAX;
-	}
-	return a + b;
-}
-
 static int
 by_thread_then_name(const void *a, const void *b)
 {
@@ -380,29 +370,51 @@ by_name(const void *a, const void *b)
 	return x->thread < y->thread ? -1 : x->thread > y->thread;
 }
 
-static void
+/*
+ * Add one count to another: false when either is past REGION_COUNT_MAX,
+ * more than any run counts (both within it, their sum cannot wrap).
+ */
+static bool
 add_counts(uint64_t *dst_begins, uint64_t *dst_calls, uint64_t *dst_uncounted, uint64_t *dst_sum,
-	   const struct region_thread_count *c, unsigned nevents, bool *saturated)
+	   const struct region_thread_count *c, unsigned nevents)
 {
-	*dst_begins = sat_add(*dst_begins, c->begins, saturated);
-	*dst_calls = sat_add(*dst_calls, c->calls, saturated);
-	*dst_uncounted = sat_add(*dst_uncounted, c->uncounted, saturated);
-	for (unsigned i = 0; i < nevents; i++)
-		dst_sum[i] = sat_add(dst_sum[i], c->sum[i], saturated);
+	bool ok = c->begins <= REGION_COUNT_MAX && c->calls <= REGION_COUNT_MAX && c->uncounted <= REGION_COUNT_MAX;
+
+	for (unsigned i = 0; ok && i < nevents; i++)
+		ok = c->sum[i] <= REGION_COUNT_MAX;
+	if (!ok)
+		return false;
+	*dst_begins += c->begins;
+	*dst_calls += c->calls;
+	*dst_uncounted += c->uncounted;
+	ok = *dst_begins <= REGION_COUNT_MAX && *dst_calls <= REGION_COUNT_MAX;
+	for (unsigned i = 0; i < nevents; i++) {
+		dst_sum[i] += c->sum[i];
+		ok = ok && dst_sum[i] <= REGION_COUNT_MAX;
+	}
+	return ok;
+}
+
+static int
+beyond(struct pmustat_error **err, const char *name, const char *over)
+{
+	return fail(err, -EPROTO, "region area: region '%s' adds up to more than any run counts (2^63-1) over %s: the program wrote impossible sums into its records; its counts are not to be trusted",
+		    name, over);
 }
 
 /* Records of one thread and name are one region (the library makes one, save cut names). */
-static unsigned
-merge_counts(struct region_thread_count *c, unsigned n, unsigned nevents)
+static int
+merge_counts(struct region_result *r, struct pmustat_error **err)
 {
+	struct region_thread_count *c = r->counts;
 	unsigned out = 0;
-	bool ignored = false;
 
-	qsort(c, n, sizeof(*c), by_thread_then_name);
-	for (unsigned i = 0; i < n; i++) {
+	qsort(c, r->ncounts, sizeof(*c), by_thread_then_name);
+	for (unsigned i = 0; i < r->ncounts; i++) {
 		if (out && c[out - 1].thread == c[i].thread && strcmp(c[out - 1].name, c[i].name) == 0) {
-			add_counts(&c[out - 1].begins, &c[out - 1].calls, &c[out - 1].uncounted,
-				   c[out - 1].sum, &c[i], nevents, &ignored);
+			if (!add_counts(&c[out - 1].begins, &c[out - 1].calls, &c[out - 1].uncounted,
+					c[out - 1].sum, &c[i], r->nevents))
+				return beyond(err, c[i].name, "its records in one thread");
 			c[out - 1].truncated |= c[i].truncated;
 			if (c[i].first < c[out - 1].first)
 				c[out - 1].first = c[i].first;
@@ -410,7 +422,8 @@ merge_counts(struct region_thread_count *c, unsigned n, unsigned nevents)
 		}
 		c[out++] = c[i];
 	}
-	return out;
+	r->ncounts = out;
+	return 0;
 }
 
 static int
@@ -423,7 +436,7 @@ by_first(const void *a, const void *b)
 
 /* Per name over the threads, in the order the regions first ran (the records' order), as perf's users expect. */
 static int
-make_totals(struct region_result *r)
+make_totals(struct region_result *r, struct pmustat_error **err)
 {
 	struct region_thread_count *sorted;
 	unsigned n = 0;
@@ -434,7 +447,7 @@ make_totals(struct region_result *r)
 	r->totals = calloc(r->ncounts, sizeof(*r->totals));
 	if (!sorted || !r->totals) {
 		free(sorted);
-		return -ENOMEM;
+		return fail(err, -ENOMEM, "region area: out of memory");
 	}
 	memcpy(sorted, r->counts, r->ncounts * sizeof(*sorted));
 	qsort(sorted, r->ncounts, sizeof(*sorted), by_name);
@@ -451,8 +464,10 @@ make_totals(struct region_result *r)
 			t->first = sorted[i].first;
 		t->truncated |= sorted[i].truncated;
 		t->threads++;
-		add_counts(&t->begins, &t->calls, &t->uncounted, t->sum, &sorted[i], r->nevents,
-			   &t->saturated);
+		if (!add_counts(&t->begins, &t->calls, &t->uncounted, t->sum, &sorted[i], r->nevents)) {
+			free(sorted);
+			return beyond(err, t->name, "its threads");
+		}
 	}
 	r->ntotals = n;
 	qsort(r->totals, n, sizeof(*r->totals), by_first);
@@ -508,7 +523,7 @@ parse_records(const unsigned char *buf, const struct pmustat_region_header *want
 			return fail(err, -EPROTO, "region area: record %u is corrupt", i);
 		/* begin() calls: the completed pairs and those still open. */
 		begins = rec.calls + (uint32_t)(0u - rec.minus_open);
-		if (begins < rec.calls || rec.uncounted > rec.calls)
+		if (begins < rec.calls || begins > REGION_COUNT_MAX || rec.uncounted > rec.calls)
 			return fail(err, -EPROTO,
 				    "region area: record %u has impossible counts (%llu calls of %llu begins, %llu uncounted)",
 				    i, (unsigned long long)rec.calls, (unsigned long long)begins,
@@ -516,6 +531,11 @@ parse_records(const unsigned char *buf, const struct pmustat_region_header *want
 		if (!all_zero(rec.sum + want->nevents,
 			      (PMUSTAT_REGION_MAX_EVENTS - want->nevents) * sizeof(rec.sum[0])))
 			return fail(err, -EPROTO, "region area: record %u counts events that were not programmed", i);
+		for (unsigned k = 0; k < want->nevents; k++)
+			if (rec.sum[k] > REGION_COUNT_MAX)
+				return fail(err, -EPROTO,
+					    "region area: record %u has impossible counts (a sum of event %u of %llu, more than any run counts: 2^63-1)",
+					    i, k, (unsigned long long)rec.sum[k]);
 		c = &r->counts[r->ncounts++];
 		region_name_clean(c->name, rec.name, (size_t)(nul - rec.name));
 		c->truncated = rec.flags & PMUSTAT_REGION_NAME_TRUNCATED;
@@ -575,8 +595,8 @@ region_result_parse(const void *buf, size_t size, const struct region_host_param
 	ret = parse_threads(buf, &want, h.threads_used, r, map, err);
 	if (ret == 0)
 		ret = parse_records(buf, &want, h.records_used, h.threads_used, map, r, err);
-	if (ret == 0 && region_result_totals(r) < 0)
-		ret = fail(err, -ENOMEM, "region area: out of memory");
+	if (ret == 0)
+		ret = region_result_totals(r, err);
 out:
 	free(map);
 	if (ret < 0)
@@ -585,12 +605,14 @@ out:
 }
 
 int
-region_result_totals(struct region_result *r)
+region_result_totals(struct region_result *r, struct pmustat_error **err)
 {
+	int rc;
+
 	if (r->ncounts == 0)
 		return 0;
-	r->ncounts = merge_counts(r->counts, r->ncounts, r->nevents);
-	return make_totals(r);
+	rc = merge_counts(r, err);
+	return rc ? rc : make_totals(r, err);
 }
 
 void

@@ -32,6 +32,14 @@ struct perf_seam;
 struct pmustat_error;
 
 #define REGION_HOST_DEFAULT_THREADS	256u
+/*
+ * The most a region's calls or sums may be: 2^63-1, 73 years of a 4 GHz
+ * clock. A record past it, or a region whose records add up past it,
+ * cannot come from a run: the area is refused as corrupt. Every count
+ * read back is thereby one each output (JSON's signed integers included)
+ * carries exactly.
+ */
+#define REGION_COUNT_MAX		0x7fffffffffffffffull
 #define REGION_HOST_DEFAULT_RECORDS	4096u
 
 /* One counted event, as the library will read it. */
@@ -80,7 +88,6 @@ struct region_total {
 	uint64_t calls;
 	uint64_t uncounted;
 	uint64_t sum[PMUSTAT_REGION_MAX_EVENTS];
-	bool saturated;			/* a sum exceeded 2^64-1 and was held there */
 };
 
 struct region_thread {
@@ -172,9 +179,10 @@ int region_result_parse(const void *buf, size_t size, const struct region_host_p
 /*
  * @r's counts (threads and counts filled by another reader: --backend
  * sim's) put in order, one per thread and name, and the totals per region
- * made from them. 0, or -ENOMEM.
+ * made from them. 0, -ENOMEM, or -EPROTO when a region's counts pass
+ * REGION_COUNT_MAX (more than any run counts); the reason in @err.
  */
-int region_result_totals(struct region_result *r);
+int region_result_totals(struct region_result *r, struct pmustat_error **err);
 void region_result_free(struct region_result *r);
 
 /* The header region_area_create() writes for @p; -EINVAL with @err if @p is out of range. */

@@ -11,6 +11,7 @@
 #include <strings.h>
 
 #include "base/err.h"
+#include "base/text.h"
 #include "report/check.h"
 
 struct parser {
@@ -402,8 +403,16 @@ check_print_error(FILE *out, const char *text, const struct check_error *err)
 int
 check_set_error(struct pmustat_error **err, const char *text, const struct check_error *ce)
 {
-	return err_set(err, -EINVAL, "--check: %s at column %u\n  %s\n  %*s^", ce->msg, ce->column + 1, text,
-		       (int)ce->column, "");
+	/* The expression and what is wrong with it as the user wrote them, each control character '?' (one for one: the caret stays under its column). */
+	char *shown = strdup(text), *why = strdup(ce->msg);
+	int rc;
+
+	rc = err_set_lines(err, -EINVAL, "--check: %s at column %u\n  %s\n  %*s^",
+			   why ? text_clean(why, false) : "?", ce->column + 1,
+			   shown ? text_clean(shown, false) : "?", (int)ce->column, "");
+	free(shown);
+	free(why);
+	return rc;
 }
 
 /* NOLINTBEGIN(misc-no-recursion): the tree has at most CHECK_MAX_NODES nodes. */

@@ -14,6 +14,7 @@
 #include "report/label.h"
 #include "base/cpulist.h"
 #include "report/metric_output.h"
+#include "base/text.h"
 #include "events/sim_events.h"
 #include "report/output.h"
 #include "report/comment.h"
@@ -133,8 +134,10 @@ print_command(FILE *out, char *const *command)
 {
 	if (!command)
 		return;
-	for (unsigned i = 0; command[i]; i++)
-		fprintf(out, "%s%s", i ? " " : "", command[i]);
+	for (unsigned i = 0; command[i]; i++) {
+		fprintf(out, "%s", i ? " " : "");
+		text_put(out, command[i]);
+	}
 }
 
 /*

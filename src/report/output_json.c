@@ -56,7 +56,9 @@ output_json_stats(const struct stats_summary *st, unsigned nvalues)
 		return NULL;
 	json_object_set_new(o, "runs", json_integer(st->n));
 	json_object_set_new(o, "mean", output_json_num(st->mean));
-	json_object_set_new(o, "median", output_json_num(st->median));
+	/* Exact when whole (a count may pass 2^53); a half as a number. */
+	json_object_set_new(o, "median", st->median_half || st->median_count > INT64_MAX ? output_json_num(st->median)
+										: json_integer((json_int_t)st->median_count));
 	json_object_set_new(o, "min", json_integer((json_int_t)st->min));
 	json_object_set_new(o, "max", json_integer((json_int_t)st->max));
 	json_object_set_new(o, "stddev", output_json_num(st->stddev));

@@ -36,12 +36,25 @@ stats_compute(const uint64_t *values, unsigned n, struct stats_summary *out)
 	out->max = sorted[n - 1];
 	/* Halves first: two counts near 2^64 must not overflow. */
 	mid = n / 2;
-	if (n % 2)
+	if (n % 2) {
+		out->median_count = sorted[mid];
 		out->median = (double)sorted[mid];
-	else
-		out->median = (double)sorted[mid - 1] / 2.0 + (double)sorted[mid] / 2.0;
-	for (unsigned i = 0; i < n; i++)
+	} else {
+		uint64_t a = sorted[mid - 1], b = sorted[mid];
+
+		out->median_half = (a & 1) != (b & 1);
+		out->median_count = a / 2 + b / 2 + ((a & 1) + (b & 1) + 1) / 2;
+		out->median = (double)a / 2.0 + (double)b / 2.0;
+	}
+	/* Quotients and remainders apart: the sum of n counts near 2^64 overflows, a double rounds above 2^53. */
+	uint64_t quotients = 0, remainders = 0;
+
+	for (unsigned i = 0; i < n; i++) {
+		quotients += sorted[i] / n;
+		remainders += sorted[i] % n;
 		sum += (double)sorted[i];
+	}
+	out->mean_count = quotients + (remainders + n / 2) / n;
 	out->mean = sum / n;
 	/* Two passes: sum of squares about the mean, not E[x^2] - E[x]^2 (cancellation). */
 	for (unsigned i = 0; i < n; i++) {

@@ -5,12 +5,22 @@
 #ifndef PMUSTAT_STATS_H
 #define PMUSTAT_STATS_H
 
+#include <stdbool.h>
 #include <stdint.h>
 
 struct stats_summary {
 	unsigned n;			/* runs that counted the event */
 	double mean;
 	double median;			/* middle value; mean of the two middle ones when n is even */
+	/*
+	 * The median exactly, as a count: rounded half up when it is a half
+	 * (@median_half). A double holds every integer only up to 2^53; a
+	 * 64-bit count is reported from this, never from @median.
+	 */
+	uint64_t median_count;
+	bool median_half;
+	/* The mean exactly, as a count, rounded half up: what -r reports for an event (perf's mean). */
+	uint64_t mean_count;
 	uint64_t min;
 	uint64_t max;
 	double stddev;			/* sample standard deviation (n - 1); 0 when n < 2 */

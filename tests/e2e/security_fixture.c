@@ -71,26 +71,11 @@ assert_same(const struct e2e_machine *m, const struct emu_pmu *before)
 	free(after);
 }
 
-char
-proc_state(pid_t pid)
-{
-	char path[64], buf[512], *p;
-	FILE *f;
-
-	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
-	f = fopen(path, "r");
-	if (!f)
-		return 0;
-	p = fgets(buf, sizeof(buf), f) ? strrchr(buf, ')') : NULL;
-	fclose(f);
-	return p && p[1] == ' ' ? p[2] : 0;
-}
-
 bool
 wait_gone(pid_t pid, unsigned timeout_ms)
 {
 	for (unsigned t = 0; t <= timeout_ms; t += 5) {
-		char st = proc_state(pid);
+		char st = e2e_proc_state(pid);
 
 		if (st == 0 || st == 'Z' || st == 'X')
 			return true;

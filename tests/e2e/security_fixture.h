@@ -37,8 +37,6 @@ void set(const struct e2e_machine *m, uint32_t msr, uint64_t v);
 uint64_t get(const struct e2e_machine *m, uint32_t msr);
 /* The PMU of @m is bit for bit @before. */
 void assert_same(const struct e2e_machine *m, const struct emu_pmu *before);
-/* /proc/PID/stat's state letter, or 0 when the process is gone. */
-char proc_state(pid_t pid);
 /* Wait until @pid is gone or a zombie (not necessarily our child). */
 bool wait_gone(pid_t pid, unsigned timeout_ms);
 /* The file's first 64 KiB, in a buffer the next call reuses. */

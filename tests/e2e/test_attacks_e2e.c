@@ -48,7 +48,8 @@ static unsigned ncpus;
 static char self[PATH_MAX];
 
 /*
- * The wrapper: WRAP [fsize=BYTES] [nofile=N] [close=FD] [stdout=PATH] -- PROGRAM ARGS...
+ * The wrapper: WRAP [fsize=BYTES] [nofile=N] [close=FD] [stdout=PATH] [stderr=PATH] [append=FD:PATH]
+ *	 -- PROGRAM ARGS...
  * sets those on itself, the signals at their defaults, and executes PROGRAM.
  */
 static int
@@ -69,12 +70,21 @@ wrap_main(int argc, char **argv)
 			return 2;
 		if (strncmp(argv[i], "nofile=", 7) == 0 && setrlimit(RLIMIT_NOFILE, &lim) != 0)
 			return 2;
+		if (strncmp(argv[i], "append=", 7) == 0) {
+			/* append=N:PATH: descriptor N open on PATH for appending, as N>>PATH in a shell. */
+			char *colon;
+			int want = (int)strtol(eq + 1, &colon, 10);
+			int fd = *colon == ':' ? open(colon + 1, O_WRONLY | O_APPEND) : -1;
+
+			if (fd < 0 || (fd != want && (dup2(fd, want) < 0 || close(fd) != 0)))
+				return 2;
+		}
 		if (strncmp(argv[i], "close=", 6) == 0)
 			close((int)strtol(eq + 1, NULL, 10));
-		if (strncmp(argv[i], "stdout=", 7) == 0) {
+		if (strncmp(argv[i], "stdout=", 7) == 0 || strncmp(argv[i], "stderr=", 7) == 0) {
 			int fd = open(eq + 1, O_WRONLY);
 
-			if (fd < 0 || dup2(fd, STDOUT_FILENO) < 0)
+			if (fd < 0 || dup2(fd, argv[i][3] == 'o' ? STDOUT_FILENO : STDERR_FILENO) < 0)
 				return 2;
 			close(fd);
 		}
@@ -289,7 +299,7 @@ test_closed_standard_descriptors(void **state)
 	e2e_machine_free(&m);
 }
 
-/* state, reset --json, info --json, help and --version into a full disk: 125, never 0. */
+/* state, reset --json, info --json, list, help and --version into a full disk: 125, never 0. */
 static void
 test_results_lost_on_stdout_fail(void **state)
 {
@@ -298,6 +308,8 @@ test_results_lost_on_stdout_fail(void **state)
 		{ "state", "--json", "-C", NULL },
 		{ "reset", "--json", "-C", NULL },
 		{ "info", "--json", "-C", NULL },
+		{ "list", NULL, NULL, NULL },
+		{ "list", "--json", NULL, NULL },
 		{ "help", NULL, NULL, NULL },
 		{ "--version", NULL, NULL, NULL },
 	};
@@ -322,6 +334,80 @@ test_results_lost_on_stdout_fail(void **state)
 		e2e_result_free(&r);
 	}
 	e2e_machine_free(&m);
+}
+
+/*
+ * The human reports go to standard error: info's, reset's after it put a
+ * killed run's counters back, stat's table. Into a full disk, each is
+ * lost: 125, never 0 (reset still restores).
+ */
+static void
+test_results_lost_on_stderr_fail(void **state)
+{
+	static const char *const cmds[][6] = {
+		{ "reset", "-C", NULL },
+		{ "info", NULL },
+		{ "info", "-C", NULL },
+		{ "list", "--help", NULL },
+		{ "-C", NULL },
+	};
+	struct e2e_machine m;
+	struct emu_pmu *before;
+
+	(void)state;
+	machine(&m);
+	before = e2e_state(&m);
+	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		const char *argv[16] = { self, WRAP, "stderr=/dev/full", "--", E2E_PMUSTAT };
+		struct e2e_result r;
+		size_t n = 5;
+
+		for (size_t k = 0; cmds[i][k]; k++)
+			argv[n++] = cmds[i][k];
+		if (strcmp(argv[n - 1], "-C") == 0)
+			argv[n++] = core_arg;
+		if (strcmp(cmds[i][0], "-C") == 0) {
+			argv[n++] = "-e";
+			argv[n++] = "LLC_MISSES";
+			argv[n++] = "--";
+			argv[n++] = WL;
+			argv[n++] = "--quiet";
+		}
+		argv[n] = NULL;
+		if (strcmp(cmds[i][0], "reset") == 0) {
+			/* A killed run's counters and journal for reset to put back. */
+			pid_t pid = e2e_spawn(&m, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "-e", "LLC_MISSES", "--",
+							       WL, "--sleep", "10000", "--quiet", NULL }, NULL);
+
+			assert_true(e2e_wait_msr(&m, (unsigned)core, msr_evtsel(0), EVTSEL_EN, EVTSEL_EN, 5000));
+			kill(-pid, SIGKILL);
+			assert_int_equal(e2e_reap(pid), 128 + SIGKILL);
+		}
+		e2e_run(&m, &r, argv);
+		/* --help's text is on standard output: nothing lost. */
+		if (r.status != (strcmp(cmds[i][1] ? cmds[i][1] : "", "--help") == 0 ? 0 : 125))
+			fail_msg("pmustat %s %s 2> /dev/full: exit %d", cmds[i][0], cmds[i][1] ? cmds[i][1] : "", r.status);
+		e2e_result_free(&r);
+		assert_same(&m, before);
+		assert_no_journal(&m);
+	}
+	free(before);
+	e2e_machine_free(&m);
+}
+
+/* A small file's text, in a buffer the next call reuses. */
+static const char *
+slurp_text(const char *path)
+{
+	static char buf[4096];
+	FILE *f = fopen(path, "r");
+	size_t n;
+
+	assert_non_null(f);
+	n = fread(buf, 1, sizeof(buf) - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	return buf;
 }
 
 /*
@@ -371,6 +457,30 @@ test_output_and_baseline_one_file(void **state)
 		assert_int_equal(lstat(link, &st), 0);
 		assert_true(S_ISLNK(st.st_mode));
 	}
+	/*
+	 * --log-fd 8 with 8>>baseline, and a standard error (where the
+	 * results go without -o) appended to it: refused (the latter
+	 * silently: its message would land there too), the baseline intact.
+	 */
+	{
+		char append[PATH_MAX + 32], before[4096];
+
+		snprintf(append, sizeof(append), "append=8:%s", out);
+		snprintf(before, sizeof(before), "%s", slurp_text(out));
+		e2e_run(&m, &r, (const char *[]){ self, WRAP, append, "--", E2E_PMUSTAT, "-C", core_arg, "-e",
+						  "LLC_MISSES", "--log-fd", "8", "--baseline", out, "--", WL, "--quiet",
+						  NULL });
+		e2e_assert_status(&r, 125);
+		e2e_assert_err_contains(&r, "--log-fd 8 is open on the --baseline file");
+		e2e_result_free(&r);
+		assert_string_equal(slurp_text(out), before);
+		snprintf(append, sizeof(append), "append=2:%s", out);
+		e2e_run(&m, &r, (const char *[]){ self, WRAP, append, "--", E2E_PMUSTAT, "-C", core_arg, "-e",
+						  "LLC_MISSES", "--json", "--baseline", out, "--", WL, "--quiet", NULL });
+		e2e_assert_status(&r, 125);
+		e2e_result_free(&r);
+		assert_string_equal(slurp_text(out), before);
+	}
 	/* Devices take any number of writers. */
 	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "-e", "LLC_MISSES", "-o", "/dev/null",
 					  "--save-baseline", "/dev/null", "--", WL, "--quiet", NULL });
@@ -417,6 +527,117 @@ test_control_characters_in_event_names(void **state)
 	e2e_machine_free(&m);
 }
 
+/* An OSC sequence that retitles a terminal: ESC ] 0 ; ... BEL. */
+#define ESCAPE "\033]0;pwned\007"
+
+/* Nothing of @r printed a control character but line breaks and tabs (stdout and stderr). */
+static void
+assert_no_escape(const struct e2e_result *r, const char *what)
+{
+	const char *const texts[] = { r->out, r->err };
+
+	for (size_t t = 0; t < 2; t++)
+		for (const char *c = texts[t]; *c; c++)
+			if (*c != '\n' && *c != '\t' && ((unsigned char)*c < 0x20 || *c == 0x7f))
+				fail_msg("%s: control character 0x%02x printed: %s", what, (unsigned char)*c, texts[t]);
+}
+
+/*
+ * An escape sequence anywhere text from outside reaches the terminal: the
+ * command line in the header, each message that echoes an argument (the
+ * command, -M, -C, -p, --duration, -r, -I, --backend, --log-fd, an
+ * unknown option, help, state --watch, --check's caret line, the paths of
+ * -o, --baseline, --cpu-dump and --table), a baseline's cpu_model. Each
+ * shown with '?' for every control character, never raw.
+ */
+static void
+test_control_characters_in_every_message(void **state)
+{
+	char path[PATH_MAX + 64], base[PATH_MAX + 32], shown[PATH_MAX + 64];
+	const struct { const char *a1, *a2, *a3, *a4; } cases[] = {
+		{ "-e", "LLC_MISSES", "--", ESCAPE "cmd" },
+		{ "-M", ESCAPE, "--", "/bin/true" },
+		{ "-C", ESCAPE, "--", "/bin/true" },
+		{ "-p", ESCAPE, NULL, NULL },
+		{ "--duration", ESCAPE, NULL, NULL },
+		{ "-r", ESCAPE, "--", "/bin/true" },
+		{ "-I", ESCAPE, "--", "/bin/true" },
+		{ "--backend", ESCAPE, "--", "/bin/true" },
+		{ "--log-fd", ESCAPE, "--", "/bin/true" },
+		{ "--x" ESCAPE, "--", "/bin/true", NULL },
+		{ "help", ESCAPE, NULL, NULL },
+		{ "state", "--watch", ESCAPE, NULL },
+		{ "--check", "LLC_MISSES " ESCAPE " > 1", "--", "/bin/true" },
+		{ "-o", "/nonexistent/" ESCAPE "/out", "--", "/bin/true" },
+		{ "--baseline", "/nonexistent/" ESCAPE, "--", "/bin/true" },
+		{ "info", "--cpu-dump", "/nonexistent/" ESCAPE, NULL },
+		{ "list", "--table", "/nonexistent/" ESCAPE, NULL },
+	};
+	struct e2e_machine m;
+	struct e2e_result r;
+	FILE *f;
+	char *text, *model, *end;
+
+	(void)state;
+	machine(&m);
+	/* The header: the command line as given, each control character '?'. */
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "-e", "LLC_MISSES", "--", "/bin/sh", "-c",
+					  "true", "x" ESCAPE, NULL });
+	e2e_assert_status(&r, 0);
+	e2e_assert_err_contains(&r, "x?]0;pwned?'");
+	assert_no_escape(&r, "the header");
+	e2e_result_free(&r);
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		const char *argv[12] = { E2E_PMUSTAT };
+		size_t n = 1;
+		bool stat = cases[i].a1[0] == '-';
+
+		if (stat) {
+			argv[n++] = "-C";
+			argv[n++] = core_arg;
+		}
+		argv[n++] = cases[i].a1;
+		argv[n++] = cases[i].a2;
+		if (cases[i].a3)
+			argv[n++] = cases[i].a3;
+		if (cases[i].a3 && cases[i].a4)
+			argv[n++] = cases[i].a4;
+		argv[n] = NULL;
+		e2e_run(&m, &r, argv);
+		if (r.status == 0 || !strstr(r.err, "?]0;pwned?"))
+			fail_msg("%s %s: exit %d, stderr: %s", cases[i].a1, cases[i].a2, r.status, r.err);
+		snprintf(shown, sizeof(shown), "%s %s", cases[i].a1, cases[i].a2);
+		assert_no_escape(&r, shown);
+		e2e_result_free(&r);
+	}
+	/* A baseline whose cpu_model holds the sequence: the mismatch names it, cleaned. */
+	snprintf(base, sizeof(base), "%s/b.json", m.dir);
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "-e", "LLC_MISSES", "-o", "/dev/null",
+					  "--save-baseline", base, "--", WL, "--quiet", NULL });
+	e2e_assert_status(&r, 0);
+	e2e_result_free(&r);
+	text = strdup(slurp_text(base));
+	assert_non_null(text);
+	model = strstr(text, "\"cpu_model\": \"");
+	assert_non_null(model);
+	model += strlen("\"cpu_model\": \"");
+	end = strchr(model, '"');
+	assert_non_null(end);
+	snprintf(path, sizeof(path), "%s/evil.json", m.dir);
+	f = fopen(path, "w");
+	assert_non_null(f);
+	fprintf(f, "%.*s\\u001b]0;pwned\\u0007%s", (int)(model - text), text, end);
+	fclose(f);
+	free(text);
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", core_arg, "-e", "LLC_MISSES", "--baseline", path, "--",
+					  WL, "--quiet", NULL });
+	if (r.status != 125 || !strstr(r.err, "?]0;pwned?"))
+		fail_msg("a baseline's cpu_model: exit %d, stderr: %s", r.status, r.err);
+	assert_no_escape(&r, "a baseline's cpu_model");
+	e2e_result_free(&r);
+	e2e_machine_free(&m);
+}
+
 int
 main(int argc, char **argv)
 {
@@ -426,8 +647,10 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_out_of_descriptors_says_why),
 		cmocka_unit_test(test_closed_standard_descriptors),
 		cmocka_unit_test(test_results_lost_on_stdout_fail),
+		cmocka_unit_test(test_results_lost_on_stderr_fail),
 		cmocka_unit_test(test_output_and_baseline_one_file),
 		cmocka_unit_test(test_control_characters_in_event_names),
+		cmocka_unit_test(test_control_characters_in_every_message),
 	};
 	cpu_set_t cpus;
 	long conf = sysconf(_SC_NPROCESSORS_CONF);

@@ -11,14 +11,19 @@
  * As in two_cores_fixture.h, whose CPUs, machine and checks these are:
  * the first two CPUs this process may run on, skipped on a host with one.
  */
+#include <fcntl.h>
+#include <limits.h>
 #include <jansson.h>
 #include <setjmp.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <cmocka.h>
 
 #include "e2e_harness.h"
@@ -131,6 +136,123 @@ test_needs_a_list_and_a_command(void **state)
 	e2e_machine_free(&m);
 }
 
+/* The state letter of @pid, 0 once it is gone or a zombie (its end reached). */
+static char
+proc_state(pid_t pid)
+{
+	char st = e2e_proc_state(pid);
+
+	return st == 'Z' || st == 'X' ? 0 : st;
+}
+
+/* The pid thread-storm wrote into @path, once it is there (0 after 20 s). */
+static pid_t
+storm_pid(const char *path)
+{
+	for (int t = 0; t < 4000; t++) {
+		FILE *f = fopen(path, "r");
+		long pid = 0;
+
+		if (f) {
+			if (fscanf(f, "%ld", &pid) != 1)
+				pid = 0;
+			fclose(f);
+		}
+		if (pid > 0)
+			return (pid_t)pid;
+		e2e_sleep_ms(5);
+	}
+	return 0;
+}
+
+/*
+ * The command, left behind by pmustat, runs to its own end: its DONEFILE
+ * written and the process gone within 30 s, never held in a stop without
+ * a tracer for a second. A command found stopped is let go and killed.
+ */
+static void
+assert_runs_to_its_end(pid_t cmd, const char *done)
+{
+	unsigned stopped_ms = 0, gone_ms = 0;
+	struct stat st;
+
+	for (unsigned t = 0; t < 30000; t += 10) {
+		char state = proc_state(cmd);
+
+		if (state == 0 && stat(done, &st) == 0)
+			return;
+		/* Gone without its clean exit (a hang-up of its orphaned group kills it). */
+		gone_ms = state == 0 ? gone_ms + 10 : 0;
+		if (gone_ms >= 200)
+			fail_msg("the command ended without reaching its own exit");
+		stopped_ms = state == 'T' ? stopped_ms + 10 : 0;
+		if (stopped_ms >= 1000) {
+			kill(cmd, SIGKILL);
+			kill(cmd, SIGCONT);
+			fail_msg("the command is held stopped after pmustat went away");
+		}
+		e2e_sleep_ms(10);
+	}
+	kill(cmd, SIGKILL);
+	fail_msg("the command still runs 30 s after pmustat went away");
+}
+
+/*
+ * pmustat --pin-threads over thread-storm MODE N; @ms after the command
+ * started, pmustat gets @sig and dies of it; the command must then run
+ * to its own end.
+ */
+static void
+pmustat_goes_away(const char *mode, const char *n, long ms, int sig)
+{
+	char pidf[PATH_MAX], done[PATH_MAX];
+	struct e2e_machine m;
+	struct stat st;
+	pid_t pm, cmd;
+
+	machine(&m, false);
+	assert_true(snprintf(pidf, PATH_MAX, "%.4000s/storm.pid", m.dir) < PATH_MAX);
+	assert_true(snprintf(done, PATH_MAX, "%.4000s/storm.done", m.dir) < PATH_MAX);
+	pm = e2e_spawn(&m, (const char *[]){ E2E_PMUSTAT, "-C", list_arg, "--pin-threads", "-e", "INST_RETIRED.ANY",
+					   "--", THREAD_STORM, pidf, done, mode, n, NULL }, NULL);
+	cmd = storm_pid(pidf);
+	assert_true(cmd > 0);
+	e2e_sleep_ms(ms);
+	/* Still at it, or the case tests nothing. */
+	assert_int_not_equal(stat(done, &st), 0);
+	kill(pm, sig);
+	assert_int_equal(e2e_reap(pm), 128 + sig);
+	assert_runs_to_its_end(cmd, done);
+	e2e_machine_free(&m);
+}
+
+/*
+ * pmustat killed (SIGKILL: no code of its own runs) while the command
+ * creates threads (20000: still at it 150 ms after it started, where 3000
+ * take about that long on an idle host): the command goes on creating them
+ * and ends as it would have without --pin-threads.
+ */
+static void
+test_killed_mid_thread_storm(void **state)
+{
+	(void)state;
+	NEED_TWO_CPUS();
+	pmustat_goes_away("storm", "20000", 150, SIGKILL);
+}
+
+/*
+ * The ordinary case: pmustat gets SIGTERM, passes it on, restores and
+ * exits 143; the command catches it and creates threads on its way out,
+ * and ends of itself (its own status 0, as without --pin-threads).
+ */
+static void
+test_sigterm_caught_by_a_threading_command(void **state)
+{
+	(void)state;
+	NEED_TWO_CPUS();
+	pmustat_goes_away("term", "200", 0, SIGTERM);
+}
+
 int
 main(void)
 {
@@ -138,6 +260,8 @@ main(void)
 		cmocka_unit_test(test_threads_round_robin),
 		cmocka_unit_test(test_refused_without_ptrace),
 		cmocka_unit_test(test_needs_a_list_and_a_command),
+		cmocka_unit_test(test_killed_mid_thread_storm),
+		cmocka_unit_test(test_sigterm_caught_by_a_threading_command),
 	};
 
 	return cmocka_run_group_tests(tests, setup, NULL);

@@ -366,6 +366,55 @@ test_repeat(void **state)
 	e2e_machine_free(&m);
 }
 
+/*
+ * The counted program is not to be trusted with its counts: one writing
+ * 2^64-1 into its record's calls or sum, or two threads' sums that add up
+ * past what any run counts, is refused naming the record (125), never a
+ * negative or zero count; a sum above 2^53 is exact, median included.
+ */
+static void
+test_hostile_region_counts(void **state)
+{
+	static const struct { const char *step1, *step2, *why; } refused[] = {
+		{ "w:0:calls:ffffffffffffffff", NULL, "impossible counts" },
+		{ "w:0:sum0:ffffffffffffffff", NULL, "impossible counts" },
+		{ "w:*:sum0:7fffffffffffffff", "r:0", "more than any run counts" },
+	};
+	struct e2e_machine m;
+	struct e2e_result r;
+	json_t *root, *ev;
+
+	(void)state;
+	machine(&m, NULL, NULL);
+	for (size_t i = 0; i < sizeof(refused) / sizeof(refused[0]); i++) {
+		/* Two records: the region in two threads, each writing every record there (the later one both). */
+		const char *threads = refused[i].step2 ? "threads:2" : "null";
+
+		e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "--regions", "-C", core_arg, "-e", "LLC_MISSES", "--json",
+						  "-o", "/dev/stdout", "--", REGION_SCRIPT, threads, "b:hot", "r:10",
+						  "e:hot", refused[i].step1, refused[i].step2, NULL });
+		if (r.status != 125 || !strstr(r.err, refused[i].why))
+			fail_msg("%s %s: exit %d, stdout %s, stderr %s", refused[i].step1,
+				 refused[i].step2 ? refused[i].step2 : "", r.status, r.out, r.err);
+		e2e_result_free(&r);
+	}
+	/* 2^53 + 1: a double would say 2^53. */
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "--regions", "-r", "2", "-C", core_arg, "-e", "LLC_MISSES",
+					  "--json", "-o", "/dev/stdout", "--", REGION_SCRIPT, "b:hot", "r:10", "e:hot",
+					  "w:0:sum0:20000000000001", NULL });
+	e2e_assert_status(&r, 0);
+	root = parse(&r);
+	ev = json_array_get(json_object_get(region(root, "hot"), "events"), 0);
+	assert_int_equal(region_value(root, "hot", 0), 9007199254740993LL);
+	assert_int_equal(json_integer_value(json_array_get(json_object_get(ev, "values"), 1)), 9007199254740993LL);
+	assert_true(json_is_integer(json_object_get(json_object_get(ev, "stats"), "median")));
+	assert_int_equal(json_integer_value(json_object_get(json_object_get(ev, "stats"), "median")),
+			 9007199254740993LL);
+	json_decref(root);
+	e2e_result_free(&r);
+	e2e_machine_free(&m);
+}
+
 /* --check REGION:EVENT: a pass, a fail (exit 3), a region never run (fails), and without --regions a refusal. */
 static void
 test_checks(void **state)
@@ -498,6 +547,7 @@ main(void)
 		cmocka_unit_test(test_text_and_csv),
 		cmocka_unit_test(test_reruns),
 		cmocka_unit_test(test_repeat),
+		cmocka_unit_test(test_hostile_region_counts),
 		cmocka_unit_test(test_checks),
 		cmocka_unit_test(test_baseline),
 		cmocka_unit_test(test_rdpmc_set_and_restored),
@@ -516,5 +566,8 @@ main(void)
 		return 1;
 	snprintf(core_arg, sizeof(core_arg), "%d", core);
 	ncpus = e2e_all_cpus(core);
+	/* PMUSTAT_TEST_FILTER=test_name runs that one (cmocka's pattern). */
+	if (getenv("PMUSTAT_TEST_FILTER"))
+		cmocka_set_test_filter(getenv("PMUSTAT_TEST_FILTER"));
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

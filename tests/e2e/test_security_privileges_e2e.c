@@ -30,7 +30,9 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
+#include <sys/xattr.h>
 #include <unistd.h>
+#include <linux/capability.h>
 #include <cmocka.h>
 
 #include "hw/cpulock.h"
@@ -251,57 +253,84 @@ test_no_control_characters_from_a_command_line(void **state)
 
 /* ---- privileges ---- */
 
+/*
+ * @copy run by nobody with @args (no LD_PRELOAD: the loader would drop it),
+ * standard output to @outp and error to @errp: its exit status.
+ */
+static int
+run_as_nobody(const char *copy, const char *outp, const char *errp, const char *const args[])
+{
+	int status;
+	pid_t pid = fork();
+
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		int o = open(outp, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+		int e = open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0666);
+
+		if (o < 0 || e < 0 || setgroups(0, NULL) != 0 || setgid(NOBODY) != 0 || setuid(NOBODY) != 0)
+			_exit(120);
+		dup2(o, 1);
+		dup2(e, 2);
+		unsetenv("LD_PRELOAD");
+		execv(copy, (char *const *)args);
+		_exit(121);
+	}
+	status = e2e_reap(pid);
+#ifdef __SANITIZE_ADDRESS__
+	/*
+	 * A sanitized build: LeakSanitizer cannot trace a process that gained
+	 * rights at its exec (not dumpable) and turns the exit into 1 after
+	 * pmustat refused.
+	 */
+	if (status == 1 && strstr(slurp_file(errp), "LeakSanitizer has encountered a fatal error"))
+		status = 125;
+#endif
+	return status;
+}
+
+/*
+ * As root, a machine whose directory honours set-ID bits and file
+ * capabilities (skipped on a nosuid mount), and there the paths of an
+ * install's copy of pmustat and of its standard output and error, named
+ * after @name (each PATH_MAX + 32 bytes).
+ */
+static void
+install_machine(struct e2e_machine *m, const char *name, char *copy, char *outp, char *errp)
+{
+	struct statvfs vfs;
+
+	NEEDS_ROOT();
+	machine(m);
+	if (statvfs(m->dir, &vfs) != 0 || (vfs.f_flag & ST_NOSUID)) {
+		e2e_machine_free(m);
+		skip();
+	}
+	snprintf(copy, PATH_MAX + 32, "%s/pmustat-%s", m->dir, name);
+	snprintf(outp, PATH_MAX + 32, "%s/%s.out", m->dir, name);
+	snprintf(errp, PATH_MAX + 32, "%s/%s.err", m->dir, name);
+}
+
 /* Installed set-user-ID root and run by nobody: refused before anything, never a root command. */
 static void
 test_setuid_install_is_refused(void **state)
 {
 	char copy[PATH_MAX + 32], outp[PATH_MAX + 32], errp[PATH_MAX + 32], *text;
 	struct e2e_machine m;
-	struct statvfs vfs;
 	const mode_t modes[] = { 04755, 02755 };
 
 	(void)state;
-	NEEDS_ROOT();
-	machine(&m);
-	if (statvfs(m.dir, &vfs) != 0 || (vfs.f_flag & ST_NOSUID)) {
-		e2e_machine_free(&m);
-		skip();
-	}
-	snprintf(copy, sizeof(copy), "%s/pmustat-setid", m.dir);
-	snprintf(outp, sizeof(outp), "%s/setid.out", m.dir);
-	snprintf(errp, sizeof(errp), "%s/setid.err", m.dir);
+	install_machine(&m, "setid", copy, outp, errp);
 	for (size_t k = 0; k < sizeof(modes) / sizeof(modes[0]); k++) {
 		char cp[PATH_MAX * 2 + 64];
 		int status;
-		pid_t pid;
 
 		snprintf(cp, sizeof(cp), "cp '%s' '%s'", E2E_PMUSTAT, copy);
 		assert_int_equal(system(cp), 0);
 		assert_int_equal(chown(copy, 0, 0), 0);
 		assert_int_equal(chmod(copy, modes[k]), 0);
-		pid = fork();
-		assert_true(pid >= 0);
-		if (pid == 0) {
-			int o = open(outp, O_WRONLY | O_CREAT | O_TRUNC, 0666);
-			int e = open(errp, O_WRONLY | O_CREAT | O_TRUNC, 0666);
-
-			if (o < 0 || e < 0 || setgroups(0, NULL) != 0 || setgid(NOBODY) != 0 || setuid(NOBODY) != 0)
-				_exit(120);
-			dup2(o, 1);
-			dup2(e, 2);
-			unsetenv("LD_PRELOAD");
-			execl(copy, "pmustat", "-e", "task-clock", "--", "/bin/sh", "-pc", "echo euid=$(id -u)", (char *)NULL);
-			_exit(121);
-		}
-		status = e2e_reap(pid);
-#ifdef __SANITIZE_ADDRESS__
-		/*
-		 * A sanitized build: LeakSanitizer cannot trace a set-ID process
-		 * (not dumpable) and turns the exit into 1 after pmustat refused.
-		 */
-		if (status == 1 && strstr(slurp_file(errp), "LeakSanitizer has encountered a fatal error"))
-			status = 125;
-#endif
+		status = run_as_nobody(copy, outp, errp, (const char *const[]){ "pmustat", "-e", "task-clock", "--",
+									"/bin/sh", "-pc", "echo euid=$(id -u)", NULL });
 		text = slurp_file(outp);
 		assert_null(strstr(text, "euid="));
 		text = slurp_file(errp);
@@ -309,6 +338,70 @@ test_setuid_install_is_refused(void **state)
 			fail_msg("mode %o: exit %d: %s", (unsigned)modes[k], status, text);
 		unlink(copy);
 	}
+	unlink(outp);
+	unlink(errp);
+	e2e_machine_free(&m);
+}
+
+/* Give @path the file capability @cap, effective and permitted (what setcap CAP+ep writes). */
+static void
+set_file_capability(const char *path, unsigned cap)
+{
+	struct vfs_cap_data data;
+
+	memset(&data, 0, sizeof(data));
+	data.magic_etc = VFS_CAP_REVISION_2 | VFS_CAP_FLAGS_EFFECTIVE;
+	data.data[cap / 32].permitted = 1u << (cap % 32);
+	assert_int_equal(setxattr(path, "security.capability", &data, XATTR_CAPS_SZ_2, 0), 0);
+}
+
+/*
+ * A copy given cap_dac_override+ep (as setcap would) and run by nobody:
+ * refused before anything, so it neither replaces a root-only file
+ * (info --save-cpu-dump) nor creates one in a root-only directory (-o).
+ */
+static void
+test_file_capabilities_install_is_refused(void **state)
+{
+	char copy[PATH_MAX + 32], outp[PATH_MAX + 32], errp[PATH_MAX + 32], dir[PATH_MAX + 32];
+	char secret[PATH_MAX + 64], created[PATH_MAX + 64], cp[PATH_MAX * 2 + 64], *text;
+	struct e2e_machine m;
+	struct stat st;
+	int fd;
+
+	(void)state;
+	install_machine(&m, "caps", copy, outp, errp);
+	snprintf(dir, sizeof(dir), "%s/root-only", m.dir);
+	snprintf(secret, sizeof(secret), "%s/secret", dir);
+	snprintf(created, sizeof(created), "%s/out", dir);
+	assert_int_equal(mkdir(dir, 0700), 0);
+	fd = open(secret, O_WRONLY | O_CREAT | O_EXCL, 0600);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "secret\n", 7), 7);
+	close(fd);
+	snprintf(cp, sizeof(cp), "cp '%s' '%s'", E2E_PMUSTAT, copy);
+	assert_int_equal(system(cp), 0);
+	assert_int_equal(chmod(copy, 0755), 0);
+	set_file_capability(copy, CAP_DAC_OVERRIDE);
+
+	{
+		const char *const info[] = { "pmustat", "info", "--save-cpu-dump", secret, NULL };
+		const char *const run[] = { "pmustat", "-o", created, "-e", "task-clock", "--", "/bin/true", NULL };
+		const char *const *cases[] = { info, run };
+
+		for (size_t k = 0; k < sizeof(cases) / sizeof(cases[0]); k++) {
+			int status = run_as_nobody(copy, outp, errp, cases[k]);
+
+			text = slurp_file(errp);
+			if (status != 125 || !strstr(text, "capabilities") || !strstr(text, "setcap -r"))
+				fail_msg("%s: exit %d: %s", cases[k][1], status, text);
+			assert_string_equal(slurp_file(secret), "secret\n");
+			assert_int_not_equal(stat(created, &st), 0);
+		}
+	}
+	unlink(secret);
+	rmdir(dir);
+	unlink(copy);
 	unlink(outp);
 	unlink(errp);
 	e2e_machine_free(&m);
@@ -440,6 +533,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_lock_cannot_be_jammed_or_faked),
 		cmocka_unit_test(test_no_control_characters_from_a_command_line),
 		cmocka_unit_test(test_setuid_install_is_refused),
+		cmocka_unit_test(test_file_capabilities_install_is_refused),
 		cmocka_unit_test(test_sudo_user_environment),
 		cmocka_unit_test(test_write_failure_leaves_nothing_half_written),
 	};

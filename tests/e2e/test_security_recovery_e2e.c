@@ -142,9 +142,9 @@ test_zombie_run_is_gone(void **state)
 	machine(&m);
 	before = e2e_state(&m);
 	pid = killed_run(&m, false);
-	for (int t = 0; t < 1000 && proc_state(pid) != 'Z'; t++)
+	for (int t = 0; t < 1000 && e2e_proc_state(pid) != 'Z'; t++)
 		e2e_sleep_ms(5);
-	assert_int_equal(proc_state(pid), 'Z');
+	assert_int_equal(e2e_proc_state(pid), 'Z');
 	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "reset", "-C", core_arg, NULL });
 	e2e_assert_status(&r, 0);
 	e2e_assert_err_contains(&r, "was killed");

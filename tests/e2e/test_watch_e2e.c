@@ -379,6 +379,42 @@ test_pid_list_counts_until_the_last_ends(void **state)
 	e2e_machine_free(&m);
 }
 
+/*
+ * -p of another user's process, as a user (nobody, without the emulator:
+ * the perf backend needs none): refused for what it is, the kernel's
+ * ptrace access check on another user's process, not the
+ * perf_event_paranoid sysctl (which :u or a sysctl would not get past).
+ */
+static void
+test_pid_of_another_user(void **state)
+{
+	struct e2e_machine m;
+	char out[4200], pid_arg[16];
+	struct e2e_result r;
+	pid_t pid;
+
+	(void)state;
+	if (geteuid() != 0 || access("/usr/bin/setpriv", X_OK) != 0)
+		skip();
+	perf_machine(&m, out, sizeof(out));
+	pid = spinner(0);
+	snprintf(pid_arg, sizeof(pid_arg), "%d", (int)pid);
+	e2e_run(&m, &r, (const char *[]){ "/usr/bin/env", "-u", "LD_PRELOAD", "/usr/bin/setpriv", "--reuid=65534",
+					   "--regid=65534", "--clear-groups", E2E_PMUSTAT, "-p", pid_arg, "-e",
+					   "task-clock", NULL });
+	kill(pid, SIGKILL);
+	assert_int_equal(e2e_reap(pid), 128 + SIGKILL);
+	print_message("%s", r.err);
+	e2e_assert_status(&r, 125);
+	e2e_assert_err_contains(&r, "belongs to another user (uid 0)");
+	e2e_assert_err_contains(&r, "ptrace access");
+	e2e_assert_err_contains(&r, "CAP_PERFMON");
+	assert_null(strstr(r.err, "perf_event_paranoid"));
+	assert_null(strstr(r.err, ":u"));
+	e2e_result_free(&r);
+	e2e_machine_free(&m);
+}
+
 int
 main(void)
 {
@@ -387,6 +423,7 @@ main(void)
 		cmocka_unit_test(test_cores_for_duration),
 		cmocka_unit_test(test_pid_refused_by_msr),
 		cmocka_unit_test(test_pid_counts_threads),
+		cmocka_unit_test(test_pid_of_another_user),
 		cmocka_unit_test(test_pid_list_counts_until_the_last_ends),
 	};
 

@@ -118,6 +118,8 @@ pid_t e2e_spawn_with(const struct e2e_machine *m, const char *const argv[], cons
 /* Wait for @pid: its exit status, or 128+N when signal N killed it. */
 int e2e_reap(pid_t pid);
 void e2e_sleep_ms(long ms);
+/* /proc/PID/stat's state letter (any process, not only ours), or 0 when it is gone. */
+char e2e_proc_state(pid_t pid);
 /* Poll until (MSR & @mask) == @want on @cpu; false after @timeout_ms. */
 bool e2e_wait_msr(const struct e2e_machine *m, unsigned cpu, uint32_t msr, uint64_t mask,
 		  uint64_t want, unsigned timeout_ms);

@@ -56,7 +56,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		rc = callgrind_regions_add(&r, fields, 1, text, size, v, why, sizeof(why));
 		if (rc == -EPROTO && !why[0])
 			fuzz_fail("regions refused without a reason");
-		if (rc == 0 && region_result_totals(&r) == 0) {
+		if (rc == 0 && region_result_totals(&r, NULL) == 0) {
 			for (unsigned i = 0; i < r.ncounts; i++)
 				if (r.counts[i].thread >= r.nthreads || strlen(r.counts[i].name) >= sizeof(r.counts[i].name) ||
 				    r.counts[i].calls > r.counts[i].begins)

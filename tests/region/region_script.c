@@ -18,22 +18,30 @@
  *	fork		fork; the parent waits for the child, and both go on
  *	threads:N	run the steps after this one in N threads at once, then exit
  *	null		begin(NULL) and end(NULL)
+ *	w:R:FIELD:V	write V (a 64-bit hexadecimal number) into record R
+ *			(*: every record made so far) of the area pmustat
+ *			handed over, as a hostile program may: FIELD calls,
+ *			or sumI (event I's sum)
  *
  * Exit status: 0, 2 on a bad step or a failed retire.
  */
 #include <dlfcn.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <pmustat/region.h>
 
 #include "emu_preload_api.h"
+#include "region/region_abi.h"
 
 static pmuemu_retire_fn retire_fn;
 
@@ -95,6 +103,46 @@ names(const char *prefix, long k)
 		snprintf(v[i], len, "%s%ld", prefix, i);
 	}
 	return v;
+}
+
+/* w:R:FIELD:V: the area mapped again (the library's own mapping is its business) and scribbled on. */
+static void
+scribble(const char *step)
+{
+	const char *env = getenv(PMUSTAT_REGION_ENV_FD);
+	struct pmustat_region_header *h;
+	struct pmustat_region_record *rec;
+	char field[16], *end;
+	unsigned long rec_no;
+	bool every;
+	unsigned long long v;
+	struct stat st;
+	void *area;
+
+	every = step[2] == '*';
+	rec_no = every ? 0 : strtoul(step + 2, &end, 10);
+	if (every)
+		end = (char *)step + 3;
+	if (!env || *end != ':' || sscanf(end + 1, "%15[a-z0-9]:%llx", field, &v) != 2)
+		die("bad w:R:FIELD:V (or no area)");
+	if (fstat(atoi(env), &st) != 0)
+		die("the area cannot be read");
+	area = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, atoi(env), 0);
+	if (area == MAP_FAILED)
+		die("the area cannot be mapped");
+	h = area;
+	if (rec_no >= h->records_used)
+		die("no such record");
+	for (unsigned long n = every ? h->records_used : rec_no + 1; rec_no < n; rec_no++) {
+		rec = (struct pmustat_region_record *)(void *)((char *)area + h->record_offset + rec_no * h->record_size);
+		if (strcmp(field, "calls") == 0)
+			rec->calls = v;
+		else if (strncmp(field, "sum", 3) == 0 && atoi(field + 3) < (int)PMUSTAT_REGION_MAX_EVENTS)
+			rec->sum[atoi(field + 3)] = v;
+		else
+			die("bad FIELD");
+	}
+	munmap(area, (size_t)st.st_size);
 }
 
 static void run(int argc, char **argv);
@@ -177,6 +225,8 @@ run(int argc, char **argv)
 			for (long j = 0; j < k; j++)
 				pthread_join(t[j], NULL);
 			return;
+		} else if (strncmp(a, "w:", 2) == 0) {
+			scribble(a);
 		} else if (strcmp(a, "null") == 0) {
 			pmustat_region_begin(NULL);
 			pmustat_region_end(NULL);

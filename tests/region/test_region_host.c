@@ -205,7 +205,6 @@ test_counts_and_totals(void **state)
 	assert_int_equal(r.totals[0].begins, 6);
 	assert_int_equal(r.totals[0].sum[0], 2030);
 	assert_int_equal(r.totals[0].sum[1], 7);
-	assert_false(r.totals[0].saturated);
 	region_result_free(&r);
 	free(a.buf);
 	err_clear(&err);
@@ -257,7 +256,7 @@ test_names_made_printable(void **state)
 }
 
 static void
-test_duplicates_merged_sums_saturate(void **state)
+test_duplicates_merged_sums_past_any_run_refused(void **state)
 {
 	struct pmustat_region_record *rec;
 	struct region_result r;
@@ -272,16 +271,25 @@ test_duplicates_merged_sums_saturate(void **state)
 	rec = add_record(&a, 0, "x", 1, 10);
 	rec->flags = PMUSTAT_REGION_NAME_TRUNCATED;
 	add_record(&a, 0, "x", 2, 20);
-	add_record(&a, 1, "x", 1, UINT64_MAX - 5);
+	add_record(&a, 1, "x", 1, REGION_COUNT_MAX - 30);
 	assert_int_equal(parse(&a, &r, &err), 0);
 	assert_int_equal(r.ncounts, 2);
 	assert_int_equal(r.counts[0].calls, 3);
 	assert_int_equal(r.counts[0].sum[0], 30);
 	assert_true(r.counts[0].truncated);
 	assert_int_equal(r.ntotals, 1);
-	assert_int_equal(r.totals[0].sum[0], UINT64_MAX);
-	assert_true(r.totals[0].saturated);
+	assert_int_equal(r.totals[0].sum[0], REGION_COUNT_MAX);
 	region_result_free(&r);
+	free(a.buf);
+
+	/* One more event: the threads add up past what any run counts, refused naming the region. */
+	area_new(&a, 1);
+	add_thread(&a, 1, 1);
+	add_thread(&a, 1, 2);
+	add_record(&a, 0, "x", 1, 31);
+	add_record(&a, 1, "x", 1, REGION_COUNT_MAX - 30);
+	assert_int_equal(parse(&a, &r, &err), -EPROTO);
+	assert_non_null(strstr(err_msg(err), "region 'x' adds up to more than any run counts"));
 	free(a.buf);
 	err_clear(&err);
 }
@@ -348,6 +356,11 @@ test_corruption_refused(void **state)
 	rec->minus_open = 0xffffffffu;
 	expect_refused(&a, "impossible");
 	rec->minus_open = 0;
+	expect_refused(&a, "impossible");	/* 2^64-1 calls: more than any run */
+	rec->calls = 1;
+	rec->sum[0] = REGION_COUNT_MAX + 1;
+	expect_refused(&a, "impossible");
+	rec->sum[0] = 1;
 	rec->calls = 1;
 	rec->reserved2 = 1;	/* version 1's begins */
 	expect_refused(&a, "record 0");
@@ -448,7 +461,7 @@ main(void)
 		cmocka_unit_test(test_counts_and_totals),
 		cmocka_unit_test(test_unfinished_entries_skipped),
 		cmocka_unit_test(test_names_made_printable),
-		cmocka_unit_test(test_duplicates_merged_sums_saturate),
+		cmocka_unit_test(test_duplicates_merged_sums_past_any_run_refused),
 		cmocka_unit_test(test_corruption_refused),
 		cmocka_unit_test(test_area_round_trip),
 		cmocka_unit_test(test_attach_error_text),

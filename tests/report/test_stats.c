@@ -99,12 +99,53 @@ test_large(void **state)
 	assert_close(st.median, 1000000000001.0);
 }
 
+/* The median as a count is exact past 2^53 (a double is not) and rounds a half up, near 2^64 too. */
+static void
+test_median_count_exact(void **state)
+{
+	const uint64_t odd[] = { 9007199254740993ull };
+	const uint64_t even[] = { 9007199254740993ull, 9007199254740995ull };
+	const uint64_t half[] = { UINT64_MAX - 1, UINT64_MAX };
+	struct stats_summary st;
+
+	(void)state;
+	assert_int_equal(stats_compute(odd, 1, &st), 0);
+	assert_int_equal(st.median_count, 9007199254740993ull);
+	assert_false(st.median_half);
+	assert_int_equal(stats_compute(even, 2, &st), 0);
+	assert_int_equal(st.median_count, 9007199254740994ull);
+	assert_false(st.median_half);
+	assert_int_equal(stats_compute(half, 2, &st), 0);
+	assert_int_equal(st.median_count, UINT64_MAX);
+	assert_true(st.median_half);
+}
+
+/* -r reports the mean: exact as a count where a double (2^53) or the plain sum (2^64) is not. */
+static void
+test_mean_count_exact(void **state)
+{
+	const uint64_t above_double[] = { 9007199254740993ull, 9007199254740993ull, 9007199254740996ull };
+	const uint64_t near_max[] = { UINT64_MAX, UINT64_MAX - 2, UINT64_MAX - 1 };
+	const uint64_t half[] = { 1, 2 };
+	struct stats_summary st;
+
+	(void)state;
+	assert_int_equal(stats_compute(above_double, 3, &st), 0);
+	assert_int_equal(st.mean_count, 9007199254740994ull);
+	assert_int_equal(stats_compute(near_max, 3, &st), 0);
+	assert_int_equal(st.mean_count, UINT64_MAX - 1);
+	assert_int_equal(stats_compute(half, 2, &st), 0);
+	assert_int_equal(st.mean_count, 2);
+}
+
 int
 main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_odd),
 		cmocka_unit_test(test_even_median_is_the_mean_of_the_middle_two),
+		cmocka_unit_test(test_median_count_exact),
+		cmocka_unit_test(test_mean_count_exact),
 		cmocka_unit_test(test_one_run),
 		cmocka_unit_test(test_identical_and_zero),
 		cmocka_unit_test(test_large),
