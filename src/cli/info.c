@@ -249,6 +249,9 @@ print_human(const struct info *in)
 			in->perf.paranoid);
 	else if (in->live)
 		fprintf(o, "perf_event     kernel.perf_event_paranoid = unknown; software events (task-clock, page-faults, ...) count through it on any CPU\n");
+	/* No PMU here: CI gates still have a count that means the same on every runner. */
+	if (in->live && !cpu_can_count(c))
+		fprintf(o, "simulation     --backend sim counts instructions, cache and branch misses in Valgrind's simulation (no PMU needed, the same on every machine): the choice for CI gates here\n");
 	fprintf(o, "verdict        %s\n", in->verdict);
 }
 

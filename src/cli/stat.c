@@ -69,9 +69,11 @@ stat_usage_options(FILE *out)
 		"                         sum; MSR backend: sets the rdpmc file to 2 for the run (any\n"
 		"                         process may then read the counters), restored after; perf\n"
 		"                         backend: the command's own perf events, read in user mode\n"
-		"      --backend B        msr, perf (perf_event_open) or auto (default: msr when\n"
-		"                         usable, else perf); software events (task-clock,\n"
-		"                         page-faults, ...) always count through perf_event\n"
+		"      --backend B        msr, perf (perf_event_open), sim or auto (default: msr when\n"
+		"                         usable, else perf; never sim); software events (task-clock,\n"
+		"                         page-faults, ...) always count through perf_event;\n"
+		"                         sim: Valgrind simulates COMMAND (instructions, caches,\n"
+		"                         branches), the same counts on any machine, no PMU needed\n"
 		"  -v, --verbose          say what pmustat does (counters, counted window, MSR accesses)\n"
 		"\n"
 		"CI gates (exit 3 when one fails and COMMAND exited 0):\n"
@@ -98,7 +100,7 @@ usage(FILE *out)
 		"               [-x SEP | --json] [-o FILE]\n"
 		"               [--force]\n"
 		"               [--no-rerun] [--as-root] [--dry-run [--cpu-dump FILE]]\n"
-		"               [--backend msr|perf|auto] [--regions] [-v] [--] COMMAND [ARGS...]\n"
+		"               [--backend msr|perf|sim|auto] [--regions] [-v] [--] COMMAND [ARGS...]\n"
 		"       pmustat [options] {-C LIST | -a} [--duration TIME]\n"
 		"       pmustat [options] -p PID[,PID...] [--duration TIME]\n"
 		"\n");
@@ -382,7 +384,7 @@ take_option(int c, struct stat_opts *o, struct pmustat_error **err)
 		return 0;
 	case 'B':
 		if (backend_parse(optarg, &o->backend))
-			return cli_usage_error(err, stat_prog, "--backend %s: want msr, perf or auto", optarg);
+			return cli_usage_error(err, stat_prog, "--backend %s: want msr, perf, sim or auto", optarg);
 		return 0;
 	}
 	return -EINVAL;
@@ -420,6 +422,33 @@ check_no_command(const struct stat_opts *o, struct pmustat_error **err)
 	return 0;
 }
 
+/*
+ * --backend sim simulates one COMMAND from its start to its end: nothing
+ * that needs CPUs, cores, a running process or the counters mid-run.
+ */
+static int
+check_sim(const struct stat_opts *o, struct pmustat_error **err)
+{
+	const char *what = NULL;
+
+	if (o->backend != BACKEND_SIM)
+		return 0;
+	if (!o->command)
+		what = "counting without a COMMAND (-p, --duration, -C/-a alone)";
+	else if (o->cpu_list || o->all_cpus || o->per_cpu || o->pin_threads)
+		what = "-C LIST, -a, -A and --pin-threads (the simulation has no CPUs)";
+	else if (o->interval_ms)
+		what = "-I (Valgrind gives its counts when the command ends)";
+	else if (o->cpu_dump)
+		what = "--cpu-dump (the simulation does not depend on the CPU)";
+	else if (o->nmetric_specs)
+		what = "-M (metrics are computed from hardware events; the simulation counts instructions, caches and branches)";
+	if (!what)
+		return 0;
+	return cli_usage_error(err, stat_prog, "--backend sim simulates one COMMAND from its start to its end: %s does not go with it",
+			       what);
+}
+
 /* The combinations that make no sense. */
 static int
 check_options(const struct stat_opts *o, struct pmustat_error **err)
@@ -455,7 +484,7 @@ check_options(const struct stat_opts *o, struct pmustat_error **err)
 				       "--pin-threads places a COMMAND's threads round-robin on the CPUs of -C LIST or -a: give both");
 	if (o->cpu_dump && (o->cpu_list || o->all_cpus))
 		return cli_usage_error(err, stat_prog, "--cpu-dump plans for the one CPU of a dump: give -C N, not a list or -a");
-	return 0;
+	return check_sim(o, err);
 }
 
 int

@@ -24,6 +24,8 @@ backend_parse(const char *s, enum backend *out)
 		*out = BACKEND_MSR;
 	else if (strcmp(s, "perf") == 0)
 		*out = BACKEND_PERF;
+	else if (strcmp(s, "sim") == 0)
+		*out = BACKEND_SIM;
 	else
 		return -EINVAL;
 	return 0;
@@ -36,6 +38,7 @@ backend_name(enum backend b)
 	case BACKEND_AUTO: return "auto";
 	case BACKEND_MSR: return "msr";
 	case BACKEND_PERF: return "perf";
+	case BACKEND_SIM: return "sim";
 	}
 	return "?";
 }

@@ -1,7 +1,9 @@
 /*
- * backend.h - --backend msr|perf|auto: which mechanism counts the hardware
- * events of a run. Software events always go through
- * perf_event, beside either.
+ * backend.h - --backend msr|perf|sim|auto: which mechanism counts the
+ * hardware events of a run. Software events always go through
+ * perf_event, beside msr or perf. sim is no hardware at all: Valgrind's
+ * simulation counts (backend_sim.c); auto never picks it, so that
+ * simulated and real counts are never mixed by accident.
  */
 #ifndef PMUSTAT_BACKEND_H
 #define PMUSTAT_BACKEND_H
@@ -16,13 +18,14 @@ enum backend {
 	BACKEND_AUTO = 0,
 	BACKEND_MSR,
 	BACKEND_PERF,
+	BACKEND_SIM,
 };
 
-/* "msr", "perf" or "auto" into *@out: 0, or -EINVAL. */
+/* "msr", "perf", "sim" or "auto" into *@out: 0, or -EINVAL. */
 int
 backend_parse(const char *s, enum backend *out);
 
-/* "msr", "perf", "auto". */
+/* "msr", "perf", "sim", "auto". */
 const char *
 backend_name(enum backend b);
 
@@ -37,7 +40,7 @@ backend_msr_blocked(struct hw *hw, const struct cpu_info *cpu, int core, char *w
 
 /*
  * The backend for a run of @hw_events hardware events on @core. An
- * explicit msr or perf is kept. auto: perf when there is no hardware event
+ * explicit msr, perf or sim is kept. auto: perf when there is no hardware event
  * (software events only need no PMU access) or when the MSR path is
  * blocked (its reason in @why), else msr. @why is "" unless auto fell
  * back to perf because of a blocker.

@@ -398,16 +398,6 @@ msr_arm(struct run_ctx *c, unsigned run, struct runner_opts *ro, struct pmustat_
 	return 0;
 }
 
-static int
-msr_attach(struct run_ctx *c, unsigned run, pid_t pid, struct pmustat_error **err)
-{
-	(void)c;
-	(void)run;
-	(void)pid;
-	(void)err;
-	return 0;
-}
-
 /* Every run: reads at least once a second see every wrap (interval.h); -I emits too. */
 static int
 msr_sample_start(struct run_ctx *c, unsigned run, struct pmustat_error **err)
@@ -600,7 +590,7 @@ const struct backend_ops backend_msr = {
 	.begin = msr_begin,
 	.end = msr_end,
 	.arm = msr_arm,
-	.attach = msr_attach,
+	.attach = run_attach_nothing,
 	.sample_start = msr_sample_start,
 	.sample_stop = msr_sample_stop,
 	.sample_finish = msr_sample_finish,

@@ -99,6 +99,8 @@ backend_perf_plan(struct run_ctx *c, struct pmustat_error **err)
 	in.caps = &c->t->cpu.pmu;
 	in.events = c->ev->hw;
 	in.nevents = c->ev->nhw;
+	if (c->ev->kernel_generic)
+		return plan_make_kernel(&in, &c->plan, err);
 	in.pinned_run = c->ev->pinned_run;
 	in.no_rerun = c->o->no_rerun;
 	in.kernel_counts = true;
@@ -251,27 +253,19 @@ perf_attach(struct run_ctx *c, unsigned run, pid_t pid, struct pmustat_error **e
 		}
 		(void)perf_attr(s->pc[k].ev, &c->t->cpu.pmu, &attr, NULL);
 		perf_open_error(s->pc[k].open_err, s->pc[k].ev, &attr, &s->env, err);
-		if (opened == 0 && k + 1 == s->npc)
+		if (opened == 0 && k + 1 == s->npc && !ev->kernel_generic)
 			break;
 		fprintf(stderr, "pmustat: warning: %s\n", err_msg(*err));
 		err_clear(err);
 	}
-	if (opened == 0) {
+	/* The kernel's generic events it refused are <not supported>, as with perf stat; the command runs. */
+	if (opened == 0 && !ev->kernel_generic) {
 		close_sets(c, s, s->nsets);
 		perf_watch_close(c->perf, &s->watch);
 		s->npc = 0;
 		return err_set(err, -ENODEV, "%s%s%s", err_msg(*err), c->backend_why[0] ? "; and the MSR backend: " : "",
 			       c->backend_why);
 	}
-	return 0;
-}
-
-static int
-perf_stop(struct run_ctx *c, unsigned run, struct pmustat_error **err)
-{
-	(void)c;
-	(void)run;
-	(void)err;
 	return 0;
 }
 
@@ -378,6 +372,18 @@ perf_discard(struct run_ctx *c, unsigned run)
 	s->npc = 0;
 }
 
+static const char *
+perf_type_name(uint32_t type)
+{
+	switch (type) {
+	case PERF_TYPE_RAW: return "RAW";
+	case PERF_TYPE_SOFTWARE: return "SOFTWARE";
+	case PERF_TYPE_HARDWARE: return "HARDWARE";
+	case PERF_TYPE_HW_CACHE: return "HW_CACHE";
+	}
+	return "?";
+}
+
 void
 backend_perf_print_dry(struct run_ctx *c, bool with_hw, FILE *out)
 {
@@ -406,7 +412,7 @@ backend_perf_print_dry(struct run_ctx *c, bool with_hw, FILE *out)
 			continue;
 		}
 		fprintf(out, "  run %u: type %s config 0x%llx config1 0x%llx exclude_user %u exclude_kernel %u\t# %s\n",
-			run, attr.type == PERF_TYPE_RAW ? "RAW" : "SOFTWARE", (unsigned long long)attr.config,
+			run, perf_type_name(attr.type), (unsigned long long)attr.config,
 			(unsigned long long)attr.config1, (unsigned)attr.exclude_user, (unsigned)attr.exclude_kernel,
 			e->requested);
 	}
@@ -418,7 +424,7 @@ const struct backend_ops backend_perf = {
 	.end = perf_end,
 	.arm = perf_arm,
 	.attach = perf_attach,
-	.stop = perf_stop,
+	.stop = run_stop_nothing,
 	.collect = perf_collect,
 	.discard = perf_discard,
 };

@@ -40,8 +40,18 @@ gates_prepare(struct gates *g, const struct stat_opts *o, const struct target *t
 		rc = baseline_load(o->baseline, &g->baseline, err);
 		invoker_fs_leave(&fs);
 	}
-	if (rc || o->allow_cpu_mismatch)
+	if (rc)
 		return rc;
+	/* Simulated and hardware counts never compare, whatever --allow-cpu-mismatch says. */
+	if ((strcmp(b->backend, "sim") == 0) != (o->backend == BACKEND_SIM))
+		return err_set(err, -EINVAL,
+			       "baseline %s holds %s counts (backend %s), this run counts %s (backend %s): simulated and hardware counts do not compare; record the baseline with %s",
+			       o->baseline, strcmp(b->backend, "sim") == 0 ? "simulated" : "hardware",
+			       b->backend[0] ? b->backend : "msr or perf", o->backend == BACKEND_SIM ? "simulated" : "hardware",
+			       backend_name(o->backend), o->backend == BACKEND_SIM ? "--backend sim" : "a hardware backend");
+	/* The simulation does not depend on the CPU that ran it. */
+	if (o->allow_cpu_mismatch || o->backend == BACKEND_SIM)
+		return 0;
 	if (strcmp(b->cpu_model, t->key) != 0)
 		return err_set(err, -EINVAL,
 			       "baseline %s was recorded on %s (%s), this is %s (%s): counts of different CPU models do not compare; record a baseline on this CPU, or pass --allow-cpu-mismatch",

@@ -73,8 +73,14 @@ perf_attr(const struct event *ev, const struct pmu_caps *caps, struct perf_event
 		attr->config = sw->config;
 		return 0;
 	}
-	attr->type = PERF_TYPE_RAW;
 	attr->exclude_hv = !ev->os;
+	/* The kernel's generic event: it picks the vendor's encoding, or refuses. */
+	if (ev->flags & EVENT_F_KERNEL_GENERIC) {
+		attr->type = ev->perf_type;
+		attr->config = ev->perf_config;
+		return 0;
+	}
+	attr->type = PERF_TYPE_RAW;
 	if (evtsel_fixed_ok(ev, caps) && ev->fixed == 2) {
 		attr->config = PERF_PSEUDO_REF_CYCLES;
 	} else if (evtsel_fixed_ok(ev, caps) && ev->fixed == 3) {
@@ -126,10 +132,13 @@ perf_open_error(int rc, const struct event *ev, const struct perf_event_attr *at
 		const struct perf_env *env, struct pmustat_error **err)
 {
 	struct strbuf b = STRBUF_INIT;
-	bool hw = !event_is_software(ev);
+	bool hw = !event_is_software(ev), generic = ev->flags & EVENT_F_KERNEL_GENERIC;
 	char what[96], paranoid[32];
 
-	if (hw)
+	if (generic)
+		snprintf(what, sizeof(what), "the kernel's generic %s event 0x%llx",
+			 attr->type == PERF_TYPE_HW_CACHE ? "cache" : "hardware", (unsigned long long)attr->config);
+	else if (hw)
 		snprintf(what, sizeof(what), "raw config 0x%llx%s", (unsigned long long)attr->config,
 			 attr->config1 ? ", config1 set" : "");
 	else
@@ -159,6 +168,10 @@ perf_open_error(int rc, const struct event *ev, const struct perf_event_attr *at
 	case ENOENT:
 		if (!hw)
 			strbuf_printf(&b, "this kernel does not know that software event");
+		else if (env->cpu_pmu == 0 && generic)
+			strbuf_printf(&b, "the kernel has no CPU PMU driver (no /sys/bus/event_source/devices/cpu): a VM without a vPMU; only software events (task-clock, page-faults, ...) count here, and --backend sim simulates instructions, caches and branches (Valgrind) for CI gates");
+		else if (generic)
+			strbuf_printf(&b, "this CPU's PMU driver has no equivalent of that generic event");
 		else if (env->cpu_pmu == 0)
 			strbuf_printf(&b, "the kernel has no CPU PMU driver (no /sys/bus/event_source/devices/cpu): a VM without a vPMU, or a CPU the kernel's perf does not support; only software events (task-clock, page-faults, ...) can be counted here");
 		else
@@ -220,7 +233,7 @@ open_all(const struct perf_seam *p, const struct perf_env *env, const struct pmu
 	}
 	for (unsigned i = 0; i < n; i++) {
 		struct perf_event_attr attr;
-		bool sw = event_is_software(c[i].ev);
+		bool sw = event_is_software(c[i].ev), alone;
 		int fd, rc;
 
 		rc = perf_attr(c[i].ev, caps, &attr, err);
@@ -233,7 +246,9 @@ open_all(const struct perf_seam *p, const struct perf_env *env, const struct pmu
 			attr.enable_on_exec = 0;
 			attr.inherit = cpu < 0;
 		}
-		fd = p->ops->open(p->ctx, &attr, pid, cpu, sw ? -1 : leader, PERF_FLAG_FD_CLOEXEC);
+		/* The kernel's generic events stand alone, as perf stat opens them: it multiplexes them as it must. */
+		alone = sw || (c[i].ev->flags & EVENT_F_KERNEL_GENERIC);
+		fd = p->ops->open(p->ctx, &attr, pid, cpu, alone ? -1 : leader, PERF_FLAG_FD_CLOEXEC);
 		/*
 		 * perf_event_paranoid 2 lets users count user mode only; the
 		 * kernel's own events are still worth that (page faults of the
@@ -258,7 +273,7 @@ open_all(const struct perf_seam *p, const struct perf_env *env, const struct pmu
 			return fd;
 		}
 		c[i].fd = fd;
-		if (!sw && leader < 0)
+		if (!alone && leader < 0)
 			leader = fd;
 	}
 	return 0;

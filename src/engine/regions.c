@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/environ_with.h"
 #include "base/err.h"
 #include "pmu/family.h"
 #include "pmu/plan.h"
@@ -44,6 +45,7 @@ struct region_acc {
 
 struct regions {
 	bool perf_mode;				/* the perf backend's counters, through their self-monitoring pages */
+	bool sim_mode;				/* --backend sim: Callgrind's dumps at the marks (callgrind_regions.h) */
 	const struct perf_seam *perf;
 	struct rdpmc_perm perm;
 	bool journaled;
@@ -104,11 +106,19 @@ regions_begin(struct run_ctx *c, struct pmustat_error **err)
 		if (rc)
 			return rc;
 	}
+	if (c->backends[0] == &backend_sim && c->ev->nhw > PMUSTAT_REGION_MAX_EVENTS)
+		return refuse(err, -E2BIG, "a region records at most 16 events; give fewer with -e");
 	s = calloc(1, sizeof(*s));
 	if (!s)
 		return err_set(err, -ENOMEM, "out of memory");
 	c->regions = s;
 	s->perm.found = -1;
+	/* The simulation reads no counter: nothing to allow, the library marks the boundaries for Callgrind. */
+	if (c->backends[0] == &backend_sim) {
+		s->sim_mode = true;
+		snprintf(s->env_var, sizeof(s->env_var), "%s=1", PMUSTAT_REGION_ENV_SIM);
+		return 0;
+	}
 	if (c->backends[0] == &backend_perf) {
 		/* The kernel's rdpmc setting already serves processes with mapped events: nothing to change. */
 		s->perf_mode = true;
@@ -197,19 +207,10 @@ regions_end(struct run_ctx *c)
 static int
 make_env(struct regions *s, char *const *base, struct pmustat_error **err)
 {
-	size_t n = 0, j = 0;
-
-	while (base && base[n])
-		n++;
 	free(s->envp);
-	s->envp = calloc(n + 2, sizeof(*s->envp));
+	s->envp = environ_with(base, s->env_var);
 	if (!s->envp)
 		return err_set(err, -ENOMEM, "out of memory for the command's environment");
-	for (size_t i = 0; i < n; i++)
-		if (strncmp(base[i], ENV_PREFIX, strlen(ENV_PREFIX)) != 0)
-			s->envp[j++] = base[i];
-	s->envp[j++] = s->env_var;
-	s->envp[j] = NULL;
 	return 0;
 }
 
@@ -221,6 +222,14 @@ regions_arm(struct run_ctx *c, unsigned run, struct runner_opts *ro, struct pmus
 	int rc;
 
 	drop_area(s);
+	if (s->sim_mode) {
+		/* Every event counts in the one run: region event k is hardware event k. */
+		for (s->nmap = 0; s->nmap < c->ev->nhw; s->nmap++)
+			s->map[s->nmap] = s->nmap;
+		rc = make_env(s, ro->envp ? ro->envp : environ, err);
+		ro->envp = s->envp;
+		return rc;
+	}
 	memset(&p, 0, sizeof(p));
 	p.mode = s->perf_mode ? PMUSTAT_REGION_MODE_PERF : PMUSTAT_REGION_MODE_RDPMC;
 	p.run = run;
@@ -264,25 +273,6 @@ regions_arm(struct run_ctx *c, unsigned run, struct runner_opts *ro, struct pmus
 	ro->envp = s->envp;
 	ro->inherit = regions_inherit;
 	ro->inherit_arg = s;
-	return 0;
-}
-
-static int
-regions_attach(struct run_ctx *c, unsigned run, pid_t pid, struct pmustat_error **err)
-{
-	(void)c;
-	(void)run;
-	(void)pid;
-	(void)err;
-	return 0;
-}
-
-static int
-regions_stop(struct run_ctx *c, unsigned run, struct pmustat_error **err)
-{
-	(void)c;
-	(void)run;
-	(void)err;
 	return 0;
 }
 
@@ -379,12 +369,20 @@ regions_collect(struct run_ctx *c, unsigned run, struct pmustat_error **err)
 	struct region_result r;
 	int rc;
 
-	if (!s->area)
+	if (s->sim_mode) {
+		backend_sim_take_regions(c, &r);
+		if (r.nthreads == 0 && c->notes && c->round <= 1)
+			fprintf(c->notes, "pmustat: --regions: %s marked no region under Valgrind: it does not call libpmustat-region, or its libpmustat-region was built without Valgrind's headers (valgrind/callgrind.h)\n",
+				c->o->command[0]);
+		r.attached = r.nthreads > 0;
+	} else if (!s->area) {
 		return 0;
-	rc = region_area_read(s->area, &r, err);
-	drop_area(s);
-	if (rc)
-		return err_set(err, rc, "--regions: %s", err_msg(*err));
+	} else {
+		rc = region_area_read(s->area, &r, err);
+		drop_area(s);
+		if (rc)
+			return err_set(err, rc, "--regions: %s", err_msg(*err));
+	}
 	notes_of(c, run, &r);
 	if (r.attached)
 		s->attached = true;
@@ -410,7 +408,7 @@ regions_collect(struct run_ctx *c, unsigned run, struct pmustat_error **err)
 				a->values[(size_t)u * c->repeat + a->nvalues[u]++] = t->sum[k];
 		}
 	}
-	if (c->plan->nruns == 1) {
+	if (!c->plan || c->plan->nruns == 1) {
 		if (s->have_last)
 			region_result_free(&s->last);
 		s->last = r;
@@ -435,8 +433,8 @@ const struct backend_ops regions_step = {
 	.begin = regions_begin,
 	.end = regions_end,
 	.arm = regions_arm,
-	.attach = regions_attach,
-	.stop = regions_stop,
+	.attach = run_attach_nothing,
+	.stop = run_stop_nothing,
 	.collect = regions_collect,
 	.discard = regions_discard,
 };

@@ -13,6 +13,7 @@
 #include "engine/stat.h"
 #include "engine/target.h"
 #include "events/event_spec.h"
+#include "events/sim_events.h"
 #include "events/sw_events.h"
 #include "pmus/netburst/nb_spec.h"
 #include "pmu/counter_sched.h"
@@ -217,6 +218,54 @@ add_nb_spec(struct stat_events *s, struct target *t, const char *spec, struct pm
 }
 
 /*
+ * One -e list under --backend sim: each term a simulated event
+ * (sim_events.h), with :u at most (the simulation sees user-mode code
+ * only); no groups (one run counts everything).
+ */
+static int
+add_sim_spec(struct stat_events *s, const char *spec, struct pmustat_error **err)
+{
+	const char *p = spec;
+	int rc = 0;
+
+	while (rc == 0 && *p) {
+		size_t len = strcspn(p, ","), nlen;
+		const struct sim_event *se;
+		char term[EVENT_NAME_MAX], can[480];
+		const char *mods;
+		struct event one;
+
+		if (len >= sizeof(term))
+			return err_set(err, -EINVAL, "event '%.40s...' is too long", p);
+		memcpy(term, p, len);
+		term[len] = '\0';
+		p += len + (p[len] == ',');
+		nlen = strcspn(term, ":");
+		mods = term[nlen] ? term + nlen + 1 : "";
+		term[nlen] = '\0';
+		se = sim_event_find(term);
+		if (!se) {
+			sim_event_names(can, sizeof(can));
+			return err_set(err, -EINVAL, "event '%s' has no simulated meaning: --backend sim counts %s (an Intel event, cycles or a metric needs a PMU: --backend msr or perf)",
+				       term, can);
+		}
+		if (strcmp(mods, "") != 0 && strcmp(mods, "u") != 0)
+			return err_set(err, -EINVAL, "event '%s:%s': --backend sim simulates the command's user-mode code only; the only modifier it takes is :u",
+				       term, mods);
+		memset(&one, 0, sizeof(one));
+		snprintf(one.name, sizeof(one.name), "%s", se->name);
+		snprintf(one.requested, sizeof(one.requested), "%.*s%s%s", (int)(sizeof(one.requested) - 8), term,
+			 mods[0] ? ":" : "", mods);
+		one.fixed = -1;
+		one.usr = true;
+		one.flags = EVENT_F_SIMULATED;
+		one.sim_fields = se->fields;
+		rc = add(s, &one, err);
+	}
+	return rc;
+}
+
+/*
  * Event names and name= labels are printed as they were typed (the table,
  * -v, messages): a control character there would be a terminal's escape
  * sequence or a forged line of output. Refused, shown as '?' in the message.
@@ -267,6 +316,15 @@ add_spec(struct stat_events *s, struct target *t, const char *spec, struct pmust
 
 	if (check_printable(spec, err))
 		return -EINVAL;
+	if (s->simulated)
+		return add_sim_spec(s, spec, err);
+	if (s->kernel_generic) {
+		rc = event_spec_parse_kernel(spec, &t->cpu.pmu, &ev, &n, err);
+		for (size_t i = 0; rc == 0 && i < n; i++)
+			rc = add(s, &ev[i], err);
+		free(ev);
+		return rc;
+	}
 	if (t->cpu.netburst.present)
 		return add_nb_spec(s, t, spec, err);
 	rc = event_spec_parse_typed(spec, t->table, &t->cpu.pmu, t->cpu.hybrid ? (int)t->cpu.core_type : 0, &ev, &n, err);
@@ -401,10 +459,27 @@ requests_resolve(const struct stat_opts *o, struct target *t, struct stat_events
 	static const char *const sw_defaults[] = {
 		"task-clock", "context-switches", "cpu-migrations", "page-faults",
 	};
+	static const char *const sim_defaults[] = {
+		"instructions", "L1-dcache-loads", "L1-dcache-load-misses", "LLC-load-misses", "branches",
+		"branch-misses",
+	};
 	bool cpu_bad = !target_can_count(t);
 	int rc;
 
 	memset(s, 0, sizeof(*s));
+	s->simulated = o->backend == BACKEND_SIM;
+	s->kernel_generic = cpu_bad && o->backend == BACKEND_PERF && !t->cpu.netburst.present;
+	/* The simulation needs no PMU: the CPU's verdict does not matter to it. */
+	if (s->simulated)
+		cpu_bad = false;
+	for (size_t i = 0; s->simulated && o->nspecs == 0 && i < sizeof(sim_defaults) / sizeof(sim_defaults[0]); i++) {
+		rc = add_spec(s, t, sim_defaults[i], err);
+		if (rc < 0)
+			return rc;
+	}
+	/* Named events the kernel resolves need no PMU pmustat knows. */
+	if (s->kernel_generic && o->nspecs)
+		cpu_bad = false;
 	for (unsigned i = 0; i < o->nspecs; i++) {
 		rc = add_spec(s, t, o->specs[i], err);
 		if (rc == -EIO || rc == -ENOMEM || rc == -E2BIG)
@@ -419,12 +494,12 @@ requests_resolve(const struct stat_opts *o, struct target *t, struct stat_events
 	if (o->nmetric_specs > 0 && cpu_bad)
 		return err_set(err, -ENODEV, "core %d (%s): %s; metrics (-M) are computed from hardware events",
 			       t->core, t->key, cpu_why(&t->cpu));
-	for (size_t i = 0; o->nspecs == 0 && o->nmetric_specs == 0 && i < sizeof(sw_defaults) / sizeof(sw_defaults[0]); i++) {
+	for (size_t i = 0; !s->simulated && o->nspecs == 0 && o->nmetric_specs == 0 && i < sizeof(sw_defaults) / sizeof(sw_defaults[0]); i++) {
 		rc = add_spec(s, t, sw_defaults[i], err);
 		if (rc < 0)
 			return rc;
 	}
-	for (size_t i = 0; o->nspecs == 0 && o->nmetric_specs == 0 && i < sizeof(defaults) / sizeof(defaults[0]); i++) {
+	for (size_t i = 0; !s->simulated && o->nspecs == 0 && o->nmetric_specs == 0 && i < sizeof(defaults) / sizeof(defaults[0]); i++) {
 		/* SLOTS only where fixed counter 3 exists. */
 		if (strcmp(defaults[i], "slots") == 0 && !(t->cpu.pmu.fixed_mask & 0x8))
 			continue;

@@ -36,6 +36,13 @@ struct stat_events {
 	unsigned cap_hw, cap_sw, cap_rows;
 	unsigned groups;		/* the highest event.group given out */
 	/*
+	 * How names resolve, set by requests_resolve(): simulated events
+	 * (--backend sim, events/sim_events.h); the kernel's generic events
+	 * (--backend perf on a CPU pmustat does not program); else the CPU's.
+	 */
+	bool simulated;
+	bool kernel_generic;
+	/*
 	 * The default set on a CPU pmustat cannot count (a VM without a PMU):
 	 * its hardware events, by name only, reported "not supported" after
 	 * the rows, and why (one line for them all).
@@ -55,6 +62,12 @@ struct stat_events {
  * cannot count (no PMU) the hardware ones go to out->unsupported and the
  * software ones still count. A name given with -e that cannot be counted
  * always fails.
+ * With --backend sim every name is a simulated event (sim_events.h; the
+ * default set: instructions, L1-dcache-loads, L1-dcache-load-misses,
+ * LLC-load-misses, branches, branch-misses) and any other is refused,
+ * naming what the simulation counts. With --backend perf on a CPU whose
+ * PMU pmustat does not program, perf's generic names are the kernel's
+ * generic events (event_spec_parse_kernel()).
  * -M alone counts no default set. A --check name for which @skip (may be
  * NULL) says true is not an event (a metric).
  */

@@ -54,6 +54,25 @@ run_fail(struct run_ctx *c, int rc, const char *fmt, ...)
 }
 
 int
+run_attach_nothing(struct run_ctx *c, unsigned run, pid_t pid, struct pmustat_error **err)
+{
+	(void)c;
+	(void)run;
+	(void)pid;
+	(void)err;
+	return 0;
+}
+
+int
+run_stop_nothing(struct run_ctx *c, unsigned run, struct pmustat_error **err)
+{
+	(void)c;
+	(void)run;
+	(void)err;
+	return 0;
+}
+
+int
 run_backend_of(const struct run_ctx *c, bool software)
 {
 	/* Beside the MSR backend, software events are the perf backend's. */

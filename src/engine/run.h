@@ -76,8 +76,29 @@ struct backend_ops {
 	void (*discard)(struct run_ctx *c, unsigned run);
 };
 
+/* The attach and stop of a backend that has nothing to do there. */
+int
+run_attach_nothing(struct run_ctx *c, unsigned run, pid_t pid, struct pmustat_error **err);
+int
+run_stop_nothing(struct run_ctx *c, unsigned run, struct pmustat_error **err);
+
 extern const struct backend_ops backend_msr;
 extern const struct backend_ops backend_perf;
+extern const struct backend_ops backend_sim;
+
+struct region_result;
+
+/*
+ * --regions with the sim backend: the last run's regions, rebuilt from
+ * Callgrind's dumps, moved into @r (zeroed when there are none); the
+ * caller frees it (region_result_free()).
+ */
+void
+backend_sim_take_regions(struct run_ctx *c, struct region_result *r);
+
+/* --dry-run on the sim backend: the Valgrind command line and each event's columns. */
+void
+backend_sim_print_dry(struct run_ctx *c, FILE *out);
 
 /*
  * --dry-run on the MSR backend: the plan without the lock or a write, around
@@ -167,7 +188,10 @@ struct run_ctx {
 	bool tsc_ok, tsc_stopped;
 
 	/* What happened. */
-	const char *read_method;	/* "rdpmc", "MSR reads", "perf_event": set by the hardware backend */
+	const char *read_method;	/* "rdpmc", "MSR reads", "perf_event", "simulation": set by the hardware backend */
+	char sim_version[32];		/* --backend sim: Valgrind's version ("3.19.0") */
+	const char *sim_tool;		/* --backend sim: "cachegrind", or "callgrind" with --regions */
+	unsigned sim_processes;		/* --backend sim: the processes the last run summed */
 	/*
 	 * The counted window over the runs so far: "exact" (no pmustat
 	 * instruction in it), "approximate" (why in window_why), NULL before

@@ -273,6 +273,14 @@ child(int go_fd, int report_fd, char *const argv[], const struct runner_opts *op
 			_exit(EXIT_PMUSTAT_FAILURE);
 		}
 	}
+	/* This process's copy of the wrapper's argv: the command as resolved. */
+	if (opts->wrap) {
+		opts->wrap[opts->wrap_at] = path;
+		execve(opts->wrap[0], opts->wrap, opts->envp ? opts->envp : environ);
+		e = errno;
+		child_report(report_fd, RUNNER_EXEC, e);
+		_exit(e == ENOENT ? EXIT_NOT_FOUND : EXIT_CANNOT_EXEC);
+	}
 	/* Counting from here: nothing between this and the syscall. */
 	execve(path, argv, opts->envp ? opts->envp : environ);
 	e = errno;

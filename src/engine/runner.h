@@ -77,6 +77,14 @@ struct runner_opts {
 	 */
 	const int *pin_cpus;
 	unsigned npin;
+	/*
+	 * Run the command through another program (--backend sim: Valgrind):
+	 * execve(wrap[0], wrap) with wrap[wrap_at] replaced by the command's
+	 * resolved path, its arguments following; NULL: the command itself.
+	 * The command is still resolved first (127, 126 as without).
+	 */
+	char **wrap;
+	unsigned wrap_at;
 };
 
 struct runner {

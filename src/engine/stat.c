@@ -30,6 +30,7 @@
 #include "engine/target.h"
 #include "events/cpu_source.h"
 #include "events/event_spec.h"
+#include "events/sim_events.h"
 #include "events/sw_events.h"
 #include "hw/hw.h"
 #include "report/json_text.h"
@@ -113,6 +114,17 @@ choose_backend(struct stat_state *s)
 	struct run_ctx *c = &s->c;
 	const struct stat_opts *o = c->o;
 
+	if (o->backend == BACKEND_SIM) {
+		/* Valgrind counts everything: no PMU, no perf_event, no plan. */
+		s->backend = BACKEND_SIM;
+		c->nbackends = 0;
+		c->backends[c->nbackends++] = &backend_sim;
+		if (o->regions && !o->dry_run)
+			c->backends[c->nbackends++] = &regions_step;
+		if (o->verbose)
+			fprintf(stderr, "pmustat: backend sim (Valgrind's Cachegrind simulates the command)\n");
+		return;
+	}
 	if (o->cpu_dump)
 		s->backend = o->backend == BACKEND_PERF ? BACKEND_PERF : BACKEND_MSR;
 	else
@@ -188,6 +200,12 @@ make_rows(struct stat_state *s, struct pmustat_error **err)
 		row->status = "not counted";
 		if (u >= ev->nhw) {
 			row->unit = sw_event_of(counted)->unit;
+			continue;
+		}
+		/* No counter: the row says where its count comes from, in every output. */
+		if (counted->flags & EVENT_F_SIMULATED) {
+			snprintf(row->counter, sizeof(row->counter), "simulated");
+			row->run = 1;
 			continue;
 		}
 		if (!s->c.plan)
@@ -311,6 +329,13 @@ dry_run(struct stat_state *s, struct pmustat_error **err)
 	FILE *out = (c->o->json || c->o->sep) ? stderr : s->out;
 	int rc;
 
+	if (c->backends[0] == &backend_sim) {
+		backend_sim_print_dry(c, out);
+		rc = make_rows(s, err);
+		for (unsigned r = 0; rc == 0 && r < s->ev.nrows; r++)
+			s->rows[r].status = "not counted: dry run";
+		return rc;
+	}
 	rc = c->backends[0] == &backend_perf ? backend_perf_plan(c, err) : backend_msr_plan_dry(c, err);
 	if (rc)
 		return rc;
@@ -319,7 +344,8 @@ dry_run(struct stat_state *s, struct pmustat_error **err)
 		return err_set(err, -ENOMEM, "out of memory");
 	for (unsigned u = 0; u < s->ev.nhw; u++)
 		s->names[u] = s->ev.hw[u].requested[0] ? s->ev.hw[u].requested : s->ev.hw[u].name;
-	for (unsigned i = 0; s->ev.nhw && i < (c->plans ? c->ncores : 1); i++)
+	/* The kernel's generic events have no MSR plan: the kernel places them. */
+	for (unsigned i = 0; s->ev.nhw && !s->ev.kernel_generic && i < (c->plans ? c->ncores : 1); i++)
 		plan_print(c->plans ? c->plans[i] : c->plan, s->t.label, s->names, out);
 	if (c->backends[0] == &backend_perf || (c->nbackends >= 2 && c->backends[1] == &backend_perf))
 		backend_perf_print_dry(c, c->backends[0] == &backend_perf, out);
@@ -390,8 +416,10 @@ report(struct stat_state *s)
 {
 	struct run_ctx *c = &s->c;
 	struct stat_report rep;
+	struct stat_sim rep_sim;
 
 	memset(&rep, 0, sizeof(rep));
+	memset(&rep_sim, 0, sizeof(rep_sim));
 	rep.version = PMUSTAT_VERSION;
 	rep.cpu = s->target_open ? s->t.label : NULL;
 	rep.core = c->core;
@@ -411,6 +439,13 @@ report(struct stat_state *s)
 	rep.window = c->command_ran ? c->window : NULL;
 	rep.error = c->error ? err_msg(c->error) : NULL;
 	rep.backend = s->backend != BACKEND_AUTO ? backend_name(s->backend) : NULL;
+	if (s->backend == BACKEND_SIM) {
+		rep.sim = &rep_sim;
+		rep_sim.valgrind_version = c->sim_version[0] ? c->sim_version : NULL;
+		rep_sim.tool = c->sim_tool ? c->sim_tool : "cachegrind";
+		rep_sim.glibc_tunables = sim_glibc_tunables;
+		rep_sim.processes = c->sim_processes;
+	}
 	rep.software = s->ev.nsw > 0;
 	rep.rows = s->rows;
 	rep.nrows = s->rows ? s->ev.nrows + s->ev.nunsupported : 0;

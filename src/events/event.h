@@ -37,6 +37,19 @@ enum event_flag {
 	 * on these (no counter, no encoding; requested is the spelling).
 	 */
 	EVENT_F_OTHER_CORE_TYPE	= 1u << 8,
+	/*
+	 * --backend sim: counted by Valgrind's simulation (events/sim_events.h),
+	 * sim_fields the Cachegrind columns it sums; no counter, no encoding.
+	 */
+	EVENT_F_SIMULATED	= 1u << 9,
+	/*
+	 * One of perf's generic names on a CPU pmustat cannot program (another
+	 * vendor, no PMU it knows): opened through perf_event as the kernel's
+	 * own generic event (perf_type PERF_TYPE_HARDWARE or
+	 * PERF_TYPE_HW_CACHE, perf_config), the kernel deciding whether it
+	 * counts here.
+	 */
+	EVENT_F_KERNEL_GENERIC	= 1u << 10,
 };
 
 struct event {
@@ -95,6 +108,10 @@ struct event {
 	uint16_t nb_mask;	/* ESCR event mask, bits 24:9 */
 	uint64_t nb_escrs;	/* the ESCRs that may select it (bit i: nb_escr_get(i)) */
 	bool nb_compare;	/* the CCCR's compare flag */
+
+	uint32_t sim_fields;	/* EVENT_F_SIMULATED: SIM_BIT()s of sim_events.h */
+	uint32_t perf_type;	/* EVENT_F_KERNEL_GENERIC */
+	uint64_t perf_config;
 };
 
 #endif

@@ -19,6 +19,7 @@
 #include "events/arch_events.h"
 #include "events/cpu.h"
 #include "events/event_resolve.h"
+#include "events/generic_events.h"
 #include "events/event_table.h"
 #include "events/sw_events.h"
 #include "pmu/msr.h"
@@ -204,6 +205,19 @@ spec_resolve_arch(struct parse_ctx *ctx, const struct arch_event *ae, struct eve
 	if (ev->fixed < 0 && !ev->gp_mask)
 		return spec_fail(ctx, "event '%s': this CPU reports no general-purpose counter%s",
 			    ev->requested, ae->fixed >= 0 ? " and not its fixed counter" : "");
+	return 0;
+}
+
+int
+spec_resolve_kernel_generic(struct parse_ctx *ctx, const struct generic_event *g, struct event *ev)
+{
+	if (g->perf_type == GENERIC_NO_KERNEL_TYPE)
+		return spec_fail(ctx, "event '%s' (perf's name for %s) has no generic kernel event, and pmustat does not program this CPU's PMU itself",
+				 ev->requested, g->desc);
+	snprintf(ev->name, sizeof(ev->name), "%s", g->name);
+	ev->flags |= EVENT_F_KERNEL_GENERIC;
+	ev->perf_type = g->perf_type;
+	ev->perf_config = g->perf_config;
 	return 0;
 }
 

@@ -33,11 +33,14 @@ struct modifiers {
 };
 
 /* One parse: what the terms are resolved against, where a refusal goes. */
+struct generic_event;
+
 struct parse_ctx {
 	const struct event_table *table;
 	const struct pmu_caps *caps;
 	struct pmustat_error **err;
 	int core_type;		/* a hybrid's core's CPUID.1AH type (cpu_core/, cpu_atom/); 0: none */
+	bool kernel_generic;	/* perf's generic names as the kernel's generic events (event_spec_parse_kernel()) */
 };
 
 /* Refuse the term: *ctx->err set, -EINVAL returned. */
@@ -53,5 +56,6 @@ int spec_resolve_table(struct parse_ctx *ctx, const struct event_desc *d, struct
 int spec_resolve_raw(struct parse_ctx *ctx, const char *hex, struct event *ev, struct modifiers *m);
 int spec_resolve_software(struct parse_ctx *ctx, const struct sw_event *sw, struct event *ev, char *mods);
 int spec_resolve_pmu_term(struct parse_ctx *ctx, char *body, struct event *ev);
+int spec_resolve_kernel_generic(struct parse_ctx *ctx, const struct generic_event *g, struct event *ev);
 
 #endif

@@ -52,6 +52,13 @@ event_spec_same(const struct event *a, const struct event *b)
 		return strcmp(a->name, b->name) == 0 && a->usr == b->usr && a->os == b->os;
 	if ((a->flags ^ b->flags) & EVENT_F_PERF_METRICS)
 		return false;
+	if ((a->flags ^ b->flags) & (EVENT_F_SIMULATED | EVENT_F_KERNEL_GENERIC))
+		return false;
+	if (a->flags & EVENT_F_SIMULATED)
+		return a->sim_fields == b->sim_fields;
+	if (a->flags & EVENT_F_KERNEL_GENERIC)
+		return a->perf_type == b->perf_type && a->perf_config == b->perf_config && a->usr == b->usr &&
+		       a->os == b->os;
 	/* Another core type's event: nothing here to compare but its spelling. */
 	if ((a->flags | b->flags) & EVENT_F_OTHER_CORE_TYPE)
 		return (a->flags & b->flags & EVENT_F_OTHER_CORE_TYPE) && strcasecmp(a->requested, b->requested) == 0;
@@ -271,6 +278,11 @@ parse_term_body(struct parse_ctx *ctx, const char *text, struct event *ev)
 				if (ret)
 					return ret;
 				mods = NULL;
+			} else if (ctx->kernel_generic && g) {
+				ret = spec_resolve_kernel_generic(ctx, g, ev);
+			} else if (ctx->kernel_generic) {
+				return spec_fail(ctx, "event '%s': pmustat does not program this CPU's PMU, so it counts perf's generic names (instructions, cycles, branch-misses, L1-dcache-load-misses, ...) through the kernel's generic events, and software events; '%s' is neither",
+						 buf, buf);
 			} else if (ae) {
 				ret = spec_resolve_arch(ctx, ae, ev);
 			} else if (ctx->table && (d = g ? generic_event_in_table(g, ctx->table) :
@@ -314,8 +326,16 @@ parse_term_body(struct parse_ctx *ctx, const char *text, struct event *ev)
 }
 
 static int
+append_ctx(struct parse_ctx ctx, const char *spec, struct event **events, size_t *count);
+
+static int
 append_typed(const char *spec, const struct event_table *table, const struct pmu_caps *caps, int core_type,
-	     struct event **events, size_t *count, struct pmustat_error **err);
+	     struct event **events, size_t *count, struct pmustat_error **err)
+{
+	struct parse_ctx ctx = { table, caps, err, core_type, false };
+
+	return append_ctx(ctx, spec, events, count);
+}
 
 int
 event_spec_append(const char *spec, const struct event_table *table,
@@ -326,10 +346,8 @@ event_spec_append(const char *spec, const struct event_table *table,
 }
 
 static int
-append_typed(const char *spec, const struct event_table *table, const struct pmu_caps *caps, int core_type,
-	     struct event **events, size_t *count, struct pmustat_error **err)
+append_ctx(struct parse_ctx ctx, const char *spec, struct event **events, size_t *count)
 {
-	struct parse_ctx ctx = { table, caps, err, core_type };
 	const char *p = spec;
 	size_t start = *count, n = *count, cap = *count, term_no = 0;
 	struct event *evs = *events;
@@ -417,7 +435,7 @@ append_typed(const char *spec, const struct event_table *table, const struct pmu
 			struct event *grown = realloc(evs, ncap * sizeof(*evs));
 
 			if (!grown) {
-				ret = err_set(err, -ENOMEM, "out of memory parsing '%s'", text);
+				ret = err_set(ctx.err, -ENOMEM, "out of memory parsing '%s'", text);
 				goto fail;
 			}
 			evs = grown;
@@ -471,6 +489,27 @@ event_spec_parse_typed(const char *spec, const struct event_table *table, const 
 	*out = NULL;
 	*count = 0;
 	ret = append_typed(spec, table, caps, core_type, &evs, &n, err);
+	if (ret) {
+		free(evs);
+		return ret;
+	}
+	*out = evs;
+	*count = n;
+	return 0;
+}
+
+int
+event_spec_parse_kernel(const char *spec, const struct pmu_caps *caps, struct event **out, size_t *count,
+			struct pmustat_error **err)
+{
+	struct parse_ctx ctx = { NULL, caps, err, 0, true };
+	struct event *evs = NULL;
+	size_t n = 0;
+	int ret;
+
+	*out = NULL;
+	*count = 0;
+	ret = append_ctx(ctx, spec, &evs, &n);
 	if (ret) {
 		free(evs);
 		return ret;

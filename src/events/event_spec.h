@@ -66,6 +66,17 @@ int event_spec_parse(const char *spec, const struct event_table *table,
  * other type it is an EVENT_F_OTHER_CORE_TYPE event, counted nowhere
  * there; on a CPU that is no hybrid it is refused.
  */
+/*
+ * The same for a CPU whose PMU pmustat does not program (another vendor, a
+ * VM without the architectural PMU) counted through perf_event: perf's
+ * generic names (instructions, cycles, L1-dcache-load-misses, ...) become
+ * the kernel's generic events (EVENT_F_KERNEL_GENERIC: PERF_TYPE_HARDWARE
+ * or PERF_TYPE_HW_CACHE), which the kernel maps to the vendor's PMU or
+ * refuses; software events as usual; any other name is refused.
+ */
+int event_spec_parse_kernel(const char *spec, const struct pmu_caps *caps, struct event **out, size_t *count,
+			    struct pmustat_error **err);
+
 int event_spec_parse_typed(const char *spec, const struct event_table *table, const struct pmu_caps *caps,
 			   int core_type, struct event **out, size_t *count, struct pmustat_error **err);
 

@@ -23,7 +23,16 @@ struct generic_event {
 	/* Else the table events that count it, the first the table has is used. */
 	const char *table_names[GENERIC_MAX_CANDIDATES];
 	const char *desc;
+	/*
+	 * The kernel's own generic event for it (perf_event_open's
+	 * PERF_TYPE_HARDWARE or PERF_TYPE_HW_CACHE and its config), which
+	 * the kernel maps to each vendor's PMU; GENERIC_NO_KERNEL_TYPE: none.
+	 */
+	unsigned perf_type;
+	unsigned long long perf_config;
 };
+
+#define GENERIC_NO_KERNEL_TYPE 0xffffffffu
 
 size_t generic_event_count(void);
 const struct generic_event *generic_event_get(size_t i);

@@ -195,6 +195,25 @@ plan_make(const struct plan_input *in, struct plan **out, struct pmustat_error *
 	return 0;
 }
 
+int
+plan_make_kernel(const struct plan_input *in, struct plan **out, struct pmustat_error **err)
+{
+	struct plan *p = calloc(1, sizeof(*p));
+
+	if (p) {
+		p->slots = calloc(in->nevents ? in->nevents : 1, sizeof(*p->slots));
+		p->runs = calloc(1, sizeof(*p->runs));
+	}
+	if (!p || !p->slots || !p->runs) {
+		plan_free(p);
+		return err_set(err, -ENOMEM, "out of memory");
+	}
+	p->in = *in;
+	p->nruns = 1;
+	*out = p;
+	return 0;
+}
+
 void
 plan_free(struct plan *p)
 {

@@ -68,6 +68,15 @@ struct plan {
 int
 plan_make(const struct plan_input *in, struct plan **out, struct pmustat_error **err);
 
+/*
+ * The plan of the kernel's generic events (EVENT_F_KERNEL_GENERIC, on a CPU
+ * pmustat does not program): every event in one run, on no counter of
+ * pmustat's choosing (the kernel schedules them, multiplexing if it must).
+ * 0 and *@out, or -ENOMEM with @err.
+ */
+int
+plan_make_kernel(const struct plan_input *in, struct plan **out, struct pmustat_error **err);
+
 void
 plan_free(struct plan *p);
 

@@ -338,6 +338,9 @@ lib_region_init(void)
 {
 	int fd = parse_fd(secure_getenv(PMUSTAT_REGION_ENV_FD));
 
+	/* --backend sim: no counters, no area; Callgrind counts between the marks. */
+	if (fd < 0 && secure_getenv(PMUSTAT_REGION_ENV_SIM))
+		(void)lib_valgrind_arm();
 	if (fd < 0)
 		return;
 	if (pthread_key_create(&thread_key, thread_free) != 0)

@@ -146,6 +146,13 @@ LIB_HIDDEN struct lib_thread *lib_thread_attach(void);
 LIB_HIDDEN struct pmustat_region_record *lib_record_new(struct lib_thread *t, const char *name);
 /* Point lib_begin_call and lib_end_call at the variants for lib_cfg (when attached). */
 LIB_HIDDEN void lib_arm(void);
+/*
+ * lib_valgrind.c: under Valgrind with PMUSTAT_REGION_ENV_SIM set (--backend
+ * sim), point them at the variants that mark the boundaries for Callgrind.
+ * Returns whether it did (false: not under Valgrind, or built without
+ * Valgrind's headers).
+ */
+LIB_HIDDEN bool lib_valgrind_arm(void);
 
 /*
  * --*x, and whether *x was 0 (the borrow): one instruction on memory and a

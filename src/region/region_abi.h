@@ -52,6 +52,16 @@
 #include <stdint.h>
 
 #define PMUSTAT_REGION_ENV_FD		"PMUSTAT_REGION_FD"
+/*
+ * --regions --backend sim: set (to "1") in the environment of a command
+ * that runs under Valgrind's Callgrind. The library then marks each begin
+ * and end with a Callgrind dump (CALLGRIND_DUMP_STATS_AT) whose trigger is
+ * PMUSTAT_REGION_SIM_MARK "b NAME" or "e NAME", and a thread's first call
+ * with PMUSTAT_REGION_SIM_MARK "n TID"; pmustat reads the regions back
+ * from the dumps (engine/callgrind_regions.h). No shared area.
+ */
+#define PMUSTAT_REGION_ENV_SIM		"PMUSTAT_REGION_SIM"
+#define PMUSTAT_REGION_SIM_MARK		"pmustat-region "
 
 /* "PMUREGN1" as a little-endian 64-bit word. */
 #define PMUSTAT_REGION_MAGIC		0x314e474552554d50ull

@@ -330,12 +330,8 @@ utf8_len(const unsigned char *s, size_t n)
 	return len;
 }
 
-/*
- * A name for output: valid UTF-8 without control characters, so every
- * output format can carry it; anything else becomes '?'.
- */
-static void
-clean_name(char *dst, const char *src, size_t len)
+void
+region_name_clean(char *dst, const char *src, size_t len)
 {
 	const unsigned char *s = (const unsigned char *)src;
 	size_t i = 0;
@@ -507,7 +503,7 @@ parse_records(const unsigned char *buf, const struct pmustat_region_header *want
 			      (PMUSTAT_REGION_MAX_EVENTS - want->nevents) * sizeof(rec.sum[0])))
 			return fail(err, -EPROTO, "region area: record %u counts events that were not programmed", i);
 		c = &r->counts[r->ncounts++];
-		clean_name(c->name, rec.name, (size_t)(nul - rec.name));
+		region_name_clean(c->name, rec.name, (size_t)(nul - rec.name));
 		c->truncated = rec.flags & PMUSTAT_REGION_NAME_TRUNCATED;
 		c->thread = (unsigned)map[rec.thread];
 		c->begins = begins;
@@ -563,16 +559,22 @@ region_result_parse(const void *buf, size_t size, const struct region_host_param
 	ret = parse_threads(buf, &want, h.threads_used, r, map, err);
 	if (ret == 0)
 		ret = parse_records(buf, &want, h.records_used, h.threads_used, map, r, err);
-	if (ret == 0) {
-		r->ncounts = merge_counts(r->counts, r->ncounts, r->nevents);
-		if (make_totals(r) < 0)
-			ret = fail(err, -ENOMEM, "region area: out of memory");
-	}
+	if (ret == 0 && region_result_totals(r) < 0)
+		ret = fail(err, -ENOMEM, "region area: out of memory");
 out:
 	free(map);
 	if (ret < 0)
 		region_result_free(r);
 	return ret;
+}
+
+int
+region_result_totals(struct region_result *r)
+{
+	if (r->ncounts == 0)
+		return 0;
+	r->ncounts = merge_counts(r->counts, r->ncounts, r->nevents);
+	return make_totals(r);
 }
 
 void

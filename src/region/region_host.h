@@ -166,11 +166,24 @@ int region_area_read(const struct region_area *a, struct region_result *r, struc
  */
 int region_result_parse(const void *buf, size_t size, const struct region_host_params *p,
 			struct region_result *r, struct pmustat_error **err);
+/*
+ * @r's counts (threads and counts filled by another reader: --backend
+ * sim's) put in order, one per thread and name, and the totals per region
+ * made from them. 0, or -ENOMEM.
+ */
+int region_result_totals(struct region_result *r);
 void region_result_free(struct region_result *r);
 
 /* The header region_area_create() writes for @p; -EINVAL with @err if @p is out of range. */
 int region_header_init(const struct region_host_params *p, struct pmustat_region_header *h,
 		       struct pmustat_error **err);
+
+/*
+ * @len bytes of a name from the program into @dst (@len + 1 bytes): valid
+ * UTF-8 without control characters, so every output format can carry it;
+ * anything else becomes '?'.
+ */
+void region_name_clean(char *dst, const char *src, size_t len);
 
 /* A one-line description of an attach_error code. */
 const char *region_attach_error_str(uint32_t code);

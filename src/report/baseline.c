@@ -308,6 +308,13 @@ baseline_load(const char *path, struct baseline *b, struct pmustat_error **err)
 	    get_string(root, "cpu", true, b->cpu, sizeof(b->cpu), path, "", err) ||
 	    get_string(root, "event_table", true, b->event_table, sizeof(b->event_table), path, "", err))
 		goto out;
+	/* Older records may lack them: hardware counts. */
+	if ((json_object_get(root, "backend") &&
+	     get_string(root, "backend", true, b->backend, sizeof(b->backend), path, "", err)) ||
+	    (json_is_object(json_object_get(root, "simulator")) &&
+	     get_string(json_object_get(root, "simulator"), "version", true, b->sim_version, sizeof(b->sim_version), path,
+			"simulator.", err)))
+		goto out;
 	events = json_object_get(root, "events");
 	if (!json_is_array(events)) {
 		berr(err, rc, path, "events: missing or not an array");

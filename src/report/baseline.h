@@ -35,6 +35,8 @@ struct baseline {
 	char cpu_model[64];	/* the mapfile key, e.g. GenuineIntel-6-5E */
 	char cpu[128];		/* brand, for messages */
 	char event_table[128];	/* "" when architectural events only */
+	char backend[16];	/* "msr", "perf", "sim"; "" when the record has none */
+	char sim_version[32];	/* backend sim: the Valgrind version that simulated it, "" unknown */
 	/*
 	 * The events, then each region's as REGION:EVENT (both names), when the
 	 * file has "regions", then -M's metrics by name (value: the metric's).

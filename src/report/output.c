@@ -14,6 +14,7 @@
 #include "report/label.h"
 #include "base/cpulist.h"
 #include "report/metric_output.h"
+#include "events/sim_events.h"
 #include "report/output.h"
 #include "report/comment.h"
 #include "report/region_output.h"
@@ -167,6 +168,24 @@ print_per_cpu(FILE *out, const struct stat_report *rep, const struct stat_row *r
 	}
 }
 
+/*
+ * --backend sim: every count above is simulated; by what, under which
+ * cache model, and what was fixed so that it is the same on every machine.
+ */
+static void
+output_sim_footer(FILE *out, const struct stat_sim *sim)
+{
+	fprintf(out, " Simulated counts (backend sim): Valgrind %s %s, --cache-sim=yes --branch-sim=yes, not a CPU's counters.\n",
+		sim->valgrind_version ? sim->valgrind_version : "?", sim->tool);
+	fprintf(out, " Cache model (fixed, whatever this machine's caches):");
+	for (unsigned i = 0; i < 3; i++)
+		fprintf(out, "%s %s %u KiB %u-way %u-byte lines", i ? ";" : "", sim_caches[i].name,
+			sim_caches[i].size / 1024, sim_caches[i].assoc, sim_caches[i].line);
+	fprintf(out, ".\n Fixed for the command: glibc's CPU-dependent string functions off (GLIBC_TUNABLES glibc.cpu.hwcaps: the SSE2 versions on every x86-64 host) and its cache sizes; the environment is the command's own (its size moves the counts slightly).\n");
+	fprintf(out, " %u process%s simulated and summed (children and exec'd programs traced).\n\n", sim->processes,
+		sim->processes == 1 ? "" : "es");
+}
+
 void
 output_human(FILE *out, const struct stat_report *rep)
 {
@@ -249,7 +268,9 @@ output_human(FILE *out, const struct stat_report *rep)
 		fprintf(out, " Hardware events <not supported>: %s\n\n", rep->not_supported_why);
 	if (rep->sw_not_supported_why)
 		fprintf(out, " Software events <not supported>: %s\n\n", rep->sw_not_supported_why);
-	if (rep->read_method && rep->backend && strcmp(rep->backend, "perf") == 0 && rep->npids)
+	if (rep->sim && rep->command_ran)
+		output_sim_footer(out, rep->sim);
+	else if (rep->read_method && rep->backend && strcmp(rep->backend, "perf") == 0 && rep->npids)
 		fprintf(out, " Counted through perf_event (backend perf): %s own counts, all their threads and their children, from pmustat's start on.\n\n",
 			rep->npids > 1 ? "the processes'" : "the process's");
 	else if (rep->read_method && rep->backend && strcmp(rep->backend, "perf") == 0 && !rep->command)

@@ -65,6 +65,14 @@ struct stat_row {
 	const struct stat_cpu_counter *cpu_counters;
 };
 
+/* --backend sim: what simulated the counts (the cache model is events/sim_events.h's). */
+struct stat_sim {
+	const char *valgrind_version;	/* "3.19.0", NULL before Valgrind was found */
+	const char *tool;		/* "cachegrind" */
+	const char *glibc_tunables;	/* what the command's glibc was told */
+	unsigned processes;		/* processes summed in the last run (0: none ran) */
+};
+
 struct stat_report {
 	const char *version;		/* pmustat's */
 	const char *cpu;		/* brand or mapfile key */
@@ -90,7 +98,8 @@ struct stat_report {
 	const char *read_method;	/* "rdpmc", "msr" or NULL */
 	const char *window;		/* "exact", "approximate", or NULL (the command did not run) */
 	const char *error;		/* pmustat's failure, or NULL */
-	const char *backend;		/* "msr", "perf", or NULL before the choice */
+	const char *backend;		/* "msr", "perf", "sim", or NULL before the choice */
+	const struct stat_sim *sim;	/* --backend sim, else NULL */
 	bool software;			/* some rows were counted through perf_event */
 	const struct stat_row *rows;
 	unsigned nrows;

@@ -13,6 +13,7 @@
 #include "report/json_text.h"
 #include "report/label.h"
 #include "report/metric_output.h"
+#include "events/sim_events.h"
 #include "report/output.h"
 #include "report/region_output.h"
 
@@ -149,6 +150,29 @@ json_per_cpu(const struct stat_report *rep, const struct stat_row *row)
 	return a ? a : json_null();
 }
 
+/* --backend sim: the simulator, its cache model and what was fixed for the command. */
+static json_t *
+json_sim(const struct stat_sim *sim)
+{
+	json_t *o = json_object(), *caches = json_object();
+
+	json_object_set_new(o, "name", json_string("valgrind"));
+	json_object_set_new(o, "version", sim->valgrind_version ? json_text(sim->valgrind_version) : json_null());
+	json_object_set_new(o, "tool", json_string(sim->tool));
+	for (unsigned i = 0; i < 3; i++) {
+		json_t *c = json_object();
+
+		json_object_set_new(c, "size", json_integer(sim_caches[i].size));
+		json_object_set_new(c, "assoc", json_integer(sim_caches[i].assoc));
+		json_object_set_new(c, "line", json_integer(sim_caches[i].line));
+		json_object_set_new(caches, sim_caches[i].name, c);
+	}
+	json_object_set_new(o, "caches", caches);
+	json_object_set_new(o, "glibc_tunables", json_string(sim->glibc_tunables));
+	json_object_set_new(o, "processes", json_integer(sim->processes));
+	return o;
+}
+
 int
 output_json(FILE *out, const struct stat_report *rep)
 {
@@ -234,6 +258,8 @@ output_json(FILE *out, const struct stat_report *rep)
 				    rep->not_supported_why ? json_text(rep->not_supported_why) : json_null());
 	}
 	json_object_set_new(root, "backend", rep->backend ? json_string(rep->backend) : json_null());
+	if (rep->sim)
+		json_object_set_new(root, "simulator", json_sim(rep->sim));
 	json_object_set_new(root, "read_method", rep->read_method ? json_string(rep->read_method) : json_null());
 	json_object_set_new(root, "window", rep->window ? json_string(rep->window) : json_null());
 	json_object_set_new(root, "error", rep->error ? json_text(rep->error) : json_null());

@@ -39,6 +39,7 @@ struct fake {
 	int open_fds;
 	/* The kernel's answer: 0 = a new fd. */
 	int hw_err;		/* for PERF_TYPE_RAW */
+	int generic_err;	/* for PERF_TYPE_HARDWARE and PERF_TYPE_HW_CACHE */
 	int kernel_err;		/* for any attr without exclude_kernel */
 	int all_err;		/* for everything */
 	bool has_cpu_pmu;
@@ -64,6 +65,8 @@ fake_open(void *ctx, struct perf_event_attr *attr, pid_t pid, int cpu, int group
 		return f->kernel_err;
 	if (f->hw_err && attr->type == PERF_TYPE_RAW)
 		return f->hw_err;
+	if (f->generic_err && (attr->type == PERF_TYPE_HARDWARE || attr->type == PERF_TYPE_HW_CACHE))
+		return f->generic_err;
 	f->open_fds++;
 	return f->next_fd++;
 }
@@ -514,6 +517,81 @@ test_multiplexed_never_scaled(void **state)
 	assert_non_null(strstr(status, "not counted: the kernel never scheduled it"));
 }
 
+/*
+ * A CPU pmustat does not program (an AMD one: no architectural PMU in its
+ * caps): perf's generic names go to the kernel as its generic events, each
+ * on its own (no group), and a refusal leaves that event <not supported>.
+ */
+static void
+test_kernel_generic_events(void **state)
+{
+	struct pmu_caps none;
+	struct perf_seam seam;
+	struct perf_env env = { .paranoid = 2, .cpu_pmu = 0 };
+	struct perf_counter c[5];
+	struct pmustat_error *err = NULL;
+	struct event *ev;
+	struct fake f;
+	size_t n;
+
+	(void)state;
+	memset(&none, 0, sizeof(none));
+	assert_int_equal(event_spec_parse_kernel("instructions,cycles:u,L1-dcache-load-misses,branch-misses,task-clock",
+						 &none, &ev, &n, &err), 0);
+	assert_int_equal(n, 5);
+	for (unsigned i = 0; i < 4; i++)
+		assert_true(ev[i].flags & EVENT_F_KERNEL_GENERIC);
+	fake_init(&f, &seam);
+	for (unsigned i = 0; i < 5; i++)
+		c[i].ev = &ev[i];
+	assert_int_equal(perf_open_counters(&seam, &env, &none, c, 5, 4242, &err), 0);
+	assert_int_equal(f.opens, 5);
+	assert_int_equal(f.attr[0].type, PERF_TYPE_HARDWARE);
+	assert_int_equal(f.attr[0].config, PERF_COUNT_HW_INSTRUCTIONS);
+	assert_int_equal(f.attr[1].type, PERF_TYPE_HARDWARE);
+	assert_int_equal(f.attr[1].config, PERF_COUNT_HW_CPU_CYCLES);
+	assert_int_equal(f.attr[2].type, PERF_TYPE_HW_CACHE);
+	assert_int_equal(f.attr[2].config, PERF_COUNT_HW_CACHE_L1D | PERF_COUNT_HW_CACHE_OP_READ << 8 |
+						   PERF_COUNT_HW_CACHE_RESULT_MISS << 16);
+	assert_int_equal(f.attr[3].type, PERF_TYPE_HARDWARE);
+	assert_int_equal(f.attr[3].config, PERF_COUNT_HW_BRANCH_MISSES);
+	assert_int_equal(f.attr[4].type, PERF_TYPE_SOFTWARE);
+	for (unsigned i = 0; i < 4; i++) {
+		/* User mode by default, as everywhere; no group: the kernel multiplexes as perf stat lets it. */
+		assert_true(f.attr[i].exclude_kernel && !f.attr[i].exclude_user);
+		assert_int_equal(f.group_fd[i], -1);
+		assert_true(f.attr[i].disabled && f.attr[i].enable_on_exec && f.attr[i].inherit);
+	}
+	perf_close_counters(&seam, c, 5);
+
+	/* A kernel without a PMU driver refuses them: not supported, the software event still opens. */
+	fake_init(&f, &seam);
+	f.generic_err = -ENOENT;
+	assert_int_equal(perf_open_counters(&seam, &env, &none, c, 5, 4242, &err), 0);
+	for (unsigned i = 0; i < 4; i++)
+		assert_int_equal(c[i].open_err, -ENOENT);
+	assert_int_equal(c[4].open_err, 0);
+	assert_true(c[4].fd >= 100);
+	{
+		struct perf_event_attr a;
+
+		assert_int_equal(perf_attr(&ev[0], &none, &a, &err), 0);
+		perf_open_error(-ENOENT, &ev[0], &a, &env, &err);
+		assert_non_null(strstr(err_msg(err), "generic hardware event 0x1"));
+		assert_non_null(strstr(err_msg(err), "--backend sim"));
+		err_clear(&err);
+	}
+	perf_close_counters(&seam, c, 5);
+	free(ev);
+
+	/* A name that is no generic one (an Intel event, slots) has nothing to send: refused. */
+	assert_int_equal(event_spec_parse_kernel("INST_RETIRED.ANY", &none, &ev, &n, &err), -EINVAL);
+	assert_non_null(strstr(err_msg(err), "generic"));
+	err_clear(&err);
+	assert_int_equal(event_spec_parse_kernel("slots", &none, &ev, &n, &err), -EINVAL);
+	err_clear(&err);
+}
+
 static void
 test_parse_backend(void **state)
 {
@@ -526,6 +604,9 @@ test_parse_backend(void **state)
 	assert_int_equal(b, BACKEND_PERF);
 	assert_int_equal(backend_parse("auto", &b), 0);
 	assert_int_equal(b, BACKEND_AUTO);
+	assert_int_equal(backend_parse("sim", &b), 0);
+	assert_int_equal(b, BACKEND_SIM);
+	assert_string_equal(backend_name(BACKEND_SIM), "sim");
 	assert_int_equal(backend_parse("MSR", &b), -EINVAL);
 	assert_int_equal(backend_parse("", &b), -EINVAL);
 	assert_string_equal(backend_name(BACKEND_PERF), "perf");
@@ -600,6 +681,7 @@ main(void)
 		cmocka_unit_test(test_per_cpu_set),
 		cmocka_unit_test(test_hardware_refusals),
 		cmocka_unit_test(test_multiplexed_never_scaled),
+		cmocka_unit_test(test_kernel_generic_events),
 		cmocka_unit_test(test_parse_backend),
 		cmocka_unit_test(test_choice_on_emulated_machines),
 	};
