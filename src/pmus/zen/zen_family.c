@@ -124,7 +124,7 @@ info_text(const struct cpu_info *c, const struct pmu_family_probe *probe, int cp
 	fprintf(o, "  enumerated   by %s\n", counters_from(p));
 	fprintf(o, "  PerfCtrExtCore %s; PerfMonV2 %s\n", p->ext_counters ? "yes" : "no",
 		p->global_regs ? "yes (GlobalCtl 0xC0000301, GlobalStatus 0xC0000300)" :
-		c->ext22_read ? "no" : "no (CPUID 0x8000_0022 not read)");
+		c->ext22_read ? "no" : "no (no CPUID 0x8000_0022)");
 }
 
 static json_t *
