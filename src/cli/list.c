@@ -62,7 +62,8 @@ list_usage(FILE *out)
 		"       pmustat list --tables [PATTERN] [--json]\n"
 		"\n"
 		"  PATTERN            a substring (any case) or a glob of names and descriptions;\n"
-		"                     common synonyms match too (llc finds the L3 events)\n"
+		"                     common synonyms match too (llc finds the L3 events); several\n"
+		"                     words ('L2 miss', or l2 miss) match where each word is found\n"
 		"  -l, --long         encodings, counters, restrictions\n"
 		"      --json         one JSON object\n"
 		"      --metrics      Intel's TMA and Info metrics instead of the events\n"
@@ -126,10 +127,21 @@ parse_opts(int argc, char **argv, struct list_opts *o, struct pmustat_error **er
 			return cli_option_error(err, LIST_PROG, argv, LIST_OPTSTRING);
 		}
 	}
-	if (optind < argc)
-		o->pattern = argv[optind++];
-	if (optind < argc)
-		return cli_usage_error(err, LIST_PROG, "unexpected argument '%s' (one PATTERN at most)", argv[optind]);
+	/* Several words are one pattern, as if quoted: `list l2 miss` is `list "l2 miss"`. */
+	if (optind < argc) {
+		static char joined[1024];
+		size_t len = 0;
+
+		for (; optind < argc; optind++) {
+			int n = snprintf(joined + len, sizeof(joined) - len, "%s%s", len ? " " : "", argv[optind]);
+
+			if (n < 0 || (size_t)n >= sizeof(joined) - len)
+				return cli_usage_error(err, LIST_PROG, "the PATTERN is too long (%zu characters at most)",
+						       sizeof(joined) - 1);
+			len += (size_t)n;
+		}
+		o->pattern = joined;
+	}
 	if (o->tables && (o->table || o->cpu_dump || o->cpu >= 0 || o->metrics || o->long_format))
 		return cli_usage_error(err, LIST_PROG, "--tables lists every table: it takes only a PATTERN and --json");
 	if (o->table && (o->cpu_dump || o->cpu >= 0))
@@ -141,7 +153,9 @@ parse_opts(int argc, char **argv, struct list_opts *o, struct pmustat_error **er
 static bool
 desc_matches(const char *pattern, const struct event_desc *d)
 {
-	return list_text_matches(pattern, d->name) || list_text_matches(pattern, d->description);
+	const char *texts[] = { d->name, d->description };
+
+	return list_texts_match(pattern, texts, 2);
 }
 
 static void
@@ -224,16 +238,17 @@ print_long(FILE *out, const struct event_desc *d)
 static bool
 arch_matches(const char *pattern, const struct arch_event *ae)
 {
-	if (list_text_matches(pattern, ae->key) || list_text_matches(pattern, ae->name))
-		return true;
+	const char *texts[2 + 8] = { ae->key, ae->name };
+	size_t n = 2;
+
 	/* Found by perf's name for it too (cache-misses: LLC_MISSES). */
-	for (size_t i = 0; i < generic_event_count(); i++) {
+	for (size_t i = 0; i < generic_event_count() && n < sizeof(texts) / sizeof(texts[0]); i++) {
 		const struct generic_event *g = generic_event_get(i);
 
-		if (g->arch_key && strcmp(g->arch_key, ae->key) == 0 && list_text_matches(pattern, g->name))
-			return true;
+		if (g->arch_key && strcmp(g->arch_key, ae->key) == 0)
+			texts[n++] = g->name;
 	}
-	return false;
+	return list_texts_match(pattern, texts, n);
 }
 
 /* What a generic name counts here: the architectural event, the table's, or nothing. */
@@ -251,14 +266,13 @@ generic_target(const struct generic_event *g, const struct listing *l)
 static bool
 generic_matches(const char *pattern, const struct generic_event *g, const struct listing *l)
 {
-	const char *target = generic_target(g, l);
+	const char *texts[] = { g->name, g->desc, generic_target(g, l) };
 
-	return list_text_matches(pattern, g->name) || list_text_matches(pattern, g->desc) ||
-	       (target && list_text_matches(pattern, target));
+	return list_texts_match(pattern, texts, 3);
 }
 
-/* perf's generic names, with what each counts on this table. */
-static void
+/* perf's generic names, with what each counts on this table; how many. */
+static size_t
 print_generic(const struct list_opts *o, const struct listing *l, bool after_something)
 {
 	size_t shown = 0;
@@ -275,17 +289,18 @@ print_generic(const struct list_opts *o, const struct listing *l, bool after_som
 		printf("  %-24s %s\n        = %s\n", g->name, g->desc,
 		       target ? target : l->table ? "nothing in this table" : "needs the CPU's event table");
 	}
-	return;
+	return shown;
 }
 
 static bool
 sw_matches(const char *pattern, const struct sw_event *sw)
 {
-	return list_text_matches(pattern, sw->name) || (sw->alias && list_text_matches(pattern, sw->alias)) ||
-	       list_text_matches(pattern, sw->desc);
+	const char *texts[] = { sw->name, sw->alias, sw->desc };
+
+	return list_texts_match(pattern, texts, 3);
 }
 
-static void
+static size_t
 print_software(const struct list_opts *o, bool after_something)
 {
 	size_t i, sw_shown = 0;
@@ -302,6 +317,40 @@ print_software(const struct list_opts *o, bool after_something)
 		if (o->long_format && sw->alias)
 			printf("        also: %s\n", sw->alias);
 	}
+	return sw_shown;
+}
+
+/* How many of the table's events the pattern matches. */
+static size_t
+table_matches(const struct list_opts *o, const struct listing *l)
+{
+	size_t n = 0;
+
+	for (size_t i = 0; l->table && i < event_table_count(l->table); i++)
+		n += desc_matches(o->pattern, event_table_get(l->table, i));
+	return n;
+}
+
+/*
+ * After the events: nothing matched, said once at the end (an event found
+ * in a later section is no miss); and that metrics match, with the command
+ * that lists them.
+ */
+static void
+print_pattern_notes(const struct list_opts *o, const struct listing *l, size_t shown)
+{
+	unsigned metrics;
+
+	if (!o->pattern)
+		return;
+	if (!shown)
+		printf("(no event matches '%s'%s%s: each word of a pattern is looked for in the names and descriptions)\n",
+		       o->pattern, l->table ? " in table " : "", l->table ? event_table_name(l->table) : "");
+	/* The metric table of --table's name, or of the CPU's. */
+	metrics = list_metrics_matching(pmustat_events_dir(), o->table ? o->table : l->metrics, o->pattern);
+	if (metrics)
+		printf("\n%u metric%s match%s too: pmustat list --metrics '%s'\n", metrics, metrics > 1 ? "s" : "",
+		       metrics > 1 ? "" : "es", o->pattern);
 }
 
 static void
@@ -316,7 +365,8 @@ print_text(const struct list_opts *o, const struct listing *l)
 		print_software(o, true);
 		return;
 	}
-	if (l->table) {
+	/* With a pattern, the table's heading only above its matches. */
+	if (l->table && (!o->pattern || table_matches(o, l))) {
 		printf("Events of table %s (Intel perfmon %s, version %s):\n",
 		       event_table_name(l->table), event_table_source_file(l->table),
 		       event_table_source_version(l->table));
@@ -332,8 +382,6 @@ print_text(const struct list_opts *o, const struct listing *l)
 				print_long(stdout, d);
 			shown++;
 		}
-		if (!shown)
-			printf("  (no event matches '%s')\n", o->pattern);
 	}
 	for (a = 0; a < arch_event_count(); a++) {
 		const struct arch_event *ae = arch_event_get(a);
@@ -342,7 +390,7 @@ print_text(const struct list_opts *o, const struct listing *l)
 			continue;
 		if (!arch_shown++)
 			printf("%sArchitectural events (aliases: cycles, instructions, ref-cycles, branches,\n"
-			       "branch-misses, cache-references, cache-misses):\n", l->table ? "\n" : "");
+			       "branch-misses, cache-references, cache-misses):\n", shown ? "\n" : "");
 		printf("  %-24s %s", ae->key, ae->name);
 		if (l->have_cpu && !arch_event_available(&l->cpu.pmu, ae))
 			printf(" (not available on this CPU)");
@@ -354,8 +402,10 @@ print_text(const struct list_opts *o, const struct listing *l)
 			printf("  CPUID.0AH:EBX bit %u\n", ae->bit);
 		}
 	}
-	print_generic(o, l, l->table || arch_shown);
-	print_software(o, true);
+	shown += arch_shown;
+	shown += print_generic(o, l, shown);
+	shown += print_software(o, shown);
+	print_pattern_notes(o, l, shown);
 }
 
 static json_t *

@@ -4,6 +4,9 @@
  * case; a substring pattern that is a common name for something also
  * matches the names Intel's tables use for it ("llc" finds
  * LONGEST_LAT_CACHE and the L3 events, "icache" the L1 instruction cache).
+ * A pattern of several words ("L2 miss") matches a thing whose texts (its
+ * name, its description) hold every word, each in any of them, each word
+ * with its synonyms.
  */
 #include <fnmatch.h>
 #include <stdbool.h>
@@ -36,13 +39,10 @@ in_row(const char *const *row, const char *pattern)
 	return false;
 }
 
-bool
-list_text_matches(const char *pattern, const char *text)
+/* @pattern (one word or the whole phrase) in @text, or one of its synonyms. */
+static bool
+phrase_in(const char *pattern, const char *text)
 {
-	if (!pattern)
-		return true;
-	if (strpbrk(pattern, "*?["))
-		return fnmatch(pattern, text, FNM_CASEFOLD) == 0;
 	if (strcasestr(text, pattern))
 		return true;
 	for (size_t i = 0; i < sizeof(synonyms) / sizeof(synonyms[0]); i++) {
@@ -53,4 +53,47 @@ list_text_matches(const char *pattern, const char *text)
 				return true;
 	}
 	return false;
+}
+
+bool
+list_text_matches(const char *pattern, const char *text)
+{
+	return list_texts_match(pattern, &text, 1);
+}
+
+bool
+list_texts_match(const char *pattern, const char *const *texts, size_t n)
+{
+	char word[128];
+	const char *p;
+
+	if (!pattern)
+		return true;
+	for (size_t i = 0; i < n; i++) {
+		if (!texts[i])
+			continue;
+		if (strpbrk(pattern, "*?[") ? fnmatch(pattern, texts[i], FNM_CASEFOLD) == 0 : phrase_in(pattern, texts[i]))
+			return true;
+	}
+	if (strpbrk(pattern, "*?[") || !strchr(pattern, ' '))
+		return false;
+	/* Every word in one of the texts. */
+	for (p = pattern; *p;) {
+		size_t len = strcspn(p, " "), i;
+
+		if (len == 0) {
+			p++;
+			continue;
+		}
+		if (len >= sizeof(word))
+			return false;
+		memcpy(word, p, len);
+		word[len] = '\0';
+		for (i = 0; i < n && !(texts[i] && phrase_in(word, texts[i])); i++)
+			;
+		if (i == n)
+			return false;
+		p += len;
+	}
+	return true;
 }

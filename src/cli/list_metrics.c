@@ -37,9 +37,30 @@ metric_matches(const char *pattern, const struct metric_desc *d, const struct me
 	for (unsigned i = 0; i < selected->n; i++)
 		if (selected->metric[i] == index)
 			return true;
-	return !pattern || list_text_matches(pattern, d->name) ||
-	       (d->perf_name && list_text_matches(pattern, d->perf_name)) ||
-	       groups_match(pattern, d->groups) || list_text_matches(pattern, d->description);
+	const char *texts[] = { d->name, d->perf_name, d->groups, d->description };
+
+	return !pattern || groups_match(pattern, d->groups) ||
+	       list_texts_match(pattern, texts, sizeof(texts) / sizeof(texts[0]));
+}
+
+unsigned
+list_metrics_matching(const char *events_dir, const char *name, const char *pattern)
+{
+	struct metric_table *t = NULL;
+	struct metric_list selected = { 0, 0, NULL };
+	struct pmustat_error *err = NULL;
+	unsigned n = 0;
+
+	if (!pattern || !name[0] || metric_table_load(events_dir, name, &t, &err) < 0) {
+		err_free(err);
+		return 0;
+	}
+	(void)metric_table_select(t, pattern, &selected, NULL);
+	for (size_t i = 0; i < metric_table_count(t); i++)
+		n += metric_matches(pattern, metric_table_get(t, i), &selected, (unsigned)i);
+	metric_list_free(&selected);
+	metric_table_free(t);
+	return n;
 }
 
 static void

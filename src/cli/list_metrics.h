@@ -6,6 +6,7 @@
 #define PMUSTAT_LIST_METRICS_H
 
 #include <stdbool.h>
+#include <stddef.h>
 
 struct pmustat_error;
 
@@ -17,6 +18,13 @@ struct list_metrics_opts {
 
 /* The pattern rule of `pmustat list` (cmd_list.c): substring or glob, any case. */
 bool list_text_matches(const char *pattern, const char *text);
+/* The same over a thing's @n texts (NULL ones skipped); several words: each in one of them. */
+bool list_texts_match(const char *pattern, const char *const *texts, size_t n);
+/*
+ * How many metrics of @events_dir/metrics/@name.json @pattern matches, for
+ * the hint of a listing of events (0 when there is no such table).
+ */
+unsigned list_metrics_matching(const char *events_dir, const char *name, const char *pattern);
 
 /*
  * Print the metrics of @events_dir/metrics/@name.json that match. @name

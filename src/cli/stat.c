@@ -45,8 +45,12 @@ stat_usage_options(FILE *out)
 		"                         (5, 5s, 500ms, 2m); without it they count until ^C;\n"
 		"                         either way the counts are printed and the exit status is 0\n"
 		"  -p, --pid PID[,PID]    count existing processes, all their threads, until they\n"
-		"                         end, --duration or ^C (perf backend; no COMMAND); the MSR\n"
-		"                         backend counts cores: -C N --duration TIME instead\n"
+		"                         end, --duration or ^C, or while COMMAND runs (perf\n"
+		"                         backend); the MSR backend counts cores: -C N --duration\n"
+		"  -t, --tid TID[,TID]    the same for single threads\n"
+		"  -G, --cgroup NAME      with -a or -C: only the tasks of cgroup NAME (perf backend)\n"
+		"      --per-thread       with -p or -t: a line per thread, then the total\n"
+		"      --per-core         with -a or -C: a line per core (its CPUs summed), then the total\n"
 		"  -A, --no-aggr          one count per CPU instead of the sum (perf backend too);\n"
 		"                         with --regions, each region's sums per thread too\n"
 		"      --pin-threads      with -C LIST or -a: the command's first thread on the\n"
@@ -75,6 +79,20 @@ stat_usage_options(FILE *out)
 		"                         sim: Valgrind simulates COMMAND (instructions, caches,\n"
 		"                         branches), the same counts on any machine, no PMU needed\n"
 		"  -v, --verbose          say what pmustat does (counters, counted window, MSR accesses)\n"
+		"  -d, --detailed         perf's detailed events too (L1-dcache, LLC loads and misses);\n"
+		"                         -dd adds L1-icache, dTLB and iTLB misses\n"
+		"      --topdown          the top-down level 1 metrics (-M TopdownL1)\n"
+		"  -B, --big-num          thousands separators in the counts (the default)\n"
+		"      --no-big-num       the counts as plain digits\n"
+		"      --append           with -o, add the results after what FILE holds\n"
+		"      --metric-only      the human table without the counts: what is computed from\n"
+		"                         them (insn per cycle, CPUs utilized, -M metrics)\n"
+		"      --timeout MS       send COMMAND SIGTERM after MS milliseconds (its status:\n"
+		"                         143); without COMMAND, count that long (--duration)\n"
+		"  -D, --delay MS         start counting MS milliseconds after COMMAND starts; -1:\n"
+		"                         only at --control's 'enable' (perf backend)\n"
+		"      --control fd:CTL[,ACK]  COMMAND's helper writes 'enable' or 'disable' to\n"
+		"                         descriptor CTL; pmustat answers 'ack' on ACK (perf backend)\n"
 		"\n"
 		"CI gates (exit 3 when one fails and COMMAND exited 0):\n"
 		"  -r, --repeat N         run COMMAND N times; per-event median, mean, min, max, stddev\n"
@@ -89,7 +107,9 @@ stat_usage_options(FILE *out)
 		"      --tolerance [EVENT=]PCT  allowed growth (default 0%%), for all or one event or metric\n"
 		"      --tolerance-both   a shrink beyond the tolerance fails too\n"
 		"      --allow-cpu-mismatch  compare with a baseline of another CPU model or table\n"
-		"  -I, --interval-print MS  print the counts every MS (>= 10) milliseconds\n");
+		"  -I, --interval-print MS  print the counts every MS (>= 10) milliseconds (either\n"
+		"                         backend)\n"
+		"      --interval-count N  with -I, N intervals, then no more\n");
 }
 
 static void
@@ -97,12 +117,13 @@ usage(FILE *out)
 {
 	fprintf(out,
 		"usage: pmustat [stat] [-e EVENTS]... [-M METRICS]... [-C LIST | -a] [-A] [--pin-threads]\n"
-		"               [-x SEP | --json] [-o FILE]\n"
+		"               [-d] [--topdown] [-x SEP | --json] [-o FILE [--append]] [--no-big-num]\n"
+		"               [--timeout MS] [-D MS] [--control fd:CTL[,ACK]] [-I MS [--interval-count N]]\n"
 		"               [--force]\n"
 		"               [--no-rerun] [--as-root] [--dry-run [--cpu-dump FILE]]\n"
 		"               [--backend msr|perf|sim|auto] [--regions] [-v] [--] COMMAND [ARGS...]\n"
 		"       pmustat [options] {-C LIST | -a} [--duration TIME]\n"
-		"       pmustat [options] -p PID[,PID...] [--duration TIME]\n"
+		"       pmustat [options] {-p PID[,PID...] | -t TID[,TID...]} [--duration TIME | COMMAND]\n"
 		"\n");
 	stat_usage_options(out);
 }
@@ -154,14 +175,15 @@ parse_duration(const char *s, unsigned *ms)
 	return -EINVAL;
 }
 
-/* -p PID[,PID...], as perf takes it: each a process id, none twice. */
+/* -p PID[,PID...] and -t TID[,TID...], as perf takes them: each an id, none twice. */
 static int
-parse_pids(const char *arg, struct stat_opts *o, struct pmustat_error **err)
+parse_ids(const char *arg, const char *opt, const char *what, pid_t *ids, unsigned *nids, const char **list,
+	  struct pmustat_error **err)
 {
 	const char *p = arg;
 
-	o->npids = 0;
-	o->pid_list = arg;
+	*nids = 0;
+	*list = arg;
 	for (;;) {
 		char one[16];
 		size_t len = strcspn(p, ",");
@@ -173,12 +195,12 @@ parse_pids(const char *arg, struct stat_opts *o, struct pmustat_error **err)
 		one[len] = '\0';
 		if (parse_count(one, 1u << 22, &n) || n == 0)
 			goto bad;
-		for (i = 0; i < o->npids && o->pids[i] != (pid_t)n; i++)
+		for (i = 0; i < *nids && ids[i] != (pid_t)n; i++)
 			;
-		if (i == o->npids) {
-			if (o->npids == STAT_MAX_PIDS)
-				return cli_usage_error(err, stat_prog, "-p: at most %d processes", STAT_MAX_PIDS);
-			o->pids[o->npids++] = (pid_t)n;
+		if (i == *nids) {
+			if (*nids == STAT_MAX_PIDS)
+				return cli_usage_error(err, stat_prog, "%s: at most %d %ses", opt, STAT_MAX_PIDS, what);
+			ids[(*nids)++] = (pid_t)n;
 		}
 		if (!p[len])
 			return 0;
@@ -186,7 +208,50 @@ parse_pids(const char *arg, struct stat_opts *o, struct pmustat_error **err)
 	}
 bad:
 	return cli_usage_error(err, stat_prog,
-			       "-p %s: want the id of a running process, or several separated by commas (1234,5678)", arg);
+			       "%s %s: want the id of a running %s, or several separated by commas (1234,5678)", opt, arg,
+			       what);
+}
+
+/*
+ * --control fd:CTL[,ACK] (perf's): descriptors the command inherits; it
+ * writes 'enable' or 'disable' to CTL, pmustat answers 'ack' on ACK.
+ */
+static int
+parse_control(const char *arg, struct stat_opts *o, struct pmustat_error **err)
+{
+	unsigned ctl, ack = 0;
+	char *end;
+	int fl;
+
+	errno = 0;
+	if (strncmp(arg, "fd:", 3) != 0 || arg[3] < '0' || arg[3] > '9')
+		goto bad;
+	ctl = (unsigned)strtoul(arg + 3, &end, 10);
+	if (errno || (*end && *end != ',') || ctl > (1u << 20))
+		goto bad;
+	if (*end == ',') {
+		if (end[1] < '0' || end[1] > '9')
+			goto bad;
+		ack = (unsigned)strtoul(end + 1, &end, 10);
+		if (errno || *end || ack > (1u << 20))
+			goto bad;
+	}
+	fl = fcntl((int)ctl, F_GETFL);
+	if (fl < 0 || (fl & O_ACCMODE) == O_WRONLY)
+		return cli_usage_error(err, stat_prog, "--control %s: descriptor %u is not open for reading (in the shell: pmustat --control fd:%u ... %u<FIFO)",
+				       arg, ctl, ctl, ctl);
+	o->ctl_fd = (int)ctl;
+	o->ack_fd = -1;
+	if (ack) {
+		fl = fcntl((int)ack, F_GETFL);
+		if (fl < 0 || (fl & O_ACCMODE) == O_RDONLY)
+			return cli_usage_error(err, stat_prog, "--control %s: descriptor %u is not open for writing", arg, ack);
+		o->ack_fd = (int)ack;
+	}
+	return 0;
+bad:
+	return cli_usage_error(err, stat_prog, "--control %s: want fd:CTL or fd:CTL,ACK (descriptor numbers the shell opened, as perf stat takes them)",
+			       arg);
 }
 
 /* Long options without a short one (-r is --repeat). */
@@ -205,10 +270,23 @@ enum {
 	OPT_REGIONS,
 	OPT_DURATION,
 	OPT_PIN_THREADS,
+	OPT_FORCE,
+	OPT_NO_RERUN,
+	OPT_DRY_RUN,
+	OPT_BACKEND,
+	OPT_TOPDOWN,
+	OPT_NO_BIG_NUM,
+	OPT_APPEND,
+	OPT_TIMEOUT,
+	OPT_INTERVAL_COUNT,
+	OPT_CONTROL,
+	OPT_METRIC_ONLY,
+	OPT_PER_THREAD,
+	OPT_PER_CORE,
 };
 
 /* '+': the first non-option word is COMMAND; its options are its own. */
-#define STAT_OPTSTRING "+e:M:C:aAx:o:vhr:I:jp:"
+#define STAT_OPTSTRING "+e:M:C:aAx:o:vhr:I:jp:t:dBD:G:"
 
 static const struct option longopts[] = {
 	{ "event", required_argument, NULL, 'e' },
@@ -219,13 +297,13 @@ static const struct option longopts[] = {
 	{ "field-separator", required_argument, NULL, 'x' },
 	{ "json", no_argument, NULL, 'j' },
 	{ "output", required_argument, NULL, 'o' },
-	{ "force", no_argument, NULL, 'f' },
-	{ "no-rerun", no_argument, NULL, 'n' },
+	{ "force", no_argument, NULL, OPT_FORCE },
+	{ "no-rerun", no_argument, NULL, OPT_NO_RERUN },
 	{ "as-root", no_argument, NULL, OPT_AS_ROOT },
-	{ "dry-run", no_argument, NULL, 'd' },
+	{ "dry-run", no_argument, NULL, OPT_DRY_RUN },
 	{ "cpu-dump", required_argument, NULL, OPT_CPU_DUMP },
 	{ "verbose", no_argument, NULL, 'v' },
-	{ "backend", required_argument, NULL, 'B' },
+	{ "backend", required_argument, NULL, OPT_BACKEND },
 	{ "help", no_argument, NULL, 'h' },
 	{ "repeat", required_argument, NULL, 'r' },
 	{ "keep-going", no_argument, NULL, OPT_KEEP_GOING },
@@ -242,6 +320,20 @@ static const struct option longopts[] = {
 	{ "pid", required_argument, NULL, 'p' },
 	{ "duration", required_argument, NULL, OPT_DURATION },
 	{ "pin-threads", no_argument, NULL, OPT_PIN_THREADS },
+	{ "tid", required_argument, NULL, 't' },
+	{ "detailed", no_argument, NULL, 'd' },
+	{ "big-num", no_argument, NULL, 'B' },
+	{ "no-big-num", no_argument, NULL, OPT_NO_BIG_NUM },
+	{ "delay", required_argument, NULL, 'D' },
+	{ "topdown", no_argument, NULL, OPT_TOPDOWN },
+	{ "append", no_argument, NULL, OPT_APPEND },
+	{ "timeout", required_argument, NULL, OPT_TIMEOUT },
+	{ "interval-count", required_argument, NULL, OPT_INTERVAL_COUNT },
+	{ "control", required_argument, NULL, OPT_CONTROL },
+	{ "metric-only", no_argument, NULL, OPT_METRIC_ONLY },
+	{ "cgroup", required_argument, NULL, 'G' },
+	{ "per-thread", no_argument, NULL, OPT_PER_THREAD },
+	{ "per-core", no_argument, NULL, OPT_PER_CORE },
 	{ NULL, 0, NULL, 0 },
 };
 
@@ -250,6 +342,7 @@ static int
 take_option(int c, struct stat_opts *o, struct pmustat_error **err)
 {
 	struct check_error cerr;
+	unsigned n;
 
 	switch (c) {
 	case 'e':
@@ -303,7 +396,6 @@ take_option(int c, struct stat_opts *o, struct pmustat_error **err)
 		return 0;
 	case OPT_LOG_FD: {
 		int fl;
-		unsigned n;
 
 		if (strcmp(optarg, "0") == 0 || parse_count(optarg, 1u << 20, &n) || n <= 2)
 			return cli_usage_error(err, stat_prog, "--log-fd %s: want a descriptor number above 2 (stdin, stdout and stderr are not for that)",
@@ -319,10 +411,10 @@ take_option(int c, struct stat_opts *o, struct pmustat_error **err)
 	case OPT_CSV_HEADER:
 		o->csv_header = true;
 		return 0;
-	case 'f':
+	case OPT_FORCE:
 		o->force = true;
 		return 0;
-	case 'n':
+	case OPT_NO_RERUN:
 		o->no_rerun = true;
 		return 0;
 	case OPT_AS_ROOT:
@@ -363,9 +455,65 @@ take_option(int c, struct stat_opts *o, struct pmustat_error **err)
 			return cli_usage_error(err, stat_prog, "-I %s: want milliseconds, at least %d", optarg,
 					       INTERVAL_MIN_MS);
 		return 0;
-	case 'd':
+	case OPT_DRY_RUN:
 		o->dry_run = true;
 		return 0;
+	case 'd':
+		o->detailed++;
+		return 0;
+	case 'B':
+		o->no_big_num = false;
+		return 0;
+	case OPT_NO_BIG_NUM:
+		o->no_big_num = true;
+		return 0;
+	case OPT_TOPDOWN:
+		if (o->nmetric_specs >= STAT_MAX_SPECS)
+			return cli_usage_error(err, stat_prog, "at most %d -M options (--topdown is one)", STAT_MAX_SPECS);
+		o->metric_specs[o->nmetric_specs++] = "TopdownL1";
+		return 0;
+	case OPT_APPEND:
+		o->append = true;
+		return 0;
+	case 'G':
+		o->cgroup = optarg;
+		return 0;
+	case OPT_PER_THREAD:
+		o->per_thread = true;
+		return 0;
+	case OPT_PER_CORE:
+		o->per_core = true;
+		return 0;
+	case OPT_METRIC_ONLY:
+		o->metric_only = true;
+		return 0;
+	case 'D':
+		/* perf's -D: milliseconds after the command starts, or -1: disabled until --control enables. */
+		if (strcmp(optarg, "-1") == 0)
+			o->delay_ms = -1;
+		else if (strcmp(optarg, "0") == 0)
+			o->delay_ms = 0;
+		else if (parse_count(optarg, 24 * 3600 * 1000, &n))
+			return cli_usage_error(err, stat_prog,
+					       "-D %s: want milliseconds to wait after the command starts (up to a day), or -1 to start disabled (--control enables)",
+					       optarg);
+		else
+			o->delay_ms = (int)n;
+		return 0;
+	case OPT_TIMEOUT:
+		if (parse_count(optarg, 24 * 3600 * 1000, &o->timeout_ms) || o->timeout_ms < INTERVAL_MIN_MS)
+			return cli_usage_error(err, stat_prog, "--timeout %s: want milliseconds, at least %d (as perf stat)",
+					       optarg, INTERVAL_MIN_MS);
+		return 0;
+	case OPT_INTERVAL_COUNT:
+		if (parse_count(optarg, 1u << 30, &o->interval_count))
+			return cli_usage_error(err, stat_prog, "--interval-count %s: want a number of intervals, 1 or more",
+					       optarg);
+		return 0;
+	case OPT_CONTROL:
+		return parse_control(optarg, o, err);
+	case 't':
+		return parse_ids(optarg, "-t", "thread", o->tids, &o->ntids, &o->tid_list, err);
 	case OPT_CPU_DUMP:
 		o->cpu_dump = optarg;
 		return 0;
@@ -373,7 +521,7 @@ take_option(int c, struct stat_opts *o, struct pmustat_error **err)
 		o->regions = true;
 		return 0;
 	case 'p':
-		return parse_pids(optarg, o, err);
+		return parse_ids(optarg, "-p", "process", o->pids, &o->npids, &o->pid_list, err);
 	case OPT_DURATION:
 		if (parse_duration(optarg, &o->duration_ms))
 			return cli_usage_error(err, stat_prog,
@@ -382,7 +530,7 @@ take_option(int c, struct stat_opts *o, struct pmustat_error **err)
 	case 'v':
 		o->verbose++;
 		return 0;
-	case 'B':
+	case OPT_BACKEND:
 		if (backend_parse(optarg, &o->backend))
 			return cli_usage_error(err, stat_prog, "--backend %s: want msr, perf, sim or auto", optarg);
 		return 0;
@@ -391,34 +539,47 @@ take_option(int c, struct stat_opts *o, struct pmustat_error **err)
 }
 
 /*
- * Counting without a command: -p's processes, or -C/-a's cores; what goes
- * with neither. @o->command is set already when there is one.
+ * Counting without a command: -p's processes or -t's threads, or -C/-a's
+ * cores; with one, -p and -t are counted while it runs. What goes with
+ * neither. @o->command is set already when there is one.
  */
 static int
 check_no_command(const struct stat_opts *o, struct pmustat_error **err)
 {
 	bool cores = o->cpu_list || o->all_cpus || o->core >= 0;
+	bool tasks = o->npids || o->ntids;
+	const char *opt = o->npids ? "-p" : "-t", *list = o->npids ? o->pid_list : o->tid_list;
 
-	if (o->npids && o->command)
-		return cli_usage_error(err, stat_prog,
-				       "-p %s counts running processes, not a COMMAND: give one or the other (--duration TIME bounds -p)",
-				       o->pid_list);
+	if (o->npids && o->ntids)
+		return cli_usage_error(err, stat_prog, "-p counts whole processes and -t single threads: give one of them");
 	if (o->duration_ms && o->command)
 		return cli_usage_error(err, stat_prog,
-				       "--duration counts cores (-C, -a) or -p's process without a COMMAND; a COMMAND is counted until it ends (timeout(1) bounds it)");
-	if (o->npids && cores)
+				       "--duration counts cores (-C, -a) or -p's process without a COMMAND; a COMMAND is counted until it ends (--timeout MS bounds it)");
+	if (o->duration_ms && o->timeout_ms)
+		return cli_usage_error(err, stat_prog, "--duration and --timeout both bound the counting: give one");
+	if (tasks && cores)
 		return cli_usage_error(err, stat_prog,
-				       "-p counts the process wherever it runs: it goes without -C and -a (-C LIST --duration TIME counts cores)");
-	if (o->npids && o->backend == BACKEND_MSR)
+				       "%s counts the %s wherever it runs: it goes without -C and -a (-C LIST --duration TIME counts cores)",
+				       opt, o->npids ? "process" : "thread");
+	if (tasks && o->backend == BACKEND_MSR)
 		return err_set(err, -EINVAL,
-			       "-p %s: the MSR backend counts cores, not a process (another process's counts cannot be told apart on its core); use --backend perf (the default auto takes it for -p), or count the process's core for a time: -C N --duration TIME",
-			       o->pid_list);
-	if (!o->command && (o->npids || cores)) {
+			       "%s %s: the MSR backend counts cores, not a %s (another's counts cannot be told apart on its core); use --backend perf (the default auto takes it for %s), or count the core for a time: -C N --duration TIME",
+			       opt, list, o->npids ? "process" : "thread", opt);
+	if (!o->command && (tasks || cores)) {
 		if (o->repeat > 1)
 			return cli_usage_error(err, stat_prog, "-r repeats a COMMAND: without one there is nothing to run again");
 		if (o->regions)
 			return cli_usage_error(err, stat_prog, "--regions counts a COMMAND's regions: it needs one");
 	}
+	if (!o->command && (o->delay_ms || o->ctl_fd >= 0))
+		return cli_usage_error(err, stat_prog, "-D and --control start and stop the counting of a COMMAND: give one");
+	if (tasks && o->command && (o->delay_ms || o->ctl_fd >= 0 || o->regions || o->repeat > 1))
+		return cli_usage_error(err, stat_prog,
+				       "%s with a COMMAND counts the %s while the COMMAND runs: -D, --control, --regions and -r are for a counted COMMAND",
+				       opt, o->npids ? "processes" : "threads");
+	if ((o->delay_ms || o->ctl_fd >= 0) && o->backend == BACKEND_MSR)
+		return err_set(err, -EINVAL,
+			       "-D and --control switch the counters on and off while the command runs, which the perf backend does (the kernel's counters); the MSR backend's window is the command's whole run: use --backend perf (auto takes it for them)");
 	return 0;
 }
 
@@ -482,6 +643,36 @@ check_options(const struct stat_opts *o, struct pmustat_error **err)
 	if (o->pin_threads && (!o->command || !(o->cpu_list || o->all_cpus)))
 		return cli_usage_error(err, stat_prog,
 				       "--pin-threads places a COMMAND's threads round-robin on the CPUs of -C LIST or -a: give both");
+	if (o->interval_count && !o->interval_ms)
+		return cli_usage_error(err, stat_prog, "--interval-count N counts N intervals of -I MS: give -I");
+	if (o->cgroup && !(o->cpu_list || o->all_cpus || o->core >= 0))
+		return cli_usage_error(err, stat_prog,
+				       "-G %s counts a cgroup's tasks on CPUs, as perf stat -G: give -a or -C LIST", o->cgroup);
+	if (o->cgroup && (o->npids || o->ntids))
+		return cli_usage_error(err, stat_prog, "-G counts a cgroup's tasks; -p and -t name tasks: give one of them");
+	if (o->cgroup && o->backend == BACKEND_MSR)
+		return err_set(err, -EINVAL,
+			       "-G %s: the MSR backend counts cores whole, whoever runs there; the kernel's counters follow a cgroup: use --backend perf (auto takes it for -G)",
+			       o->cgroup);
+	if (o->per_thread && !o->npids && !o->ntids)
+		return cli_usage_error(err, stat_prog, "--per-thread splits -p's or -t's counts by thread: give -p PID or -t TID");
+	if (o->per_core && !(o->cpu_list || o->all_cpus))
+		return cli_usage_error(err, stat_prog, "--per-core sums the CPUs of each core: give -a or -C LIST");
+	if ((o->per_thread || o->per_core) && (o->sep || o->json))
+		return cli_usage_error(err, stat_prog,
+				       "--per-thread and --per-core shape the human table; -x and --json have the sums (and -A's per_cpu)");
+	if (o->per_thread && o->per_core)
+		return cli_usage_error(err, stat_prog, "--per-thread and --per-core: give one");
+	if (o->metric_only && (o->sep || o->json))
+		return cli_usage_error(err, stat_prog,
+				       "--metric-only shapes the human table; -x and --json records have the metrics beside the counts");
+	if (o->append && !o->output)
+		return cli_usage_error(err, stat_prog, "--append adds the results to -o's file: give -o FILE");
+	if (o->delay_ms && o->per_cpu && !(o->cpu_list || o->all_cpus || o->core >= 0))
+		return cli_usage_error(err, stat_prog,
+				       "-D with -A on the command alone is not supported: give -C LIST or -a (the CPUs are counted whole), or drop -A");
+	if (o->delay_ms && o->interval_ms)
+		return cli_usage_error(err, stat_prog, "-D and -I together are not supported: the intervals start with the command");
 	if (o->cpu_dump && (o->cpu_list || o->all_cpus))
 		return cli_usage_error(err, stat_prog, "--cpu-dump plans for the one CPU of a dump: give -C N, not a list or -a");
 	return check_sim(o, err);
@@ -498,6 +689,8 @@ cmd_stat_as(const char *prog, int argc, char **argv, struct pmustat_error **err)
 	memset(&o, 0, sizeof(o));
 	o.core = -1;
 	o.log_fd = -1;
+	o.ctl_fd = -1;
+	o.ack_fd = -1;
 	o.repeat = 1;
 	optind = 1;
 	opterr = 0;
@@ -517,12 +710,20 @@ cmd_stat_as(const char *prog, int argc, char **argv, struct pmustat_error **err)
 		o.command = argv + optind;
 	if (check_options(&o, err))
 		return EXIT_PMUSTAT_FAILURE;
-	if (!o.command && !o.npids && !o.duration_ms && !o.cpu_list && !o.all_cpus && o.core < 0) {
+	/* --per-core is -A's per-CPU counts, summed per core. */
+	if (o.per_core)
+		o.per_cpu = true;
+	/* Without a command --timeout is perf's bound of the counting: --duration's. */
+	if (!o.command && o.timeout_ms) {
+		o.duration_ms = o.timeout_ms;
+		o.timeout_ms = 0;
+	}
+	if (!o.command && !o.npids && !o.ntids && !o.duration_ms && !o.cpu_list && !o.all_cpus && o.core < 0) {
 		usage(stderr);
 		err_set(err, -EINVAL, "no command given: pmustat [options] [--] COMMAND [ARGS...] (or -C LIST, -a, -p PID to count without one)");
 		return EXIT_PMUSTAT_FAILURE;
 	}
-	if (!o.command && !o.npids && o.core < 0 && !o.cpu_list && !o.all_cpus) {
+	if (!o.command && !o.npids && !o.ntids && o.core < 0 && !o.cpu_list && !o.all_cpus) {
 		err_set(err, -EINVAL, "--duration counts cores or a process: say which, with -C LIST, -a or -p PID");
 		return EXIT_PMUSTAT_FAILURE;
 	}

@@ -12,9 +12,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "base/clock.h"
 #include "base/cpulist.h"
 #include "base/err.h"
+#include "engine/cgroup.h"
 #include "engine/perf_counters.h"
 #include "engine/perf_watch.h"
 #include "pmu/family.h"
@@ -23,6 +26,7 @@
 #include "engine/run.h"
 #include "engine/stat.h"
 #include "engine/target.h"
+#include "engine/ticker.h"
 #include "events/sw_events.h"
 
 struct perf_state {
@@ -38,8 +42,28 @@ struct perf_state {
 	const int *cpus;
 	unsigned pc_event[SCHED_MAX_EVENTS];	/* the counted event of each pc[] */
 	unsigned npc;				/* per set */
-	struct perf_watch watch;		/* without a command: the copies on each thread or CPU */
+	/*
+	 * Without a command, or counting the cores while it runs
+	 * (run_counts_cores()): the copies on each thread or CPU.
+	 */
+	struct perf_watch watch;
+	bool cpu_wide;				/* a command's counts are the counted CPUs' (pid -1) */
+	bool tasks;				/* -p, -t: those tasks' counts, a command or not */
+	bool start_disabled;			/* -D: opened disabled, enabled by pmustat (set_enabled) */
+	int cgroup_fd;				/* -G: its directory; -1 */
 	bool sw_blocked;			/* the default set's software events could not be opened */
+	/*
+	 * -I: a ticker reads the open counters (they keep counting) every
+	 * interval; each event's delta since the last, summed and per CPU
+	 * (-A: per set, or per watched CPU), goes to c->emit_interval; the
+	 * last interval is the final count less what was reported.
+	 */
+	struct ticker ticker;
+	struct run_ctx *c;
+	unsigned sampled;			/* the run's counters (npc when sampling started) */
+	uint64_t reported[SCHED_MAX_EVENTS];	/* per counted event u */
+	uint64_t deltas[SCHED_MAX_EVENTS];
+	uint64_t *core_reported, *core_deltas;	/* ncores x SCHED_MAX_EVENTS */
 };
 
 /* Whether these are perf's default set's software events alone (no -e, no -M). */
@@ -131,13 +155,28 @@ perf_begin(struct run_ctx *c, struct pmustat_error **err)
 		return err_set(err, -ENOMEM, "out of memory");
 	c->state[i] = s;
 	s->with_hw = i == 0;
-	/* Without a command the watch counts each CPU or thread itself (perf_collect reads its copies). */
-	s->nsets = c->o->per_cpu && c->o->command ? c->ncores : 1;
-	s->cpus = c->o->per_cpu && c->o->command ? c->cores : NULL;
+	s->cpu_wide = c->o->command && run_counts_cores(c);
+	s->tasks = c->o->npids || c->o->ntids;
+	s->start_disabled = c->o->command && c->o->delay_ms != 0;
+	/*
+	 * Without a command, or counting the cores, the watch counts each CPU
+	 * or thread itself (perf_collect reads its copies); -A on the command
+	 * alone: a set per CPU, each counting it while it runs there.
+	 */
+	s->nsets = c->o->per_cpu && c->o->command && !s->cpu_wide && !s->tasks ? c->ncores : 1;
+	s->cpus = s->nsets > 1 || (c->o->per_cpu && c->o->command && !s->cpu_wide && !s->tasks) ? c->cores : NULL;
 	s->pc = calloc((size_t)s->nsets * SCHED_MAX_EVENTS, sizeof(*s->pc));
 	if (!s->pc)
 		return err_set(err, -ENOMEM, "out of memory");
 	perf_env_probe(c->perf, c->hw, &s->env);
+	s->cgroup_fd = -1;
+	if (c->o->cgroup) {
+		int fd = cgroup_open(c->o->cgroup, "/proc/self/mounts", err);
+
+		if (fd < 0)
+			return fd;
+		s->cgroup_fd = fd;
+	}
 	if (s->with_hw)
 		c->read_method = "perf_event";
 	return 0;
@@ -149,8 +188,13 @@ perf_end(struct run_ctx *c)
 	int i = index_of(c);
 	struct perf_state *s = c->state[i];
 
-	if (s)
+	if (s) {
+		if (s->cgroup_fd >= 0)
+			close(s->cgroup_fd);
 		free(s->pc);
+		free(s->core_reported);
+		free(s->core_deltas);
+	}
 	free(s);
 	c->state[i] = NULL;
 }
@@ -184,6 +228,9 @@ open_set(struct run_ctx *c, struct perf_state *s, unsigned g, pid_t pid, struct 
 
 	for (unsigned k = 0; k < s->npc; k++)
 		pc[k].ev = s->pc[k].ev;
+	/* -D: disabled, without enable_on_exec; pmustat enables them later (perf_set_enabled()). */
+	if (s->start_disabled)
+		return perf_open_counters_on(c->perf, &s->env, &c->t->cpu.pmu, pc, s->npc, pid, cpu, true, err);
 	return perf_open_counters_on_cpu(c->perf, &s->env, &c->t->cpu.pmu, pc, s->npc, pid, cpu, err);
 }
 
@@ -220,10 +267,18 @@ perf_attach(struct run_ctx *c, unsigned run, pid_t pid, struct pmustat_error **e
 	}
 	if (s->npc == 0)
 		return 0;
-	if (!c->o->command) {
-		/* Without a command: -p's threads, or the counted CPUs, already running. */
-		rc = perf_watch_open(c->perf, &s->env, &c->t->cpu.pmu, s->pc, s->npc, c->o->pids, c->o->npids, c->cores,
-				     c->ncores, &s->watch, err);
+	if (!c->o->command || s->cpu_wide || s->tasks) {
+		/*
+		 * -p's processes or -t's threads, or the counted CPUs, already
+		 * running (with a command, from now until it ends: perf_stop()).
+		 */
+		struct perf_watch_targets tg = {
+			.pids = c->o->pids, .npids = c->o->npids, .tids = c->o->tids, .ntids = c->o->ntids,
+			.cpus = c->cores, .ncpus = c->ncores, .disabled = s->start_disabled,
+			.cgroup_fd = s->cgroup_fd,
+		};
+
+		rc = perf_watch_open(c->perf, &s->env, &c->t->cpu.pmu, s->pc, s->npc, &tg, &s->watch, err);
 		for (unsigned k = 0; rc == 0 && k < s->npc; k++) {
 			s->pc[k].fd = -1;	/* the copies hold the descriptors */
 			s->pc[k].open_err = s->watch.pc[k].open_err;
@@ -269,6 +324,38 @@ perf_attach(struct run_ctx *c, unsigned run, pid_t pid, struct pmustat_error **e
 	return 0;
 }
 
+/* The command's own counters stopped with it; the copies on CPUs count on until disabled here. */
+static int
+perf_stop(struct run_ctx *c, unsigned run, struct pmustat_error **err)
+{
+	struct perf_state *s = state(c);
+
+	(void)run;
+	(void)err;
+	if (s)
+		perf_watch_enable(c->perf, &s->watch, false);
+	return 0;
+}
+
+/* -D, --control: every open counter on or off, while the command runs (another thread's call). */
+static void
+perf_set_enabled(struct run_ctx *c, bool on)
+{
+	struct perf_state *s = state(c);
+
+	if (!s)
+		return;
+	perf_watch_enable(c->perf, &s->watch, on);
+	for (unsigned g = 0; !s->watch.pc && g < s->nsets; g++)
+		for (unsigned k = 0; k < s->npc; k++) {
+			const struct perf_counter *pc = &s->pc[(size_t)g * SCHED_MAX_EVENTS + k];
+
+			if (pc->fd >= 0)
+				(void)c->perf->ops->ioctl(c->perf->ctx, pc->fd,
+							  on ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE, 0);
+		}
+}
+
 /*
  * Counter @k summed over the sets. On one CPU the kernel's enabled time
  * runs while the command runs anywhere, so running < enabled there is the
@@ -300,7 +387,27 @@ summed(const struct perf_state *s, unsigned k)
 static bool
 watch_per_cpu(const struct run_ctx *c, const struct perf_state *s)
 {
-	return s->watch.pc && c->o->per_cpu && !c->o->npids && s->watch.ntargets == c->ncores;
+	return s->watch.pc && c->o->per_cpu && !s->tasks && s->watch.ntargets == c->ncores;
+}
+
+/* --per-thread: room for each watched thread's counts, and its label. 0, or -ENOMEM. */
+static int
+keep_threads(struct run_ctx *c, const struct perf_state *s)
+{
+	unsigned n = s->watch.ntargets;
+
+	free(c->thread_values);
+	free(c->thread_labels);
+	c->nthreads = 0;
+	c->thread_values = calloc((size_t)(c->ev->nhw + c->ev->nsw + 1) * n, sizeof(*c->thread_values));
+	c->thread_labels = calloc(n ? n : 1, sizeof(*c->thread_labels));
+	if (!c->thread_values || !c->thread_labels)
+		return -ENOMEM;
+	for (unsigned t = 0; t < n; t++)
+		snprintf(c->thread_labels[t], sizeof(c->thread_labels[t]), "%.15s-%d", s->watch.comm[t],
+			 (int)s->watch.tids[t]);
+	c->nthreads = n;
+	return 0;
 }
 
 /* Read, close and put the counts of the open counters where the report finds them. */
@@ -334,6 +441,11 @@ perf_collect(struct run_ctx *c, unsigned run, struct pmustat_error **err)
 			err_clear(err);
 		}
 	}
+	if (c->o->per_thread && s->watch.tids && keep_threads(c, s) == 0)
+		for (unsigned k = 0; k < s->npc; k++)
+			for (unsigned t = 0; t < c->nthreads; t++)
+				c->thread_values[(size_t)s->pc_event[k] * c->nthreads + t] =
+					s->watch.pc[(size_t)t * s->npc + k].v.value;
 	close_sets(c, s, s->nsets);
 	perf_watch_close(c->perf, &s->watch);
 	for (unsigned k = 0; k < s->npc; k++) {
@@ -384,6 +496,138 @@ perf_type_name(uint32_t type)
 	return "?";
 }
 
+/* The current count of counter @k on set or watched target @g (0 when it cannot be read). */
+static uint64_t
+value_now(const struct run_ctx *c, const struct perf_counter *pc)
+{
+	struct perf_value v;
+
+	if (pc->fd < 0 || c->perf->ops->read(c->perf->ctx, pc->fd, &v))
+		return 0;
+	return v.value;
+}
+
+/* -I: each counter's count now, summed (@sum[u]) and per CPU line (@core[i * SCHED_MAX_EVENTS + u]). */
+static void
+read_now(struct run_ctx *c, struct perf_state *s, uint64_t *sum, uint64_t *core)
+{
+	bool per_cpu = watch_per_cpu(c, s);
+
+	memset(sum, 0, SCHED_MAX_EVENTS * sizeof(*sum));
+	memset(core, 0, (size_t)c->ncores * SCHED_MAX_EVENTS * sizeof(*core));
+	for (unsigned k = 0; k < s->sampled; k++) {
+		unsigned u = s->pc_event[k];
+
+		if (s->watch.pc) {
+			for (unsigned t = 0; t < s->watch.ntargets; t++) {
+				uint64_t v = value_now(c, &s->watch.pc[(size_t)t * s->watch.npc + k]);
+
+				sum[u] += v;
+				if (per_cpu)
+					core[(size_t)t * SCHED_MAX_EVENTS + u] = v;
+			}
+			continue;
+		}
+		for (unsigned g = 0; g < s->nsets; g++) {
+			uint64_t v = value_now(c, &s->pc[(size_t)g * SCHED_MAX_EVENTS + k]);
+
+			sum[u] += v;
+			if (s->cpus)
+				core[(size_t)g * SCHED_MAX_EVENTS + u] = v;
+		}
+	}
+}
+
+/* Emit the deltas from @sum and @core (the counts now) against what was reported. */
+static void
+emit_since(struct perf_state *s, double time, const uint64_t *sum, const uint64_t *core)
+{
+	struct run_ctx *c = s->c;
+
+	for (unsigned i = 0; i < SCHED_MAX_EVENTS; i++) {
+		s->deltas[i] = sum[i] >= s->reported[i] ? sum[i] - s->reported[i] : 0;
+		s->reported[i] = sum[i];
+	}
+	for (size_t i = 0; i < (size_t)c->ncores * SCHED_MAX_EVENTS; i++) {
+		s->core_deltas[i] = core[i] >= s->core_reported[i] ? core[i] - s->core_reported[i] : 0;
+		s->core_reported[i] = core[i];
+	}
+	c->emit_interval(c->emit_arg, time, s->deltas, s->core_deltas);
+}
+
+static void
+tick(void *arg, double time)
+{
+	struct perf_state *s = arg;
+	uint64_t sum[SCHED_MAX_EVENTS], *core = calloc((size_t)s->c->ncores * SCHED_MAX_EVENTS, sizeof(*core));
+
+	if (!core)
+		return;
+	read_now(s->c, s, sum, core);
+	emit_since(s, time, sum, core);
+	free(core);
+}
+
+/* -I with the perf backend: the ticker starts with the command (or the watch). */
+static int
+perf_sample_start(struct run_ctx *c, unsigned run, struct pmustat_error **err)
+{
+	struct perf_state *s = state(c);
+	size_t n = (size_t)c->ncores * SCHED_MAX_EVENTS;
+	int rc;
+
+	(void)run;
+	if (!c->o->interval_ms || !c->emit_interval || !s)
+		return 0;
+	s->c = c;
+	s->sampled = s->npc;
+	memset(s->reported, 0, sizeof(s->reported));
+	if (!s->core_reported)
+		s->core_reported = calloc(n, sizeof(*s->core_reported));
+	if (!s->core_deltas)
+		s->core_deltas = calloc(n, sizeof(*s->core_deltas));
+	if (!s->core_reported || !s->core_deltas)
+		return err_set(err, -ENOMEM, "out of memory");
+	memset(s->core_reported, 0, n * sizeof(*s->core_reported));
+	rc = ticker_start(&s->ticker, c->o->interval_ms, tick, s);
+	return rc ? err_set(err, rc, "-I: cannot start the thread that reads the counters: %s", strerror(-rc)) : 0;
+}
+
+static void
+perf_sample_stop(struct run_ctx *c, unsigned run)
+{
+	struct perf_state *s = state(c);
+
+	(void)run;
+	if (s)
+		ticker_stop(&s->ticker);
+}
+
+/* The last interval: the final counts (collected) less what the ticks reported. */
+static void
+perf_sample_finish(struct run_ctx *c, unsigned run)
+{
+	struct perf_state *s = state(c);
+	uint64_t sum[SCHED_MAX_EVENTS] = { 0 }, *core;
+
+	(void)run;
+	if (!s || !s->c || !c->o->interval_ms)
+		return;
+	core = calloc((size_t)c->ncores * SCHED_MAX_EVENTS, sizeof(*core));
+	if (!core)
+		return;
+	for (unsigned k = 0; k < s->sampled; k++) {
+		unsigned u = s->pc_event[k];
+
+		sum[u] = c->counts[u].value;
+		for (unsigned i = 0; c->counts[u].per_cpu && i < c->ncores; i++)
+			core[(size_t)i * SCHED_MAX_EVENTS + u] = c->core_counts[(size_t)u * c->ncores + i];
+	}
+	emit_since(s, clock_monotonic_seconds() - s->ticker.t0, sum, core);
+	free(core);
+	s->c = NULL;
+}
+
 void
 backend_perf_print_dry(struct run_ctx *c, bool with_hw, FILE *out)
 {
@@ -392,11 +636,14 @@ backend_perf_print_dry(struct run_ctx *c, bool with_hw, FILE *out)
 
 	char cpus[240], list[256] = "";
 
-	if (c->o->per_cpu && c->o->command)
+	bool cpu_wide = c->o->command && run_counts_cores(c);
+
+	if (c->o->per_cpu && c->o->command && !cpu_wide)
 		snprintf(list, sizeof(list), ", once per CPU of %s (-A)", cpulist_format(c->cores, c->ncores, cpus, sizeof(cpus)));
 	fprintf(out, "pmustat: %s: %u event(s)%s; perf_event_open %s%s:\n",
 		with_hw ? "dry run, backend perf" : "software events, through perf_event", n,
 		with_hw ? "" : " in the first run",
+		cpu_wide ? "on each counted CPU (pid -1), enabled while the command runs" :
 		c->o->command ? "on the command's pid, disabled, enable_on_exec, inherit" :
 		c->o->npids ? "on each thread of the processes, inherit, enabled once all are open" :
 		"on each counted CPU, enabled once all are open", list);
@@ -424,7 +671,11 @@ const struct backend_ops backend_perf = {
 	.end = perf_end,
 	.arm = perf_arm,
 	.attach = perf_attach,
-	.stop = run_stop_nothing,
+	.stop = perf_stop,
 	.collect = perf_collect,
 	.discard = perf_discard,
+	.sample_start = perf_sample_start,
+	.sample_stop = perf_sample_stop,
+	.sample_finish = perf_sample_finish,
+	.set_enabled = perf_set_enabled,
 };

@@ -220,9 +220,12 @@ perf_open_counters(const struct perf_seam *p, const struct perf_env *env,
 
 static int
 open_all(const struct perf_seam *p, const struct perf_env *env, const struct pmu_caps *caps,
-	 struct perf_counter *c, unsigned n, pid_t pid, int cpu, bool running, struct pmustat_error **err)
+	 struct perf_counter *c, unsigned n, pid_t pid, int cpu, bool running, unsigned long flags,
+	 struct pmustat_error **err)
 {
 	int leader = -1;
+
+	flags |= PERF_FLAG_FD_CLOEXEC;
 
 	for (unsigned i = 0; i < n; i++) {
 		c[i].fd = -1;
@@ -248,7 +251,7 @@ open_all(const struct perf_seam *p, const struct perf_env *env, const struct pmu
 		}
 		/* The kernel's generic events stand alone, as perf stat opens them: it multiplexes them as it must. */
 		alone = sw || (c[i].ev->flags & EVENT_F_KERNEL_GENERIC);
-		fd = p->ops->open(p->ctx, &attr, pid, cpu, alone ? -1 : leader, PERF_FLAG_FD_CLOEXEC);
+		fd = p->ops->open(p->ctx, &attr, pid, cpu, alone ? -1 : leader, flags);
 		/*
 		 * perf_event_paranoid 2 lets users count user mode only; the
 		 * kernel's own events are still worth that (page faults of the
@@ -257,7 +260,7 @@ open_all(const struct perf_seam *p, const struct perf_env *env, const struct pmu
 		if ((fd == -EACCES || fd == -EPERM) && sw && !attr.exclude_kernel && !attr.exclude_user &&
 		    !env->privileged) {
 			attr.exclude_kernel = 1;
-			fd = p->ops->open(p->ctx, &attr, pid, cpu, -1, PERF_FLAG_FD_CLOEXEC);
+			fd = p->ops->open(p->ctx, &attr, pid, cpu, -1, flags);
 			if (fd >= 0)
 				c[i].user_only = true;
 			else
@@ -284,7 +287,7 @@ perf_open_counters_on_cpu(const struct perf_seam *p, const struct perf_env *env,
 			  const struct pmu_caps *caps, struct perf_counter *c, unsigned n, pid_t pid,
 			  int cpu, struct pmustat_error **err)
 {
-	int rc = open_all(p, env, caps, c, n, pid, cpu, false, err);
+	int rc = open_all(p, env, caps, c, n, pid, cpu, false, 0, err);
 
 	if (rc == 0 || cpu < 0)
 		return rc;
@@ -303,7 +306,14 @@ perf_open_counters_on(const struct perf_seam *p, const struct perf_env *env,
 		      const struct pmu_caps *caps, struct perf_counter *c, unsigned n, pid_t pid, int cpu,
 		      bool running, struct pmustat_error **err)
 {
-	return open_all(p, env, caps, c, n, pid, cpu, running, err);
+	return open_all(p, env, caps, c, n, pid, cpu, running, 0, err);
+}
+
+int
+perf_open_counters_cgroup(const struct perf_seam *p, const struct perf_env *env, const struct pmu_caps *caps,
+			  struct perf_counter *c, unsigned n, int cgroup_fd, int cpu, struct pmustat_error **err)
+{
+	return open_all(p, env, caps, c, n, cgroup_fd, cpu, true, PERF_FLAG_PID_CGROUP, err);
 }
 
 int

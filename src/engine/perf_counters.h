@@ -107,6 +107,14 @@ perf_open_counters_on(const struct perf_seam *p, const struct perf_env *env,
 		      const struct pmu_caps *caps, struct perf_counter *c, unsigned n, pid_t pid, int cpu,
 		      bool running, struct pmustat_error **err);
 
+/*
+ * The same on @cpu for the tasks of one cgroup (-G): @cgroup_fd is its
+ * directory, open (PERF_FLAG_PID_CGROUP); the caller enables them.
+ */
+int
+perf_open_counters_cgroup(const struct perf_seam *p, const struct perf_env *env, const struct pmu_caps *caps,
+			  struct perf_counter *c, unsigned n, int cgroup_fd, int cpu, struct pmustat_error **err);
+
 /* Read every open counter (after the task ended). 0 or -errno with a message. */
 int
 perf_read_counters(const struct perf_seam *p, struct perf_counter *c, unsigned n,

@@ -53,11 +53,21 @@ perf_watch_threads(pid_t pid, pid_t **out)
 }
 
 void
+perf_watch_enable(const struct perf_seam *p, struct perf_watch *w, bool on)
+{
+	for (size_t i = 0; w->pc && i < (size_t)w->ntargets * w->npc; i++)
+		if (w->pc[i].fd >= 0)
+			(void)p->ops->ioctl(p->ctx, w->pc[i].fd, on ? PERF_EVENT_IOC_ENABLE : PERF_EVENT_IOC_DISABLE, 0);
+}
+
+void
 perf_watch_close(const struct perf_seam *p, struct perf_watch *w)
 {
 	for (unsigned t = 0; w->pc && t < w->ntargets; t++)
 		perf_close_counters(p, &w->pc[(size_t)t * w->npc], w->npc);
 	free(w->pc);
+	free(w->tids);
+	free(w->comm);
 	memset(w, 0, sizeof(*w));
 }
 
@@ -114,18 +124,58 @@ threads_of(const pid_t *pids, unsigned npids, pid_t **tids, unsigned **of, struc
 	return (int)total;
 }
 
+/* Thread @tid's name (/proc's comm), or "?" when it is gone. */
+static void
+thread_name(pid_t tid, char *buf, size_t size)
+{
+	char path[64];
+	FILE *f;
+
+	snprintf(buf, size, "?");
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)tid);
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	if (fgets(buf, (int)size, f))
+		buf[strcspn(buf, "\n")] = '\0';
+	fclose(f);
+}
+
+/* -t: the threads as given, each its own "process" for the messages. */
+static int
+given_threads(const pid_t *given, unsigned n, pid_t **tids, unsigned **of, struct pmustat_error **err)
+{
+	*tids = calloc(n ? n : 1, sizeof(**tids));
+	*of = calloc(n ? n : 1, sizeof(**of));
+	if (!*tids || !*of) {
+		free(*tids);
+		free(*of);
+		*tids = NULL;
+		*of = NULL;
+		return err_set(err, -ENOMEM, "out of memory");
+	}
+	for (unsigned i = 0; i < n; i++) {
+		(*tids)[i] = given[i];
+		(*of)[i] = i;
+	}
+	return (int)n;
+}
+
 int
 perf_watch_open(const struct perf_seam *p, const struct perf_env *env, const struct pmu_caps *caps,
-		const struct perf_counter *tmpl, unsigned npc, const pid_t *pids, unsigned npids, const int *cpus,
-		unsigned ncpus, struct perf_watch *w, struct pmustat_error **err)
+		const struct perf_counter *tmpl, unsigned npc, const struct perf_watch_targets *tg,
+		struct perf_watch *w, struct pmustat_error **err)
 {
 	pid_t *tids = NULL;
 	unsigned *of = NULL;
-	int n = (int)ncpus, rc = 0;
+	const pid_t *named = tg->npids ? tg->pids : tg->tids;
+	const char *opt = tg->npids ? "-p" : "-t";
+	int n = (int)tg->ncpus, rc = 0;
 
 	memset(w, 0, sizeof(*w));
-	if (npids) {
-		n = threads_of(pids, npids, &tids, &of, err);
+	if (tg->npids || tg->ntids) {
+		n = tg->npids ? threads_of(tg->pids, tg->npids, &tids, &of, err) :
+				given_threads(tg->tids, tg->ntids, &tids, &of, err);
 		if (n < 0)
 			return n;
 	}
@@ -136,17 +186,34 @@ perf_watch_open(const struct perf_seam *p, const struct perf_env *env, const str
 		return err_set(err, -ENOMEM, "out of memory");
 	}
 	w->npc = npc;
+	if (tids) {
+		w->tids = calloc((size_t)n, sizeof(*w->tids));
+		w->comm = calloc((size_t)n, sizeof(*w->comm));
+		if (!w->tids || !w->comm) {
+			free(tids);
+			free(of);
+			perf_watch_close(p, w);
+			return err_set(err, -ENOMEM, "out of memory");
+		}
+	}
 	for (int t = 0; t < n && rc == 0; t++) {
 		struct perf_counter *pc = &w->pc[(size_t)t * npc];
 		/* A thread of a process (tids, of), or a CPU. */
 		bool thread = tids && of;
-		/* The first thread listed of its process: if it is gone, so is the process. */
-		bool first = thread && (t == 0 || of[t - 1] != of[t]);
+		/* The first thread listed of its process (or a -t thread): if it is gone, so is what was named. */
+		bool first = thread && (t == 0 || of[t - 1] != of[t] || tg->ntids);
 
 		for (unsigned k = 0; k < npc; k++)
 			pc[k].ev = tmpl[k].ev;
-		rc = perf_open_counters_on(p, env, caps, pc, npc, thread ? tids[t] : -1, thread ? -1 : cpus[t], true,
-					   err);
+		if (thread)
+			thread_name(tids[t], w->comm[t], sizeof(w->comm[t]));
+		if (thread)
+			w->tids[t] = tids[t];
+		if (!thread && tg->cgroup_fd >= 0)
+			rc = perf_open_counters_cgroup(p, env, caps, pc, npc, tg->cgroup_fd, tg->cpus[t], err);
+		else
+			rc = perf_open_counters_on(p, env, caps, pc, npc, thread ? tids[t] : -1,
+						   thread ? -1 : tg->cpus[t], true, err);
 		w->ntargets = (unsigned)t + 1;
 		if (rc == -ESRCH && thread && !first) {
 			/* A thread that ended between the listing and the open: nothing of it to count. */
@@ -156,24 +223,25 @@ perf_watch_open(const struct perf_seam *p, const struct perf_env *env, const str
 		}
 		if (rc == -ESRCH && thread) {
 			err_clear(err);
-			err_set(err, rc, "-p %d: the process ended before counting started", (int)pids[of[t]]);
-		} else if (rc && thread)
-			err_wrap(err, "-p %d, thread %d", (int)pids[of[t]], (int)tids[t]);
+			err_set(err, rc, "%s %d: the %s ended before counting started", opt, (int)named[of[t]],
+				tg->npids ? "process" : "thread");
+		} else if (rc && thread && tg->npids)
+			err_wrap(err, "-p %d, thread %d", (int)named[of[t]], (int)tids[t]);
+		else if (rc && thread)
+			err_wrap(err, "-t %d", (int)tids[t]);
 		else if (rc)
-			err_wrap(err, "CPU %d", cpus[t]);
+			err_wrap(err, "CPU %d", tg->cpus[t]);
+		/* The fix for a whole CPU is not the fix for one's own task. */
+		if ((rc == -EACCES || rc == -EPERM) && !thread && !env->privileged)
+			err_append(err, "; counting everything that runs on a CPU (-C, -a, and the software events beside the MSR backend) needs root (CAP_PERFMON) or kernel.perf_event_paranoid <= 0 ('sysctl kernel.perf_event_paranoid=0' as root); without -C and -a the perf backend counts the command's own");
 	}
 	free(tids);
 	free(of);
-	/* Counting starts here, for every target alike. */
-	for (unsigned t = 0; rc == 0 && t < w->ntargets; t++)
-		for (unsigned k = 0; k < npc; k++) {
-			struct perf_counter *pc = &w->pc[(size_t)t * npc + k];
-
-			if (pc->fd >= 0)
-				(void)p->ops->ioctl(p->ctx, pc->fd, PERF_EVENT_IOC_ENABLE, 0);
-		}
 	if (rc)
 		perf_watch_close(p, w);
+	/* Counting starts here, for every target alike (or when the caller says: -D). */
+	else if (!tg->disabled)
+		perf_watch_enable(p, w, true);
 	return rc;
 }
 
@@ -183,6 +251,7 @@ perf_watch_read(const struct perf_seam *p, struct perf_watch *w, struct perf_cou
 {
 	int first = 0;
 
+	perf_watch_enable(p, w, false);
 	for (unsigned k = 0; k < w->npc; k++) {
 		out[k].open_err = 0;
 		out[k].read_ok = false;
@@ -192,9 +261,6 @@ perf_watch_read(const struct perf_seam *p, struct perf_watch *w, struct perf_cou
 	for (unsigned t = 0; t < w->ntargets; t++) {
 		struct perf_counter *pc = &w->pc[(size_t)t * w->npc];
 
-		for (unsigned k = 0; k < w->npc; k++)
-			if (pc[k].fd >= 0)
-				(void)p->ops->ioctl(p->ctx, pc[k].fd, PERF_EVENT_IOC_DISABLE, 0);
 		if (perf_read_counters(p, pc, w->npc, err) && !first)
 			first = -EIO;
 		else if (first)

@@ -20,19 +20,38 @@
 struct perf_watch {
 	struct perf_counter *pc;	/* ntargets x npc, target-major */
 	unsigned ntargets, npc;
+	/* Thread targets (-p, -t): each one's id and name (/proc's comm), for --per-thread. */
+	pid_t *tids;
+	char (*comm)[16];
+};
+
+/* What a watch counts: every thread of processes (-p), given threads (-t), or CPUs. */
+struct perf_watch_targets {
+	const pid_t *pids;		/* -p: each process's threads in /proc/PID/task */
+	unsigned npids;
+	const pid_t *tids;		/* -t: these threads (with npids 0) */
+	unsigned ntids;
+	const int *cpus;		/* else: each of these CPUs, every task on it */
+	unsigned ncpus;
+	bool disabled;			/* leave them disabled: perf_watch_enable() starts them (-D) */
+	int cgroup_fd;			/* on CPUs: only the tasks of this cgroup (-G), its directory; -1: all */
 };
 
 /*
- * Open and enable @npc counters like @tmpl (their .ev) on every thread of
- * the @npids processes @pids, or (@npids 0) on each of the @ncpus CPUs.
- * 0, or -errno with the cause in @err, naming the process (nothing left
- * open). A hardware event the kernel cannot count has open_err set in
- * every target's copy, as perf_open_counters().
+ * Open and enable (unless @tg->disabled) @npc counters like @tmpl (their
+ * .ev) on every target of @tg. 0, or -errno with the cause in @err,
+ * naming the process, thread or CPU (nothing left open). A hardware event
+ * the kernel cannot count has open_err set in every target's copy, as
+ * perf_open_counters().
  */
 int
 perf_watch_open(const struct perf_seam *p, const struct perf_env *env, const struct pmu_caps *caps,
-		const struct perf_counter *tmpl, unsigned npc, const pid_t *pids, unsigned npids, const int *cpus,
-		unsigned ncpus, struct perf_watch *w, struct pmustat_error **err);
+		const struct perf_counter *tmpl, unsigned npc, const struct perf_watch_targets *tg,
+		struct perf_watch *w, struct pmustat_error **err);
+
+/* Start (@on) or stop every copy counting (PERF_EVENT_IOC_ENABLE, _DISABLE). */
+void
+perf_watch_enable(const struct perf_seam *p, struct perf_watch *w, bool on);
 
 /*
  * Stop and read every copy; each event's sum (value and times) into

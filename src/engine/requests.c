@@ -449,6 +449,46 @@ add_check_name(struct stat_events *s, struct target *t, const struct stat_opts *
 	return rc;
 }
 
+/*
+ * -d, -dd, -ddd: perf's detailed events after the others. Each level adds
+ * to the one before; those perf names that pmustat has no generic name
+ * for (L1-icache-loads, iTLB-loads, the prefetch events of -ddd) are not
+ * there. As the default set's: one this CPU or table cannot count is
+ * left out (-v says which), on a CPU without a usable PMU "not supported".
+ */
+static int
+add_detailed(struct stat_events *s, struct target *t, const struct stat_opts *o, bool cpu_bad,
+	     struct pmustat_error **err)
+{
+	static const struct {
+		unsigned level;
+		const char *name;
+	} detailed[] = {
+		{ 1, "L1-dcache-loads" }, { 1, "L1-dcache-load-misses" }, { 1, "LLC-loads" }, { 1, "LLC-load-misses" },
+		{ 2, "L1-icache-load-misses" }, { 2, "dTLB-loads" }, { 2, "dTLB-load-misses" },
+		{ 2, "iTLB-load-misses" },
+	};
+
+	for (size_t i = 0; i < sizeof(detailed) / sizeof(detailed[0]) && detailed[i].level <= o->detailed; i++) {
+		int rc;
+
+		if (row_named(s, detailed[i].name))
+			continue;
+		if (cpu_bad) {
+			add_unsupported(s, t, detailed[i].name);
+			continue;
+		}
+		rc = add_spec(s, t, detailed[i].name, err);
+		if (rc == -EIO || rc == -ENOMEM || rc == -E2BIG)
+			return rc;
+		if (rc < 0 && o->verbose)
+			fprintf(stderr, "pmustat: -d: %s left out: %s\n", detailed[i].name, err_msg(*err));
+		if (rc < 0)
+			err_clear(err);
+	}
+	return 0;
+}
+
 int
 requests_resolve(const struct stat_opts *o, struct target *t, struct stat_events *s,
 		 bool (*skip)(void *ctx, const char *name), void *skip_ctx, struct pmustat_error **err)
@@ -516,6 +556,9 @@ requests_resolve(const struct stat_opts *o, struct target *t, struct stat_events
 		if (rc < 0)
 			err_clear(err);
 	}
+	rc = add_detailed(s, t, o, cpu_bad, err);
+	if (rc)
+		return rc;
 	/* An event a --check names is counted even when -e does not list it. */
 	for (unsigned k = 0; k < o->nchecks; k++) {
 		for (unsigned j = 0; j < o->checks[k].nevents; j++) {

@@ -20,6 +20,8 @@
 #include "base/exit_codes.h"
 #include "base/invoker.h"
 #include "pmus/netburst/backend_msr_nb.h"
+#include "engine/command_control.h"
+#include "engine/crowding.h"
 #include "pmu/plan.h"
 #include "engine/requests.h"
 #include "engine/run.h"
@@ -51,6 +53,31 @@ run_fail(struct run_ctx *c, int rc, const char *fmt, ...)
 	err_setv(&e, rc, fmt, ap);
 	va_end(ap);
 	return run_fail_err(c, &e);
+}
+
+/* -C or -a: the user named the cores. */
+static bool
+cores_named(const struct stat_opts *o)
+{
+	return o->cpu_list || o->all_cpus || o->core >= 0;
+}
+
+bool
+run_counts_cores(const struct run_ctx *c)
+{
+	if (!c->o->command)
+		return !c->o->npids && !c->o->ntids;
+	if (c->o->npids || c->o->ntids)
+		return false;
+	return cores_named(c->o) || c->backends[0] != &backend_perf;
+}
+
+bool
+run_pins_command(const struct run_ctx *c)
+{
+	if (c->o->npids || c->o->ntids)
+		return false;
+	return c->backends[0] != &backend_perf || cores_named(c->o) || c->o->per_cpu;
 }
 
 int
@@ -261,6 +288,34 @@ pin_refused(struct run_ctx *c, int e)
 			strerror(e));
 }
 
+/*
+ * The command ran more threads at once than the cores it was kept on (the
+ * MSR backend's): they queued there. Said once, with the ways out.
+ */
+static void
+note_crowding(struct run_ctx *c, unsigned most)
+{
+	char list[64];
+
+	if (most <= c->ncores || c->crowding_said || !c->notes)
+		return;
+	c->crowding_said = true;
+	fprintf(c->notes, "pmustat: note: %s ran %u threads or processes at once on %s %s, where the MSR backend keeps it (it counts those cores), so they queued there; to spread them: -C LIST --pin-threads (a thread per listed CPU), or --backend perf (the kernel follows the threads on every CPU)\n",
+		c->o->command[0], most, c->ncores > 1 ? "cores" : "core",
+		cpulist_format(c->cores, c->ncores, list, sizeof(list)));
+}
+
+/* -D, --control: every backend's counters on or off (the control thread's call). */
+static void
+set_enabled(void *arg, bool on)
+{
+	struct run_ctx *c = arg;
+
+	for (unsigned b = 0; b < c->nbackends; b++)
+		if (c->backends[b]->set_enabled)
+			c->backends[b]->set_enabled(c, on);
+}
+
 /* One run: the command once, its batch of events counted. 1: the series ends. */
 static int
 one_run(struct run_ctx *c, unsigned run, unsigned nruns)
@@ -271,14 +326,16 @@ one_run(struct run_ctx *c, unsigned run, unsigned nruns)
 	struct runner_opts ro;
 	struct runner r;
 	struct rusage ru0, ru1;
+	struct crowding crowd;
+	struct command_control ctl;
 	bool off_core;
 	double t0;
 	int ws = 0, rc;
 
 	memset(&ro, 0, sizeof(ro));
-	ro.cpu = c->core;
+	ro.cpu = run_pins_command(c) ? c->core : -1;
 	/* Several cores: the command and its threads may run on any of them. */
-	if (c->ncores > 1) {
+	if (ro.cpu >= 0 && c->ncores > 1) {
 		ro.cpu = -1;
 		ro.cpus = c->cores;
 		ro.ncpus = c->ncores;
@@ -336,13 +393,41 @@ one_run(struct run_ctx *c, unsigned run, unsigned nruns)
 			return run_fail_err(c, &err), -1;
 		}
 	}
+	/*
+	 * Kept on the counted cores: watch that its threads fit them, from
+	 * off those cores only (nothing of pmustat's runs where it counts).
+	 */
+	memset(&crowd, 0, sizeof(crowd));
+	if ((ro.cpu >= 0 || ro.ncpus) && off_core && !ro.npin)
+		(void)crowding_start(&crowd, r.pid, c->ncores);
 	/* The command's user and sys time: what the children reaped since grew by. */
 	if (getrusage(RUSAGE_CHILDREN, &ru0) != 0)
 		memset(&ru0, 0, sizeof(ru0));
 	t0 = clock_monotonic_seconds();
+	/* --timeout, -D, --control: from the command's start. */
+	memset(&ctl, 0, sizeof(ctl));
+	ctl.timeout_ms = c->o->timeout_ms;
+	ctl.delay_ms = c->o->delay_ms;
+	ctl.ctl_fd = c->o->ctl_fd;
+	ctl.ack_fd = c->o->ack_fd;
+	ctl.set_enabled = set_enabled;
+	ctl.arg = c;
+	rc = command_control_start(&ctl, r.pid);
+	if (rc) {
+		(void)crowding_stop(&crowd);
+		if (sampler)
+			sampler->sample_stop(c, run);
+		runner_cancel(&r);
+		run_discard(c, run);
+		return run_fail(c, rc, "--timeout, -D, --control: cannot watch %s: %s", c->o->command[0],
+				strerror(-rc)), -1;
+	}
 	rc = signals_go_and_wait(&r, &rf, &ws);
+	if (command_control_stop(&ctl) && c->notes)
+		fprintf(c->notes, "pmustat: --timeout %u: %s was sent SIGTERM\n", c->o->timeout_ms, c->o->command[0]);
 	if (sampler)
 		sampler->sample_stop(c, run);
+	note_crowding(c, crowding_stop(&crowd));
 	/* The child may have enabled before it failed: always stop, first thing. */
 	for (unsigned b = 0; b < c->nbackends; b++) {
 		if (c->backends[b]->stop(c, run, &err) && !stop_err)

@@ -74,6 +74,11 @@ struct backend_ops {
 	/* It ran: this run's counts into c->counts. Else: drop them. */
 	int (*collect)(struct run_ctx *c, unsigned run, struct pmustat_error **err);
 	void (*discard)(struct run_ctx *c, unsigned run);
+	/*
+	 * -D, --control: switch this run's counters on or off while the
+	 * command runs, from another thread (NULL: this backend cannot).
+	 */
+	void (*set_enabled)(struct run_ctx *c, bool on);
 };
 
 /* The attach and stop of a backend that has nothing to do there. */
@@ -199,12 +204,43 @@ struct run_ctx {
 	 */
 	const char *window;
 	char window_why[256];
+	/*
+	 * --per-thread: each watched thread's count of each counted event u,
+	 * thread_values[u * nthreads + i], and its line's label ("sleep-1234").
+	 */
+	uint64_t *thread_values;
+	unsigned nthreads;
+	char (*thread_labels)[32];
+	bool crowding_said;		/* the note that the command's threads queued on its cores, said */
 	int status;			/* exit status so far */
 	bool command_ran;
 	double elapsed;
 	double user_time, sys_time;	/* the command's CPU time (its reaped children's too), seconds */
 	struct pmustat_error *error;	/* pmustat's own failure, once */
 };
+
+/*
+ * What every count of a table is of, one scope for all its rows: the
+ * counted cores (everything that runs there while the command runs, as
+ * perf stat -a and -C count) when -C or -a was given or the MSR backend
+ * counts the hardware events (its counters are the cores'); else the
+ * command's own threads and children wherever they run (the perf backend
+ * following the command, as perf stat does).
+ */
+bool
+run_counts_cores(const struct run_ctx *c);
+
+/*
+ * Whether the command is kept on the counted cores: under the MSR backend
+ * (it counts those cores; one by default), and under the perf backend
+ * when the user named them (-C, -a: what is counted there includes the
+ * command) or for -A (its per-CPU split is over the counted cores). The
+ * perf backend otherwise leaves the command's affinity alone: the kernel
+ * follows its threads wherever they run. Never with -p or -t (the
+ * command is not what is counted).
+ */
+bool
+run_pins_command(const struct run_ctx *c);
 
 /* The backend of event @i's kind, and its index in c->backends. */
 int

@@ -33,6 +33,7 @@
 #include "events/sim_events.h"
 #include "events/sw_events.h"
 #include "hw/hw.h"
+#include "hw/topology.h"
 #include "report/json_text.h"
 #include "report/outfile.h"
 #include "report/output.h"
@@ -58,6 +59,12 @@ struct stat_state {
 	struct stats_summary *cpu_stats;
 	struct stat_cpu_counter *cpu_counters;	/* per row and core, from each core's plan */
 	const char **names;		/* per hardware event, for the plan's printout */
+	unsigned intervals;		/* -I records emitted */
+	/* --per-thread, --per-core: each line's label and each row's counts on them. */
+	const char **split_labels;
+	char (*core_labels)[48];
+	unsigned nsplit;
+	uint64_t *split_values;		/* --per-core: per row and core group */
 };
 
 /* The cores to count on (or the dump's CPU), the first one's table. */
@@ -130,8 +137,12 @@ choose_backend(struct stat_state *s)
 	else
 		s->backend = backend_choose(o->backend, s->ev.nhw, c->hw, &s->t.cpu, c->core, c->backend_why,
 					    sizeof(c->backend_why));
-	/* Software events only: nothing for the MSR path to do; -p: a process is the kernel's to follow. */
-	if (s->ev.nhw == 0 || o->npids)
+	/*
+	 * Software events only: nothing for the MSR path to do; -p, -t: a
+	 * task is the kernel's to follow; -D, --control: the kernel's
+	 * counters switch on and off while the command runs.
+	 */
+	if (s->ev.nhw == 0 || o->npids || o->ntids || o->delay_ms || o->ctl_fd >= 0 || o->cgroup)
 		s->backend = BACKEND_PERF;
 	c->nbackends = 0;
 	c->backends[c->nbackends++] = s->backend == BACKEND_PERF ? &backend_perf : &backend_msr;
@@ -200,6 +211,7 @@ make_rows(struct stat_state *s, struct pmustat_error **err)
 		row->status = "not counted";
 		if (u >= ev->nhw) {
 			row->unit = sw_event_of(counted)->unit;
+			row->run = 1;	/* the software events count in the first run (-I reads them there) */
 			continue;
 		}
 		/* No counter: the row says where its count comes from, in every output. */
@@ -286,6 +298,86 @@ fill_rows(struct stat_state *s)
 	}
 }
 
+/*
+ * --per-core: the counted CPUs grouped by package, die and core (SMT
+ * siblings together, as perf stat --per-core), each row's per-CPU counts
+ * summed over each group. A CPU whose place sysfs does not say is a group
+ * of its own.
+ */
+static int
+split_per_core(struct stat_state *s, struct pmustat_error **err)
+{
+	struct run_ctx *c = &s->c;
+	struct cpu_topology *where = calloc(c->ncores ? c->ncores : 1, sizeof(*where));
+	unsigned *group = calloc(c->ncores ? c->ncores : 1, sizeof(*group)), *members;
+	unsigned n = 0;
+
+	s->core_labels = calloc(c->ncores ? c->ncores : 1, sizeof(*s->core_labels));
+	s->split_labels = calloc(c->ncores ? c->ncores : 1, sizeof(*s->split_labels));
+	s->split_values = calloc((size_t)(s->ev.nrows ? s->ev.nrows : 1) * (c->ncores ? c->ncores : 1),
+				 sizeof(*s->split_values));
+	members = calloc(c->ncores ? c->ncores : 1, sizeof(*members));
+	if (!where || !group || !members || !s->core_labels || !s->split_labels || !s->split_values) {
+		free(where);
+		free(group);
+		free(members);
+		return err_set(err, -ENOMEM, "out of memory");
+	}
+	for (unsigned i = 0; i < c->ncores; i++) {
+		unsigned g;
+
+		if (topology_of("/sys/devices/system/cpu", c->cores[i], &where[i]))
+			where[i] = (struct cpu_topology){ -1, -1, -1 - c->cores[i] };
+		for (g = 0; g < i; g++)
+			if (where[g].package == where[i].package && where[g].die == where[i].die &&
+			    where[g].core == where[i].core)
+				break;
+		group[i] = g < i ? group[g] : n++;
+		members[group[i]]++;
+		if (g == i)
+			snprintf(s->core_labels[group[i]], sizeof(s->core_labels[0]), where[i].core >= 0 ? "S%d-D%d-C%d" : "CPU%d",
+				 where[i].core >= 0 ? where[i].package : c->cores[i], where[i].die, where[i].core);
+	}
+	for (unsigned g = 0; g < n; g++) {
+		size_t len = strlen(s->core_labels[g]);
+
+		snprintf(s->core_labels[g] + len, sizeof(s->core_labels[0]) - len, " %u", members[g]);
+		s->split_labels[g] = s->core_labels[g];
+	}
+	for (unsigned r = 0; r < s->ev.nrows; r++) {
+		if (!s->rows[r].cpu_values)
+			continue;
+		for (unsigned i = 0; i < c->ncores; i++)
+			s->split_values[(size_t)r * n + group[i]] += s->rows[r].cpu_values[i];
+		s->rows[r].split_values = s->split_values + (size_t)r * n;
+	}
+	s->nsplit = n;
+	free(where);
+	free(group);
+	free(members);
+	return 0;
+}
+
+/* --per-thread: each watched thread's line, from the perf backend's counts. */
+static int
+split_per_thread(struct stat_state *s, struct pmustat_error **err)
+{
+	struct run_ctx *c = &s->c;
+
+	if (!c->nthreads)
+		return 0;
+	s->split_labels = calloc(c->nthreads, sizeof(*s->split_labels));
+	if (!s->split_labels)
+		return err_set(err, -ENOMEM, "out of memory");
+	for (unsigned t = 0; t < c->nthreads; t++)
+		s->split_labels[t] = c->thread_labels[t];
+	for (unsigned r = 0; r < s->ev.nrows; r++)
+		if (s->rows[r].counted)
+			s->rows[r].split_values = c->thread_values + (size_t)s->ev.row_event[r] * c->nthreads;
+	s->nsplit = c->nthreads;
+	return 0;
+}
+
 /* The -I callback (the sampler's thread): one record of this run's hardware rows. */
 static void
 emit_interval(void *arg, double time, const uint64_t *deltas, const uint64_t *core_deltas)
@@ -296,7 +388,14 @@ emit_interval(void *arg, double time, const uint64_t *deltas, const uint64_t *co
 	struct stat_interval iv;
 	unsigned n = 0;
 
-	for (unsigned r = 0; r < s->ev.nrows && s->ev.row_event[r] < s->ev.nhw; r++) {
+	/* The perf backend reads its software events too; beside the MSR backend they are not sampled. */
+	unsigned last = s->c.backends[0] == &backend_perf ? s->ev.nhw + s->ev.nsw : s->ev.nhw;
+
+	/* -I N: N intervals, then no more (perf's --interval-count); the command runs on. */
+	if (s->c.o->interval_count && s->intervals >= s->c.o->interval_count)
+		return;
+	s->intervals++;
+	for (unsigned r = 0; r < s->ev.nrows && s->ev.row_event[r] < last; r++) {
 		/* Per row and core (-A, --json with a list): the sampler thread's own buffer. */
 		for (unsigned k = 0; s->interval_cpu_deltas && k < s->c.ncores; k++)
 			s->interval_cpu_deltas[(size_t)n * s->c.ncores + k] =
@@ -368,11 +467,6 @@ count(struct stat_state *s, struct pmustat_error **err)
 			       "a list across core types counts hardware events through the MSR backend only (the kernel has a PMU per type); list one type's cores for --backend perf%s%s",
 			       c->backend_why[0] ? "; and the MSR path is closed: " : "", c->backend_why);
 	if (c->backends[0] == &backend_perf) {
-		if (c->o->interval_ms)
-			return err_set(err, -EINVAL,
-				       "-I reads the counters through MSRs, and this run counts through perf_event: %s",
-				       c->backend_why[0] ? c->backend_why :
-				       "--backend perf was given (drop it, or -I, to count)");
 		rc = backend_perf_plan(c, err);
 		if (rc)
 			return rc;
@@ -427,10 +521,17 @@ report(struct stat_state *s)
 	rep.ncores = c->ncores;
 	rep.per_cpu = c->o->per_cpu;
 	rep.listed_cores = c->ncores > 1 || c->o->cpu_list || c->o->all_cpus;
+	rep.counts_cores = c->nbackends && run_counts_cores(c);
 	rep.event_table = s->target_open && s->t.table_rc == 0 && target_can_count(&s->t) ? s->t.choice.table : NULL;
 	rep.command = c->o->command;
 	rep.pids = c->o->pids;
 	rep.npids = c->o->npids;
+	rep.tids = c->o->tids;
+	rep.ntids = c->o->ntids;
+	rep.metric_only = c->o->metric_only;
+	rep.cgroup = c->o->cgroup;
+	rep.split_labels = s->split_labels;
+	rep.nsplit = s->nsplit;
 	rep.exit_status = c->status;
 	rep.command_ran = c->command_ran;
 	rep.elapsed = c->elapsed;
@@ -451,7 +552,7 @@ report(struct stat_state *s)
 	rep.nrows = s->rows ? s->ev.nrows + s->ev.nunsupported : 0;
 	rep.not_supported_why = s->ev.nunsupported ? s->ev.unsupported_why : NULL;
 	rep.sw_not_supported_why = c->sw_unsupported_why[0] ? c->sw_unsupported_why : NULL;
-	rep.have_times = c->command_ran && c->o->command;
+	rep.have_times = c->command_ran && c->o->command && !c->o->npids && !c->o->ntids;
 	rep.user_time = c->user_time;
 	rep.sys_time = c->sys_time;
 	rep.cpu_model = s->target_open ? s->t.key : NULL;
@@ -531,6 +632,11 @@ state_free(struct stat_state *s)
 	free(s->interval_cpu_deltas);
 	free(s->interval_metrics);
 	free(s->names);
+	free(s->split_labels);
+	free(s->core_labels);
+	free(s->split_values);
+	free(s->c.thread_values);
+	free(s->c.thread_labels);
 }
 
 int
@@ -550,8 +656,9 @@ stat_main(const struct stat_opts *o, struct pmustat_error **err)
 	/* Who the command runs as and the files are written for: never a guess. */
 	if (invoker_get(&s.inv, err))
 		return EXIT_PMUSTAT_FAILURE;
+	output_set_big_num(!o->no_big_num);
 	if (o->output) {
-		if (outfile_open(&s.out_file, "-o", o->output, &s.inv, err))
+		if ((o->append ? outfile_open_append : outfile_open)(&s.out_file, "-o", o->output, &s.inv, err))
 			return EXIT_PMUSTAT_FAILURE;
 	} else if (o->log_fd >= 0) {
 		static char name[32];
@@ -591,6 +698,8 @@ stat_main(const struct stat_opts *o, struct pmustat_error **err)
 	if (!s.rows)
 		(void)make_rows(&s, &e);
 	fill_rows(&s);
+	if (s.c.command_ran && !s.c.error && (o->per_core ? split_per_core(&s, &e) : o->per_thread ? split_per_thread(&s, &e) : 0))
+		run_fail_err(&s.c, &e);
 	stat_metrics_evaluate(&s.m, &s.c);
 	if (s.c.command_ran && !s.c.error && !o->dry_run &&
 	    gates_evaluate(&s.g, o, s.rows, s.ev.nrows, regions_report(&s.c, s.rows, s.ev.nrows, s.ev.row_event, s.ev.nhw, &s.m),

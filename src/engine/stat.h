@@ -68,6 +68,21 @@ struct stat_opts {
 	unsigned npids;				/* 0: no -p */
 	const char *pid_list;			/* -p's text, for messages */
 	unsigned duration_ms;			/* --duration: count this long without a command; 0 without */
+	pid_t tids[STAT_MAX_PIDS];		/* -t TID[,TID...]: count these threads only (perf backend) */
+	unsigned ntids;				/* 0: no -t */
+	const char *tid_list;			/* -t's text, for messages */
+	unsigned timeout_ms;			/* --timeout: SIGTERM to the command (or the end) after it; 0 */
+	int delay_ms;				/* -D: counting starts this long after the command; -1: at
+						   --control's 'enable' only; 0: at its execve */
+	unsigned interval_count;		/* --interval-count: -I stops after this many; 0 without */
+	bool append;				/* --append: -o's file gets the results after what it holds */
+	bool no_big_num;			/* --no-big-num: counts without thousands separators */
+	bool metric_only;			/* --metric-only: the human table without the counts */
+	const char *cgroup;			/* -G: on the CPUs, this cgroup's tasks only (perf backend) */
+	bool per_thread;			/* --per-thread: -p's or -t's threads one by one */
+	bool per_core;				/* --per-core: the CPUs' counts summed per physical core */
+	unsigned detailed;			/* -d, -dd, -ddd: perf's detailed events added */
+	int ctl_fd, ack_fd;			/* --control fd:CTL[,ACK]: 'enable'/'disable' from the command; -1 */
 	char **command;				/* argv of COMMAND, NULL-terminated; NULL: count without one */
 };
 

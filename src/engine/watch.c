@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/signalfd.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -23,21 +22,7 @@
 #include "engine/run.h"
 #include "engine/signals.h"
 #include "engine/stat.h"
-
-
-/* A descriptor that is readable when @pid has ended (a zombie counts), or -errno. */
-static int
-pid_fd(pid_t pid)
-{
-#ifdef SYS_pidfd_open
-	long fd = syscall(SYS_pidfd_open, pid, 0);
-
-	return fd < 0 ? -errno : (int)fd;
-#else
-	(void)pid;
-	return -ENOSYS;
-#endif
-}
+#include "hw/proc.h"
 
 static void
 close_all(const int *fds, unsigned n)
@@ -48,11 +33,28 @@ close_all(const int *fds, unsigned n)
 
 /*
  * Wait for the end of the counting: a held fatal signal (its number in
- * *@sig), every process of @pfds[0..@npfd) ending, or @ms (0: no limit).
- * 0, or -errno.
+ * *@sig), every process of @pfds[0..@npfd) ending, every thread of
+ * @tids[0..@ntids) ending (-t: looked at every THREAD_LOOK_MS, a thread
+ * having no pidfd of its own), or @ms (0: no limit). 0, or -errno.
  */
+#define THREAD_LOOK_MS 50
+
+/* Whether every thread of @tids has ended (gone, or a zombie). */
+static bool
+threads_gone(const pid_t *tids, unsigned ntids)
+{
+	for (unsigned i = 0; i < ntids; i++) {
+		unsigned long long start;
+		char state;
+
+		if (proc_stat(tids[i], &state, &start) == 0 && state != 'Z' && state != 'X')
+			return false;
+	}
+	return true;
+}
+
 static int
-wait_end(const int *pfds, unsigned npfd, unsigned ms, int *sig)
+wait_end(const int *pfds, unsigned npfd, const pid_t *tids, unsigned ntids, unsigned ms, int *sig)
 {
 	sigset_t set;
 	struct pollfd fds[1 + STAT_MAX_PIDS];
@@ -81,6 +83,10 @@ wait_end(const int *pfds, unsigned npfd, unsigned ms, int *sig)
 				break;
 			timeout = (int)(left * 1000.0) + 1;
 		}
+		if (ntids && threads_gone(tids, ntids))
+			break;
+		if (ntids && (timeout < 0 || timeout > THREAD_LOOK_MS))
+			timeout = THREAD_LOOK_MS;
 		rc = poll(fds, 1 + npfd, timeout);
 		if (rc < 0 && errno == EINTR)
 			continue;
@@ -122,7 +128,7 @@ run_watch(struct run_ctx *c, unsigned run)
 
 	memset(&ro, 0, sizeof(ro));
 	for (unsigned i = 0; i < npids; i++) {
-		pfds[i] = pid_fd(c->o->pids[i]);
+		pfds[i] = proc_pidfd(c->o->pids[i]);
 		if (pfds[i] < 0) {
 			rc = pfds[i];
 			close_all(pfds, i);
@@ -143,8 +149,8 @@ run_watch(struct run_ctx *c, unsigned run)
 		return run_fail_err(c, &err), -1;
 	}
 	(void)run_keep_off(c->cores, c->ncores);
-	/* Without -p or --duration only a signal ends it: say so, as a forgotten COMMAND looks the same. */
-	if (!npids && !c->o->duration_ms && c->notes)
+	/* Without -p, -t or --duration only a signal ends it: say so, as a forgotten COMMAND looks the same. */
+	if (!npids && !c->o->ntids && !c->o->duration_ms && c->notes)
 		fprintf(c->notes, "pmustat: no command: counting until ^C (SIGINT) or SIGTERM; --duration TIME bounds it\n");
 	t0 = clock_monotonic_seconds();
 	if (c->backends[0]->sample_start) {
@@ -156,7 +162,7 @@ run_watch(struct run_ctx *c, unsigned run)
 		}
 	}
 	if (rc == 0)
-		rc = wait_end(pfds, npids, c->o->duration_ms, &sig);
+		rc = wait_end(pfds, npids, c->o->tids, c->o->ntids, c->o->duration_ms, &sig);
 	if (sampler)
 		sampler->sample_stop(c, run);
 	for (unsigned b = 0; b < c->nbackends; b++) {

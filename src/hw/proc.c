@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "base/text.h"
@@ -124,4 +125,17 @@ proc_command(pid_t pid, char *buf, size_t size)
 		else if (text_is_control((unsigned char)buf[i]))
 			buf[i] = '?';
 	}
+}
+
+int
+proc_pidfd(pid_t pid)
+{
+#ifdef SYS_pidfd_open
+	long fd = syscall(SYS_pidfd_open, pid, 0);
+
+	return fd < 0 ? -errno : (int)fd;
+#else
+	(void)pid;
+	return -ENOSYS;
+#endif
 }

@@ -1,8 +1,9 @@
 /*
  * proc.h - what /proc says about another process: its state and start
  * time (is the run that wrote a journal still alive?), its effective uid
- * (is a lock's holder root?), its command line (who holds a core?). Reads
- * only; a process that is gone or unreadable gives nothing, never a guess.
+ * (is a lock's holder root?), its command line (who holds a core?), a
+ * pidfd of it (when did it end?). Reads only; a process that is gone or
+ * unreadable gives nothing, never a guess.
  */
 #ifndef PMUSTAT_PROC_H
 #define PMUSTAT_PROC_H
@@ -29,5 +30,13 @@ proc_uid(pid_t pid, unsigned *uid);
  */
 void
 proc_command(pid_t pid, char *buf, size_t size);
+
+/*
+ * A pidfd of @pid (pidfd_open(2), close-on-exec): readable once it has
+ * ended (a zombie counts), and a signal through it reaches that process
+ * only. The fd, or -errno.
+ */
+int
+proc_pidfd(pid_t pid);
 
 #endif

@@ -31,6 +31,7 @@ struct strbuf;
 struct cpu_raw_data_t;
 struct pmu;
 struct pmu_count;
+struct pmu_owner_hints;
 struct pmu_reg;
 struct pmu_write;
 struct plan;
@@ -65,10 +66,10 @@ struct pmu_family {
 	/*
 	 * Open @p (hw, cpu and caps set): open the MSR device for writing,
 	 * save every register the family may touch, find who holds what
-	 * (p->occ), and list in p->restore_order the saved registers in the
+	 * (p->occ; @hints as pmu_open()'s, may be NULL), and list in p->restore_order the saved registers in the
 	 * order they go back (those that stop counting first). 0 or -errno.
 	 */
-	int (*open)(struct pmu *p, struct pmustat_error **err);
+	int (*open)(struct pmu *p, const struct pmu_owner_hints *hints, struct pmustat_error **err);
 
 	/* The allow-list: whether pmustat may write @msr on @p at all. */
 	bool (*allowed)(const struct pmu *p, uint32_t msr);

@@ -42,7 +42,7 @@ open_at(struct pmu *p, struct hw *hw, int cpu, const struct pmu_caps *caps, bool
 	p->gp_mask = caps->gp_mask & ((1u << PMU_MAX_GP) - 1);
 	p->fixed_mask = caps->fixed_mask & ((1u << PMU_MAX_FIXED) - 1);
 	if (caps->family && caps->family->open)
-		return caps->family->open(p, err);
+		return caps->family->open(p, hints, err);
 	if (caps->version < 2)
 		return err_set(err, -ENOTSUP, "core %d: architectural perfmon version %u has no IA32_PERF_GLOBAL_CTRL; pmustat needs version 2 or later",
 			       cpu, caps->version);

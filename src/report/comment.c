@@ -59,35 +59,60 @@ per_second(double rate, char *buf, size_t size)
 	snprintf(buf, size, "#  %8.3f %s/sec", rate, prefix[p]);
 }
 
+/*
+ * @row's count on the @c-th line of its split (--per-thread, --per-core)
+ * or core (-A) in the report (-1: its sum); false when it has none there.
+ */
+static bool
+value_at(const struct stat_report *rep, const struct stat_row *row, int c, double *v)
+{
+	const uint64_t *values = rep->nsplit ? row->split_values : row->cpu_values;
+
+	if (c < 0) {
+		*v = (double)row->value;
+		return true;
+	}
+	if (!values)
+		return false;
+	*v = (double)values[c];
+	return true;
+}
+
 void
-comment_of(const struct stat_report *rep, const struct stat_row *row, char *buf, size_t size)
+comment_at(const struct stat_report *rep, const struct stat_row *row, int c, char *buf, size_t size)
 {
 	const struct ratio *r = ratio_of(row->ev);
 	const struct stat_row *p;
 	unsigned rounds = rep->rounds ? rep->rounds : 1;
+	double v, pv;
 
 	buf[0] = '\0';
-	if (!row->counted)
+	if (!row->counted || !value_at(rep, row, c, &v))
 		return;
 	if (r) {
 		p = partner(rep, row, r->denominator);
-		if (p && p->value)
-			snprintf(buf, size, "#  %6.2f%s", r->scale * (double)row->value / (double)p->value, r->unit);
+		if (p && value_at(rep, p, c, &pv) && pv > 0)
+			snprintf(buf, size, "#  %6.2f%s", r->scale * v / pv, r->unit);
 		if (buf[0] || !ratio_is_cycles(row->ev))
 			return;
 	}
 	if (is_task_clock(row)) {
 		/* The elapsed time is every run's: only one run has one to compare with. */
 		if (rep->runs <= 1 && rep->command_ran && rep->elapsed > 0)
-			snprintf(buf, size, "#  %8.3f CPUs utilized",
-				 (double)row->value / 1e9 / (rep->elapsed / rounds));
+			snprintf(buf, size, "#  %8.3f CPUs utilized", v / 1e9 / (rep->elapsed / rounds));
 		return;
 	}
 	p = task_clock(rep, row);
-	if (!p)
+	if (!p || !value_at(rep, p, c, &pv) || pv <= 0)
 		return;
 	if (row->ev->flags & EVENT_F_SOFTWARE)
-		per_second((double)row->value / ((double)p->value / 1e9), buf, size);
+		per_second(v / (pv / 1e9), buf, size);
 	else if (ratio_is_cycles(row->ev))
-		snprintf(buf, size, "#  %8.3f GHz", (double)row->value / (double)p->value);
+		snprintf(buf, size, "#  %8.3f GHz", v / pv);
+}
+
+void
+comment_of(const struct stat_report *rep, const struct stat_row *row, char *buf, size_t size)
+{
+	comment_at(rep, row, -1, buf, size);
 }

@@ -18,4 +18,12 @@ struct stat_row;
 void
 comment_of(const struct stat_report *rep, const struct stat_row *row, char *buf, size_t size);
 
+/*
+ * The same from the counts on the @c-th core of the report (-A: each
+ * CPU's line, from that CPU's counts of the row and its partner); @c -1
+ * is comment_of(). "" where either has no count per core.
+ */
+void
+comment_at(const struct stat_report *rep, const struct stat_row *row, int c, char *buf, size_t size);
+
 #endif

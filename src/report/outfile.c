@@ -354,6 +354,28 @@ undo:
 	return fail(o, err, rc, "cannot write: %s", strerror(-rc));
 }
 
+/* --append: the target's bytes into the new file, before anything else is written. */
+static int
+copy_old(struct outfile *o)
+{
+	char buf[65536];
+	ssize_t n;
+	int in = openat(o->dirfd, o->name, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	int rc = 0;
+
+	if (in < 0)
+		return -errno;
+	while ((n = read(in, buf, sizeof(buf))) > 0)
+		if (fwrite(buf, 1, (size_t)n, o->f) != (size_t)n) {
+			rc = -EIO;
+			break;
+		}
+	if (n < 0)
+		rc = -errno;
+	close(in);
+	return rc;
+}
+
 static int
 open_as_user(struct outfile *o, struct pmustat_error **err)
 {
@@ -402,17 +424,23 @@ open_as_user(struct outfile *o, struct pmustat_error **err)
 	if (fd < 0)
 		return fail(o, err, -errno, "cannot write: %s", strerror(errno));
 	close(fd);
-	return open_tmp(o, &st, err);
+	rc = open_tmp(o, &st, err);
+	if (rc == 0 && o->append && (rc = copy_old(o)) != 0) {
+		outfile_abort(o);
+		return fail(o, err, rc, "--append: cannot copy what the file holds: %s", strerror(-rc));
+	}
+	return rc;
 }
 
-int
-outfile_open(struct outfile *o, const char *what, const char *path, const struct invoker *inv,
-	     struct pmustat_error **err)
+static int
+open_file(struct outfile *o, const char *what, const char *path, const struct invoker *inv, bool append,
+	  struct pmustat_error **err)
 {
 	struct invoker_fs fs;
 	int rc;
 
 	memset(o, 0, sizeof(*o));
+	o->append = append;
 	o->what = what;
 	o->inv = inv;
 	o->fd = -1;
@@ -432,6 +460,20 @@ outfile_open(struct outfile *o, const char *what, const char *path, const struct
 		o->dirfd = -1;
 	}
 	return rc;
+}
+
+int
+outfile_open(struct outfile *o, const char *what, const char *path, const struct invoker *inv,
+	     struct pmustat_error **err)
+{
+	return open_file(o, what, path, inv, false, err);
+}
+
+int
+outfile_open_append(struct outfile *o, const char *what, const char *path, const struct invoker *inv,
+		    struct pmustat_error **err)
+{
+	return open_file(o, what, path, inv, true, err);
 }
 
 void

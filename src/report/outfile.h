@@ -18,6 +18,10 @@
  *   temporary file is removed on failure, and from a fatal signal's
  *   handler by outfile_remove_from_signal().
  *
+ * - --append (outfile_open_append()): the new file starts as a copy of the
+ *   target, so the target is still either whole (with the new results
+ *   after the old ones) or as it was.
+ *
  * A failed write is reported by outfile_commit() (or outfile_write_all()),
  * naming the file; the caller exits 125.
  */
@@ -45,6 +49,7 @@ struct outfile {
 	char name[NAME_MAX + 1];
 	char tmp[NAME_MAX + 1];
 	int slot;			/* in the signal handler's list, or -1 */
+	bool append;			/* a regular target's content comes first */
 };
 
 /*
@@ -54,6 +59,11 @@ struct outfile {
 int
 outfile_open(struct outfile *o, const char *what, const char *path, const struct invoker *inv,
 	     struct pmustat_error **err);
+
+/* The same, the results after what the file holds (perf stat --append). */
+int
+outfile_open_append(struct outfile *o, const char *what, const char *path, const struct invoker *inv,
+		    struct pmustat_error **err);
 
 /*
  * Wrap a stream pmustat already writes (stderr) the same way, so that a

@@ -19,6 +19,15 @@
 #include "report/comment.h"
 #include "report/region_output.h"
 
+/* -B, --big-num (the default, as perf's) or --no-big-num. */
+static bool big_num = true;
+
+void
+output_set_big_num(bool on)
+{
+	big_num = on;
+}
+
 void
 output_thousands(uint64_t v, char *buf, size_t size)
 {
@@ -27,7 +36,7 @@ output_thousands(uint64_t v, char *buf, size_t size)
 
 	n = (size_t)snprintf(digits, sizeof(digits), "%llu", (unsigned long long)v);
 	for (size_t i = 0; i < n && out + 1 < size; i++) {
-		if (i > 0 && (n - i) % 3 == 0) {
+		if (big_num && i > 0 && (n - i) % 3 == 0) {
 			buf[out++] = ',';
 			if (out + 1 >= size)
 				break;
@@ -145,10 +154,46 @@ counters_differ(const struct stat_report *rep, const struct stat_row *row)
 }
 
 /* -A: the row's count on each core, one line each, as perf stat -A prints it, and the counter it used there. */
+/* A row's count as the table prints it: msec for task-clock, else the digits. */
+static void
+count_text(const struct stat_row *row, uint64_t v, char *buf, size_t size)
+{
+	if (row->unit && strcmp(row->unit, "ns") == 0)
+		snprintf(buf, size, "%.2f msec", (double)v / 1e6);
+	else
+		output_thousands(v, buf, size);
+}
+
+/* The sum of a row's lines (-A, --per-thread, --per-core), with its comment: the line without them. */
+static void
+print_total(FILE *out, const struct stat_report *rep, const struct stat_row *row, int lead, int width, const char *label)
+{
+	char total[40], comment[EVENT_NAME_MAX + 8];
+
+	count_text(row, row->value, total, sizeof(total));
+	comment_of(rep, row, comment, sizeof(comment));
+	fprintf(out, "%-*s%18s      %-*s %s\n", lead, "total", total, width, label, comment);
+}
+
+/* --per-thread, --per-core: a line per thread or core, each with its comment, then the total. */
+static void
+print_split(FILE *out, const struct stat_report *rep, const struct stat_row *row, int width, const char *label)
+{
+	for (unsigned i = 0; i < rep->nsplit; i++) {
+		char value[40], comment[EVENT_NAME_MAX + 8];
+
+		count_text(row, row->split_values[i], value, sizeof(value));
+		comment_at(rep, row, (int)i, comment, sizeof(comment));
+		fprintf(out, "%-20s%18s      %-*s %s\n", rep->split_labels[i], value, width, label, comment);
+	}
+	print_total(out, rep, row, 20, width, label);
+}
+
 static void
 print_per_cpu(FILE *out, const struct stat_report *rep, const struct stat_row *row, int width, const char *label)
 {
 	bool differ = counters_differ(rep, row);
+	char comment[EVENT_NAME_MAX + 8];
 
 	for (unsigned c = 0; c < rep->ncores; c++) {
 		char value[40], cpu[16], spread[64] = "", where[192];
@@ -157,15 +202,15 @@ print_per_cpu(FILE *out, const struct stat_report *rep, const struct stat_row *r
 
 		where_of(rep, row, counter, note, differ, where, sizeof(where));
 
-		if (row->unit && strcmp(row->unit, "ns") == 0)
-			snprintf(value, sizeof(value), "%.2f msec", (double)row->cpu_values[c] / 1e6);
-		else
-			output_thousands(row->cpu_values[c], value, sizeof(value));
+		count_text(row, row->cpu_values[c], value, sizeof(value));
 		snprintf(cpu, sizeof(cpu), "CPU%d", rep->cores[c]);
 		if (rep->repeat > 1 && row->nvalues > 0 && row->cpu_stats)
 			snprintf(spread, sizeof(spread), "  ( +- %5.2f%% )", row->cpu_stats[c].rel_stddev_percent);
-		fprintf(out, "%-8s%18s      %-*s %s%s\n", cpu, value, width, label, where, spread);
+		comment_at(rep, row, (int)c, comment, sizeof(comment));
+		fprintf(out, "%-8s%18s      %-*s %s%s%s\n", cpu, value, width, label, comment, where, spread);
 	}
+	/* The sum of the CPUs (the -A-less line), with its comment: likwid's Sum, perf's aggregate. */
+	print_total(out, rep, row, 8, width, label);
 }
 
 /*
@@ -192,11 +237,11 @@ output_human(FILE *out, const struct stat_report *rep)
 	int width;
 	char list[256];
 
-	if (rep->npids) {
-		/* As perf stat -p prints it. */
-		fprintf(out, "\n Performance counter stats for process id '");
-		for (unsigned i = 0; i < rep->npids; i++)
-			fprintf(out, "%s%d", i ? "," : "", (int)rep->pids[i]);
+	if (rep->npids || rep->ntids) {
+		/* As perf stat -p and -t print it. */
+		fprintf(out, "\n Performance counter stats for %s id '", rep->npids ? "process" : "thread");
+		for (unsigned i = 0; i < rep->npids + rep->ntids; i++)
+			fprintf(out, "%s%d", i ? "," : "", (int)(rep->npids ? rep->pids : rep->tids)[i]);
 		fprintf(out, "'");
 	} else if (!rep->command)
 		fprintf(out, "\n Performance counter stats");
@@ -205,7 +250,7 @@ output_human(FILE *out, const struct stat_report *rep)
 		print_command(out, rep->command);
 		fprintf(out, "'");
 	}
-	if (rep->npids) {
+	if (rep->npids || rep->ntids || !rep->counts_cores) {
 	} else if (rep->ncores > 1) {
 		fprintf(out, " on cores %s", cpulist_format(rep->cores, rep->ncores, list, sizeof(list)));
 	} else if (rep->core >= 0) {
@@ -236,6 +281,14 @@ output_human(FILE *out, const struct stat_report *rep)
 		else
 			snprintf(value, sizeof(value), "<%s>", row->status ? row->status : "not counted");
 		comment_of(rep, row, note, sizeof(note));
+		/* --metric-only: what is computed from the counts, not the counts (perf's). */
+		if (rep->metric_only) {
+			const char *text = note + strspn(note, "# ");
+
+			if (text[0])
+				fprintf(out, "%32s      %s\n", text, label);
+			continue;
+		}
 		/* -v, nothing else to say: what the typed name resolved to. */
 		if (rep->verbose && !note[0] && row->ev->name[0] &&
 		    strcmp(row->ev->requested[0] ? row->ev->requested : row->ev->name, row->ev->name) != 0)
@@ -247,6 +300,10 @@ output_human(FILE *out, const struct stat_report *rep)
 		/* Multiplexed or user-mode-only counts are raw: say so on the line. */
 		if (row->counted && row->status && strcmp(row->status, "counted") != 0)
 			snprintf(spread + strlen(spread), sizeof(spread) - strlen(spread), "  (%s)", row->status);
+		if (rep->nsplit && row->split_values) {
+			print_split(out, rep, row, width, label);
+			continue;
+		}
 		if (rep->per_cpu && row->cpu_values) {
 			print_per_cpu(out, rep, row, width, label);
 			continue;
@@ -273,9 +330,10 @@ output_human(FILE *out, const struct stat_report *rep)
 	else if (rep->read_method && rep->backend && strcmp(rep->backend, "perf") == 0 && rep->npids)
 		fprintf(out, " Counted through perf_event (backend perf): %s own counts, all their threads and their children, from pmustat's start on.\n\n",
 			rep->npids > 1 ? "the processes'" : "the process's");
-	else if (rep->read_method && rep->backend && strcmp(rep->backend, "perf") == 0 && !rep->command)
-		fprintf(out, " Counted through perf_event (backend perf): everything that ran on the %s.\n\n",
-			rep->ncores > 1 ? "cores" : "core");
+	else if (rep->read_method && rep->backend && strcmp(rep->backend, "perf") == 0 && (!rep->command || rep->counts_cores))
+		fprintf(out, " Counted through perf_event (backend perf): %s%s ran on the %s%s.\n\n",
+			rep->cgroup ? "what the tasks of cgroup " : "everything that", rep->cgroup ? rep->cgroup : "",
+			rep->ncores > 1 ? "cores" : "core", rep->command ? " while the command ran (-C, -a)" : "");
 	else if (rep->read_method && rep->backend && strcmp(rep->backend, "perf") == 0)
 		fprintf(out, " Counted through perf_event (backend perf): the command's own counts, all its threads and children, from its execve on%s%s%s.\n\n",
 			rep->per_cpu ? "; one line per CPU of " : "",
@@ -285,13 +343,11 @@ output_human(FILE *out, const struct stat_report *rep)
 		fprintf(out, " Counts read with %s (backend msr) on cores %s, %s: anything else that ran on them is included.%s\n\n",
 			rep->read_method, cpulist_format(rep->cores, rep->ncores, list, sizeof(list)),
 			rep->per_cpu ? "one line per core" : "summed over them",
-			!rep->software ? "" : rep->command ? " Software events: through perf_event, the command's own." :
-			" Software events: through perf_event, everything on the counted cores.");
+			rep->software ? " Software events: through perf_event, everything on the counted cores too." : "");
 	else if (rep->read_method)
 		fprintf(out, " Counts read with %s (backend msr). Counts are per core: anything else that ran on core %d is included.%s\n\n",
 			rep->read_method, rep->core,
-			!rep->software ? "" : rep->command ? " Software events: through perf_event, the command's own." :
-			" Software events: through perf_event, everything on the counted cores.");
+			rep->software ? " Software events: through perf_event, everything on the counted core too." : "");
 	if (rep->error)
 		fprintf(out, " pmustat failed: %s\n\n", rep->error);
 }

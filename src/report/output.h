@@ -63,6 +63,8 @@ struct stat_row {
 	const struct stats_summary *cpu_stats;
 	/* Per core as cpu_values: its counter there (NULL: counter on every core). */
 	const struct stat_cpu_counter *cpu_counters;
+	/* --per-thread, --per-core: the count of each of stat_report.split_labels (NULL: none). */
+	const uint64_t *split_values;
 };
 
 /* --backend sim: what simulated the counts (the cache model is events/sim_events.h's). */
@@ -81,6 +83,17 @@ struct stat_report {
 	unsigned ncores;		/* 0: not chosen yet */
 	bool per_cpu;			/* -A: one line per core */
 	bool listed_cores;		/* -C LIST or -a: the JSON has cores and per_cpu */
+	bool counts_cores;		/* every count is the cores' (run_counts_cores()), not the command's own */
+	bool metric_only;		/* --metric-only: the human table has the comments and metrics, no counts */
+	const char *cgroup;		/* -G: the cgroup whose tasks were counted on the cores */
+	/*
+	 * --per-thread ("sleep-1234") or --per-core ("S0-D0-C1" and its CPUs):
+	 * the human table's lines of each row with split_values, then its total.
+	 */
+	const char *const *split_labels;
+	unsigned nsplit;
+	const pid_t *tids;		/* -t: the threads counted */
+	unsigned ntids;
 	const char *event_table;	/* NULL: architectural events only */
 	char *const *command;		/* argv, NULL-terminated; NULL: counted without one */
 	const pid_t *pids;		/* -p: the processes counted */
@@ -213,8 +226,12 @@ output_json_num(double v);
 json_t *
 output_json_stats(const struct stats_summary *st, unsigned nvalues);
 
-/* @v with thousands separators ("1,234,567") into @buf. */
+/* @v with thousands separators ("1,234,567") into @buf; without them after output_set_big_num(false). */
 void
 output_thousands(uint64_t v, char *buf, size_t size);
+
+/* --no-big-num (false): the human table's counts as plain digits, as perf stat --no-big-num. */
+void
+output_set_big_num(bool on);
 
 #endif

@@ -91,7 +91,6 @@ check(rc == 0 and "Software events" in out and "page-faults" in out,
 for args, text in ((("--table", "nosuch"), "no event table 'nosuch'"),
                    (("--table", "../events/skylake"), "not a table name"),
                    (("--bogus",), "pmustat list: unknown option --bogus; try 'pmustat list --help'"),
-                   (("a", "b"), "one PATTERN at most"),
                    (("--table", "skylake", "--cpu-dump", "x"), "give one of them"),
                    (("--cpu-dump", "/nonexistent.txt"), "/nonexistent.txt")):
     rc, out, err = run(*args)
@@ -126,6 +125,24 @@ check("LONGEST_LAT_CACHE.MISS" in found and "MEM_LOAD_RETIRED.L3_MISS" in found,
 doc = jlist("--table", "skylake", "icache")
 found = [e["name"] for e in doc["events"]]
 check("ICACHE_64B.IFTAG_MISS" in found, "icache: %r" % found[:20])
+
+# Plain words: each word of the pattern in the name or the description, in any order.
+for args in (["L2 miss"], ["l2", "miss"]):
+    rc, out, err = run("--table", "skylake", *args)
+    check(rc == 0 and "L2_RQSTS.ALL_DEMAND_MISS" in out and "FRONTEND_RETIRED.L2_MISS" in out and
+          "no event matches" not in out, "list %r: %d %r" % (args, rc, out[:300]))
+doc = jlist("--table", "skylake", "l2", "miss")
+found = [e["name"] for e in doc["events"]]
+check("L2_RQSTS.ALL_DEMAND_MISS" in found and "INST_RETIRED.ANY" not in found, "json l2 miss: %r" % found[:10])
+# No event but metrics: say so, and how to list them.
+rc, out, err = run("--table", "skylake", "bandwidth")
+check(rc == 0 and "(no event matches 'bandwidth'" in out and "pmustat list --metrics 'bandwidth'" in out,
+      "list bandwidth: %d %r" % (rc, out[-300:]))
+# Found in a later section: no "(no event matches ...)" first.
+for args in (["--long", "LLC_MISSES"], ["cache-misses"]):
+    rc, out, err = run("--table", "skylake", *args)
+    check(rc == 0 and "no event matches" not in out and "LLC_MISSES" in out and
+          not out.startswith("Events of table"), "list %r: %r" % (args, out[:300]))
 
 # --tables lists the tables and their CPUs; --table with a typo suggests the nearest.
 rc, out, err = run("--tables")

@@ -157,7 +157,7 @@ test_cores_for_duration(void **state)
 	/* A command is counted until it ends. */
 	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", "1", "--duration", "1s", "--", "true", NULL });
 	e2e_assert_status(&r, 125);
-	e2e_assert_err_contains(&r, "timeout(1)");
+	e2e_assert_err_contains(&r, "--timeout MS bounds it");
 	e2e_result_free(&r);
 	free(before);
 	free(after);

@@ -50,6 +50,7 @@ make_report(void)
 	rep.version = "0.1.0";
 	rep.cpu = "GenuineIntel-6-5E-3";
 	rep.core = 1;
+	rep.counts_cores = true;
 	rep.event_table = "skylake";
 	rep.command = cmd;
 	rep.exit_status = 0;

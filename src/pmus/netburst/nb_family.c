@@ -67,9 +67,12 @@ detect(const struct cpu_raw_data_t *raw, struct cpu_info *out)
  * stop the counting), then ESCRs, then counters.
  */
 static int
-open_core(struct pmu *p, struct pmustat_error **err)
+open_core(struct pmu *p, const struct pmu_owner_hints *hints, struct pmustat_error **err)
 {
-	int rc = pmu_nb_open_at(p, err);
+	int rc;
+
+	(void)hints;
+	rc = pmu_nb_open_at(p, err);
 
 	if (rc)
 		return rc;
