@@ -2,7 +2,7 @@
 """AMD Zen end to end on the emulated Zen 2, Zen 4 and Zen 5 cores
 (run-under-emu, with Linux's NMI watchdog on counter 0): `info` says what
 CPUID gave (counters, PerfCtrExtCore, PerfMonV2) and why the MSR backend
-cannot count yet; `stat` on the MSR backend refuses with exit 125 before
+cannot count yet; --save-cpu-dump keeps CPUID 0x8000_0022; `stat` on the MSR backend refuses with exit 125 before
 anything is written, so the watchdog's counter and every other register
 are as they were (pmu-emu diff); `state` and `reset --zero` refuse alike.
 
@@ -43,6 +43,19 @@ class ZenEmu(unittest.TestCase):
                 self.assertIn("AMD family %Xh core PMU: 6 counters" % family, j["verdict"])
                 self.assertNotIn("not an Intel CPU", j["verdict"])
                 self.assertEqual(diff.returncode, 0, diff.stdout)
+
+    def test_saved_dump_keeps_leaf_8000_0022(self):
+        # CPUID 0x8000_0022 is beyond libcpuid's raw data: --save-cpu-dump writes it apart, --cpu-dump reads it.
+        with tempfile.TemporaryDirectory(prefix="pmustat-zen-dump-") as d:
+            path = os.path.join(d, "zen4.cpuid")
+            p, _ = self.run_emu("zen4", "info", "-C", "0", "--save-cpu-dump", path)
+            self.assertIn(p.returncode, (0, 1), p.stderr)
+            with open(path) as f:
+                self.assertIn("CPUID 80000022: 00000003-00084106-00000003-00000000", f.read())
+            p = subprocess.run([PMUSTAT, "info", "--json", "--cpu-dump", path], capture_output=True, text=True)
+            zen = json.loads(p.stdout)["pmu"]["zen"]
+            self.assertTrue(zen["perfmon_v2"])
+            self.assertEqual(zen["counters"], 6)
 
     def test_stat_refuses_and_writes_nothing(self):
         for model in MODELS:
