@@ -472,6 +472,51 @@ warn_taken(const struct run_ctx *c, int core, unsigned u, const struct sched_slo
 			core, name, c->ev->hw[u].name);
 }
 
+/*
+ * A counter that stepped backwards between two reads: another user reset
+ * it (Linux's PMI handler zeroes fixed counter 3 on a PERF_METRICS
+ * overflow); the count holds what was read before and what counted since.
+ */
+static void
+warn_reset(const struct run_ctx *c, int core, unsigned u, const struct sched_slot *slot,
+	   const struct interval_core *sampled)
+{
+	if (!sampled->reset[u])
+		return;
+	fprintf(stderr, "pmustat: warning: core %d: another user reset %s%u (%s) during the run: it stepped back from %llu, which no wrap does within a read's second (Linux's PMI handler zeroes fixed counter 3 on a PERF_METRICS overflow); the count keeps what was read before the reset and what counted since, and misses the events between the last read and the reset (under a second's worth)\n",
+		core, slot->kind == SCHED_GP ? "pmc" : "fixed", slot->index, c->ev->hw[u].name,
+		(unsigned long long)sampled->reset_from[u]);
+}
+
+/* Whether another user reset this core's fixed counter 3 in @run (and with it PERF_METRICS). */
+static bool
+slots_reset(const struct plan *plan, unsigned n, unsigned run, const struct interval_core *sampled, bool was_sampled)
+{
+	for (unsigned u = 0; was_sampled && u < n; u++)
+		if (plan->slots[u].run == run && plan->slots[u].kind == SCHED_FIXED &&
+		    plan->slots[u].index == PERF_METRICS_FIXED)
+			return sampled->reset[u];
+	return false;
+}
+
+/*
+ * A byte of IA32_PERF_METRICS that is not the run's: its own counts
+ * overflowed (GLOBAL_STATUS[48], which only a fold and reset of the pair
+ * would have kept), or another user reset the pair mid-run (Linux's PMI
+ * handler does on that overflow): the bytes are fractions of part of the
+ * run's slots at best.
+ */
+static void
+warn_metrics(int core, bool overflowed)
+{
+	if (overflowed)
+		fprintf(stderr, "pmustat: warning: core %d: IA32_PERF_METRICS overflowed during the run (IA32_PERF_GLOBAL_STATUS bit 48): its top-down fractions are not reported; a shorter command, or --backend perf (Linux folds and resets the pair on that overflow), counts them\n",
+			core);
+	else
+		fprintf(stderr, "pmustat: warning: core %d: another user reset fixed counter 3 and IA32_PERF_METRICS during the run (Linux's PMI handler does on a PERF_METRICS overflow): its top-down fractions would be of the slots since, and are not reported\n",
+			core);
+}
+
 /* This core's TOPDOWN.SLOTS in @run (fixed counter 3), which its IA32_PERF_METRICS bytes are fractions of. */
 static uint64_t
 slots_of(const struct plan *plan, unsigned n, unsigned run, const struct pmu_count *counts)
@@ -514,6 +559,7 @@ msr_collect(struct run_ctx *c, unsigned run, struct pmustat_error **err)
 	for (unsigned i = 0; i < s->n; i++) {
 		const struct plan *plan = s->cores[i].plan;
 		int core = s->cores[i].core;
+		bool metrics_warned = false;
 
 		/* A slot with no counter here (another core type's event) reads as 0. */
 		memset(counts, 0, sizeof(counts));
@@ -542,12 +588,22 @@ msr_collect(struct run_ctx *c, unsigned run, struct pmustat_error **err)
 			 * IA32_PERF_METRICS is no counter: read once, after the run.
 			 */
 			if (s->sampled && s->sampler.reads > 0 &&
-			    (plan->slots[u].kind == SCHED_FIXED || plan->slots[u].kind == SCHED_GP))
+			    (plan->slots[u].kind == SCHED_FIXED || plan->slots[u].kind == SCHED_GP)) {
 				counts[u].value = interval_total(&s->sampler, i, u, counts[u].raw);
+				warn_reset(c, core, u, &plan->slots[u], &s->sampler.cores[i]);
+			}
 			/* A core frozen by another user's PMI while the command ran leaves no count. */
 			if (counts[u].frozen) {
 				c->counts[u].counted = false;
 				c->counts[u].status = "not counted: PMU frozen (CTR_Frz)";
+			} else if (plan->slots[u].kind == SCHED_METRICS &&
+				   (counts[u].overflowed || slots_reset(plan, c->ev->nhw, run, &s->sampler.cores[i], s->sampled))) {
+				if (!metrics_warned)
+					warn_metrics(core, counts[u].overflowed);
+				metrics_warned = true;
+				c->counts[u].counted = false;
+				c->counts[u].status = counts[u].overflowed ? "not counted: PERF_METRICS overflowed" :
+					"not counted: PERF_METRICS reset by another user";
 			} else if (counts[u].taken || counts[u].stopped || counts[u].refiltered) {
 				warn_taken(c, core, u, &plan->slots[u], &counts[u]);
 				c->counts[u].counted = false;

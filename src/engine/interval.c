@@ -35,6 +35,20 @@ other_cpus(const int *cpus, unsigned ncpus, cpu_set_t *set)
 	return CPU_COUNT(set) > 0;
 }
 
+/* Events of slot @i on core @c from its last reading to @raw; a reset is recorded. */
+static uint64_t
+step(struct interval_core *c, unsigned i, uint64_t raw)
+{
+	bool reset = false;
+	uint64_t d = delta_step(c->last[i], raw, c->mask[i], &reset);
+
+	if (reset && !c->reset[i]) {
+		c->reset[i] = true;
+		c->reset_from[i] = c->last[i];
+	}
+	return d;
+}
+
 /* Read every counter; with @emit, hand the events since the last emit to the callback. */
 static void
 sample(struct interval_sampler *s, bool emit)
@@ -71,7 +85,7 @@ sample(struct interval_sampler *s, bool emit)
 				continue;
 			}
 			/* Modulo the width: one wrap between two samples is counted right. */
-			c->total[i] += (raw - c->last[i]) & c->mask[i];
+			c->total[i] += step(c, i, raw);
 			c->last[i] = raw & c->mask[i];
 			cd[i] = c->total[i] - c->reported[i];
 			if (emit)
@@ -249,11 +263,11 @@ interval_halt_from_signal(void)
 }
 
 uint64_t
-interval_total(const struct interval_sampler *s, unsigned k, unsigned i, uint64_t raw)
+interval_total(struct interval_sampler *s, unsigned k, unsigned i, uint64_t raw)
 {
-	const struct interval_core *c = &s->cores[k];
+	struct interval_core *c = &s->cores[k];
 
-	return c->total[i] + ((raw - c->last[i]) & c->mask[i]);
+	return c->total[i] + step(c, i, raw);
 }
 
 void

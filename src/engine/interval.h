@@ -7,7 +7,8 @@
  * (rdpmc would read the wrong core) at
  * least every INTERVAL_WRAP_MS, and every MS milliseconds with -I, and
  * keeps each counter's running total from the modular difference of two
- * readings. A counter is exact however many times it wraps, with no
+ * readings (delta_step(): a step backwards is another user's reset, not a
+ * wrap). A counter is exact however many times it wraps, with no
  * reliance on its overflow bit (which Linux's PMI handler clears), as long
  * as it counts fewer than 2^width events between two reads: 2^48 a second
  * on 48-bit counters, 2^40 (about 6 minutes of cycles at 3 GHz) on Core 2's
@@ -51,6 +52,9 @@ struct interval_core {
 	uint64_t last[SCHED_MAX_EVENTS];	/* raw reading at the last sample */
 	uint64_t total[SCHED_MAX_EVENTS];	/* events up to that reading */
 	uint64_t reported[SCHED_MAX_EVENTS];	/* sum of the deltas emitted */
+	/* Another user reset the counter (delta_step()): the first time, from what reading. */
+	bool reset[SCHED_MAX_EVENTS];
+	uint64_t reset_from[SCHED_MAX_EVENTS];
 };
 
 struct interval_sampler {
@@ -111,11 +115,12 @@ interval_halt_from_signal(void);
 
 /*
  * Slot @i's count on the @k-th core, from its reading @raw taken after
- * the counter stopped: the running total plus the modular difference since
- * the last sample. Call after interval_stop(), before interval_finish().
+ * the counter stopped: the running total plus the events since the last
+ * sample (delta_step(): a reset since is recorded in the core's reset[]).
+ * Call after interval_stop(), before interval_finish().
  */
 uint64_t
-interval_total(const struct interval_sampler *s, unsigned k, unsigned i, uint64_t raw);
+interval_total(struct interval_sampler *s, unsigned k, unsigned i, uint64_t raw);
 
 /*
  * -I: emit the last interval: @final[k * SCHED_MAX_EVENTS + i] (the run's

@@ -303,7 +303,7 @@ acc_of(struct run_ctx *c, const struct region_total *t)
 	return a;
 }
 
-/* Perf mode: pairs the command could not read (events off the PMU), threads whose events it could not open. */
+/* Pairs in no sum (perf mode: events off the PMU; rdpmc mode: read on two CPUs), threads whose events could not open. */
 static void
 notes_perf(FILE *n, unsigned run, const struct region_result *r)
 {
@@ -319,7 +319,10 @@ notes_perf(FILE *n, unsigned run, const struct region_result *r)
 			why = r->threads[i].perf_error;
 		}
 	}
-	if (uncounted)
+	if (uncounted && r->mode == PMUSTAT_REGION_MODE_RDPMC)
+		fprintf(n, "pmustat: warning: --regions: run %u: %llu pair(s) ran on two CPUs (the thread moved between its begin and its end, whose rdpmc reads were then two cores' counters) and are in the calls but in no sum; pin the command's threads (--pin-threads, taskset) to count them\n",
+			run + 1, (unsigned long long)uncounted);
+	else if (uncounted)
 		fprintf(n, "pmustat: warning: --regions: run %u: %llu pair(s) could not read their counters (the kernel had an event off the PMU: another user of the counters, or too many events) and are in the calls but in no sum\n",
 			run + 1, (unsigned long long)uncounted);
 	if (refused)

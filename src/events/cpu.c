@@ -119,9 +119,10 @@ decode_pmu(const struct cpu_raw_data_t *raw, struct cpu_info *out)
 }
 
 /*
- * Leaf 0x23: subleaf 0 EAX[1] says subleaf 1 is valid; subleaf 1 EAX is
+ * Leaf 0x23: subleaf 0 EAX[i] says subleaf i is valid; subleaf 1 EAX is
  * the GP counter bitmap, EBX the fixed counter bitmap (SDM vol. 2A, CPUID
- * leaf 23H; Linux arch/x86/events/intel/core.c update_pmu_cap()). A leaf
+ * leaf 23H; Linux arch/x86/events/intel/core.c update_pmu_cap()); subleaf
+ * 3 EAX the architectural events the core type supports. A leaf
  * within the maximum that the CPU does not support reads all zero.
  */
 static void
@@ -136,6 +137,13 @@ decode_leaf23(const struct cpu_leaf23 *l23, struct cpu_info *out)
 				     "on a hybrid part only those every core type has";
 		return;
 	}
+	if (bits(l23->sub[0][R_EAX], 3, 3)) {
+		/* Subleaf 3 EAX: bit i set, architectural event i supported (0AH's EBX the other way round). */
+		pmu->arch_events_len = 32;
+		pmu->arch_events_unavailable = ~l23->sub[3][R_EAX];
+	}
+	if (bits(l23->sub[0][R_EAX], 2, 2))
+		pmu->acr_gp_mask = l23->sub[2][R_EAX];
 	if (!bits(l23->sub[0][R_EAX], 1, 1))
 		return;
 	pmu->gp_mask = l23->sub[1][R_EAX];
@@ -200,6 +208,9 @@ cpu_decode_ext(const struct cpu_raw_data_t *raw, const struct cpu_leaf23 *l23, s
 		out->hybrid = bits(raw->basic_cpuid[7][R_EDX], 15, 15);
 		out->pmu.tsx = bits(raw->basic_cpuid[7][R_EBX], 4, 4) || bits(raw->basic_cpuid[7][R_EBX], 11, 11);
 	}
+	/* Branch-counter logging (Linux's lbr_counters): the counters Arch LBR may log events of. */
+	if (out->max_basic_leaf >= 0x1c && bits(raw->basic_cpuid[7][R_EDX], 19, 19))
+		out->pmu.lbr_log_counters = bits(raw->basic_cpuid[0x1c][R_ECX], 19, 16);
 	/*
 	 * Leaves above the maximum hold garbage in dumps (Intel repeats the
 	 * highest leaf), so they are read only when in range.

@@ -59,6 +59,10 @@ struct pmu_caps {
 	bool pdcm;			/* CPUID.1:ECX[15]: PERF_CAPABILITIES */
 	bool ds;			/* CPUID.1:EDX[21]: debug store, IA32_PEBS_ENABLE */
 	bool tsx;			/* CPUID.7.0:EBX[4] HLE or [11] RTM: EVTSEL IN_TX, IN_TXCP */
+	/* With Arch LBR (CPUID.7.0:EDX[19]), CPUID.1CH:ECX[19:16]: GP counters that may log into the LBRs (EVTSEL bit 35). */
+	uint32_t lbr_log_counters;
+	/* CPUID.23H.2 EAX (where 0x23.0:EAX[2] says it is valid): GP counters with auto counter reload. */
+	uint32_t acr_gp_mask;
 	/* CPUID's own numbers, before quirks. */
 	unsigned cpuid_gp_counters;
 	unsigned cpuid_fixed_counters;
@@ -136,9 +140,12 @@ struct cpu_info {
  * libcpuid 0.6.2's raw data cannot hold (its basic leaves stop at 0x1F):
  * read apart, live through hw_cpuid_leaf(), or from a dump's own lines.
  */
+/* Subleaves read: 0 (which are valid), 1 (counters), 2 (auto counter reload), 3 (events). */
+#define CPU_LEAF23_SUBLEAVES 4
+
 struct cpu_leaf23 {
-	bool read;			/* false: not available (a dump without it) */
-	uint32_t sub[2][4];		/* subleaves 0 and 1: EAX, EBX, ECX, EDX */
+	bool read;			/* false: not available (a dump without subleaves 0 and 1) */
+	uint32_t sub[CPU_LEAF23_SUBLEAVES][4];	/* EAX, EBX, ECX, EDX; a dump's missing ones 0 */
 	/* CPUID 0x8000_0022 subleaf 0, which libcpuid's extended leaves (to 0x8000_001F) cannot hold either. */
 	bool ext22_read;
 	uint32_t ext22[4];
@@ -150,7 +157,10 @@ void cpu_decode(const struct cpu_raw_data_t *raw, struct cpu_info *out);
  * The same with leaf 0x23 (@l23 may be NULL: not read). Where it is in
  * range (max basic leaf >= 0x23) and 0x23.0:EAX[1] says subleaf 1 is
  * valid, its GP (EAX) and fixed (EBX) bitmaps are the counters, as Linux's
- * update_pmu_cap() reads them.
+ * update_pmu_cap() reads them; where 0x23.0:EAX[3] says subleaf 3 is,
+ * its EAX (a set bit: the event is supported) is which architectural
+ * events this core type has, where CPUID.0AH:EBX is on a hybrid what
+ * every core type has.
  */
 void cpu_decode_ext(const struct cpu_raw_data_t *raw, const struct cpu_leaf23 *l23, struct cpu_info *out);
 

@@ -18,7 +18,7 @@ cpu_header(const char *line, int *cpu)
 void
 cpu_dump_leaf23(const char *path, int cpu, struct cpu_leaf23 *out)
 {
-	bool have[2] = { false, false };
+	bool have[CPU_LEAF23_SUBLEAVES] = { false };
 	char line[100];
 	int current = 0;
 	FILE *f;
@@ -42,7 +42,7 @@ cpu_dump_leaf23(const char *path, int cpu, struct cpu_leaf23 *out)
 			out->ext22_read = true;
 			continue;
 		}
-		if (n < 5 || leaf != 0x23 || subleaf > 1)
+		if (n < 5 || leaf != 0x23 || subleaf >= CPU_LEAF23_SUBLEAVES)
 			continue;
 		memcpy(out->sub[subleaf], r, sizeof(r));
 		have[subleaf] = true;

@@ -353,7 +353,7 @@ read_leaf23(struct hw *hw, int cpu, const struct cpu_raw_data_t *raw, struct cpu
 		l23->ext22_read = true;
 	if (raw->basic_cpuid[0][0] < 0x23)
 		return;
-	for (uint32_t sub = 0; sub < 2; sub++) {
+	for (uint32_t sub = 0; sub < CPU_LEAF23_SUBLEAVES; sub++) {
 		if (hw_cpuid_leaf(hw, cpu, 0x23, sub, l23->sub[sub]) < 0) {
 			memset(l23->sub, 0, sizeof(l23->sub));
 			return;
@@ -426,7 +426,7 @@ copy_dump(int fd, const struct cpu_leaf23 *l23, int ncpus, FILE *out)
 		}
 		if (!l23[n].read)
 			continue;
-		for (unsigned sub = 0; sub < 2; sub++) {
+		for (unsigned sub = 0; sub < CPU_LEAF23_SUBLEAVES; sub++) {
 			const uint32_t *r = l23[n].sub[sub];
 
 			if (fprintf(out, "CPUID 00000023: %08X-%08X-%08X-%08X [SL %02X]\n", r[0], r[1], r[2], r[3],

@@ -71,6 +71,26 @@ own_registers(const struct cpu_info *info)
 	return info->pmu.family && info->pmu.family->open;
 }
 
+/*
+ * kernel.nmi_watchdog says whether a hard-lockup detector runs, not which:
+ * since Linux 6.5 the "buddy" detector may run in place of the perf NMI
+ * watchdog and holds no counter. The registers say whether fixed counter 1
+ * is the watchdog's.
+ */
+static const char *
+watchdog_text(const struct access_report *r)
+{
+	if (!r->nmi_watchdog[0])
+		return "unknown";
+	if (strcmp(r->nmi_watchdog, "0") == 0)
+		return "off";
+	if (r->counters_read)
+		return "on (kernel.nmi_watchdog; the counters were not read: whether it holds one is unknown)";
+	if ((r->fixed_busy & 2) && r->owner_fixed[1] == PMU_OWNER_NMI_WATCHDOG)
+		return "on (holds fixed counter 1)";
+	return "on, holding no counter of this core (kernel.nmi_watchdog is 1 and fixed counter 1 is not programmed as its: Linux's buddy hard-lockup detector, 6.5 on, uses none)";
+}
+
 enum hw_file
 access_rdpmc_file(const struct cpu_info *info)
 {
@@ -200,7 +220,7 @@ access_print(const struct access_report *r, int cpu, FILE *out)
 		fprintf(out, "  rdpmc        not allowed (%s: %s); pmustat reads counters through MSRs; 'echo 2 | sudo tee %s' allows rdpmc\n",
 			hw_file_path(r->rdpmc_source), r->rdpmc_file[0] ? r->rdpmc_file : "unreadable",
 			hw_file_path(r->rdpmc_source));
-	fprintf(out, "  NMI watchdog %s\n", r->nmi_watchdog[0] ? (strcmp(r->nmi_watchdog, "0") ? "on (holds fixed counter 1)" : "off") : "unknown");
+	fprintf(out, "  NMI watchdog %s\n", watchdog_text(r));
 	if (r->counters_read == 0) {
 		fprintf(out, "  in use      ");
 		print_busy(out, r);

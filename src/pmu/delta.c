@@ -29,3 +29,15 @@ delta_count(uint64_t start, uint64_t end, unsigned width, bool overflowed)
 		d += mask + 1;
 	return d;
 }
+
+uint64_t
+delta_step(uint64_t last, uint64_t now, uint64_t mask, bool *reset)
+{
+	uint64_t d = (now - last) & mask;
+
+	if (d > (mask >> 1) + 1) {
+		*reset = true;
+		return now & mask;
+	}
+	return d;
+}

@@ -24,4 +24,18 @@ delta_width_mask(unsigned width);
 uint64_t
 delta_count(uint64_t start, uint64_t end, unsigned width, bool overflowed);
 
+/*
+ * Events between two readings @last and @now (taken modulo the counter's
+ * width, @mask = delta_width_mask()) of a running counter read at most
+ * INTERVAL_WRAP_MS apart: the modular difference, one wrap included. A
+ * difference beyond half the counter's range (2^47 events on a 48-bit
+ * counter, 2^39 on a 40-bit one: no event comes near that in a second) is
+ * no wrap but a step backwards: another user reset the counter (Linux's
+ * PMI handler zeroes FIXED_CTR3 on a PERF_METRICS overflow whoever owns
+ * it). Then *@reset is set and the count is @now, what counted since the
+ * reset to zero; the events between @last and the reset are lost.
+ */
+uint64_t
+delta_step(uint64_t last, uint64_t now, uint64_t mask, bool *reset);
+
 #endif

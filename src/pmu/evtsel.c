@@ -5,7 +5,8 @@
  * Performance Monitoring"): bits 63:32 of PERFEVTSELx are reserved except
  * EQ (36) and UMASK2 (47:40) on version 6; AnyThread is reserved once
  * CPUID.0AH:EDX[15] deprecates it. Bits 35:32 carry model-specific TSX
- * filters on some cores; pmustat never sets them.
+ * filters on some cores, and bit 35 Arch LBR's branch-counter logging;
+ * pmustat never sets them, and accepts them in another user's saved value.
  */
 #include <errno.h>
 #include <stdio.h>
@@ -43,6 +44,9 @@ evtsel_accepted_mask(const struct pmu_caps *caps, unsigned index)
 	/* SDM vol. 3B, "Performance Monitoring and Intel TSX". */
 	if (caps->tsx)
 		mask |= EVTSEL_IN_TX | (index == 2 ? EVTSEL_IN_TXCP : 0);
+	/* Linux sets it on its branch-counter events (perf record -j counter). */
+	if (index < 32 && ((caps->lbr_log_counters >> index) & 1))
+		mask |= EVTSEL_BR_CNTR;
 	return mask;
 }
 

@@ -39,12 +39,12 @@ pmu_check_frozen(struct pmu *p, bool force, const char **note, struct pmustat_er
 		return 0;
 	if (!(st & GLOBAL_STATUS_CTR_FRZ)) {
 		if ((st & GLOBAL_STATUS_LBR_FRZ) && note)
-			*note = "the LBRs are frozen (IA32_PERF_GLOBAL_STATUS.LBR_Frz, bit 58: a PMI under IA32_DEBUGCTL.FREEZE_LBRS_ON_PMI); the counters are not, and count";
+			*note = "the LBRs are frozen (IA32_PERF_GLOBAL_STATUS.LBR_Frz, bit 58: a PMI under IA32_DEBUGCTL.FREEZE_LBRS_ON_PMI, as perf's LBR call stacks set it); the counters are not, and count";
 		return 0;
 	}
 	if (!force)
 		return err_set(err, -EBUSY,
-			       "core %d: the PMU is frozen: IA32_PERF_GLOBAL_STATUS.CTR_Frz (bit 59)%s is set, so no counter counts. A PMI froze it under IA32_DEBUGCTL.FREEZE_PERFMON_ON_PMI (a profiler such as perf with LBR call stacks sets it) and that PMI's owner has not unfrozen it; writing bit 59 to IA32_PERF_GLOBAL_STATUS_RESET (0x390) clears it, which is the owner's business: end that profiler, pick another core with -C, or run with --force (pmustat clears CTR_Frz for the run and sets it back after)",
+			       "core %d: the PMU is frozen: IA32_PERF_GLOBAL_STATUS.CTR_Frz (bit 59)%s is set, so no counter counts. A PMI froze it under IA32_DEBUGCTL.FREEZE_PERFMON_ON_PMI (set by Linux 4.20 to 5.9 with counter freezing, on by default in 4.20 and from 5.0 only with perf_v4_pmi=1, or by a tool that programs the PMU itself; perf's LBR call stacks freeze only the LBRs) and that PMI's owner has not unfrozen it; writing bit 59 to IA32_PERF_GLOBAL_STATUS_RESET (0x390) clears it, which is the owner's business: end that profiler, pick another core with -C, or run with --force (pmustat clears CTR_Frz for the run and sets it back after)",
 			       p->cpu, (st & GLOBAL_STATUS_LBR_FRZ) ? " and LBR_Frz (bit 58)" : "");
 	/* Cleared with the first program, after the crash journal has recorded the freeze. */
 	p->unfreeze = true;

@@ -17,6 +17,9 @@
 #define MSR_IA32_PERF_CAPABILITIES	0x345u
 /* With CPUID.1:EDX.DS: bit i = GP counter i's PEBS, bit 32+i fixed counter i's (read only: another user's). */
 #define MSR_IA32_PEBS_ENABLE		0x3f1u
+/* Read only (never written): bit 12 says PEBS is unavailable, and then IA32_PEBS_ENABLE may not exist. */
+#define MSR_IA32_MISC_ENABLE		0x1a0u
+#define MISC_ENABLE_PEBS_UNAVAIL	(1ull << 12)
 #define MSR_IA32_FIXED_CTR_CTRL		0x38du
 #define MSR_IA32_PERF_GLOBAL_STATUS	0x38eu
 #define MSR_IA32_PERF_GLOBAL_CTRL	0x38fu
@@ -56,6 +59,8 @@
 /* With TSX (CPUID.7.0:EBX HLE or RTM): count in transactions only; IN_TXCP on EVTSEL2 only. */
 #define EVTSEL_IN_TX		(1ull << 32)
 #define EVTSEL_IN_TXCP		(1ull << 33)
+/* Branch-counter logging into Arch LBR (Linux's ARCH_PERFMON_EVENTSEL_BR_CNTR): pmu_caps.lbr_log_counters. */
+#define EVTSEL_BR_CNTR		(1ull << 35)
 #define EVTSEL_UMASK2(v)	(((uint64_t)(v) & 0xffu) << 40)	/* v6 */
 
 /* IA32_FIXED_CTR_CTRL: 4 bits per counter at [4i+3:4i]. */
@@ -89,5 +94,10 @@ static inline uint32_t msr_pmc(unsigned i) { return MSR_IA32_PMC0 + i; }
 static inline uint32_t msr_a_pmc(unsigned i) { return MSR_IA32_A_PMC0 + i; }
 static inline uint32_t msr_evtsel(unsigned i) { return MSR_IA32_PERFEVTSEL0 + i; }
 static inline uint32_t msr_fixed_ctr(unsigned i) { return MSR_IA32_FIXED_CTR0 + i; }
+/*
+ * v6 auto counter reload (CPUID.23H.2): IA32_PMC_GPn_CFG_B (0x1902 + 4n),
+ * the counters whose overflow reloads GP counter n (with CFG_C). Only read.
+ */
+static inline uint32_t msr_acr_cfg_b(unsigned i) { return 0x1902u + 4 * i; }
 
 #endif

@@ -47,14 +47,16 @@ pmu_owner_scan(const struct pmu_owner_regs *regs, const struct pmu_owner_hints *
 	for (unsigned i = 0; i < PMU_MAX_GP; i++) {
 		uint64_t v = regs->evtsel[i];
 		bool pebs = pebs_on & (1ull << i);
+		bool reload = regs->acr_cfg_b[i] != 0;
 
 		if (!(regs->gp_mask & (1u << i)))
 			continue;
-		if (!(v & (EVTSEL_EN | 0xffffu)) && !(regs->inuse & (1ull << i)) && !pebs)
+		if (!(v & (EVTSEL_EN | 0xffffu)) && !(regs->inuse & (1ull << i)) && !pebs && !reload)
 			continue;
 		out->busy_gp |= 1u << i;
 		out->evtsel[i] = v;
-		out->gp[i] = (v & EVTSEL_INT) || pebs ? PMU_OWNER_PERF : ours;
+		/* A reload configuration is Linux's (pmustat never writes one), live even with EVTSEL clear. */
+		out->gp[i] = (v & EVTSEL_INT) || pebs || reload ? PMU_OWNER_PERF : ours;
 	}
 	for (unsigned i = 0; i < PMU_MAX_FIXED; i++) {
 		unsigned f = (unsigned)FIXED_CTRL_FIELD(regs->fixed_ctrl, i);

@@ -15,7 +15,9 @@
  * lock is held), a killed one (its journal is there), or someone unknown
  * that writes the MSRs directly. Perf's PEBS counters have no INT bit
  * either (Linux clears it for PEBS events): a counter whose
- * IA32_PEBS_ENABLE bit is set is perf's too.
+ * IA32_PEBS_ENABLE bit is set is perf's too, and so is a v6 counter whose
+ * IA32_PMC_GPn_CFG_B holds a reload configuration (Linux leaves one after
+ * its event is gone; the counter would be reloaded behind a new user's back).
  *
  * Pure: the registers come in as values.
  */
@@ -48,6 +50,7 @@ struct pmu_owner_regs {
 	uint64_t fixed_ctrl;
 	uint64_t inuse;			/* IA32_PERF_GLOBAL_INUSE, 0 before v4 */
 	uint64_t pebs_enable;		/* IA32_PEBS_ENABLE, 0 without DS */
+	uint64_t acr_cfg_b[PMU_MAX_GP];	/* IA32_PMC_GPn_CFG_B (v6 auto counter reload), 0 without */
 	bool pebs_baseline;		/* PERF_CAPABILITIES[14]: bit 32+i is fixed counter i's */
 	bool perf_metrics;		/* PERF_CAPABILITIES[15] with fixed counter 3: IA32_PERF_METRICS */
 };

@@ -17,9 +17,11 @@
 #include "base/err.h"
 #include "events/event.h"
 #include "hw/hw.h"
+#include "pmu/acr.h"
 #include "pmu/delta.h"
 #include "pmu/evtsel.h"
 #include "pmu/msr.h"
+#include "pmu/pebs_enable.h"
 #include "pmu/pmu_impl.h"
 #include "pmu/pmu_regs.h"
 
@@ -33,6 +35,7 @@ open_at(struct pmu *p, struct hw *hw, int cpu, const struct pmu_caps *caps, bool
 	const struct pmu_owner_hints *hints, bool values, const struct pmu *like, struct pmustat_error **err)
 {
 	struct pmu_owner_regs regs;
+	uint32_t msr = 0;
 	int rc;
 
 	memset(p, 0, sizeof(*p));
@@ -87,11 +90,11 @@ open_at(struct pmu *p, struct hw *hw, int cpu, const struct pmu_caps *caps, bool
 		if (rc)
 			return pmu_fail(p, rc, "reading", MSR_IA32_PERF_METRICS, false, err);
 	}
-	if (caps->ds) {
-		rc = pmu_rd(p, MSR_IA32_PEBS_ENABLE, &p->pebs_enable);
-		if (rc)
-			return pmu_fail(p, rc, "reading", MSR_IA32_PEBS_ENABLE, false, err);
-	}
+	rc = pebs_enable_read(p->hw, p->cpu, caps, &p->pebs_enable, &msr, &p->msr_reads);
+	if (!rc)
+		rc = acr_cfg_b_read(p->hw, p->cpu, caps, p->acr_cfg_b, &msr, &p->msr_reads);
+	if (rc)
+		return pmu_fail(p, rc, "reading", msr, false, err);
 	if (uses_offcore) {
 		for (unsigned i = 0; i < PMU_NUM_OFFCORE; i++) {
 			rc = pmu_reg_load(p, &p->offcore[i], MSR_OFFCORE_RSP_0 + i);
@@ -108,6 +111,7 @@ open_at(struct pmu *p, struct hw *hw, int cpu, const struct pmu_caps *caps, bool
 	regs.fixed_ctrl = p->fixed_ctrl.saved;
 	regs.inuse = 0;	/* nothing the EVTSELs and FIXED_CTR_CTRL above do not say */
 	regs.pebs_enable = p->pebs_enable;
+	memcpy(regs.acr_cfg_b, p->acr_cfg_b, sizeof(regs.acr_cfg_b));
 	regs.pebs_baseline = p->perf_capabilities & PERF_CAP_PEBS_BASELINE;
 	regs.perf_metrics = pmu_has_perf_metrics(p);
 	pmu_owner_scan(&regs, hints, &p->occ);
@@ -591,7 +595,8 @@ pmu_read(struct pmu *p, const struct sched_slot *slots, unsigned n, unsigned run
 		}
 		if (s->kind == SCHED_METRICS) {
 			counts[k].raw = metrics;
-			counts[k].overflowed = false;
+			/* GLOBAL_STATUS[48]: the metrics' own counts overflowed; the bytes are not the run's. */
+			counts[k].overflowed = status & bits & GLOBAL_PERF_METRICS_BIT;
 			counts[k].frozen = p->caps.version >= 4 && (status & GLOBAL_STATUS_CTR_FRZ);
 			counts[k].value = s->index < 8 ? (metrics >> (8 * s->index)) & 0xff : 0;
 			continue;

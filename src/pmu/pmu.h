@@ -40,7 +40,7 @@ struct pmustat_error;
 /* One counter's reading after a run. */
 struct pmu_count {
 	uint64_t raw;
-	bool overflowed;
+	bool overflowed;		/* its GLOBAL_STATUS bit; a PERF_METRICS byte: bit 48 */
 	bool frozen;			/* CTR_Frz was set at the end: someone froze the PMU mid-run */
 	bool taken;			/* another user programmed the counter mid-run: theirs now */
 	bool stopped;			/* another user cleared its enable (EN, the fixed field) mid-run */

@@ -59,6 +59,7 @@ struct pmu {
 	bool unfreeze;			/* --force over a frozen PMU: clear CTR_Frz at the first program */
 	bool unfroze;			/* --force cleared CTR_Frz: set it back at the restore */
 	uint64_t pebs_enable;		/* IA32_PEBS_ENABLE (with DS), else 0: another user's PEBS counters */
+	uint64_t acr_cfg_b[PMU_MAX_GP];	/* IA32_PMC_GPn_CFG_B (v6 auto counter reload), else 0 */
 
 	/* Who held the counters when found, and those of them --force takes. */
 	struct pmu_occupancy occ;

@@ -13,26 +13,35 @@
 #include "events/arch_events.h"
 #include "events/event_table.h"
 #include "hw/hw.h"
+#include "pmu/acr.h"
+#include "pmu/pebs_enable.h"
 #include "pmu/pmu.h"
 #include "pmu/snapshot.h"
 #include "base/err.h"
 
 static int
-rd(struct hw *hw, int cpu, uint32_t msr, uint64_t *val, struct pmustat_error **err)
+read_failed(int cpu, uint32_t msr, int rc, struct pmustat_error **err)
 {
 	char name[40];
+
+	return err_set(err, rc, "core %d: reading %s (0x%x) failed: %s; %s", cpu,
+		       pmu_msr_name(msr, name, sizeof(name)), msr, strerror(-rc), hw_msr_hint(rc, false));
+}
+
+static int
+rd(struct hw *hw, int cpu, uint32_t msr, uint64_t *val, struct pmustat_error **err)
+{
 	int rc = hw_rdmsr(hw, cpu, msr, val);
 
-	if (rc)
-		err_set(err, rc, "core %d: reading %s (0x%x) failed: %s; %s", cpu,
-			 pmu_msr_name(msr, name, sizeof(name)), msr, strerror(-rc), hw_msr_hint(rc, false));
-	return rc;
+	return rc ? read_failed(cpu, msr, rc, err) : 0;
 }
 
 int
 pmu_snapshot_read(struct hw *hw, int cpu, const struct pmu_caps *caps, struct pmu_snapshot *st,
 		  struct pmustat_error **err)
 {
+	unsigned long reads = 0;
+	uint32_t msr = 0;
 	int rc;
 
 	memset(st, 0, sizeof(*st));
@@ -60,8 +69,9 @@ pmu_snapshot_read(struct hw *hw, int cpu, const struct pmu_caps *caps, struct pm
 			return rc;
 		st->has_inuse = true;
 	}
-	if (caps->ds && (rc = rd(hw, cpu, MSR_IA32_PEBS_ENABLE, &st->pebs_enable, err)))
-		return rc;
+	if ((rc = pebs_enable_read(hw, cpu, caps, &st->pebs_enable, &msr, &reads)) ||
+	    (rc = acr_cfg_b_read(hw, cpu, caps, st->acr_cfg_b, &msr, &reads)))
+		return read_failed(cpu, msr, rc, err);
 	if (caps->ds && caps->pdcm && (rc = rd(hw, cpu, MSR_IA32_PERF_CAPABILITIES, &st->perf_capabilities, err)))
 		return rc;
 	for (unsigned i = 0; i < PMU_MAX_GP; i++) {
@@ -93,6 +103,7 @@ pmu_snapshot_occupancy(const struct pmu_snapshot *st, const struct pmu_owner_hin
 	regs.fixed_ctrl = st->fixed_ctrl;
 	regs.inuse = st->has_inuse ? st->global_inuse : 0;
 	regs.pebs_enable = st->pebs_enable;
+	memcpy(regs.acr_cfg_b, st->acr_cfg_b, sizeof(regs.acr_cfg_b));
 	regs.pebs_baseline = st->perf_capabilities & PERF_CAP_PEBS_BASELINE;
 	regs.perf_metrics = st->perf_capabilities & PERF_CAP_PERF_METRICS;
 	pmu_owner_scan(&regs, hints, out);

@@ -41,6 +41,7 @@ struct pmu_snapshot {
 	uint64_t global_inuse;		/* valid when has_inuse (v4+) */
 	bool has_inuse;
 	uint64_t pebs_enable;		/* IA32_PEBS_ENABLE, 0 without DS */
+	uint64_t acr_cfg_b[PMU_MAX_GP];	/* IA32_PMC_GPn_CFG_B (v6 auto counter reload), 0 without */
 	uint64_t perf_capabilities;	/* IA32_PERF_CAPABILITIES, 0 without PDCM */
 	uint64_t fixed_ctrl;
 	uint64_t evtsel[PMU_MAX_GP];

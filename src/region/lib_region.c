@@ -142,6 +142,7 @@ read_begin(struct lib_frame *f, unsigned n)
 		perf_begin(f);
 		return;
 	}
+	f->cpu = lib_cpu();
 	lib_lfence();
 	LIB_UNROLL
 	for (unsigned i = 0; i < n; i++) {
@@ -155,10 +156,26 @@ read_begin(struct lib_frame *f, unsigned n)
 	lib_lfence();
 }
 
-/* The counters at an end, the differences modulo each counter's width into @rec. */
+/*
+ * A pair whose reads were not all on one CPU (the thread moved between
+ * its begin and its end, or during their reads): two cores' counters, no
+ * count. A call, uncounted.
+ */
+static __attribute__((noinline)) void
+end_moved(struct pmustat_region_record *rec)
+{
+	rec->uncounted++;
+}
+
+/*
+ * The counters at an end, the differences modulo each counter's width into
+ * @rec, when the CPU after the reads is the one before the begin's.
+ */
 static inline __attribute__((always_inline)) void
 read_end(const struct lib_frame *f, struct pmustat_region_record *rec, unsigned n)
 {
+	uint64_t now[PMUSTAT_REGION_MAX_EVENTS];
+
 	if (n == 0) {
 		perf_end(f, rec);
 		return;
@@ -169,9 +186,16 @@ read_end(const struct lib_frame *f, struct pmustat_region_record *rec, unsigned 
 		uint64_t lo, hi;
 
 		LIB_RDPMC(lib_cfg.ecx[i], lo, hi);
-		rec->sum[i] += ((hi << 32 | lo) - f->start[i].v) & lib_cfg.mask[i];
+		now[i] = hi << 32 | lo;
 	}
 	lib_lfence();
+	if (__builtin_expect(lib_cpu() != f->cpu, 0)) {
+		end_moved(rec);
+		return;
+	}
+	LIB_UNROLL
+	for (unsigned i = 0; i < n; i++)
+		rec->sum[i] += (now[i] - f->start[i].v) & lib_cfg.mask[i];
 }
 
 /*

@@ -15,6 +15,12 @@
 
 #include <linux/perf_event.h>
 #include <stdbool.h>
+#include <stddef.h>
+#if defined(__has_include)
+#if __has_include(<sys/rseq.h>)
+#include <sys/rseq.h>
+#endif
+#endif
 #include <stdint.h>
 #include <string.h>
 
@@ -98,7 +104,7 @@ struct lib_frame {
 	const char *key;		/* the name pointer it was begun with last */
 	struct pmustat_region_record *rec;	/* its region's */
 	uint32_t counted;		/* perf mode: 0 when the begin could not read the counters */
-	uint32_t pad;
+	uint32_t cpu;			/* rdpmc mode: lib_cpu() before the begin's reads */
 	union lib_value start[PMUSTAT_REGION_MAX_EVENTS];
 };
 
@@ -185,6 +191,35 @@ static inline void
 lib_count(uint64_t *counter)
 {
 	__atomic_fetch_add(counter, 1, __ATOMIC_RELAXED);
+}
+
+/* getcpu(), for a thread without an rseq area (lib_attach.c). */
+LIB_HIDDEN uint32_t lib_cpu_slow(void);
+
+/*
+ * The CPU the calling thread runs on, for the rdpmc reads of a pair, which
+ * read that CPU's counters: a pair whose reads were on two CPUs subtracts
+ * two cores' counters. glibc (2.35 on) registers each thread's rseq area,
+ * whose cpu_id the kernel updates before the thread returns to user mode on
+ * another CPU: one load from the thread pointer, async-signal-safe, no
+ * system call. Without one (an older libc, glibc.pthread.rseq=0, a kernel
+ * that refused it: __rseq_size 0), getcpu().
+ */
+static inline uint32_t
+lib_cpu(void)
+{
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 35)) && defined(__x86_64__)
+	if (__builtin_expect(__rseq_size != 0, 1)) {
+		uint32_t cpu;
+
+		/* The area is at the thread pointer (%fs's base) plus __rseq_offset. */
+		__asm__ volatile("movl %%fs:(%1), %0"
+				 : "=r"(cpu)
+				 : "r"(__rseq_offset + (ptrdiff_t)offsetof(struct rseq, cpu_id)));
+		return cpu;
+	}
+#endif
+	return lib_cpu_slow();
 }
 
 static inline void

@@ -169,7 +169,7 @@ struct pmustat_region_record {
 	uint32_t minus_open;		/* minus the pairs open now (recursion: several), mod 2^32 */
 	uint64_t reserved2;		/* version 1's begins: 0 */
 	uint64_t calls;			/* completed pairs */
-	uint64_t uncounted;		/* pairs whose counters could not be read (perf: not scheduled) */
+	uint64_t uncounted;		/* pairs in no sum: perf, not scheduled; rdpmc, read on two CPUs */
 	char name[PMUSTAT_REGION_NAME_SIZE];	/* NUL-terminated */
 	uint64_t sum[PMUSTAT_REGION_MAX_EVENTS];
 	uint64_t reserved1[3];

@@ -493,8 +493,7 @@ parse_records(const unsigned char *buf, const struct pmustat_region_header *want
 			return fail(err, -EPROTO, "region area: record %u is corrupt", i);
 		/* begin() calls: the completed pairs and those still open. */
 		begins = rec.calls + (uint32_t)(0u - rec.minus_open);
-		if (begins < rec.calls || rec.uncounted > rec.calls ||
-		    (want->mode == PMUSTAT_REGION_MODE_RDPMC && rec.uncounted))
+		if (begins < rec.calls || rec.uncounted > rec.calls)
 			return fail(err, -EPROTO,
 				    "region area: record %u has impossible counts (%llu calls of %llu begins, %llu uncounted)",
 				    i, (unsigned long long)rec.calls, (unsigned long long)begins,
@@ -543,6 +542,7 @@ region_result_parse(const void *buf, size_t size, const struct region_host_param
 	if (h.threads_used > want.thread_capacity || h.records_used > want.record_capacity)
 		return fail(err, -EPROTO, "region area: %u threads and %u records used of %u and %u",
 			    h.threads_used, h.records_used, want.thread_capacity, want.record_capacity);
+	r->mode = want.mode;
 	r->nevents = want.nevents;
 	r->run = want.run;
 	r->attached = h.attached;

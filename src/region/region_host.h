@@ -65,7 +65,7 @@ struct region_thread_count {
 	unsigned thread;		/* index into region_result.threads */
 	uint64_t begins;
 	uint64_t calls;
-	uint64_t uncounted;		/* pairs the library could not read (perf mode) */
+	uint64_t uncounted;		/* pairs in no sum: perf mode, unread; rdpmc mode, read on two CPUs */
 	uint64_t sum[PMUSTAT_REGION_MAX_EVENTS];
 };
 
@@ -91,6 +91,7 @@ struct region_thread {
 };
 
 struct region_result {
+	uint32_t mode;			/* enum pmustat_region_mode */
 	unsigned nevents;
 	unsigned run;
 	unsigned attached;		/* processes that linked the library and accepted the area */

@@ -150,6 +150,41 @@ test_ten_gp_counters(void **state)
 	e2e_machine_free(&m);
 }
 
+/*
+ * v6 auto counter reload on the E-core (CPUID.23H.2: GP 2-7 have
+ * IA32_PMC_GPn_CFG_B/CFG_C): another user's configuration, which Linux
+ * clears only lazily, makes GP3's overflow reload GP2 with 100. A run of
+ * eight events whose 0x13 wraps GP3 must not count 0x12 on GP2: that
+ * counter is another user's (state says perf), and 0x12's 1002 is exact.
+ */
+static void
+test_auto_counter_reload_is_another_users(void **state)
+{
+	char events[8 * 32];
+	struct e2e_machine m;
+	struct e2e_result r;
+	size_t used = 0;
+
+	(void)state;
+	e2e_machine_new(&m, (const char *[]){ "--model", "arrowlake", "--cpus", "2",
+		"--set", "1:0x190a=0x8", "--set", "1:0x190b=100", NULL });
+	for (unsigned i = 0; i < 8; i++)
+		used += (size_t)snprintf(events + used, sizeof(events) - used, "%scpu/event=0x%x,umask=0x1/",
+					 i ? "," : "", 0x10 + i);
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "-C", "1", "-x", ",", "-e", events, "--", WL, "--quiet",
+		"--cpu", "1", "--retire", "0x12:1:1002", "--retire", "0x13:1:0x1000000000005", NULL });
+	e2e_assert_status(&r, 0);
+	e2e_assert_err_contains(&r, "1002,,\"cpu/event=0x12,umask=0x1/u\"");
+	e2e_result_free(&r);
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "state", "-C", "1", NULL });
+	e2e_assert_status(&r, 0);
+	assert_non_null(strstr(r.out[0] ? r.out : r.err, "perf"));
+	e2e_result_free(&r);
+	/* Left as found: the other user's reload configuration is not pmustat's to change. */
+	assert_int_equal(e2e_msr(&m, ECORE, 0x190a), 0x8);
+	e2e_machine_free(&m);
+}
+
 /* The E-core's fixed counters 4-6 count; its missing fixed counter 3 is never written, nor its bits. */
 static void
 test_fixed_counters_with_a_hole(void **state)
@@ -284,7 +319,25 @@ test_killed_run_fixed_next_run(void **state)
 	e2e_machine_free(&m);
 }
 
-/* info tells each core type's counters as leaf 0x23 enumerates them. */
+/* Whether the JSON pmu object @pmu lists architectural event @key. */
+static bool
+lists_arch_event(json_t *pmu, const char *key)
+{
+	size_t i;
+	json_t *e;
+
+	json_array_foreach(json_object_get(pmu, "arch_events"), i, e)
+		if (strcmp(json_string_value(e), key) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * info tells each core type's counters as leaf 0x23 enumerates them, and
+ * its architectural events as subleaf 3 does (Lion Cove: Topdown Slots,
+ * no Bad Speculation; Skymont the other way round), not CPUID.0AH's
+ * intersection of the two, which lists neither.
+ */
 static void
 test_info_per_core_type(void **state)
 {
@@ -302,6 +355,8 @@ test_info_per_core_type(void **state)
 	assert_int_equal(json_integer_value(json_object_get(pmu, "gp_counters")), 10);
 	assert_int_equal(mask_of(json_object_get(pmu, "gp_mask")), 0x3ff);
 	assert_int_equal(mask_of(json_object_get(pmu, "fixed_mask")), 0xf);
+	assert_true(lists_arch_event(pmu, "TOPDOWN_SLOTS"));
+	assert_false(lists_arch_event(pmu, "TOPDOWN_BAD_SPECULATION"));
 	json_decref(root);
 	e2e_result_free(&r);
 	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "info", "-C", "1", "--json", NULL });
@@ -312,6 +367,8 @@ test_info_per_core_type(void **state)
 	assert_int_equal(mask_of(json_object_get(pmu, "gp_mask")), 0xff);
 	assert_int_equal(mask_of(json_object_get(pmu, "fixed_mask")), 0x77);
 	assert_int_equal(json_integer_value(json_object_get(pmu, "fixed_counters")), 6);
+	assert_false(lists_arch_event(pmu, "TOPDOWN_SLOTS"));
+	assert_true(lists_arch_event(pmu, "TOPDOWN_BAD_SPECULATION"));
 	json_decref(root);
 	e2e_result_free(&r);
 
@@ -326,6 +383,7 @@ test_info_per_core_type(void **state)
 	pmu = json_object_get(root, "pmu");
 	assert_int_equal(mask_of(json_object_get(pmu, "gp_mask")), 0x3ff);
 	assert_string_equal(json_string_value(json_object_get(pmu, "counters_from")), "CPUID.23H.1");
+	assert_true(lists_arch_event(pmu, "TOPDOWN_SLOTS"));
 	assert_true(json_is_null(json_object_get(pmu, "counters_note")));
 	json_decref(root);
 	e2e_result_free(&r);
@@ -341,6 +399,7 @@ main(void)
 		cmocka_unit_test(test_killed_run_reset),
 		cmocka_unit_test(test_killed_run_fixed_next_run),
 		cmocka_unit_test(test_info_per_core_type),
+		cmocka_unit_test(test_auto_counter_reload_is_another_users),
 	};
 
 	make_gp_events();

@@ -254,6 +254,32 @@ test_watchdog_owns_fixed_counter_1(void **state)
 	e2e_machine_free(&m);
 }
 
+/*
+ * kernel.nmi_watchdog is 1 either way: with the perf NMI watchdog, fixed
+ * counter 1 is its; with Linux 6.5's buddy hard-lockup detector no counter
+ * is, and info says what the registers show, not what the sysctl implies.
+ */
+static void
+test_watchdog_line_follows_the_registers(void **state)
+{
+	struct e2e_machine m;
+	struct e2e_result r;
+
+	(void)state;
+	machine(&m, "skylake", "--watchdog");
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "info", "-C", "1", NULL });
+	e2e_assert_err_contains(&r, "NMI watchdog on (holds fixed counter 1)\n");
+	e2e_result_free(&r);
+	e2e_machine_free(&m);
+	machine(&m, "skylake", "--buddy-watchdog");
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "info", "-C", "1", NULL });
+	e2e_assert_status(&r, 0);
+	e2e_assert_err_contains(&r, "NMI watchdog on, holding no counter of this core");
+	assert_null(strstr(r.err, "holds fixed counter 1"));
+	e2e_result_free(&r);
+	e2e_machine_free(&m);
+}
+
 int
 main(void)
 {
@@ -265,6 +291,7 @@ main(void)
 		cmocka_unit_test(test_msr_problems),
 		cmocka_unit_test(test_rdpmc_off),
 		cmocka_unit_test(test_watchdog_owns_fixed_counter_1),
+		cmocka_unit_test(test_watchdog_line_follows_the_registers),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -473,6 +473,40 @@ test_fork(void **state)
 }
 
 /* An area the library must refuse: another contract version. */
+/*
+ * The scheduler moves the thread to another core between a begin and its
+ * end: the end's rdpmc reads the other core's counters, whose difference
+ * from the begin's is no count (here 2^48 - 999,900 modulo the width). The
+ * pair is a call in no sum, counted as uncounted; a pair wholly on the new
+ * core counts as usual.
+ */
+static void
+test_thread_moved_mid_region(void **state)
+{
+	struct region_result r;
+	struct fixture f;
+	const struct region_total *t;
+
+	(void)state;
+	setup(&f, 1000000, 0, 0);
+	/* The same events on CPU 1, from zero. */
+	assert_int_equal(e2e_set_msr(&f.m, 1, MSR_IA32_PERFEVTSEL0, LLC_EVTSEL), 0);
+	assert_int_equal(e2e_set_msr(&f.m, 1, MSR_IA32_FIXED_CTR_CTRL, FIXED_CTRL_USR), 0);
+	assert_int_equal(e2e_set_msr(&f.m, 1, MSR_IA32_PERF_GLOBAL_CTRL, 1ull | 1ull << 32), 0);
+	run_pinned(&f, (const char *[]){ REGION_SCRIPT, "b:moved", "r:100", "cpu:1", "r:100", "e:moved",
+		"b:stayed", "r:5", "e:stayed", NULL }, NULL, 0);
+	read_result(&f, &r);
+	t = total(&r, "moved");
+	assert_int_equal(t->calls, 1);
+	assert_int_equal(t->uncounted, 1);
+	assert_int_equal(t->sum[0], 0);
+	assert_int_equal(t->sum[1], 0);
+	expect_total(&r, "stayed", 1, 5);
+	assert_int_equal(total(&r, "stayed")->uncounted, 0);
+	region_result_free(&r);
+	teardown(&f);
+}
+
 static void
 test_version_refused(void **state)
 {
@@ -510,6 +544,7 @@ main(void)
 		cmocka_unit_test(test_record_area_full),
 		cmocka_unit_test(test_threads_and_slot_limit),
 		cmocka_unit_test(test_fork),
+		cmocka_unit_test(test_thread_moved_mid_region),
 		cmocka_unit_test(test_version_refused),
 		cmocka_unit_test(test_perf_pages),
 		cmocka_unit_test(test_perf_not_readable),

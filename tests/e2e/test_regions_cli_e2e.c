@@ -459,6 +459,36 @@ test_baseline(void **state)
 	e2e_machine_free(&m);
 }
 
+/*
+ * The scheduler moves the command's thread between a begin and its end, on
+ * two counted cores: that pair read two cores' counters, so it is a call
+ * in no sum, and pmustat says how many; a pair on one core counts.
+ */
+static void
+test_thread_moved_mid_region(void **state)
+{
+	char cpus[32], to[16], from[16];
+	struct e2e_machine m;
+	struct e2e_result r;
+	int other = core == 0 ? 1 : 0;
+
+	(void)state;
+	if ((unsigned)other >= ncpus)
+		fail_msg("the test needs two CPUs");
+	snprintf(cpus, sizeof(cpus), "%d,%d", other < core ? other : core, other < core ? core : other);
+	snprintf(from, sizeof(from), "cpu:%d", core);
+	snprintf(to, sizeof(to), "cpu:%d", other);
+	machine(&m, NULL, NULL);
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "--regions", "-C", cpus, "-e", "LLC_MISSES", "--",
+		REGION_SCRIPT, from, "r:1000", "b:moved", "r:100", to, "r:100", "e:moved", "b:stayed", "r:5", "e:stayed", NULL });
+	e2e_assert_status(&r, 0);
+	e2e_assert_err_contains(&r, "run 1: 1 pair(s) ran on two CPUs");
+	e2e_assert_err_contains(&r, " moved: 1 call\n                 0      LLC_MISSES:u\n");
+	e2e_assert_err_contains(&r, " stayed: 1 call\n                 5      LLC_MISSES:u\n");
+	e2e_result_free(&r);
+	e2e_machine_free(&m);
+}
+
 int
 main(void)
 {
@@ -478,6 +508,7 @@ main(void)
 		cmocka_unit_test(test_sigkill_next_run_restores),
 		cmocka_unit_test(test_sigkill_reset_restores),
 		cmocka_unit_test(test_corrupt_journal),
+		cmocka_unit_test(test_thread_moved_mid_region),
 	};
 	core = e2e_last_cpu();
 	if (core < 0)

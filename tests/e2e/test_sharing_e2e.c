@@ -226,6 +226,9 @@ test_frozen_pmu_is_reported(void **state)
 	e2e_assert_err_contains(&r, "frozen");
 	e2e_assert_err_contains(&r, "CTR_Frz");
 	e2e_assert_err_contains(&r, "FREEZE_PERFMON_ON_PMI");
+	/* Who sets it: not perf's LBR call stacks (those set FREEZE_LBRS_ON_PMI, LBR_Frz). */
+	e2e_assert_err_contains(&r, "Linux 4.20 to 5.9 with counter freezing");
+	assert_null(strstr(r.err, "LBR call stacks sets it"));
 	e2e_assert_err_contains(&r, "--force");
 	after = e2e_state(&m);
 	assert_int_equal(emu_pmu_diff(before, after, stderr), 0);
@@ -327,6 +330,38 @@ test_journal_takes_tsx_event_selects(void **state)
 	e2e_machine_free(&m);
 }
 
+/*
+ * perf's event with branch-counter logging (EVTSEL bit 35, which Linux
+ * sets for the LBR event logging of Sierra Forest, Lunar and Arrow Lake:
+ * CPUID.7.0:EDX[19] and the counters of CPUID.1CH:ECX[19:16]) on pmc0 of
+ * an Arrow Lake P-core, taken by a --force run that is then killed: the
+ * journal holds perf's value, and reset puts it back.
+ */
+static void
+test_journal_takes_branch_counter_logging(void **state)
+{
+	const uint64_t br_cntr = 0x8005300c4ull;	/* BR_CNTR, EN, INT, OS, USR, 0xc4 */
+	struct e2e_machine m;
+	struct e2e_result r;
+	pid_t pid;
+
+	(void)state;
+	e2e_machine_new(&m, (const char *[]){ "--model", "arrowlake", "--cpus", "2", "--gp", "4",
+		"--set", "0:0x186=0x8005300c4", NULL });
+	assert_int_equal(e2e_msr(&m, 0, msr_evtsel(0)), br_cntr);
+	pid = e2e_spawn(&m, (const char *[]){ E2E_PMUSTAT, "-C", "0", "--force", "-e", "r01c4,r02c4,r04c4,r08c4", "--",
+		m.workload, "--quiet", "--sleep", "10000", NULL }, NULL);
+	assert_true(e2e_wait_msr(&m, 0, msr_evtsel(0), 1ull << 35 | EVTSEL_EN, EVTSEL_EN, 5000));
+	kill(-pid, SIGKILL);
+	assert_int_equal(e2e_reap(pid), 128 + SIGKILL);
+
+	e2e_run(&m, &r, (const char *[]){ E2E_PMUSTAT, "reset", "-C", "0", NULL });
+	e2e_assert_status(&r, 0);
+	assert_int_equal(e2e_msr(&m, 0, msr_evtsel(0)), br_cntr);
+	e2e_result_free(&r);
+	e2e_machine_free(&m);
+}
+
 int
 main(void)
 {
@@ -338,6 +373,7 @@ main(void)
 		cmocka_unit_test(test_frozen_pmu_is_reported),
 		cmocka_unit_test(test_frozen_mid_run_is_reported),
 		cmocka_unit_test(test_journal_takes_tsx_event_selects),
+		cmocka_unit_test(test_journal_takes_branch_counter_logging),
 		cmocka_unit_test(test_killed_force_run_refreezes_on_reset),
 	};
 

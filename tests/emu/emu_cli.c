@@ -30,6 +30,8 @@
  * --kernel-insns N instructions of another program retire then (emu_config).
  * --perfmon=off: NetBurst's IA32_MISC_ENABLE says performance monitoring
  * is unavailable (bit 7 clear).
+ * --pebs=off: a VM without PEBS (KVM's): IA32_MISC_ENABLE[11] and [12] set,
+ * IA32_PEBS_ENABLE raises #GP, CPUID still has DS.
  * --ht-split: netburst-ht with CPUs k and k + N/2 as one core's threads
  * (Linux's numbering on many machines), not 2k and 2k+1.
  * init also makes the machine's own directory STATEFILE.d (its /run, see
@@ -62,8 +64,8 @@ usage(void)
 {
 	fprintf(stderr,
 		"usage: pmu-emu init --model M [--cpus N] [--pcores N] [--gp N] [--fixed N]\n"
-		"                    [--rdpmc=on|off] [--msr=ok|absent|eacces|readonly] [--watchdog]\n"
-		"                    [--perfmon=on|off] [--ht-split] [--set [CPU:]MSR=VALUE]... [--cpuid-dir DIR]\n"
+		"                    [--rdpmc=on|off] [--msr=ok|absent|eacces|readonly] [--watchdog] [--buddy-watchdog]\n"
+		"                    [--perfmon=on|off] [--pebs=on|off] [--ht-split] [--set [CPU:]MSR=VALUE]... [--cpuid-dir DIR]\n"
 		"                    [--caller-insns N] [--ptrace=on|off]\n"
 		"                    [--kernel-ctrl VALUE [--kernel-insns N]]\n"
 		"                    STATEFILE\n"
@@ -179,7 +181,9 @@ cmd_init(int argc, char **argv)
 		{ "rdpmc", required_argument, NULL, 'r' },
 		{ "msr", required_argument, NULL, 'M' },
 		{ "watchdog", no_argument, NULL, 'w' },
+		{ "buddy-watchdog", no_argument, NULL, 'W' },
 		{ "perfmon", required_argument, NULL, 'P' },
+		{ "pebs", required_argument, NULL, 'B' },
 		{ "ht-split", no_argument, NULL, 'H' },
 		{ "cpuid-dir", required_argument, NULL, 'd' },
 		{ "set", required_argument, NULL, 's' },
@@ -201,6 +205,7 @@ cmd_init(int argc, char **argv)
 	unsigned pcores = 0;
 	int gp = -1, fixed = -1;
 	bool rdpmc_off = false, watchdog = false, perfmon_off = false, ptrace_off = false, ht_split = false;
+	bool pebs_off = false, buddy = false;
 	unsigned caller_insns = 0, kernel_insns = 0;
 	uint64_t kernel_ctrl = 0;
 
@@ -237,6 +242,14 @@ cmd_init(int argc, char **argv)
 			break;
 		case 'w':
 			watchdog = true;
+			break;
+		case 'W':
+			buddy = true;
+			break;
+		case 'B':
+			if (strcmp(optarg, "on") && strcmp(optarg, "off"))
+				usage();
+			pebs_off = strcmp(optarg, "off") == 0;
 			break;
 		case 'P':
 			if (strcmp(optarg, "on") && strcmp(optarg, "off"))
@@ -284,7 +297,9 @@ cmd_init(int argc, char **argv)
 	cfg.rdpmc_off = rdpmc_off;
 	cfg.msr = (enum emu_msr_access)msr;
 	cfg.watchdog = watchdog;
+	cfg.buddy_watchdog = buddy;
 	cfg.nb_perfmon_off = perfmon_off;
+	cfg.pebs_off = pebs_off;
 	cfg.nb_ht_split = ht_split;
 	cfg.caller_insns = caller_insns;
 	cfg.ptrace_off = ptrace_off;

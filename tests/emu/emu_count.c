@@ -143,6 +143,7 @@ emu_count_burst(const struct emu_core_type *t, struct emu_regs *r, uint8_t code,
 		unsigned ring, uint64_t n, bool offcore, uint64_t rsp)
 {
 	bool pending = false;
+	uint64_t ovf = 0;
 
 	if (t->version == 0 || n == 0)
 		return false;
@@ -161,6 +162,7 @@ emu_count_burst(const struct emu_core_type *t, struct emu_regs *r, uint8_t code,
 				continue;
 		}
 		if (count(&r->pmc[i], t->gp_width, inc)) {
+			ovf |= 1ull << i;
 			r->global_status |= 1ull << i;
 			pending |= (r->evtsel[i] & EVTSEL_INT) != 0;
 		}
@@ -170,10 +172,15 @@ emu_count_burst(const struct emu_core_type *t, struct emu_regs *r, uint8_t code,
 		    !emu_fixed_counts(t, r, i, ring))
 			continue;
 		if (count(&r->fixed_ctr[i], t->fixed_width, n)) {
+			ovf |= GLOBAL_FIXED_BIT(i);
 			r->global_status |= GLOBAL_FIXED_BIT(i);
 			pending |= (FIXED_CTRL_FIELD(r->fixed_ctr_ctrl, i) & FIXED_CTRL_PMI) != 0;
 		}
 	}
+	/* Auto counter reload: a counter whose CFG_B names one that overflowed takes its CFG_C. */
+	for (unsigned j = 0; ovf && j < EMU_MAX_GP; j++)
+		if (((t->acr_gp_mask >> j) & 1) && (r->acr_cfg_b[j] & ovf))
+			r->pmc[j] = r->acr_cfg_c[j];
 	return pending;
 }
 

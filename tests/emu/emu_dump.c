@@ -49,6 +49,10 @@ emu_msr_list(const struct emu_pmu *pmu, unsigned cpu, uint32_t *msrs, size_t max
 		all[n++] = MSR_IA32_FIXED_CTR0 + i;
 	for (size_t i = 0; i < sizeof(after_fixed) / sizeof(after_fixed[0]); i++)
 		all[n++] = after_fixed[i];
+	for (unsigned i = 0; i < EMU_MAX_GP; i++) {
+		all[n++] = EMU_MSR_V6_GP0_CFG_B + EMU_MSR_V6_STEP * i;
+		all[n++] = EMU_MSR_V6_GP0_CFG_C + EMU_MSR_V6_STEP * i;
+	}
 	/*
 	 * IA32_A_PMCx and the v6 aliases name the same registers as IA32_PMCx
 	 * and IA32_PERFEVTSELx: listing them would repeat them. Write-only
@@ -99,10 +103,9 @@ emu_msr_name(uint32_t msr, char *buf, size_t size)
 		snprintf(buf, size, "IA32_A_PMC%u", i);
 	else if (emu_in_range(msr, MSR_IA32_FIXED_CTR0, EMU_MAX_FIXED, &i))
 		snprintf(buf, size, "IA32_FIXED_CTR%u", i);
-	else if (emu_in_range(msr, EMU_MSR_V6_GP0_CTR, EMU_MAX_GP * EMU_MSR_V6_STEP, &i) &&
-		 i % EMU_MSR_V6_STEP <= 1)
+	else if (emu_in_range(msr, EMU_MSR_V6_GP0_CTR, EMU_MAX_GP * EMU_MSR_V6_STEP, &i))
 		snprintf(buf, size, "IA32_PMC_GP%u_%s", i / EMU_MSR_V6_STEP,
-			 i % EMU_MSR_V6_STEP ? "CFG_A" : "CTR");
+			 (const char *[]){ "CTR", "CFG_A", "CFG_B", "CFG_C" }[i % EMU_MSR_V6_STEP]);
 	else if (emu_in_range(msr, EMU_MSR_V6_FX0_CTR, EMU_MAX_FIXED * EMU_MSR_V6_STEP, &i) &&
 		 i % EMU_MSR_V6_STEP == 0)
 		snprintf(buf, size, "IA32_PMC_FX%u_CTR", i / EMU_MSR_V6_STEP);

@@ -23,6 +23,7 @@
 #define EMU_EVTSEL_IN_TX	(1ull << 32)	/* TSX */
 #define EMU_EVTSEL_IN_TXCP	(1ull << 33)	/* TSX, IA32_PERFEVTSEL2 only */
 #define EMU_EVTSEL_ADAPTIVE	(1ull << 34)	/* PEBS baseline: adaptive record */
+#define EMU_EVTSEL_BR_CNTR	(1ull << 35)	/* Arch LBR event logging (Linux's ARCH_PERFMON_EVENTSEL_BR_CNTR) */
 #define EMU_EVTSEL_EQ		(1ull << 36)	/* v6, CPUID.23H.0:EBX[1] */
 #define EMU_EVTSEL_UMASK2	(0xffull << 40)	/* v6, CPUID.23H.0:EBX[0] */
 

@@ -14,10 +14,31 @@
 _Static_assert(EMU_ACTION_TD == EMU_TD_COUNT, "emu_action.h and enum emu_td disagree");
 
 /*
+ * handle_pmi_common() on GLOBAL_STATUS[48] (PERF_METRICS overflow) calls
+ * intel_update_topdown_event(NULL), whether or not a top-down event of
+ * Linux's runs: it reads FIXED_CTR3 and, unless it is 0, folds the pair
+ * into its own events and writes FIXED_CTR3 = 0, then PERF_METRICS = 0
+ * (the counter first: the metrics are derived from it).
+ */
+static int
+topdown_reset(struct emu_pmu *pmu, unsigned cpu)
+{
+	uint64_t slots;
+	int err;
+
+	if ((err = emu_rdmsr(pmu, cpu, msr_fixed_ctr(PERF_METRICS_FIXED), &slots)) || slots == 0)
+		return err;
+	if ((err = emu_wrmsr(pmu, cpu, msr_fixed_ctr(PERF_METRICS_FIXED), 0)))
+		return err;
+	return emu_wrmsr(pmu, cpu, MSR_IA32_PERF_METRICS, 0);
+}
+
+/*
  * Linux's intel_pmu_handle_irq(): __intel_pmu_disable_all() writes 0 to
  * GLOBAL_CTRL, intel_pmu_get_status() reads GLOBAL_STATUS and
  * intel_pmu_ack_status() writes every set bit back to GLOBAL_STATUS_RESET
  * (its own counters' or not, CTR_Frz and LBR_Frz included), then
+ * handle_pmi_common() handles the bits (the top-down reset above), and
  * __intel_pmu_enable_all() writes its own GLOBAL_CTRL value.
  */
 static int
@@ -31,6 +52,8 @@ nmi(struct emu_pmu *pmu, unsigned cpu, const struct emu_action *a)
 	    (err = emu_rdmsr(pmu, cpu, MSR_IA32_PERF_GLOBAL_STATUS, &status)))
 		return err;
 	if (status && (err = emu_wrmsr(pmu, cpu, MSR_IA32_PERF_GLOBAL_STATUS_RESET, status)))
+		return err;
+	if ((status & GLOBAL_PERF_METRICS_BIT) && (err = topdown_reset(pmu, cpu)))
 		return err;
 	return emu_wrmsr(pmu, cpu, MSR_IA32_PERF_GLOBAL_CTRL, a->has_val ? a->val : ctrl);
 }

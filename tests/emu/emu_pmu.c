@@ -355,6 +355,12 @@ setup_type(struct emu_core_type *t, const struct type_def *def, const struct emu
 	t->topdown = (t->perf_capabilities & EMU_PERF_CAP_PERF_METRICS) &&
 		(t->fixed_mask & 8) ? def->topdown : 0;
 	emu_setup_valid_bits(t);
+	t->misc_enable = EMU_MISC_ENABLE_VALUE;
+	if (cfg->pebs_off) {
+		t->misc_enable |= EMU_MISC_BTS_UNAVAIL | EMU_MISC_PEBS_UNAVAIL;
+		t->pebs = false;
+		t->pebs_counters = t->pebs_valid = 0;
+	}
 	return 0;
 }
 
@@ -440,7 +446,7 @@ set_default_files(struct emu_pmu *pmu)
 		emu_set_file(pmu, HW_FILE_RDPMC_CPU_CORE, NULL);
 		emu_set_file(pmu, HW_FILE_RDPMC_CPU_ATOM, NULL);
 	}
-	emu_set_file(pmu, HW_FILE_NMI_WATCHDOG, cfg->watchdog ? "1\n" : "0\n");
+	emu_set_file(pmu, HW_FILE_NMI_WATCHDOG, cfg->watchdog || cfg->buddy_watchdog ? "1\n" : "0\n");
 	emu_set_file(pmu, HW_FILE_LOCKDOWN, cfg->msr == EMU_MSR_READONLY ?
 		     "none [integrity] confidentiality\n" :
 		     "[none] integrity confidentiality\n");

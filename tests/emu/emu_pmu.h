@@ -58,9 +58,17 @@
 #define EMU_MSR_DEBUGCTL	0x1d9u	/* IA32_DEBUGCTL */
 #define EMU_MSR_PERF_METRICS	0x329u	/* IA32_PERF_METRICS, PERF_CAPABILITIES[15] */
 #define EMU_MSR_PEBS_ENABLE	0x3f1u	/* IA32_PEBS_ENABLE */
+#define EMU_MSR_MISC_ENABLE	0x1a0u	/* IA32_MISC_ENABLE (read-only here) */
+/* IA32_MISC_ENABLE: fast strings (0) and performance monitoring available (7), as parts power up. */
+#define EMU_MISC_ENABLE_VALUE	0x81ull
+#define EMU_MISC_BTS_UNAVAIL	(1ull << 11)
+#define EMU_MISC_PEBS_UNAVAIL	(1ull << 12)
 /* v6 aliases, 4 apart per counter (Linux's MSR_IA32_PMC_V6_*). */
 #define EMU_MSR_V6_GP0_CTR	0x1900u
 #define EMU_MSR_V6_GP0_CFG_A	0x1901u
+/* Auto counter reload (CPUID.23H.2): which counters' overflow reloads GP n, and with what. */
+#define EMU_MSR_V6_GP0_CFG_B	0x1902u
+#define EMU_MSR_V6_GP0_CFG_C	0x1903u
 #define EMU_MSR_V6_FX0_CTR	0x1980u
 #define EMU_MSR_V6_STEP		4u
 
@@ -163,8 +171,19 @@ struct emu_config {
 	 * running, nmi_watchdog file "1".
 	 */
 	bool watchdog;
+	/*
+	 * Linux's "buddy" hard-lockup detector (6.5 on, in place of the perf
+	 * NMI watchdog): nmi_watchdog file "1", and no counter held.
+	 */
+	bool buddy_watchdog;
 	/* NetBurst: IA32_MISC_ENABLE[7] clear, "performance monitoring unavailable". */
 	bool nb_perfmon_off;
+	/*
+	 * A VM without PEBS, as KVM makes one: IA32_MISC_ENABLE[11] and [12]
+	 * (BTS and PEBS unavailable) set, IA32_PEBS_ENABLE raises #GP, and
+	 * CPUID.1:EDX.DS stays set (architectural models).
+	 */
+	bool pebs_off;
 	/*
 	 * NetBurst with HT: CPUs k and k + ncpus/2 are one core's two threads
 	 * (as Linux numbers many machines: every core's first thread, then
@@ -220,6 +239,9 @@ struct emu_core_type {
 	/* Bits a write may set; any other bit is reserved (#GP). */
 	uint64_t evtsel_valid;		/* IN_TXCP only on EVTSEL2: evtsel2_valid */
 	uint64_t evtsel2_valid;
+	uint32_t br_cntr_counters;	/* EVTSELs that may also set BR_CNTR (bit 35) */
+	uint32_t acr_gp_mask;		/* CPUID.23H.2 EAX: GP counters with CFG_B/CFG_C */
+	uint64_t acr_cause_valid;	/* 23H.2 ECX | EDX << 32: counters whose overflow may reload */
 	uint64_t fixed_ctrl_valid;
 	uint64_t global_ctrl_valid;
 	uint64_t global_status_valid;	/* bits STATUS can hold = RESET/SET writable bits */
@@ -234,7 +256,7 @@ struct emu_core_type {
 	bool netburst;
 	bool nb_ht;			/* two threads per core (threads == 2) share the registers */
 	unsigned nb_model;		/* family-15 model: IQ_ESCR0/1 only up to 2 */
-	uint64_t misc_enable;		/* IA32_MISC_ENABLE, read-only here */
+	uint64_t misc_enable;		/* IA32_MISC_ENABLE, read-only here (every model) */
 	/* AMD Zen (version 0, no leaf 0xA): its core PMU instead (emu_zen.h). */
 	bool zen;
 	bool zen_ext;			/* PerfCtrExtCore: counters at 0xC001_0200 */
@@ -272,6 +294,8 @@ struct emu_regs {
 	uint64_t debugctl;
 	uint64_t pebs_enable;
 	uint64_t td[EMU_TD_COUNT];
+	uint64_t acr_cfg_b[EMU_MAX_GP];	/* IA32_PMC_GPn_CFG_B: reload GP n when these overflow */
+	uint64_t acr_cfg_c[EMU_MAX_GP];	/* IA32_PMC_GPn_CFG_C: the value it is reloaded with */
 };
 
 /* How often each CPU's MSRs were accessed (not part of the diffed state). */

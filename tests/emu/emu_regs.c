@@ -57,6 +57,13 @@ gp_evtsel(const struct emu_core_type *t, uint32_t msr, unsigned *i)
 		(t->version >= 6 && gp_exists(t, msr, EMU_MSR_V6_GP0_CFG_A, EMU_MSR_V6_STEP, i));
 }
 
+/* IA32_PMC_GPn_CFG_B or _CFG_C (@base) of a counter CPUID.23H.2 gives auto counter reload. */
+static bool
+acr_reg(const struct emu_core_type *t, uint32_t msr, uint32_t base, unsigned *i)
+{
+	return in_bank(t->acr_gp_mask, EMU_MAX_GP, msr, base, EMU_MSR_V6_STEP, i);
+}
+
 static bool
 fixed_counter(const struct emu_core_type *t, uint32_t msr, unsigned *i)
 {
@@ -93,6 +100,12 @@ emu_read_reg(const struct emu_pmu *pmu, unsigned cpu, uint32_t msr, uint64_t *va
 		*val = r->debugctl;
 	} else if (msr == EMU_MSR_PEBS_ENABLE && t->pebs) {
 		*val = r->pebs_enable;
+	} else if (acr_reg(t, msr, EMU_MSR_V6_GP0_CFG_B, &i)) {
+		*val = r->acr_cfg_b[i];
+	} else if (acr_reg(t, msr, EMU_MSR_V6_GP0_CFG_C, &i)) {
+		*val = r->acr_cfg_c[i];
+	} else if (msr == EMU_MSR_MISC_ENABLE) {
+		*val = t->misc_enable;
 	} else if (msr == EMU_MSR_PERF_METRICS && t->topdown) {
 		*val = emu_td_read(t, r);
 	} else if (t->version >= 2 && msr == MSR_IA32_FIXED_CTR_CTRL) {
@@ -137,7 +150,8 @@ write_counting_reg(const struct emu_core_type *t, struct emu_regs *r, uint32_t m
 	bool legacy;
 
 	if (gp_evtsel(t, msr, &i)) {
-		if (val & ~(i == 2 ? t->evtsel2_valid : t->evtsel_valid))
+		if (val & ~((i == 2 ? t->evtsel2_valid : t->evtsel_valid) |
+			    (((t->br_cntr_counters >> i) & 1) ? EMU_EVTSEL_BR_CNTR : 0)))
 			return -EIO;
 		r->evtsel[i] = val;
 	} else if (gp_counter(t, msr, &i, &legacy)) {
@@ -191,6 +205,7 @@ write_reg(struct emu_pmu *pmu, unsigned cpu, uint32_t msr, uint64_t val)
 {
 	const struct emu_core_type *t = emu_cpu_type(pmu, cpu);
 	struct emu_regs *r = &pmu->cpu[cpu].regs;
+	unsigned i;
 	int err;
 
 	if (t && t->netburst)
@@ -218,6 +233,14 @@ write_reg(struct emu_pmu *pmu, unsigned cpu, uint32_t msr, uint64_t val)
 		if (val & ~t->perf_metrics_valid)
 			return -EIO;
 		emu_td_write(t, r, val);
+	} else if (acr_reg(t, msr, EMU_MSR_V6_GP0_CFG_B, &i)) {
+		if (val & ~t->acr_cause_valid)
+			return -EIO;
+		r->acr_cfg_b[i] = val;
+	} else if (acr_reg(t, msr, EMU_MSR_V6_GP0_CFG_C, &i)) {
+		if (val & ~emu_low_bits(t->gp_width))
+			return -EIO;
+		r->acr_cfg_c[i] = val;
 	} else {
 		/*
 		 * Unknown MSRs, and the read-only GLOBAL_STATUS, GLOBAL_INUSE
@@ -351,6 +374,28 @@ emu_setup_valid_bits(struct emu_core_type *t)
 	if (t->tsx)
 		t->evtsel_valid |= EMU_EVTSEL_IN_TX;
 	t->evtsel2_valid = t->evtsel_valid | (t->tsx ? EMU_EVTSEL_IN_TXCP : 0);
+	/*
+	 * Branch-counter logging into the architectural LBRs (Sierra Forest,
+	 * Lunar and Arrow Lake): CPUID.7.0:EDX[19] (Arch LBR), and
+	 * CPUID.1CH:ECX[19:16] the GP counters whose event select may set it
+	 * (Linux's lbr_counters, ARCH_PERFMON_EVENTSEL_BR_CNTR).
+	 */
+	/*
+	 * Auto counter reload (v6, CPUID.23H.0:EAX[2]: subleaf 2 valid): EAX
+	 * the GP counters that have IA32_PMC_GPn_CFG_B/CFG_C, ECX (GP) and
+	 * EDX (fixed, bits 32+) the counters whose overflow may reload them.
+	 */
+	t->acr_gp_mask = 0;
+	t->acr_cause_valid = 0;
+	if (t->version >= 6 && t->cpuid.basic_cpuid[0][0] >= 0x23 && (l23_0[0] & 4)) {
+		const uint32_t *l23_2 = t->hi_leaf[0x23 - EMU_HI_LEAF0][2];
+
+		t->acr_gp_mask = l23_2[0] & t->gp_mask;
+		t->acr_cause_valid = (l23_2[2] & t->gp_mask) | (uint64_t)(l23_2[3] & t->fixed_mask) << 32;
+	}
+	t->br_cntr_counters = 0;
+	if (((leaf7[3] >> 19) & 1) && t->cpuid.basic_cpuid[0][0] >= 0x1c)
+		t->br_cntr_counters = (t->cpuid.basic_cpuid[0x1c][2] >> 16) & 0xf & t->gp_mask;
 
 	t->fixed_ctrl_valid = 0;
 	for (unsigned i = 0; i < t->fixed; i++) {

@@ -161,11 +161,38 @@ test_v6_msr_aliases(void **state)
 	assert_int_equal(rd(arl, 0, msr_fixed_ctr(3)), 77);
 	assert_int_equal(emu_rdmsr(arl, 1, EMU_MSR_V6_FX0_CTR + 4 * 3, &val), -EIO);
 	assert_int_equal(rd(arl, 1, EMU_MSR_V6_FX0_CTR + 4 * 6), 0);
-	/* Auto-reload's CFG_B/CFG_C are not emulated; before v6 no alias exists. */
+	/* Auto-reload's CFG_B/CFG_C only where CPUID.23H.2 gives them (the E-core's GP 2-7); before v6 no alias exists. */
 	assert_int_equal(emu_rdmsr(arl, 0, EMU_MSR_V6_GP0_CTR + 2, &val), -EIO);
 	assert_int_equal(emu_rdmsr(icl, 0, EMU_MSR_V6_GP0_CTR, &val), -EIO);
 	emu_pmu_free(arl);
 	emu_pmu_free(icl);
+}
+
+/*
+ * v6 auto counter reload (CPUID.23H.2, the Skymont E-core: GP 2-7): GP2's
+ * CFG_B names GP3, so GP3's overflow reloads GP2 with CFG_C; a bit
+ * CPUID does not give as a cause faults, and the P-core has no CFG_B.
+ */
+static void
+test_v6_auto_counter_reload(void **state)
+{
+	struct emu_pmu *arl = new_pmu(EMU_MODEL_ARROWLAKE, 2);
+	uint64_t val;
+
+	(void)state;
+	wr(arl, 1, EMU_MSR_V6_GP0_CFG_B + 4 * 2, 1u << 3);
+	wr(arl, 1, EMU_MSR_V6_GP0_CFG_C + 4 * 2, 100);
+	assert_int_equal(emu_wrmsr(arl, 1, EMU_MSR_V6_GP0_CFG_B + 4 * 2, 1u << 0), -EIO);
+	assert_int_equal(emu_rdmsr(arl, 0, EMU_MSR_V6_GP0_CFG_B + 4 * 2, &val), -EIO);
+	wr(arl, 1, msr_evtsel(3), 0x4100c0);
+	wr(arl, 1, msr_evtsel(2), 0x41003c);
+	wr(arl, 1, MSR_IA32_PERF_GLOBAL_CTRL, 0xc);
+	wr(arl, 1, EMU_MSR_V6_GP0_CTR + 4 * 3, (1ull << 48) - 1);
+	assert_int_equal(emu_retire(arl, 1, 0x3c, 0, 3, 7), 0);
+	assert_int_equal(rd(arl, 1, msr_pmc(2)), 7);
+	assert_int_equal(emu_retire(arl, 1, 0xc0, 0, 3, 1), 0);
+	assert_int_equal(rd(arl, 1, msr_pmc(2)), 100);
+	emu_pmu_free(arl);
 }
 
 static void
@@ -508,6 +535,7 @@ main(void)
 		cmocka_unit_test(test_fixed_counters_beyond_four),
 		cmocka_unit_test(test_v6_msr_aliases),
 		cmocka_unit_test(test_v6_evtsel_eq_umask2),
+		cmocka_unit_test(test_v6_auto_counter_reload),
 		cmocka_unit_test(test_tsx_bits),
 		cmocka_unit_test(test_anythread_per_model),
 		cmocka_unit_test(test_adaptive_pebs_bits),

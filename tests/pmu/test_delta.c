@@ -3,6 +3,7 @@
  */
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
@@ -49,6 +50,26 @@ test_masks_high_bits(void **state)
 	assert_int_equal(delta_count(5, 3, 64, false), (uint64_t)-2);
 }
 
+/* Two reads of a running counter: a wrap goes forward, a reset backwards. */
+static void
+test_step_wrap_and_reset(void **state)
+{
+	uint64_t m48 = (1ull << 48) - 1, m40 = (1ull << 40) - 1;
+	bool reset = false;
+
+	(void)state;
+	assert_int_equal(delta_step(m48 - 9, 5, m48, &reset), 15);
+	assert_int_equal(delta_step(0, 1ull << 47, m48, &reset), 1ull << 47);
+	assert_int_equal(delta_step(1ull << 47, 0, m48, &reset), 1ull << 47);
+	assert_false(reset);
+	/* Linux zeroed FIXED_CTR3 after 6,000 slots; 2,000 since. */
+	assert_int_equal(delta_step(6000, 2000, m48, &reset), 2000);
+	assert_true(reset);
+	reset = false;
+	assert_int_equal(delta_step(100, 3, m40, &reset), 3);
+	assert_true(reset);
+}
+
 int
 main(void)
 {
@@ -57,6 +78,7 @@ main(void)
 		cmocka_unit_test(test_wrap_without_status),
 		cmocka_unit_test(test_past_2_48),
 		cmocka_unit_test(test_masks_high_bits),
+		cmocka_unit_test(test_step_wrap_and_reset),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);

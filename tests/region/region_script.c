@@ -13,6 +13,8 @@
  *	c:N		retire N CPU_CLK_UNHALTED.THREAD (0x3c/0x00) in user mode
  *	b*K:PREFIX	begin K regions named PREFIX0..PREFIX(K-1), in order
  *	e*K:PREFIX	end them, in reverse order
+ *	cpu:N		move to CPU N (sched_setaffinity), as the scheduler
+ *			migrates a thread, e.g. between a begin and its end
  *	fork		fork; the parent waits for the child, and both go on
  *	threads:N	run the steps after this one in N threads at once, then exit
  *	null		begin(NULL) and end(NULL)
@@ -21,6 +23,7 @@
  */
 #include <dlfcn.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -145,6 +148,13 @@ run(int argc, char **argv)
 				else
 					pmustat_region_end(v[k - 1 - j]);
 			}
+		} else if (strncmp(a, "cpu:", 4) == 0) {
+			cpu_set_t one;
+
+			CPU_ZERO(&one);
+			CPU_SET((int)strtol(a + 4, NULL, 10), &one);
+			if (sched_setaffinity(0, sizeof(one), &one) != 0)
+				die("cannot move to that CPU");
 		} else if (strcmp(a, "fork") == 0) {
 			pid_t pid = fork();
 			int status;

@@ -351,7 +351,7 @@ test_corruption_refused(void **state)
 	rec->reserved2 = 1;	/* version 1's begins */
 	expect_refused(&a, "record 0");
 	rec->reserved2 = 0;
-	rec->uncounted = 1;	/* rdpmc mode reads always */
+	rec->uncounted = 2;	/* more pairs in no sum than pairs */
 	expect_refused(&a, "impossible");
 	rec->uncounted = 0;
 	rec->sum[2] = 1;	/* only 2 events were programmed */
