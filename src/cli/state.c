@@ -153,7 +153,7 @@ core_setup(struct hw *hw, struct state_core *c, bool raw)
 	c->cpu = t.cpu;
 	snprintf(c->key, sizeof(c->key), "%s", t.key);
 	if (!target_can_count(&t)) {
-		err_set(&c->error, -ENODEV, "core %d (%s): %s", c->core, c->key, cpu_verdict_text(c->cpu.verdict));
+		err_set(&c->error, -ENODEV, "core %d (%s): %s", c->core, c->key, cpu_why(&c->cpu));
 		target_close(&t);
 		return -1;
 	}
