@@ -150,7 +150,7 @@ judge(struct info *in)
 		return;
 	}
 	if (!cpu_can_count(c)) {
-		snprintf(in->verdict, sizeof(in->verdict), "cannot count: %s", cpu_verdict_text(c->verdict));
+		snprintf(in->verdict, sizeof(in->verdict), "cannot count: %s", cpu_why(c));
 		return;
 	}
 	if (!in->live) {

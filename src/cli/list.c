@@ -581,10 +581,10 @@ load_for_cpu(const struct list_opts *o, struct listing *l, struct pmustat_error 
 	l->cpu_index = t.core;
 	if (!cpu_can_count(&t.cpu))
 		fprintf(stderr, "pmustat list: warning: CPU %d (%s): %s\n", t.core, t.key,
-			cpu_verdict_text(t.cpu.verdict));
+			cpu_why(&t.cpu));
 	if (t.table_rc == -ENOENT || t.table_rc == 1) {
 		snprintf(l->no_metrics, sizeof(l->no_metrics), "%s: no metrics",
-			 t.table_rc == 1 ? cpu_verdict_text(t.cpu.verdict) : err_msg(t.table_why));
+			 t.table_rc == 1 ? cpu_why(&t.cpu) : err_msg(t.table_why));
 		if (!o->metrics && t.table_rc == -ENOENT)
 			fprintf(stderr, "pmustat list: warning: %s; listing the architectural events only (browse any table with --table NAME)\n",
 				err_msg(t.table_why));

@@ -260,7 +260,7 @@ reset_one(struct hw *hw, const struct reset_opts *o, int core, struct reset_core
 		char key[64];
 
 		cpu_mapfile_key(&cpu, key, sizeof(key));
-		rc = err_set(&err, -ENOTSUP, "core %d (%s): %s", core, key, cpu_verdict_text(cpu.verdict));
+		rc = err_set(&err, -ENOTSUP, "core %d (%s): %s", core, key, cpu_why(&cpu));
 	}
 	if (rc < 0) {
 		say(r, err_msg(err));

@@ -161,7 +161,7 @@ core_setup(struct hw *hw, struct state_core *c, bool raw)
 			c->nb_sibling = -1;
 	}
 	if (!target_can_count(&t)) {
-		err_set(&c->error, -ENODEV, "core %d (%s): %s", c->core, c->key, cpu_verdict_text(c->cpu.verdict));
+		err_set(&c->error, -ENODEV, "core %d (%s): %s", c->core, c->key, cpu_why(&c->cpu));
 		target_close(&t);
 		return -1;
 	}

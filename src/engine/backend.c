@@ -59,7 +59,7 @@ backend_msr_blocked(struct hw *hw, const struct cpu_info *cpu, int core, char *w
 	struct access_report r;
 
 	if (!cpu_can_count(cpu)) {
-		snprintf(why, size, "%s", cpu_verdict_text(cpu->verdict));
+		snprintf(why, size, "%s", cpu_why(cpu));
 		return true;
 	}
 	memset(&r, 0, sizeof(r));

@@ -375,7 +375,7 @@ add_unsupported(struct stat_events *s, const struct target *t, const char *name)
 	e->fixed = -1;
 	e->usr = true;
 	snprintf(s->unsupported_why, sizeof(s->unsupported_why), "core %d (%s): %s", t->core, t->key,
-		 cpu_verdict_text(t->cpu.verdict));
+		 cpu_why(&t->cpu));
 }
 
 static bool
@@ -494,14 +494,14 @@ requests_resolve(const struct stat_opts *o, struct target *t, struct stat_events
 			return rc;
 		if (rc < 0 && cpu_bad)
 			return err_set(err, rc, "core %d (%s): %s; %s (software events such as task-clock and page-faults need no PMU)",
-				       t->core, t->key, cpu_verdict_text(t->cpu.verdict), err_msg(*err));
+				       t->core, t->key, cpu_why(&t->cpu), err_msg(*err));
 		if (rc < 0)
 			return rc;
 	}
 	/* -M needs the PMU; -M alone counts the metrics' events, not the default set. */
 	if (o->nmetric_specs > 0 && cpu_bad)
 		return err_set(err, -ENODEV, "core %d (%s): %s; metrics (-M) are computed from hardware events",
-			       t->core, t->key, cpu_verdict_text(t->cpu.verdict));
+			       t->core, t->key, cpu_why(&t->cpu));
 	for (size_t i = 0; !s->simulated && o->nspecs == 0 && o->nmetric_specs == 0 && i < sizeof(sw_defaults) / sizeof(sw_defaults[0]); i++) {
 		rc = add_spec(s, t, sw_defaults[i], err);
 		if (rc < 0)
@@ -547,7 +547,7 @@ requests_resolve(const struct stat_opts *o, struct target *t, struct stat_events
 		return err_set(err, -E2BIG, "%u events; pmustat counts at most %d per invocation", s->nhw + s->nsw,
 			       SCHED_MAX_EVENTS);
 	if (s->nhw && cpu_bad)
-		return err_set(err, -ENODEV, "core %d (%s): %s", t->core, t->key, cpu_verdict_text(t->cpu.verdict));
+		return err_set(err, -ENODEV, "core %d (%s): %s", t->core, t->key, cpu_why(&t->cpu));
 	pair_ratios(s);
 	order_rows(s);
 	return 0;

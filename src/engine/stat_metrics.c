@@ -295,7 +295,7 @@ stat_metrics_request(struct stat_metrics *m, const struct stat_opts *o, struct t
 		return 0;
 	if (!target_can_count(t))
 		return err_set(err, -ENODEV, "core %d (%s): %s; metrics need the PMU", t->core, t->key,
-			       cpu_verdict_text(t->cpu.verdict));
+			       cpu_why(&t->cpu));
 	rc = target_load_table(t, err);
 	if (rc)
 		return rc;

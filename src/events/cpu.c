@@ -158,6 +158,8 @@ decode_leaf23(const struct cpu_leaf23 *l23, struct cpu_info *out)
 static enum cpu_verdict
 judge(const struct cpu_info *cpu)
 {
+	if (cpu->pmu_why[0])
+		return CPU_VERDICT_FAMILY_CANNOT;
 	if (cpu->vendor != CPU_VENDOR_INTEL)
 		return CPU_VERDICT_NOT_INTEL;
 	/* Family 0xF without an extended family is NetBurst; 18 is Nova Lake. */
@@ -223,6 +225,10 @@ cpu_decode_ext(const struct cpu_raw_data_t *raw, const struct cpu_leaf23 *l23, s
 		decode_pmu(raw, out);
 		decode_leaf23(l23, out);
 	}
+	if (l23 && l23->ext22_read && raw->ext_cpuid[0][R_EAX] >= 0x80000022u) {
+		out->ext22_read = true;
+		memcpy(out->ext22, l23->ext22, sizeof(out->ext22));
+	}
 	pmu_families_detect(raw, out);
 
 	out->verdict = judge(out);
@@ -277,8 +283,18 @@ cpu_verdict_text(enum cpu_verdict verdict)
 		return "the CPU has no architectural performance monitoring (CPUID leaf 0xA absent or version 0)";
 	case CPU_VERDICT_PERFMON_V1:
 		return "architectural perfmon version 1 has no IA32_PERF_GLOBAL_CTRL; pmustat needs version 2 or later";
+	case CPU_VERDICT_FAMILY_CANNOT:
+		return "pmustat cannot program this CPU's PMU";
 	}
 	return "unknown verdict";
+}
+
+const char *
+cpu_why(const struct cpu_info *cpu)
+{
+	if (cpu->verdict == CPU_VERDICT_FAMILY_CANNOT && cpu->pmu_why[0])
+		return cpu->pmu_why;
+	return cpu_verdict_text(cpu->verdict);
 }
 
 void

@@ -37,6 +37,7 @@ enum cpu_verdict {
 	CPU_VERDICT_VM_NO_PMU,		/* hypervisor hides leaf 0xA */
 	CPU_VERDICT_NO_ARCH_PERFMON,	/* leaf 0xA absent or version 0 */
 	CPU_VERDICT_PERFMON_V1,		/* no IA32_PERF_GLOBAL_CTRL */
+	CPU_VERDICT_FAMILY_CANNOT,	/* a family's PMU pmustat cannot count on: cpu_info.pmu_why says why */
 };
 
 struct pmu_caps {
@@ -81,6 +82,13 @@ struct pmu_caps {
 	 * What pmu/ needs to open, check and restore it behind the same calls.
 	 */
 	bool netburst;
+	/*
+	 * A family that enumerates its counters by CPUID feature bits (not
+	 * leaf 0xA) says which it found: counters at the family's extended
+	 * addresses, and global enable, status and clear registers.
+	 */
+	bool ext_counters;
+	bool global_regs;
 	unsigned nb_model;
 	bool nb_ht;
 	unsigned nb_thread;
@@ -115,7 +123,16 @@ struct cpu_info {
 	uint32_t native_model_id;	/* CPUID.1AH:EAX[23:0] */
 	struct pmu_caps pmu;
 	struct netburst_caps netburst;
+	/*
+	 * CPUID 0x8000_0022 (EAX, EBX, ECX, EDX), beyond libcpuid's extended
+	 * leaves: read apart as leaf 0x23 is (struct cpu_leaf23). Zero when
+	 * not read or out of range (@ext22_read false).
+	 */
+	bool ext22_read;
+	uint32_t ext22[4];
 	enum cpu_verdict verdict;
+	/* The family's own sentence for CPU_VERDICT_FAMILY_CANNOT: what it found and what to do. */
+	char pmu_why[512];
 };
 
 /*
@@ -129,6 +146,9 @@ struct cpu_info {
 struct cpu_leaf23 {
 	bool read;			/* false: not available (a dump without subleaves 0 and 1) */
 	uint32_t sub[CPU_LEAF23_SUBLEAVES][4];	/* EAX, EBX, ECX, EDX; a dump's missing ones 0 */
+	/* CPUID 0x8000_0022 subleaf 0, which libcpuid's extended leaves (to 0x8000_001F) cannot hold either. */
+	bool ext22_read;
+	uint32_t ext22[4];
 };
 
 /* Decode @raw. Never fails: problems end up in ->verdict. */
@@ -165,6 +185,8 @@ const char *cpu_vendor_name(enum cpu_vendor vendor);
 
 /* One line: why pmustat can or cannot count, and what to do. */
 const char *cpu_verdict_text(enum cpu_verdict verdict);
+/* The same for @cpu: its family's own sentence where the family said why it cannot count. */
+const char *cpu_why(const struct cpu_info *cpu);
 
 /*
  * The mapfile key, "GenuineIntel-6-55-7" (family decimal, model and

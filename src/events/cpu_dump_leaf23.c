@@ -37,6 +37,11 @@ cpu_dump_leaf23(const char *path, int cpu, struct cpu_leaf23 *out)
 			continue;
 		/* The subleaf in hex ("[SL 0A]"), which libcpuid's %02i misreads; absent means 0. */
 		n = sscanf(line, "CPUID %x: %x-%x-%x-%x [SL %x]", &leaf, &r[0], &r[1], &r[2], &r[3], &subleaf);
+		if (n >= 5 && leaf == 0x80000022u && subleaf == 0) {
+			memcpy(out->ext22, r, sizeof(r));
+			out->ext22_read = true;
+			continue;
+		}
 		if (n < 5 || leaf != 0x23 || subleaf >= CPU_LEAF23_SUBLEAVES)
 			continue;
 		memcpy(out->sub[subleaf], r, sizeof(r));

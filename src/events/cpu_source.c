@@ -349,11 +349,13 @@ static void
 read_leaf23(struct hw *hw, int cpu, const struct cpu_raw_data_t *raw, struct cpu_leaf23 *l23)
 {
 	memset(l23, 0, sizeof(*l23));
+	if (raw->ext_cpuid[0][0] >= 0x80000022u && hw_cpuid_leaf(hw, cpu, 0x80000022u, 0, l23->ext22) == 0)
+		l23->ext22_read = true;
 	if (raw->basic_cpuid[0][0] < 0x23)
 		return;
 	for (uint32_t sub = 0; sub < CPU_LEAF23_SUBLEAVES; sub++) {
 		if (hw_cpuid_leaf(hw, cpu, 0x23, sub, l23->sub[sub]) < 0) {
-			memset(l23, 0, sizeof(*l23));
+			memset(l23->sub, 0, sizeof(l23->sub));
 			return;
 		}
 	}
@@ -414,8 +416,15 @@ copy_dump(int fd, const struct cpu_leaf23 *l23, int ncpus, FILE *out)
 			break;
 		}
 		/* NOLINTNEXTLINE(cert-err34-c): the header libcpuid just wrote */
-		if (sscanf(line, "_________________ Logical CPU #%d", &n) != 1 || n < 0 || n >= ncpus ||
-		    !l23[n].read)
+		if (sscanf(line, "_________________ Logical CPU #%d", &n) != 1 || n < 0 || n >= ncpus)
+			continue;
+		if (l23[n].ext22_read) {
+			const uint32_t *r = l23[n].ext22;
+
+			if (fprintf(out, "CPUID 80000022: %08X-%08X-%08X-%08X\n", r[0], r[1], r[2], r[3]) < 0)
+				ret = -EIO;
+		}
+		if (!l23[n].read)
 			continue;
 		for (unsigned sub = 0; sub < CPU_LEAF23_SUBLEAVES; sub++) {
 			const uint32_t *r = l23[n].sub[sub];

@@ -1,6 +1,9 @@
 #include "config.h"
 #include "events/event_table.h"
 #include "base/err.h"
+#include "events/compiled_file.h"
+#include "events/event_table_file.h"
+#include "events/event_table_impl.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -9,23 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-
-#include <jansson.h>
+#include <sys/mman.h>
 
 #define EVENT_TABLE_FORMAT_VERSION 1
 /* Upstream's longest is 20 (alderlake_goldencove); mapfile.c allows 127. */
 #define EVENT_TABLE_NAME_MAX 127
-
-struct event_table {
-	/* Every string in the descs points into this document. */
-	json_t *root;
-	const char *name;
-	const char *source_file;
-	const char *source_version;
-	size_t count;
-	struct event_desc *descs;	/* sorted by name, case-insensitively */
-	struct event_extra *extras;
-};
 
 static int
 desc_cmp(const void *a, const void *b)
@@ -254,9 +245,42 @@ resolve_aliases(struct event_table *t, const char **what, const char **who)
 	return 0;
 }
 
+static int
+check_table_name(const char *name, struct pmustat_error **err)
+{
+	if (!*name || strchr(name, '/') || name[0] == '.') {
+		return err_set(err, -EINVAL, "'%s' is not a table name", name);
+	}
+	/* Refused before it becomes a path (and a message cut short). */
+	if (strlen(name) > EVENT_TABLE_NAME_MAX) {
+		return err_set(err, -EINVAL, "'%.40s...' is not a table name: too long (%zu characters, at most %d)",
+			 name, strlen(name), EVENT_TABLE_NAME_MAX);
+	}
+	return 0;
+}
+
 int
 event_table_load(const char *events_dir, const char *name,
 		 struct event_table **out, struct pmustat_error **err)
+{
+	char path[PATH_MAX];
+	int ret;
+
+	*out = NULL;
+	ret = check_table_name(name, err);
+	if (ret)
+		return ret;
+	if (compiled_file_path(events_dir, name, EVENT_TABLE_FILE_SUFFIX, path, sizeof(path))) {
+		ret = event_table_file_load(path, name, out, err);
+		if (ret != -ENOENT)
+			return ret;
+	}
+	return event_table_load_json(events_dir, name, out, err);
+}
+
+int
+event_table_load_json(const char *events_dir, const char *name,
+		      struct event_table **out, struct pmustat_error **err)
 {
 	char path[PATH_MAX];
 	json_error_t jerr;
@@ -267,14 +291,9 @@ event_table_load(const char *events_dir, const char *name,
 	int ret;
 
 	*out = NULL;
-	if (!*name || strchr(name, '/') || name[0] == '.') {
-		return err_set(err, -EINVAL, "'%s' is not a table name", name);
-	}
-	/* Refused before it becomes a path (and a message cut short). */
-	if (strlen(name) > EVENT_TABLE_NAME_MAX) {
-		return err_set(err, -EINVAL, "'%.40s...' is not a table name: too long (%zu characters, at most %d)",
-			 name, strlen(name), EVENT_TABLE_NAME_MAX);
-	}
+	ret = check_table_name(name, err);
+	if (ret)
+		return ret;
 	if ((size_t)snprintf(path, sizeof(path), "%s/%s.json", events_dir, name) >=
 	    sizeof(path)) {
 		return err_set(err, -ENAMETOOLONG, "%s/%s.json: path too long", events_dir, name);
@@ -374,6 +393,8 @@ event_table_free(struct event_table *table)
 	if (!table)
 		return;
 	json_decref(table->root);
+	if (table->map)
+		munmap(table->map, table->map_size);
 	free(table->descs);
 	free(table->extras);
 	free(table);

@@ -67,13 +67,22 @@ struct event_desc {
 };
 
 /*
- * Load @events_dir/@name.json. Returns 0 and *@out, or a negative errno
+ * Load the table @name: compiled at build time (share/pmustat/tables/
+ * @name.pmt beside @events_dir, event_table_file.h) when there is one,
+ * else @events_dir/@name.json. Returns 0 and *@out, or a negative errno
  * with @err set to "path: what" (-ENOENT: no such table; -EINVAL: not a
- * valid table; -EMEDIUMTYPE: a table of another PMU family, which that
+ * valid table, or a compiled one that is corrupt or of another format
+ * version; -EMEDIUMTYPE: a table of another PMU family, which that
  * family's own loader reads (pmu/family.h, events_load); -ENOMEM).
  */
 int event_table_load(const char *events_dir, const char *name,
 		     struct event_table **out, struct pmustat_error **err);
+/*
+ * The same from the JSON alone, never the compiled table: what the build's
+ * compiler (tablec) reads, and what tests compare the compiled table with.
+ */
+int event_table_load_json(const char *events_dir, const char *name,
+			  struct event_table **out, struct pmustat_error **err);
 void event_table_free(struct event_table *table);
 
 /* Table name ("skylake"), and upstream provenance for messages. */

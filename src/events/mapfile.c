@@ -102,14 +102,30 @@ parse_row(char *line, unsigned nfields, struct mapfile_row *row)
 	return NULL;
 }
 
-/* Whether the ERE @pattern matches the whole of @key. */
+/* What makes a key pattern more than a literal (parse_row allows no other). */
+#define PATTERN_METACHARS "[]()|^."
+
+/*
+ * Whether the ERE @pattern matches the whole of @key. Almost every row is a
+ * literal key, compared as a string; a pattern is compiled only when its
+ * literal prefix (without alternation, one the key must start with) fits.
+ */
 static int
 key_matches(const char *pattern, const char *key, bool *match)
 {
+	size_t literal = strcspn(pattern, PATTERN_METACHARS);
 	char anchored[512];
 	regex_t re;
 	int rc;
 
+	if (!pattern[literal]) {
+		*match = strcmp(pattern, key) == 0;
+		return 0;
+	}
+	if (!strchr(pattern, '|') && strncmp(pattern, key, literal) != 0) {
+		*match = false;
+		return 0;
+	}
 	if ((size_t)snprintf(anchored, sizeof(anchored), "^(%s)$", pattern) >=
 	    sizeof(anchored))
 		return -ENAMETOOLONG;

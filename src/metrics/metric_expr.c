@@ -502,6 +502,71 @@ metric_expr_free(struct metric_expr *e)
 	free(e);
 }
 
+size_t
+metric_expr_bytes(const struct metric_expr *e)
+{
+	return sizeof(*e) + (size_t)e->n * sizeof(e->nodes[0]);
+}
+
+/* How many operands @op takes (its other kids are UINT32_MAX). */
+static unsigned
+operands(enum op op)
+{
+	switch (op) {
+	case OP_NUM: case OP_EVENT: case OP_CONST: case OP_NA:
+		return 0;
+	case OP_NEG:
+		return 1;
+	case OP_IF:
+		return 3;
+	default:
+		return 2;
+	}
+}
+
+const struct metric_expr *
+metric_expr_check(const void *data, size_t size, unsigned n_refs)
+{
+	const struct metric_expr *e = data;
+	uint16_t *depth;
+	bool ok = true;
+
+	if (size < sizeof(*e) || e->n == 0 || e->n > METRIC_EXPR_MAX_NODES ||
+	    metric_expr_bytes(e) != size || e->root >= e->n)
+		return NULL;
+	depth = malloc(e->n * sizeof(*depth));
+	if (!depth)
+		return NULL;
+	/* As the parser makes them: operands before the node, depth bounded. */
+	for (uint32_t j = 0; j < e->n && ok; j++) {
+		const struct node *nd = &e->nodes[j];
+		unsigned height = 0, k = operands((enum op)nd->op);
+
+		ok = nd->op <= OP_IF;
+		if (ok && nd->op == OP_NUM)
+			ok = isfinite(nd->u.num);
+		else if (ok && nd->op == OP_EVENT)
+			ok = nd->u.index < n_refs;
+		else if (ok && nd->op == OP_CONST)
+			ok = nd->u.index < METRIC_CONST_COUNT;
+		for (unsigned i = 0; ok && k && i < 3; i++) {
+			uint32_t kid = nd->u.kid[i];
+
+			if (i >= k) {
+				ok = kid == UINT32_MAX;
+			} else {
+				ok = kid < j;
+				if (ok && depth[kid] > height)
+					height = depth[kid];
+			}
+		}
+		ok = ok && height + 1 <= METRIC_EXPR_MAX_DEPTH;
+		depth[j] = (uint16_t)(height + 1);
+	}
+	free(depth);
+	return ok ? e : NULL;
+}
+
 unsigned
 metric_expr_size(const struct metric_expr *e)
 {

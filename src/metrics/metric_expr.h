@@ -98,6 +98,18 @@ int metric_expr_parse(const char *text, metric_resolve_fn resolve, void *ctx,
 		      struct metric_expr **out, struct pmustat_error **err);
 void metric_expr_free(struct metric_expr *e);
 
+/*
+ * A parsed tree is position-independent: the compiled metric tables
+ * (metric_table_file.h) hold its metric_expr_bytes() bytes as they are.
+ * metric_expr_check() takes the @size bytes at @data (8-byte aligned) for a
+ * tree only when it is one the parser could have made: known operations,
+ * operands before the node that uses them, depth and size within the
+ * limits below, event slots under @n_refs, known constants, finite
+ * numbers. The tree, or NULL. Never freed: it stays the caller's bytes.
+ */
+size_t metric_expr_bytes(const struct metric_expr *e);
+const struct metric_expr *metric_expr_check(const void *data, size_t size, unsigned n_refs);
+
 /* Nodes in the tree (for tests and figures). */
 unsigned metric_expr_size(const struct metric_expr *e);
 

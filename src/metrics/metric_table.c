@@ -10,10 +10,14 @@
 #include <string.h>
 #include <strings.h>
 
+#include <sys/mman.h>
+
 #include <jansson.h>
 
 #include "metrics/metric_expr.h"
+#include "metrics/metric_table_file.h"
 #include "metrics/metric_table_impl.h"
+#include "events/compiled_file.h"
 #include "base/err.h"
 
 #define METRIC_TABLE_FORMAT_VERSION 1
@@ -372,6 +376,25 @@ int
 metric_table_load(const char *events_dir, const char *name, struct metric_table **out,
 		  struct pmustat_error **err)
 {
+	char path[PATH_MAX];
+	int ret;
+
+	*out = NULL;
+	if (!*name || strchr(name, '/') || name[0] == '.' || strlen(name) > METRIC_TABLE_NAME_MAX) {
+		return err_set(err, -EINVAL, "'%.40s' is not a metric table name", name);
+	}
+	if (compiled_file_path(events_dir, name, METRIC_TABLE_FILE_SUFFIX, path, sizeof(path))) {
+		ret = metric_table_file_load(path, name, out, err);
+		if (ret != -ENOENT)
+			return ret;
+	}
+	return metric_table_load_json(events_dir, name, out, err);
+}
+
+int
+metric_table_load_json(const char *events_dir, const char *name, struct metric_table **out,
+		       struct pmustat_error **err)
+{
 	char path[PATH_MAX], detail[512];
 	struct metric_table *t;
 	json_t *metrics, *m;
@@ -444,7 +467,7 @@ metric_table_free(struct metric_table *t)
 {
 	if (!t)
 		return;
-	for (size_t i = 0; t->metrics && i < t->count; i++) {
+	for (size_t i = 0; !t->mapped && t->metrics && i < t->count; i++) {
 		struct metric_info *mi = &t->metrics[i];
 
 		metric_expr_free(mi->formula);
@@ -456,9 +479,12 @@ metric_table_free(struct metric_table *t)
 	for (size_t i = 0; i < t->n_owned; i++)
 		free(t->owned[i]);
 	free(t->owned);
-	free(t->groups);
+	if (!t->mapped)
+		free(t->groups);
 	free(t->metrics);
 	json_decref(t->root);
+	if (t->map)
+		munmap(t->map, t->map_size);
 	free(t);
 }
 

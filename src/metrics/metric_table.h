@@ -63,6 +63,13 @@ struct metric_desc {
  */
 int metric_table_load(const char *events_dir, const char *name,
 		      struct metric_table **out, struct pmustat_error **err);
+/*
+ * The same from the JSON alone, never the compiled table (share/pmustat/
+ * tables/@name.metrics.pmt, metric_table_file.h, which metric_table_load()
+ * maps when there is one): what the build's compiler (tablec) reads.
+ */
+int metric_table_load_json(const char *events_dir, const char *name,
+			   struct metric_table **out, struct pmustat_error **err);
 void metric_table_free(struct metric_table *t);
 
 /* Name (= the event table its events are in) and upstream provenance. */

@@ -19,7 +19,15 @@ struct metric_info {
 };
 
 struct metric_table {
-	json_t *root;
+	json_t *root;			/* the JSON document, or NULL */
+	/*
+	 * Compiled (metric_table_file.h): strings, trees and threshold
+	 * metrics point into the map, only the metrics, the event name and
+	 * group arrays (in the arena) are allocated.
+	 */
+	bool mapped;
+	void *map;
+	size_t map_size;
 	const char *name, *source_file, *source_version, *tma_version;
 	size_t count;			/* in the file */
 	size_t loaded;			/* usable: all of them once loading succeeded */

@@ -8,9 +8,11 @@
 #include "events/cpu.h"
 #include "pmus/intel/arch_family.h"
 #include "pmus/netburst/nb_family.h"
+#include "pmus/zen/zen_family.h"
 
 const struct pmu_family *const pmu_families[] = {
 	&pmu_family_netburst,
+	&pmu_family_zen,
 	&pmu_family_architectural,
 	NULL,
 };

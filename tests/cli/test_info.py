@@ -51,7 +51,8 @@ CASES = {
     "intel-goldmont-celeron-j3455.txt": (None, True, "Intel", 6, 0x5C, 9, None, 4, 4, 48, 3, 48, "goldmont"),
     "intel-gracemont-alderlake-n-i3-n305.txt": (None, True, "Intel", 6, 0xBE, 0, "atom", 5, 6, 48, 3, 48, "alderlake_gracemont"),
     "vm-qemu-virtual-cpu64-rhel6.txt": (None, False, "Intel", 6, 0x0D, 3, None, 0, 0, 0, 0, 0, None),
-    "amd-zen4-ryzen9-7950x.txt": (None, False, "AMD", 25, 0x61, 2, None, 0, 0, 0, 0, 0, None),
+    # AMD's core PMU: six 48-bit counters from CPUID 0x8000_0022 EBX[3:0] (PerfMonV2).
+    "amd-zen4-ryzen9-7950x.txt": (None, False, "AMD", 25, 0x61, 2, None, 0, 6, 48, 0, 0, None),
 }
 
 
@@ -127,9 +128,21 @@ class InfoFromDumps(unittest.TestCase):
         self.assertNotIn("TOPDOWN_BAD_SPECULATION", j["pmu"]["arch_events"])
         self.assertIn("TOPDOWN_BACKEND_BOUND", j["pmu"]["arch_events"])
 
+    def test_amd_core_pmu_is_described(self):
+        # What CPUID says of AMD's core PMU, under the family's key; null on other CPUs.
+        p, j = info_json("--cpu-dump", os.path.join(DUMPS, "amd-zen4-ryzen9-7950x.txt"))
+        self.assertEqual(j["pmu"]["zen"], {"counters": 6, "width": 48, "perfctr_ext_core": True,
+                                           "perfmon_v2": True,
+                                           "counters_from": "CPUID 0x8000_0022 EBX[3:0] (PerfMonV2)"})
+        self.assertNotIn("not an Intel CPU", j["verdict"])
+        p = run("info", "--cpu-dump", os.path.join(DUMPS, "amd-zen4-ryzen9-7950x.txt"))
+        self.assertIn("PerfCtrExtCore yes; PerfMonV2 yes", p.stderr)
+        _, j = info_json("--cpu-dump", os.path.join(DUMPS, "intel-skylake-client-i7-6700k.txt"))
+        self.assertIsNone(j["pmu"]["zen"])
+
     def test_verdicts_name_the_cause(self):
         cases = {
-            "amd-zen4-ryzen9-7950x.txt": "not an Intel CPU",
+            "amd-zen4-ryzen9-7950x.txt": "AMD family 19h core PMU: 6 counters",
             "vm-qemu-virtual-cpu64-rhel6.txt": "VM exposes no PMU",
             "intel-nehalem-ex-xeon-x7560-hyperv-root.txt": "enable the virtual PMU",
         }
@@ -191,6 +204,12 @@ class InfoLive(unittest.TestCase):
             self.skipTest("this machine has a usable PMU")
         self.assertEqual(p.returncode, 1)
         self.assertTrue(j["verdict"].startswith("cannot count"))
+        # An AMD VM whose CPUID hides the core PMU (this project's machines) is named as such.
+        zen = j["pmu"]["zen"]
+        if j["cpu"]["vendor"] == "AMD" and zen and not zen["perfctr_ext_core"] and not zen["perfmon_v2"]:
+            self.assertIn("cannot count: this VM exposes no PMU", j["verdict"])
+            self.assertIn("--backend perf", j["verdict"])
+            self.assertNotIn("not an Intel CPU", j["verdict"])
 
     def test_save_and_reload_dump(self):
         with tempfile.TemporaryDirectory() as d:

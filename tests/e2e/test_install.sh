@@ -44,6 +44,66 @@ case $out in
 *) fail "moved pmustat info --cpu-dump: not the skylake table: $out" ;;
 esac
 
+# The compiled tables are installed beside the JSON and used: `list --json`
+# prints the same for every table as the JSON read at run time (the
+# compiled tables moved aside), and so does list --metrics for every metric
+# table; a corrupt or truncated one is refused,
+# naming the file, never trusted.
+tables="$tmp/moved/share/pmustat/tables"
+[ -f "$tables/skylake.pmt" ] || fail "no share/pmustat/tables/skylake.pmt installed"
+mkdir "$tmp/from-json"
+for compiled in "$tables"/*.pmt; do
+	case $compiled in *.metrics.pmt) continue ;; esac
+	name=$(basename "$compiled" .pmt)
+	"$pmustat" list --table "$name" --json --long >"$tmp/from-json/$name.compiled" 2>&1 ||
+		fail "list --table $name from the compiled table: $(cat "$tmp/from-json/$name.compiled")"
+done
+[ -f "$tables/skylake.metrics.pmt" ] || fail "no share/pmustat/tables/skylake.metrics.pmt installed"
+for compiled in "$tables"/*.metrics.pmt; do
+	name=$(basename "$compiled" .metrics.pmt)
+	"$pmustat" list --metrics --table "$name" --json --long >"$tmp/from-json/$name.metrics.compiled" 2>&1 ||
+		fail "list --metrics --table $name from the compiled table: $(cat "$tmp/from-json/$name.metrics.compiled")"
+done
+mv "$tables" "$tmp/tables.aside"
+for listed in "$tmp/from-json"/*.compiled; do
+	name=$(basename "$listed" .compiled)
+	case $name in
+	*.metrics) args="--metrics --table ${name%.metrics}" ;;
+	*) args="--table $name" ;;
+	esac
+	# shellcheck disable=SC2086 # the words of $args
+	"$pmustat" list $args --json --long >"$tmp/from-json/$name.json" 2>&1 ||
+		fail "list $args from the JSON: $(cat "$tmp/from-json/$name.json")"
+	cmp -s "$listed" "$tmp/from-json/$name.json" ||
+		fail "list $args --json differs between the compiled table and the JSON: $(diff "$listed" "$tmp/from-json/$name.json" | head -5)"
+done
+[ "$(ls "$tmp/from-json" | wc -l)" -ge 120 ] || fail "fewer than 60 tables compared: $(ls "$tmp/from-json")"
+mv "$tmp/tables.aside" "$tables"
+cp "$tables/skylake.pmt" "$tmp/skylake.pmt.good"
+# One flipped byte in a description, then the file cut short.
+printf 'X' | dd of="$tables/skylake.pmt" bs=1 seek=40000 conv=notrunc status=none
+for damaged in flipped truncated; do
+	if out=$("$pmustat" list --table skylake LONGEST_LAT_CACHE.MISS 2>&1); then
+		fail "a $damaged compiled table was used: $out"
+	fi
+	case $out in
+	*"tables/skylake.pmt: "*"rebuild or reinstall pmustat"*) ;;
+	*) fail "a $damaged compiled table: no clear refusal in: $out" ;;
+	esac
+	head -c 5000 "$tmp/skylake.pmt.good" >"$tables/skylake.pmt"
+done
+cp "$tmp/skylake.pmt.good" "$tables/skylake.pmt"
+cp "$tables/skylake.metrics.pmt" "$tmp/skylake.metrics.pmt.good"
+printf 'X' | dd of="$tables/skylake.metrics.pmt" bs=1 seek=30000 conv=notrunc status=none
+if out=$("$pmustat" list --metrics --table skylake 2>&1); then
+	fail "a damaged compiled metric table was used: $out"
+fi
+case $out in
+*"tables/skylake.metrics.pmt: "*"rebuild or reinstall pmustat"*) ;;
+*) fail "a damaged compiled metric table: no clear refusal in: $out" ;;
+esac
+cp "$tmp/skylake.metrics.pmt.good" "$tables/skylake.metrics.pmt"
+
 # A binary copied out alone: pmustat says where it looked and what to do
 # (unless this machine has pmustat installed in the configured prefix).
 mkdir "$tmp/alone"
@@ -56,4 +116,4 @@ else
 	*) fail "lone pmustat: no hint in: $out" ;;
 	esac
 fi
-echo "ok: installed, moved, found its tables"
+echo "ok: installed, moved, found its tables; compiled tables list as the JSON does, damaged ones refused"

@@ -8,6 +8,7 @@
 #include <errno.h>
 
 #include "emu_internal.h"
+#include "emu_zen.h"
 #include "pmu/msr.h"
 
 /*
@@ -192,6 +193,12 @@ burst(struct emu_pmu *pmu, unsigned cpu, uint8_t code, uint8_t umask, unsigned r
 
 	if (!t)
 		return -ENXIO;
+	if (t->zen && !offcore) {
+		uint8_t amd_umask;
+		unsigned event = emu_zen_event_of(code, umask, &amd_umask);
+
+		return emu_zen_retire(pmu, cpu, event, amd_umask, ring, n);
+	}
 	pmu->cpu[cpu].stats.retired++;
 	r = &pmu->cpu[cpu].regs;
 	if (emu_count_burst(t, r, code, umask, ring, n, offcore, rsp))

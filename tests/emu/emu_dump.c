@@ -8,6 +8,7 @@
 
 #include "emu_internal.h"
 #include "emu_netburst.h"
+#include "emu_zen.h"
 #include "pmu/msr.h"
 
 static unsigned
@@ -36,6 +37,8 @@ emu_msr_list(const struct emu_pmu *pmu, unsigned cpu, uint32_t *msrs, size_t max
 		return 0;
 	if (pmu->types[pmu->cpu[cpu].type].netburst)
 		return emu_nb_msr_list(pmu, cpu, msrs, max);
+	if (pmu->types[pmu->cpu[cpu].type].zen)
+		return emu_zen_msr_list(pmu, cpu, msrs, max);
 	for (unsigned i = 0; i < EMU_MAX_GP; i++)
 		all[n++] = MSR_IA32_PMC0 + i;
 	for (unsigned i = 0; i < EMU_MAX_GP; i++)
@@ -115,6 +118,8 @@ emu_msr_name(uint32_t msr, char *buf, size_t size)
 static const char *
 msr_name(const struct emu_core_type *t, uint32_t msr, char *buf, size_t size)
 {
+	if (t->zen)
+		return emu_zen_msr_name(msr, buf, size);
 	return t->netburst ? emu_nb_msr_name(msr, buf, size) : emu_msr_name(msr, buf, size);
 }
 

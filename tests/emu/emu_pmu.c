@@ -13,6 +13,7 @@
 
 #include "emu_internal.h"
 #include "emu_netburst.h"
+#include "emu_zen.h"
 #include "pmu/msr.h"
 
 #ifndef EMU_CPUID_DIR
@@ -32,6 +33,7 @@ struct type_def {
 	uint8_t offcore[2][2];		/* event, umask using OFFCORE_RSP_0 / _1; 0 = none */
 	unsigned topdown;		/* PERF_METRICS fields (with PERF_CAPABILITIES[15]) */
 	bool netburst;			/* the ESCR/CCCR PMU (emu_netburst.c) */
+	unsigned zen;			/* AMD's core PMU of Zen 2, 4 or 5 (emu_zen.c); 0: none */
 };
 
 struct model_def {
@@ -101,6 +103,15 @@ static const struct model_def models[EMU_MODEL_COUNT] = {
 	[EMU_MODEL_SKYLAKEX] = { "skylakex", 1, {
 		{ .name = "skylakex", .dump = "intel-skylake-sp-xeon-platinum-8180.txt", .gp = -1,
 		  .fixed = -1, .perf_capabilities = 0x33c5, .offcore = OFFCORE_B7_BB },
+	}, false },
+	[EMU_MODEL_ZEN2] = { "zen2", 1, {
+		{ .name = "zen2", .dump = "amd-zen4-ryzen9-7950x.txt", .zen = 2 },
+	}, false },
+	[EMU_MODEL_ZEN4] = { "zen4", 1, {
+		{ .name = "zen4", .dump = "amd-zen4-ryzen9-7950x.txt", .zen = 4 },
+	}, false },
+	[EMU_MODEL_ZEN5] = { "zen5", 1, {
+		{ .name = "zen5", .dump = "amd-zen4-ryzen9-7950x.txt", .zen = 5 },
 	}, false },
 };
 
@@ -325,6 +336,8 @@ setup_type(struct emu_core_type *t, const struct type_def *def, const struct emu
 	t->threads = threads_per_core(&t->cpuid);
 	if (def->netburst)
 		return emu_nb_setup_type(t, cfg);
+	if (def->zen)
+		return emu_zen_setup_type(t, def->zen, cfg);
 	if (max_leaf < 0xa || (t->cpuid.basic_cpuid[0xa][0] & 0xff) == 0) {
 		/* No architectural PMU: every PMU MSR raises #GP. */
 		t->version = 0;
@@ -414,7 +427,7 @@ static void
 set_default_files(struct emu_pmu *pmu)
 {
 	const struct emu_config *cfg = &pmu->config;
-	bool has_pmu = pmu->types[0].version > 0 || pmu->types[0].netburst;
+	bool has_pmu = pmu->types[0].version > 0 || pmu->types[0].netburst || pmu->types[0].zen;
 
 	/*
 	 * rdpmc: "2" lets any process use rdpmc; "1" (the Linux default) only
@@ -483,6 +496,8 @@ emu_pmu_init(struct emu_pmu *pmu, const struct emu_config *cfg, const char *cpui
 		cpu->type = model->hybrid && c >= pcores ? 1 : 0;
 		if (pmu->types[cpu->type].netburst)
 			emu_nb_power_up(pmu, c);
+		else if (pmu->types[cpu->type].zen)
+			emu_zen_power_up(pmu, c);
 		else
 			power_up(&pmu->types[cpu->type], &cpu->regs, cfg->watchdog);
 	}
@@ -594,6 +609,8 @@ emu_cpuid(const struct emu_pmu *pmu, unsigned cpu, uint32_t leaf, uint32_t suble
 		}
 	} else if (leaf >= EMU_HI_LEAF0 && leaf < EMU_HI_LEAF0 + EMU_HI_LEAVES) {
 		src = subleaf < EMU_HI_SUBLEAVES ? t->hi_leaf[leaf - EMU_HI_LEAF0][subleaf] : zero;
+	} else if (leaf == 0x80000022u && t->zen) {
+		src = subleaf == 0 && raw->ext_cpuid[0][0] >= leaf ? t->ext22 : zero;
 	} else if (leaf >= 0x80000000u && leaf < 0x80000000u + MAX_EXT_CPUID_LEVEL) {
 		if (leaf == 0x8000001du)
 			src = subleaf < MAX_AMDFN8000001DH_LEVEL ?

@@ -111,7 +111,7 @@
 
 /* "PMUE" and the layout version of struct emu_pmu (state files). */
 #define EMU_PMU_MAGIC	0x45554d50u
-#define EMU_PMU_ABI	4u
+#define EMU_PMU_ABI	5u
 
 /* NetBurst register file: 18 counters and CCCRs, ESCRs at 0x3a0-0x3e1. */
 #define EMU_NB_COUNTERS	18
@@ -136,6 +136,9 @@ enum emu_model {
 				 * 2k+1 are the two threads of a core and share its PMU */
 	EMU_MODEL_SKYLAKEX,	/* "skylakex": Xeon Platinum 8180 (Skylake-SP), Skylake's PMU;
 				 * its tables have the server metrics (TSC, cpu_utilization) */
+	EMU_MODEL_ZEN2,		/* "zen2": AMD family 17h, six counters (PerfCtrExtCore), no PerfMonV2 */
+	EMU_MODEL_ZEN4,		/* "zen4": Ryzen 9 7950X, family 19h, six counters, PerfMonV2 */
+	EMU_MODEL_ZEN5,		/* "zen5": family 1Ah, six counters, PerfMonV2 (emu_zen.h) */
 	EMU_MODEL_COUNT
 };
 
@@ -254,6 +257,11 @@ struct emu_core_type {
 	bool nb_ht;			/* two threads per core (threads == 2) share the registers */
 	unsigned nb_model;		/* family-15 model: IQ_ESCR0/1 only up to 2 */
 	uint64_t misc_enable;		/* IA32_MISC_ENABLE, read-only here (every model) */
+	/* AMD Zen (version 0, no leaf 0xA): its core PMU instead (emu_zen.h). */
+	bool zen;
+	bool zen_ext;			/* PerfCtrExtCore: counters at 0xC001_0200 */
+	bool zen_v2;			/* PerfMonV2: the global registers */
+	uint32_t ext22[4];		/* CPUID 0x8000_0022 */
 };
 
 /* Top-down categories: IA32_PERF_METRICS byte order (L1, then L2). */

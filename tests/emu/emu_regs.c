@@ -7,6 +7,7 @@
 
 #include "emu_internal.h"
 #include "emu_netburst.h"
+#include "emu_zen.h"
 #include "pmu/msr.h"
 
 /* @msr is counter @i of a bank at @base, @stride apart, and @mask has it. */
@@ -80,6 +81,8 @@ emu_read_reg(const struct emu_pmu *pmu, unsigned cpu, uint32_t msr, uint64_t *va
 
 	if (t && t->netburst)
 		return emu_nb_rdmsr(pmu, cpu, msr, val);
+	if (t && t->zen)
+		return emu_zen_rdmsr(pmu, cpu, msr, val);
 	if (!t || t->version == 0)
 		return -EIO;
 	r = &pmu->cpu[cpu].regs;
@@ -207,6 +210,8 @@ write_reg(struct emu_pmu *pmu, unsigned cpu, uint32_t msr, uint64_t val)
 
 	if (t && t->netburst)
 		return emu_nb_wrmsr(pmu, cpu, msr, val);
+	if (t && t->zen)
+		return emu_zen_wrmsr(pmu, cpu, msr, val);
 	if (!t || t->version == 0)
 		return -EIO;
 	err = write_counting_reg(t, r, msr, val);
@@ -274,6 +279,8 @@ emu_rdpmc(struct emu_pmu *pmu, unsigned cpu, uint32_t ecx, uint64_t *val)
 	pmu->cpu[cpu].stats.rdpmc++;
 	if (t->netburst)
 		return emu_nb_rdpmc(pmu, cpu, ecx, val);
+	if (t->zen)
+		return emu_zen_rdpmc(pmu, cpu, ecx, val);
 	r = &pmu->cpu[cpu].regs;
 	/* ECX[31] (fast read, P6 only) and an index beyond the counters: #GP. */
 	if (t->version == 0 || (ecx & 0x80000000u))

@@ -253,6 +253,38 @@ test_bad_mapfiles(void **state)
 }
 
 /* The metrics file comes from the same row as the table. */
+/*
+ * Literal keys are compared as strings, and a pattern is compiled only when
+ * the key starts with its literal prefix: a broken pattern for another
+ * model is never compiled (so never reported), one for this model is.
+ */
+static void
+test_patterns_compiled_only_when_needed(void **state)
+{
+	struct pmustat_error *err = NULL;
+	char table[64];
+
+	(void)state;
+	assert_int_equal(choose_from(MAP_HEADER "GenuineIntel-6-4E-(,,,broken,V1\n"
+					       "GenuineIntel-6-5E,,,skylake,V1\n", &err, table, sizeof(table)), 0);
+	assert_string_equal(table, "skylake");
+	/* The stepping key GenuineIntel-6-5E-3 matched by a pattern with its prefix. */
+	assert_int_equal(choose_from(MAP_HEADER "GenuineIntel-6-5E-[0-2],,,other,V1\n"
+					       "GenuineIntel-6-5E-[34],,,skylake,V1\n", &err, table, sizeof(table)), 0);
+	assert_string_equal(table, "skylake");
+	/* Alternation has no prefix to trust: compiled, and matched. */
+	assert_int_equal(choose_from(MAP_HEADER "GenuineIntel-6-(4E|5E),,,skylake,V1\n", &err, table,
+				     sizeof(table)), 0);
+	assert_string_equal(table, "skylake");
+	/* A literal that is a prefix of the key is not a match. */
+	assert_int_equal(choose_from(MAP_HEADER "GenuineIntel-6-5,,,skylake,V1\n", &err, table,
+				     sizeof(table)), -ENOENT);
+	assert_int_equal(choose_from(MAP_HEADER "GenuineIntel-6-5E-(,,,broken,V1\n", &err, table,
+				     sizeof(table)), -EINVAL);
+	assert_non_null(strstr(err_msg(err), "not a valid extended regular expression"));
+	err_clear(&err);
+}
+
 static void
 test_metrics_column(void **state)
 {
@@ -322,6 +354,7 @@ main(int argc, char **argv)
 		cmocka_unit_test(test_hybrid_message),
 		cmocka_unit_test(test_dumps),
 		cmocka_unit_test(test_bad_mapfiles),
+		cmocka_unit_test(test_patterns_compiled_only_when_needed),
 		cmocka_unit_test(test_metrics_column),
 		cmocka_unit_test(test_missing_dir),
 	};

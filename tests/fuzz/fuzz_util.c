@@ -1,6 +1,10 @@
 #include "fuzz_util.h"
 
+#include "base/err.h"
+#include "events/compiled_file.h"
+
 #include <dirent.h>
+#include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -102,4 +106,29 @@ fuzz_events_dir(void)
 	const char *dir = getenv("FUZZ_EVENTS_DIR");
 
 	return dir && *dir ? dir : FUZZ_SOURCE_EVENTS_DIR;
+}
+
+void
+fuzz_compiled(const uint8_t *data, size_t size, fuzz_compiled_load_fn load)
+{
+	static const char path[] = "fuzz.pmt";
+	uint8_t *copy = malloc(size ? size : 1);
+
+	if (!copy)
+		return;
+	memcpy(copy, data, size);
+	for (int sealed = 0; sealed < 2; sealed++) {
+		struct pmustat_error *err = NULL;
+		int ret;
+
+		if (sealed)
+			compiled_file_seal(copy, size);
+		ret = load(copy, size, path, &err);
+		if (ret != 0 && ret != -EINVAL && ret != -ENOMEM)
+			fuzz_fail("unexpected return %d (%s)", ret, err_msg(err));
+		if (ret != 0 && strncmp(err_msg(err), path, strlen(path)) != 0)
+			fuzz_fail("error %d without the file's name: %s", ret, err_msg(err));
+		err_clear(&err);
+	}
+	free(copy);
 }

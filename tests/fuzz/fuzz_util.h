@@ -36,6 +36,19 @@ char *fuzz_strndup(const uint8_t *data, size_t size);
 /* The source tree's events/ (the shipped tables), or $FUZZ_EVENTS_DIR. */
 const char *fuzz_events_dir(void);
 
+/*
+ * A compiled table's reader: @load(data, size, path, &err) parses, and on
+ * success walks and frees the table, returning the reader's result. It is
+ * given the input as it is, then with its checksum rewritten to match
+ * (compiled_file_seal), so that mutations reach the checks behind it, each
+ * time in a copy of the input's own size (ASan sees a read past its end).
+ * A failure must be -EINVAL or -ENOMEM with a message starting with path.
+ */
+struct pmustat_error;
+typedef int (*fuzz_compiled_load_fn)(const uint8_t *data, size_t size, const char *path,
+				     struct pmustat_error **err);
+void fuzz_compiled(const uint8_t *data, size_t size, fuzz_compiled_load_fn load);
+
 /* abort() with a message: a broken invariant is a finding. */
 void fuzz_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
 
