@@ -46,6 +46,8 @@
 /* Everything one invocation holds. */
 struct stat_state {
 	struct run_ctx c;
+	/* The report's --backend sim part: the report points at it, so it lives as long as the report. */
+	struct stat_sim rep_sim;
 	struct target t;
 	bool target_open;
 	struct cores cores;
@@ -668,10 +670,10 @@ build_report(struct stat_state *s, struct stat_report *r)
 {
 	struct run_ctx *c = &s->c;
 	struct stat_report rep;
-	struct stat_sim rep_sim;
+	struct stat_sim *rep_sim = &s->rep_sim;
 
 	memset(&rep, 0, sizeof(rep));
-	memset(&rep_sim, 0, sizeof(rep_sim));
+	memset(rep_sim, 0, sizeof(*rep_sim));
 	rep.version = PMUSTAT_VERSION;
 	rep.cpu = s->target_open ? s->t.label : NULL;
 	rep.core = c->core;
@@ -701,11 +703,11 @@ build_report(struct stat_state *s, struct stat_report *r)
 	rep.error = c->error ? err_msg(c->error) : NULL;
 	rep.backend = s->backend != BACKEND_AUTO ? backend_name(s->backend) : NULL;
 	if (s->backend == BACKEND_SIM) {
-		rep.sim = &rep_sim;
-		rep_sim.valgrind_version = c->sim_version[0] ? c->sim_version : NULL;
-		rep_sim.tool = c->sim_tool ? c->sim_tool : "cachegrind";
-		rep_sim.glibc_tunables = sim_glibc_tunables;
-		rep_sim.processes = c->sim_processes;
+		rep.sim = rep_sim;
+		rep_sim->valgrind_version = c->sim_version[0] ? c->sim_version : NULL;
+		rep_sim->tool = c->sim_tool ? c->sim_tool : "cachegrind";
+		rep_sim->glibc_tunables = sim_glibc_tunables;
+		rep_sim->processes = c->sim_processes;
 	}
 	rep.software = s->ev.nsw > 0;
 	rep.rows = s->rows;
