@@ -25,7 +25,7 @@ main(int argc, char **argv)
 		return 2;
 	}
 	null = open("/dev/null", O_RDWR | O_CLOEXEC);
-	pid = vfork();
+	pid = fork();
 	if (pid == 0) {
 		dup2(null, 0);
 		dup2(null, 1);

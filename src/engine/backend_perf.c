@@ -477,7 +477,7 @@ perf_collect(struct run_ctx *c, unsigned run, struct pmustat_error **err)
 			err_clear(err);
 		}
 	}
-	if (c->o->per_thread && s->watch.tids && keep_threads(c, s) == 0)
+	if (c->o->per_thread && s->watch.tids && s->watch.pc && keep_threads(c, s) == 0)
 		for (unsigned k = 0; k < s->npc; k++)
 			for (unsigned t = 0; t < c->nthreads; t++)
 				c->thread_values[(size_t)s->pc_event[k] * c->nthreads + t] =

@@ -200,8 +200,8 @@ perf_watch_open(const struct perf_seam *p, const struct perf_env *env, const str
 	}
 	w->npc = npc;
 	if (tids) {
-		w->tids = calloc((size_t)n, sizeof(*w->tids));
-		w->comm = calloc((size_t)n, sizeof(*w->comm));
+		w->tids = calloc((size_t)(n ? n : 1), sizeof(*w->tids));
+		w->comm = calloc((size_t)(n ? n : 1), sizeof(*w->comm));
 		if (!w->tids || !w->comm) {
 			free(tids);
 			free(of);
