@@ -334,7 +334,9 @@ class Habits(unittest.TestCase):
     @unittest.skipUnless(os.geteuid() == 0, "making a cgroup and moving a process into it needs root")
     def test_cgroup_counts_its_tasks_only(self):
         root = self.cgroup_root()
-        self.assertIsNotNone(root, "no cgroup hierarchy")
+        if root is None:
+            # A chroot that bound /sys without its submounts (the fresh-root check) has no cgroup filesystem.
+            self.skipTest("no cgroup hierarchy mounted (/sys/fs/cgroup): -G has nothing to name")
         name = "pmustat-test-%d" % os.getpid()
         busy, idle = os.path.join(root, name), os.path.join(root, name + "-idle")
         os.mkdir(busy)
